@@ -1,0 +1,150 @@
+"""Run a case eagerly and through ``torch.compile(dynamic=True)``, recording everything.
+
+For each binding the executor makes fresh inputs from the case's seed and runs:
+eager float32 twice (the second only to prove eager is deterministic), eager
+float64 (the numeric reference), and the compiled function.  Every run records
+its returned values, the final contents of every input, the effect log and the
+call trace.  All bindings go through *one* compiled function, in order, the way a
+user's model meets new shapes.
+
+Nothing here judges; ``oracle`` does.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass, field
+
+import torch
+
+from fuzzer import codegen, oplib, shapes
+from fuzzer.program import Case
+
+COMPILE = "compile"
+RUNTIME = "runtime"
+
+
+@dataclass
+class Failure:
+    """An exception raised by a run, with the stage it was raised in."""
+
+    type: str
+    message: str
+    stage: str
+    traceback: str = ""
+
+    def line(self) -> str:
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        return f"{self.type}: {first}"[:500]
+
+
+@dataclass
+class Run:
+    """What one run of the program on one binding left behind."""
+
+    outputs: list | None = None
+    inputs_after: list = field(default_factory=list)
+    effects: list = field(default_factory=list)
+    calls: list = field(default_factory=list)
+    failure: Failure | None = None
+
+
+@dataclass
+class BindingRuns:
+    binding: dict
+    eager: Run
+    eager_again: Run
+    reference: Run
+    compiled: Run | None = None
+
+
+def default_device() -> str:
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def make_inputs(case: Case, index: int, device: str, dtype=torch.float32) -> list[torch.Tensor]:
+    """Inputs for binding ``index``: standard normal, seeded per (case, binding).
+
+    Drawn on the CPU in float32 whatever the device, so every device and the fp64
+    reference start from the same numbers (a repro script draws them the same way).
+    """
+    binding = case.bindings[index]
+    gen = torch.Generator().manual_seed(case.input_seed + index)
+    out = []
+    for inp in case.program.inputs:
+        size = shapes.concrete(inp.dims, binding)
+        out.append(torch.randn(size, generator=gen, dtype=torch.float32).to(device=device, dtype=dtype))
+    return out
+
+
+def _stage_of(exc: BaseException) -> str:
+    """Whether an exception came from compiling (dynamo/AOT/inductor) or running."""
+    try:
+        from torch._dynamo.exc import BackendCompilerFailed, TorchRuntimeError, Unsupported
+        compile_types: tuple = (BackendCompilerFailed, TorchRuntimeError, Unsupported)
+    except ImportError:  # pragma: no cover - very old torch
+        compile_types = ()
+    try:
+        from torch._inductor.exc import InductorError
+        compile_types += (InductorError,)
+    except ImportError:  # pragma: no cover
+        pass
+    if isinstance(exc, compile_types):
+        return COMPILE
+    frames = traceback.extract_tb(exc.__traceback__)
+    if any("convert_frame.py" in f.filename or "compile_fx.py" in f.filename for f in frames):
+        return COMPILE
+    return RUNTIME
+
+
+def run_once(fn, inputs: list[torch.Tensor]) -> Run:
+    """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath."""
+    oplib.reset_trace()
+    run = Run()
+    try:
+        result = fn(*inputs)
+        run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
+    except Exception as exc:  # noqa: BLE001 - any failure is an observation
+        run.failure = Failure(type(exc).__name__, str(exc), _stage_of(exc),
+                              "".join(traceback.format_exception(exc))[-4000:])
+    run.calls, run.effects = oplib.take_trace()
+    run.inputs_after = [t.detach().clone() for t in inputs]
+    return run
+
+
+def run_eager(case: Case, device: str) -> list[BindingRuns]:
+    """Eager float32 (twice) and float64 runs of every binding."""
+    fn = codegen.build(case.program)
+    out = []
+    for i, binding in enumerate(case.bindings):
+        out.append(BindingRuns(
+            binding=dict(binding),
+            eager=run_once(fn, make_inputs(case, i, device)),
+            eager_again=run_once(fn, make_inputs(case, i, device)),
+            reference=run_once(fn, make_inputs(case, i, device, torch.float64)),
+        ))
+    return out
+
+
+def compile_fn(case: Case, backend: str = "inductor"):
+    """A fresh function object for the case, wrapped by ``torch.compile(dynamic=True)``."""
+    return torch.compile(codegen.build(case.program), dynamic=True, backend=backend)
+
+
+def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,
+                 backend: str = "inductor") -> list[BindingRuns]:
+    """Fill in the compiled run of every binding, through one compiled function."""
+    compiled = compiled if compiled is not None else compile_fn(case, backend)
+    for i, br in enumerate(runs):
+        br.compiled = run_once(compiled, make_inputs(case, i, device))
+    return runs
+
+
+def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -> list[BindingRuns]:
+    """Everything the oracle needs for one case."""
+    return run_compiled(case, device, run_eager(case, device), compiled=compiled, backend=backend)
+
+
+def fresh_compile_state() -> None:
+    """Forget every compiled graph, so the next compile starts from scratch."""
+    torch._dynamo.reset()

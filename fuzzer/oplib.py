@@ -1,0 +1,254 @@
+"""The custom-op library: every operator dcefuzz registers, kept as source text.
+
+Why text: a finding is only useful if its standalone ``repro.py`` runs exactly the
+operators the fuzzer ran.  Each operator is therefore written once, as a snippet of
+plain ``torch.library.custom_op`` code; this module executes the snippets to
+register them in the fuzzing process, and ``repro`` pastes the very same snippets
+into the script it writes.  There is no second copy to drift.
+
+Every real implementation calls ``_hit`` with its call-site id, so the trace tells
+the oracle which call sites ran (ground truth: a custom op runs its Python body at
+run time in compiled code too, while its fake impl only runs at compile time).
+Effectful operators also append an event with a copy of their tensor inputs.
+
+Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
+too): outputs are fresh tensors, never aliases of inputs; ``mutates_args`` names
+exactly the tensors the body writes; fake impls give the real output shapes.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass
+
+NAMESPACE = "dcefuzz"
+
+PURE = "pure"
+MUTATING = "mutating"
+EFFECTFUL = "effectful"
+KINDS = (PURE, MUTATING, EFFECTFUL)
+
+#: Shared by every snippet: the run-time trace and effect registration that works
+#: across torch releases (``CustomOpDef.register_effect`` appeared after the private
+#: ``_register_effectful_op``; feature-detect rather than pin a release).
+HEADER = '''\
+import torch
+
+TRACE = {"calls": [], "effects": []}
+
+
+def _hit(op, site, *tensors, effect=False):
+    """Record that call site `site` of `op` ran; effects keep a copy of their inputs."""
+    TRACE["calls"].append((op, site))
+    if effect:
+        TRACE["effects"].append((op, site, tuple(t.detach().to("cpu", copy=True) for t in tensors)))
+
+
+def _register_ordered(opdef):
+    """Mark a custom op as an ORDERED side effect on any torch from 2.11 on."""
+    if hasattr(opdef, "register_effect"):
+        from torch._library.effects import EffectType
+        opdef.register_effect(EffectType.ORDERED)
+    else:
+        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+        _register_effectful_op(opdef._opoverload, _EffectType.ORDERED)
+'''
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    """One registered operator: its name, declared kind and defining source."""
+
+    name: str
+    kind: str
+    source: str
+    doc: str
+
+    @property
+    def qualname(self) -> str:
+        return f"{NAMESPACE}::{self.name}"
+
+
+def _op(name: str, kind: str, doc: str, source: str) -> CustomOp:
+    return CustomOp(name=name, kind=kind, source=source.strip("\n") + "\n", doc=doc)
+
+
+CUSTOM_OPS: tuple[CustomOp, ...] = (
+    # ---- pure: mutates_args=(), no effect; the compiler may drop or repeat them.
+    _op("p_sin", PURE, "elementwise sin, fresh output", '''
+@torch.library.custom_op("dcefuzz::p_sin", mutates_args=())
+def p_sin(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("p_sin", site)
+    return torch.sin(x)
+
+
+@p_sin.register_fake
+def _(x, site):
+    return torch.empty_like(x)
+'''),
+    _op("p_mix", PURE, "two same-shape inputs combined elementwise", '''
+@torch.library.custom_op("dcefuzz::p_mix", mutates_args=())
+def p_mix(x: torch.Tensor, y: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("p_mix", site)
+    return x * 0.5 + torch.tanh(y)
+
+
+@p_mix.register_fake
+def _(x, y, site):
+    return torch.empty_like(x)
+'''),
+    _op("p_rowsum", PURE, "reduction over the last dim: output rank drops by one", '''
+@torch.library.custom_op("dcefuzz::p_rowsum", mutates_args=())
+def p_rowsum(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("p_rowsum", site)
+    return x.sum(-1)
+
+
+@p_rowsum.register_fake
+def _(x, site):
+    return x.new_empty(x.shape[:-1])
+'''),
+    _op("p_head", PURE, "first n rows as a fresh tensor; n is a symbolic size argument", '''
+@torch.library.custom_op("dcefuzz::p_head", mutates_args=())
+def p_head(x: torch.Tensor, n: int, site: int) -> torch.Tensor:
+    _hit("p_head", site)
+    return x[:n] * 1.5
+
+
+@p_head.register_fake
+def _(x, n, site):
+    return x.new_empty((n,) + tuple(x.shape[1:]))
+'''),
+    # ---- mutating: mutates_args non-empty; writes must reach program inputs.
+    _op("m_addto", MUTATING, "a += b, returns None", '''
+@torch.library.custom_op("dcefuzz::m_addto", mutates_args=("a",))
+def m_addto(a: torch.Tensor, b: torch.Tensor, site: int) -> None:
+    _hit("m_addto", site)
+    a.add_(b)
+
+
+@m_addto.register_fake
+def _(a, b, site):
+    return None
+'''),
+    _op("m_scale", MUTATING, "a = a * 0.5 + 1 in place, returns None", '''
+@torch.library.custom_op("dcefuzz::m_scale", mutates_args=("a",))
+def m_scale(a: torch.Tensor, site: int) -> None:
+    _hit("m_scale", site)
+    a.mul_(0.5).add_(1.0)
+
+
+@m_scale.register_fake
+def _(a, site):
+    return None
+'''),
+    _op("m_shift", MUTATING,
+        "row i of a += row i+1 of b, in order; returns a fresh tensor. If a compiler "
+        "hands it one buffer for a and b, the rows read are already written", '''
+@torch.library.custom_op("dcefuzz::m_shift", mutates_args=("a",))
+def m_shift(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("m_shift", site)
+    n = a.shape[0]
+    for i in range(n):
+        a[i] += 0.5 * b[(i + 1) % n]
+    return a * 2.0
+
+
+@m_shift.register_fake
+def _(a, b, site):
+    return torch.empty_like(a)
+'''),
+    _op("m_cumrow", MUTATING, "running sum over rows of a, in place, order-dependent", '''
+@torch.library.custom_op("dcefuzz::m_cumrow", mutates_args=("a",))
+def m_cumrow(a: torch.Tensor, site: int) -> None:
+    _hit("m_cumrow", site)
+    for i in range(1, a.shape[0]):
+        a[i] += 0.5 * a[i - 1]
+
+
+@m_cumrow.register_fake
+def _(a, site):
+    return None
+'''),
+    _op("m_swap", MUTATING,
+        "mutates two arguments, each from the other's old value; returns a fresh tensor", '''
+@torch.library.custom_op("dcefuzz::m_swap", mutates_args=("a", "b"))
+def m_swap(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("m_swap", site)
+    old = a.clone()
+    a.mul_(0.25).add_(b)
+    b.sub_(old * 0.5)
+    return old.sum(0)
+
+
+@m_swap.register_fake
+def _(a, b, site):
+    return a.new_empty(a.shape[1:])
+'''),
+    # ---- effectful: registered ORDERED; must run, exactly once, in program order.
+    _op("e_log", EFFECTFUL, "logs its input, returns None", '''
+@torch.library.custom_op("dcefuzz::e_log", mutates_args=())
+def e_log(x: torch.Tensor, site: int) -> None:
+    _hit("e_log", site, x, effect=True)
+
+
+@e_log.register_fake
+def _(x, site):
+    return None
+
+
+_register_ordered(e_log)
+'''),
+    _op("e_tap", EFFECTFUL, "logs its input and returns a fresh function of it", '''
+@torch.library.custom_op("dcefuzz::e_tap", mutates_args=())
+def e_tap(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("e_tap", site, x, effect=True)
+    return torch.cos(x)
+
+
+@e_tap.register_fake
+def _(x, site):
+    return torch.empty_like(x)
+
+
+_register_ordered(e_tap)
+'''),
+)
+
+BY_NAME: dict[str, CustomOp] = {op.name: op for op in CUSTOM_OPS}
+
+
+def source_for(names) -> str:
+    """The header plus the snippets of the named operators, in library order."""
+    wanted = set(names)
+    unknown = wanted - set(BY_NAME)
+    if unknown:
+        raise KeyError(f"unknown custom ops: {sorted(unknown)}")
+    parts = [HEADER] + [op.source for op in CUSTOM_OPS if op.name in wanted]
+    return "\n\n".join(parts)
+
+
+def _register_all() -> types.ModuleType:
+    """Execute every snippet once, in a module of its own, registering the ops."""
+    module = types.ModuleType("fuzzer._registered_ops")
+    code = compile(source_for(BY_NAME), "<dcefuzz oplib>", "exec")
+    exec(code, module.__dict__)
+    return module
+
+
+#: The namespace the generated programs run in: every op callable by its bare name,
+#: plus ``torch`` and ``TRACE``.  Registered once per process, at import.
+LIB = _register_all()
+
+
+def reset_trace() -> None:
+    LIB.TRACE["calls"].clear()
+    LIB.TRACE["effects"].clear()
+
+
+def take_trace() -> tuple[list, list]:
+    """Return and clear (calls, effects) recorded since the last reset."""
+    calls = list(LIB.TRACE["calls"])
+    effects = list(LIB.TRACE["effects"])
+    reset_trace()
+    return calls, effects

@@ -1,0 +1,67 @@
+"""Symbolic sizes: the dims of every value, as tiny expressions over shared symbols.
+
+Inputs have dims that are bare symbols (``s0``, ``s1``...) shared across inputs; ops
+derive new dims (``s0 // 2``, ``s0 - 1``, ``1``).  The generator keeps each value's
+dims as such expressions so a program is valid for every binding of its symbols,
+not just the one it was drawn with.  Two dims are the same when their expressions
+are the same text: structural equality is all the generator needs, and it never
+claims two sizes equal that a binding could tell apart.
+
+Expressions are monotone non-decreasing in every symbol, so the smallest value an
+expression takes is its value at the symbols' minimums.  That is how requirements
+such as "narrow needs at least one row" are checked.
+"""
+
+from __future__ import annotations
+
+import re
+
+Dims = tuple[str, ...]
+
+_SYMBOL = re.compile(r"s\d+")
+_ALLOWED = re.compile(r"^[s\d\s()/+\-*]+$")
+
+
+def is_symbol(expr: str) -> bool:
+    return bool(_SYMBOL.fullmatch(expr))
+
+
+def _atom(expr: str) -> str:
+    return expr if (is_symbol(expr) or expr.isdigit()) else f"({expr})"
+
+
+def half(expr: str) -> str:
+    """The dim of ``x[: d // 2]``."""
+    if expr.isdigit():
+        return str(int(expr) // 2)
+    return f"{_atom(expr)} // 2"
+
+
+def minus_one(expr: str) -> str:
+    """The dim of ``x.narrow(dim, 1, d - 1)``."""
+    if expr.isdigit():
+        return str(int(expr) - 1)
+    return f"{_atom(expr)} - 1"
+
+
+def symbols_in(expr: str) -> set[str]:
+    return set(_SYMBOL.findall(expr))
+
+
+def evaluate(expr: str, binding: dict[str, int]) -> int:
+    """Value of a dim expression under a binding of its symbols."""
+    if not _ALLOWED.match(expr):
+        raise ValueError(f"not a dim expression: {expr!r}")
+    missing = symbols_in(expr) - set(binding)
+    if missing:
+        raise ValueError(f"dim {expr!r} uses unbound symbols {sorted(missing)}")
+    return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307 - checked above
+
+
+def concrete(dims: Dims, binding: dict[str, int]) -> tuple[int, ...]:
+    return tuple(evaluate(d, binding) for d in dims)
+
+
+def smallest(expr: str, sym_min: dict[str, int]) -> int:
+    """Least value of ``expr`` over all admissible bindings (monotonicity)."""
+    return evaluate(expr, {s: sym_min.get(s, 0) for s in symbols_in(expr)})
