@@ -1,0 +1,33 @@
+"""Stand-in dynamo backends for tests: cheap (no inductor), one faithful, one broken.
+
+``dcefuzz_test_eager`` runs dynamo's graph as is. ``dcefuzz_test_drop_log`` deletes
+every ``e_log`` call from the graph: the bug class the effect-log clause exists for.
+Registered once per process, on import.
+"""
+
+import torch
+from torch._dynamo import list_backends, register_backend
+
+FAITHFUL = "dcefuzz_test_eager"
+DROP_LOG = "dcefuzz_test_drop_log"
+
+
+def _is_e_log(target) -> bool:
+    return target in (torch.ops.dcefuzz.e_log, torch.ops.dcefuzz.e_log.default)
+
+
+def _faithful(gm, example_inputs):
+    return gm.forward
+
+
+def _drop_log(gm, example_inputs):
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and _is_e_log(node.target):
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm.forward
+
+
+if FAITHFUL not in list_backends(exclude_tags=()):
+    register_backend(_faithful, name=FAITHFUL)
+    register_backend(_drop_log, name=DROP_LOG)

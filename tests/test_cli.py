@@ -1,0 +1,102 @@
+"""The command line: exit codes, bad input, and the commands that need a compile.
+
+Compiles here use the stand-in backends of ``backends.py`` (dynamo only, fast).
+"""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import backends
+from fuzzer.campaign import Budget, run_campaign
+from fuzzer.cli import main, parse_duration
+from fuzzer.corpus import load, save
+from test_corpus import make_entry
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_durations():
+    assert parse_duration("90s") == 90
+    assert parse_duration("10m") == 600
+    assert parse_duration("2h") == 7200
+    assert parse_duration("15") == 15
+    for bad in ("", "10x", "-5m", "0s", "m"):
+        with pytest.raises(Exception):
+            parse_duration(bad)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["run", "--time", "ten minutes"], "is not a duration"),
+    (["run", "--programs", "0"], "0"),
+    (["run", "--device", "tpu", "--programs", "1"], "device"),
+    (["run", "--device", "cuda", "--programs", "1"], "CUDA"),
+    (["gen"], "--seed"),
+    (["replay"], "PATHS"),
+])
+def test_usage_errors_exit_2(args, needle):
+    import torch
+    if "cuda" in args and torch.cuda.is_available():
+        pytest.skip("CUDA is present")
+    r = invoke(*args)
+    assert r.exit_code == 2, r.output
+    assert needle in r.output
+
+
+def test_show_and_repro(tmp_path):
+    path, _ = save(make_entry(), tmp_path)
+    shown = invoke("show", path)
+    assert shown.exit_code == 0
+    assert "effect-log" in shown.output and "def program(x0):" in shown.output
+    script = invoke("repro", path)
+    assert script.exit_code == 0
+    assert script.output == path.with_suffix(".py").read_text()
+    assert invoke("show", tmp_path / "nope.json").exit_code == 2
+
+
+def test_replay_exit_codes(tmp_path):
+    broken = make_entry(signature="a", backend=backends.DROP_LOG)
+    faithful = make_entry(signature="b", backend=backends.FAITHFUL)
+    p_broken, _ = save(broken, tmp_path / "one")
+    p_faithful, _ = save(faithful, tmp_path / "two")
+
+    r = invoke("replay", p_broken)
+    assert r.exit_code == 1, r.output
+    assert r.output.startswith("REPRODUCES")
+
+    r = invoke("replay", p_faithful, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output.strip())["outcome"] == "FIXED"
+
+    (tmp_path / "two" / "garbage.json").write_text("{")
+    r = invoke("replay", tmp_path / "one", tmp_path / "two")
+    assert r.exit_code == 2
+    assert "REPRODUCES" in r.output and "FIXED" in r.output
+    assert "garbage.json" in r.output
+
+    r = invoke("replay", tmp_path / "no-such-thing")
+    assert r.exit_code == 2 and "no-such-thing" in r.output
+
+
+def test_campaign_saves_each_bug_once_and_counts_hits(tmp_path):
+    lines = []
+    stats = run_campaign(3, Budget(programs=12), "cpu", str(tmp_path), backend=backends.DROP_LOG,
+                         log=lines.append)
+    assert stats.programs == 12
+    assert stats.findings["effect-log"] >= 2
+    entries = [load(p) for p in tmp_path.glob("*.json")]
+    assert entries and all(e.kind in ("effect-log", "missed-dce") for e in entries)
+    hits = sum(e.hits for e in entries)
+    assert hits == sum(stats.findings.values())
+    assert len(entries) == len(stats.saved)
+    assert stats.repeats == hits - len(entries)
+
+
+def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
+    stats = run_campaign(3, Budget(programs=12), "cpu", str(tmp_path), backend=backends.FAITHFUL,
+                         log=lambda line: None)
+    assert stats.programs == 12
+    assert not set(stats.findings) - {"missed-dce"}

@@ -1,0 +1,219 @@
+"""Each clause of the contract, with hand-written programs and stand-in 'compiled' code.
+
+A stand-in is an ordinary Python function with the program's signature that plays
+the compiler: it either does something the contract forbids (must be flagged) or
+something it allows (must not be).  No torch.compile here: the clauses are judged
+on exactly the records a real compile would produce.
+"""
+
+import pytest
+import torch
+
+from fuzzer import compare, oracle
+from fuzzer.execute import BindingRuns, Failure, Run, execute
+from fuzzer.oracle import judge
+from helpers import case, prog
+
+ops = torch.ops.dcefuzz
+
+# One program exercising every clause: x0 is written, an effect is logged,
+# a pure call is dead, one value is returned.
+PROGRAM = prog({"x0": ("s0", "s1")}, [
+    ("p_sin", ["x0"], "v0", {"site": 0}),     # dead pure call
+    ("clone", ["x0"], "v1", {}),
+    ("e_log", ["v1"], None, {"site": 1}),
+    ("m_scale", ["x0"], None, {"site": 2}),    # write to the input
+    ("e_tap", ["x0"], "v2", {"site": 3}),      # sees the written input
+    ("clone", ["v2"], "v3", {}),
+    ("m_scale", ["v3"], None, {"site": 4}),    # write to an intermediate never read again
+], outputs=["v2"])
+CASE = case(PROGRAM)
+
+
+def faithful(x0):
+    v1 = x0.clone()
+    ops.e_log(v1, 1)
+    ops.m_scale(x0, 2)
+    v2 = ops.e_tap(x0, 3)
+    return (v2,)
+
+
+def verdict(stand_in, c=CASE):
+    return judge(c, execute(c, "cpu", compiled=stand_in))
+
+
+def kinds(stand_in, c=CASE):
+    v = verdict(stand_in, c)
+    assert v.status == oracle.OK, v.reason
+    return v.kinds()
+
+
+# ------------------------------------------------------------------ allowed
+
+def test_faithful_compile_is_clean():
+    assert kinds(faithful) == []
+
+
+def test_allowed_pure_call_run_twice_and_dead_write_skipped():
+    def stand_in(x0):
+        v1 = x0.clone()
+        ops.e_log(v1, 1)
+        ops.m_scale(x0, 2)
+        v2 = ops.e_tap(x0, 3)
+        ops.p_sin(v2, 99)          # a pure op the program does not have: allowed
+        return (v2,)
+    assert kinds(stand_in) == []
+
+
+def test_allowed_strides_and_float_noise():
+    def stand_in(x0):
+        v1 = x0.clone()
+        ops.e_log(v1, 1)
+        ops.m_scale(x0, 2)
+        v2 = ops.e_tap(x0, 3)
+        noisy = (v2 * (1 + 1e-7)).t().contiguous().t()  # other strides, tiny error
+        return (noisy,)
+    assert kinds(stand_in) == []
+
+
+# ------------------------------------------------------------------ clause 1
+
+def test_wrong_output_values_are_flagged():
+    def stand_in(x0):
+        (v2,) = faithful(x0)
+        return (v2 + 0.01,)
+    assert kinds(stand_in) == [oracle.WRONG_OUTPUT]
+
+
+def test_wrong_output_shape_and_count():
+    def shape(x0):
+        (v2,) = faithful(x0)
+        return (v2[:1],)
+    def count(x0):
+        return faithful(x0) + (x0,)
+    v = verdict(shape)
+    assert v.kinds() == [oracle.WRONG_OUTPUT] and "shape" in v.divergences[0].detail
+    assert kinds(count) == [oracle.WRONG_OUTPUT]
+
+
+# ------------------------------------------------------------------ clause 2
+
+def test_lost_input_mutation_is_flagged():
+    def stand_in(x0):
+        v1 = x0.clone()
+        ops.e_log(v1, 1)
+        y = x0.clone()
+        ops.m_scale(y, 2)            # write applied to a copy, never copied back
+        v2 = ops.e_tap(y, 3)
+        return (v2,)
+    v = verdict(stand_in)
+    assert v.kinds() == [oracle.WRONG_MUTATION]
+    assert v.divergences[0].where == "input x0"
+
+
+# ------------------------------------------------------------------ clause 3
+
+def test_missing_effect_is_flagged():
+    def stand_in(x0):
+        ops.m_scale(x0, 2)
+        return (ops.e_tap(x0, 3),)
+    v = verdict(stand_in)
+    assert v.kinds() == [oracle.EFFECT_LOG]
+    assert "missing e_log@1" in v.divergences[0].detail
+
+
+def test_duplicated_and_reordered_effects_are_flagged():
+    def dup(x0):
+        v1 = x0.clone()
+        ops.e_log(v1, 1)
+        ops.e_log(v1, 1)
+        ops.m_scale(x0, 2)
+        return (ops.e_tap(x0, 3),)
+    def reorder(x0):
+        v1 = x0.clone()
+        ops.m_scale(x0, 2)
+        v2 = ops.e_tap(x0, 3)
+        ops.e_log(v1, 1)
+        return (v2,)
+    d = verdict(dup)
+    assert d.kinds() == [oracle.EFFECT_LOG] and "duplicated e_log@1" in d.divergences[0].detail
+    r = verdict(reorder)
+    assert r.kinds() == [oracle.EFFECT_LOG] and r.divergences[0].detail.startswith("reordered")
+
+
+def test_effect_seeing_other_data_is_flagged():
+    def stand_in(x0):
+        v1 = x0.clone()
+        ops.e_log(v1, 1)
+        v2 = ops.e_tap(x0, 3)        # effect ran before the write it should see
+        ops.m_scale(x0, 2)
+        return (torch.cos(x0),)      # output and input still right
+    v = verdict(stand_in)
+    assert v.kinds() == [oracle.EFFECT_LOG]
+    assert "saw different data" in v.divergences[0].detail
+
+
+# ------------------------------------------------------------------ clause 4
+
+def test_runtime_error_in_compiled_is_flagged():
+    def stand_in(x0):
+        raise RuntimeError("boom")
+    v = verdict(stand_in)
+    assert v.kinds() == [oracle.RUNTIME_ERROR]
+
+
+def test_compile_stage_errors_are_compile_errors():
+    from torch._inductor.exc import InductorError
+
+    def stand_in(x0):
+        raise InductorError(ValueError("Invalid ranges"), None)
+    assert kinds(stand_in) == [oracle.COMPILE_ERROR]
+
+
+def test_eager_error_makes_the_case_invalid_not_a_finding():
+    p = prog({"x0": ("s0",)}, [("narrow", ["x0"], "v0", {"dim": 0})], outputs=["v0"])
+    bad = case(p, [{"s0": 0}])   # bypasses the generator's minimum: eager raises
+    v = verdict(lambda x0: (x0,), bad)
+    assert v.status == oracle.INVALID and v.divergences == []
+
+
+def test_nondeterministic_eager_is_skipped():
+    t = torch.ones(3)
+    run = Run(outputs=[t], inputs_after=[t])
+    other = Run(outputs=[t + 1], inputs_after=[t])
+    br = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=run)
+    assert judge(CASE, [br]).status == oracle.NONDETERMINISTIC
+
+
+# ------------------------------------------------------------------ performance
+
+def test_dead_pure_call_executed_is_missed_dce_only():
+    def stand_in(x0):
+        ops.p_sin(x0, 0)
+        return faithful(x0)
+    v = verdict(stand_in)
+    assert v.kinds() == [oracle.MISSED_DCE]
+    assert v.correctness_kind is None
+    assert "p_sin@0" in v.divergences[0].detail
+
+
+# ------------------------------------------------------------------ numbers
+
+@pytest.mark.parametrize("ref, eager, comp, flagged", [
+    ([1.0, 2.0], [1.0, 2.0], [1.0, 2.0], False),
+    ([1.0, 2.0], [1.0, 2.0], [1.0, 2.1], True),
+    ([1.0, float("nan")], [1.0, float("nan")], [1.0, float("nan")], False),
+    ([1.0, 2.0], [1.0, 2.0], [1.0, float("nan")], True),       # compiled invents a NaN
+    ([1.0, 1e39], [1.0, float("inf")], [1.0, 3e38], False),    # eager itself overflowed
+    ([1.0, float("inf")], [1.0, float("inf")], [1.0, float("-inf")], True),
+    ([1.0, 2.0], [1.0, 2.0 + 1e-3], [1.0, 2.0 + 2e-3], False),  # within 3x eager's error
+])
+def test_tensor_difference(ref, eager, comp, flagged):
+    why = compare.tensor_difference(torch.tensor(ref, dtype=torch.float64),
+                                    torch.tensor(eager), torch.tensor(comp))
+    assert bool(why) is flagged, why
+
+
+def test_failure_line_is_short():
+    f = Failure("RuntimeError", "first\nsecond", "runtime")
+    assert f.line() == "RuntimeError: first"
