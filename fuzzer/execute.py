@@ -141,8 +141,15 @@ def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None
 
 
 def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -> list[BindingRuns]:
-    """Everything the oracle needs for one case."""
-    return run_compiled(case, device, run_eager(case, device), compiled=compiled, backend=backend)
+    """Everything the oracle needs for one case.
+
+    When eager fails on any binding the case is invalid whatever the compiler does,
+    so nothing is compiled (the shrinker proposes many such candidates).
+    """
+    runs = run_eager(case, device)
+    if any(r.failure for br in runs for r in (br.eager, br.eager_again, br.reference)):
+        return runs
+    return run_compiled(case, device, runs, compiled=compiled, backend=backend)
 
 
 def fresh_compile_state() -> None:

@@ -13,7 +13,12 @@ Effectful operators also append an event with a copy of their tensor inputs.
 
 Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
 too): outputs are fresh tensors, never aliases of inputs; ``mutates_args`` names
-exactly the tensors the body writes; fake impls give the real output shapes.
+exactly the tensors the body writes; fake impls give the real outputs' metadata:
+shape, dtype and strides.  Every output is contiguous, in the real impl and the fake
+alike, because Inductor checks a fallback's output strides against its fake impl's
+(``assert_size_stride``): a layout that follows a non-contiguous input would break
+that promise and a failing check would be our bug, not the compiler's.
+``tests/test_oplib.py`` runs ``torch.library.opcheck`` on every operator.
 """
 
 from __future__ import annotations
@@ -79,29 +84,29 @@ CUSTOM_OPS: tuple[CustomOp, ...] = (
 @torch.library.custom_op("dcefuzz::p_sin", mutates_args=())
 def p_sin(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("p_sin", site)
-    return torch.sin(x)
+    return torch.sin(x).contiguous()
 
 
 @p_sin.register_fake
 def _(x, site):
-    return torch.empty_like(x)
+    return x.new_empty(x.shape)
 '''),
     _op("p_mix", PURE, "two same-shape inputs combined elementwise", '''
 @torch.library.custom_op("dcefuzz::p_mix", mutates_args=())
 def p_mix(x: torch.Tensor, y: torch.Tensor, site: int) -> torch.Tensor:
     _hit("p_mix", site)
-    return x * 0.5 + torch.tanh(y)
+    return (x * 0.5 + torch.tanh(y)).contiguous()
 
 
 @p_mix.register_fake
 def _(x, y, site):
-    return torch.empty_like(x)
+    return x.new_empty(x.shape)
 '''),
     _op("p_rowsum", PURE, "reduction over the last dim: output rank drops by one", '''
 @torch.library.custom_op("dcefuzz::p_rowsum", mutates_args=())
 def p_rowsum(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("p_rowsum", site)
-    return x.sum(-1)
+    return x.sum(-1).contiguous()
 
 
 @p_rowsum.register_fake
@@ -112,7 +117,7 @@ def _(x, site):
 @torch.library.custom_op("dcefuzz::p_head", mutates_args=())
 def p_head(x: torch.Tensor, n: int, site: int) -> torch.Tensor:
     _hit("p_head", site)
-    return x[:n] * 1.5
+    return (x[:n] * 1.5).contiguous()
 
 
 @p_head.register_fake
@@ -151,12 +156,12 @@ def m_shift(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
     n = a.shape[0]
     for i in range(n):
         a[i] += 0.5 * b[(i + 1) % n]
-    return a * 2.0
+    return (a * 2.0).contiguous()
 
 
 @m_shift.register_fake
 def _(a, b, site):
-    return torch.empty_like(a)
+    return a.new_empty(a.shape)
 '''),
     _op("m_cumrow", MUTATING, "running sum over rows of a, in place, order-dependent", '''
 @torch.library.custom_op("dcefuzz::m_cumrow", mutates_args=("a",))
@@ -178,7 +183,7 @@ def m_swap(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
     old = a.clone()
     a.mul_(0.25).add_(b)
     b.sub_(old * 0.5)
-    return old.sum(0)
+    return old.sum(0).contiguous()
 
 
 @m_swap.register_fake
@@ -203,12 +208,12 @@ _register_ordered(e_log)
 @torch.library.custom_op("dcefuzz::e_tap", mutates_args=())
 def e_tap(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("e_tap", site, x, effect=True)
-    return torch.cos(x)
+    return torch.cos(x).contiguous()
 
 
 @e_tap.register_fake
 def _(x, site):
-    return torch.empty_like(x)
+    return x.new_empty(x.shape)
 
 
 _register_ordered(e_tap)

@@ -1,18 +1,24 @@
 """Signatures: when are two findings the same bug?
 
-A signature names the bug, not the program, so one compiler bug that fires in many
-random programs lands as one corpus entry with a hit count.  It holds:
+A signature has two parts, ``<bug class> :: <normal form>``.
 
-* the kind (``effect-log``, ``wrong-mutation``, ...);
-* for errors, the stage and the exception type plus its first message line with
-  numbers, symbols and value names normalised away;
-* for effect-log, the shape of the change (missing / extra / duplicated /
-  reordered / data) and the effectful ops involved;
-* for wrong-mutation, the forms that write the diverging input's storage;
-* for wrong-output, the categories of work in the program (custom-op kinds,
-  views, in-place aten ops);
-* for missed-dce, the pure ops whose dead call sites ran.
+The **bug class** is what must stay fixed while a finding is shrunk, so that a
+reduction never slides from one bug to another:
 
+* the kind (``effect-log``, ``wrong-mutation``, ``compile-error``, ...), which
+  carries the stage for errors (compile vs run time);
+* for errors, the exception type and its first message line, with numbers,
+  symbols and value names normalised away;
+* for effect-log, the shape of the change: missing / extra / duplicated /
+  reordered / data (an event saw other data);
+* for wrong values, what differed: shape / dtype / count / non-finite / values;
+* for missed-dce, nothing more.
+
+The **normal form** is the program with names, call sites and symbols renumbered
+in order of appearance, written one statement per clause.  Shrinking drives every
+program that shows a bug toward the same few minimal programs, so after shrinking
+the normal form names the bug rather than the random program it was found in: a
+campaign in which one bug fires a hundred times yields one entry with a hit count.
 Two findings are the same when their signatures are equal strings.
 """
 
@@ -22,10 +28,14 @@ import re
 
 from fuzzer import ops, oracle
 from fuzzer.oracle import Divergence
-from fuzzer.program import Case, check
+from fuzzer.program import Case, Input, Program, Stmt
+from fuzzer.shapes import symbols_in
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _NAMES = re.compile(r"\b([svux]|buf|arg|primals_|tangents_)\d+\b")
+_EFFECT_WORDS = ("missing", "extra", "duplicated", "reordered")
+_VALUE_WORDS = (("shape", "shape"), ("dtype", "dtype"), ("returned", "count"),
+                ("non-finite", "non-finite"), ("values differ", "values"))
 
 
 def normalise_message(line: str) -> str:
@@ -34,43 +44,69 @@ def normalise_message(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip()[:200]
 
 
-def _effect_pattern(divs: list[Divergence]) -> str:
-    words = set()
-    ops_seen = set()
+def bug_class(kind: str, divs: list[Divergence]) -> str:
+    """The part of a signature that a shrink step may not change."""
+    if kind in (oracle.COMPILE_ERROR, oracle.RUNTIME_ERROR):
+        return f"{kind}|{normalise_message(divs[0].detail)}"
+    words: set[str] = set()
     for d in divs:
-        if d.where == "sequence":
-            words |= {w for w in ("missing", "extra", "duplicated", "reordered") if d.detail.startswith(w)
-                      or f"; {w}" in d.detail}
-        else:
-            words.add("data")
-        ops_seen |= set(re.findall(r"\b(e_\w+)@", d.detail + d.where))
-    return ",".join(sorted(words)) + "|" + ",".join(sorted(ops_seen))
+        if kind == oracle.EFFECT_LOG:
+            if d.where == "sequence":
+                words |= {w for w in _EFFECT_WORDS if re.search(rf"(^|; ){w} ", d.detail + " ")}
+            else:
+                words.add("data")
+        elif kind in (oracle.WRONG_OUTPUT, oracle.WRONG_MUTATION):
+            words |= {label for needle, label in _VALUE_WORDS if needle in d.detail}
+    return kind + (f"|{','.join(sorted(words))}" if words else "")
 
 
-def _writers_of(case: Case, input_names: set[str]) -> str:
-    typing = check(case.program)
-    forms = set()
-    for stmt in case.program.body:
-        form = ops.form(stmt.form)
-        if any(typing.root[stmt.args[w]] in input_names for w in form.mutates):
-            forms.add(form.name)
-    return ",".join(sorted(forms))
+def canonical(program: Program) -> Program:
+    """Rename values, sites and symbols in order of appearance; behaviour is unchanged."""
+    sym_map: dict[str, str] = {}
+    for inp in program.inputs:
+        for d in inp.dims:
+            for s in sorted(symbols_in(d), key=lambda x: d.index(x)):
+                sym_map.setdefault(s, f"s{len(sym_map)}")
+
+    def dim(expr: str) -> str:
+        return re.sub(r"s\d+", lambda m: sym_map[m.group(0)], expr)
+
+    names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
+    body = []
+    site = 0
+    for stmt in program.body:
+        attrs = dict(stmt.attrs)
+        if "site" in attrs:
+            attrs["site"] = site
+            site += 1
+        out = None
+        if stmt.out is not None:
+            out = names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
+        body.append(Stmt(stmt.form, tuple(names[a] for a in stmt.args), out, attrs))
+    return Program(
+        symbols=tuple(sym_map[s] for s in sorted(sym_map, key=lambda s: sym_map[s])),
+        sym_min={sym_map[s]: v for s, v in program.sym_min.items() if s in sym_map},
+        inputs=tuple(Input(names[i.name], tuple(dim(d) for d in i.dims)) for i in program.inputs),
+        body=tuple(body),
+        outputs=tuple(names[o] for o in program.outputs),
+    )
 
 
-def _categories(case: Case) -> str:
-    cats = {ops.kind_of(s.form) for s in case.program.body} - {ops.ATEN}
-    return ",".join(sorted(cats))
+def normal_form(program: Program) -> str:
+    p = canonical(program)
+    ins = " ".join(f"{i.name}[{','.join(i.dims)}]" for i in p.inputs)
+    stmts = []
+    for s in p.body:
+        extra = [f"{k}={v}" for k, v in sorted(s.attrs.items()) if k != "site"]
+        call = f"{s.form}({', '.join(list(s.args) + extra)})"
+        stmts.append(f"{s.out} = {call}" if s.out else call)
+    return f"{ins}; " + "; ".join(stmts) + f"; return ({', '.join(p.outputs)})"
 
 
 def of(kind: str, case: Case, divs: list[Divergence]) -> str:
-    if kind in (oracle.COMPILE_ERROR, oracle.RUNTIME_ERROR):
-        return f"{kind}|{normalise_message(divs[0].detail)}"
-    if kind == oracle.EFFECT_LOG:
-        return f"{kind}|{_effect_pattern(divs)}"
-    if kind == oracle.WRONG_MUTATION:
-        names = {d.where.split()[-1] for d in divs}
-        return f"{kind}|{_writers_of(case, names)}"
-    if kind == oracle.MISSED_DCE:
-        names = sorted(set(re.findall(r"\b(p_\w+)@", " ".join(d.detail for d in divs))))
-        return f"{kind}|{','.join(names)}"
-    return f"{kind}|{_categories(case)}"
+    return f"{bug_class(kind, divs)} :: {normal_form(case.program)}"
+
+
+def kinds_categories(program: Program) -> list[str]:
+    """The categories of work a program does (for reports)."""
+    return sorted({ops.kind_of(s.form) for s in program.body})

@@ -1,0 +1,43 @@
+"""The fault catalogue: injectable regressions of torch.compile's custom-op paths.
+
+Each fault is a small monkeypatch of compiler internals that mimics a realistic
+regression (see each module's docstring for why), applied only in the process
+that calls :meth:`Fault.install` and removed by the undo it returns.  They exist
+to measure the fuzzer: a planted bug of class X should be reported as the oracle
+kind the catalogue names for it.
+
+Every class has a plain variant and one (``*-dynamic``, ``dynamic_only=True``) that
+misbehaves only when the affected values have symbolic sizes; under
+``torch.compile(dynamic=True)`` inputs whose sizes are 0 or 1 are specialised and
+stay static, which is how a program escapes the dynamic variants.
+
+Importing this package patches nothing and never fails on an older or newer torch:
+a fault whose internals are missing says so through :meth:`Fault.unavailable`.
+"""
+
+from __future__ import annotations
+
+from fuzzer.faults import (
+    compile_error,
+    dead_pure_kept,
+    effect_dropped,
+    effects_reordered,
+    mutation_lost,
+)
+from fuzzer.faults._fault import BUG_CLASSES, Fault, FaultUnavailable
+
+__all__ = ["BUG_CLASSES", "CATALOGUE", "Fault", "FaultUnavailable", "get"]
+
+CATALOGUE: dict[str, Fault] = {
+    f.name: f
+    for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error)
+    for f in module.FAULTS
+}
+
+
+def get(name: str) -> Fault:
+    """The fault called ``name``; KeyError listing the known names otherwise."""
+    try:
+        return CATALOGUE[name]
+    except KeyError:
+        raise KeyError(f"unknown fault {name!r}; known: {', '.join(sorted(CATALOGUE))}") from None

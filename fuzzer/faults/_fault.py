@@ -1,0 +1,76 @@
+"""The :class:`Fault` record: one injectable compiler regression."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fuzzer.faults import _patching
+
+EFFECT_DROPPED = "effect-dropped"
+MUTATION_LOST = "mutation-lost"
+EFFECTS_REORDERED = "effects-reordered"
+DEAD_PURE_KEPT = "dead-pure-kept"
+COMPILE_ERROR = "compile-error"
+BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR)
+
+#: Builds the replacement of every target from the targets' current values.
+Builder = Callable[[Callable[[str], Any]], dict[str, Any]]
+
+
+class FaultUnavailable(RuntimeError):
+    """The running torch lacks an internal the fault patches."""
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A small, documented monkeypatch of torch compiler internals.
+
+    ``targets`` are the attributes the patch replaces (``"module:Attr.path"``);
+    ``build`` receives a lookup of their current values and returns the
+    replacements, so wrappers close over the originals they delegate to.
+    """
+
+    name: str
+    bug_class: str
+    expected_kind: str
+    dynamic_only: bool
+    description: str
+    targets: tuple[str, ...]
+    build: Builder
+
+    def unavailable(self) -> str | None:
+        """None when every target exists in this torch; else a one-line reason."""
+        return _patching.missing(self.targets)
+
+    def install(self) -> Callable[[], None]:
+        """Apply the patch (compile caches off, dynamo reset); return the undo."""
+        import torch
+
+        reason = self.unavailable()
+        if reason is not None:
+            raise FaultUnavailable(f"{self.name}: {reason}")
+        replacements = self.build(_patching.current)
+        unknown = set(replacements) - set(self.targets)
+        if unknown:
+            raise AssertionError(f"{self.name} replaces undeclared targets {sorted(unknown)}")
+        restore_caches = _patching.caches_off()
+        try:
+            unpatch = _patching.apply(replacements)
+        except BaseException:
+            restore_caches()
+            raise
+        torch._dynamo.reset()
+        done = False
+
+        def undo() -> None:
+            nonlocal done
+            if done:
+                return
+            done = True
+            unpatch()
+            restore_caches()
+            torch._dynamo.reset()
+
+        return undo

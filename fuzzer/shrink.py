@@ -1,0 +1,424 @@
+"""Shrinking: reduce a finding to a 1-minimal case that still shows the same bug.
+
+The compiler's own minifier shrinks FX graphs; this shrinks the user-level program,
+keeping the custom-op declarations and the dynamic-shape setting that trigger the
+bug, so the result is a repro a PyTorch developer can read in one glance.
+
+A candidate is accepted only if it is a legal case (``Case.validate``), eager runs
+cleanly and deterministically on it, and it shows a divergence of the same kind and
+the same bug class (``signature.bug_class``) as the original: a step that slides to a
+different bug (say, wrong output to compile error) is rejected.  Verdicts are cached
+by the candidate's content hash.  Passes run to a fixpoint:
+
+1. keep only the bindings that fail (fewest first);
+2. delete statements, in chunks halving down to single statements (adaptive delta
+   debugging); deleting a statement deletes what reads its result, since a program
+   cannot use an undefined value.  Nothing is ever deleted implicitly: every
+   deletion is tested, because dead calls are often the trigger;
+3. drop returned values;
+4. drop unused inputs;
+5. replace an operand by an input or an earlier value of the same dims;
+6. replace a custom op by a simpler op of the same declared kind;
+7. simplify constants and attributes;
+8. shrink sizes (bindings toward the symbols' minimums) and ranks (drop an input
+   dim, merge two symbols).
+
+The result is renumbered (values, sites, symbols) and confirmed after a fresh
+compile like any finding.  ``ShrinkBudget`` bounds oracle calls and seconds; when it
+runs out, the best case so far is returned.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from fuzzer import oracle, ops, signature
+from fuzzer.program import Case, Input, InvalidProgram, Program, Stmt, check
+from fuzzer.shapes import symbols_in
+from fuzzer.trial import judge_fresh
+
+#: Simpler ops of the same declared kind, tried in order (arity may drop: extra
+#: operands are discarded).
+SIMPLER: dict[str, tuple[str, ...]] = {
+    "p_mix": ("p_sin",),
+    "p_head": ("p_sin",),
+    "p_rowsum": ("p_sin",),
+    "m_swap": ("m_addto", "m_scale"),
+    "m_shift": ("m_addto", "m_scale"),
+    "m_addto": ("m_scale",),
+    "m_cumrow": ("m_scale",),
+    "e_tap": ("e_log",),
+    "add": ("clone",),
+    "mul": ("clone",),
+    "scale": ("clone",),
+    "unary": ("clone",),
+    "sum": ("clone",),
+    "copy_": ("mul_",),
+    "add_": ("mul_",),
+}
+SIMPLEST_ATTRS = {"c": ops.CONSTANTS[0], "fn": ops.UNARY_FUNCTIONS[0], "dim": 0}
+
+
+@dataclass(frozen=True)
+class ShrinkBudget:
+    oracle_calls: int = 150
+    seconds: float = 120.0
+
+
+@dataclass
+class ShrinkResult:
+    case: Case
+    signature: str
+    divergences: list
+    original_statements: int
+    statements: int
+    oracle_calls: int
+    seconds: float
+    exhausted: bool
+    confirmed: bool
+
+    def record(self) -> dict:
+        return {"original_statements": self.original_statements, "statements": self.statements,
+                "oracle_calls": self.oracle_calls, "seconds": round(self.seconds, 2),
+                "budget_exhausted": self.exhausted}
+
+
+class BudgetExhausted(Exception):
+    pass
+
+
+def case_key(case: Case) -> str:
+    return hashlib.sha256(json.dumps(case.to_json(), sort_keys=True).encode()).hexdigest()
+
+
+# ---------------------------------------------------------------- edits
+
+def _with(case: Case, **program_changes) -> Case:
+    return dataclasses.replace(case, program=dataclasses.replace(case.program, **program_changes))
+
+
+def remove_statements(case: Case, indices: set[int]) -> Case:
+    """Delete statements and, transitively, everything that reads what they defined."""
+    removed_values: set[str] = set()
+    body = []
+    for n, stmt in enumerate(case.program.body):
+        if n in indices or any(a in removed_values for a in stmt.args):
+            if stmt.out is not None:
+                removed_values.add(stmt.out)
+            continue
+        body.append(stmt)
+    outputs = tuple(o for o in case.program.outputs if o not in removed_values)
+    return _with(case, body=tuple(body), outputs=outputs)
+
+
+def drop_unused_symbols(case: Case) -> Case:
+    p = case.program
+    used = {s for i in p.inputs for d in i.dims for s in symbols_in(d)}
+    if used == set(p.symbols):
+        return case
+    symbols = tuple(s for s in p.symbols if s in used)
+    return dataclasses.replace(
+        case,
+        program=dataclasses.replace(p, symbols=symbols,
+                                    sym_min={s: v for s, v in p.sym_min.items() if s in used}),
+        bindings=tuple({s: v for s, v in b.items() if s in used} for b in case.bindings),
+    )
+
+
+def canonical_case(case: Case) -> Case:
+    """Renumber values, sites and symbols; the bindings follow the symbols."""
+    p = case.program
+    renamed = signature.canonical(p)
+    order = []
+    for inp in p.inputs:
+        for d in inp.dims:
+            for s in sorted(symbols_in(d), key=d.index):
+                if s not in order:
+                    order.append(s)
+    mapping = {old: f"s{i}" for i, old in enumerate(order)}
+    bindings = tuple({mapping[s]: v for s, v in b.items() if s in mapping} for b in case.bindings)
+    return dataclasses.replace(case, program=renamed, bindings=bindings)
+
+
+# ---------------------------------------------------------------- shrinker
+
+class Shrinker:
+    """Reduce one finding; ``judge`` is injectable so tests can use a stand-in oracle."""
+
+    def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
+                 backend: str = "inductor", budget: ShrinkBudget | None = None,
+                 judge: Callable[[Case], oracle.Verdict] | None = None):
+        self.kind = kind
+        self.target = signature.bug_class(kind, divergences)
+        self.budget = budget or ShrinkBudget()
+        self.judge = judge or (lambda c: judge_fresh(c, device, backend))
+        self.best = case
+        self.best_divs = list(divergences)
+        self.cache: dict[str, list | None] = {case_key(case): list(divergences)}
+        self.calls = 0
+        self.start = time.perf_counter()
+        self.exhausted = False
+
+    # -- the predicate ------------------------------------------------------
+    def divergences_of(self, case: Case) -> list | None:
+        """The target kind's divergences if ``case`` shows the same bug, else None."""
+        key = case_key(case)
+        if key in self.cache:
+            return self.cache[key]
+        try:
+            case.validate()
+        except InvalidProgram:
+            self.cache[key] = None
+            return None
+        if self.calls >= self.budget.oracle_calls or time.perf_counter() - self.start >= self.budget.seconds:
+            self.exhausted = True
+            raise BudgetExhausted
+        self.calls += 1
+        verdict = self.judge(case)
+        divs = verdict.of_kind(self.kind) if verdict.status == oracle.OK else []
+        result = divs if divs and signature.bug_class(self.kind, divs) == self.target else None
+        self.cache[key] = result
+        return result
+
+    def recheck(self, case: Case) -> list | None:
+        """A fresh oracle call, past the cache and the budget (for confirmation)."""
+        self.cache.pop(case_key(case), None)
+        saved, self.budget = self.budget, ShrinkBudget(10**9, float("inf"))
+        try:
+            return self.divergences_of(case)
+        finally:
+            self.budget = saved
+
+    def consider(self, case: Case) -> bool:
+        """Adopt ``case`` if it is smaller-or-equal and still shows the bug."""
+        divs = self.divergences_of(case)
+        if divs is None:
+            return False
+        self.best, self.best_divs = case, divs
+        return True
+
+    # -- passes -------------------------------------------------------------
+    def pass_bindings(self) -> bool:
+        failing = sorted({d.binding for d in self.best_divs})
+        bindings = self.best.bindings
+        if len(bindings) == 1:
+            return False
+        for chosen in [[i] for i in failing] + [failing]:
+            if len(chosen) < len(bindings) and self.consider(
+                    dataclasses.replace(self.best, bindings=tuple(bindings[i] for i in chosen))):
+                return True
+        return False
+
+    def pass_statements(self) -> bool:
+        """Delete chunks of statements, from the end, halving the chunk down to one."""
+        changed = False
+        size = max(1, len(self.best.program.body) // 2)
+        while True:
+            progress = False
+            hi = len(self.best.program.body)
+            while hi > 0:
+                lo = max(0, hi - size)
+                # a removal only ever takes statements at or after lo with it
+                if self.consider(remove_statements(self.best, set(range(lo, hi)))):
+                    progress = changed = True
+                hi = lo
+            if size == 1 and not progress:
+                return changed
+            if size > 1:
+                size //= 2
+
+    def pass_outputs(self) -> bool:
+        changed = False
+        outs = self.best.program.outputs
+        if outs and self.consider(_with(self.best, outputs=())):
+            return True
+        for o in outs:
+            current = self.best.program.outputs
+            if o in current and self.consider(_with(self.best, outputs=tuple(x for x in current if x != o))):
+                changed = True
+        return changed
+
+    def pass_inputs(self) -> bool:
+        changed = False
+        for inp in self.best.program.inputs:
+            p = self.best.program
+            if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
+                continue
+            cand = drop_unused_symbols(_with(self.best, inputs=tuple(i for i in p.inputs if i is not inp)))
+            changed |= self.consider(cand)
+        return changed
+
+    def _edits_of_statements(self) -> Iterator[Case]:
+        p = self.best.program
+        try:
+            typing = check(p)
+        except InvalidProgram:
+            return
+        defined = [i.name for i in p.inputs]
+        for n, stmt in enumerate(p.body):
+            # operands: an input or an earlier value of the same dims
+            for k, arg in enumerate(stmt.args):
+                for cand in defined:
+                    if cand != arg and typing.dims[cand] == typing.dims[arg] and (
+                            cand in {i.name for i in p.inputs} or defined.index(cand) < defined.index(arg)):
+                        yield self._replace_stmt(n, dataclasses.replace(
+                            stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
+            # a simpler op of the same kind
+            for simpler in SIMPLER.get(stmt.form, ()):
+                new = _simpler_stmt(stmt, simpler)
+                if new.out is None and stmt.out is not None and not _unused(p, stmt.out):
+                    continue
+                yield self._replace_stmt(n, new)
+            # simpler constants and attributes
+            for key, simplest in SIMPLEST_ATTRS.items():
+                if key in stmt.attrs and stmt.attrs[key] != simplest:
+                    yield self._replace_stmt(n, dataclasses.replace(stmt, attrs={**stmt.attrs, key: simplest}))
+            if stmt.out is not None:
+                defined.append(stmt.out)
+
+    def _replace_stmt(self, n: int, stmt: Stmt) -> Case:
+        body = list(self.best.program.body)
+        body[n] = stmt
+        return _with(self.best, body=tuple(body))
+
+    def pass_rewrite(self) -> bool:
+        changed = False
+        progress = True
+        while progress:
+            progress = False
+            for cand in self._edits_of_statements():
+                if self.consider(cand):
+                    changed = progress = True
+                    break
+        return changed
+
+    def _size_edits(self) -> Iterator[Case]:
+        case = self.best
+        p = case.program
+        # merge a symbol into another (fewer distinct sizes)
+        for a in p.symbols:
+            for b in p.symbols:
+                if a < b:
+                    yield _merge_symbols(case, b, a)
+        # drop a dim of an input (lower rank)
+        for i, inp in enumerate(p.inputs):
+            for k in range(len(inp.dims)):
+                if len(inp.dims) > 1:
+                    dims = inp.dims[:k] + inp.dims[k + 1:]
+                    inputs = p.inputs[:i] + (Input(inp.name, dims),) + p.inputs[i + 1:]
+                    yield drop_unused_symbols(_with(case, inputs=inputs))
+        # smaller sizes, and smaller minimums
+        for bi, b in enumerate(case.bindings):
+            for s, v in b.items():
+                lo = p.sym_min.get(s, 0)
+                for smaller in sorted({lo, v // 2, v - 1}):
+                    if lo <= smaller < v:
+                        nb = list(case.bindings)
+                        nb[bi] = {**b, s: smaller}
+                        yield dataclasses.replace(case, bindings=tuple(nb))
+
+    def pass_sizes(self) -> bool:
+        changed = False
+        progress = True
+        while progress:
+            progress = False
+            for cand in self._size_edits():
+                if len(cand.program.body) <= len(self.best.program.body) and self.consider(cand):
+                    changed = progress = True
+                    break
+        return changed
+
+    PASSES = ("pass_bindings", "pass_statements", "pass_outputs", "pass_inputs",
+              "pass_rewrite", "pass_statements", "pass_sizes")
+
+    def run(self) -> Case:
+        try:
+            changed = True
+            while changed:
+                changed = False
+                for name in self.PASSES:
+                    changed |= getattr(self, name)()
+        except BudgetExhausted:
+            pass
+        return self.best
+
+
+#: Forms with no result: a simpler op of this kind can replace a call only if the
+#: call's result is unused.
+_NO_RESULT = frozenset({"e_log", "m_addto", "m_scale", "m_cumrow", "add_", "mul_", "copy_"})
+
+
+def _simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
+    form = ops.form(simpler)
+    attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
+    if simpler in ("mul_", "scale"):
+        attrs["c"] = SIMPLEST_ATTRS["c"]
+    out = None if simpler in _NO_RESULT else stmt.out
+    return Stmt(simpler, stmt.args[:form.arity], out, attrs)
+
+
+def _unused(p: Program, value: str) -> bool:
+    return value not in p.outputs and not any(value in s.args for s in p.body)
+
+
+def _merge_symbols(case: Case, old: str, new: str) -> Case:
+    pat = re.compile(rf"\b{old}\b")
+
+    def dim(d: str) -> str:
+        return pat.sub(new, d)
+
+    p = case.program
+    inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims)) for i in p.inputs)
+    program = dataclasses.replace(
+        p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs,
+        sym_min={s: (max(v, p.sym_min.get(old, 0)) if s == new else v)
+                 for s, v in p.sym_min.items() if s != old})
+    bindings = tuple({s: v for s, v in b.items() if s != old} for b in case.bindings)
+    bindings = tuple({s: max(v, program.sym_min.get(s, 0)) for s, v in b.items()} for b in bindings)
+    return dataclasses.replace(case, program=program, bindings=bindings)
+
+
+def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
+           budget: ShrinkBudget | None = None, judge=None, confirm: bool = True) -> ShrinkResult:
+    """Shrink, renumber, and confirm the reduced case after a fresh compile."""
+    start = time.perf_counter()
+    shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge)
+    best = shrinker.run()
+    divs = shrinker.best_divs
+    confirmed = not confirm
+    if confirm:
+        # outside the budget: the renumbered case must show the bug from a fresh compile;
+        # if renumbering lost it (it should not), the unrenumbered one must
+        for candidate in (canonical_case(best), best):
+            again = shrinker.recheck(candidate)
+            if again is not None:
+                best, divs, confirmed = candidate, again, True
+                break
+    return ShrinkResult(
+        case=best, signature=signature.of(kind, best, divs), divergences=divs,
+        original_statements=len(case.program.body), statements=len(best.program.body),
+        oracle_calls=shrinker.calls, seconds=time.perf_counter() - start,
+        exhausted=shrinker.exhausted, confirmed=confirmed,
+    )
+
+
+def is_one_minimal(case: Case, kind: str, divergences: list, judge) -> tuple[bool, list[str]]:
+    """Does removing any one statement (with what reads it) or returned value lose the bug?
+
+    Returns (minimal, the removals that kept the bug).
+    """
+    s = Shrinker(case, kind, divergences, judge=judge, budget=ShrinkBudget(10**6, float("inf")))
+    keeps = []
+    for n in range(len(case.program.body)):
+        if s.divergences_of(remove_statements(case, {n})) is not None:
+            keeps.append(f"statement {n}")
+    for o in case.program.outputs:
+        if s.divergences_of(_with(case, outputs=tuple(x for x in case.program.outputs if x != o))) is not None:
+            keeps.append(f"output {o}")
+    return not keeps, keeps
