@@ -1,23 +1,27 @@
-"""A campaign: generate, try and save, program after program, within a budget.
+"""A campaign: generate, try, shrink and save, program after program, within a budget.
 
 Program ``i`` of a campaign with seed ``S`` is ``generate(program_seed(S, i))``: any
-program can be regenerated from the seed and its index alone.  Findings are saved
-the moment they are confirmed (atomically, one entry per signature), so stopping
-the campaign at any point loses nothing already found.
+program can be regenerated from the seed and its index alone.  Each confirmed
+finding is shrunk (unless disabled) and saved the moment it is ready, atomically,
+one entry per signature, so stopping the campaign at any point loses nothing
+already found.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fuzzer import corpus
+from fuzzer import corpus, faults
 from fuzzer.generate import generate, program_seed
 from fuzzer.limits import CAMPAIGN
-from fuzzer.trial import FINDING, FLAKY, Finding, run_trial
+from fuzzer.shrink import ShrinkBudget, shrink
+from fuzzer import oracle
+from fuzzer.trial import FLAKY, Finding, judge_fresh, run_trial
 
 
 @dataclass
@@ -32,6 +36,17 @@ class Budget:
                 or (self.programs is not None and done >= self.programs))
 
 
+@dataclass(frozen=True)
+class Config:
+    seed: int
+    device: str
+    corpus_dir: str
+    backend: str = "inductor"
+    shrink: bool = True
+    shrink_budget: ShrinkBudget = ShrinkBudget()
+    fault: str | None = None
+
+
 @dataclass
 class Stats:
     programs: int = 0
@@ -40,6 +55,8 @@ class Stats:
     statuses: Counter = field(default_factory=Counter)
     saved: list[str] = field(default_factory=list)
     repeats: int = 0
+    #: (program index, seconds since start) of the first finding of each kind
+    first: dict = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -57,51 +74,105 @@ class Stats:
         ])
 
 
-def entry_for(finding: Finding, seed: int | None, fault: str | None = None) -> corpus.Entry:
+def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entry:
+    """The corpus entry of a finding, shrunk first when the config says so."""
+    case, divs, sig, record = finding.case, finding.divergences, finding.signature, None
+    if config.shrink:
+        result = shrink(case, finding.kind, divs, finding.device, finding.backend, config.shrink_budget)
+        if result.confirmed:
+            case, divs, sig, record = result.case, result.divergences, result.signature, result.record()
     return corpus.Entry(
-        id=corpus.entry_id(finding.kind, finding.signature),
+        id=corpus.entry_id(finding.kind, sig),
         kind=finding.kind,
-        signature=finding.signature,
+        signature=sig,
         seed=seed,
         device=finding.device,
         backend=finding.backend,
         torch_version=corpus.torch_version(),
-        case=finding.case,
-        detail=[d.line() for d in finding.divergences],
-        fault=fault,
+        case=case,
+        detail=[d.line() for d in divs],
+        fault=config.fault,
+        shrink=record,
     )
 
 
-def run_campaign(seed: int, budget: Budget, device: str, corpus_dir: str,
-                 backend: str = "inductor", log: Callable[[str], None] | None = None) -> Stats:
+def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
+                 stop_when: Callable[[Finding, corpus.Entry, float], bool] | None = None) -> Stats:
+    """Fuzz until the budget is spent, or ``stop_when(finding, entry, found_at)`` says stop.
+
+    ``found_at`` is the campaign time (s) at which the finding was confirmed, before
+    shrinking and saving it.
+    """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
     stats = Stats()
     start = time.perf_counter()
     last_report = start
     index = 0
-    try:
-        while not budget.spent(time.perf_counter() - start, index):
-            pseed = program_seed(seed, index)
-            result = run_trial(generate(pseed), device, backend)
-            stats.programs += 1
-            stats.statuses[result.status] += 1
-            for finding in result.findings:
-                stats.findings[finding.kind] += 1
-                path, new = corpus.save(entry_for(finding, pseed), corpus_dir)
-                if new:
-                    stats.saved.append(str(path))
-                    log(f"[{time.perf_counter() - start:6.0f}s] program {index}: new {finding.kind} -> {path}")
-                else:
-                    stats.repeats += 1
-            index += 1
-            now = time.perf_counter()
-            if now - last_report >= CAMPAIGN.progress_every_s:
-                last_report = now
-                stats.seconds = now - start
-                found = sum(stats.findings.values())
-                log(f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
-                    f"{found} findings, {len(stats.saved)} saved")
-    except KeyboardInterrupt:
-        log("interrupted: stopping after the current program")
+    with faults.planted(config.fault):
+        try:
+            while not budget.spent(time.perf_counter() - start, index):
+                pseed = program_seed(config.seed, index)
+                result = run_trial(generate(pseed), config.device, config.backend)
+                stats.programs += 1
+                stats.statuses[result.status] += 1
+                stop = False
+                for finding in result.findings:
+                    stats.findings[finding.kind] += 1
+                    found_at = time.perf_counter() - start
+                    stats.first.setdefault(finding.kind, (index, found_at))
+                    entry = entry_for(finding, pseed, config)
+                    path, new = corpus.save(entry, config.corpus_dir)
+                    if new:
+                        stats.saved.append(str(path))
+                        log(f"[{time.perf_counter() - start:6.0f}s] program {index}: new {finding.kind} "
+                            f"({entry.statements} statements) -> {path}")
+                    else:
+                        stats.repeats += 1
+                    stop |= bool(stop_when and stop_when(finding, entry, found_at))
+                index += 1
+                now = time.perf_counter()
+                if now - last_report >= CAMPAIGN.progress_every_s:
+                    last_report = now
+                    stats.seconds = now - start
+                    log(f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
+                        f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved")
+                if stop:
+                    break
+        except KeyboardInterrupt:
+            log("interrupted: stopped after the last completed program")
     stats.seconds = time.perf_counter() - start
     return stats
+
+
+def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
+    """Shrink a saved entry again and replace it; None if it no longer reproduces.
+
+    Returns (new path, statements before, statements after).  The new entry is
+    written (atomically) before the old files go, so a crash leaves one or both.
+    """
+    with faults.planted(entry.fault):
+        verdict = judge_fresh(entry.case, device, entry.backend)
+        divs = verdict.of_kind(entry.kind) if verdict.status == oracle.OK else []
+        if not divs:
+            return None
+        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget)
+    if not result.confirmed:
+        return None
+    before = entry.statements
+    new = corpus.Entry(
+        id=corpus.entry_id(entry.kind, result.signature), kind=entry.kind, signature=result.signature,
+        seed=entry.seed, device=device, backend=entry.backend, torch_version=corpus.torch_version(),
+        case=result.case, detail=[d.line() for d in result.divergences], hits=entry.hits,
+        fault=entry.fault, found=entry.found,
+        shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
+            "original_statements", before)},
+    )
+    folder = os.path.dirname(os.path.abspath(path))
+    if new.id == entry.id:
+        new.hits = 0  # save() adds the hits of the entry already there
+    new_path, _ = corpus.save(new, folder)
+    if new.id != entry.id:
+        for old in (path, os.path.splitext(path)[0] + corpus.SCRIPT_SUFFIX):
+            if os.path.exists(old):
+                os.unlink(old)
+    return new_path, before, new.statements

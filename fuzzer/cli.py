@@ -68,6 +68,50 @@ def main() -> None:
     """
 
 
+def _fault_names() -> list[str]:
+    from fuzzer.faults import CATALOGUE
+    return sorted(CATALOGUE)
+
+
+class ShrinkBudgetType(click.ParamType):
+    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``150,2m``)."""
+
+    name = "CALLS,DURATION"
+
+    def convert(self, value, param, ctx):
+        from fuzzer.shrink import ShrinkBudget
+
+        if isinstance(value, ShrinkBudget):
+            return value
+        default = ShrinkBudget()
+        calls, seconds = default.oracle_calls, default.seconds
+        for part in str(value).split(","):
+            part = part.strip()
+            if part.isdigit():
+                calls = int(part)
+                if calls < 1:
+                    self.fail("oracle calls must be at least 1", param, ctx)
+            else:
+                try:
+                    seconds = parse_duration(part)
+                except click.BadParameter as exc:
+                    self.fail(f"{value!r}: {exc.message} (or a number of oracle calls)", param, ctx)
+        return ShrinkBudget(oracle_calls=calls, seconds=seconds)
+
+
+def _fault_option(func):
+    return click.option(
+        "--inject-fault", "fault", default=None, metavar="NAME",
+        type=click.Choice(_fault_names()),
+        help="Plant a compiler fault from the catalogue (see `dcefuzz faults`).")(func)
+
+
+def _shrink_options(func):
+    func = click.option("--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
+                        help="Bound each shrink: oracle calls and/or time.")(func)
+    return click.option("--no-shrink", is_flag=True, help="Save findings as found, unreduced.")(func)
+
+
 @main.command()
 @click.option("--time", "seconds", type=Duration(), default=None,
               help="Fuzz for this long (90s, 10m, 2h).")
@@ -78,21 +122,101 @@ def main() -> None:
 @click.option("--device", default=None, help=DEVICE_HELP)
 @click.option("--corpus", "corpus_dir", default="corpus", show_default=True,
               type=click.Path(file_okay=False), help="Folder for findings.")
-def run(seconds, programs, seed, device, corpus_dir):
+@_fault_option
+@_shrink_options
+def run(seconds, programs, seed, device, corpus_dir, fault, no_shrink, shrink_budget):
     """Fuzz for a duration or a number of programs, then print a summary.
 
-    Without --time or --programs the campaign runs 60 seconds.
+    Without --time or --programs the campaign runs 60 seconds.  Each new finding is
+    shrunk before it is saved unless --no-shrink is given.
     """
-    from fuzzer.campaign import Budget, run_campaign
+    from fuzzer.campaign import Budget, Config, run_campaign
 
     dev = _device(device)
     if seconds is None and programs is None:
         seconds = 60.0
-    click.echo(f"dcefuzz {__version__}: seed {seed}, device {dev}, corpus {corpus_dir}", err=True)
-    stats = run_campaign(seed, Budget(seconds=seconds, programs=programs), dev, corpus_dir)
+    click.echo(f"dcefuzz {__version__}: seed {seed}, device {dev}, corpus {corpus_dir}"
+               + (f", fault {fault} planted" if fault else ""), err=True)
+    config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
+                    shrink=not no_shrink, shrink_budget=shrink_budget)
+    stats = run_campaign(config, Budget(seconds=seconds, programs=programs))
     click.echo(stats.summary())
     for path in stats.saved:
         click.echo(f"saved {path}")
+
+
+@main.command()
+@click.option("--fault", "names", multiple=True, type=click.Choice(_fault_names()), metavar="NAME",
+              help="Test only this fault (repeatable). Default: the whole catalogue.")
+@click.option("--time-per-fault", "seconds", type=Duration(), default="60s", show_default=True,
+              help="Campaign time for each fault.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Keep the findings here (default: a temporary folder).")
+def selftest(names, seconds, seed, device, corpus_dir):
+    """Plant each fault in turn and check that a short campaign catches it.
+
+    Prints a table (fault, detected, programs and seconds to the first finding,
+    its kind, statements in the shrunk entry).  Exit 1 if any applicable fault
+    is missed.
+    """
+    import tempfile
+
+    from fuzzer.selftest import run_selftest, table
+
+    dev = _device(device)
+    names = list(names) or _fault_names()
+    with tempfile.TemporaryDirectory(prefix="dcefuzz-selftest-") as tmp:
+        folder = corpus_dir or tmp
+        click.echo(f"selftest: {len(names)} faults, {seconds:.0f}s each, seed {seed}, device {dev}", err=True)
+        rows = []
+        for name in names:
+            rows += run_selftest([name], seconds, seed, dev, folder)
+            r = rows[-1]
+            click.echo(f"  {name}: " + ("n/a" if not r.applicable else "detected" if r.detected else "MISSED"),
+                       err=True)
+        click.echo(table(rows))
+    sys.exit(1 if any(r.applicable and not r.detected for r in rows) else 0)
+
+
+@main.command("faults")
+def list_faults():
+    """List the fault catalogue and whether each fault applies to this torch."""
+    from fuzzer.faults import CATALOGUE
+
+    for name in sorted(CATALOGUE):
+        f = CATALOGUE[name]
+        reason = f.unavailable()
+        status = "applicable" if reason is None else f"n/a: {reason}"
+        click.echo(f"{name:28s} {f.bug_class:18s} -> {f.expected_kind:14s} {status}")
+        click.echo(f"    {f.description}")
+
+
+@main.command("shrink")
+@click.argument("entry")
+@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option(
+    "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
+    help="Bound the shrink: oracle calls and/or time.")
+def shrink_entry(entry, device, shrink_budget):
+    """Shrink a saved entry again, in place.
+
+    The reduced entry replaces the old one atomically.  Its signature names the
+    reduced program, so its id can change: the old files are then removed (and if
+    an entry with the new id exists, the hits are merged into it).
+    """
+    from pathlib import Path
+
+    from fuzzer.campaign import reshrink
+
+    e = _load_or_exit(entry)
+    result = reshrink(e, Path(entry).with_suffix(".json"), _device(device), shrink_budget)
+    if result is None:
+        click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
+        sys.exit(1)
+    path, before, after = result
+    click.echo(f"{e.id}: {before} -> {after} statements, saved {path}")
 
 
 @main.command()

@@ -55,6 +55,8 @@ class Entry:
     fault: str | None = None
     found: str = ""
     dcefuzz_version: str = __version__
+    #: {original_statements, statements, oracle_calls, seconds} when shrunk
+    shrink: dict | None = None
 
     @property
     def statements(self) -> int:
@@ -75,6 +77,7 @@ class Entry:
             "found": self.found,
             "hits": self.hits,
             "statements": self.statements,
+            "shrink": self.shrink,
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -102,6 +105,7 @@ class Entry:
             case=case, detail=list(data["detail"]), hits=int(data.get("hits", 1)),
             fault=data.get("fault"), found=data.get("found", ""),
             dcefuzz_version=data.get("dcefuzz_version", ""),
+            shrink=data.get("shrink"),
         )
 
     def script(self) -> str:
@@ -146,25 +150,32 @@ def load(path: str | os.PathLike) -> Entry:
 def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
     """Write the entry and its script; if one with this id exists, count a hit instead.
 
-    Returns the JSON path and whether a new entry was created.
+    A repeat hit keeps whichever example is smaller.  Returns the JSON path and
+    whether a new entry was created.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{entry.id}{ENTRY_SUFFIX}"
+    new = True
     if path.exists():
         try:
             old = load(path)
         except BadEntry:
             old = None
         if old is not None:
-            old.hits += entry.hits
-            _atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
-            return path, False
+            new = False
+            hits = old.hits + entry.hits
+            if entry.statements < old.statements:
+                entry.hits, entry.found = hits, old.found
+            else:
+                old.hits = hits
+                _atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
+                return path, False
     if not entry.found:
         entry.found = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     _atomic_write(path.with_suffix(SCRIPT_SUFFIX), entry.script())
     _atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
-    return path, True
+    return path, new
 
 
 def entries_in(paths) -> tuple[list[Path], list[str]]:

@@ -64,6 +64,50 @@ SIMPLER: dict[str, tuple[str, ...]] = {
 }
 SIMPLEST_ATTRS = {"c": ops.CONSTANTS[0], "fn": ops.UNARY_FUNCTIONS[0], "dim": 0}
 
+#: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
+FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
+DEFAULT_FORM_COMPLEXITY = 2
+
+
+def complexity(case: Case) -> tuple:
+    """A well-founded order on cases: the shrinker only ever moves down it.
+
+    Statements first, then returned values, inputs, ranks, symbols, bindings, then
+    finer things: simpler forms, operands defined earlier, simpler attributes,
+    smaller sizes.  Because every accepted step strictly decreases this key, the
+    passes cannot cycle and the fixpoint is reached.
+    """
+    p = case.program
+    order = {i.name: n for n, i in enumerate(p.inputs)}
+    operand_pos = 0
+    for s in p.body:
+        operand_pos += sum(order.get(a, len(order)) for a in s.args)
+        if s.out is not None:
+            order[s.out] = len(order)
+
+    def attr_cost(k, v):
+        if k == "c":
+            return ops.CONSTANTS.index(v) if v in ops.CONSTANTS else len(ops.CONSTANTS)
+        if k == "fn":
+            return ops.UNARY_FUNCTIONS.index(v) if v in ops.UNARY_FUNCTIONS else len(ops.UNARY_FUNCTIONS)
+        if k == "dim":
+            return v if isinstance(v, int) else 0
+        return 0
+
+    return (
+        len(p.body),
+        len(p.outputs),
+        len(p.inputs),
+        sum(len(i.dims) for i in p.inputs),
+        len(p.symbols),
+        len(case.bindings),
+        sum(FORM_COMPLEXITY.get(s.form, DEFAULT_FORM_COMPLEXITY) for s in p.body),
+        operand_pos,
+        sum(attr_cost(k, v) for s in p.body for k, v in s.attrs.items() if k != "site"),
+        sum(v for b in case.bindings for v in b.values()),
+        sum(p.sym_min.values()),
+    )
+
 
 @dataclass(frozen=True)
 class ShrinkBudget:
@@ -196,7 +240,9 @@ class Shrinker:
             self.budget = saved
 
     def consider(self, case: Case) -> bool:
-        """Adopt ``case`` if it is smaller-or-equal and still shows the bug."""
+        """Adopt ``case`` if it is strictly simpler and still shows the bug."""
+        if complexity(case) >= complexity(self.best):
+            return False
         divs = self.divergences_of(case)
         if divs is None:
             return False
@@ -262,13 +308,13 @@ class Shrinker:
             return
         defined = [i.name for i in p.inputs]
         for n, stmt in enumerate(p.body):
-            # operands: an input or an earlier value of the same dims
+            # operands: an input or an earlier value (same dims first; the form's
+            # typing rejects what does not fit, at no oracle cost)
             for k, arg in enumerate(stmt.args):
-                for cand in defined:
-                    if cand != arg and typing.dims[cand] == typing.dims[arg] and (
-                            cand in {i.name for i in p.inputs} or defined.index(cand) < defined.index(arg)):
-                        yield self._replace_stmt(n, dataclasses.replace(
-                            stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
+                earlier = defined[:defined.index(arg)]
+                for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
+                    yield self._replace_stmt(n, dataclasses.replace(
+                        stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
             # a simpler op of the same kind
             for simpler in SIMPLER.get(stmt.form, ()):
                 new = _simpler_stmt(stmt, simpler)
@@ -329,7 +375,7 @@ class Shrinker:
         while progress:
             progress = False
             for cand in self._size_edits():
-                if len(cand.program.body) <= len(self.best.program.body) and self.consider(cand):
+                if self.consider(cand):
                     changed = progress = True
                     break
         return changed

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import backends
-from fuzzer.campaign import Budget, run_campaign
+from fuzzer.campaign import Budget, Config, run_campaign
 from fuzzer.cli import main, parse_duration
 from fuzzer.corpus import load, save
 from test_corpus import make_entry
@@ -81,22 +81,35 @@ def test_replay_exit_codes(tmp_path):
     assert r.exit_code == 2 and "no-such-thing" in r.output
 
 
-def test_campaign_saves_each_bug_once_and_counts_hits(tmp_path):
-    lines = []
-    stats = run_campaign(3, Budget(programs=12), "cpu", str(tmp_path), backend=backends.DROP_LOG,
-                         log=lines.append)
+def _config(tmp_path, backend, **kw):
+    return Config(seed=3, device="cpu", corpus_dir=str(tmp_path), backend=backend, **kw)
+
+
+def test_campaign_shrinks_and_buckets_one_bug_into_one_entry(tmp_path):
+    stats = run_campaign(_config(tmp_path, backends.DROP_LOG), Budget(programs=12), log=lambda line: None)
     assert stats.programs == 12
     assert stats.findings["effect-log"] >= 2
     entries = [load(p) for p in tmp_path.glob("*.json")]
-    assert entries and all(e.kind in ("effect-log", "missed-dce") for e in entries)
-    hits = sum(e.hits for e in entries)
-    assert hits == sum(stats.findings.values())
+    effect = [e for e in entries if e.kind == "effect-log"]
+    # every program that loses an e_log shrinks to the same one-call program
+    assert len(effect) == 1, [e.signature for e in effect]
+    assert effect[0].hits == stats.findings["effect-log"]
+    assert effect[0].statements == 1
+    assert effect[0].shrink["statements"] == 1
+    assert effect[0].shrink["original_statements"] >= 1
+    assert sum(e.hits for e in entries) == sum(stats.findings.values())
+    assert stats.repeats == sum(e.hits for e in entries) - len(entries)
+
+
+def test_campaign_without_shrinking_saves_as_found(tmp_path):
+    stats = run_campaign(_config(tmp_path, backends.DROP_LOG, shrink=False), Budget(programs=6),
+                         log=lambda line: None)
+    entries = [load(p) for p in tmp_path.glob("*.json")]
+    assert entries and all(e.shrink is None for e in entries)
     assert len(entries) == len(stats.saved)
-    assert stats.repeats == hits - len(entries)
 
 
 def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
-    stats = run_campaign(3, Budget(programs=12), "cpu", str(tmp_path), backend=backends.FAITHFUL,
-                         log=lambda line: None)
+    stats = run_campaign(_config(tmp_path, backends.FAITHFUL), Budget(programs=12), log=lambda line: None)
     assert stats.programs == 12
     assert not set(stats.findings) - {"missed-dce"}

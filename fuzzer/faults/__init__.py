@@ -17,6 +17,9 @@ a fault whose internals are missing says so through :meth:`Fault.unavailable`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from fuzzer.faults import (
     compile_error,
     dead_pure_kept,
@@ -26,7 +29,7 @@ from fuzzer.faults import (
 )
 from fuzzer.faults._fault import BUG_CLASSES, Fault, FaultUnavailable
 
-__all__ = ["BUG_CLASSES", "CATALOGUE", "Fault", "FaultUnavailable", "get"]
+__all__ = ["BUG_CLASSES", "CATALOGUE", "Fault", "FaultUnavailable", "get", "planted", "suspended"]
 
 CATALOGUE: dict[str, Fault] = {
     f.name: f
@@ -41,3 +44,40 @@ def get(name: str) -> Fault:
         return CATALOGUE[name]
     except KeyError:
         raise KeyError(f"unknown fault {name!r}; known: {', '.join(sorted(CATALOGUE))}") from None
+
+
+_active: list[tuple[Fault, list]] = []
+
+
+@contextmanager
+def planted(name: str | None) -> Iterator[Fault | None]:
+    """Run the body with fault ``name`` installed (None: nothing planted)."""
+    if name is None:
+        yield None
+        return
+    fault = get(name)
+    undo = [fault.install()]
+    _active.append((fault, undo))
+    try:
+        yield fault
+    finally:
+        _active.pop()
+        undo[0]()
+
+
+@contextmanager
+def suspended() -> Iterator[None]:
+    """Run the body with the currently planted fault (if any) removed.
+
+    This is how a finding made under a fault is attributed: if it still diverges
+    with the fault lifted, torch itself has the bug.
+    """
+    if not _active:
+        yield
+        return
+    fault, undo = _active[-1]
+    undo[0]()
+    try:
+        yield
+    finally:
+        undo[0] = fault.install()

@@ -1,0 +1,91 @@
+"""Self-test: does dcefuzz catch each planted bug class on this torch, and how fast?
+
+For each fault of the catalogue, a short seeded campaign runs with the fault
+planted until it saves a finding of the kind the fault should cause, or its time
+is up.  A finding counts as detecting the fault only if it goes away when the fault
+is lifted: a divergence that persists without the fault is a bug of torch itself
+(this torch has some), so it is saved but does not count, and the search goes on.
+A fault whose internals this torch lacks is reported as not applicable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fuzzer import faults, oracle
+from fuzzer.campaign import Budget, Config, run_campaign
+from fuzzer.trial import judge_fresh
+
+
+@dataclass
+class Row:
+    fault: str
+    bug_class: str
+    expected_kind: str
+    applicable: bool
+    detected: bool = False
+    programs: int | None = None
+    seconds: float | None = None
+    kind: str | None = None
+    statements: int | None = None
+    entry: str | None = None
+    torch_bugs: int = 0
+    note: str = ""
+
+    def cells(self) -> list[str]:
+        if not self.applicable:
+            return [self.fault, self.bug_class, "n/a", "", "", "", "", self.note]
+        return [self.fault, self.bug_class, "yes" if self.detected else "NO",
+                "" if self.programs is None else str(self.programs),
+                "" if self.seconds is None else f"{self.seconds:.1f}",
+                self.kind or "", "" if self.statements is None else str(self.statements), self.note]
+
+
+HEADER = ["fault", "class", "detected", "programs", "seconds", "kind", "statements", "note"]
+
+
+def table(rows: list[Row]) -> str:
+    cells = [HEADER] + [r.cells() for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(len(HEADER))]
+    lines = ["  ".join(c[i].ljust(widths[i]) for i in range(len(HEADER))).rstrip() for c in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: str,
+                log=None) -> Row:
+    fault = faults.get(name)
+    row = Row(fault.name, fault.bug_class, fault.expected_kind, applicable=True)
+    reason = fault.unavailable()
+    if reason is not None:
+        row.applicable, row.note = False, reason
+        return row
+
+    def caused_by_fault(finding, entry, found_at: float) -> bool:
+        if entry.kind != fault.expected_kind or row.detected:
+            return False
+        with faults.suspended():
+            without = judge_fresh(entry.case, device)
+        if without.status == oracle.OK and without.of_kind(entry.kind):
+            row.torch_bugs += 1
+            return False
+        row.detected = True
+        row.seconds = found_at
+        row.kind, row.statements, row.entry = entry.kind, entry.statements, entry.id
+        return True
+
+    config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name)
+    stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
+                         stop_when=caused_by_fault)
+    if row.detected:
+        row.programs = stats.programs
+    else:
+        row.programs, row.seconds = stats.programs, stats.seconds
+    if row.torch_bugs:
+        row.note = f"{row.torch_bugs} finding(s) of this kind persisted without the fault (torch bugs)"
+    return row
+
+
+def run_selftest(names: list[str], seconds: float, seed: int, device: str, corpus_dir: str,
+                 log=None) -> list[Row]:
+    return [check_fault(n, seconds, seed, device, corpus_dir, log) for n in names]
