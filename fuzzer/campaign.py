@@ -57,6 +57,9 @@ class Stats:
     repeats: int = 0
     #: (program index, seconds since start) of the first finding of each kind
     first: dict = field(default_factory=dict)
+    #: findings refused by the campaign's filter, by kind
+    ignored: Counter = field(default_factory=Counter)
+    last_entry: corpus.Entry | None = None
 
     @property
     def rate(self) -> float:
@@ -97,11 +100,12 @@ def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entr
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
-                 stop_when: Callable[[Finding, corpus.Entry, float], bool] | None = None) -> Stats:
-    """Fuzz until the budget is spent, or ``stop_when(finding, entry, found_at)`` says stop.
+                 accept: Callable[[Finding], bool] | None = None, stop_after_saving: bool = False
+                 ) -> Stats:
+    """Fuzz until the budget is spent (or, with ``stop_after_saving``, a finding is saved).
 
-    ``found_at`` is the campaign time (s) at which the finding was confirmed, before
-    shrinking and saving it.
+    ``accept`` filters findings before the costly part: a finding it refuses is
+    counted in ``stats.ignored`` and neither shrunk nor saved.
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
     stats = Stats()
@@ -117,9 +121,11 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                 stats.statuses[result.status] += 1
                 stop = False
                 for finding in result.findings:
+                    if accept is not None and not accept(finding):
+                        stats.ignored[finding.kind] += 1
+                        continue
                     stats.findings[finding.kind] += 1
-                    found_at = time.perf_counter() - start
-                    stats.first.setdefault(finding.kind, (index, found_at))
+                    stats.first.setdefault(finding.kind, (index, time.perf_counter() - start))
                     entry = entry_for(finding, pseed, config)
                     path, new = corpus.save(entry, config.corpus_dir)
                     if new:
@@ -128,7 +134,8 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                             f"({entry.statements} statements) -> {path}")
                     else:
                         stats.repeats += 1
-                    stop |= bool(stop_when and stop_when(finding, entry, found_at))
+                    stats.last_entry = entry
+                    stop |= stop_after_saving
                 index += 1
                 now = time.perf_counter()
                 if now - last_report >= CAMPAIGN.progress_every_s:

@@ -61,26 +61,29 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
         row.applicable, row.note = False, reason
         return row
 
-    def caused_by_fault(finding, entry, found_at: float) -> bool:
-        if entry.kind != fault.expected_kind or row.detected:
+    def caused_by_fault(finding) -> bool:
+        """The fault's kind, and gone once the fault is lifted (else torch's own bug)."""
+        if finding.kind != fault.expected_kind:
             return False
         with faults.suspended():
-            without = judge_fresh(entry.case, device)
-        if without.status == oracle.OK and without.of_kind(entry.kind):
+            without = judge_fresh(finding.case, device)
+        if without.status == oracle.OK and without.of_kind(finding.kind):
             row.torch_bugs += 1
             return False
-        row.detected = True
-        row.seconds = found_at
-        row.kind, row.statements, row.entry = entry.kind, entry.statements, entry.id
         return True
 
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name)
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
-                         stop_when=caused_by_fault)
-    if row.detected:
-        row.programs = stats.programs
+                         accept=caused_by_fault, stop_after_saving=True)
+    row.programs = stats.programs
+    if stats.last_entry is not None:
+        entry = stats.last_entry
+        row.detected = True
+        row.programs, row.seconds = stats.first[entry.kind]
+        row.programs += 1
+        row.kind, row.statements, row.entry = entry.kind, entry.statements, entry.id
     else:
-        row.programs, row.seconds = stats.programs, stats.seconds
+        row.seconds = stats.seconds
     if row.torch_bugs:
         row.note = f"{row.torch_bugs} finding(s) of this kind persisted without the fault (torch bugs)"
     return row

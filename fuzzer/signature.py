@@ -33,12 +33,16 @@ from fuzzer.shapes import symbols_in
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _NAMES = re.compile(r"\b([svux]|buf|arg|primals_|tangents_)\d+\b")
+#: which of our custom ops an error names is the program's business, not the bug's:
+#: the shrinker may swap an op for a simpler one of the same kind
+_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
 _EFFECT_WORDS = ("missing", "extra", "duplicated", "reordered")
 _VALUE_WORDS = (("shape", "shape"), ("dtype", "dtype"), ("returned", "count"),
                 ("non-finite", "non-finite"), ("values differ", "values"))
 
 
 def normalise_message(line: str) -> str:
+    line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _NAMES.sub(lambda m: m.group(1) + "#", line)
     line = _NUMBER.sub("#", line)
     return re.sub(r"\s+", " ", line).strip()[:200]

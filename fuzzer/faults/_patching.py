@@ -132,8 +132,16 @@ def _restore(saved: list[_Saved]) -> None:
             setattr(s.owner, s.name, s.value)
 
 
+#: dynamo warns on every compile that caches being off disables its profile-guided
+#: settings; while a fault is planted that is expected, so the warning is muted.
+_PGO_WARNING = r"dynamo_pgo force disabled"
+
+
 def caches_off() -> Callable[[], None]:
     """Turn the on-disk compile caches off; return an undo restoring the old values."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=_PGO_WARNING)
     old = []
     for module_name, attr, value in CACHE_SETTINGS:
         module = importlib.import_module(module_name)

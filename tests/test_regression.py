@@ -1,0 +1,70 @@
+"""The committed corpus as a regression suite, with real Inductor compiles.
+
+On the torch an entry was found with, it must still reproduce (the corpus holds
+only confirmed findings); on any other torch it may have been fixed, so only
+REPRODUCES or FIXED is accepted there, never ERROR.  One repro script runs as a
+subprocess to show its exit-code contract; a clean program's script exits 0.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from fuzzer import corpus
+from fuzzer.corpus import Entry, load
+from fuzzer.replay import FIXED, REPRODUCES, replay_entry
+from helpers import case, prog
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+ENTRIES = sorted(CORPUS.glob("*.json"))
+
+pytestmark = pytest.mark.compile
+
+
+def _same_torch(entry: Entry) -> bool:
+    return entry.torch_version == torch.__version__ and entry.device.startswith("cpu")
+
+
+def test_corpus_is_not_empty():
+    assert ENTRIES, "corpus/ should hold the confirmed findings"
+
+
+@pytest.mark.parametrize("path", ENTRIES, ids=lambda p: p.stem)
+def test_corpus_entry_replays(path):
+    entry = load(path)
+    assert path.with_suffix(".py").exists()
+    result = replay_entry(path, "cpu")
+    if _same_torch(entry) and not entry.fault:
+        assert result.outcome == REPRODUCES, result.detail
+    elif entry.fault:
+        assert result.outcome == FIXED, result.detail   # the planted fault is not here
+    else:
+        assert result.outcome in (REPRODUCES, FIXED), result.detail
+
+
+def _run_script(path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(path), "cpu"], capture_output=True, text=True, timeout=600)
+
+
+def test_repro_script_exit_codes(tmp_path):
+    real = [load(p) for p in ENTRIES]
+    real = [e for e in real if _same_torch(e) and not e.fault and e.kind != "missed-dce"]
+    if not real:
+        pytest.skip("no entry from this torch to reproduce")
+    smallest = min(real, key=lambda e: e.statements)
+    done = _run_script(CORPUS / f"{smallest.id}.py")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "REPRODUCES" in done.stdout
+
+    clean = Entry(id="clean", kind="effect-log", signature="clean", seed=None, device="cpu",
+                  backend="inductor", torch_version=torch.__version__, detail=["none"],
+                  case=case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0}),
+                                                   ("p_sin", ["x0"], "v0", {"site": 1})],
+                                 outputs=["v0"])))
+    path, _ = corpus.save(clean, tmp_path)
+    done = _run_script(path.with_suffix(".py"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "does not reproduce" in done.stdout

@@ -1,0 +1,32 @@
+"""Self-test end to end on one planted fault: detected, saved with its name, FIXED without it."""
+
+import pytest
+from click.testing import CliRunner
+
+from fuzzer.cli import main
+from fuzzer.corpus import load
+from fuzzer.selftest import Row, table
+
+
+def test_table_lists_every_row():
+    rows = [Row("a", "effect-dropped", "effect-log", True, True, 3, 1.5, "effect-log", 1, "effect-log-x"),
+            Row("b", "mutation-lost", "wrong-mutation", False, note="not in this torch")]
+    text = table(rows)
+    assert "yes" in text and "n/a" in text and "not in this torch" in text
+    assert len(text.splitlines()) == 4
+
+
+@pytest.mark.compile
+def test_selftest_detects_a_fault_and_its_entry_is_fixed_without_it(tmp_path):
+    r = CliRunner().invoke(main, ["selftest", "--fault", "effect-dce", "--time-per-fault", "90s",
+                                  "--corpus", str(tmp_path)])
+    assert r.exit_code == 0, r.output
+    row = [line for line in r.output.splitlines() if line.startswith("effect-dce ")][0]
+    assert " yes " in row
+    entries = [load(p) for p in tmp_path.glob("*.json")]
+    planted = [e for e in entries if e.kind == "effect-log"]
+    assert planted and all(e.fault == "effect-dce" for e in planted)
+    assert planted[0].statements <= 3
+    replay = CliRunner().invoke(main, ["replay", str(tmp_path / f"{planted[0].id}.json")])
+    assert replay.exit_code == 0, replay.output
+    assert replay.output.startswith("FIXED")

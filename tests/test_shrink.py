@@ -1,0 +1,148 @@
+"""The shrinker: reaches known minima, never slides to another bug, respects its budget.
+
+Most tests use a stand-in oracle (a function of the program text, no compile), so
+they show the search itself; one test shrinks a real compiled finding under a
+planted fault and checks that the result is 1-minimal.
+"""
+
+import dataclasses
+
+import pytest
+
+from fuzzer import faults, oracle, signature
+from fuzzer.generate import generate
+from fuzzer.oracle import Divergence, Verdict
+from fuzzer.program import Case, check
+from fuzzer.shrink import ShrinkBudget, complexity, is_one_minimal, remove_statements, shrink
+from helpers import case, prog
+
+
+def count_judge(calls):
+    """Wrap a stand-in judge so the test can count its calls."""
+    def wrap(judge):
+        def inner(c):
+            calls.append(c)
+            return judge(c)
+        return inner
+    return wrap
+
+
+def scale_then_tap(c: Case) -> Verdict:
+    """Stand-in bug: a write by m_scale to an input, later read by e_tap from that input."""
+    p = c.program
+    inputs = {i.name for i in p.inputs}
+    written = set()
+    for s in p.body:
+        if s.form == "m_scale" and s.args[0] in inputs:
+            written.add(s.args[0])
+        if s.form == "e_tap" and s.args[0] in written:
+            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])")])
+    return Verdict(oracle.OK, [])
+
+
+def big_case_with(pattern_first, pattern_second, seed=11):
+    """A generated program with two statements of interest spliced in."""
+    base = generate(seed)
+    p = base.program
+    x = p.inputs[0].name
+    n_sites = 1 + max([s.site for s in p.body if s.site is not None], default=0)
+    first = dataclasses.replace(pattern_first, args=(x,), attrs={"site": n_sites})
+    second = dataclasses.replace(pattern_second, args=(x,), attrs={"site": n_sites + 1})
+    mid = len(p.body) // 2
+    body = p.body[:mid] + (first,) + p.body[mid:] + (second,)
+    big = dataclasses.replace(base, program=dataclasses.replace(p, body=body))
+    check(big.program)
+    return big
+
+
+def test_reaches_the_known_minimum():
+    from fuzzer.program import Stmt
+    big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
+    start = scale_then_tap(big)
+    assert start.divergences
+    result = shrink(big, oracle.EFFECT_LOG, start.divergences, judge=scale_then_tap)
+    p = result.case.program
+    assert [s.form for s in p.body] == ["m_scale", "e_tap"]
+    assert len(p.inputs) == 1 and len(p.inputs[0].dims) == 1
+    assert p.outputs == ()
+    assert len(result.case.bindings) == 1
+    assert result.statements == 2 and result.original_statements == len(big.program.body)
+    assert result.confirmed
+    assert result.signature == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
+    minimal, keeps = is_one_minimal(result.case, oracle.EFFECT_LOG, result.divergences, scale_then_tap)
+    assert minimal, keeps
+
+
+def test_a_step_that_changes_the_bug_is_refused():
+    """Two or more e_log calls: 'missing'; exactly one: 'reordered' (a different bug)."""
+    def judge(c):
+        n = sum(1 for s in c.program.body if s.form == "e_log")
+        if n >= 2:
+            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)")])
+        if n == 1:
+            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "reordered (..)")])
+        return Verdict(oracle.OK, [])
+
+    p = prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": i}) for i in range(4)]
+             + [("p_sin", ["x0"], "v0", {"site": 4})], outputs=["v0"])
+    c = case(p)
+    result = shrink(c, oracle.EFFECT_LOG, judge(c).divergences, judge=judge)
+    assert [s.form for s in result.case.program.body] == ["e_log", "e_log"]
+    assert signature.bug_class(oracle.EFFECT_LOG, result.divergences) == "effect-log|missing"
+
+
+def test_the_budget_stops_cleanly_with_the_best_so_far():
+    from fuzzer.program import Stmt
+    big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
+    calls = []
+    judge = count_judge(calls)(scale_then_tap)
+    result = shrink(big, oracle.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
+                    budget=ShrinkBudget(oracle_calls=3, seconds=60))
+    assert result.exhausted
+    assert result.oracle_calls == len(calls)
+    assert len(calls) <= 3 + 2          # the budget, plus the confirmation outside it
+    assert scale_then_tap(result.case).divergences  # still the bug
+    assert complexity(result.case) <= complexity(big)
+
+
+def test_dead_calls_are_never_removed_implicitly():
+    """Removing a statement removes only what reads its result, never dead neighbours."""
+    p = prog({"x0": ("s0",)}, [
+        ("p_sin", ["x0"], "v0", {"site": 0}),     # dead
+        ("p_sin", ["x0"], "v1", {"site": 1}),
+        ("p_sin", ["v1"], "v2", {"site": 2}),
+    ], outputs=["v2"])
+    smaller = remove_statements(case(p), {1})
+    assert [s.site for s in smaller.program.body] == [0]
+    assert smaller.program.outputs == ()
+
+
+def test_canonical_names_do_not_change_the_signature():
+    p1 = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v5", {"site": 9})], outputs=["v5"])
+    p2 = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])
+    assert signature.normal_form(p1) == signature.normal_form(p2)
+
+
+@pytest.mark.compile
+def test_real_finding_under_a_fault_shrinks_to_a_one_minimal_repro():
+    from fuzzer.trial import judge_fresh
+    p = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+        ("p_sin", ["x0"], "v0", {"site": 0}),
+        ("clone", ["x1"], "v1", {}),
+        ("e_log", ["v0"], None, {"site": 1}),
+        ("m_addto", ["v1", "x0"], None, {"site": 2}),
+        ("e_log", ["x1"], None, {"site": 3}),
+        ("e_tap", ["v1"], "v2", {"site": 4}),
+    ], outputs=["v2"])
+    c = case(p, [{"s0": 4, "s1": 6}, {"s0": 5, "s1": 3}, {"s0": 7, "s1": 2}])
+    with faults.planted("effect-dce"):
+        v = judge_fresh(c, "cpu")
+        assert v.of_kind(oracle.EFFECT_LOG)
+        result = shrink(c, oracle.EFFECT_LOG, v.of_kind(oracle.EFFECT_LOG), "cpu")
+        assert result.confirmed
+        assert result.statements <= 3
+        minimal, keeps = is_one_minimal(result.case, oracle.EFFECT_LOG, result.divergences,
+                                        lambda cc: judge_fresh(cc, "cpu"))
+        assert minimal, keeps
+    # without the fault the reduced program is clean of this kind: the fault caused it
+    assert not judge_fresh(result.case, "cpu").of_kind(oracle.EFFECT_LOG)
