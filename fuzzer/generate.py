@@ -14,7 +14,7 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
-from fuzzer import __version__, ops, shapes
+from fuzzer import __version__, ops
 from fuzzer.limits import GEN
 from fuzzer.oplib import EFFECTFUL, MUTATING, PURE
 from fuzzer.program import Case, Input, Program, Stmt, check

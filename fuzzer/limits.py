@@ -27,10 +27,8 @@ class GenLimits:
 
 @dataclass(frozen=True)
 class CampaignLimits:
-    #: seconds between plain progress lines when not on a terminal.
+    #: seconds between progress lines.
     progress_every_s: float = 10.0
-    #: dynamo's caches are reset after this many programs to keep memory flat.
-    reset_every: int = 1
 
 
 GEN = GenLimits()

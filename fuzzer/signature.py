@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from fuzzer import ops, oracle
+from fuzzer import oracle
 from fuzzer.oracle import Divergence
 from fuzzer.program import Case, Input, Program, Stmt
 from fuzzer.shapes import symbols_in
@@ -110,7 +110,3 @@ def normal_form(program: Program) -> str:
 def of(kind: str, case: Case, divs: list[Divergence]) -> str:
     return f"{bug_class(kind, divs)} :: {normal_form(case.program)}"
 
-
-def kinds_categories(program: Program) -> list[str]:
-    """The categories of work a program does (for reports)."""
-    return sorted({ops.kind_of(s.form) for s in program.body})

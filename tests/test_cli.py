@@ -5,6 +5,7 @@ Compiles here use the stand-in backends of ``backends.py`` (dynamo only, fast).
 
 import json
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -25,7 +26,7 @@ def test_durations():
     assert parse_duration("2h") == 7200
     assert parse_duration("15") == 15
     for bad in ("", "10x", "-5m", "0s", "m"):
-        with pytest.raises(Exception):
+        with pytest.raises(click.BadParameter):
             parse_duration(bad)
 
 

@@ -141,3 +141,23 @@ def test_dead_pure_kept_dynamic_only_fires_on_symbolic_shapes():
     assert oracle.MISSED_DCE not in static_result[1]
     with installed("dead-pure-kept"):  # the same static case does expose the plain variant
         assert oracle.MISSED_DCE in finding_kinds(static(EFFECTS))[1]
+
+
+def test_compile_caches_neither_mask_nor_leak_a_fault():
+    """Clean, then planted, then clean again, with the on-disk caches on around it."""
+    import torch
+
+    saved = (torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache)
+    torch._inductor.config.fx_graph_cache = True
+    torch._functorch.config.enable_autograd_cache = True
+    try:
+        c = symbolic(MUTATION)
+        assert finding_kinds(c) == (CLEAN, set())          # fills the caches
+        with installed("mutation-lost"):
+            assert torch._inductor.config.fx_graph_cache is False
+            status, kinds = finding_kinds(c)               # not masked by the clean artifact
+        assert status == FINDING and oracle.WRONG_MUTATION in kinds
+        assert torch._inductor.config.fx_graph_cache is True
+        assert finding_kinds(c) == (CLEAN, set())          # nothing of the fault leaked
+    finally:
+        torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache = saved

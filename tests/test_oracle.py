@@ -145,7 +145,7 @@ def test_effect_seeing_other_data_is_flagged():
     def stand_in(x0):
         v1 = x0.clone()
         ops.e_log(v1, 1)
-        v2 = ops.e_tap(x0, 3)        # effect ran before the write it should see
+        ops.e_tap(x0, 3)             # effect ran before the write it should see
         ops.m_scale(x0, 2)
         return (torch.cos(x0),)      # output and input still right
     v = verdict(stand_in)

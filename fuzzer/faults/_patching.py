@@ -30,10 +30,15 @@ TORCH_NAMESPACES = frozenset({
     "rngprims", "fsdp", "streams", "_inductor_test",
 })
 
-#: (module, attribute, value while a fault is installed): compile caches off.
+#: (module, attribute, value while a fault is installed): the caches of whole
+#: compiled artifacts off.  Those are keyed by graph and config, not by our patches,
+#: so they could mask or leak a fault.  Kernel code caches stay on: they are keyed
+#: by the generated source, which a fault changes when it changes anything.
+#: (``force_disable_caches`` is not used: it also gives every compile a fresh temp
+#: cache dir that Inductor keeps on disk whenever the compile fails, which over a
+#: campaign of planted compile errors fills the disk.)
 CACHE_SETTINGS: tuple[tuple[str, str, Any], ...] = (
     ("torch._inductor.config", "fx_graph_cache", False),
-    ("torch._inductor.config", "force_disable_caches", True),
     ("torch._functorch.config", "enable_autograd_cache", False),
 )
 
@@ -132,16 +137,8 @@ def _restore(saved: list[_Saved]) -> None:
             setattr(s.owner, s.name, s.value)
 
 
-#: dynamo warns on every compile that caches being off disables its profile-guided
-#: settings; while a fault is planted that is expected, so the warning is muted.
-_PGO_WARNING = r"dynamo_pgo force disabled"
-
-
 def caches_off() -> Callable[[], None]:
     """Turn the on-disk compile caches off; return an undo restoring the old values."""
-    import warnings
-
-    warnings.filterwarnings("ignore", message=_PGO_WARNING)
     old = []
     for module_name, attr, value in CACHE_SETTINGS:
         module = importlib.import_module(module_name)
