@@ -114,3 +114,28 @@ def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
     stats = run_campaign(_config(tmp_path, backends.FAITHFUL), Budget(programs=12), log=lambda line: None)
     assert stats.programs == 12
     assert not set(stats.findings) - {"missed-dce"}
+
+
+def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
+    from fuzzer import corpus as corpus_mod
+    from fuzzer.campaign import entry_for
+    from fuzzer.trial import run_trial
+    from fuzzer.generate import generate, program_seed
+
+    config = _config(tmp_path, backends.DROP_LOG, shrink=False)
+    for i in range(20):
+        result = run_trial(generate(program_seed(3, i)), "cpu", backends.DROP_LOG)
+        found = [f for f in result.findings if f.kind == "effect-log" and len(f.case.program.body) > 2]
+        if found:
+            break
+    assert found, "no effect-log finding in 20 programs"
+    path, _ = corpus_mod.save(entry_for(found[0], 123, config), tmp_path)
+    before = load(path).statements
+    r = invoke("shrink", path)
+    assert r.exit_code == 0, r.output
+    after = [load(p) for p in tmp_path.glob("*.json")]
+    assert len(after) == 1
+    assert after[0].statements == 1 < before
+    assert after[0].shrink["original_statements"] == before
+    assert after[0].seed == 123
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".py"]

@@ -161,3 +161,16 @@ def test_compile_caches_neither_mask_nor_leak_a_fault():
         assert finding_kinds(c) == (CLEAN, set())          # nothing of the fault leaked
     finally:
         torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache = saved
+
+
+@pytest.mark.parametrize("name, index", [("effect-dce", 0), ("mutation-lost", 2)])
+def test_seeded_programs_show_the_fault_and_only_under_it(name, index):
+    """Generated programs (campaign seed 0) where the self-test first detects the fault."""
+    from fuzzer.generate import generate, program_seed
+    from fuzzer.trial import judge_fresh
+
+    c = generate(program_seed(0, index))
+    kind = faults.get(name).expected_kind
+    with installed(name):
+        assert judge_fresh(c, "cpu").of_kind(kind)
+    assert not judge_fresh(c, "cpu").of_kind(kind)
