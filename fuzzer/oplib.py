@@ -73,6 +73,12 @@ class CustomOp:
     def qualname(self) -> str:
         return f"{NAMESPACE}::{self.name}"
 
+    @property
+    def returns(self) -> bool:
+        """Whether the op returns a tensor (read off its declared signature)."""
+        header = self.source.split(f"def {self.name}(", 1)[1].split(":\n", 1)[0]
+        return not header.rstrip().endswith("-> None")
+
 
 def _op(name: str, kind: str, doc: str, source: str) -> CustomOp:
     return CustomOp(name=name, kind=kind, source=source.strip("\n") + "\n", doc=doc)

@@ -39,6 +39,9 @@ class Form:
     render: Callable[[list[str], dict, list[Dims]], str]
     mutates: tuple[int, ...] = ()
     custom: str | None = None
+    #: whether the form defines a value (in-place aten ops and None-returning
+    #: custom ops do not)
+    returns: bool = True
 
     @property
     def is_view(self) -> bool:
@@ -155,11 +158,11 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("unsqueeze", VIEW, 1, lambda t, at, m: ("1",) + tuple(t[0]),
          lambda a, at, d: f"{a[0]}.unsqueeze(0)"),
     Form("add_", INPLACE, 2, _infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
-         mutates=(0,)),
+         mutates=(0,), returns=False),
     Form("mul_", INPLACE, 1, _infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
-         mutates=(0,)),
+         mutates=(0,), returns=False),
     Form("copy_", INPLACE, 2, _infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
-         mutates=(0,)),
+         mutates=(0,), returns=False),
 )
 
 
@@ -207,7 +210,7 @@ def _infer_rank1(result):
 def _custom(name: str, arity: int, infer, mutates=(), extra=None) -> Form:
     op = oplib.BY_NAME[name]
     return Form(name, op.kind, arity, infer, _custom_call(name, extra), mutates=mutates,
-                custom=name)
+                custom=name, returns=op.returns)
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (

@@ -177,15 +177,8 @@ def drop_unused_symbols(case: Case) -> Case:
 
 def canonical_case(case: Case) -> Case:
     """Renumber values, sites and symbols; the bindings follow the symbols."""
-    p = case.program
-    renamed = signature.canonical(p)
-    order = []
-    for inp in p.inputs:
-        for d in inp.dims:
-            for s in sorted(symbols_in(d), key=d.index):
-                if s not in order:
-                    order.append(s)
-    mapping = {old: f"s{i}" for i, old in enumerate(order)}
+    renamed = signature.canonical(case.program)
+    mapping = signature.symbol_renaming(case.program)
     bindings = tuple({mapping[s]: v for s, v in b.items() if s in mapping} for b in case.bindings)
     return dataclasses.replace(case, program=renamed, bindings=bindings)
 
@@ -333,16 +326,15 @@ class Shrinker:
         body[n] = stmt
         return _with(self.best, body=tuple(body))
 
-    def pass_rewrite(self) -> bool:
+    def _accept_first(self, edits: Callable[[], Iterator[Case]]) -> bool:
+        """Take the first edit that keeps the bug, then regenerate; stop when none does."""
         changed = False
-        progress = True
-        while progress:
-            progress = False
-            for cand in self._edits_of_statements():
-                if self.consider(cand):
-                    changed = progress = True
-                    break
+        while any(self.consider(cand) for cand in edits()):
+            changed = True
         return changed
+
+    def pass_rewrite(self) -> bool:
+        return self._accept_first(self._edits_of_statements)
 
     def _size_edits(self) -> Iterator[Case]:
         case = self.best
@@ -370,15 +362,7 @@ class Shrinker:
                         yield dataclasses.replace(case, bindings=tuple(nb))
 
     def pass_sizes(self) -> bool:
-        changed = False
-        progress = True
-        while progress:
-            progress = False
-            for cand in self._size_edits():
-                if self.consider(cand):
-                    changed = progress = True
-                    break
-        return changed
+        return self._accept_first(self._size_edits)
 
     PASSES = ("pass_bindings", "pass_statements", "pass_outputs", "pass_inputs",
               "pass_rewrite", "pass_statements", "pass_sizes")
@@ -395,17 +379,13 @@ class Shrinker:
         return self.best
 
 
-#: Forms with no result: a simpler op of this kind can replace a call only if the
-#: call's result is unused.
-_NO_RESULT = frozenset({"e_log", "m_addto", "m_scale", "m_cumrow", "add_", "mul_", "copy_"})
-
-
 def _simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
     form = ops.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
     if simpler in ("mul_", "scale"):
         attrs["c"] = SIMPLEST_ATTRS["c"]
-    out = None if simpler in _NO_RESULT else stmt.out
+    # a form without a result can replace a call only if the call's result is unused
+    out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
 
 

@@ -64,13 +64,19 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
     return kind + (f"|{','.join(sorted(words))}" if words else "")
 
 
-def canonical(program: Program) -> Program:
-    """Rename values, sites and symbols in order of appearance; behaviour is unchanged."""
-    sym_map: dict[str, str] = {}
+def symbol_renaming(program: Program) -> dict[str, str]:
+    """Old symbol -> ``s<i>``, numbered in order of first appearance in the inputs."""
+    mapping: dict[str, str] = {}
     for inp in program.inputs:
         for d in inp.dims:
-            for s in sorted(symbols_in(d), key=lambda x: d.index(x)):
-                sym_map.setdefault(s, f"s{len(sym_map)}")
+            for s in sorted(symbols_in(d), key=d.index):
+                mapping.setdefault(s, f"s{len(mapping)}")
+    return mapping
+
+
+def canonical(program: Program) -> Program:
+    """Rename values, sites and symbols in order of appearance; behaviour is unchanged."""
+    sym_map = symbol_renaming(program)
 
     def dim(expr: str) -> str:
         return re.sub(r"s\d+", lambda m: sym_map[m.group(0)], expr)

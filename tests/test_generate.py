@@ -71,6 +71,12 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     assert targets == {"input", "view", "intermediate"}
 
 
+def test_forms_declare_whether_they_return():
+    for seed in range(40):
+        for stmt in generate(seed).program.body:
+            assert (stmt.out is not None) == ops.form(stmt.form).returns, stmt
+
+
 def test_generated_source_is_plain_python():
     text = codegen.source(generate(3).program)
     compile(text, "<test>", "exec")
