@@ -16,11 +16,11 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fuzzer import corpus, faults
+from fuzzer import corpus, faults, oracle
 from fuzzer.generate import generate, program_seed
 from fuzzer.limits import CAMPAIGN
 from fuzzer.shrink import ShrinkBudget, shrink
-from fuzzer import oracle
+from fuzzer.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.trial import FLAKY, Finding, judge_fresh, run_trial
 
 
@@ -49,32 +49,60 @@ class Config:
 
 @dataclass
 class Stats:
-    programs: int = 0
+    """Counts of one campaign run, on top of those of the runs it resumes."""
+
+    base: CampaignState
+    run_programs: int = 0
     seconds: float = 0.0
     findings: Counter = field(default_factory=Counter)
     statuses: Counter = field(default_factory=Counter)
     saved: list[str] = field(default_factory=list)
     repeats: int = 0
+    next_index: int = 0
     #: (program index, seconds since start) of the first finding of each kind
     first: dict = field(default_factory=dict)
     #: findings refused by the campaign's filter, by kind
     ignored: Counter = field(default_factory=Counter)
     last_entry: corpus.Entry | None = None
 
+    def __post_init__(self) -> None:
+        self.next_index = self.base.next_index
+
+    def count(self, status: str) -> None:
+        self.run_programs += 1
+        self.statuses[status] += 1
+
+    @property
+    def programs(self) -> int:
+        return self.run_programs
+
     @property
     def rate(self) -> float:
-        return self.programs / self.seconds if self.seconds else 0.0
+        return self.run_programs / self.seconds if self.seconds else 0.0
+
+    def to_state(self) -> CampaignState:
+        """The state to save: the base plus this run."""
+        b = self.base
+        return CampaignState(
+            seed=b.seed, shard=b.shard, next_index=self.next_index,
+            programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
+            findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
+            saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats)
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.findings.items())) or "none"
-        return "\n".join([
+        lines = [
             f"programs   {self.programs} in {self.seconds:.0f}s ({self.rate * 60:.1f}/min)",
             f"findings   {kinds}",
             f"flaky      {self.statuses[FLAKY]}",
             f"invalid    {self.statuses['invalid']} (generator defects)",
             f"nondeterministic {self.statuses['nondeterministic']}",
             f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures",
-        ])
+        ]
+        if self.base.programs:
+            total = self.to_state()
+            lines.append(f"resumed    {total.programs} programs in all, next program index {total.next_index}")
+        return "\n".join(lines)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entry:
@@ -99,26 +127,53 @@ def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entr
     )
 
 
+def _progress_line(stats: Stats) -> str:
+    return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
+            f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved")
+
+
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
-                 accept: Callable[[Finding], bool] | None = None, stop_after_saving: bool = False
-                 ) -> Stats:
+                 accept: Callable[[Finding], bool] | None = None, stop_after_saving: bool = False,
+                 shard: Shard = Shard(), folder: CampaignFolder | None = None,
+                 resume: bool = False, progress: Callable[[str], None] | None = None) -> Stats:
     """Fuzz until the budget is spent (or, with ``stop_after_saving``, a finding is saved).
 
     ``accept`` filters findings before the costly part: a finding it refuses is
-    counted in ``stats.ignored`` and neither shrunk nor saved.
+    counted in ``stats.ignored`` and neither shrunk nor saved.  With a ``folder`` the
+    campaign's state is saved there every progress interval and at the end (also on
+    Ctrl-C), with one stats line each time; ``resume`` continues the stream from the
+    saved state.  The budget counts this run only.  ``log`` gets events (a new
+    entry), ``progress`` the periodic status line (default: ``log``).
     """
     log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    stats = Stats()
+    progress = progress or log
+    state = CampaignState(seed=config.seed, shard=shard)
+    if resume:
+        if folder is None:
+            raise BadState("resume needs a campaign folder")
+        state = folder.load()
+        if (state.seed, state.shard) != (config.seed, shard):
+            raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
+                           f"not seed {config.seed} shard {shard}")
+    stats = Stats(base=state)
     start = time.perf_counter()
     last_report = start
-    index = 0
+
+    def checkpoint() -> None:
+        stats.seconds = time.perf_counter() - start
+        if folder is not None:
+            snapshot = stats.to_state()
+            folder.save(snapshot)
+            folder.log_stats(snapshot)
+
+    indices = shard.indices(state.next_index)
     with faults.planted(config.fault):
         try:
-            while not budget.spent(time.perf_counter() - start, index):
+            while not budget.spent(time.perf_counter() - start, stats.run_programs):
+                index = next(indices)
                 pseed = program_seed(config.seed, index)
                 result = run_trial(generate(pseed), config.device, config.backend)
-                stats.programs += 1
-                stats.statuses[result.status] += 1
+                stats.count(result.status)
                 stop = False
                 for finding in result.findings:
                     if accept is not None and not accept(finding):
@@ -136,18 +191,18 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                         stats.repeats += 1
                     stats.last_entry = entry
                     stop |= stop_after_saving
-                index += 1
+                stats.next_index = index + shard.count
                 now = time.perf_counter()
                 if now - last_report >= CAMPAIGN.progress_every_s:
                     last_report = now
-                    stats.seconds = now - start
-                    log(f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
-                        f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved")
+                    checkpoint()
+                    progress(_progress_line(stats))
                 if stop:
                     break
         except KeyboardInterrupt:
             log("interrupted: stopped after the last completed program")
-    stats.seconds = time.perf_counter() - start
+        finally:
+            checkpoint()
     return stats
 
 

@@ -42,8 +42,9 @@ DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when 
 
 
 def _device(value: str | None) -> str:
-    from fuzzer.execute import default_device
     import torch
+
+    from fuzzer.execute import default_device
 
     dev = value or default_device()
     try:
@@ -122,27 +123,107 @@ def _shrink_options(func):
 @click.option("--device", default=None, help=DEVICE_HELP)
 @click.option("--corpus", "corpus_dir", default="corpus", show_default=True,
               type=click.Path(file_okay=False), help="Folder for findings.")
+@click.option("--shard", default="1/1", show_default=True, metavar="K/N",
+              help="Run only shard K of N of the program stream (for N machines).")
+@click.option("--state", "state_dir", default=None, type=click.Path(file_okay=False),
+              help="Campaign folder for state.json and stats.jsonl "
+                   "(default: .dcefuzz/seed-S-shard-KofN).")
+@click.option("--resume", is_flag=True,
+              help="Carry on from the campaign folder's saved state (same seed and shard).")
 @_fault_option
 @_shrink_options
-def run(seconds, programs, seed, device, corpus_dir, fault, no_shrink, shrink_budget):
+def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, fault, no_shrink,
+        shrink_budget):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
-    shrunk before it is saved unless --no-shrink is given.
+    shrunk before it is saved unless --no-shrink is given.  The campaign's state is
+    saved regularly, so --resume carries on where a stopped campaign left off.
     """
     from fuzzer.campaign import Budget, Config, run_campaign
+    from fuzzer.state import BadState, CampaignFolder, Shard, default_folder
 
     dev = _device(device)
+    try:
+        sh = Shard.parse(shard)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
     if seconds is None and programs is None:
         seconds = 60.0
-    click.echo(f"dcefuzz {__version__}: seed {seed}, device {dev}, corpus {corpus_dir}"
-               + (f", fault {fault} planted" if fault else ""), err=True)
+    folder = CampaignFolder(state_dir or default_folder(seed, sh))
+    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}, corpus {corpus_dir}, "
+               f"state {folder.path}" + (f", fault {fault} planted" if fault else ""), err=True)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget)
-    stats = run_campaign(config, Budget(seconds=seconds, programs=programs))
+    display = _Display()
+    try:
+        stats = run_campaign(config, Budget(seconds=seconds, programs=programs), log=display.event,
+                             progress=display.status, shard=sh, folder=folder, resume=resume)
+    except BadState as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    display.close()
     click.echo(stats.summary())
     for path in stats.saved:
         click.echo(f"saved {path}")
+
+
+class _Display:
+    """Progress on stderr: one live line on a terminal, plain lines otherwise."""
+
+    def __init__(self) -> None:
+        self.live = sys.stderr.isatty()
+        self.shown = False
+
+    def status(self, line: str) -> None:
+        if self.live:
+            click.echo("\r\033[K" + line, nl=False, err=True)
+            self.shown = True
+        else:
+            click.echo(line, err=True)
+
+    def event(self, line: str) -> None:
+        self.close()
+        click.echo(line, err=True)
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("", err=True)
+            self.shown = False
+
+
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
+def stats(folder, as_json):
+    """Summarise a campaign folder: totals, and the rate over time."""
+    from fuzzer.state import BadState, CampaignFolder
+
+    cf = CampaignFolder(folder)
+    try:
+        state = cf.load()
+    except BadState as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(state.to_json(), indent=2))
+        return
+    rate = state.programs / state.seconds * 60 if state.seconds else 0.0
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
+    click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
+    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)")
+    click.echo(f"findings   {kinds}")
+    click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
+    click.echo(f"statuses   {statuses}")
+    lines = cf.stats_lines()
+    if lines:
+        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s}")
+        step = max(1, len(lines) // 10)
+        for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
+            per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
+            click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
+                       f"{sum(ln['findings'].values()):9d}")
 
 
 @main.command()

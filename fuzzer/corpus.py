@@ -13,13 +13,13 @@ import datetime as _dt
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from fuzzer import __version__, codegen, repro
+from fuzzer.files import atomic_write
 from fuzzer.program import Case, InvalidProgram, dead_pure_sites
 
 SCHEMA = 1
@@ -112,20 +112,6 @@ class Entry:
         return repro.render(self)
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def load(path: str | os.PathLike) -> Entry:
     """Read one entry (the ``.json`` file, or its stem / ``.py`` sibling)."""
     p = Path(path)
@@ -169,12 +155,12 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
                 entry.hits, entry.found = hits, old.found
             else:
                 old.hits = hits
-                _atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
+                atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
         entry.found = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    _atomic_write(path.with_suffix(SCRIPT_SUFFIX), entry.script())
-    _atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
+    atomic_write(path.with_suffix(SCRIPT_SUFFIX), entry.script())
+    atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
     return path, new
 
 

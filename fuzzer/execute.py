@@ -80,7 +80,11 @@ def make_inputs(case: Case, index: int, device: str, dtype=torch.float32) -> lis
 def _stage_of(exc: BaseException) -> str:
     """Whether an exception came from compiling (dynamo/AOT/inductor) or running."""
     try:
-        from torch._dynamo.exc import BackendCompilerFailed, TorchRuntimeError, Unsupported
+        from torch._dynamo.exc import (
+            BackendCompilerFailed,
+            TorchRuntimeError,
+            Unsupported,
+        )
         compile_types: tuple = (BackendCompilerFailed, TorchRuntimeError, Unsupported)
     except ImportError:  # pragma: no cover - very old torch
         compile_types = ()

@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from fuzzer import oracle, ops, signature
+from fuzzer import ops, oracle, signature
 from fuzzer.program import Case, Input, InvalidProgram, Program, Stmt, check
 from fuzzer.shapes import symbols_in
 from fuzzer.trial import judge_fresh

@@ -5,15 +5,15 @@ Compiles here use the stand-in backends of ``backends.py`` (dynamo only, fast).
 
 import json
 
+import backends
 import click
 import pytest
 from click.testing import CliRunner
+from test_corpus import make_entry
 
-import backends
 from fuzzer.campaign import Budget, Config, run_campaign
 from fuzzer.cli import main, parse_duration
 from fuzzer.corpus import load, save
-from test_corpus import make_entry
 
 
 def invoke(*args):
@@ -119,8 +119,8 @@ def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
 def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
     from fuzzer import corpus as corpus_mod
     from fuzzer.campaign import entry_for
-    from fuzzer.trial import run_trial
     from fuzzer.generate import generate, program_seed
+    from fuzzer.trial import run_trial
 
     config = _config(tmp_path, backends.DROP_LOG, shrink=False)
     for i in range(20):

@@ -3,10 +3,10 @@
 import json
 
 import pytest
+from helpers import case, prog
 
 from fuzzer import corpus
 from fuzzer.corpus import BadEntry, Entry, entries_in, load, save
-from helpers import case, prog
 
 PROGRAM = prog({"x0": ("s0",)}, [
     ("p_sin", ["x0"], "v0", {"site": 0}),

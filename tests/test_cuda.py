@@ -7,10 +7,10 @@ faults are caught on the device too.
 
 import pytest
 import torch
+from helpers import case, prog
 
 from fuzzer import faults, oracle
 from fuzzer.trial import judge_fresh
-from helpers import case, prog
 
 pytestmark = [pytest.mark.cuda, pytest.mark.compile,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]

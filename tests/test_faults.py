@@ -10,12 +10,12 @@ stay silent on a static case (every size 1, which ``dynamic=True`` specialises).
 from contextlib import contextmanager
 
 import pytest
+from helpers import case, prog
 
 from fuzzer import faults, oracle
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import BUG_CLASSES
 from fuzzer.trial import CLEAN, FINDING, run_trial
-from helpers import case, prog
 
 KIND_OF_CLASS = {
     "effect-dropped": oracle.EFFECT_LOG,

@@ -8,11 +8,11 @@ on exactly the records a real compile would produce.
 
 import pytest
 import torch
+from helpers import case, prog
 
 from fuzzer import compare, oracle
 from fuzzer.execute import BindingRuns, Failure, Run, execute
 from fuzzer.oracle import judge
-from helpers import case, prog
 
 ops = torch.ops.dcefuzz
 

@@ -1,10 +1,10 @@
 """The IR's legality rules and the liveness behind missed-dce."""
 
 import pytest
+from helpers import case, prog
 
 from fuzzer import codegen
 from fuzzer.program import InvalidProgram, check, dead_pure_sites, live_statements
-from helpers import case, prog
 
 
 def test_views_share_storage_and_fresh_results_do_not():

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers import case, prog
 
 from fuzzer import corpus
 from fuzzer.corpus import Entry, load
 from fuzzer.replay import FIXED, REPRODUCES, replay_entry
-from helpers import case, prog
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 ENTRIES = sorted(CORPUS.glob("*.json"))

@@ -8,13 +8,19 @@ planted fault and checks that the result is 1-minimal.
 import dataclasses
 
 import pytest
+from helpers import case, prog
 
 from fuzzer import faults, oracle, signature
 from fuzzer.generate import generate
 from fuzzer.oracle import Divergence, Verdict
 from fuzzer.program import Case, check
-from fuzzer.shrink import ShrinkBudget, complexity, is_one_minimal, remove_statements, shrink
-from helpers import case, prog
+from fuzzer.shrink import (
+    ShrinkBudget,
+    complexity,
+    is_one_minimal,
+    remove_statements,
+    shrink,
+)
 
 
 def count_judge(calls):

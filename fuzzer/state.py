@@ -1,0 +1,139 @@
+"""Campaign state on disk: where a campaign stands, so it can resume, and its stats log.
+
+A campaign folder holds ``state.json`` (seed, shard, the next program index and the
+running counts; rewritten atomically every progress interval and at the end) and
+``stats.jsonl`` (one JSON line per progress interval, for plotting).  Because
+program ``i`` is a pure function of ``(seed, i)``, the next index is all a resumed
+campaign needs to carry on the same stream without repeating a program.
+
+Shards split one stream across machines: shard ``K/N`` takes the programs whose
+index is ``K-1`` modulo ``N``, so no two shards ever run the same program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fuzzer.files import atomic_write
+
+STATE_FILE = "state.json"
+STATS_FILE = "stats.jsonl"
+STATE_SCHEMA = 1
+
+
+class BadState(ValueError):
+    """A state file that cannot be resumed from."""
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` (1-based) of ``count``."""
+
+    index: int = 1
+    count: int = 1
+
+    @classmethod
+    def parse(cls, text: str) -> Shard:
+        try:
+            k, n = (int(x) for x in text.split("/"))
+        except ValueError:
+            raise ValueError(f"{text!r} is not a shard like 2/8") from None
+        if not 1 <= k <= n:
+            raise ValueError(f"shard {k}/{n}: need 1 <= K <= N")
+        return cls(k, n)
+
+    def indices(self, start: int = 0) -> Iterator[int]:
+        """This shard's program indices, from the first one at or after ``start``."""
+        first = start + (self.index - 1 - start) % self.count
+        i = first
+        while True:
+            yield i
+            i += self.count
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
+def default_folder(seed: int, shard: Shard) -> Path:
+    return Path(".dcefuzz") / f"seed-{seed}-shard-{shard.index}of{shard.count}"
+
+
+@dataclass
+class CampaignState:
+    seed: int
+    shard: Shard
+    #: the next program index this campaign has not run
+    next_index: int = 0
+    programs: int = 0
+    seconds: float = 0.0
+    findings: Counter = field(default_factory=Counter)
+    statuses: Counter = field(default_factory=Counter)
+    saved: int = 0
+    repeats: int = 0
+
+    def to_json(self) -> dict:
+        return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
+                "next_index": self.next_index, "programs": self.programs,
+                "seconds": round(self.seconds, 2), "findings": dict(self.findings),
+                "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CampaignState:
+        try:
+            if data["schema"] != STATE_SCHEMA:
+                raise BadState(f"state schema {data['schema']!r}, this dcefuzz reads {STATE_SCHEMA}")
+            return cls(seed=int(data["seed"]), shard=Shard.parse(data["shard"]),
+                       next_index=int(data["next_index"]), programs=int(data["programs"]),
+                       seconds=float(data["seconds"]), findings=Counter(data["findings"]),
+                       statuses=Counter(data["statuses"]), saved=int(data["saved"]),
+                       repeats=int(data["repeats"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, BadState):
+                raise
+            raise BadState(f"malformed state: {exc!r}") from exc
+
+
+class CampaignFolder:
+    """Reads and writes one campaign's state and stats log."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    def load(self) -> CampaignState:
+        f = self.path / STATE_FILE
+        try:
+            data = json.loads(f.read_text())
+        except FileNotFoundError:
+            raise BadState(f"{f}: no campaign state to resume") from None
+        except (OSError, json.JSONDecodeError) as exc:
+            raise BadState(f"{f}: not readable JSON ({exc})") from exc
+        return CampaignState.from_json(data)
+
+    def save(self, state: CampaignState) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path / STATE_FILE, json.dumps(state.to_json(), indent=2) + "\n")
+
+    def log_stats(self, state: CampaignState, **extra) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        line = {"time": round(time.time(), 1), **state.to_json(), **extra}
+        line.pop("schema", None)
+        with open(self.path / STATS_FILE, "a") as fh:
+            fh.write(json.dumps(line) + "\n")
+
+    def stats_lines(self) -> list[dict]:
+        f = self.path / STATS_FILE
+        if not f.exists():
+            return []
+        lines = []
+        for raw in f.read_text().splitlines():
+            try:
+                lines.append(json.loads(raw))
+            except json.JSONDecodeError:
+                continue  # a line cut short by a kill: the rest still reads
+        return lines
