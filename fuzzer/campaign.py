@@ -59,6 +59,7 @@ class Stats:
     saved: list[str] = field(default_factory=list)
     repeats: int = 0
     next_index: int = 0
+    done_above: list[int] = field(default_factory=list)
     #: (program index, seconds since start) of the first finding of each kind
     first: dict = field(default_factory=dict)
     #: findings refused by the campaign's filter, by kind
@@ -67,6 +68,7 @@ class Stats:
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
+        self.done_above = list(self.base.done_above)
 
     def count(self, status: str) -> None:
         self.run_programs += 1
@@ -84,7 +86,7 @@ class Stats:
         """The state to save: the base plus this run."""
         b = self.base
         return CampaignState(
-            seed=b.seed, shard=b.shard, next_index=self.next_index,
+            seed=b.seed, shard=b.shard, next_index=self.next_index, done_above=list(self.done_above),
             programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats)
@@ -127,16 +129,102 @@ def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entr
     )
 
 
-def _progress_line(stats: Stats) -> str:
+def _progress_line(stats: Stats, extra: str = "") -> str:
     return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
-            f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved")
+            f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved" + extra)
+
+
+class Session:
+    """The bookkeeping one campaign run shares between its engines.
+
+    Counts, saving entries, the stream of program indices (sharded, resumed, never
+    repeating a program already done), and the periodic checkpoint: state file,
+    stats line, progress line.  The in-process loop below and the worker pool
+    (``fuzzer.pool``) drive it the same way.
+    """
+
+    def __init__(self, config: Config, budget: Budget, shard: Shard = Shard(),
+                 folder: CampaignFolder | None = None, resume: bool = False,
+                 log: Callable[[str], None] | None = None,
+                 progress: Callable[[str], None] | None = None):
+        self.config, self.budget, self.shard, self.folder = config, budget, shard, folder
+        self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
+        self.progress = progress or self.log
+        state = CampaignState(seed=config.seed, shard=shard)
+        if resume:
+            if folder is None:
+                raise BadState("resume needs a campaign folder")
+            state = folder.load()
+            if (state.seed, state.shard) != (config.seed, shard):
+                raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
+                               f"not seed {config.seed} shard {shard}")
+        self.stats = Stats(base=state)
+        # the watermark is always one of this shard's own indices
+        self.stats.next_index = next(shard.indices(state.next_index))
+        self.done = set(state.done_above)
+        self.pending = self._fresh_indices(self.stats.next_index)
+        self.start = time.perf_counter()
+        self.last_report = self.start
+
+    def _fresh_indices(self, start: int):
+        for i in self.shard.indices(start):
+            if i not in self.done:
+                yield i
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def spent(self, in_flight: int = 0) -> bool:
+        return self.budget.spent(self.elapsed(), self.stats.run_programs + in_flight)
+
+    def next_program(self) -> tuple[int, int]:
+        index = next(self.pending)
+        return index, program_seed(self.config.seed, index)
+
+    def finished(self, index: int, status: str, entries: list[corpus.Entry]) -> None:
+        """Count a finished program and save its entries (dedup by signature)."""
+        self.stats.count(status)
+        self.done.add(index)
+        for entry in entries:
+            self.stats.findings[entry.kind] += 1
+            self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
+            path, new = corpus.save(entry, self.config.corpus_dir)
+            if new:
+                self.stats.saved.append(str(path))
+                self.log(f"[{self.elapsed():6.0f}s] program {index}: new {entry.kind} "
+                         f"({entry.statements} statements) -> {path}")
+            else:
+                self.stats.repeats += 1
+            self.stats.last_entry = entry
+        # the watermark: every index of this shard below it is done
+        mark = self.stats.next_index
+        while mark in self.done:
+            self.done.discard(mark)
+            mark += self.shard.count
+        self.stats.next_index = mark
+        self.stats.done_above = sorted(self.done)
+
+    def tick(self, extra: str = "", force: bool = False) -> None:
+        now = time.perf_counter()
+        if force or now - self.last_report >= CAMPAIGN.progress_every_s:
+            self.last_report = now
+            self.checkpoint()
+            self.progress(_progress_line(self.stats, extra))
+
+    def checkpoint(self) -> None:
+        self.stats.seconds = self.elapsed()
+        if self.folder is not None:
+            snapshot = self.stats.to_state()
+            self.folder.save(snapshot)
+            self.folder.log_stats(snapshot)
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
                  accept: Callable[[Finding], bool] | None = None, stop_after_saving: bool = False,
                  shard: Shard = Shard(), folder: CampaignFolder | None = None,
                  resume: bool = False, progress: Callable[[str], None] | None = None) -> Stats:
-    """Fuzz until the budget is spent (or, with ``stop_after_saving``, a finding is saved).
+    """Fuzz in this process until the budget is spent (or, with ``stop_after_saving``,
+    a finding is saved).
 
     ``accept`` filters findings before the costly part: a finding it refuses is
     counted in ``stats.ignored`` and neither shrunk nor saved.  With a ``folder`` the
@@ -145,64 +233,27 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     saved state.  The budget counts this run only.  ``log`` gets events (a new
     entry), ``progress`` the periodic status line (default: ``log``).
     """
-    log = log or (lambda line: print(line, file=sys.stderr, flush=True))
-    progress = progress or log
-    state = CampaignState(seed=config.seed, shard=shard)
-    if resume:
-        if folder is None:
-            raise BadState("resume needs a campaign folder")
-        state = folder.load()
-        if (state.seed, state.shard) != (config.seed, shard):
-            raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
-                           f"not seed {config.seed} shard {shard}")
-    stats = Stats(base=state)
-    start = time.perf_counter()
-    last_report = start
-
-    def checkpoint() -> None:
-        stats.seconds = time.perf_counter() - start
-        if folder is not None:
-            snapshot = stats.to_state()
-            folder.save(snapshot)
-            folder.log_stats(snapshot)
-
-    indices = shard.indices(state.next_index)
+    session = Session(config, budget, shard, folder, resume, log, progress)
+    stats = session.stats
     with faults.planted(config.fault):
         try:
-            while not budget.spent(time.perf_counter() - start, stats.run_programs):
-                index = next(indices)
-                pseed = program_seed(config.seed, index)
+            while not session.spent():
+                index, pseed = session.next_program()
                 result = run_trial(generate(pseed), config.device, config.backend)
-                stats.count(result.status)
-                stop = False
+                entries = []
                 for finding in result.findings:
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
-                    stats.findings[finding.kind] += 1
-                    stats.first.setdefault(finding.kind, (index, time.perf_counter() - start))
-                    entry = entry_for(finding, pseed, config)
-                    path, new = corpus.save(entry, config.corpus_dir)
-                    if new:
-                        stats.saved.append(str(path))
-                        log(f"[{time.perf_counter() - start:6.0f}s] program {index}: new {finding.kind} "
-                            f"({entry.statements} statements) -> {path}")
-                    else:
-                        stats.repeats += 1
-                    stats.last_entry = entry
-                    stop |= stop_after_saving
-                stats.next_index = index + shard.count
-                now = time.perf_counter()
-                if now - last_report >= CAMPAIGN.progress_every_s:
-                    last_report = now
-                    checkpoint()
-                    progress(_progress_line(stats))
-                if stop:
+                    entries.append(entry_for(finding, pseed, config))
+                session.finished(index, result.status, entries)
+                session.tick()
+                if stop_after_saving and entries:
                     break
         except KeyboardInterrupt:
-            log("interrupted: stopped after the last completed program")
+            session.log("interrupted: stopped after the last completed program")
         finally:
-            checkpoint()
+            session.checkpoint()
     return stats
 
 

@@ -130,19 +130,37 @@ def _shrink_options(func):
                    "(default: .dcefuzz/seed-S-shard-KofN).")
 @click.option("--resume", is_flag=True,
               help="Carry on from the campaign folder's saved state (same seed and shard).")
+@click.option("--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes (0: run in this process, without isolation).")
+@click.option("--devices", default=None, metavar="0,1,...",
+              help="One worker per listed GPU (sets CUDA_VISIBLE_DEVICES); overrides --jobs.")
+@click.option("--program-timeout", type=Duration(), default="120s", show_default=True,
+              help="Time limit per program (shrinking a finding extends it by the shrink budget).")
+@click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
+              metavar="MIB", help="Resident memory per worker above which it is replaced.")
 @_fault_option
 @_shrink_options
-def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, fault, no_shrink,
-        shrink_budget):
+def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
+        program_timeout, memory_cap, fault, no_shrink, shrink_budget):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
-    shrunk before it is saved unless --no-shrink is given.  The campaign's state is
-    saved regularly, so --resume carries on where a stopped campaign left off.
+    shrunk before it is saved unless --no-shrink is given.  Programs run in worker
+    processes: one that crashes, hangs or runs out of memory is replaced and its
+    program saved as a crash or timeout finding.  The campaign's state is saved
+    regularly, so --resume carries on where a stopped campaign left off.
     """
     from fuzzer.campaign import Budget, Config, run_campaign
+    from fuzzer.pool import PoolLimits, WorkerStartError, run_pool
     from fuzzer.state import BadState, CampaignFolder, Shard, default_folder
 
+    gpus = None
+    if devices is not None:
+        gpus = [d.strip() for d in devices.split(",") if d.strip()]
+        if not gpus or not all(d.isdigit() for d in gpus):
+            raise click.BadParameter(f"{devices!r} is not a list of GPU indices like 0,1",
+                                     param_hint="--devices")
+        device = device or "cuda"
     dev = _device(device)
     try:
         sh = Shard.parse(shard)
@@ -156,10 +174,17 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, f
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget)
     display = _Display()
+    budget = Budget(seconds=seconds, programs=programs)
     try:
-        stats = run_campaign(config, Budget(seconds=seconds, programs=programs), log=display.event,
-                             progress=display.status, shard=sh, folder=folder, resume=resume)
-    except BadState as exc:
+        if jobs == 0 and gpus is None:
+            stats = run_campaign(config, budget, log=display.event, progress=display.status,
+                                 shard=sh, folder=folder, resume=resume)
+        else:
+            limits = PoolLimits(program_seconds=program_timeout, memory_mb=memory_cap)
+            stats = run_pool(config, budget, jobs=jobs, devices=gpus, limits=limits, shard=sh,
+                             folder=folder, resume=resume, log=display.event, progress=display.status)
+    except (BadState, WorkerStartError) as exc:
+        display.close()
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     display.close()

@@ -2,7 +2,8 @@
 
 Each entry is re-run in this process from a fresh compile, with the same
 confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``).
-REPRODUCES: the entry's kind diverges again.  FIXED: it runs and judges clean of
+REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
+fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
 that kind.  ERROR: the entry cannot be read, or its program no longer runs eagerly
 (an invalid or nondeterministic case cannot say anything about the compiler).
 """
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from fuzzer import oracle
 from fuzzer.corpus import BadEntry, load
+from fuzzer.pool import PROCESS_KINDS, probe
 from fuzzer.trial import judge_fresh
 
 REPRODUCES = "REPRODUCES"
@@ -40,6 +42,11 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         return ReplayResult(str(path), Path(path).stem, "?", ERROR, str(exc))
     from fuzzer.execute import default_device
     dev = device or default_device()
+    if entry.kind in PROCESS_KINDS:
+        died = probe(entry.case, dev, entry.backend)
+        if died is not None and died.startswith(entry.kind):
+            return ReplayResult(str(path), entry.id, entry.kind, REPRODUCES, died)
+        return ReplayResult(str(path), entry.id, entry.kind, FIXED, died or "ran to completion")
     try:
         first = judge_fresh(entry.case, dev, entry.backend)
         if first.status != oracle.OK:

@@ -20,12 +20,16 @@ from fuzzer.program import dead_pure_sites
 if TYPE_CHECKING:  # pragma: no cover
     from fuzzer.corpus import Entry
 
+#: how long a crash/timeout repro lets its child run before calling it a hang
+REPRO_TIME_LIMIT_S = 300
+
 DRIVER = '''
 KIND = {kind!r}
 BINDINGS = {bindings}
 INPUT_DIMS = {input_dims}
 INPUT_SEED = {input_seed}
 DEAD_PURE_SITES = {dead_sites}
+TIME_LIMIT_S = {time_limit}
 
 
 def make_inputs(i, device, dtype):
@@ -80,8 +84,27 @@ def check(i, eager, ref, comp):
     return found
 
 
+def run_isolated():
+    """Crash and timeout findings: run this script again in a child, judge how it ends."""
+    import subprocess
+    try:
+        done = subprocess.run([sys.executable, __file__] + sys.argv[1:] + ["--child"],
+                              timeout=TIME_LIMIT_S)
+    except subprocess.TimeoutExpired:
+        print(f"REPRODUCES: still running after {{TIME_LIMIT_S}}s")
+        return 1
+    if done.returncode != 0:
+        print(f"REPRODUCES: the compiling process ended with status {{done.returncode}}")
+        return 1
+    print("does not reproduce")
+    return 0
+
+
 def main():
-    device = sys.argv[1] if len(sys.argv) > 1 else ("cuda" if torch.cuda.is_available() else "cpu")
+    if KIND in ("crash", "timeout") and "--child" not in sys.argv:
+        return run_isolated()
+    args = [a for a in sys.argv[1:] if a != "--child"]
+    device = args[0] if args else ("cuda" if torch.cuda.is_available() else "cpu")
     print(f"torch {{torch.__version__}}, device {{device}}, looking for: {{KIND}}")
     compiled = torch.compile(program, dynamic=True)
     reproduced = False
@@ -128,6 +151,7 @@ def render(entry: Entry) -> str:
         input_dims=json.dumps([list(i.dims) for i in program.inputs]),
         input_seed=case.input_seed,
         dead_sites=repr(set(sorted(dead_pure_sites(program)))) if dead_pure_sites(program) else "set()",
+        time_limit=REPRO_TIME_LIMIT_S,
     )
     parts = [
         header,

@@ -68,8 +68,10 @@ def default_folder(seed: int, shard: Shard) -> Path:
 class CampaignState:
     seed: int
     shard: Shard
-    #: the next program index this campaign has not run
+    #: every program index of this shard below it has run (the watermark)
     next_index: int = 0
+    #: indices above the watermark that have run too (parallel workers finish out of order)
+    done_above: list[int] = field(default_factory=list)
     programs: int = 0
     seconds: float = 0.0
     findings: Counter = field(default_factory=Counter)
@@ -79,7 +81,7 @@ class CampaignState:
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
-                "next_index": self.next_index, "programs": self.programs,
+                "next_index": self.next_index, "done_above": list(self.done_above), "programs": self.programs,
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats}
 
@@ -89,7 +91,8 @@ class CampaignState:
             if data["schema"] != STATE_SCHEMA:
                 raise BadState(f"state schema {data['schema']!r}, this dcefuzz reads {STATE_SCHEMA}")
             return cls(seed=int(data["seed"]), shard=Shard.parse(data["shard"]),
-                       next_index=int(data["next_index"]), programs=int(data["programs"]),
+                       next_index=int(data["next_index"]),
+                       done_above=[int(i) for i in data.get("done_above", [])], programs=int(data["programs"]),
                        seconds=float(data["seconds"]), findings=Counter(data["findings"]),
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
                        repeats=int(data["repeats"]))

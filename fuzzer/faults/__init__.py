@@ -26,10 +26,11 @@ from fuzzer.faults import (
     effect_dropped,
     effects_reordered,
     mutation_lost,
+    process,
 )
 from fuzzer.faults._fault import BUG_CLASSES, Fault, FaultUnavailable
 
-__all__ = ["BUG_CLASSES", "CATALOGUE", "Fault", "FaultUnavailable", "get", "planted", "suspended"]
+__all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable", "get", "planted", "suspended"]
 
 CATALOGUE: dict[str, Fault] = {
     f.name: f
@@ -38,12 +39,18 @@ CATALOGUE: dict[str, Fault] = {
 }
 
 
+#: Faults that kill or stall the compiling process, for testing the worker pool's
+#: isolation; not part of the self-test.
+TEST_ONLY: dict[str, Fault] = {f.name: f for f in process.FAULTS}
+
+
 def get(name: str) -> Fault:
     """The fault called ``name``; KeyError listing the known names otherwise."""
     try:
-        return CATALOGUE[name]
+        return CATALOGUE.get(name) or TEST_ONLY[name]
     except KeyError:
-        raise KeyError(f"unknown fault {name!r}; known: {', '.join(sorted(CATALOGUE))}") from None
+        known = ", ".join(sorted(CATALOGUE) + sorted(TEST_ONLY))
+        raise KeyError(f"unknown fault {name!r}; known: {known}") from None
 
 
 _active: list[tuple[Fault, list]] = []

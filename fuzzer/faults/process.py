@@ -1,0 +1,66 @@
+"""Test-only faults that take the compiling process down: segfault, hang, runaway memory.
+
+They exist to prove the worker pool's isolation (``fuzzer.pool``), not to mimic a
+custom-op regression, so they are kept out of the catalogue the self-test runs.
+Each wraps Inductor's entry point ``torch._inductor.compile_fx.compile_fx`` (the
+``inductor`` backend looks it up at call time) and misbehaves only when the graph
+calls ``e_log``, so a campaign meets both healthy and deadly programs.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+from fuzzer.faults._fault import Fault
+
+COMPILE_FX = "torch._inductor.compile_fx:compile_fx"
+#: bytes allocated (and touched) per step by the runaway-memory fault
+ALLOC_STEP = 64 * 1024 * 1024
+#: seconds the hang fault sleeps: longer than any time limit the pool would use
+HANG_SECONDS = 10 ** 6
+
+
+def _calls_e_log(gm) -> bool:
+    return any(n.op == "call_function" and "dcefuzz.e_log" in str(n.target) for n in gm.graph.nodes)
+
+
+def _segfault() -> None:
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _hang() -> None:
+    time.sleep(HANG_SECONDS)
+
+
+def _alloc() -> None:
+    hoard = []
+    while True:
+        hoard.append(bytearray(b"\x01") * ALLOC_STEP)
+
+
+def _build(action):
+    def build(current):
+        original = current(COMPILE_FX)
+
+        def compile_fx(gm, *args, **kwargs):
+            if _calls_e_log(gm):
+                action()
+            return original(gm, *args, **kwargs)
+
+        return {COMPILE_FX: compile_fx}
+    return build
+
+
+def _fault(name: str, what: str, action, kind: str) -> Fault:
+    return Fault(name=name, bug_class="process", expected_kind=kind, dynamic_only=False,
+                 description=f"test only: {what} when compiling a graph that calls e_log",
+                 targets=(COMPILE_FX,), build=_build(action))
+
+
+FAULTS = (
+    _fault("test-segfault", "the process segfaults", _segfault, "crash"),
+    _fault("test-hang", "the compile never returns", _hang, "timeout"),
+    _fault("test-alloc", "memory grows without bound", _alloc, "crash"),
+)

@@ -1,0 +1,92 @@
+"""The worker pool survives segfaults, hangs and runaway memory without losing a program.
+
+Each test-only fault (``fuzzer.faults.process``) kills or stalls the compiling
+process whenever a graph calls ``e_log``; the campaign must still finish its budget,
+count every program once, and save the casualties as crash/timeout findings.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from fuzzer.campaign import Budget, Config
+from fuzzer.cli import main
+from fuzzer.corpus import load
+from fuzzer.generate import generate, program_seed
+from fuzzer.pool import CRASH, TIMEOUT, PoolLimits, probe, run_pool
+from fuzzer.state import CampaignFolder
+
+pytestmark = pytest.mark.compile
+
+PROGRAMS = 4
+LIMITS = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1)
+
+
+def _campaign(tmp_path, fault, limits=LIMITS):
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
+    folder = CampaignFolder(tmp_path / "state")
+    stats = run_pool(config, Budget(programs=PROGRAMS), jobs=1, limits=limits, folder=folder,
+                     log=lambda line: None)
+    return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
+
+
+@pytest.mark.parametrize("fault, kind, needle", [
+    ("test-segfault", CRASH, "SIGSEGV"),
+    ("test-hang", TIMEOUT, "exceeded"),
+    ("test-alloc", CRASH, "memory cap"),
+])
+def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind, needle):
+    limits = PoolLimits(program_seconds=8, memory_mb=3072, poll_seconds=0.1) if fault == "test-hang" else LIMITS
+    stats, state, entries = _campaign(tmp_path, fault, limits)
+    assert stats.programs == PROGRAMS
+    assert state.programs == PROGRAMS and state.next_index == PROGRAMS and not state.done_above
+    assert sum(state.statuses.values()) == PROGRAMS
+    casualties = [e for e in entries if e.kind == kind]
+    assert casualties, [e.kind for e in entries]
+    assert all(needle in e.detail[0] for e in casualties)
+    assert all(e.fault == fault for e in casualties)
+    # the casualty's program is the one the stream says: regenerated from its seed
+    e = casualties[0]
+    assert e.case == generate(e.seed)
+
+
+def test_probe_isolates_a_crash_and_replay_reports_it_fixed_without_the_fault(tmp_path):
+    case = next(generate(program_seed(0, i)) for i in range(50)
+                if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
+    assert "SIGSEGV" in probe(case, "cpu", fault="test-segfault")
+    assert probe(case, "cpu") is None
+
+
+def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):
+    corpus_dir = tmp_path / "corpus"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fuzzer", "run", "--time", "5m", "--corpus", str(corpus_dir),
+         "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and not list(corpus_dir.glob("*.json")):
+            time.sleep(0.5)
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)     # the parent only: workers must not outlive it
+        proc.wait()
+        time.sleep(2)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # tidy up whatever is left of the group
+        except ProcessLookupError:
+            pass
+    entries = list(corpus_dir.glob("*.json"))
+    assert entries, "no finding saved before the deadline"
+    assert not [p for p in corpus_dir.iterdir() if p.name.startswith(".")]  # no partial file
+    for p in entries:
+        assert p.with_suffix(".py").exists()
+        json.loads(p.read_text())
+    r = CliRunner().invoke(main, ["replay", str(corpus_dir), "--json"])
+    assert r.exit_code == 0, r.output   # found under a fault, replayed without it: FIXED
+    assert {json.loads(line)["outcome"] for line in r.output.splitlines() if line.startswith("{")} == {"FIXED"}
