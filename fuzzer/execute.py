@@ -1,8 +1,9 @@
 """Run a case eagerly and through ``torch.compile(dynamic=True)``, recording everything.
 
 For each binding the executor makes fresh inputs from the case's seed and runs:
-eager float32 twice (the second only to prove eager is deterministic), eager
-float64 (the numeric reference), and the compiled function.  Every run records
+eager float32, the compiled function, and, when the oracle needs them, eager
+float32 again (to prove eager is deterministic) and eager float64 (the numeric
+reference).  Every run records
 its returned values, the final contents of every input, the effect log and the
 call trace.  All bindings go through *one* compiled function, in order, the way a
 user's model meets new shapes.
@@ -13,6 +14,7 @@ Nothing here judges; ``oracle`` does.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -51,11 +53,24 @@ class Run:
 
 @dataclass
 class BindingRuns:
+    """The runs of one binding.
+
+    ``eager_again`` (the determinism check) and ``reference`` (float64) are only
+    needed to judge a compiled run that differs from eager at all, so they are made
+    on demand by :meth:`complete`: a compiled run bit-identical to eager (most of
+    them) costs one eager run, not three.
+    """
+
     binding: dict
     eager: Run
-    eager_again: Run
-    reference: Run
+    eager_again: Run | None = None
+    reference: Run | None = None
     compiled: Run | None = None
+    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
+
+    def complete(self) -> None:
+        if self.eager_again is None or self.reference is None:
+            self.eager_again, self.reference = self._complete()
 
 
 def default_device() -> str:
@@ -117,16 +132,15 @@ def run_once(fn, inputs: list[torch.Tensor]) -> Run:
 
 
 def run_eager(case: Case, device: str) -> list[BindingRuns]:
-    """Eager float32 (twice) and float64 runs of every binding."""
+    """Eager float32 runs of every binding; the second float32 and the float64 run on demand."""
     fn = codegen.build(case.program)
     out = []
     for i, binding in enumerate(case.bindings):
-        out.append(BindingRuns(
-            binding=dict(binding),
-            eager=run_once(fn, make_inputs(case, i, device)),
-            eager_again=run_once(fn, make_inputs(case, i, device)),
-            reference=run_once(fn, make_inputs(case, i, device, torch.float64)),
-        ))
+        def complete(i=i):
+            return (run_once(fn, make_inputs(case, i, device)),
+                    run_once(fn, make_inputs(case, i, device, torch.float64)))
+        out.append(BindingRuns(binding=dict(binding), eager=run_once(fn, make_inputs(case, i, device)),
+                               _complete=complete))
     return out
 
 
@@ -151,7 +165,7 @@ def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -
     so nothing is compiled (the shrinker proposes many such candidates).
     """
     runs = run_eager(case, device)
-    if any(r.failure for br in runs for r in (br.eager, br.eager_again, br.reference)):
+    if any(br.eager.failure for br in runs):
         return runs
     return run_compiled(case, device, runs, compiled=compiled, backend=backend)
 

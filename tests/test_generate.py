@@ -23,6 +23,7 @@ def test_every_generated_program_runs_eagerly_on_every_binding(seed):
     case.validate()
     assert len(case.bindings) >= 3
     for i, br in enumerate(run_eager(case, "cpu")):
+        br.complete()
         for run in (br.eager, br.eager_again, br.reference):
             assert run.failure is None, (seed, i, run.failure and run.failure.traceback)
 

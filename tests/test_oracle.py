@@ -181,8 +181,12 @@ def test_nondeterministic_eager_is_skipped():
     t = torch.ones(3)
     run = Run(outputs=[t], inputs_after=[t])
     other = Run(outputs=[t + 1], inputs_after=[t])
-    br = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=run)
+    compiled = Run(outputs=[t + 2], inputs_after=[t])
+    br = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=compiled)
     assert judge(CASE, [br]).status == oracle.NONDETERMINISTIC
+    # a compiled run identical to eager needs no determinism check: nothing to judge
+    same = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=run)
+    assert judge(CASE, [same]) == oracle.Verdict(oracle.OK, [])
 
 
 # ------------------------------------------------------------------ performance

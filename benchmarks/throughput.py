@@ -1,0 +1,139 @@
+"""Campaign throughput, side by side on the same generated programs, and worker memory.
+
+    python benchmarks/throughput.py [--programs 60] [--fresh-programs 6] [--seed 0]
+    python benchmarks/throughput.py --memory 500
+
+Variants, each a fresh process on programs 0..N-1 of the same campaign seed, timed
+from process start to exit (so each pays its own import and cold compile):
+
+  a  a bare loop: generate, compile with torch.compile(dynamic=True), run eager and
+     compiled once per binding; no judging, no confirmation, nothing saved;
+  b  dcefuzz: ``dcefuzz run --jobs 1 --no-shrink`` (a warm worker does everything a
+     campaign does: three eager runs per binding, judging, confirming findings after
+     a fresh compile, saving entries);
+  b2 the same with ``--jobs 2``;
+  c  one fresh subprocess per program (the design of most fuzzers), on the first
+     ``--fresh-programs`` of them.
+
+Prints programs/min per variant and the ratios b/a, b/c, b2/b (targets 0.9, 5, 1.8).
+Shrinking is off in b and b2: it is work per finding that the bare loop does not do.
+
+Caches: every variant runs with Inductor's whole-graph caches off (FX graph cache,
+AOTAutograd cache), since a real campaign never compiles the same program twice and
+the variants run the same programs in turn; the kernel code cache stays on and is
+warmed by one untimed pass of the bare loop first, so no variant pays cold kernel
+builds that an earlier one already paid.
+
+``--memory N`` runs N programs through the worker's own loop (``run_trial`` and the
+dynamo reset it does per program) in this process and prints resident memory along
+the way: growth from program 50 to N should stay under 10%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+BARE = """
+import sys, time, torch
+from fuzzer import codegen
+from fuzzer.execute import make_inputs
+from fuzzer.generate import generate, program_seed
+seed, start, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+for i in range(start, start + count):
+    case = generate(program_seed(seed, i))
+    torch._dynamo.reset()
+    compiled = torch.compile(codegen.build(case.program), dynamic=True)
+    eager = codegen.build(case.program)
+    for b in range(len(case.bindings)):
+        eager(*make_inputs(case, b, "cpu"))
+        try:
+            compiled(*make_inputs(case, b, "cpu"))
+        except Exception:
+            pass
+"""
+
+
+#: whole-graph caches off for every variant (see the module docstring)
+ENV = dict(os.environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+
+
+def _timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV)
+    return time.perf_counter() - start
+
+
+def throughput(programs: int, fresh_programs: int, seed: int) -> None:
+    py = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        def dcefuzz(jobs: int) -> float:
+            run = os.path.join(tmp, f"jobs{jobs}")
+            return _timed([py, "-m", "fuzzer", "run", "--programs", str(programs), "--seed", str(seed),
+                           "--jobs", str(jobs), "--no-shrink", "--corpus", os.path.join(run, "corpus"),
+                           "--state", os.path.join(run, "state")])
+
+        warm = _timed([py, "-c", BARE, str(seed), "0", str(programs)])
+        print(f"(warm-up pass of the bare loop: {warm:.1f}s, not counted)", flush=True)
+        results = {}
+        results["a"] = (programs, _timed([py, "-c", BARE, str(seed), "0", str(programs)]))
+        print(f"a  bare loop            {programs} programs in {results['a'][1]:.1f}s", flush=True)
+        results["b"] = (programs, dcefuzz(1))
+        print(f"b  dcefuzz --jobs 1     {programs} programs in {results['b'][1]:.1f}s", flush=True)
+        results["b2"] = (programs, dcefuzz(2))
+        print(f"b2 dcefuzz --jobs 2     {programs} programs in {results['b2'][1]:.1f}s", flush=True)
+        fresh = sum(_timed([py, "-c", BARE, str(seed), str(i), "1"]) for i in range(fresh_programs))
+        results["c"] = (fresh_programs, fresh)
+        print(f"c  process per program {fresh_programs} programs in {fresh:.1f}s", flush=True)
+
+    per_min = {k: n / s * 60 for k, (n, s) in results.items()}
+    print()
+    print(f"{'variant':28s} {'programs/min':>12s}")
+    for k, label in (("a", "a bare loop"), ("b", "b dcefuzz, 1 warm worker"),
+                     ("b2", "b2 dcefuzz, 2 warm workers"), ("c", "c fresh process per program")):
+        print(f"{label:28s} {per_min[k]:12.1f}")
+    print()
+    print(f"b/a  {per_min['b'] / per_min['a']:.2f}  (target >= 0.9)")
+    print(f"b/c  {per_min['b'] / per_min['c']:.2f}  (target >= 5)")
+    print(f"b2/b {per_min['b2'] / per_min['b']:.2f}  (target >= 1.8)")
+
+
+def memory(programs: int, seed: int) -> None:
+    from fuzzer.generate import generate, program_seed
+    from fuzzer.trial import run_trial
+    from fuzzer.worker import rss_kb
+
+    marks = {}
+    start = time.perf_counter()
+    for i in range(programs):
+        run_trial(generate(program_seed(seed, i)), "cpu")
+        if (i + 1) % 50 == 0 or i + 1 == programs:
+            marks[i + 1] = rss_kb()
+            print(f"after {i + 1:4d} programs: {marks[i + 1] / 1024:7.1f} MiB "
+                  f"({time.perf_counter() - start:.0f}s)", flush=True)
+    first = marks[min(marks)]
+    last = marks[max(marks)]
+    print(f"growth from program {min(marks)} to {max(marks)}: {100 * (last - first) / first:.1f}% "
+          f"(target < 10%)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--programs", type=int, default=60)
+    ap.add_argument("--fresh-programs", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--memory", type=int, default=None, metavar="N")
+    args = ap.parse_args()
+    if args.memory:
+        memory(args.memory, args.seed)
+    else:
+        throughput(args.programs, args.fresh_programs, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
