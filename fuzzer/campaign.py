@@ -204,19 +204,20 @@ class Session:
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
 
-    def tick(self, extra: str = "", force: bool = False) -> None:
+    def tick(self, extra: str = "", details: Callable[[], dict] | None = None) -> None:
+        """Every progress interval: checkpoint (with ``details()`` in the stats line), report."""
         now = time.perf_counter()
-        if force or now - self.last_report >= CAMPAIGN.progress_every_s:
+        if now - self.last_report >= CAMPAIGN.progress_every_s:
             self.last_report = now
-            self.checkpoint()
+            self.checkpoint(details() if details else None)
             self.progress(_progress_line(self.stats, extra))
 
-    def checkpoint(self) -> None:
+    def checkpoint(self, details: dict | None = None) -> None:
         self.stats.seconds = self.elapsed()
         if self.folder is not None:
             snapshot = self.stats.to_state()
             self.folder.save(snapshot)
-            self.folder.log_stats(snapshot)
+            self.folder.log_stats(snapshot, **(details or {}))
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,

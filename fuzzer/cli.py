@@ -243,12 +243,15 @@ def stats(folder, as_json):
     click.echo(f"statuses   {statuses}")
     lines = cf.stats_lines()
     if lines:
-        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s}")
+        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} "
+                   f"{'workers':>8s} {'max rss MiB':>12s}")
         step = max(1, len(lines) // 10)
         for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
             per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
+            rss = max(ln.get("worker_rss_mb") or [0])
             click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
-                       f"{sum(ln['findings'].values()):9d}")
+                       f"{sum(ln['findings'].values()):9d} {ln.get('workers_alive', ''):>8} "
+                       f"{rss or '':>12}")
 
 
 @main.command()

@@ -89,6 +89,7 @@ class _Worker:
         self.pseed: int | None = None
         self.programs = 0
         self.base_rss_kb = 0
+        self.rss_kb = 0
 
     def assign(self, index: int, pseed: int, limits: PoolLimits) -> None:
         self.index, self.pseed = index, pseed
@@ -194,6 +195,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     session.finished(index, report.status, entries)
                     w.index = w.pseed = None
                     w.programs += 1
+                    w.rss_kb = report.rss_kb
                     if w.programs == 1:
                         w.base_rss_kb = report.rss_kb
                     grown = w.base_rss_kb and report.rss_kb > limits.recycle_growth * w.base_rss_kb
@@ -210,7 +212,9 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 elif worker.rss_kb(w.process.pid) > limits.memory_mb * 1024:
                     casualty(w, CRASH, f"memory cap {limits.memory_mb} MiB exceeded")
             alive = sum(1 for w in workers if w.process.is_alive())
-            session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced")
+            session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced",
+                         lambda alive=alive: {"workers_alive": alive, "workers_replaced": replaced,
+                                              "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]})
     except KeyboardInterrupt:
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
     finally:
