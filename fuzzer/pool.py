@@ -25,37 +25,17 @@ import multiprocessing
 import os
 import signal
 import time
-from dataclasses import dataclass
 from multiprocessing.connection import wait
 
 from fuzzer import corpus, signature, worker
 from fuzzer.campaign import Budget, Config, Session, Stats
 from fuzzer.generate import generate
+from fuzzer.limits import PoolLimits
 from fuzzer.state import CampaignFolder, Shard
 
 CRASH = "crash"
 TIMEOUT = "timeout"
 PROCESS_KINDS = (CRASH, TIMEOUT)
-
-
-@dataclass(frozen=True)
-class PoolLimits:
-    #: seconds a worker may spend on one program before it is killed
-    program_seconds: float = 120.0
-    #: seconds a new worker may take to import torch and report ready
-    start_seconds: float = 300.0
-    #: resident memory (MiB) above which a worker is killed
-    memory_mb: int = 6144
-    #: programs after which a worker is replaced by a fresh one
-    recycle_after: int = 500
-    #: a worker is replaced when its memory exceeds this factor of its first reading
-    recycle_growth: float = 1.5
-    #: seconds between checks of the workers while waiting for reports
-    poll_seconds: float = 0.25
-    #: torch intra-op threads per worker (workers, not threads, use the cores)
-    threads: int = 1
-    #: workers that may die before reporting ready before the campaign gives up
-    max_failed_starts: int = 3
 
 
 class WorkerStartError(RuntimeError):
