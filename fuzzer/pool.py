@@ -45,7 +45,8 @@ class WorkerStartError(RuntimeError):
 class _Worker:
     """The parent's handle on one worker process."""
 
-    def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None):
+    def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
+                 compile_threads: int = 1):
         self.slot = slot
         self.conn, child = ctx.Pipe()
         env_key = "CUDA_VISIBLE_DEVICES"
@@ -53,7 +54,8 @@ class _Worker:
         if device_index is not None:
             os.environ[env_key] = device_index  # inherited by the spawned child at start
         try:
-            self.process = ctx.Process(target=worker.serve, args=(child, config, limits.threads),
+            self.process = ctx.Process(target=worker.serve,
+                                       args=(child, config, limits.threads, compile_threads),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -120,13 +122,15 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     session = Session(config, budget, shard, folder, resume, log, progress)
     ctx = multiprocessing.get_context("spawn")
     slots = [str(d) for d in devices] if devices else [None] * jobs
-    workers = [_Worker(ctx, config, limits, i, d) for i, d in enumerate(slots)]
+    # the cores are shared out: each worker's Inductor compiles kernels on its share
+    compile_threads = max(1, (os.cpu_count() or 1) // len(slots))
+    workers = [_Worker(ctx, config, limits, i, d, compile_threads) for i, d in enumerate(slots)]
     replaced = 0
 
     def replace(w: _Worker) -> _Worker:
         nonlocal replaced
         replaced += 1
-        fresh = _Worker(ctx, config, limits, w.slot, slots[w.slot])
+        fresh = _Worker(ctx, config, limits, w.slot, slots[w.slot], compile_threads)
         workers[workers.index(w)] = fresh
         return fresh
 

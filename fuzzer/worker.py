@@ -48,8 +48,13 @@ def rss_kb(pid: int | None = None) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if pid is None else 0
 
 
-def serve(conn, config, threads: int) -> None:
-    """The worker's main loop (the target of a spawned process)."""
+def serve(conn, config, threads: int, compile_threads: int) -> None:
+    """The worker's main loop (the target of a spawned process).
+
+    ``threads`` bounds torch's intra-op threads and ``compile_threads`` Inductor's
+    kernel-compile pool, so that N workers share the machine's cores instead of each
+    assuming it has all of them.
+    """
     import torch
 
     from fuzzer import faults
@@ -60,6 +65,7 @@ def serve(conn, config, threads: int) -> None:
     # Ctrl-C reaches the whole process group; the parent decides what stops
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(threads)
+    torch._inductor.config.compile_threads = compile_threads
     with faults.planted(config.fault):
         conn.send(("ready", os.getpid()))
         while True:
