@@ -7,9 +7,12 @@ The package reads as the pipeline it implements:
 ``oplib`` holds the custom-op definitions (as source text, so that a repro script
 carries exactly the code the fuzzer ran), ``ops`` the statement forms the
 generator draws from, ``program``/``generate``/``codegen`` the typed IR and its
-lowering to Python, ``execute`` the eager and compiled runs, ``contract`` and
-``oracle`` the judgement, ``corpus``/``repro``/``replay`` the saved findings, and
-``campaign``/``cli`` the long-running driver.
+lowering to Python, ``execute`` the eager and compiled runs, ``compare`` and
+``oracle`` the judgement (the contract), ``trial`` the confirmation of a finding,
+``shrink``/``signature`` its reduction and naming, ``corpus``/``repro``/``replay``
+the saved findings, ``campaign``/``state``/``pool``/``worker`` the long-running
+driver, ``faults``/``selftest`` the planted regressions that prove the oracle
+sees, and ``cli`` the command line.
 """
 
 __version__ = "0.1.0"
