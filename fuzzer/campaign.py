@@ -9,6 +9,7 @@ already found.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import time
@@ -181,10 +182,14 @@ class Session:
         index = next(self.pending)
         return index, program_seed(self.config.seed, index)
 
-    def finished(self, index: int, status: str, entries: list[corpus.Entry]) -> None:
-        """Count a finished program and save its entries (dedup by signature)."""
+    def finished(self, index: int, status: str, entries: list[corpus.Entry]) -> list[str | None]:
+        """Count a finished program and save its entries (dedup by signature).
+
+        Returns, per entry, the path of a new entry, or None for a repeat hit.
+        """
         self.stats.count(status)
         self.done.add(index)
+        paths: list[str | None] = []
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
@@ -195,6 +200,7 @@ class Session:
                          f"({entry.statements} statements) -> {path}")
             else:
                 self.stats.repeats += 1
+            paths.append(str(path) if new else None)
             self.stats.last_entry = entry
         # the watermark: every index of this shard below it is done
         mark = self.stats.next_index
@@ -203,6 +209,28 @@ class Session:
             mark += self.shard.count
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
+        return paths
+
+    def replace(self, old: corpus.Entry, path: str, new: corpus.Entry) -> None:
+        """Put a reduced entry in place of the saved, unshrunk ``old`` at ``path``.
+
+        The new entry is written before the old files go (a crash in between leaves
+        both, never neither).  If the reduced signature is already in the corpus,
+        the finding becomes a repeat hit of that entry.
+        """
+        if new.id == old.id:
+            return
+        new_path, fresh = corpus.save(new, self.config.corpus_dir)
+        corpus.remove(path)
+        if str(path) in self.stats.saved:
+            self.stats.saved.remove(str(path))
+        if fresh:
+            self.stats.saved.append(str(new_path))
+            self.log(f"[{self.elapsed():6.0f}s] shrunk {new.kind} ({old.statements} -> "
+                     f"{new.statements} statements) -> {new_path}")
+        else:
+            self.stats.repeats += 1
+            self.log(f"[{self.elapsed():6.0f}s] shrunk {new.kind}: a repeat of {new_path}")
 
     def tick(self, extra: str = "", details: Callable[[], dict] | None = None) -> None:
         """Every progress interval: checkpoint (with ``details()`` in the stats line), report."""
@@ -258,12 +286,36 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     return stats
 
 
+def _reshrink_casualty(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
+    """``reshrink`` for crash and timeout entries: candidates die in child processes."""
+    from fuzzer.isolate import probe, shrink_casualty
+    from fuzzer.limits import PoolLimits
+
+    limits = PoolLimits()
+    moved = dataclasses.replace(entry, device=device)
+    died = probe(moved.case, device, entry.backend, entry.fault, limits)
+    if died is None or not died.startswith(entry.kind):
+        return None
+    budget = ShrinkBudget(min(budget.oracle_calls, limits.casualty_shrink_calls),
+                          min(budget.seconds, limits.casualty_shrink_seconds))
+    new = shrink_casualty(moved, limits, budget)
+    if new is None:
+        return path, entry.statements, entry.statements
+    new.hits = 0 if new.id == entry.id else new.hits
+    new_path, _ = corpus.save(new, os.path.dirname(os.path.abspath(path)))
+    if new.id != entry.id:
+        corpus.remove(path)
+    return new_path, entry.statements, new.statements
+
+
 def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
     """Shrink a saved entry again and replace it; None if it no longer reproduces.
 
     Returns (new path, statements before, statements after).  The new entry is
     written (atomically) before the old files go, so a crash leaves one or both.
     """
+    if entry.kind in oracle.PROCESS_KINDS:
+        return _reshrink_casualty(entry, path, device, budget)
     with faults.planted(entry.fault):
         verdict = judge_fresh(entry.case, device, entry.backend)
         divs = verdict.of_kind(entry.kind) if verdict.status == oracle.OK else []
@@ -286,7 +338,5 @@ def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
         new.hits = 0  # save() adds the hits of the entry already there
     new_path, _ = corpus.save(new, folder)
     if new.id != entry.id:
-        for old in (path, os.path.splitext(path)[0] + corpus.SCRIPT_SUFFIX):
-            if os.path.exists(old):
-                os.unlink(old)
+        corpus.remove(path)
     return new_path, before, new.statements

@@ -164,6 +164,17 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
     return path, new
 
 
+def remove(path: str | os.PathLike) -> None:
+    """Delete an entry: the JSON first (``save`` writes it last), so an entry is
+    never left without its script; a crash in between leaves only a stray script."""
+    p = Path(path).with_suffix(ENTRY_SUFFIX)
+    for f in (p, p.with_suffix(SCRIPT_SUFFIX)):
+        try:
+            f.unlink()
+        except FileNotFoundError:
+            pass
+
+
 def entries_in(paths) -> tuple[list[Path], list[str]]:
     """Expand files and folders into entry JSON paths; name what isn't one."""
     found, bad = [], []

@@ -171,5 +171,29 @@ def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -
 
 
 def fresh_compile_state() -> None:
-    """Forget every compiled graph, so the next compile starts from scratch."""
+    """Forget every compiled graph, so the next compile starts as in a fresh process.
+
+    ``torch._dynamo.reset()`` is not all of it.  Two process-wide caches outlive it
+    and pin every shape environment a worker ever traced (its SymNodes, guards and
+    stack traces), so a worker that compiles thousands of programs grew by about
+    0.5 MiB a program and never shrank:
+
+    * ``functools.lru_cache``s on ``ShapeEnv`` methods (some unbounded), keyed by
+      ``self``;
+    * FakeTensor's class-level dispatch cache.
+
+    Both are cleared here.  A fresh process, which is what a user's repro runs in,
+    starts with them empty, so clearing them loses nothing a finding could rely on.
+    """
     torch._dynamo.reset()
+    try:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch.fx.experimental.symbolic_shapes import ShapeEnv
+    except ImportError:  # pragma: no cover - a torch without them has no such caches
+        return
+    for attr in vars(ShapeEnv).values():
+        clear = getattr(attr, "cache_clear", None)
+        if callable(clear):
+            clear()
+    if hasattr(FakeTensorMode, "cache_clear"):
+        FakeTensorMode.cache_clear()

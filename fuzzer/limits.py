@@ -49,6 +49,16 @@ class PoolLimits:
     threads: int = 1
     #: workers that may die before reporting ready before the campaign gives up
     max_failed_starts: int = 3
+    #: oracle calls and seconds for shrinking one crash or timeout finding (each
+    #: candidate that kills its process costs a process start, so fewer than usual)
+    casualty_shrink_calls: int = 60
+    casualty_shrink_seconds: float = 300.0
+    #: time limit of one candidate while shrinking a timeout (the campaign's limit
+    #: would make each hanging candidate cost minutes); the result is confirmed
+    #: under the campaign's limit
+    casualty_candidate_seconds: float = 30.0
+    #: casualties waiting to be shrunk; more stay saved unshrunk (``dcefuzz shrink``)
+    casualty_queue: int = 8
 
 
 GEN = GenLimits()

@@ -24,6 +24,10 @@ order of non-effectful work, writes to intermediates never read again, strides,
 recompilations, and the call counts of mutating ops (only their visible writes
 are judged).
 
+PROCESS, seen from outside the process (``fuzzer.isolate``): ``crash`` (the
+process running the compiled program died: a signal, or past the memory cap) and
+``timeout`` (it outlived the time limit), once its eager runs had finished.
+
 PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op whose
 result is dead in the program (:func:`fuzzer.program.dead_pure_sites`) that the
 compiled code executed.
@@ -43,11 +47,15 @@ EFFECT_LOG = "effect-log"
 COMPILE_ERROR = "compile-error"
 RUNTIME_ERROR = "runtime-error"
 MISSED_DCE = "missed-dce"
+CRASH = "crash"
+TIMEOUT = "timeout"
 
 #: Correctness kinds, most severe first: a case's finding takes the first present.
 CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
 PERFORMANCE_KINDS = (MISSED_DCE,)
 KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS
+#: Deaths of the compiling process: no verdict of this module can report them.
+PROCESS_KINDS = (CRASH, TIMEOUT)
 
 OK = "ok"
 INVALID = "invalid"

@@ -15,27 +15,39 @@ or lose a finding, so the parent watches every worker:
   its memory has grown past a factor of what it used after its first program, so
   memory stays flat over long campaigns.
 
-Each casualty is replaced at once.  Crash and timeout findings are saved unshrunk:
-shrinking them needs a fresh process per oracle call, which the pool does not do yet.
+Each casualty is replaced at once, and its program saved at once as it was found,
+so nothing is lost if the campaign dies next.  Then a thread of the parent shrinks
+it (``fuzzer.isolate.shrink_casualty``: candidates run in a child that may die, the
+result is confirmed in a fresh process) and replaces the saved entry with the
+reduced one, merging with an entry of the same reduced signature if there is one.
+One casualty is shrunk at a time; a few more may wait (``PoolLimits.casualty_queue``),
+the rest stay saved unshrunk for ``dcefuzz shrink``.  At the end of the campaign the
+shrink in progress is finished and the waiting ones are left unshrunk; Ctrl-C
+abandons it.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
+import queue
+import threading
 import time
 from multiprocessing.connection import wait
 
 from fuzzer import corpus, signature, worker
 from fuzzer.campaign import Budget, Config, Session, Stats
 from fuzzer.generate import generate
+from fuzzer.isolate import (
+    Aborted,
+    died_detail,
+    memory_detail,
+    shrink_casualty,
+    timeout_detail,
+)
 from fuzzer.limits import PoolLimits
+from fuzzer.oracle import CRASH, TIMEOUT
 from fuzzer.state import CampaignFolder, Shard
-
-CRASH = "crash"
-TIMEOUT = "timeout"
-PROCESS_KINDS = (CRASH, TIMEOUT)
 
 
 class WorkerStartError(RuntimeError):
@@ -105,13 +117,69 @@ def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Confi
         detail=[f"[{kind}] program {index}: {detail}"], fault=config.fault)
 
 
-def _signal_name(exitcode: int | None) -> str:
-    if exitcode is not None and exitcode < 0:
-        try:
-            return signal.Signals(-exitcode).name
-        except ValueError:
-            return f"signal {-exitcode}"
-    return f"exit code {exitcode}"
+class _CasualtyShrinker:
+    """Shrinks crash and timeout entries on a thread, one at a time.
+
+    The thread only computes reduced entries; the campaign loop saves them (through
+    ``adopt``), so the session's counts and the corpus are touched by one thread.
+    """
+
+    def __init__(self, config: Config, limits: PoolLimits, log):
+        self.config, self.limits, self.log = config, limits, log
+        self.todo: queue.Queue = queue.Queue()
+        self.done: queue.Queue = queue.Queue()
+        self.stop = threading.Event()
+        self.busy = threading.Event()
+        self.waiting = 0
+        self.thread = threading.Thread(target=self._loop, name="dcefuzz-casualty-shrinker", daemon=True)
+        self.thread.start()
+
+    def submit(self, entry: corpus.Entry, path: str) -> bool:
+        if self.waiting >= self.limits.casualty_queue:
+            return False
+        self.waiting += 1
+        self.todo.put((entry, path))
+        return True
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            try:
+                entry, path = self.todo.get(timeout=self.limits.poll_seconds)
+            except queue.Empty:
+                continue
+            self.busy.set()
+            try:
+                reduced = shrink_casualty(entry, self.limits, stop=self.stop)
+            except Aborted:
+                reduced = None
+            except Exception as exc:  # noqa: BLE001 - the unshrunk entry is already saved
+                self.log(f"shrinking {entry.kind} {entry.id} failed: {type(exc).__name__}: {exc}")
+                reduced = None
+            self.done.put((entry, path, reduced))
+            self.busy.clear()
+
+    def adopt(self, session: Session) -> None:
+        """Save the reduced entries that are ready, in place of their unshrunk ones."""
+        while True:
+            try:
+                old, path, new = self.done.get_nowait()
+            except queue.Empty:
+                return
+            self.waiting -= 1
+            if new is None:
+                self.log(f"{old.kind} {old.id} kept unshrunk (nothing smaller died the same way)")
+                continue
+            session.replace(old, path, new)
+
+    def finish(self, wait: bool) -> None:
+        """Stop taking work; with ``wait``, let the shrink in progress end first."""
+        left = self.todo.qsize()
+        while wait and self.busy.is_set() and self.thread.is_alive():
+            time.sleep(self.limits.poll_seconds)
+        self.stop.set()
+        self.thread.join(10)
+        if left:
+            self.log(f"{left} crash/timeout entries left unshrunk (dcefuzz shrink ENTRY)")
 
 
 def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
@@ -120,6 +188,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
              log=None, progress=None) -> Stats:
     """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given)."""
     session = Session(config, budget, shard, folder, resume, log, progress)
+    shrinker = _CasualtyShrinker(config, limits, session.log) if config.shrink else None
     ctx = multiprocessing.get_context("spawn")
     slots = [str(d) for d in devices] if devices else [None] * jobs
     # the cores are shared out: each worker's Inductor compiles kernels on its share
@@ -135,6 +204,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         return fresh
 
     failed_starts = 0
+    interrupted = False
 
     def casualty(w: _Worker, kind: str, detail: str) -> None:
         """The worker is gone; its program (if any) becomes a finding; start another."""
@@ -142,7 +212,9 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         w.kill()
         if w.index is not None:
             entry = _process_entry(kind, detail, w.index, w.pseed, config)
-            session.finished(w.index, kind, [entry])
+            paths = session.finished(w.index, kind, [entry])
+            if shrinker is not None and paths[0] is not None and not shrinker.submit(entry, paths[0]):
+                session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
         elif not w.ready:
             failed_starts += 1
             session.log(f"worker {w.slot} failed to start ({detail})")
@@ -167,7 +239,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     message = conn.recv()
                 except (EOFError, OSError):
                     w.process.join(5)
-                    casualty(w, CRASH, f"worker died: {_signal_name(w.process.exitcode)}")
+                    casualty(w, CRASH, died_detail(w.process.exitcode))
                     continue
                 if message[0] == "ready":
                     w.ready = True
@@ -190,16 +262,19 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             # a dead worker's pipe reads as closed, so deaths are handled above
             for w in list(workers):
                 if now > w.deadline:
-                    what = "program" if w.ready else "start"
-                    limit = limits.program_seconds if w.ready else limits.start_seconds
-                    casualty(w, TIMEOUT, f"{what} exceeded {limit:.0f}s")
+                    detail = (timeout_detail(limits.program_seconds) if w.ready
+                              else f"start exceeded {limits.start_seconds:.0f}s")
+                    casualty(w, TIMEOUT, detail)
                 elif worker.rss_kb(w.process.pid) > limits.memory_mb * 1024:
-                    casualty(w, CRASH, f"memory cap {limits.memory_mb} MiB exceeded")
+                    casualty(w, CRASH, memory_detail(limits.memory_mb))
+            if shrinker is not None:
+                shrinker.adopt(session)
             alive = sum(1 for w in workers if w.process.is_alive())
             session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced",
                          lambda alive=alive: {"workers_alive": alive, "workers_replaced": replaced,
                                               "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]})
     except KeyboardInterrupt:
+        interrupted = True
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
     finally:
         for w in workers:
@@ -207,41 +282,11 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 w.kill()
             else:
                 w.stop()
+        if shrinker is not None:
+            try:
+                shrinker.finish(wait=not interrupted)
+            except KeyboardInterrupt:
+                shrinker.finish(wait=False)
+            shrinker.adopt(session)
         session.checkpoint()
     return session.stats
-
-
-def _probe_target(case_json: dict, device: str, backend: str, fault: str | None) -> None:
-    from fuzzer import faults
-    from fuzzer.program import Case
-    from fuzzer.trial import judge_fresh
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with faults.planted(fault):
-        judge_fresh(Case.from_json(case_json), device, backend)
-
-
-def probe(case, device: str, backend: str = "inductor", fault: str | None = None,
-          limits: PoolLimits = PoolLimits()) -> str | None:
-    """Run one case in a fresh process: None if it finished, else how it died.
-
-    This is how crash and timeout entries are replayed: in this process they would
-    take the replayer down with them.
-    """
-    ctx = multiprocessing.get_context("spawn")
-    p = ctx.Process(target=_probe_target, args=(case.to_json(), device, backend, fault), daemon=True)
-    p.start()
-    deadline = time.monotonic() + limits.start_seconds + limits.program_seconds
-    while p.is_alive() and time.monotonic() < deadline:
-        if worker.rss_kb(p.pid) > limits.memory_mb * 1024:
-            p.kill()
-            p.join(5)
-            return f"{CRASH}: memory cap {limits.memory_mb} MiB exceeded"
-        p.join(limits.poll_seconds)
-    if p.is_alive():
-        p.kill()
-        p.join(5)
-        return f"{TIMEOUT}: exceeded {limits.program_seconds:.0f}s"
-    if p.exitcode != 0:
-        return f"{CRASH}: {_signal_name(p.exitcode)}"
-    return None

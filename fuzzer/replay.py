@@ -15,7 +15,8 @@ from pathlib import Path
 
 from fuzzer import oracle
 from fuzzer.corpus import BadEntry, load
-from fuzzer.pool import PROCESS_KINDS, probe
+from fuzzer.isolate import probe
+from fuzzer.oracle import PROCESS_KINDS
 from fuzzer.trial import judge_fresh
 
 REPRODUCES = "REPRODUCES"

@@ -8,7 +8,8 @@ reduction never slides from one bug to another:
 * the kind (``effect-log``, ``wrong-mutation``, ``compile-error``, ...), which
   carries the stage for errors (compile vs run time);
 * for errors, the exception type and its first message line, with numbers,
-  symbols and value names normalised away;
+  symbols and value names normalised away; for crashes and timeouts, how the
+  process died (the signal, the memory cap, the time limit), the same way;
 * for effect-log, the shape of the change: missing / extra / duplicated /
   reordered / data (an event saw other data);
 * for wrong values, what differed: shape / dtype / count / non-finite / values;
@@ -50,7 +51,7 @@ def normalise_message(line: str) -> str:
 
 def bug_class(kind: str, divs: list[Divergence]) -> str:
     """The part of a signature that a shrink step may not change."""
-    if kind in (oracle.COMPILE_ERROR, oracle.RUNTIME_ERROR):
+    if kind in (oracle.COMPILE_ERROR, oracle.RUNTIME_ERROR) + oracle.PROCESS_KINDS:
         return f"{kind}|{normalise_message(divs[0].detail)}"
     words: set[str] = set()
     for d in divs:

@@ -19,7 +19,10 @@ from fuzzer.campaign import Budget, Config
 from fuzzer.cli import main
 from fuzzer.corpus import load
 from fuzzer.generate import generate, program_seed
-from fuzzer.pool import CRASH, TIMEOUT, PoolLimits, probe, run_pool
+from fuzzer.isolate import died_detail, divergence_of, probe
+from fuzzer.oracle import CRASH, TIMEOUT, Divergence
+from fuzzer.pool import PoolLimits, run_pool
+from fuzzer.signature import bug_class
 from fuzzer.state import CampaignFolder
 
 pytestmark = pytest.mark.compile
@@ -28,10 +31,10 @@ PROGRAMS = 4
 LIMITS = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1)
 
 
-def _campaign(tmp_path, fault, limits=LIMITS):
-    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
+def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False):
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink)
     folder = CampaignFolder(tmp_path / "state")
-    stats = run_pool(config, Budget(programs=PROGRAMS), jobs=1, limits=limits, folder=folder,
+    stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
                      log=lambda line: None)
     return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
 
@@ -54,6 +57,42 @@ def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind,
     # the casualty's program is the one the stream says: regenerated from its seed
     e = casualties[0]
     assert e.case == generate(e.seed)
+
+
+def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tmp_path):
+    # program 0 of seed 0 calls e_log, so the fault kills the worker compiling it
+    assert any(s.form == "e_log" for s in generate(program_seed(0, 0)).program.body)
+    limits = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1,
+                        casualty_shrink_seconds=150, casualty_queue=1)
+    stats, state, entries = _campaign(tmp_path, "test-segfault", limits, programs=1, shrink=True)
+    assert state.programs == 1 and state.findings == {CRASH: 1}
+    assert len(entries) == 1, [e.id for e in entries]
+    e = entries[0]
+    original = generate(program_seed(0, 0))
+    assert e.kind == CRASH and "SIGSEGV" in e.detail[0]
+    assert e.shrink and e.shrink["confirmed"] == "fresh process"
+    assert e.shrink["original_statements"] == len(original.program.body)
+    assert e.statements < len(original.program.body)
+    assert any(s.form == "e_log" for s in e.case.program.body)  # what the fault needs, kept
+    # the unshrunk entry is gone, script and all; nothing partial is left
+    names = sorted(p.name for p in (tmp_path / "corpus").iterdir())
+    assert names == [f"{e.id}.json", f"{e.id}.py"]
+    assert stats.saved == [str(tmp_path / "corpus" / f"{e.id}.json")]
+
+
+def test_crash_bug_class_keeps_how_the_process_died():
+    segv = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGSEGV))]
+    abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
+    assert bug_class(CRASH, segv) != bug_class(CRASH, abrt)
+    assert "SIGSEGV" in bug_class(CRASH, segv)
+    found = Divergence(CRASH, 0, "process", "process died: SIGSEGV")
+
+    class E:  # the two detail lines a crash entry can carry: found, and shrunk
+        kind = CRASH
+        detail = ["[crash] program 7: process died: SIGSEGV"]
+    assert divergence_of(E) == found
+    E.detail = [found.line()]
+    assert divergence_of(E) == found
 
 
 def test_probe_isolates_a_crash_and_replay_reports_it_fixed_without_the_fault(tmp_path):
