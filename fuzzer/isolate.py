@@ -51,7 +51,9 @@ def died_detail(exitcode: int | None) -> str:
 
 
 def timeout_detail(seconds: float) -> str:
-    return f"program exceeded {seconds:.0f}s"
+    # "120 s", not "120s": the number must stand alone to be normalised out of the
+    # bug class, since a timeout is shrunk under a shorter limit than it was found
+    return f"program exceeded its time limit ({seconds:.0f} s)"
 
 
 def memory_detail(memory_mb: int) -> str:
@@ -222,7 +224,8 @@ class IsolatedJudge:
 def probe(case: Case, device: str, backend: str = "inductor", fault: str | None = None,
           limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> str | None:
     """Run one case in a fresh process: None if it finished, else how it died
-    (``"crash: process died: SIGSEGV"``, ``"timeout: program exceeded 120s"``, ...).
+    (``"crash: process died: SIGSEGV"``, ``"timeout: program exceeded its time limit
+    (120 s)"``, ...).
 
     This is how crash and timeout entries are replayed and confirmed: in this
     process they would take the caller down with them.
@@ -265,7 +268,10 @@ def shrink_casualty(entry: corpus.Entry, limits: PoolLimits = PoolLimits(),
     with IsolatedJudge(entry.device, entry.backend, entry.fault, limits, candidate_seconds, stop) as judge:
         result = shrink(entry.case, entry.kind, [target], entry.device, entry.backend, budget,
                         judge=judge, confirm=False)
-    if result.statements >= entry.statements and result.case == entry.case:
+    if result.case == entry.case:
+        if log:
+            log(f"{entry.kind} {entry.id}: nothing smaller died the same way "
+                f"({result.oracle_calls} oracle calls, {result.seconds:.0f}s)")
         return None
     want = signature.bug_class(entry.kind, [target])
     for candidate in (canonical_case(result.case), result.case):

@@ -19,7 +19,7 @@ from fuzzer.campaign import Budget, Config
 from fuzzer.cli import main
 from fuzzer.corpus import load
 from fuzzer.generate import generate, program_seed
-from fuzzer.isolate import died_detail, divergence_of, probe
+from fuzzer.isolate import died_detail, divergence_of, probe, timeout_detail
 from fuzzer.oracle import CRASH, TIMEOUT, Divergence
 from fuzzer.pool import PoolLimits, run_pool
 from fuzzer.signature import bug_class
@@ -85,6 +85,9 @@ def test_crash_bug_class_keeps_how_the_process_died():
     abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
     assert bug_class(CRASH, segv) != bug_class(CRASH, abrt)
     assert "SIGSEGV" in bug_class(CRASH, segv)
+    # a timeout is shrunk under a shorter limit than the campaign's: still one class
+    assert bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(120))]) == \
+        bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(30))])
     found = Divergence(CRASH, 0, "process", "process died: SIGSEGV")
 
     class E:  # the two detail lines a crash entry can carry: found, and shrunk
