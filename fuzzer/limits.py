@@ -41,8 +41,12 @@ class PoolLimits:
     memory_mb: int = 6144
     #: programs after which a worker is replaced by a fresh one
     recycle_after: int = 500
-    #: a worker is replaced when its memory exceeds this factor of its first reading
-    recycle_growth: float = 1.5
+    #: a worker is replaced when its memory exceeds this factor of its warm reading
+    #: (torch keeps a little per compiled program that no reset releases)
+    recycle_growth: float = 1.1
+    #: programs after which a worker's memory is read as its warm baseline (its
+    #: first programs import lazily loaded modules and load the first kernels)
+    recycle_baseline_programs: int = 20
     #: seconds between checks of the workers while waiting for reports
     poll_seconds: float = 0.25
     #: torch intra-op threads per worker (workers, not threads, use the cores)

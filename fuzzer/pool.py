@@ -12,8 +12,9 @@ or lose a finding, so the parent watches every worker:
 * a worker over the memory cap is killed, and its program becomes a ``crash``
   finding ("memory cap");
 * a worker is recycled (stopped and replaced) after a number of programs, or when
-  its memory has grown past a factor of what it used after its first program, so
-  memory stays flat over long campaigns.
+  its memory has grown past a factor (1.1) of what it used once warm (after its
+  first 20 programs), so memory stays flat over long campaigns: torch keeps a little
+  per compiled program that no reset releases.
 
 Each casualty is replaced at once, and its program saved at once as it was found,
 so nothing is lost if the campaign dies next.  Then a thread of the parent shrinks
@@ -206,6 +207,12 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     failed_starts = 0
     interrupted = False
 
+    def details() -> dict:
+        """The pool's part of each stats line."""
+        return {"workers_alive": sum(1 for w in workers if w.process.is_alive()),
+                "workers_replaced": replaced,
+                "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
+
     def casualty(w: _Worker, kind: str, detail: str) -> None:
         """The worker is gone; its program (if any) becomes a finding; start another."""
         nonlocal failed_starts
@@ -252,7 +259,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     w.index = w.pseed = None
                     w.programs += 1
                     w.rss_kb = report.rss_kb
-                    if w.programs == 1:
+                    if w.programs == limits.recycle_baseline_programs:
                         w.base_rss_kb = report.rss_kb
                     grown = w.base_rss_kb and report.rss_kb > limits.recycle_growth * w.base_rss_kb
                     if w.programs >= limits.recycle_after or grown:
@@ -270,9 +277,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             if shrinker is not None:
                 shrinker.adopt(session)
             alive = sum(1 for w in workers if w.process.is_alive())
-            session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced",
-                         lambda alive=alive: {"workers_alive": alive, "workers_replaced": replaced,
-                                              "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]})
+            session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced", details)
     except KeyboardInterrupt:
         interrupted = True
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
@@ -288,5 +293,5 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             except KeyboardInterrupt:
                 shrinker.finish(wait=False)
             shrinker.adopt(session)
-        session.checkpoint()
+        session.checkpoint(details())
     return session.stats
