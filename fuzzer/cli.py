@@ -38,6 +38,8 @@ class Duration(click.ParamType):
             self.fail(str(exc.message), param, ctx)
 
 
+#: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
+STATS_WARM_UP_S = 60.0
 DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
 
 
@@ -252,6 +254,13 @@ def stats(folder, as_json):
             click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
                        f"{sum(ln['findings'].values()):9d} {ln.get('workers_alive', ''):>8} "
                        f"{rss or '':>12}")
+        # past the workers' warm-up, so the range shows growth, not start-up
+        warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
+                for mb in ln.get("worker_rss_mb") or [] if mb]
+        if warm:
+            replaced = lines[-1].get("workers_replaced", 0)
+            click.echo(f"memory     workers {min(warm)}-{max(warm)} MiB resident after the first "
+                       f"{STATS_WARM_UP_S:.0f}s; {replaced} workers replaced (recycled or casualties)")
 
 
 @main.command()

@@ -79,6 +79,14 @@ def test_stats_command(tmp_path):
     assert json.loads(r.output)["programs"] == 2
     (tmp_path / "nothing").mkdir()
     assert CliRunner().invoke(main, ["stats", str(tmp_path / "nothing")]).exit_code == 2
+    # a pool's lines carry worker memory: the summary gives its range past the warm-up
+    folder = CampaignFolder(tmp_path / "state")
+    state = folder.load()
+    for seconds, rss, replaced in ((10, [300, 0], 0), (70, [410, 420], 0), (130, [455, 405], 1)):
+        state.seconds = seconds
+        folder.log_stats(state, workers_alive=2, workers_replaced=replaced, worker_rss_mb=rss)
+    r = CliRunner().invoke(main, ["stats", str(tmp_path / "state")])
+    assert "workers 405-455 MiB resident" in r.output and "1 workers replaced" in r.output
 
 
 def test_a_torn_stats_line_is_skipped(tmp_path):
