@@ -60,6 +60,24 @@ def memory_detail(memory_mb: int) -> str:
     return f"memory cap {memory_mb} MiB exceeded"
 
 
+#: seconds a child asked to stop may take before it is killed
+STOP_GRACE_S = 2.0
+
+
+def stop_child(process, conn, grace: float) -> None:
+    """Ask a child to stop over its pipe; kill it if it has not within ``grace`` s."""
+    if process.is_alive():
+        try:
+            conn.send(("stop",))
+        except (OSError, BrokenPipeError):
+            pass
+        process.join(grace)
+    if process.is_alive():
+        process.kill()
+        process.join(5)
+    conn.close()
+
+
 class Aborted(Exception):
     """The caller asked an isolated run to stop (Ctrl-C, end of a campaign)."""
 
@@ -167,16 +185,7 @@ class IsolatedJudge:
     def close(self) -> None:
         if self.process is None:
             return
-        if self.process.is_alive():
-            try:
-                self.conn.send(("stop",))
-            except (OSError, BrokenPipeError):
-                pass
-            self.process.join(2)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(5)
-        self.conn.close()
+        stop_child(self.process, self.conn, STOP_GRACE_S)
         self.process = self.conn = None
 
     def _kill(self) -> None:

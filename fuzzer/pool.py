@@ -40,10 +40,12 @@ from fuzzer import corpus, signature, worker
 from fuzzer.campaign import Budget, Config, Session, Stats
 from fuzzer.generate import generate
 from fuzzer.isolate import (
+    STOP_GRACE_S,
     Aborted,
     died_detail,
     memory_detail,
     shrink_casualty,
+    stop_child,
     timeout_detail,
 )
 from fuzzer.limits import PoolLimits
@@ -98,15 +100,8 @@ class _Worker:
         self.conn.close()
 
     def stop(self) -> None:
-        try:
-            self.conn.send(("stop",))
-        except (OSError, BrokenPipeError):
-            pass
-        self.process.join(10)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join(5)
-        self.conn.close()
+        # a worker between programs stops at once; the grace covers a slow exit
+        stop_child(self.process, self.conn, STOP_GRACE_S * 5)
 
 
 def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config) -> corpus.Entry:
