@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from fuzzer import __version__, codegen, repro
-from fuzzer.files import atomic_write
+from fuzzer.files import atomic_write, read_json
 from fuzzer.program import Case, InvalidProgram, dead_pure_sites
 
 SCHEMA = 1
@@ -117,12 +117,7 @@ def load(path: str | os.PathLike) -> Entry:
     p = Path(path)
     if p.suffix != ENTRY_SUFFIX:
         p = p.with_suffix(ENTRY_SUFFIX)
-    try:
-        data = json.loads(p.read_text())
-    except FileNotFoundError:
-        raise BadEntry(f"{p}: no such entry") from None
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BadEntry(f"{p}: not readable JSON ({exc})") from exc
+    data = read_json(p, BadEntry, "no such entry")
     if not isinstance(data, dict):
         raise BadEntry(f"{p}: not a JSON object")
     try:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fuzzer.files import atomic_write
+from fuzzer.files import atomic_write, read_json
 
 STATE_FILE = "state.json"
 STATS_FILE = "stats.jsonl"
@@ -109,13 +109,7 @@ class CampaignFolder:
         self.path = Path(path)
 
     def load(self) -> CampaignState:
-        f = self.path / STATE_FILE
-        try:
-            data = json.loads(f.read_text())
-        except FileNotFoundError:
-            raise BadState(f"{f}: no campaign state to resume") from None
-        except (OSError, json.JSONDecodeError) as exc:
-            raise BadState(f"{f}: not readable JSON ({exc})") from exc
+        data = read_json(self.path / STATE_FILE, BadState, "no campaign state to resume")
         return CampaignState.from_json(data)
 
     def save(self, state: CampaignState) -> None:
