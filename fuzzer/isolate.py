@@ -60,6 +60,9 @@ def memory_detail(memory_mb: int) -> str:
     return f"memory cap {memory_mb} MiB exceeded"
 
 
+#: how ``probe`` reports a child that died before its eager runs were done
+INVALID_DEATH = "invalid"
+
 #: seconds a child asked to stop may take before it is killed
 STOP_GRACE_S = 2.0
 
@@ -237,10 +240,13 @@ def probe(case: Case, device: str, backend: str = "inductor", fault: str | None 
     (120 s)"``, ...).
 
     This is how crash and timeout entries are replayed and confirmed: in this
-    process they would take the caller down with them.
+    process they would take the caller down with them.  A death before the eager
+    runs finished says nothing about the compiler: it reads ``"invalid: ..."``.
     """
     with IsolatedJudge(device, backend, fault, limits, stop=stop) as judge:
         death = judge.run(case)
+    if death.kind and not death.after_eager:
+        return f"{INVALID_DEATH}: eager execution {death.line()}"
     return death.line() if death.kind else None
 
 

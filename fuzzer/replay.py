@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fuzzer import oracle
 from fuzzer.corpus import BadEntry, load
-from fuzzer.isolate import probe
+from fuzzer.isolate import INVALID_DEATH, probe
 from fuzzer.oracle import PROCESS_KINDS
 from fuzzer.trial import judge_fresh
 
@@ -45,6 +45,8 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
     dev = device or default_device()
     if entry.kind in PROCESS_KINDS:
         died = probe(entry.case, dev, entry.backend)
+        if died is not None and died.startswith(INVALID_DEATH):
+            return ReplayResult(str(path), entry.id, entry.kind, ERROR, died)
         if died is not None and died.startswith(entry.kind):
             return ReplayResult(str(path), entry.id, entry.kind, REPRODUCES, died)
         return ReplayResult(str(path), entry.id, entry.kind, FIXED, died or "ran to completion")
