@@ -211,15 +211,21 @@ class Session:
         self.stats.done_above = sorted(self.done)
         return paths
 
-    def replace(self, old: corpus.Entry, path: str, new: corpus.Entry) -> None:
-        """Put a reduced entry in place of the saved, unshrunk ``old`` at ``path``.
+    def replace(self, old: corpus.Entry, path: str, new: corpus.Entry) -> str:
+        """Put a reduced entry in place of the saved, unshrunk ``old`` at ``path``;
+        returns the path of the entry that now stands for it.
 
         The new entry is written before the old files go (a crash in between leaves
-        both, never neither).  If the reduced signature is already in the corpus,
-        the finding becomes a repeat hit of that entry.
+        both, never neither) and takes the hits the old one has on disk by now.  If
+        the reduced signature is already in the corpus, the finding becomes a repeat
+        hit of that entry.
         """
         if new.id == old.id:
-            return
+            return str(path)
+        try:
+            new.hits = corpus.load(path).hits
+        except corpus.BadEntry:
+            pass
         new_path, fresh = corpus.save(new, self.config.corpus_dir)
         corpus.remove(path)
         if str(path) in self.stats.saved:
@@ -231,6 +237,7 @@ class Session:
         else:
             self.stats.repeats += 1
             self.log(f"[{self.elapsed():6.0f}s] shrunk {new.kind}: a repeat of {new_path}")
+        return str(new_path)
 
     def tick(self, extra: str = "", details: Callable[[], dict] | None = None) -> None:
         """Every progress interval: checkpoint (with ``details()`` in the stats line), report."""

@@ -306,6 +306,9 @@ def shrink_casualty(entry: corpus.Entry, limits: PoolLimits = PoolLimits(),
             return corpus.Entry(
                 id=corpus.entry_id(kind, sig), kind=kind, signature=sig, seed=entry.seed,
                 device=entry.device, backend=entry.backend, torch_version=entry.torch_version,
-                case=candidate, detail=[d.line() for d in divs], hits=entry.hits, fault=entry.fault,
+                case=candidate, hits=entry.hits, fault=entry.fault,
+                # the stack is where the original program died; the reduced one dies
+                # the same way, so it is kept
+                detail=[d.line() for d in divs] + [ln for ln in entry.detail[1:] if ln.startswith("  at ")],
                 found=entry.found, shrink=record)
     return None

@@ -29,14 +29,17 @@ abandons it.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import queue
+import shutil
+import tempfile
 import threading
 import time
 from multiprocessing.connection import wait
 
-from fuzzer import corpus, signature, worker
+from fuzzer import corpus, signature, stacks, worker
 from fuzzer.campaign import Budget, Config, Session, Stats
 from fuzzer.generate import generate
 from fuzzer.isolate import (
@@ -61,8 +64,9 @@ class _Worker:
     """The parent's handle on one worker process."""
 
     def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
-                 compile_threads: int = 1):
+                 compile_threads: int = 1, stack_path: str | None = None):
         self.slot = slot
+        self.stack_path = stack_path
         self.conn, child = ctx.Pipe()
         env_key = "CUDA_VISIBLE_DEVICES"
         saved = os.environ.get(env_key)
@@ -70,7 +74,7 @@ class _Worker:
             os.environ[env_key] = device_index  # inherited by the spawned child at start
         try:
             self.process = ctx.Process(target=worker.serve,
-                                       args=(child, config, limits.threads, compile_threads),
+                                       args=(child, config, limits.threads, compile_threads, stack_path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -99,18 +103,38 @@ class _Worker:
         self.process.join(5)
         self.conn.close()
 
+    def stack(self, ask: bool) -> list[str]:
+        """Where the worker was when it died (``ask``: it is alive; make it say)."""
+        if self.stack_path is None:
+            return []
+        if ask and self.process.is_alive():
+            stacks.dump_then(self.process.pid, self.stack_path)
+        return stacks.read(self.stack_path)
+
+    def forget_stack(self) -> None:
+        if self.stack_path is not None and os.path.exists(self.stack_path):
+            os.unlink(self.stack_path)
+
     def stop(self) -> None:
         # a worker between programs stops at once; the grace covers a slow exit
         stop_child(self.process, self.conn, STOP_GRACE_S * 5)
 
 
-def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config) -> corpus.Entry:
+def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config,
+                   frames: list[str] = ()) -> corpus.Entry:
     case = generate(pseed)
     sig = f"{kind}|{signature.normalise_message(detail)} :: {signature.normal_form(case.program)}"
     return corpus.Entry(
         id=corpus.entry_id(kind, sig), kind=kind, signature=sig, seed=pseed, device=config.device,
         backend=config.backend, torch_version=corpus.torch_version(), case=case,
-        detail=[f"[{kind}] program {index}: {detail}"], fault=config.fault)
+        detail=[f"[{kind}] program {index}: {detail}"] + [f"  at {f}" for f in frames],
+        fault=config.fault)
+
+
+def _title(kind: str, detail: str, frames: list[str]) -> str | None:
+    """Casualties with one title are taken for one bug (None: too little to tell)."""
+    where = stacks.innermost(frames)
+    return f"{kind}|{signature.normalise_message(detail)}|{where}" if where else None
 
 
 class _CasualtyShrinker:
@@ -154,18 +178,22 @@ class _CasualtyShrinker:
             self.done.put((entry, path, reduced))
             self.busy.clear()
 
-    def adopt(self, session: Session) -> None:
-        """Save the reduced entries that are ready, in place of their unshrunk ones."""
+    def adopt(self, session: Session) -> list[tuple[str, str]]:
+        """Save the reduced entries that are ready, in place of their unshrunk ones.
+
+        Returns (old path, new path) for each entry replaced.
+        """
+        moved = []
         while True:
             try:
                 old, path, new = self.done.get_nowait()
             except queue.Empty:
-                return
+                return moved
             self.waiting -= 1
             if new is None:
                 self.log(f"{old.kind} {old.id} kept unshrunk (nothing smaller died the same way)")
                 continue
-            session.replace(old, path, new)
+            moved.append((path, session.replace(old, path, new)))
 
     def finish(self, wait: bool) -> None:
         """Stop taking work; with ``wait``, let the shrink in progress end first."""
@@ -189,18 +217,34 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     slots = [str(d) for d in devices] if devices else [None] * jobs
     # the cores are shared out: each worker's Inductor compiles kernels on its share
     compile_threads = max(1, (os.cpu_count() or 1) // len(slots))
-    workers = [_Worker(ctx, config, limits, i, d, compile_threads) for i, d in enumerate(slots)]
+    stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
+    started = itertools.count()
+
+    def start(slot: int) -> _Worker:
+        return _Worker(ctx, config, limits, slot, slots[slot], compile_threads,
+                       os.path.join(stack_dir, f"worker-{next(started)}.stack"))
+
+    workers = [start(i) for i in range(len(slots))]
     replaced = 0
+    #: casualty title -> the entry that stands for it (see ``_title``)
+    titles: dict[str, str] = {}
 
     def replace(w: _Worker) -> _Worker:
         nonlocal replaced
         replaced += 1
-        fresh = _Worker(ctx, config, limits, w.slot, slots[w.slot], compile_threads)
+        w.forget_stack()
+        fresh = start(w.slot)
         workers[workers.index(w)] = fresh
         return fresh
 
     failed_starts = 0
     interrupted = False
+
+    def adopt() -> None:
+        for old, new in shrinker.adopt(session):
+            for title, path in titles.items():
+                if path == old:
+                    titles[title] = new
 
     def details() -> dict:
         """The pool's part of each stats line."""
@@ -208,15 +252,28 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 "workers_replaced": replaced,
                 "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
 
-    def casualty(w: _Worker, kind: str, detail: str) -> None:
-        """The worker is gone; its program (if any) becomes a finding; start another."""
+    def casualty(w: _Worker, kind: str, detail: str, alive: bool = False) -> None:
+        """The worker is gone (or, ``alive``, about to be killed); its program (if any)
+        becomes a finding, or a hit of the entry with the same title; start another."""
         nonlocal failed_starts
+        frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
         if w.index is not None:
-            entry = _process_entry(kind, detail, w.index, w.pseed, config)
-            paths = session.finished(w.index, kind, [entry])
-            if shrinker is not None and paths[0] is not None and not shrinker.submit(entry, paths[0]):
-                session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
+            title = _title(kind, detail, frames)
+            known = titles.get(title) if title else None
+            if known and os.path.exists(known):
+                hit = corpus.load(known)
+                hit.hits = 1
+                session.finished(w.index, kind, [hit])
+                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} at "
+                            f"{stacks.innermost(frames)}, a hit of {known}")
+            else:
+                entry = _process_entry(kind, detail, w.index, w.pseed, config, frames)
+                paths = session.finished(w.index, kind, [entry])
+                if title and paths[0] is not None:
+                    titles[title] = paths[0]
+                if shrinker is not None and paths[0] is not None and not shrinker.submit(entry, paths[0]):
+                    session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
         elif not w.ready:
             failed_starts += 1
             session.log(f"worker {w.slot} failed to start ({detail})")
@@ -266,11 +323,11 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 if now > w.deadline:
                     detail = (timeout_detail(limits.program_seconds) if w.ready
                               else f"start exceeded {limits.start_seconds:.0f}s")
-                    casualty(w, TIMEOUT, detail)
+                    casualty(w, TIMEOUT, detail, alive=True)
                 elif worker.rss_kb(w.process.pid) > limits.memory_mb * 1024:
-                    casualty(w, CRASH, memory_detail(limits.memory_mb))
+                    casualty(w, CRASH, memory_detail(limits.memory_mb), alive=True)
             if shrinker is not None:
-                shrinker.adopt(session)
+                adopt()
             alive = sum(1 for w in workers if w.process.is_alive())
             session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced", details)
     except KeyboardInterrupt:
@@ -287,6 +344,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 shrinker.finish(wait=not interrupted)
             except KeyboardInterrupt:
                 shrinker.finish(wait=False)
-            shrinker.adopt(session)
+            adopt()
+        shutil.rmtree(stack_dir, ignore_errors=True)
         session.checkpoint(details())
     return session.stats

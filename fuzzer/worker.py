@@ -48,13 +48,17 @@ def rss_kb(pid: int | None = None) -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss if pid is None else 0
 
 
-def serve(conn, config, threads: int, compile_threads: int) -> None:
+def serve(conn, config, threads: int, compile_threads: int, stack_path: str | None = None) -> None:
     """The worker's main loop (the target of a spawned process).
 
     ``threads`` bounds torch's intra-op threads and ``compile_threads`` Inductor's
     kernel-compile pool, so that N workers share the machine's cores instead of each
-    assuming it has all of them.
+    assuming it has all of them.  ``stack_path`` is where the worker writes its
+    Python stack if it dies or the parent asks (``fuzzer.stacks``).
     """
+    if stack_path:
+        from fuzzer import stacks
+        stacks.arm(stack_path)
     import torch
 
     from fuzzer import faults

@@ -15,6 +15,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from fuzzer import stacks
 from fuzzer.campaign import Budget, Config
 from fuzzer.cli import main
 from fuzzer.corpus import load
@@ -39,24 +40,31 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False):
     return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
 
 
-@pytest.mark.parametrize("fault, kind, needle", [
-    ("test-segfault", CRASH, "SIGSEGV"),
-    ("test-hang", TIMEOUT, "exceeded"),
-    ("test-alloc", CRASH, "memory cap"),
+@pytest.mark.parametrize("fault, kind, needle, where", [
+    ("test-segfault", CRASH, "SIGSEGV", "_segfault (process.py:"),
+    ("test-hang", TIMEOUT, "exceeded", "_hang (process.py:"),
+    ("test-alloc", CRASH, "memory cap", "_alloc (process.py:"),
 ])
-def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind, needle):
+def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind, needle, where):
     limits = PoolLimits(program_seconds=8, memory_mb=3072, poll_seconds=0.1) if fault == "test-hang" else LIMITS
     stats, state, entries = _campaign(tmp_path, fault, limits)
     assert stats.programs == PROGRAMS
     assert state.programs == PROGRAMS and state.next_index == PROGRAMS and not state.done_above
     assert sum(state.statuses.values()) == PROGRAMS
+    deadly = [i for i in range(PROGRAMS)
+              if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body)]
+    assert len(deadly) >= 2 and state.findings[kind] == len(deadly)
+    # one death at one place is one bug: the first casualty is saved, later ones are hits
     casualties = [e for e in entries if e.kind == kind]
-    assert casualties, [e.kind for e in entries]
-    assert all(needle in e.detail[0] for e in casualties)
-    assert all(e.fault == fault for e in casualties)
-    # the casualty's program is the one the stream says: regenerated from its seed
+    assert len(casualties) == 1, [e.id for e in casualties]
     e = casualties[0]
-    assert e.case == generate(e.seed)
+    assert e.hits == len(deadly) and state.repeats == len(deadly) - 1
+    assert needle in e.detail[0] and e.fault == fault
+    # where the worker was: the fault's own frame, from the stack it dumped (asked
+    # for before the kill when it hung or outgrew the cap)
+    assert e.detail[1].startswith(f"  at {where}"), e.detail
+    # the casualty's program is the one the stream says: regenerated from its seed
+    assert e.seed == program_seed(0, deadly[0]) and e.case == generate(e.seed)
 
 
 def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tmp_path):
@@ -69,7 +77,7 @@ def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tm
     assert len(entries) == 1, [e.id for e in entries]
     e = entries[0]
     original = generate(program_seed(0, 0))
-    assert e.kind == CRASH and "SIGSEGV" in e.detail[0]
+    assert e.kind == CRASH and "SIGSEGV" in e.detail[0] and "_segfault" in e.detail[1]
     assert e.shrink and e.shrink["confirmed"] == "fresh process"
     assert e.shrink["original_statements"] == len(original.program.body)
     assert e.statements < len(original.program.body)
@@ -115,6 +123,32 @@ def test_a_reset_lets_old_shape_environments_go():
     out = subprocess.run([sys.executable, "-c", SHAPE_ENV_SCRIPT], capture_output=True, text=True,
                          check=True, timeout=300)
     assert int(out.stdout.split()[-1]) <= 1   # four compiles; at most the last one may linger
+
+
+DUMP = """\
+Fatal Python error: Segmentation fault
+
+Thread 0x00007f0000000001 (most recent call first):
+  File "/usr/lib/python3.11/threading.py", line 327 in wait
+  File "/usr/lib/python3.11/threading.py", line 629 in wait
+  File "/usr/lib/python3.11/concurrent/futures/thread.py", line 81 in _worker
+  File "/usr/lib/python3.11/threading.py", line 982 in run
+  File "/usr/lib/python3.11/threading.py", line 1045 in _bootstrap_inner
+  File "/usr/lib/python3.11/threading.py", line 1002 in _bootstrap
+
+Current thread 0x00007f0000000002 (most recent call first):
+  File "/x/torch/_inductor/scheduler.py", line 2210 in fuse_nodes
+  File "/x/torch/_inductor/graph.py", line 901 in codegen
+  File "/x/fuzzer/worker.py", line 80 in serve
+"""
+
+
+def test_the_stack_read_back_is_the_main_threads_innermost_first(tmp_path):
+    (tmp_path / "w.stack").write_text(DUMP)
+    frames = stacks.read(tmp_path / "w.stack")
+    assert frames == ["fuse_nodes (scheduler.py:2210)", "codegen (graph.py:901)", "serve (worker.py:80)"]
+    assert stacks.innermost(frames) == "fuse_nodes (scheduler.py)"   # no line: stable across edits
+    assert stacks.read(tmp_path / "missing.stack") == [] and stacks.innermost([]) == ""
 
 
 def test_crash_bug_class_keeps_how_the_process_died():
