@@ -103,6 +103,10 @@ def run_isolated():
 def main():
     if KIND in ("crash", "timeout") and "--child" not in sys.argv:
         return run_isolated()
+    if "--child" in sys.argv:
+        import faulthandler  # where it dies or hangs: the Python stack, on stderr
+        faulthandler.enable(all_threads=True)
+        faulthandler.dump_traceback_later(TIME_LIMIT_S - 1)
     args = [a for a in sys.argv[1:] if a != "--child"]
     device = args[0] if args else ("cuda" if torch.cuda.is_available() else "cpu")
     print(f"torch {{torch.__version__}}, device {{device}}, looking for: {{KIND}}")

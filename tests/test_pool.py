@@ -151,6 +151,28 @@ def test_the_stack_read_back_is_the_main_threads_innermost_first(tmp_path):
     assert stacks.read(tmp_path / "missing.stack") == [] and stacks.innermost([]) == ""
 
 
+def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path):
+    from fuzzer.isolate import died_detail as died
+    from fuzzer.pool import _process_entry
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    entry = _process_entry(CRASH, died(-signal.SIGSEGV), 0, program_seed(0, 0), config)
+    script = entry.script()
+    arm = "faulthandler.dump_traceback_later(TIME_LIMIT_S - 1)\n"
+    assert arm in script
+    healthy = tmp_path / "healthy.py"
+    healthy.write_text(script)
+    # the same script with a segfault planted in the child, right after it is armed
+    deadly = tmp_path / "deadly.py"
+    deadly.write_text(script.replace(arm, arm + "        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)\n"))
+    run = [sys.executable]
+    ok = subprocess.run(run + [str(healthy), "cpu"], capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and "does not reproduce" in ok.stdout, ok.stdout + ok.stderr
+    bad = subprocess.run(run + [str(deadly), "cpu"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "REPRODUCES" in bad.stdout, bad.stdout + bad.stderr
+    assert "Fatal Python error: Segmentation fault" in bad.stderr and "in main" in bad.stderr
+
+
 def test_crash_bug_class_keeps_how_the_process_died():
     segv = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGSEGV))]
     abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
