@@ -66,6 +66,10 @@ class Stats:
     #: findings refused by the campaign's filter, by kind
     ignored: Counter = field(default_factory=Counter)
     last_entry: corpus.Entry | None = None
+    #: dynamo recompilations over this run's programs
+    recompiles: int = 0
+    #: ids of the entries this run found (new or repeated): its unique signatures
+    signatures: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -90,7 +94,8 @@ class Stats:
             seed=b.seed, shard=b.shard, next_index=self.next_index, done_above=list(self.done_above),
             programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
-            saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats)
+            saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
+            recompiles=b.recompiles + self.recompiles)
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.findings.items())) or "none"
@@ -100,7 +105,9 @@ class Stats:
             f"flaky      {self.statuses[FLAKY]}",
             f"invalid    {self.statuses['invalid']} (generator defects)",
             f"nondeterministic {self.statuses['nondeterministic']}",
-            f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures",
+            f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures "
+            f"({len(self.signatures)} signatures in all)",
+            f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
         ]
         if self.base.programs:
             total = self.to_state()
@@ -131,8 +138,11 @@ def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entr
 
 
 def _progress_line(stats: Stats, extra: str = "") -> str:
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats.findings.items()))
     return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
-            f"{sum(stats.findings.values())} findings, {len(stats.saved)} saved" + extra)
+            f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
+            + f", {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
+            f"{stats.recompiles} recompiles" + extra)
 
 
 class Session:
@@ -182,18 +192,21 @@ class Session:
         index = next(self.pending)
         return index, program_seed(self.config.seed, index)
 
-    def finished(self, index: int, status: str, entries: list[corpus.Entry]) -> list[str | None]:
+    def finished(self, index: int, status: str, entries: list[corpus.Entry],
+                 recompiles: int = 0) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
         self.stats.count(status)
+        self.stats.recompiles += recompiles
         self.done.add(index)
         paths: list[str | None] = []
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
             path, new = corpus.save(entry, self.config.corpus_dir)
+            self.stats.signatures.add(entry.id)
             if new:
                 self.stats.saved.append(str(path))
                 self.log(f"[{self.elapsed():6.0f}s] program {index}: new {entry.kind} "
@@ -228,6 +241,8 @@ class Session:
             pass
         new_path, fresh = corpus.save(new, self.config.corpus_dir)
         corpus.remove(path)
+        self.stats.signatures.discard(old.id)
+        self.stats.signatures.add(new.id)
         if str(path) in self.stats.saved:
             self.stats.saved.remove(str(path))
         if fresh:
@@ -282,7 +297,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                         stats.ignored[finding.kind] += 1
                         continue
                     entries.append(entry_for(finding, pseed, config))
-                session.finished(index, result.status, entries)
+                session.finished(index, result.status, entries, result.recompiles)
                 session.tick()
                 if stop_after_saving and entries:
                     break

@@ -241,6 +241,7 @@ def stats(folder, as_json):
     click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)")
     click.echo(f"findings   {kinds}")
     click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
+    click.echo(f"recompiles {state.recompiles}")
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
     lines = cf.stats_lines()

@@ -151,6 +151,21 @@ def compile_fn(case: Case, backend: str = "inductor"):
     return torch.compile(codegen.build(case.program), dynamic=True, backend=backend)
 
 
+def dynamo_frames() -> int:
+    """Frames dynamo has compiled in this process so far (0 if torch does not say).
+
+    A compiled function run on several bindings compiles once, plus once per
+    recompilation (a guard failed: a size of 0 or 1 specialised, duck-sized symbols
+    that stop being equal); our programs have no graph breaks, so the frames
+    compiled for one program, less one, are its recompiles.
+    """
+    try:
+        from torch._dynamo.utils import counters
+    except ImportError:  # pragma: no cover
+        return 0
+    return int(counters["frames"]["ok"])
+
+
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,
                  backend: str = "inductor") -> list[BindingRuns]:
     """Fill in the compiled run of every binding, through one compiled function."""

@@ -78,12 +78,14 @@ class CampaignState:
     statuses: Counter = field(default_factory=Counter)
     saved: int = 0
     repeats: int = 0
+    recompiles: int = 0
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
                 "next_index": self.next_index, "done_above": list(self.done_above), "programs": self.programs,
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
-                "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats}
+                "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
+                "recompiles": self.recompiles}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -95,7 +97,7 @@ class CampaignState:
                        done_above=[int(i) for i in data.get("done_above", [])], programs=int(data["programs"]),
                        seconds=float(data["seconds"]), findings=Counter(data["findings"]),
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
-                       repeats=int(data["repeats"]))
+                       repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise

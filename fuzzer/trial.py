@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from fuzzer import oracle, signature
-from fuzzer.execute import execute, fresh_compile_state
+from fuzzer.execute import dynamo_frames, execute, fresh_compile_state
 from fuzzer.oracle import Divergence, Verdict
 from fuzzer.program import Case
 
@@ -44,6 +44,8 @@ class TrialResult:
     findings: list[Finding] = field(default_factory=list)
     flaky_kinds: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: dynamo recompilations of the program over its bindings (first judgement only)
+    recompiles: int = 0
 
 
 def _kinds_to_report(verdict: Verdict) -> list[str]:
@@ -63,12 +65,15 @@ def judge_fresh(case: Case, device: str, backend: str = "inductor") -> Verdict:
 
 def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True) -> TrialResult:
     start = time.perf_counter()
+    frames = dynamo_frames()
     verdict = judge_fresh(case, device, backend)
+    recompiles = max(0, dynamo_frames() - frames - 1)
     if verdict.status != oracle.OK:
-        return TrialResult(verdict.status, verdict, seconds=time.perf_counter() - start)
+        return TrialResult(verdict.status, verdict, seconds=time.perf_counter() - start,
+                           recompiles=recompiles)
     kinds = _kinds_to_report(verdict)
     if not kinds:
-        return TrialResult(CLEAN, verdict, seconds=time.perf_counter() - start)
+        return TrialResult(CLEAN, verdict, seconds=time.perf_counter() - start, recompiles=recompiles)
     again = judge_fresh(case, device, backend) if confirm else verdict
     findings, flaky = [], []
     for kind in kinds:
@@ -78,4 +83,4 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
         else:
             flaky.append(kind)
     status = FINDING if findings else FLAKY
-    return TrialResult(status, verdict, findings, flaky, time.perf_counter() - start)
+    return TrialResult(status, verdict, findings, flaky, time.perf_counter() - start, recompiles)

@@ -34,6 +34,7 @@ class Report:
     entries: list[dict] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)
     rss_kb: int = 0
+    recompiles: int = 0
 
 
 def rss_kb(pid: int | None = None) -> int:
@@ -85,4 +86,4 @@ def serve(conn, config, threads: int, compile_threads: int, stack_path: str | No
                     conn.send(("shrinking", index, config.shrink_budget.seconds))
                 entries.append(entry_for(finding, pseed, config).to_json())
             conn.send(("done", index, Report(result.status, time.perf_counter() - start, entries,
-                                             list(result.flaky_kinds), rss_kb())))
+                                             list(result.flaky_kinds), rss_kb(), result.recompiles)))

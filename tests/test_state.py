@@ -4,11 +4,13 @@ import json
 
 import backends
 import pytest
+from helpers import case, prog
 from click.testing import CliRunner
 
 from fuzzer.campaign import Budget, Config, run_campaign
 from fuzzer.cli import main
 from fuzzer.state import BadState, CampaignFolder, Shard
+from fuzzer.trial import run_trial
 
 
 def test_shards_partition_the_stream():
@@ -50,10 +52,11 @@ def test_resume_continues_the_stream_without_repeats(tmp_path, monkeypatch):
     monkeypatch.setattr(campaign_mod, "program_seed", lambda s, i: (seen.append(i), real(s, i))[1])
 
     shard = Shard(2, 3)
-    stats, folder = _campaign(tmp_path, shard, 2)
+    first, folder = _campaign(tmp_path, shard, 2)
     assert folder.load().next_index == 7 and folder.load().programs == 2
     stats, folder = _campaign(tmp_path, shard, 2, resume=True)
     state = folder.load()
+    assert state.recompiles == first.recompiles + stats.recompiles
     assert seen == [1, 4, 7, 10]
     assert state.programs == 4 and state.next_index == 13
     assert "resumed" in stats.summary()
@@ -102,3 +105,10 @@ def test_run_rejects_a_bad_shard_and_a_missing_resume_state(tmp_path):
     r = CliRunner().invoke(main, ["run", "--programs", "1", "--resume", "--state", str(tmp_path / "none"),
                                   "--corpus", str(tmp_path / "c")])
     assert r.exit_code == 2 and "no campaign state" in r.output
+
+
+def test_recompiles_are_counted_per_program():
+    """A size of 1 specialises under dynamic=True: the program compiles again."""
+    p = prog({"x": ("s0",)}, [("p_sin", ["x"], "v", {"site": 0})], outputs=["v"])
+    assert run_trial(case(p, [{"s0": 4}, {"s0": 7}]), "cpu", backends.FAITHFUL).recompiles == 0
+    assert run_trial(case(p, [{"s0": 4}, {"s0": 1}]), "cpu", backends.FAITHFUL).recompiles == 1
