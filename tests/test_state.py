@@ -4,8 +4,8 @@ import json
 
 import backends
 import pytest
-from helpers import case, prog
 from click.testing import CliRunner
+from helpers import case, prog
 
 from fuzzer.campaign import Budget, Config, run_campaign
 from fuzzer.cli import main
