@@ -173,6 +173,25 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     assert "Fatal Python error: Segmentation fault" in bad.stderr and "in main" in bad.stderr
 
 
+def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path):
+    import multiprocessing
+
+    from fuzzer.pool import _Worker
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    before = os.environ.get("CUDA_VISIBLE_DEVICES")
+    w = _Worker(multiprocessing.get_context("spawn"), config, LIMITS, 0, "3")
+    try:
+        environ = open(f"/proc/{w.process.pid}/environ", "rb").read().split(b"\0")
+    finally:
+        w.kill()
+    assert b"CUDA_VISIBLE_DEVICES=3" in environ           # the worker sees only GPU 3
+    assert os.environ.get("CUDA_VISIBLE_DEVICES") == before  # the parent is unchanged
+    r = CliRunner().invoke(main, ["run", "--programs", "1", "--devices", "0,x",
+                                  "--corpus", str(tmp_path / "c")])
+    assert r.exit_code == 2 and "GPU indices" in r.output
+
+
 def test_crash_bug_class_keeps_how_the_process_died():
     segv = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGSEGV))]
     abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
