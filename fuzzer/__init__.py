@@ -11,7 +11,8 @@ lowering to Python, ``execute`` the eager and compiled runs, ``compare`` and
 ``oracle`` the judgement (the contract), ``trial`` the confirmation of a finding,
 ``shrink``/``signature`` its reduction and naming, ``corpus``/``repro``/``replay``
 the saved findings, ``campaign``/``state``/``pool``/``worker`` the long-running
-driver, ``faults``/``selftest`` the planted regressions that prove the oracle
+driver, ``isolate``/``stacks`` the runs in processes that may die (crashes and
+hangs: replay, shrinking, where they died), ``faults``/``selftest`` the planted regressions that prove the oracle
 sees, and ``cli`` the command line.
 """
 
