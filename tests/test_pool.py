@@ -182,7 +182,10 @@ def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path
     before = os.environ.get("CUDA_VISIBLE_DEVICES")
     w = _Worker(multiprocessing.get_context("spawn"), config, LIMITS, 0, "3")
     try:
-        environ = open(f"/proc/{w.process.pid}/environ", "rb").read().split(b"\0")
+        # the child's environment is readable once it has exec'd the interpreter
+        assert w.conn.poll(LIMITS.start_seconds), "the worker never reported"
+        with open(f"/proc/{w.process.pid}/environ", "rb") as fh:
+            environ = fh.read().split(b"\0")
     finally:
         w.kill()
     assert b"CUDA_VISIBLE_DEVICES=3" in environ           # the worker sees only GPU 3
