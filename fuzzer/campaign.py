@@ -323,11 +323,21 @@ def _reshrink_casualty(entry: corpus.Entry, path, device: str, budget: ShrinkBud
     new = shrink_casualty(moved, limits, budget)
     if new is None:
         return path, entry.statements, entry.statements
-    new.hits = 0 if new.id == entry.id else new.hits
+    return _put_in_place(entry, path, new), entry.statements, new.statements
+
+
+def _put_in_place(entry: corpus.Entry, path, new: corpus.Entry):
+    """Save ``new`` (the reduced ``entry``, saved at ``path``) and retire the old files.
+
+    Written before the old files go, so a crash leaves one or both.  An unchanged id
+    is the same entry: ``save`` adds the hits already there, so ``new`` brings none.
+    """
+    if new.id == entry.id:
+        new.hits = 0
     new_path, _ = corpus.save(new, os.path.dirname(os.path.abspath(path)))
     if new.id != entry.id:
         corpus.remove(path)
-    return new_path, entry.statements, new.statements
+    return new_path
 
 
 def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
@@ -355,10 +365,4 @@ def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
         shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
             "original_statements", before)},
     )
-    folder = os.path.dirname(os.path.abspath(path))
-    if new.id == entry.id:
-        new.hits = 0  # save() adds the hits of the entry already there
-    new_path, _ = corpus.save(new, folder)
-    if new.id != entry.id:
-        corpus.remove(path)
-    return new_path, before, new.statements
+    return _put_in_place(entry, path, new), before, new.statements

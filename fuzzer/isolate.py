@@ -35,6 +35,7 @@ from fuzzer.limits import PoolLimits
 from fuzzer.oracle import CRASH, TIMEOUT, Divergence, Verdict
 from fuzzer.program import Case
 from fuzzer.shrink import ShrinkBudget, canonical_case, shrink
+from fuzzer.worker import rss_kb
 
 
 def signal_name(exitcode: int | None) -> str:
@@ -83,11 +84,6 @@ def stop_child(process, conn, grace: float) -> None:
 
 class Aborted(Exception):
     """The caller asked an isolated run to stop (Ctrl-C, end of a campaign)."""
-
-
-def rss_kb(pid: int) -> int:
-    from fuzzer.worker import rss_kb as _rss
-    return _rss(pid)
 
 
 # ------------------------------------------------------------------ the child
