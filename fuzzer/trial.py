@@ -4,10 +4,17 @@ Confirmation is what keeps the corpus honest.  A divergence counts as a finding
 only if (a) eager agreed with itself (checked by the oracle), and (b) the same kind
 of divergence recurs after a fresh compile (``torch._dynamo.reset()``); otherwise
 it is counted as flaky and never saved.
+
+The confirmation replays the case only up to the binding on which each reported
+kind first appeared (``confirmation_case``).  Bindings run in order through one
+compiled function, so what happened on binding ``j`` depends only on bindings
+``0..j``: the shorter replay repeats the same experiment, without the later
+bindings' runs and the recompiles they trigger (about two compiles a program).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass, field
 
@@ -57,6 +64,17 @@ def _kinds_to_report(verdict: Verdict) -> list[str]:
     return kinds
 
 
+def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
+    """``case`` cut after the last binding the confirmation needs.
+
+    Each reported kind must recur; it first appeared on some binding, and that
+    binding's outcome is fixed by the bindings before it, so the replay stops at
+    the latest of those first appearances.
+    """
+    last = max(min(d.binding for d in verdict.of_kind(kind)) for kind in kinds)
+    return dataclasses.replace(case, bindings=case.bindings[:last + 1])
+
+
 def judge_fresh(case: Case, device: str, backend: str = "inductor") -> Verdict:
     """Execute and judge ``case`` starting from an empty dynamo cache."""
     fresh_compile_state()
@@ -74,7 +92,7 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
     kinds = _kinds_to_report(verdict)
     if not kinds:
         return TrialResult(CLEAN, verdict, seconds=time.perf_counter() - start, recompiles=recompiles)
-    again = judge_fresh(case, device, backend) if confirm else verdict
+    again = judge_fresh(confirmation_case(case, verdict, kinds), device, backend) if confirm else verdict
     findings, flaky = [], []
     for kind in kinds:
         if again.status == oracle.OK and again.of_kind(kind):

@@ -1,0 +1,80 @@
+"""A trial confirms each finding after a fresh compile, replaying only the bindings it needs.
+
+Stand-in backends (no inductor) decide on which bindings the compiled code diverges,
+and a recorder sees what the confirmation replays.
+"""
+
+import backends
+import torch
+from helpers import case, prog
+from torch._dynamo import list_backends, register_backend
+
+from fuzzer import oracle, trial
+from fuzzer.trial import FINDING, FLAKY, run_trial
+
+#: drops e_log only from a graph compiled for static sizes (a size-1 binding recompiles so)
+DROP_LOG_WHEN_STATIC = "dcefuzz_test_drop_log_when_static"
+#: drops e_log from as many graphs as ``_DROPS_LEFT["graphs"]`` says, then compiles faithfully
+DROP_LOG_ONCE = "dcefuzz_test_drop_log_once"
+_DROPS_LEFT = {"graphs": 0}
+
+
+def _static(gm) -> bool:
+    for node in gm.graph.nodes:
+        value = node.meta.get("example_value") if node.op == "placeholder" else None
+        if isinstance(value, torch.Tensor) and any(isinstance(s, torch.SymInt) for s in value.shape):
+            return False
+    return True
+
+
+def _drop_log_when_static(gm, example_inputs):
+    return backends._drop_log(gm, example_inputs) if _static(gm) else gm.forward
+
+
+def _drop_log_once(gm, example_inputs):
+    if _DROPS_LEFT["graphs"] > 0:
+        _DROPS_LEFT["graphs"] -= 1
+        return backends._drop_log(gm, example_inputs)
+    return gm.forward
+
+
+if DROP_LOG_WHEN_STATIC not in list_backends(exclude_tags=()):
+    register_backend(_drop_log_when_static, name=DROP_LOG_WHEN_STATIC)
+    register_backend(_drop_log_once, name=DROP_LOG_ONCE)
+
+LOGGING = prog({"x": ("s0",)}, [("p_sin", ["x"], "v", {"site": 0}),
+                                 ("e_log", ["v"], None, {"site": 1})], outputs=["v"])
+
+
+def _recording(monkeypatch) -> list[int]:
+    """Binding counts of every case the trial judges (first judgement, then confirmation)."""
+    seen = []
+    real = trial.judge_fresh
+    monkeypatch.setattr(trial, "judge_fresh", lambda c, *a, **k: (seen.append(len(c.bindings)), real(c, *a, **k))[1])
+    return seen
+
+
+def test_a_divergence_on_the_first_binding_is_confirmed_on_that_binding_alone(monkeypatch):
+    seen = _recording(monkeypatch)
+    result = run_trial(case(LOGGING), "cpu", backends.DROP_LOG)
+    assert result.status == FINDING
+    assert seen == [3, 1]
+    # the finding keeps what the first, full judgement saw
+    assert [d.binding for d in result.findings[0].divergences] == [0, 1, 2]
+
+
+def test_a_later_first_divergence_is_confirmed_on_the_bindings_up_to_it(monkeypatch):
+    seen = _recording(monkeypatch)
+    result = run_trial(case(LOGGING, [{"s0": 4}, {"s0": 1}, {"s0": 7}]), "cpu", DROP_LOG_WHEN_STATIC)
+    assert result.status == FINDING
+    assert [d.binding for d in result.verdict.of_kind(oracle.EFFECT_LOG)] == [1]
+    assert seen == [3, 2]
+
+
+def test_a_divergence_that_does_not_recur_after_a_fresh_compile_is_flaky(monkeypatch):
+    seen = _recording(monkeypatch)
+    monkeypatch.setitem(_DROPS_LEFT, "graphs", 1)
+    result = run_trial(case(LOGGING), "cpu", DROP_LOG_ONCE)
+    assert result.verdict.of_kind(oracle.EFFECT_LOG)
+    assert (result.status, result.flaky_kinds, result.findings) == (FLAKY, [oracle.EFFECT_LOG], [])
+    assert seen == [3, 1]
