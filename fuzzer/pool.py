@@ -150,6 +150,10 @@ class _CasualtyShrinker:
         self.done: queue.Queue = queue.Queue()
         self.stop = threading.Event()
         self.busy = threading.Event()
+        #: taking an item and marking it busy is one step under this lock, so that
+        #: ``finish`` sees either a shrink in progress or none that can still start
+        self.taking = threading.Lock()
+        self.closing = False
         self.waiting = 0
         self.thread = threading.Thread(target=self._loop, name="dcefuzz-casualty-shrinker", daemon=True)
         self.thread.start()
@@ -163,11 +167,12 @@ class _CasualtyShrinker:
 
     def _loop(self) -> None:
         while not self.stop.is_set():
-            try:
-                entry, path = self.todo.get(timeout=self.limits.poll_seconds)
-            except queue.Empty:
+            with self.taking:
+                item = None if self.closing else self._take()
+            if item is None:
+                time.sleep(self.limits.poll_seconds)
                 continue
-            self.busy.set()
+            entry, path = item
             try:
                 reduced = shrink_casualty(entry, self.limits, stop=self.stop)
             except Aborted:
@@ -177,6 +182,14 @@ class _CasualtyShrinker:
                 reduced = None
             self.done.put((entry, path, reduced))
             self.busy.clear()
+
+    def _take(self) -> tuple[corpus.Entry, str] | None:
+        try:
+            item = self.todo.get_nowait()
+        except queue.Empty:
+            return None
+        self.busy.set()
+        return item
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
         """Save the reduced entries that are ready, in place of their unshrunk ones.
@@ -197,6 +210,8 @@ class _CasualtyShrinker:
 
     def finish(self, wait: bool) -> None:
         """Stop taking work; with ``wait``, let the shrink in progress end first."""
+        with self.taking:
+            self.closing = True
         left = self.todo.qsize()
         while wait and self.busy.is_set() and self.thread.is_alive():
             time.sleep(self.limits.poll_seconds)

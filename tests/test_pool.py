@@ -113,6 +113,30 @@ print(sum(1 for o in gc.get_objects() if type(o) is ShapeEnv))
 """
 
 
+def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_aborts_one(monkeypatch):
+    """A shrink that has started is let finish; one that has not stays queued (unshrunk)."""
+    import fuzzer.pool as pool_mod
+    from fuzzer.isolate import Aborted
+
+    def slow_shrink(entry, limits, stop=None):
+        time.sleep(0.05)
+        if stop.is_set():
+            raise Aborted()
+        return f"reduced {entry}"
+
+    monkeypatch.setattr(pool_mod, "shrink_casualty", slow_shrink)
+    limits = PoolLimits(poll_seconds=0.001)
+    for attempt in range(20):
+        shrinker = pool_mod._CasualtyShrinker(None, limits, log=lambda line: None)
+        if attempt % 2:
+            time.sleep(0.01)  # the thread is waiting for work, not starting
+        assert shrinker.submit(attempt, f"path{attempt}")
+        shrinker.finish(wait=True)
+        finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
+        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}")])
+        assert len(finished) + shrinker.todo.qsize() == 1
+
+
 def test_a_reset_lets_old_shape_environments_go():
     """fresh_compile_state breaks the cycle through C++ that a dynamic compile leaves
     (ShapeEnv.tracked_fakes -> FakeTensor -> C++ sizes -> SymNode -> ShapeEnv).
