@@ -74,7 +74,7 @@ class _Worker:
             os.environ[env_key] = device_index  # inherited by the spawned child at start
         try:
             self.process = ctx.Process(target=worker.serve,
-                                       args=(child, config, limits.threads, compile_threads, stack_path),
+                                       args=(child, config, limits, compile_threads, stack_path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -150,7 +150,7 @@ class _CasualtyShrinker:
         self.done: queue.Queue = queue.Queue()
         self.stop = threading.Event()
         self.busy = threading.Event()
-        #: taking an item and marking it busy is one step under this lock, so that
+        #: marking an item busy and closing are exclusive under this lock, so that
         #: ``finish`` sees either a shrink in progress or none that can still start
         self.taking = threading.Lock()
         self.closing = False
@@ -167,12 +167,15 @@ class _CasualtyShrinker:
 
     def _loop(self) -> None:
         while not self.stop.is_set():
-            with self.taking:
-                item = None if self.closing else self._take()
-            if item is None:
-                time.sleep(self.limits.poll_seconds)
+            try:
+                entry, path = self.todo.get(timeout=self.limits.poll_seconds)
+            except queue.Empty:
                 continue
-            entry, path = item
+            with self.taking:
+                if self.closing:  # too late to start: it stays waiting, saved unshrunk
+                    self.todo.put((entry, path))
+                    return
+                self.busy.set()
             try:
                 reduced = shrink_casualty(entry, self.limits, stop=self.stop)
             except Aborted:
@@ -182,14 +185,6 @@ class _CasualtyShrinker:
                 reduced = None
             self.done.put((entry, path, reduced))
             self.busy.clear()
-
-    def _take(self) -> tuple[corpus.Entry, str] | None:
-        try:
-            item = self.todo.get_nowait()
-        except queue.Empty:
-            return None
-        self.busy.set()
-        return item
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
         """Save the reduced entries that are ready, in place of their unshrunk ones.
@@ -212,11 +207,11 @@ class _CasualtyShrinker:
         """Stop taking work; with ``wait``, let the shrink in progress end first."""
         with self.taking:
             self.closing = True
-        left = self.todo.qsize()
         while wait and self.busy.is_set() and self.thread.is_alive():
             time.sleep(self.limits.poll_seconds)
         self.stop.set()
         self.thread.join(10)
+        left = self.todo.qsize()
         if left:
             self.log(f"{left} crash/timeout entries left unshrunk (dcefuzz shrink ENTRY)")
 
