@@ -51,6 +51,9 @@ class PoolLimits:
     poll_seconds: float = 0.25
     #: torch intra-op threads per worker (workers, not threads, use the cores)
     threads: int = 1
+    #: programs after which a worker freezes the objects it holds (``gc.freeze``):
+    #: by then torch's lazily imported modules are loaded
+    freeze_after_programs: int = 1
     #: workers that may die before reporting ready before the campaign gives up
     max_failed_starts: int = 3
     #: oracle calls and seconds for shrinking one crash or timeout finding (each

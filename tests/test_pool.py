@@ -113,6 +113,46 @@ print(sum(1 for o in gc.get_objects() if type(o) is ShapeEnv))
 """
 
 
+FREEZE_SCRIPT = """
+import gc, sys, weakref, torch
+from fuzzer.execute import fresh_compile_state
+from fuzzer.worker import freeze_heap
+graphs = []
+def backend(gm, example_inputs):
+    graphs.append(weakref.ref(gm))   # an FX graph module is a cycle (graph <-> owning module)
+    return gm.forward
+def compile_one(n):
+    namespace = {"torch": torch}
+    exec("def program(x):\\n    return (torch.sin(x) * 2,)\\n", namespace)
+    torch.compile(namespace["program"], dynamic=True, backend=backend)(torch.ones(n + 2, 3))
+compile_one(0)
+freeze_heap() if sys.argv[1] == "worker" else gc.freeze()
+frozen = gc.get_freeze_count()
+for n in range(1, 3):
+    fresh_compile_state()
+    compile_one(n)
+fresh_compile_state()
+gc.collect()
+print(frozen, sum(1 for g in graphs if g() is not None))
+"""
+
+
+def _frozen_and_graphs_alive(how: str) -> tuple[int, int]:
+    out = subprocess.run([sys.executable, "-c", FREEZE_SCRIPT, how], capture_output=True, text=True,
+                         check=True, timeout=300)
+    frozen, alive = map(int, out.stdout.split())
+    return frozen, alive
+
+
+def test_a_worker_freezes_its_heap_without_pinning_a_programs_graph():
+    """What a worker freezes is never collected, so it freezes after a reset and a full
+    collection: the first program's graph must still go, as it would not after a bare
+    ``gc.freeze`` while the program's compiled code is alive."""
+    frozen, alive = _frozen_and_graphs_alive("worker")
+    assert frozen > 100_000 and alive == 0
+    assert _frozen_and_graphs_alive("bare")[1] == 1
+
+
 def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_aborts_one(monkeypatch):
     """A shrink that has started is let finish; one that has not stays queued (unshrunk)."""
     import fuzzer.pool as pool_mod
