@@ -22,12 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-from fuzzer import faults, oracle
-from fuzzer.corpus import BadEntry, load
-from fuzzer.execute import default_device
-from fuzzer.generate import generate, program_seed
-from fuzzer.shrink import ShrinkBudget, is_one_minimal, shrink
-from fuzzer.trial import judge_fresh, run_trial
+from fuzzer import faults
+from fuzzer.corpus.store import BadEntry, load
+from fuzzer.judge import contract
+from fuzzer.judge.execute import default_device
+from fuzzer.judge.trial import judge_fresh, run_trial
+from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.shrinker import ShrinkBudget, is_one_minimal, shrink
 
 TARGET_MEDIAN_SECONDS = 60.0
 TARGET_MEDIAN_CALLS = 150
@@ -96,7 +97,7 @@ def main() -> int:
             continue
         original = generate(entry.seed)
         verdict = judge_fresh(original, device)
-        divs = verdict.of_kind(entry.kind) if verdict.status == oracle.OK else []
+        divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs:
             print(f"{entry.id}: original program no longer diverges here", file=sys.stderr)
             continue

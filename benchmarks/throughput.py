@@ -55,9 +55,9 @@ import time
 
 BARE = """
 import sys, time, torch
-from fuzzer import codegen
-from fuzzer.execute import make_inputs
-from fuzzer.generate import generate, program_seed
+from fuzzer.program import codegen
+from fuzzer.judge.execute import make_inputs
+from fuzzer.program.generate import generate, program_seed
 seed, start, count = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 for i in range(start, start + count):
     case = generate(program_seed(seed, i))
@@ -154,10 +154,10 @@ def memory(programs: int, seed: int) -> None:
     2. A real campaign (``dcefuzz run --jobs 1``), its worker's resident memory read
        from the campaign's stats lines: what recycling makes of that growth.
     """
-    from fuzzer.generate import generate, program_seed
+    from fuzzer.campaign.worker import rss_kb
+    from fuzzer.judge.trial import run_trial
     from fuzzer.limits import PoolLimits
-    from fuzzer.trial import run_trial
-    from fuzzer.worker import rss_kb
+    from fuzzer.program.generate import generate, program_seed
 
     warm = PoolLimits().recycle_baseline_programs
     print(f"1. the worker loop in one process, no recycling ({programs} programs)")

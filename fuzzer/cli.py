@@ -46,7 +46,7 @@ DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when 
 def _device(value: str | None) -> str:
     import torch
 
-    from fuzzer.execute import default_device
+    from fuzzer.judge.execute import default_device
 
     dev = value or default_device()
     try:
@@ -82,7 +82,7 @@ class ShrinkBudgetType(click.ParamType):
     name = "CALLS,DURATION"
 
     def convert(self, value, param, ctx):
-        from fuzzer.shrink import ShrinkBudget
+        from fuzzer.reduce.shrinker import ShrinkBudget
 
         if isinstance(value, ShrinkBudget):
             return value
@@ -152,9 +152,9 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
     """
-    from fuzzer.campaign import Budget, Config, run_campaign
-    from fuzzer.pool import PoolLimits, WorkerStartError, run_pool
-    from fuzzer.state import BadState, CampaignFolder, Shard, default_folder
+    from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
+    from fuzzer.campaign.session import Budget, Config, run_campaign
+    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, default_folder
 
     gpus = None
     if devices is not None:
@@ -224,7 +224,7 @@ class _Display:
 @click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
 def stats(folder, as_json):
     """Summarise a campaign folder: totals, and the rate over time."""
-    from fuzzer.state import BadState, CampaignFolder
+    from fuzzer.campaign.state import BadState, CampaignFolder
 
     cf = CampaignFolder(folder)
     try:
@@ -282,7 +282,7 @@ def selftest(names, seconds, seed, device, corpus_dir):
     """
     import tempfile
 
-    from fuzzer.selftest import run_selftest, table
+    from fuzzer.faults.selftest import run_selftest, table
 
     dev = _device(device)
     names = list(names) or _fault_names()
@@ -327,10 +327,10 @@ def shrink_entry(entry, device, shrink_budget):
     """
     from pathlib import Path
 
-    from fuzzer.campaign import reshrink
+    from fuzzer.reduce.reshrink import reshrink
 
     e = _load_or_exit(entry)
-    result = reshrink(e, Path(entry).with_suffix(".json"), _device(device), shrink_budget)
+    result = reshrink(e, Path(entry).with_suffix(".json"), _device(device or e.device), shrink_budget)
     if result is None:
         click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
         sys.exit(1)
@@ -348,8 +348,8 @@ def replay(paths, device, as_json):
     Exit 1 if any entry reproduces, 0 if none does, 2 on usage errors or
     unreadable entries (after replaying the readable ones).
     """
-    from fuzzer.corpus import entries_in
-    from fuzzer.replay import ERROR, REPRODUCES, replay_entry
+    from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
+    from fuzzer.corpus.store import entries_in
 
     dev = _device(device)
     found, bad = entries_in(paths)
@@ -370,7 +370,7 @@ def replay(paths, device, as_json):
 
 
 def _load_or_exit(path: str):
-    from fuzzer.corpus import BadEntry, load
+    from fuzzer.corpus.store import BadEntry, load
 
     try:
         return load(path)
@@ -393,7 +393,7 @@ def show(entry):
     click.echo("detail:")
     for line in e.detail:
         click.echo(f"  {line}")
-    from fuzzer import codegen
+    from fuzzer.program import codegen
     click.echo("")
     click.echo(codegen.source(e.case.program), nl=False)
 
@@ -410,8 +410,8 @@ def repro(entry):
 @click.option("--json", "as_json", is_flag=True, help="Print the IR as JSON instead of Python.")
 def gen(seed, as_json):
     """Print the program generated from SEED (same seed and version: same text)."""
-    from fuzzer import codegen
-    from fuzzer.generate import generate
+    from fuzzer.program import codegen
+    from fuzzer.program.generate import generate
 
     case = generate(seed)
     if as_json:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuzzer.program import Case, Input, Program, Stmt
+from fuzzer.program.ir import Case, Input, Program, Stmt
 
 
 def prog(inputs: dict[str, tuple[str, ...]], body: list[tuple], outputs=(), sym_min=None) -> Program:

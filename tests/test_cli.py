@@ -11,9 +11,9 @@ import pytest
 from click.testing import CliRunner
 from test_corpus import make_entry
 
-from fuzzer.campaign import Budget, Config, run_campaign
+from fuzzer.campaign.session import Budget, Config, run_campaign
 from fuzzer.cli import main, parse_duration
-from fuzzer.corpus import load, save
+from fuzzer.corpus.store import load, save
 
 
 def invoke(*args):
@@ -117,10 +117,10 @@ def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
 
 
 def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
-    from fuzzer import corpus as corpus_mod
-    from fuzzer.campaign import entry_for
-    from fuzzer.generate import generate, program_seed
-    from fuzzer.trial import run_trial
+    from fuzzer.campaign.session import entry_for
+    from fuzzer.corpus import store as corpus_mod
+    from fuzzer.judge.trial import run_trial
+    from fuzzer.program.generate import generate, program_seed
 
     config = _config(tmp_path, backends.DROP_LOG, shrink=False)
     for i in range(20):

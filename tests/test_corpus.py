@@ -5,8 +5,8 @@ import json
 import pytest
 from helpers import case, prog
 
-from fuzzer import corpus
-from fuzzer.corpus import BadEntry, Entry, entries_in, load, save
+from fuzzer.corpus import store
+from fuzzer.corpus.store import BadEntry, Entry, entries_in, load, save
 
 PROGRAM = prog({"x0": ("s0",)}, [
     ("p_sin", ["x0"], "v0", {"site": 0}),
@@ -15,7 +15,7 @@ PROGRAM = prog({"x0": ("s0",)}, [
 
 
 def make_entry(kind="effect-log", signature="effect-log|missing|e_log", backend="inductor"):
-    return Entry(id=corpus.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
+    return Entry(id=store.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
                  device="cpu", backend=backend, torch_version="2.13.0", case=case(PROGRAM),
                  detail=["[effect-log] binding 0, sequence: missing e_log@1"])
 
@@ -24,7 +24,7 @@ def test_round_trip_and_required_fields(tmp_path):
     path, new = save(make_entry(), tmp_path)
     assert new
     data = json.loads(path.read_text())
-    for field in corpus.REQUIRED_FIELDS:
+    for field in store.REQUIRED_FIELDS:
         assert field in data
     assert data["statements"] == 2
     assert "def program(x0):" in data["source"]
@@ -68,7 +68,7 @@ def test_wrong_schema_and_invalid_program(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(BadEntry, match="schema"):
         load(path)
-    data["schema"] = corpus.SCHEMA
+    data["schema"] = store.SCHEMA
     data["program"]["body"][1]["args"] = ["nope"]
     path.write_text(json.dumps(data))
     with pytest.raises(BadEntry, match="invalid program"):

@@ -9,8 +9,9 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer import faults, oracle
-from fuzzer.trial import judge_fresh
+from fuzzer import faults
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
 
 pytestmark = [pytest.mark.cuda, pytest.mark.compile,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")]
@@ -28,7 +29,7 @@ CASE = case(PROGRAM, [{"s0": 6, "s1": 4}, {"s0": 7, "s1": 3}, {"s0": 2, "s1": 5}
 
 def test_faithful_compile_on_cuda_is_correct():
     v = judge_fresh(CASE, "cuda")
-    assert v.status == oracle.OK, v.reason
+    assert v.status == contract.OK, v.reason
     assert v.correctness_kind is None, [d.line() for d in v.divergences]
 
 

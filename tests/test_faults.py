@@ -12,17 +12,18 @@ from contextlib import contextmanager
 import pytest
 from helpers import case, prog
 
-from fuzzer import faults, oracle
+from fuzzer import faults
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import BUG_CLASSES
-from fuzzer.trial import CLEAN, FINDING, run_trial
+from fuzzer.judge import contract
+from fuzzer.judge.trial import CLEAN, FINDING, run_trial
 
 KIND_OF_CLASS = {
-    "effect-dropped": oracle.EFFECT_LOG,
-    "mutation-lost": oracle.WRONG_MUTATION,
-    "effects-reordered": oracle.EFFECT_LOG,
-    "dead-pure-kept": oracle.MISSED_DCE,
-    "compile-error": oracle.COMPILE_ERROR,
+    "effect-dropped": contract.EFFECT_LOG,
+    "mutation-lost": contract.WRONG_MUTATION,
+    "effects-reordered": contract.EFFECT_LOG,
+    "dead-pure-kept": contract.MISSED_DCE,
+    "compile-error": contract.COMPILE_ERROR,
 }
 
 # Two effects with unused results, one with a used result, and a dead pure call.
@@ -123,24 +124,24 @@ def test_effect_dce_drops_a_dead_effect():
     assert finding_kinds(symbolic(EFFECTS)) == (CLEAN, set())
     with installed("effect-dce"):
         status, kinds = finding_kinds(symbolic(EFFECTS))
-    assert status == FINDING and oracle.EFFECT_LOG in kinds
+    assert status == FINDING and contract.EFFECT_LOG in kinds
 
 
 def test_mutation_lost_loses_the_input_write():
     assert finding_kinds(symbolic(MUTATION)) == (CLEAN, set())
     with installed("mutation-lost"):
         status, kinds = finding_kinds(symbolic(MUTATION))
-    assert status == FINDING and oracle.WRONG_MUTATION in kinds
+    assert status == FINDING and contract.WRONG_MUTATION in kinds
 
 
 def test_dead_pure_kept_dynamic_only_fires_on_symbolic_shapes():
     with installed("dead-pure-kept-dynamic"):
         symbolic_result = finding_kinds(symbolic(EFFECTS))
         static_result = finding_kinds(static(EFFECTS))
-    assert symbolic_result == (FINDING, {oracle.MISSED_DCE})
-    assert oracle.MISSED_DCE not in static_result[1]
+    assert symbolic_result == (FINDING, {contract.MISSED_DCE})
+    assert contract.MISSED_DCE not in static_result[1]
     with installed("dead-pure-kept"):  # the same static case does expose the plain variant
-        assert oracle.MISSED_DCE in finding_kinds(static(EFFECTS))[1]
+        assert contract.MISSED_DCE in finding_kinds(static(EFFECTS))[1]
 
 
 def test_compile_caches_neither_mask_nor_leak_a_fault():
@@ -156,7 +157,7 @@ def test_compile_caches_neither_mask_nor_leak_a_fault():
         with installed("mutation-lost"):
             assert torch._inductor.config.fx_graph_cache is False
             status, kinds = finding_kinds(c)               # not masked by the clean artifact
-        assert status == FINDING and oracle.WRONG_MUTATION in kinds
+        assert status == FINDING and contract.WRONG_MUTATION in kinds
         assert torch._inductor.config.fx_graph_cache is True
         assert finding_kinds(c) == (CLEAN, set())          # nothing of the fault leaked
     finally:
@@ -166,8 +167,8 @@ def test_compile_caches_neither_mask_nor_leak_a_fault():
 @pytest.mark.parametrize("name, index", [("effect-dce", 0), ("mutation-lost", 2)])
 def test_seeded_programs_show_the_fault_and_only_under_it(name, index):
     """Generated programs (campaign seed 0) where the self-test first detects the fault."""
-    from fuzzer.generate import generate, program_seed
-    from fuzzer.trial import judge_fresh
+    from fuzzer.judge.trial import judge_fresh
+    from fuzzer.program.generate import generate, program_seed
 
     c = generate(program_seed(0, index))
     kind = faults.get(name).expected_kind

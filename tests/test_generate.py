@@ -8,12 +8,12 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzzer import codegen, ops
 from fuzzer.cli import main
-from fuzzer.execute import run_eager
-from fuzzer.generate import generate, program_seed
-from fuzzer.oplib import EFFECTFUL, MUTATING, PURE
-from fuzzer.program import check
+from fuzzer.judge.execute import run_eager
+from fuzzer.program import codegen, forms
+from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.generate import generate, program_seed
+from fuzzer.program.ir import check
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -52,13 +52,13 @@ def test_campaign_seeds_are_a_function_of_seed_and_index():
 
 def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     cases = [generate(s) for s in range(150)]
-    forms = {stmt.form for c in cases for stmt in c.program.body}
-    assert forms == set(ops.FORMS), set(ops.FORMS) - forms
-    cats = {ops.kind_of(f) for f in forms}
-    assert {PURE, MUTATING, EFFECTFUL, ops.VIEW, ops.INPLACE} <= cats
+    seen = {stmt.form for c in cases for stmt in c.program.body}
+    assert seen == set(forms.FORMS), set(forms.FORMS) - seen
+    cats = {forms.kind_of(f) for f in seen}
+    assert {PURE, MUTATING, EFFECTFUL, forms.VIEW, forms.INPLACE} <= cats
     sizes = {v for c in cases for b in c.bindings for v in b.values()}
     assert {0, 1, 2, 7} <= sizes
-    from fuzzer.program import dead_pure_sites
+    from fuzzer.program.ir import dead_pure_sites
     assert any(dead_pure_sites(c.program) for c in cases)
     # writes to inputs, to views of inputs and to intermediates all occur
     targets = set()
@@ -66,7 +66,7 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
         t = check(c.program)
         inputs = {i.name for i in c.program.inputs}
         for stmt in c.program.body:
-            for w in ops.form(stmt.form).mutates:
+            for w in forms.form(stmt.form).mutates:
                 a = stmt.args[w]
                 targets.add("input" if a in inputs else "view" if t.root[a] in inputs else "intermediate")
     assert targets == {"input", "view", "intermediate"}
@@ -75,7 +75,7 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
 def test_forms_declare_whether_they_return():
     for seed in range(40):
         for stmt in generate(seed).program.body:
-            assert (stmt.out is not None) == ops.form(stmt.form).returns, stmt
+            assert (stmt.out is not None) == forms.form(stmt.form).returns, stmt
 
 
 def test_generated_source_is_plain_python():

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from fuzzer import oplib
-from fuzzer.oplib import CUSTOM_OPS, EFFECTFUL, MUTATING, PURE
+from fuzzer.program import custom_ops
+from fuzzer.program.custom_ops import CUSTOM_OPS, EFFECTFUL, MUTATING, PURE
 
 
 def _args(op, x, y):
@@ -43,18 +43,18 @@ def test_declared_kinds_match_the_registration():
 
 
 def test_trace_records_sites_and_effect_inputs():
-    oplib.reset_trace()
+    custom_ops.reset_trace()
     x = torch.ones(3)
     torch.ops.dcefuzz.p_sin(x, 7)
     torch.ops.dcefuzz.e_log(x, 8)
     x.add_(1)   # the event keeps a copy: later writes don't change it
-    calls, effects = oplib.take_trace()
+    calls, effects = custom_ops.take_trace()
     assert calls == [("p_sin", 7), ("e_log", 8)]
     assert [(op, site) for op, site, _ in effects] == [("e_log", 8)]
     assert torch.equal(effects[0][2][0], torch.ones(3))
-    assert oplib.take_trace() == ([], [])
+    assert custom_ops.take_trace() == ([], [])
 
 
 def test_source_for_unknown_op():
     with pytest.raises(KeyError, match="nope"):
-        oplib.source_for(["nope"])
+        custom_ops.source_for(["nope"])

@@ -15,16 +15,16 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from fuzzer import stacks
-from fuzzer.campaign import Budget, Config
+from fuzzer.campaign.pool import PoolLimits, run_pool
+from fuzzer.campaign.session import Budget, Config
+from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
-from fuzzer.corpus import load
-from fuzzer.generate import generate, program_seed
-from fuzzer.isolate import died_detail, divergence_of, probe, timeout_detail
-from fuzzer.oracle import CRASH, TIMEOUT, Divergence
-from fuzzer.pool import PoolLimits, run_pool
-from fuzzer.signature import bug_class
-from fuzzer.state import CampaignFolder
+from fuzzer.corpus.store import load
+from fuzzer.isolation import stacks
+from fuzzer.isolation.judge import died_detail, divergence_of, probe, timeout_detail
+from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
+from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.signature import bug_class
 
 pytestmark = pytest.mark.compile
 
@@ -100,10 +100,10 @@ def test_workers_are_recycled_without_losing_a_program(tmp_path):
 SHAPE_ENV_SCRIPT = """
 import gc, torch
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
-from fuzzer.execute import fresh_compile_state
+from fuzzer.judge.execute import fresh_compile_state
 for n in range(4):
     fresh_compile_state()
-    namespace = {"torch": torch}   # as fuzzer.codegen builds programs: own globals
+    namespace = {"torch": torch}   # as fuzzer.program.codegen builds programs: own globals
     exec("def program(x):\\n    return (torch.sin(x) * 2,)\\n", namespace)
     torch.compile(namespace["program"], dynamic=True, backend="eager")(torch.ones(n + 2, 3))
 fresh_compile_state()
@@ -115,8 +115,8 @@ print(sum(1 for o in gc.get_objects() if type(o) is ShapeEnv))
 
 FREEZE_SCRIPT = """
 import gc, sys, weakref, torch
-from fuzzer.execute import fresh_compile_state
-from fuzzer.worker import freeze_heap
+from fuzzer.judge.execute import fresh_compile_state
+from fuzzer.campaign.worker import freeze_heap
 graphs = []
 def backend(gm, example_inputs):
     graphs.append(weakref.ref(gm))   # an FX graph module is a cycle (graph <-> owning module)
@@ -155,8 +155,8 @@ def test_a_worker_freezes_its_heap_without_pinning_a_programs_graph():
 
 def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_aborts_one(monkeypatch):
     """A shrink that has started is let finish; one that has not stays queued (unshrunk)."""
-    import fuzzer.pool as pool_mod
-    from fuzzer.isolate import Aborted
+    import fuzzer.campaign.pool as pool_mod
+    from fuzzer.isolation.judge import Aborted
 
     def slow_shrink(entry, limits, stop=None):
         time.sleep(0.05)
@@ -216,8 +216,8 @@ def test_the_stack_read_back_is_the_main_threads_innermost_first(tmp_path):
 
 
 def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path):
-    from fuzzer.isolate import died_detail as died
-    from fuzzer.pool import _process_entry
+    from fuzzer.campaign.pool import _process_entry
+    from fuzzer.isolation.judge import died_detail as died
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
     entry = _process_entry(CRASH, died(-signal.SIGSEGV), 0, program_seed(0, 0), config)
@@ -240,7 +240,7 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
 def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path):
     import multiprocessing
 
-    from fuzzer.pool import _Worker
+    from fuzzer.campaign.pool import _Worker
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
     before = os.environ.get("CUDA_VISIBLE_DEVICES")

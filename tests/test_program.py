@@ -3,8 +3,8 @@
 import pytest
 from helpers import case, prog
 
-from fuzzer import codegen
-from fuzzer.program import InvalidProgram, check, dead_pure_sites, live_statements
+from fuzzer.program import codegen
+from fuzzer.program.ir import InvalidProgram, check, dead_pure_sites, live_statements
 
 
 def test_views_share_storage_and_fresh_results_do_not():
@@ -116,6 +116,6 @@ def test_codegen_reads_symbols_from_shapes_and_returns_a_tuple():
 def test_json_round_trip():
     p = prog({"x0": ("s0", "s1")}, [("sum", ["x0"], "v0", {"dim": 1})], outputs=["v0"])
     c = case(p)
-    from fuzzer.program import Case
+    from fuzzer.program.ir import Case
     assert Case.from_json(c.to_json()) == c
     assert Case.from_json(c.to_json()).program.digest() == p.digest()

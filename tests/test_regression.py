@@ -14,9 +14,9 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer import corpus
-from fuzzer.corpus import Entry, load
-from fuzzer.replay import FIXED, REPRODUCES, replay_entry
+from fuzzer.corpus import store
+from fuzzer.corpus.replay import FIXED, REPRODUCES, replay_entry
+from fuzzer.corpus.store import Entry, load
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 ENTRIES = sorted(CORPUS.glob("*.json"))
@@ -64,7 +64,7 @@ def test_repro_script_exit_codes(tmp_path):
                   case=case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0}),
                                                    ("p_sin", ["x0"], "v0", {"site": 1})],
                                  outputs=["v0"])))
-    path, _ = corpus.save(clean, tmp_path)
+    path, _ = store.save(clean, tmp_path)
     done = _run_script(path.with_suffix(".py"))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "does not reproduce" in done.stdout

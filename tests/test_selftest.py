@@ -4,8 +4,8 @@ import pytest
 from click.testing import CliRunner
 
 from fuzzer.cli import main
-from fuzzer.corpus import load
-from fuzzer.selftest import Row, table
+from fuzzer.corpus.store import load
+from fuzzer.faults.selftest import Row, table
 
 
 def test_table_lists_every_row():

@@ -10,11 +10,13 @@ import dataclasses
 import pytest
 from helpers import case, prog
 
-from fuzzer import faults, oracle, signature
-from fuzzer.generate import generate
-from fuzzer.oracle import Divergence, Verdict
-from fuzzer.program import Case, check
-from fuzzer.shrink import (
+from fuzzer import faults
+from fuzzer.judge import contract
+from fuzzer.judge.contract import Divergence, Verdict
+from fuzzer.program.generate import generate
+from fuzzer.program.ir import Case, check
+from fuzzer.reduce import signature
+from fuzzer.reduce.shrinker import (
     ShrinkBudget,
     complexity,
     is_one_minimal,
@@ -42,8 +44,8 @@ def scale_then_tap(c: Case) -> Verdict:
         if s.form == "m_scale" and s.args[0] in inputs:
             written.add(s.args[0])
         if s.form == "e_tap" and s.args[0] in written:
-            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])")])
-    return Verdict(oracle.OK, [])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])")])
+    return Verdict(contract.OK, [])
 
 
 def big_case_with(pattern_first, pattern_second, seed=11):
@@ -62,11 +64,11 @@ def big_case_with(pattern_first, pattern_second, seed=11):
 
 
 def test_reaches_the_known_minimum():
-    from fuzzer.program import Stmt
+    from fuzzer.program.ir import Stmt
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     start = scale_then_tap(big)
     assert start.divergences
-    result = shrink(big, oracle.EFFECT_LOG, start.divergences, judge=scale_then_tap)
+    result = shrink(big, contract.EFFECT_LOG, start.divergences, judge=scale_then_tap)
     p = result.case.program
     assert [s.form for s in p.body] == ["m_scale", "e_tap"]
     assert len(p.inputs) == 1 and len(p.inputs[0].dims) == 1
@@ -75,7 +77,7 @@ def test_reaches_the_known_minimum():
     assert result.statements == 2 and result.original_statements == len(big.program.body)
     assert result.confirmed
     assert result.signature == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
-    minimal, keeps = is_one_minimal(result.case, oracle.EFFECT_LOG, result.divergences, scale_then_tap)
+    minimal, keeps = is_one_minimal(result.case, contract.EFFECT_LOG, result.divergences, scale_then_tap)
     assert minimal, keeps
 
 
@@ -84,25 +86,25 @@ def test_a_step_that_changes_the_bug_is_refused():
     def judge(c):
         n = sum(1 for s in c.program.body if s.form == "e_log")
         if n >= 2:
-            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)")])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)")])
         if n == 1:
-            return Verdict(oracle.OK, [Divergence(oracle.EFFECT_LOG, 0, "sequence", "reordered (..)")])
-        return Verdict(oracle.OK, [])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (..)")])
+        return Verdict(contract.OK, [])
 
     p = prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": i}) for i in range(4)]
              + [("p_sin", ["x0"], "v0", {"site": 4})], outputs=["v0"])
     c = case(p)
-    result = shrink(c, oracle.EFFECT_LOG, judge(c).divergences, judge=judge)
+    result = shrink(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge)
     assert [s.form for s in result.case.program.body] == ["e_log", "e_log"]
-    assert signature.bug_class(oracle.EFFECT_LOG, result.divergences) == "effect-log|missing"
+    assert contract.bug_class(contract.EFFECT_LOG, result.divergences) == "effect-log|missing"
 
 
 def test_the_budget_stops_cleanly_with_the_best_so_far():
-    from fuzzer.program import Stmt
+    from fuzzer.program.ir import Stmt
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     calls = []
     judge = count_judge(calls)(scale_then_tap)
-    result = shrink(big, oracle.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
+    result = shrink(big, contract.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
                     budget=ShrinkBudget(oracle_calls=3, seconds=60))
     assert result.exhausted
     assert result.oracle_calls == len(calls)
@@ -131,7 +133,7 @@ def test_canonical_names_do_not_change_the_signature():
 
 @pytest.mark.compile
 def test_real_finding_under_a_fault_shrinks_to_a_one_minimal_repro():
-    from fuzzer.trial import judge_fresh
+    from fuzzer.judge.trial import judge_fresh
     p = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
         ("p_sin", ["x0"], "v0", {"site": 0}),
         ("clone", ["x1"], "v1", {}),
@@ -143,12 +145,12 @@ def test_real_finding_under_a_fault_shrinks_to_a_one_minimal_repro():
     c = case(p, [{"s0": 4, "s1": 6}, {"s0": 5, "s1": 3}, {"s0": 7, "s1": 2}])
     with faults.planted("effect-dce"):
         v = judge_fresh(c, "cpu")
-        assert v.of_kind(oracle.EFFECT_LOG)
-        result = shrink(c, oracle.EFFECT_LOG, v.of_kind(oracle.EFFECT_LOG), "cpu")
+        assert v.of_kind(contract.EFFECT_LOG)
+        result = shrink(c, contract.EFFECT_LOG, v.of_kind(contract.EFFECT_LOG), "cpu")
         assert result.confirmed
         assert result.statements <= 3
-        minimal, keeps = is_one_minimal(result.case, oracle.EFFECT_LOG, result.divergences,
+        minimal, keeps = is_one_minimal(result.case, contract.EFFECT_LOG, result.divergences,
                                         lambda cc: judge_fresh(cc, "cpu"))
         assert minimal, keeps
     # without the fault the reduced program is clean of this kind: the fault caused it
-    assert not judge_fresh(result.case, "cpu").of_kind(oracle.EFFECT_LOG)
+    assert not judge_fresh(result.case, "cpu").of_kind(contract.EFFECT_LOG)

@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 from helpers import case, prog
 
-from fuzzer.campaign import Budget, Config, run_campaign
+from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.state import BadState, CampaignFolder, Shard
 from fuzzer.cli import main
-from fuzzer.state import BadState, CampaignFolder, Shard
-from fuzzer.trial import run_trial
+from fuzzer.judge.trial import run_trial
 
 
 def test_shards_partition_the_stream():
@@ -46,7 +46,7 @@ def _campaign(tmp_path, shard, programs, resume=False):
 
 
 def test_resume_continues_the_stream_without_repeats(tmp_path, monkeypatch):
-    import fuzzer.campaign as campaign_mod
+    import fuzzer.campaign.session as campaign_mod
     seen = []
     real = campaign_mod.program_seed
     monkeypatch.setattr(campaign_mod, "program_seed", lambda s, i: (seen.append(i), real(s, i))[1])

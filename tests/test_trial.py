@@ -9,8 +9,8 @@ import torch
 from helpers import case, prog
 from torch._dynamo import list_backends, register_backend
 
-from fuzzer import oracle, trial
-from fuzzer.trial import FINDING, FLAKY, run_trial
+from fuzzer.judge import contract, trial
+from fuzzer.judge.trial import FINDING, FLAKY, run_trial
 
 #: drops e_log only from a graph compiled for static sizes (a size-1 binding recompiles so)
 DROP_LOG_WHEN_STATIC = "dcefuzz_test_drop_log_when_static"
@@ -67,7 +67,7 @@ def test_a_later_first_divergence_is_confirmed_on_the_bindings_up_to_it(monkeypa
     seen = _recording(monkeypatch)
     result = run_trial(case(LOGGING, [{"s0": 4}, {"s0": 1}, {"s0": 7}]), "cpu", DROP_LOG_WHEN_STATIC)
     assert result.status == FINDING
-    assert [d.binding for d in result.verdict.of_kind(oracle.EFFECT_LOG)] == [1]
+    assert [d.binding for d in result.verdict.of_kind(contract.EFFECT_LOG)] == [1]
     assert seen == [3, 2]
 
 
@@ -75,6 +75,6 @@ def test_a_divergence_that_does_not_recur_after_a_fresh_compile_is_flaky(monkeyp
     seen = _recording(monkeypatch)
     monkeypatch.setitem(_DROPS_LEFT, "graphs", 1)
     result = run_trial(case(LOGGING), "cpu", DROP_LOG_ONCE)
-    assert result.verdict.of_kind(oracle.EFFECT_LOG)
-    assert (result.status, result.flaky_kinds, result.findings) == (FLAKY, [oracle.EFFECT_LOG], [])
+    assert result.verdict.of_kind(contract.EFFECT_LOG)
+    assert (result.status, result.flaky_kinds, result.findings) == (FLAKY, [contract.EFFECT_LOG], [])
     assert seen == [3, 1]

@@ -25,6 +25,7 @@ from fuzzer.faults import (
     dead_pure_kept,
     effect_dropped,
     effects_reordered,
+    graph_break,
     mutation_lost,
     process,
 )
@@ -39,9 +40,10 @@ CATALOGUE: dict[str, Fault] = {
 }
 
 
-#: Faults that kill or stall the compiling process, for testing the worker pool's
-#: isolation; not part of the self-test.
-TEST_ONLY: dict[str, Fault] = {f.name: f for f in process.FAULTS}
+#: Faults that kill or stall the compiling process (for testing the worker pool's
+#: isolation) or make Dynamo graph-break (for testing the untested rule); not part
+#: of the self-test.
+TEST_ONLY: dict[str, Fault] = {f.name: f for module in (process, graph_break) for f in module.FAULTS}
 
 
 def get(name: str) -> Fault:

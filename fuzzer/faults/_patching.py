@@ -19,6 +19,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+# the on-disk compile caches: a planted fault must not be hidden by an artifact
+# compiled without it, nor leave one behind
+from fuzzer.judge.execute import CACHE_SETTINGS
+
 _MISSING = object()
 
 #: Namespaces whose operators belong to torch itself.  Every fault misbehaves only
@@ -37,10 +41,6 @@ TORCH_NAMESPACES = frozenset({
 #: (``force_disable_caches`` is not used: it also gives every compile a fresh temp
 #: cache dir that Inductor keeps on disk whenever the compile fails, which over a
 #: campaign of planted compile errors fills the disk.)
-CACHE_SETTINGS: tuple[tuple[str, str, Any], ...] = (
-    ("torch._inductor.config", "fx_graph_cache", False),
-    ("torch._functorch.config", "enable_autograd_cache", False),
-)
 
 
 def split_target(target: str) -> tuple[str, list[str]]:

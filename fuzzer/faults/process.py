@@ -1,6 +1,6 @@
 """Test-only faults that take the compiling process down: segfault, hang, runaway memory.
 
-They exist to prove the worker pool's isolation (``fuzzer.pool``), not to mimic a
+They exist to prove the worker pool's isolation (``fuzzer.campaign.pool``), not to mimic a
 custom-op regression, so they are kept out of the catalogue the self-test runs.
 Each wraps Inductor's entry point ``torch._inductor.compile_fx.compile_fx`` (the
 ``inductor`` backend looks it up at call time) and misbehaves only when the graph

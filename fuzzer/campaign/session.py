@@ -9,20 +9,20 @@ already found.
 
 from __future__ import annotations
 
-import dataclasses
-import os
 import sys
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fuzzer import corpus, faults, oracle
-from fuzzer.generate import generate, program_seed
+from fuzzer import faults
+from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
+from fuzzer.corpus import store
+from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.judge.trial import FLAKY, Finding, run_trial
 from fuzzer.limits import CAMPAIGN
-from fuzzer.shrink import ShrinkBudget, shrink
-from fuzzer.state import BadState, CampaignFolder, CampaignState, Shard
-from fuzzer.trial import FLAKY, Finding, judge_fresh, run_trial
+from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
 
 @dataclass
@@ -65,7 +65,7 @@ class Stats:
     first: dict = field(default_factory=dict)
     #: findings refused by the campaign's filter, by kind
     ignored: Counter = field(default_factory=Counter)
-    last_entry: corpus.Entry | None = None
+    last_entry: Entry | None = None
     #: dynamo recompilations over this run's programs
     recompiles: int = 0
     #: ids of the entries this run found (new or repeated): its unique signatures
@@ -115,26 +115,15 @@ class Stats:
         return "\n".join(lines)
 
 
-def entry_for(finding: Finding, seed: int | None, config: Config) -> corpus.Entry:
+def entry_for(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding, shrunk first when the config says so."""
-    case, divs, sig, record = finding.case, finding.divergences, finding.signature, None
+    case, divs, record = finding.case, finding.divergences, None
     if config.shrink:
         result = shrink(case, finding.kind, divs, finding.device, finding.backend, config.shrink_budget)
         if result.confirmed:
-            case, divs, sig, record = result.case, result.divergences, result.signature, result.record()
-    return corpus.Entry(
-        id=corpus.entry_id(finding.kind, sig),
-        kind=finding.kind,
-        signature=sig,
-        seed=seed,
-        device=finding.device,
-        backend=finding.backend,
-        torch_version=corpus.torch_version(),
-        case=case,
-        detail=[d.line() for d in divs],
-        fault=config.fault,
-        shrink=record,
-    )
+            case, divs, record = result.case, result.divergences, result.record()
+    return Entry.build(finding.kind, case, divs, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, shrink=record)
 
 
 def _progress_line(stats: Stats, extra: str = "") -> str:
@@ -151,7 +140,7 @@ class Session:
     Counts, saving entries, the stream of program indices (sharded, resumed, never
     repeating a program already done), and the periodic checkpoint: state file,
     stats line, progress line.  The in-process loop below and the worker pool
-    (``fuzzer.pool``) drive it the same way.
+    (``fuzzer.campaign.pool``) drive it the same way.
     """
 
     def __init__(self, config: Config, budget: Budget, shard: Shard = Shard(),
@@ -192,7 +181,7 @@ class Session:
         index = next(self.pending)
         return index, program_seed(self.config.seed, index)
 
-    def finished(self, index: int, status: str, entries: list[corpus.Entry],
+    def finished(self, index: int, status: str, entries: list[Entry],
                  recompiles: int = 0) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
@@ -205,7 +194,7 @@ class Session:
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
-            path, new = corpus.save(entry, self.config.corpus_dir)
+            path, new = store.save(entry, self.config.corpus_dir)
             self.stats.signatures.add(entry.id)
             if new:
                 self.stats.saved.append(str(path))
@@ -224,7 +213,7 @@ class Session:
         self.stats.done_above = sorted(self.done)
         return paths
 
-    def replace(self, old: corpus.Entry, path: str, new: corpus.Entry) -> str:
+    def replace(self, old: Entry, path: str, new: Entry) -> str:
         """Put a reduced entry in place of the saved, unshrunk ``old`` at ``path``;
         returns the path of the entry that now stands for it.
 
@@ -236,11 +225,11 @@ class Session:
         if new.id == old.id:
             return str(path)
         try:
-            new.hits = corpus.load(path).hits
-        except corpus.BadEntry:
+            new.hits = store.load(path).hits
+        except BadEntry:
             pass
-        new_path, fresh = corpus.save(new, self.config.corpus_dir)
-        corpus.remove(path)
+        new_path, fresh = store.save(new, self.config.corpus_dir)
+        store.remove(path)
         self.stats.signatures.discard(old.id)
         self.stats.signatures.add(new.id)
         if str(path) in self.stats.saved:
@@ -306,63 +295,3 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
         finally:
             session.checkpoint()
     return stats
-
-
-def _reshrink_casualty(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
-    """``reshrink`` for crash and timeout entries: candidates die in child processes."""
-    from fuzzer.isolate import probe, shrink_casualty
-    from fuzzer.limits import PoolLimits
-
-    limits = PoolLimits()
-    moved = dataclasses.replace(entry, device=device)
-    died = probe(moved.case, device, entry.backend, entry.fault, limits)
-    if died is None or not died.startswith(entry.kind):
-        return None
-    budget = ShrinkBudget(min(budget.oracle_calls, limits.casualty_shrink_calls),
-                          min(budget.seconds, limits.casualty_shrink_seconds))
-    new = shrink_casualty(moved, limits, budget)
-    if new is None:
-        return path, entry.statements, entry.statements
-    return _put_in_place(entry, path, new), entry.statements, new.statements
-
-
-def _put_in_place(entry: corpus.Entry, path, new: corpus.Entry):
-    """Save ``new`` (the reduced ``entry``, saved at ``path``) and retire the old files.
-
-    Written before the old files go, so a crash leaves one or both.  An unchanged id
-    is the same entry: ``save`` adds the hits already there, so ``new`` brings none.
-    """
-    if new.id == entry.id:
-        new.hits = 0
-    new_path, _ = corpus.save(new, os.path.dirname(os.path.abspath(path)))
-    if new.id != entry.id:
-        corpus.remove(path)
-    return new_path
-
-
-def reshrink(entry: corpus.Entry, path, device: str, budget: ShrinkBudget):
-    """Shrink a saved entry again and replace it; None if it no longer reproduces.
-
-    Returns (new path, statements before, statements after).  The new entry is
-    written (atomically) before the old files go, so a crash leaves one or both.
-    """
-    if entry.kind in oracle.PROCESS_KINDS:
-        return _reshrink_casualty(entry, path, device, budget)
-    with faults.planted(entry.fault):
-        verdict = judge_fresh(entry.case, device, entry.backend)
-        divs = verdict.of_kind(entry.kind) if verdict.status == oracle.OK else []
-        if not divs:
-            return None
-        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget)
-    if not result.confirmed:
-        return None
-    before = entry.statements
-    new = corpus.Entry(
-        id=corpus.entry_id(entry.kind, result.signature), kind=entry.kind, signature=result.signature,
-        seed=entry.seed, device=device, backend=entry.backend, torch_version=corpus.torch_version(),
-        case=result.case, detail=[d.line() for d in result.divergences], hits=entry.hits,
-        fault=entry.fault, found=entry.found,
-        shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)},
-    )
-    return _put_in_place(entry, path, new), before, new.statements

@@ -22,9 +22,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from fuzzer import ops, shapes
-from fuzzer.oplib import EFFECTFUL, PURE
-from fuzzer.shapes import Dims
+from fuzzer.program import forms, sizes
+from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.sizes import Dims
 
 
 class InvalidProgram(ValueError):
@@ -100,8 +100,8 @@ class Program:
     # --------------------------------------------------------------- structure
     def custom_ops(self) -> list[str]:
         """Names of the custom ops the program calls, each once, in library order."""
-        used = {ops.form(s.form).custom for s in self.body} - {None}
-        from fuzzer.oplib import CUSTOM_OPS
+        used = {forms.form(s.form).custom for s in self.body} - {None}
+        from fuzzer.program.custom_ops import CUSTOM_OPS
         return [op.name for op in CUSTOM_OPS if op.name in used]
 
     def sites(self) -> dict[int, Stmt]:
@@ -121,40 +121,40 @@ def check(program: Program) -> Typing:
     dims: dict[str, Dims] = {}
     root: dict[str, str] = {}
     for sym in program.symbols:
-        if not shapes.is_symbol(sym):
+        if not sizes.is_symbol(sym):
             raise InvalidProgram(f"bad symbol name {sym!r}")
     for inp in program.inputs:
         if inp.name in dims:
             raise InvalidProgram(f"duplicate value {inp.name}")
         for d in inp.dims:
-            if not shapes.symbols_in(d) <= set(program.symbols):
+            if not sizes.symbols_in(d) <= set(program.symbols):
                 raise InvalidProgram(f"input {inp.name} uses an undeclared symbol in {d!r}")
         dims[inp.name] = tuple(inp.dims)
         root[inp.name] = inp.name
-    readable = {d for inp in program.inputs for d in inp.dims if shapes.is_symbol(d)}
+    readable = {d for inp in program.inputs for d in inp.dims if sizes.is_symbol(d)}
     for sym in program.symbols:
         if sym not in readable:
             raise InvalidProgram(f"symbol {sym} is not the bare dim of any input")
     sites: set[int] = set()
     for n, stmt in enumerate(program.body):
         try:
-            form = ops.form(stmt.form)
+            form = forms.form(stmt.form)
             if len(stmt.args) != form.arity:
-                raise ops.Illegal(f"{form.name} takes {form.arity} operands")
+                raise forms.Illegal(f"{form.name} takes {form.arity} operands")
             for a in stmt.args:
                 if a not in dims:
-                    raise ops.Illegal(f"operand {a} is not defined")
+                    raise forms.Illegal(f"operand {a} is not defined")
             for w in form.mutates:
                 for j, other in enumerate(stmt.args):
                     if j != w and root[other] == root[stmt.args[w]]:
-                        raise ops.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
+                        raise forms.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
             if form.is_custom:
                 site = stmt.site
                 if not isinstance(site, int) or site in sites:
-                    raise ops.Illegal(f"custom call needs a unique int site, got {site!r}")
+                    raise forms.Illegal(f"custom call needs a unique int site, got {site!r}")
                 sites.add(site)
             out_dims = form.infer([dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
-        except (ops.Illegal, ValueError) as exc:
+        except (forms.Illegal, ValueError) as exc:
             raise InvalidProgram(f"statement {n} ({stmt.form}): {exc}") from exc
         if (out_dims is None) != (stmt.out is None):
             raise InvalidProgram(f"statement {n} ({stmt.form}): result/no-result mismatch")
@@ -183,7 +183,7 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
         for n, stmt in enumerate(program.body):
             if n in live:
                 continue
-            form = ops.form(stmt.form)
+            form = forms.form(stmt.form)
             writes = {root[stmt.args[w]] for w in form.mutates}
             if (form.category == EFFECTFUL or writes & live_roots
                     or (stmt.out is not None and stmt.out in live_values)):
@@ -203,7 +203,7 @@ def dead_pure_sites(program: Program) -> set[int]:
     live = live_statements(program)
     return {
         s.site for n, s in enumerate(program.body)
-        if n not in live and ops.kind_of(s.form) == PURE and s.site is not None
+        if n not in live and forms.kind_of(s.form) == PURE and s.site is not None
     }
 
 

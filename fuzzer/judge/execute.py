@@ -13,66 +13,18 @@ Nothing here judges; ``oracle`` does.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-import traceback
+import importlib
 import weakref
-from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import torch
 
-from fuzzer import codegen, oplib, shapes
-from fuzzer.program import Case
-
-COMPILE = "compile"
-RUNTIME = "runtime"
-
-
-@dataclass
-class Failure:
-    """An exception raised by a run, with the stage it was raised in."""
-
-    type: str
-    message: str
-    stage: str
-    traceback: str = ""
-
-    def line(self) -> str:
-        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
-        return f"{self.type}: {first}"[:500]
-
-
-@dataclass
-class Run:
-    """What one run of the program on one binding left behind."""
-
-    outputs: list | None = None
-    inputs_after: list = field(default_factory=list)
-    effects: list = field(default_factory=list)
-    calls: list = field(default_factory=list)
-    failure: Failure | None = None
-
-
-@dataclass
-class BindingRuns:
-    """The runs of one binding.
-
-    ``eager_again`` (the determinism check) and ``reference`` (float64) are only
-    needed to judge a compiled run that differs from eager at all, so they are made
-    on demand by :meth:`complete`: a compiled run bit-identical to eager (most of
-    them) costs one eager run, not three.
-    """
-
-    binding: dict
-    eager: Run
-    eager_again: Run | None = None
-    reference: Run | None = None
-    compiled: Run | None = None
-    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
-
-    def complete(self) -> None:
-        if self.eager_again is None or self.reference is None:
-            self.eager_again, self.reference = self._complete()
+from fuzzer.judge import observe
+from fuzzer.judge.contract import BindingRuns
+from fuzzer.judge.observe import Run
+from fuzzer.program import codegen, custom_ops, sizes
+from fuzzer.program.ir import Case
 
 
 def default_device() -> str:
@@ -89,48 +41,14 @@ def make_inputs(case: Case, index: int, device: str, dtype=torch.float32) -> lis
     gen = torch.Generator().manual_seed(case.input_seed + index)
     out = []
     for inp in case.program.inputs:
-        size = shapes.concrete(inp.dims, binding)
+        size = sizes.concrete(inp.dims, binding)
         out.append(torch.randn(size, generator=gen, dtype=torch.float32).to(device=device, dtype=dtype))
     return out
 
 
-def _stage_of(exc: BaseException) -> str:
-    """Whether an exception came from compiling (dynamo/AOT/inductor) or running."""
-    try:
-        from torch._dynamo.exc import (
-            BackendCompilerFailed,
-            TorchRuntimeError,
-            Unsupported,
-        )
-        compile_types: tuple = (BackendCompilerFailed, TorchRuntimeError, Unsupported)
-    except ImportError:  # pragma: no cover - very old torch
-        compile_types = ()
-    try:
-        from torch._inductor.exc import InductorError
-        compile_types += (InductorError,)
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(exc, compile_types):
-        return COMPILE
-    frames = traceback.extract_tb(exc.__traceback__)
-    if any("convert_frame.py" in f.filename or "compile_fx.py" in f.filename for f in frames):
-        return COMPILE
-    return RUNTIME
-
-
-def run_once(fn, inputs: list[torch.Tensor]) -> Run:
+def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:
     """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath."""
-    oplib.reset_trace()
-    run = Run()
-    try:
-        result = fn(*inputs)
-        run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
-    except Exception as exc:  # noqa: BLE001 - any failure is an observation
-        run.failure = Failure(type(exc).__name__, str(exc), _stage_of(exc),
-                              "".join(traceback.format_exception(exc))[-4000:])
-    run.calls, run.effects = oplib.take_trace()
-    run.inputs_after = [t.detach().clone() for t in inputs]
-    return run
+    return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled)
 
 
 def run_eager(case: Case, device: str) -> list[BindingRuns]:
@@ -151,19 +69,33 @@ def compile_fn(case: Case, backend: str = "inductor"):
     return torch.compile(codegen.build(case.program), dynamic=True, backend=backend)
 
 
-def dynamo_frames() -> int:
-    """Frames dynamo has compiled in this process so far (0 if torch does not say).
+#: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
+#: the value that turns each off: a fresh compile must not be served from them
+CACHE_SETTINGS: tuple[tuple[str, str, bool], ...] = (
+    ("torch._inductor.config", "fx_graph_cache", False),
+    ("torch._functorch.config", "enable_autograd_cache", False),
+)
 
-    A compiled function run on several bindings compiles once, plus once per
-    recompilation (a guard failed: a size of 0 or 1 specialised, duck-sized symbols
-    that stop being equal); our programs have no graph breaks, so the frames
-    compiled for one program, less one, are its recompiles.
+
+@contextlib.contextmanager
+def caches_off():
+    """Compile without reading or writing the on-disk compile caches.
+
+    A confirmation or replay that a cached artifact could serve would only prove
+    the cache holds what an earlier compile wrote: the divergence must come from a
+    compile made now.
     """
+    old = []
     try:
-        from torch._dynamo.utils import counters
-    except ImportError:  # pragma: no cover
-        return 0
-    return int(counters["frames"]["ok"])
+        for module_name, attr, value in CACHE_SETTINGS:
+            module = importlib.import_module(module_name)
+            if hasattr(module, attr):
+                old.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, value)
+        yield
+    finally:
+        for module, attr, value in reversed(old):
+            setattr(module, attr, value)
 
 
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,
@@ -171,7 +103,7 @@ def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None
     """Fill in the compiled run of every binding, through one compiled function."""
     compiled = compiled if compiled is not None else compile_fn(case, backend)
     for i, br in enumerate(runs):
-        br.compiled = run_once(compiled, make_inputs(case, i, device))
+        br.compiled = run_once(compiled, make_inputs(case, i, device), compiled=True)
     return runs
 
 

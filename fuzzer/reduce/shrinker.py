@@ -6,7 +6,7 @@ bug, so the result is a repro a PyTorch developer can read in one glance.
 
 A candidate is accepted only if it is a legal case (``Case.validate``), eager runs
 cleanly and deterministically on it, and it shows a divergence of the same kind and
-the same bug class (``signature.bug_class``) as the original: a step that slides to a
+the same bug class (``contract.bug_class``) as the original: a step that slides to a
 different bug (say, wrong output to compile error) is rejected.  Verdicts are cached
 by the candidate's content hash.  Passes run to a fixpoint:
 
@@ -38,10 +38,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from fuzzer import ops, oracle, signature
-from fuzzer.program import Case, Input, InvalidProgram, Program, Stmt, check
-from fuzzer.shapes import symbols_in
-from fuzzer.trial import judge_fresh
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
+from fuzzer.program import forms
+from fuzzer.program.ir import Case, Input, InvalidProgram, Program, Stmt, check
+from fuzzer.program.sizes import symbols_in
+from fuzzer.reduce import signature
 
 #: Simpler ops of the same declared kind, tried in order (arity may drop: extra
 #: operands are discarded).
@@ -62,7 +64,7 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "copy_": ("mul_",),
     "add_": ("mul_",),
 }
-SIMPLEST_ATTRS = {"c": ops.CONSTANTS[0], "fn": ops.UNARY_FUNCTIONS[0], "dim": 0}
+SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
 FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
@@ -87,9 +89,9 @@ def complexity(case: Case) -> tuple:
 
     def attr_cost(k, v):
         if k == "c":
-            return ops.CONSTANTS.index(v) if v in ops.CONSTANTS else len(ops.CONSTANTS)
+            return forms.CONSTANTS.index(v) if v in forms.CONSTANTS else len(forms.CONSTANTS)
         if k == "fn":
-            return ops.UNARY_FUNCTIONS.index(v) if v in ops.UNARY_FUNCTIONS else len(ops.UNARY_FUNCTIONS)
+            return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
         if k == "dim":
             return v if isinstance(v, int) else 0
         return 0
@@ -190,9 +192,9 @@ class Shrinker:
 
     def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
                  backend: str = "inductor", budget: ShrinkBudget | None = None,
-                 judge: Callable[[Case], oracle.Verdict] | None = None):
+                 judge: Callable[[Case], contract.Verdict] | None = None):
         self.kind = kind
-        self.target = signature.bug_class(kind, divergences)
+        self.target = contract.bug_class(kind, divergences)
         self.budget = budget or ShrinkBudget()
         self.judge = judge or (lambda c: judge_fresh(c, device, backend))
         self.best = case
@@ -218,8 +220,8 @@ class Shrinker:
             raise BudgetExhausted
         self.calls += 1
         verdict = self.judge(case)
-        divs = verdict.of_kind(self.kind) if verdict.status == oracle.OK else []
-        result = divs if divs and signature.bug_class(self.kind, divs) == self.target else None
+        divs = verdict.of_kind(self.kind) if verdict.status == contract.OK else []
+        result = divs if divs and contract.bug_class(self.kind, divs) == self.target else None
         self.cache[key] = result
         return result
 
@@ -380,7 +382,7 @@ class Shrinker:
 
 
 def _simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
-    form = ops.form(simpler)
+    form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
     if simpler in ("mul_", "scale"):
         attrs["c"] = SIMPLEST_ATTRS["c"]

@@ -2,8 +2,9 @@
 
 A signature has two parts, ``<bug class> :: <normal form>``.
 
-The **bug class** is what must stay fixed while a finding is shrunk, so that a
-reduction never slides from one bug to another:
+The **bug class** (``fuzzer.judge.contract.bug_class``, part of the contract so
+that repro scripts carry it) is what must stay fixed while a finding is shrunk, so
+that a reduction never slides from one bug to another:
 
 * the kind (``effect-log``, ``wrong-mutation``, ``compile-error``, ...), which
   carries the stage for errors (compile vs run time);
@@ -27,42 +28,9 @@ from __future__ import annotations
 
 import re
 
-from fuzzer import oracle
-from fuzzer.oracle import Divergence
-from fuzzer.program import Case, Input, Program, Stmt
-from fuzzer.shapes import symbols_in
-
-_NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
-_NAMES = re.compile(r"\b([svux]|buf|arg|primals_|tangents_)\d+\b")
-#: which of our custom ops an error names is the program's business, not the bug's:
-#: the shrinker may swap an op for a simpler one of the same kind
-_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
-_EFFECT_WORDS = ("missing", "extra", "duplicated", "reordered")
-_VALUE_WORDS = (("shape", "shape"), ("dtype", "dtype"), ("returned", "count"),
-                ("non-finite", "non-finite"), ("values differ", "values"))
-
-
-def normalise_message(line: str) -> str:
-    line = _OUR_OPS.sub("dcefuzz.<op>", line)
-    line = _NAMES.sub(lambda m: m.group(1) + "#", line)
-    line = _NUMBER.sub("#", line)
-    return re.sub(r"\s+", " ", line).strip()[:200]
-
-
-def bug_class(kind: str, divs: list[Divergence]) -> str:
-    """The part of a signature that a shrink step may not change."""
-    if kind in (oracle.COMPILE_ERROR, oracle.RUNTIME_ERROR) + oracle.PROCESS_KINDS:
-        return f"{kind}|{normalise_message(divs[0].detail)}"
-    words: set[str] = set()
-    for d in divs:
-        if kind == oracle.EFFECT_LOG:
-            if d.where == "sequence":
-                words |= {w for w in _EFFECT_WORDS if re.search(rf"(^|; ){w} ", d.detail + " ")}
-            else:
-                words.add("data")
-        elif kind in (oracle.WRONG_OUTPUT, oracle.WRONG_MUTATION):
-            words |= {label for needle, label in _VALUE_WORDS if needle in d.detail}
-    return kind + (f"|{','.join(sorted(words))}" if words else "")
+from fuzzer.judge.contract import Divergence, bug_class
+from fuzzer.program.ir import Case, Input, Program, Stmt
+from fuzzer.program.sizes import symbols_in
 
 
 def symbol_renaming(program: Program) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """Random program generation, deterministic in (seed, dcefuzz version).
 
 The generator grows a program one statement at a time.  It keeps every value's
-symbolic dims and storage root (via :func:`fuzzer.program.check`'s rules, applied
+symbolic dims and storage root (via :func:`fuzzer.program.ir.check`'s rules, applied
 incrementally through each form's ``infer``), so whatever it emits is legal for
 every binding of the symbols.  Draws are biased toward what the contract is about:
 custom ops of every kind, views of inputs with symbolic bounds, writes to inputs,
@@ -14,20 +14,21 @@ import hashlib
 import random
 from dataclasses import dataclass, field
 
-from fuzzer import __version__, ops
+from fuzzer import __version__
 from fuzzer.limits import GEN
-from fuzzer.oplib import EFFECTFUL, MUTATING, PURE
-from fuzzer.program import Case, Input, Program, Stmt, check
-from fuzzer.shapes import Dims
+from fuzzer.program import forms
+from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.ir import Case, Input, Program, Stmt, check
+from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
 CATEGORY_WEIGHTS = {
     PURE: 4,
     MUTATING: 4,
     EFFECTFUL: 3,
-    ops.ATEN: 4,
-    ops.VIEW: 3,
-    ops.INPLACE: 3,
+    forms.ATEN: 4,
+    forms.VIEW: 3,
+    forms.INPLACE: 3,
 }
 
 PRIMES = (3, 5, 7, 11, 13)
@@ -61,20 +62,20 @@ class _State:
         return self.rng.choices(candidates, weights=weights)[0]
 
 
-def _attrs_for(form: ops.Form, st: _State, dims0: Dims) -> dict:
+def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
     attrs: dict = {}
     if form.name in ("sum", "head", "narrow"):
         if not dims0:
-            raise ops.Illegal("needs rank >= 1")
+            raise forms.Illegal("needs rank >= 1")
         attrs["dim"] = st.rng.randrange(len(dims0))
     if form.name in ("scale", "mul_"):
-        attrs["c"] = st.rng.choice(ops.CONSTANTS)
+        attrs["c"] = st.rng.choice(forms.CONSTANTS)
     if form.name == "unary":
-        attrs["fn"] = st.rng.choice(ops.UNARY_FUNCTIONS)
+        attrs["fn"] = st.rng.choice(forms.UNARY_FUNCTIONS)
     return attrs
 
 
-def _propose(form: ops.Form, st: _State) -> Stmt | None:
+def _propose(form: forms.Form, st: _State) -> Stmt | None:
     """One attempt at a legal statement of ``form`` over the current values."""
     first = st.pick(st.order)
     args = [first]
@@ -97,7 +98,7 @@ def _propose(form: ops.Form, st: _State) -> Stmt | None:
         if form.is_custom:
             attrs["site"] = st.next_site
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
-    except ops.Illegal:
+    except forms.Illegal:
         return None
     if out_dims is not None and len(out_dims) > GEN.max_rank:
         return None
@@ -108,7 +109,7 @@ def _propose(form: ops.Form, st: _State) -> Stmt | None:
 
 
 def _commit(stmt: Stmt, st: _State) -> None:
-    form = ops.form(stmt.form)
+    form = forms.form(stmt.form)
     st.body.append(stmt)
     if form.is_custom:
         st.next_site += 1
@@ -119,9 +120,9 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.order.append(stmt.out)
 
 
-def _forms_by_category() -> dict[str, list[ops.Form]]:
-    table: dict[str, list[ops.Form]] = {}
-    for f in ops.FORMS.values():
+def _forms_by_category() -> dict[str, list[forms.Form]]:
+    table: dict[str, list[forms.Form]] = {}
+    for f in forms.FORMS.values():
         table.setdefault(f.category, []).append(f)
     return table
 

@@ -1,7 +1,7 @@
 """The worker pool: parallel, isolated, self-healing campaigns.
 
 The parent only schedules, collects, deduplicates and saves (through the campaign's
-``Session``); persistent ``spawn``-ed workers (``fuzzer.worker``) do the compiling.
+``Session``); persistent ``spawn``-ed workers (``fuzzer.campaign.worker``) do the compiling.
 A compiler bug may segfault, hang or eat memory; none of that may stop the campaign
 or lose a finding, so the parent watches every worker:
 
@@ -18,7 +18,7 @@ or lose a finding, so the parent watches every worker:
 
 Each casualty is replaced at once, and its program saved at once as it was found,
 so nothing is lost if the campaign dies next.  Then a thread of the parent shrinks
-it (``fuzzer.isolate.shrink_casualty``: candidates run in a child that may die, the
+it (``fuzzer.isolation.judge.shrink_casualty``: candidates run in a child that may die, the
 result is confirmed in a fresh process) and replaces the saved entry with the
 reduced one, merging with an entry of the same reduced signature if there is one.
 One casualty is shrunk at a time; a few more may wait (``PoolLimits.casualty_queue``),
@@ -39,21 +39,26 @@ import threading
 import time
 from multiprocessing.connection import wait
 
-from fuzzer import corpus, signature, stacks, worker
-from fuzzer.campaign import Budget, Config, Session, Stats
-from fuzzer.generate import generate
-from fuzzer.isolate import (
+from fuzzer.campaign import worker
+from fuzzer.campaign.session import Budget, Config, Session, Stats
+from fuzzer.campaign.state import CampaignFolder, Shard
+from fuzzer.corpus import store
+from fuzzer.corpus.entry import Entry
+from fuzzer.isolation import child, stacks
+from fuzzer.isolation.casualty import shrink_casualty
+from fuzzer.isolation.process import (
     STOP_GRACE_S,
     Aborted,
     died_detail,
     memory_detail,
-    shrink_casualty,
+    rss_kb,
     stop_child,
     timeout_detail,
 )
+from fuzzer.judge import contract
+from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
-from fuzzer.oracle import CRASH, TIMEOUT
-from fuzzer.state import CampaignFolder, Shard
+from fuzzer.program.generate import generate
 
 
 class WorkerStartError(RuntimeError):
@@ -67,14 +72,15 @@ class _Worker:
                  compile_threads: int = 1, stack_path: str | None = None):
         self.slot = slot
         self.stack_path = stack_path
-        self.conn, child = ctx.Pipe()
+        self.conn, child_conn = ctx.Pipe()
         env_key = "CUDA_VISIBLE_DEVICES"
         saved = os.environ.get(env_key)
         if device_index is not None:
             os.environ[env_key] = device_index  # inherited by the spawned child at start
         try:
-            self.process = ctx.Process(target=worker.serve,
-                                       args=(child, config, limits, compile_threads, stack_path),
+            self.process = ctx.Process(target=child.serve,
+                                       args=(child_conn, worker.Worker(config, limits), config.fault,
+                                             limits.threads, compile_threads, stack_path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -83,7 +89,7 @@ class _Worker:
                     os.environ.pop(env_key, None)
                 else:
                     os.environ[env_key] = saved
-        child.close()
+        child_conn.close()
         self.ready = False
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None
@@ -121,20 +127,17 @@ class _Worker:
 
 
 def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config,
-                   frames: list[str] = ()) -> corpus.Entry:
-    case = generate(pseed)
-    sig = f"{kind}|{signature.normalise_message(detail)} :: {signature.normal_form(case.program)}"
-    return corpus.Entry(
-        id=corpus.entry_id(kind, sig), kind=kind, signature=sig, seed=pseed, device=config.device,
-        backend=config.backend, torch_version=corpus.torch_version(), case=case,
-        detail=[f"[{kind}] program {index}: {detail}"] + [f"  at {f}" for f in frames],
-        fault=config.fault)
+                   frames: list[str] = ()) -> Entry:
+    """The entry of a program whose worker died: the death is its one divergence."""
+    return Entry.build(kind, generate(pseed), [Divergence(kind, 0, "process", detail)], seed=pseed,
+                       device=config.device, backend=config.backend, fault=config.fault,
+                       notes=[f"  at {f}" for f in frames])
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
     """Casualties with one title are taken for one bug (None: too little to tell)."""
     where = stacks.innermost(frames)
-    return f"{kind}|{signature.normalise_message(detail)}|{where}" if where else None
+    return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
 
 
 class _CasualtyShrinker:
@@ -158,7 +161,7 @@ class _CasualtyShrinker:
         self.thread = threading.Thread(target=self._loop, name="dcefuzz-casualty-shrinker", daemon=True)
         self.thread.start()
 
-    def submit(self, entry: corpus.Entry, path: str) -> bool:
+    def submit(self, entry: Entry, path: str) -> bool:
         if self.waiting >= self.limits.casualty_queue:
             return False
         self.waiting += 1
@@ -272,7 +275,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             title = _title(kind, detail, frames)
             known = titles.get(title) if title else None
             if known and os.path.exists(known):
-                hit = corpus.load(known)
+                hit = store.load(known)
                 hit.hits = 1
                 session.finished(w.index, kind, [hit])
                 session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} at "
@@ -316,7 +319,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     w.deadline = time.monotonic() + limits.program_seconds + message[2]
                 elif message[0] == "done":
                     _, index, report = message
-                    entries = [corpus.Entry.from_json(e) for e in report.entries]
+                    entries = [Entry.from_json(e) for e in report.entries]
                     session.finished(index, report.status, entries, report.recompiles)
                     w.index = w.pseed = None
                     w.programs += 1
@@ -334,7 +337,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     detail = (timeout_detail(limits.program_seconds) if w.ready
                               else f"start exceeded {limits.start_seconds:.0f}s")
                     casualty(w, TIMEOUT, detail, alive=True)
-                elif worker.rss_kb(w.process.pid) > limits.memory_mb * 1024:
+                elif rss_kb(w.process.pid) > limits.memory_mb * 1024:
                     casualty(w, CRASH, memory_detail(limits.memory_mb), alive=True)
             if shrinker is not None:
                 adopt()

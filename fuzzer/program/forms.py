@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer import oplib, shapes
-from fuzzer.shapes import Dims
+from fuzzer.program import custom_ops, sizes
+from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; custom forms use the custom op's kind.
 ATEN = "aten"          # fresh result, no writes
@@ -117,14 +117,14 @@ def _infer_sum(t, attrs, m):
 
 def _infer_head(t, attrs, m):
     dim = _dim_attr(attrs, t[0])
-    return _replace(t[0], dim, shapes.half(t[0][dim]))
+    return _replace(t[0], dim, sizes.half(t[0][dim]))
 
 
 def _infer_narrow(t, attrs, m):
     dim = _dim_attr(attrs, t[0])
-    if shapes.smallest(t[0][dim], m) < 1:
+    if sizes.smallest(t[0][dim], m) < 1:
         raise Illegal(f"narrow needs dim {t[0][dim]!r} >= 1 for every binding")
-    return _replace(t[0], dim, shapes.minus_one(t[0][dim]))
+    return _replace(t[0], dim, sizes.minus_one(t[0][dim]))
 
 
 def _infer_transpose(t, attrs, m):
@@ -151,7 +151,7 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})"),
     Form("clone", ATEN, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.clone()"),
     Form("head", VIEW, 1, _infer_head,
-         lambda a, at, d: _slice_text(a[0], at["dim"], shapes.half(d[0][at["dim"]]))),
+         lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]]))),
     Form("narrow", VIEW, 1, _infer_narrow,
          lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {_py(d[0][at['dim']])} - 1)"),
     Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)"),
@@ -168,7 +168,7 @@ ATEN_FORMS: tuple[Form, ...] = (
 
 def _py(expr: str) -> str:
     """A dim expression as code: symbols are locals of the generated function."""
-    return expr if (shapes.is_symbol(expr) or expr.isdigit()) else f"({expr})"
+    return expr if (sizes.is_symbol(expr) or expr.isdigit()) else f"({expr})"
 
 
 # ----------------------------------------------------------------- custom forms
@@ -179,7 +179,7 @@ def _custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = No
         if extra is not None:
             parts.append(extra(dims, attrs))
         parts.append(str(attrs["site"]))
-        return f"torch.ops.{oplib.NAMESPACE}.{name}({', '.join(parts)})"
+        return f"torch.ops.{custom_ops.NAMESPACE}.{name}({', '.join(parts)})"
     return render
 
 
@@ -197,7 +197,7 @@ def _infer_rowsum(t, attrs, m):
 
 def _infer_p_head(t, attrs, m):
     _need_rank(t[0], 1)
-    return (shapes.half(t[0][0]),) + tuple(t[0][1:])
+    return (sizes.half(t[0][0]),) + tuple(t[0][1:])
 
 
 def _infer_rank1(result):
@@ -208,7 +208,7 @@ def _infer_rank1(result):
 
 
 def _custom(name: str, arity: int, infer, mutates=(), extra=None) -> Form:
-    op = oplib.BY_NAME[name]
+    op = custom_ops.BY_NAME[name]
     return Form(name, op.kind, arity, infer, _custom_call(name, extra), mutates=mutates,
                 custom=name, returns=op.returns)
 
@@ -217,7 +217,7 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("p_sin", 1, lambda t, at, m: t[0]),
     _custom("p_mix", 2, _infer_same2(True)),
     _custom("p_rowsum", 1, _infer_rowsum),
-    _custom("p_head", 1, _infer_p_head, extra=lambda d, at: _py(shapes.half(d[0][0]))),
+    _custom("p_head", 1, _infer_p_head, extra=lambda d, at: _py(sizes.half(d[0][0]))),
     _custom("m_addto", 2, _infer_same2(False), mutates=(0,)),
     _custom("m_scale", 1, lambda t, at, m: None, mutates=(0,)),
     _custom("m_shift", 2, lambda t, at, m: (_need_rank(t[0], 1), _same(t[0], t[1]))[1],
@@ -231,7 +231,7 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 
 FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + CUSTOM_FORMS}
 
-assert {f.custom for f in CUSTOM_FORMS} == set(oplib.BY_NAME), "every custom op needs a form"
+assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
 
 
 def form(name: str) -> Form:

@@ -10,9 +10,11 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer import compare, oracle
-from fuzzer.execute import BindingRuns, Failure, Run, execute
-from fuzzer.oracle import judge
+from fuzzer.judge import contract, numeric, observe
+from fuzzer.judge.contract import BindingRuns
+from fuzzer.judge.execute import execute
+from fuzzer.judge.observe import Coverage, Failure, Run
+from fuzzer.judge.trial import judge_case as judge
 
 ops = torch.ops.dcefuzz
 
@@ -38,13 +40,23 @@ def faithful(x0):
     return (v2,)
 
 
-def verdict(stand_in, c=CASE):
-    return judge(c, execute(c, "cpu", compiled=stand_in))
+#: the coverage of a run Dynamo compiled whole: one frame, one graph, no gaps
+WHOLLY = Coverage(frames=1, graphs=1)
+
+
+def verdict(stand_in, c=CASE, coverage=(WHOLLY,)):
+    """Judge the stand-in's runs as if Dynamo had compiled it with ``coverage``
+    (per binding; the last one repeats)."""
+    runs = execute(c, "cpu", compiled=stand_in)
+    for i, br in enumerate(runs):
+        if br.compiled is not None:
+            br.compiled.coverage = coverage[min(i, len(coverage) - 1)]
+    return judge(c, runs)
 
 
 def kinds(stand_in, c=CASE):
     v = verdict(stand_in, c)
-    assert v.status == oracle.OK, v.reason
+    assert v.status == contract.OK, v.reason
     return v.kinds()
 
 
@@ -54,15 +66,44 @@ def test_faithful_compile_is_clean():
     assert kinds(faithful) == []
 
 
-def test_allowed_pure_call_run_twice_and_dead_write_skipped():
+def test_allowed_extra_pure_call_and_dead_write_skipped():
     def stand_in(x0):
         v1 = x0.clone()
         ops.e_log(v1, 1)
         ops.m_scale(x0, 2)
         v2 = ops.e_tap(x0, 3)
         ops.p_sin(v2, 99)          # a pure op the program does not have: allowed
-        return (v2,)
+        return (v2,)               # and v3's write (site 4) skipped: allowed
     assert kinds(stand_in) == []
+
+
+LIVE_PURE = prog({"x0": ("s0",)}, [
+    ("p_sin", ["x0"], "v0", {"site": 0}),
+    ("e_log", ["v0"], None, {"site": 1}),
+], outputs=["v0"])
+
+
+def test_allowed_live_pure_call_run_twice():
+    def twice(x0):
+        ops.p_sin(x0, 0)
+        v0 = ops.p_sin(x0, 0)      # the same call site again: allowed
+        ops.e_log(v0, 1)
+        return (v0,)
+    v = verdict(twice, case(LIVE_PURE))
+    assert v.status == contract.OK and v.kinds() == []
+    assert sum(1 for op, site in execute(case(LIVE_PURE), "cpu", compiled=twice)[0].compiled.calls
+               if site == 0) == 2   # the allowance was exercised
+
+
+def test_forbidden_effectful_call_run_twice():
+    def twice(x0):
+        v0 = ops.p_sin(x0, 0)
+        ops.e_log(v0, 1)
+        ops.e_log(v0, 1)           # an ORDERED effect twice: forbidden
+        return (v0,)
+    v = verdict(twice, case(LIVE_PURE))
+    assert v.kinds() == [contract.EFFECT_LOG]
+    assert v.divergences[0].symptoms == (contract.DUPLICATED,)
 
 
 def test_allowed_strides_and_float_noise():
@@ -82,7 +123,7 @@ def test_wrong_output_values_are_flagged():
     def stand_in(x0):
         (v2,) = faithful(x0)
         return (v2 + 0.01,)
-    assert kinds(stand_in) == [oracle.WRONG_OUTPUT]
+    assert kinds(stand_in) == [contract.WRONG_OUTPUT]
 
 
 def test_wrong_output_shape_and_count():
@@ -92,8 +133,8 @@ def test_wrong_output_shape_and_count():
     def count(x0):
         return faithful(x0) + (x0,)
     v = verdict(shape)
-    assert v.kinds() == [oracle.WRONG_OUTPUT] and "shape" in v.divergences[0].detail
-    assert kinds(count) == [oracle.WRONG_OUTPUT]
+    assert v.kinds() == [contract.WRONG_OUTPUT] and "shape" in v.divergences[0].detail
+    assert kinds(count) == [contract.WRONG_OUTPUT]
 
 
 # ------------------------------------------------------------------ clause 2
@@ -107,7 +148,7 @@ def test_lost_input_mutation_is_flagged():
         v2 = ops.e_tap(y, 3)
         return (v2,)
     v = verdict(stand_in)
-    assert v.kinds() == [oracle.WRONG_MUTATION]
+    assert v.kinds() == [contract.WRONG_MUTATION]
     assert v.divergences[0].where == "input x0"
 
 
@@ -118,7 +159,7 @@ def test_missing_effect_is_flagged():
         ops.m_scale(x0, 2)
         return (ops.e_tap(x0, 3),)
     v = verdict(stand_in)
-    assert v.kinds() == [oracle.EFFECT_LOG]
+    assert v.kinds() == [contract.EFFECT_LOG]
     assert "missing e_log@1" in v.divergences[0].detail
 
 
@@ -136,9 +177,9 @@ def test_duplicated_and_reordered_effects_are_flagged():
         ops.e_log(v1, 1)
         return (v2,)
     d = verdict(dup)
-    assert d.kinds() == [oracle.EFFECT_LOG] and "duplicated e_log@1" in d.divergences[0].detail
+    assert d.kinds() == [contract.EFFECT_LOG] and "duplicated e_log@1" in d.divergences[0].detail
     r = verdict(reorder)
-    assert r.kinds() == [oracle.EFFECT_LOG] and r.divergences[0].detail.startswith("reordered")
+    assert r.kinds() == [contract.EFFECT_LOG] and r.divergences[0].detail.startswith("reordered")
 
 
 def test_effect_seeing_other_data_is_flagged():
@@ -149,7 +190,7 @@ def test_effect_seeing_other_data_is_flagged():
         ops.m_scale(x0, 2)
         return (torch.cos(x0),)      # output and input still right
     v = verdict(stand_in)
-    assert v.kinds() == [oracle.EFFECT_LOG]
+    assert v.kinds() == [contract.EFFECT_LOG]
     assert "saw different data" in v.divergences[0].detail
 
 
@@ -159,7 +200,7 @@ def test_runtime_error_in_compiled_is_flagged():
     def stand_in(x0):
         raise RuntimeError("boom")
     v = verdict(stand_in)
-    assert v.kinds() == [oracle.RUNTIME_ERROR]
+    assert v.kinds() == [contract.RUNTIME_ERROR]
 
 
 def test_compile_stage_errors_are_compile_errors():
@@ -167,14 +208,14 @@ def test_compile_stage_errors_are_compile_errors():
 
     def stand_in(x0):
         raise InductorError(ValueError("Invalid ranges"), None)
-    assert kinds(stand_in) == [oracle.COMPILE_ERROR]
+    assert kinds(stand_in) == [contract.COMPILE_ERROR]
 
 
 def test_eager_error_makes_the_case_invalid_not_a_finding():
     p = prog({"x0": ("s0",)}, [("narrow", ["x0"], "v0", {"dim": 0})], outputs=["v0"])
     bad = case(p, [{"s0": 0}])   # bypasses the generator's minimum: eager raises
     v = verdict(lambda x0: (x0,), bad)
-    assert v.status == oracle.INVALID and v.divergences == []
+    assert v.status == contract.INVALID and v.divergences == []
 
 
 def test_nondeterministic_eager_is_skipped():
@@ -183,10 +224,10 @@ def test_nondeterministic_eager_is_skipped():
     other = Run(outputs=[t + 1], inputs_after=[t])
     compiled = Run(outputs=[t + 2], inputs_after=[t])
     br = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=compiled)
-    assert judge(CASE, [br]).status == oracle.NONDETERMINISTIC
+    assert judge(CASE, [br]).status == contract.NONDETERMINISTIC
     # a compiled run identical to eager needs no determinism check: nothing to judge
     same = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=run)
-    assert judge(CASE, [same]) == oracle.Verdict(oracle.OK, [])
+    assert judge(CASE, [same]) == contract.Verdict(contract.OK, [])
 
 
 # ------------------------------------------------------------------ performance
@@ -196,9 +237,64 @@ def test_dead_pure_call_executed_is_missed_dce_only():
         ops.p_sin(x0, 0)
         return faithful(x0)
     v = verdict(stand_in)
-    assert v.kinds() == [oracle.MISSED_DCE]
-    assert v.correctness_kind is None
+    assert v.kinds() == [contract.MISSED_DCE]
     assert "p_sin@0" in v.divergences[0].detail
+
+
+# ------------------------------------------------------------------ untested
+
+BREAK = Coverage(frames=2, graphs=2, gaps=((observe.GRAPH_BREAK, "planted"),))
+
+
+def test_not_wholly_compiled_is_untested_and_never_missed_dce():
+    def runs_dead_call(x0):
+        ops.p_sin(x0, 0)
+        return faithful(x0)
+    v = verdict(runs_dead_call, coverage=(BREAK,))
+    assert v.status == contract.OK and v.kinds() == []
+    assert v.untested == [(observe.GRAPH_BREAK, "planted")]
+    # from the break on: binding 0 is judged for missed-dce, bindings 1 and 2 are not
+    late = verdict(runs_dead_call, coverage=(WHOLLY, BREAK))
+    assert [d.binding for d in late.of_kind(contract.MISSED_DCE)] == [0]
+
+
+def test_correctness_clauses_still_hold_across_a_graph_break():
+    def drops_log(x0):
+        ops.m_scale(x0, 2)
+        return (ops.e_tap(x0, 3),)
+    v = verdict(drops_log, coverage=(BREAK,))
+    assert v.kinds() == [contract.EFFECT_LOG] and v.untested
+
+
+def test_no_graph_at_all_is_untested():
+    v = verdict(faithful, coverage=(Coverage(frames=1, graphs=0),))
+    assert v.kinds() == [] and v.untested[0][0] == observe.NO_GRAPH
+    assert verdict(faithful).untested == []
+
+
+def test_stage_is_read_from_the_exception_and_the_frame_in_progress():
+    from torch._inductor.exc import InductorError
+
+    idle = observe.Counts(frames_total=3, frames_ok=3)
+    converting = observe.Counts(frames_total=4, frames_ok=3)
+    assert observe.stage_of(RuntimeError("x"), idle, idle) == observe.RUNTIME
+    assert observe.stage_of(RuntimeError("x"), idle, converting) == observe.COMPILE
+    assert observe.stage_of(InductorError(ValueError("x"), None), idle, idle) == observe.COMPILE
+
+
+# ------------------------------------------------------------------ bug class
+
+def test_bug_class_is_the_kind_and_its_symptoms():
+    def reorder(x0):
+        v1 = x0.clone()
+        ops.m_scale(x0, 2)
+        v2 = ops.e_tap(x0, 3)
+        ops.e_log(v1, 1)
+        return (v2,)
+    v = verdict(reorder)
+    assert contract.bug_class(contract.EFFECT_LOG, v.divergences) == "effect-log|reordered"
+    err = [contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "InductorError: x s12 at 0x1f, 35")]
+    assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x s# at 0x1f, #"
 
 
 # ------------------------------------------------------------------ numbers
@@ -213,7 +309,7 @@ def test_dead_pure_call_executed_is_missed_dce_only():
     ([1.0, 2.0], [1.0, 2.0 + 1e-3], [1.0, 2.0 + 2e-3], False),  # within 3x eager's error
 ])
 def test_tensor_difference(ref, eager, comp, flagged):
-    why = compare.tensor_difference(torch.tensor(ref, dtype=torch.float64),
+    why = numeric.tensor_difference(torch.tensor(ref, dtype=torch.float64),
                                     torch.tensor(eager), torch.tensor(comp))
     assert bool(why) is flagged, why
 

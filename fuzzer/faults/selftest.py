@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fuzzer import faults, oracle
-from fuzzer.campaign import Budget, Config, run_campaign
-from fuzzer.trial import judge_fresh
+from fuzzer import faults
+from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
 
 
 @dataclass
@@ -67,7 +68,7 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
             return False
         with faults.suspended():
             without = judge_fresh(finding.case, device)
-        if without.status == oracle.OK and without.of_kind(finding.kind):
+        if without.status == contract.OK and without.of_kind(finding.kind):
             row.torch_bugs += 1
             return False
         return True

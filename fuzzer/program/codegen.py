@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import linecache
 
-from fuzzer import ops
-from fuzzer.program import Program, check
+from fuzzer.program import forms
+from fuzzer.program.ir import Program, check
 
 FUNCTION_NAME = "program"
 
@@ -26,7 +26,7 @@ def source(program: Program, name: str = FUNCTION_NAME) -> str:
                 lines.append(f"    {sym} = {inp.name}.shape[{inp.dims.index(sym)}]")
                 break
     for stmt in program.body:
-        form = ops.form(stmt.form)
+        form = forms.form(stmt.form)
         expr = form.render(list(stmt.args), stmt.attrs, [typing.dims[a] for a in stmt.args])
         lines.append(f"    {stmt.out} = {expr}" if stmt.out is not None else f"    {expr}")
     outs = "".join(f"{o}, " for o in program.outputs)

@@ -1,0 +1,178 @@
+"""The driver of every standalone repro script, carried into it as text.
+
+A repro script is this module's text after the op library's snippets, the numeric
+rule, the run record and the contract (``fuzzer.judge.numeric``, ``observe`` and
+``contract``, also carried as text), and the program; its last lines call
+:func:`main` with the entry's ``SPEC``.  It therefore imports only torch and the
+standard library; its ``from fuzzer...`` lines are dropped when it is carried, as
+the names they import are defined earlier in the script.
+
+Exit status, as ``git bisect run`` reads it:
+
+* 1  the recorded bug reproduces: the same kind with the same bug class, or, for a
+  crash or timeout, the same death (signal, memory cap, hang) after eager finished;
+* 0  it does not (fixed);
+* 125  the script cannot judge: eager fails or disagrees with itself, the device is
+  missing, or the script cannot even define its ops on this torch (an import error,
+  a torch too old for the program).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+from fuzzer.judge.contract import OK, BindingRuns, bug_class, judge_runs
+from fuzzer.judge.observe import run_once
+
+REPRODUCES_EXIT = 1
+FIXED_EXIT = 0
+CANNOT_JUDGE_EXIT = 125
+#: how often the parent of a crash/timeout repro looks at its child
+POLL_S = 0.25
+#: the environment variable naming the file a crash/timeout child creates once its
+#: eager runs are done (a death before that says nothing about the compiler)
+EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
+
+
+def make_inputs(spec: dict, i: int, device: str, dtype) -> list:
+    """Inputs for binding i, drawn exactly as dcefuzz draws them."""
+    g = torch.Generator().manual_seed(spec["input_seed"] + i)
+    binding = spec["bindings"][i]
+    sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
+    return [torch.randn(s, generator=g, dtype=torch.float32).to(device=device, dtype=dtype)
+            for s in sizes]
+
+
+def _size(expr: str, binding: dict) -> int:
+    """A dim such as ``s0``, ``s0 // 2`` or ``(s0 // 2) - 1`` for one binding (the
+    expressions are dcefuzz's own, checked when the entry was read)."""
+    return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
+
+
+def _caches_off() -> None:
+    """A fresh compile: no artifact of an earlier run may serve this one."""
+    for module, attr in (("torch._inductor.config", "fx_graph_cache"),
+                         ("torch._functorch.config", "enable_autograd_cache")):
+        try:
+            mod = __import__(module, fromlist=[attr])
+        except ImportError:
+            continue
+        if hasattr(mod, attr):
+            setattr(mod, attr, False)
+
+
+def judge(spec: dict, program, trace: dict, device: str):
+    """Run eager and compiled over the recorded bindings; the contract's verdict."""
+    _caches_off()
+    runs = []
+    for i in range(len(spec["bindings"])):
+        def complete(i=i):
+            return (run_once(program, make_inputs(spec, i, device, torch.float32), trace),
+                    run_once(program, make_inputs(spec, i, device, torch.float64), trace))
+        eager = run_once(program, make_inputs(spec, i, device, torch.float32), trace)
+        runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
+    done = os.environ.get(EAGER_DONE_ENV)
+    if done and not any(br.eager.failure for br in runs):
+        open(done, "w").close()
+    compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
+    if not any(br.eager.failure for br in runs):
+        for i, br in enumerate(runs):
+            br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
+                                   compiled=True)
+    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
+
+
+def _device(spec: dict, argv: list) -> str | None:
+    device = argv[0] if argv else spec["device"]
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        print(f"device {device} is not available here")
+        return None
+    return device
+
+
+def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    child = "--child" in argv
+    argv = [a for a in argv if a != "--child"]
+    if spec["kind"] in ("crash", "timeout") and not child:
+        return run_isolated(spec, argv)
+    device = _device(spec, argv)
+    if device is None:
+        return CANNOT_JUDGE_EXIT
+    print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
+    verdict = judge(spec, program, trace, device)
+    if child:
+        return FIXED_EXIT
+    if verdict.status != OK:
+        print(f"cannot judge: {verdict.status}: {verdict.reason}")
+        return CANNOT_JUDGE_EXIT
+    for d in verdict.divergences:
+        print(d.line())
+    for reason, message in verdict.untested:
+        print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
+    seen = bug_class(spec["kind"], verdict.of_kind(spec["kind"]))
+    if seen == spec["bug_class"]:
+        print("REPRODUCES")
+        return REPRODUCES_EXIT
+    print(f"does not reproduce (saw {seen or 'no ' + spec['kind']})")
+    return FIXED_EXIT
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_isolated(spec: dict, argv: list) -> int:
+    """Crash and timeout findings: run this script again in a child, judge how it ends.
+
+    Only the recorded death reproduces: the same signal, the memory cap, or a hang,
+    and only once the child's eager runs are done.
+    """
+    death = spec["death"]
+    with tempfile.TemporaryDirectory() as tmp:
+        marker = os.path.join(tmp, "eager-done")
+        env = dict(os.environ, **{EAGER_DONE_ENV: marker})
+        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env)
+        deadline = time.monotonic() + spec["time_limit_s"]
+        how = None
+        while child.poll() is None:
+            if time.monotonic() > deadline:
+                how = "timeout"
+            elif spec.get("memory_cap_mb") and _rss_mb(child.pid) > spec["memory_cap_mb"]:
+                how = "memory"
+            if how:
+                child.kill()
+                child.wait()
+                break
+            time.sleep(POLL_S)
+        eager_done = os.path.exists(marker)
+    code = child.returncode
+    if how is None and code == CANNOT_JUDGE_EXIT:
+        return CANNOT_JUDGE_EXIT
+    if how is None and code < 0:
+        import signal
+        how = signal.Signals(-code).name
+    elif how is None and code != FIXED_EXIT:
+        how = f"exit code {code}"
+    if not eager_done and how is not None:
+        print(f"the child died ({how}) before its eager runs were done: cannot judge")
+        return CANNOT_JUDGE_EXIT
+    if how == death:
+        print(f"REPRODUCES: {how}")
+        return REPRODUCES_EXIT
+    print(f"does not reproduce: looking for {death}, the child ended with "
+          f"{how or f'exit status {code}'}")
+    return FIXED_EXIT

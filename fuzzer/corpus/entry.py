@@ -1,0 +1,127 @@
+"""A corpus entry: the record of one saved finding, and the one place that builds it.
+
+Every entry, whatever found it (a campaign's trial, a casualty of the worker pool,
+a shrink of either, a re-shrink of a saved entry), is made by :meth:`Entry.build`
+from a kind, a case and the divergences that show the bug, so its signature, id and
+detail lines are always derived the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+
+from fuzzer import __version__
+from fuzzer.judge.contract import Divergence
+from fuzzer.program import codegen
+from fuzzer.program.ir import Case, InvalidProgram, dead_pure_sites
+from fuzzer.reduce import signature
+
+SCHEMA = 1
+ENTRY_SUFFIX = ".json"
+SCRIPT_SUFFIX = ".py"
+
+REQUIRED_FIELDS = ("schema", "id", "kind", "signature", "seed", "device", "backend",
+                   "torch_version", "source", "program", "bindings", "statements", "detail")
+
+
+class BadEntry(ValueError):
+    """A corpus file that cannot be read back as an entry."""
+
+
+def entry_id(kind: str, signature: str) -> str:
+    return f"{kind}-{hashlib.sha256(signature.encode()).hexdigest()[:12]}"
+
+
+@dataclass
+class Entry:
+    """A saved finding, as stored in ``<id>.json``."""
+
+    id: str
+    kind: str
+    signature: str
+    seed: int | None
+    device: str
+    backend: str
+    torch_version: str
+    case: Case
+    detail: list[str]
+    hits: int = 1
+    fault: str | None = None
+    found: str = ""
+    dcefuzz_version: str = __version__
+    #: {original_statements, statements, oracle_calls, seconds} when shrunk
+    shrink: dict | None = None
+
+    @property
+    def statements(self) -> int:
+        return len(self.case.program.body)
+
+    def to_json(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "id": self.id,
+            "kind": self.kind,
+            "signature": self.signature,
+            "seed": self.seed,
+            "device": self.device,
+            "backend": self.backend,
+            "torch_version": self.torch_version,
+            "dcefuzz_version": self.dcefuzz_version,
+            "fault": self.fault,
+            "found": self.found,
+            "hits": self.hits,
+            "statements": self.statements,
+            "shrink": self.shrink,
+            "source": codegen.source(self.case.program),
+            "program": self.case.program.to_json(),
+            "bindings": [dict(b) for b in self.case.bindings],
+            "input_seed": self.case.input_seed,
+            "dead_pure_sites": sorted(dead_pure_sites(self.case.program)),
+            "detail": list(self.detail),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> Entry:
+        missing = [f for f in REQUIRED_FIELDS if f not in data]
+        if missing:
+            raise BadEntry(f"missing fields {missing}")
+        if data["schema"] != SCHEMA:
+            raise BadEntry(f"schema {data['schema']!r}, this dcefuzz reads schema {SCHEMA}")
+        try:
+            case = Case.from_json({"program": data["program"], "bindings": data["bindings"],
+                                   "input_seed": data.get("input_seed", 0)})
+            case.validate()
+        except InvalidProgram as exc:
+            raise BadEntry(f"invalid program: {exc}") from exc
+        return cls(
+            id=data["id"], kind=data["kind"], signature=data["signature"], seed=data["seed"],
+            device=data["device"], backend=data["backend"], torch_version=data["torch_version"],
+            case=case, detail=list(data["detail"]), hits=int(data.get("hits", 1)),
+            fault=data.get("fault"), found=data.get("found", ""),
+            dcefuzz_version=data.get("dcefuzz_version", ""),
+            shrink=data.get("shrink"),
+        )
+
+    @classmethod
+    def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], *, seed: int | None,
+              device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
+              shrink: dict | None = None, notes: Sequence[str] = (),
+              torch_version: str | None = None) -> Entry:
+        """The entry for ``divergences`` of ``kind`` on ``case``.
+
+        ``notes`` are detail lines kept after the divergences (where a process died).
+        """
+        sig = signature.of(kind, case, list(divergences))
+        return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
+                   backend=backend, torch_version=torch_version or torch.__version__, case=case,
+                   detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
+                   found=found, shrink=shrink)
+
+    @property
+    def bug_class(self) -> str:
+        """The class part of the signature: what a replay must see again."""
+        return self.signature.split(" :: ", 1)[0]

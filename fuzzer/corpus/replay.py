@@ -1,0 +1,72 @@
+"""Replay saved entries: does each recorded divergence still happen on this torch?
+
+Each entry is re-run in this process from a fresh compile, with the same
+confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``).
+REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
+fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
+that kind.  ERROR: the entry cannot be read, or its program no longer runs eagerly
+(an invalid or nondeterministic case cannot say anything about the compiler).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fuzzer.corpus.entry import BadEntry
+from fuzzer.corpus.store import load
+from fuzzer.isolation.judge import probe
+from fuzzer.judge import contract
+from fuzzer.judge.contract import PROCESS_KINDS, bug_class
+from fuzzer.judge.trial import judge_fresh
+
+REPRODUCES = "REPRODUCES"
+FIXED = "FIXED"
+ERROR = "ERROR"
+
+
+@dataclass
+class ReplayResult:
+    path: str
+    id: str
+    kind: str
+    outcome: str
+    detail: str
+
+    def to_json(self) -> dict:
+        return dict(self.__dict__)
+
+
+def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
+    """Replay one entry on ``device``, or on the device it was found on."""
+    try:
+        entry = load(path)
+    except BadEntry as exc:
+        return ReplayResult(str(path), Path(path).stem, "?", ERROR, str(exc))
+    dev = device or entry.device
+
+    def result(outcome: str, detail: str) -> ReplayResult:
+        return ReplayResult(str(path), entry.id, entry.kind, outcome, detail)
+
+    if entry.kind in PROCESS_KINDS:
+        death = probe(entry.case, dev, entry.backend)
+        if death.kind is not None and not death.after_eager:
+            return result(ERROR, f"eager execution {death.line()}")
+        if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
+            return result(REPRODUCES, death.line())
+        return result(FIXED, death.line())
+    try:
+        first = judge_fresh(entry.case, dev, entry.backend)
+        if first.status != contract.OK:
+            return result(ERROR, f"{first.status}: {first.reason}")
+        divs = first.of_kind(entry.kind)
+        if not divs:
+            return result(FIXED, "no divergence of this kind")
+        if bug_class(entry.kind, divs) != entry.bug_class:
+            return result(FIXED, f"another bug of this kind: {bug_class(entry.kind, divs)}")
+        second = judge_fresh(entry.case, dev, entry.backend)
+        if second.status == contract.OK and bug_class(entry.kind, second.of_kind(entry.kind)) == entry.bug_class:
+            return result(REPRODUCES, divs[0].line())
+        return result(FIXED, "did not recur after a fresh compile (flaky)")
+    except Exception as exc:  # noqa: BLE001 - one broken entry must not stop the rest
+        return result(ERROR, f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,98 @@
+"""Standalone repro scripts: a finding a user can paste into a PyTorch issue.
+
+The script needs torch only.  It carries, as text, the very code the fuzzer judged
+with: the custom ops the program calls (the snippets ``custom_ops`` registered),
+the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), the
+contract (``contract``) and the driver (``fuzzer.corpus.driver``), then the
+program and a ``SPEC`` of the entry (bindings, input seed, the bug class to look
+for).  There is no second copy of the contract to drift.
+
+Exit status: 1 when the recorded bug reproduces, 0 when it does not, 125 when the
+script cannot judge, so that ``git bisect run python <id>.py`` works on a PyTorch
+checkout (see ``fuzzer.corpus.driver``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import pprint
+import re
+
+from fuzzer.corpus import driver
+from fuzzer.corpus.entry import Entry
+from fuzzer.isolation import process
+from fuzzer.judge import contract, numeric, observe
+from fuzzer.limits import PoolLimits
+from fuzzer.program import codegen, custom_ops
+from fuzzer.program.ir import dead_pure_sites
+
+#: how long a crash/timeout repro lets its child run before calling it a hang
+REPRO_TIME_LIMIT_S = 300
+
+#: the modules a script carries, in the order their names are needed
+CARRIED = (numeric, observe, contract, driver)
+
+#: first lines of every script: an uncaught exception (no torch, a torch too old
+#: for the program's ops) means "cannot judge", never Python's exit status 1
+PREAMBLE = '''\
+import sys
+
+sys.excepthook = lambda kind, value, tb: (
+    __import__("traceback").print_exception(kind, value, tb),
+    print(f"cannot judge: {kind.__name__} (exit 125)", flush=True),
+    __import__("os")._exit(125))
+'''
+
+_DOCSTRING = re.compile(r'^""".*?"""\n', re.S)
+_PACKAGE_IMPORT = re.compile(r"^(from __future__ import .*|from fuzzer[.\w]* import .*)\n", re.M)
+
+
+def carried_source(module) -> str:
+    """A module's text as a script carries it: no docstring, no imports of the
+    package (what they import is defined earlier in the script)."""
+    text = _DOCSTRING.sub("", inspect.getsource(module), count=1)
+    return _PACKAGE_IMPORT.sub("", text).strip() + "\n"
+
+
+def spec(entry: Entry) -> dict:
+    """What the driver needs to know of an entry."""
+    program = entry.case.program
+    death, cap = (process.death_of(entry.detail[0]) if entry.kind in contract.PROCESS_KINDS
+                  else (None, None))
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "bug_class": entry.bug_class,
+        "device": entry.device,
+        "backend": entry.backend,
+        "bindings": [dict(b) for b in entry.case.bindings],
+        "input_seed": entry.case.input_seed,
+        "input_names": [i.name for i in program.inputs],
+        "input_dims": [list(i.dims) for i in program.inputs],
+        "dead_pure_sites": sorted(dead_pure_sites(program)),
+        "death": death,
+        "memory_cap_mb": cap or PoolLimits().memory_mb,
+        "time_limit_s": REPRO_TIME_LIMIT_S,
+    }
+
+
+def render(entry: Entry) -> str:
+    header = (
+        f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
+        + "\n".join(entry.detail[:5]) + "\n\n"
+        + f"Found with torch {entry.torch_version} on {entry.device}"
+        + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
+        + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
+        + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
+        + '"""\n'
+    )
+    parts = [
+        header + "\nfrom __future__ import annotations\n",
+        PREAMBLE,
+        custom_ops.source_for(entry.case.program.custom_ops()),
+        *[carried_source(m) for m in CARRIED],
+        codegen.source(entry.case.program),
+        "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",
+        'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE))\n',
+    ]
+    return "\n\n".join(p.strip("\n") + "\n" for p in parts)

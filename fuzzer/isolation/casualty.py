@@ -1,0 +1,77 @@
+"""Shrinking crash and timeout findings: candidates die in child processes.
+
+The shrinker's usual judge runs candidates in this process, which a candidate that
+segfaults would take down.  Here the judge is an ``IsolatedJudge`` (a child that
+stays warm across the candidates it survives) and the reduced case is confirmed in
+a fresh process under the campaign's own limits before it replaces the entry.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable
+
+from fuzzer.corpus.entry import Entry
+from fuzzer.isolation.judge import IsolatedJudge, probe
+from fuzzer.judge import contract
+from fuzzer.judge.contract import TIMEOUT, Divergence
+from fuzzer.limits import PoolLimits
+from fuzzer.reduce.shrinker import ShrinkBudget, canonical_case, shrink
+
+#: "[crash] program 7: process died: SIGSEGV" (a campaign's casualty) or
+#: "[crash] binding 0, process: process died: SIGSEGV" (a shrunk one)
+_DETAIL_LINE = re.compile(r"^\[[\w-]+\] [^:]*: (?P<detail>.*)$")
+
+
+def divergence_of(entry: Entry) -> Divergence:
+    """The divergence a crash or timeout entry records (its detail line, parsed)."""
+    line = entry.detail[0] if entry.detail else ""
+    m = _DETAIL_LINE.match(line)
+    return Divergence(entry.kind, 0, "process", m.group("detail") if m else line)
+
+
+def shrink_casualty(entry: Entry, limits: PoolLimits = PoolLimits(),
+                    budget: ShrinkBudget | None = None, candidate_seconds: float | None = None,
+                    stop: threading.Event | None = None,
+                    log: Callable[[str], None] | None = None) -> Entry | None:
+    """Shrink a crash or timeout entry; the reduced entry, or None if nothing smaller
+    was confirmed.
+
+    Candidates run in an ``IsolatedJudge`` (a timeout candidate gets
+    ``candidate_seconds``, shorter than the campaign's limit, or shrinking a hang
+    would take hours); the reduced case must then die the same way in a fresh
+    process under the campaign's own limits.  Raises ``Aborted`` when ``stop`` is set.
+    """
+    budget = budget or ShrinkBudget(limits.casualty_shrink_calls, limits.casualty_shrink_seconds)
+    if candidate_seconds is None:
+        candidate_seconds = limits.casualty_candidate_seconds if entry.kind == TIMEOUT else limits.program_seconds
+    target = divergence_of(entry)
+    with IsolatedJudge(entry.device, entry.backend, entry.fault, limits, candidate_seconds, stop) as judge:
+        result = shrink(entry.case, entry.kind, [target], entry.device, entry.backend, budget,
+                        judge=judge, confirm=False)
+    if result.case == entry.case:
+        if log:
+            log(f"{entry.kind} {entry.id}: nothing smaller died the same way "
+                f"({result.oracle_calls} oracle calls, {result.seconds:.0f}s)")
+        return None
+    want = contract.bug_class(entry.kind, [target])
+    for candidate in (canonical_case(result.case), result.case):
+        death = probe(candidate, entry.device, entry.backend, entry.fault, limits, stop)
+        if death.kind is None or not death.after_eager:
+            continue
+        divs = [death.divergence()]
+        if death.kind == entry.kind and contract.bug_class(death.kind, divs) == want:
+            record = {**result.record(), "confirmed": "fresh process",
+                      "original_statements": (entry.shrink or {}).get("original_statements",
+                                                                     entry.statements)}
+            if log:
+                log(f"shrunk {entry.kind} {entry.id}: {entry.statements} -> "
+                    f"{len(candidate.program.body)} statements")
+            # the stack is where the original program died; the reduced one dies the
+            # same way, so it is kept
+            return Entry.build(death.kind, candidate, divs, seed=entry.seed, device=entry.device,
+                               backend=entry.backend, fault=entry.fault, hits=entry.hits,
+                               found=entry.found, shrink=record, torch_version=entry.torch_version,
+                               notes=[ln for ln in entry.detail[1:] if ln.startswith("  at ")])
+    return None

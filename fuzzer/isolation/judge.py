@@ -1,0 +1,195 @@
+"""Isolation: running a case in a child process that may die.
+
+A compiler bug can segfault, hang or exhaust memory.  In the process that meets it,
+such a bug ends everything; seen from a parent, it is an observation like any other:
+the child died (with a signal), outlived its time limit, or passed a memory cap.
+This module turns those deaths into verdicts, so crash and timeout findings can be
+replayed and shrunk with the same machinery as the others:
+
+* ``probe`` runs one case in a fresh process and says how it died (replay, and the
+  confirmation of a shrunk crash);
+* ``IsolatedJudge`` is the shrinker's oracle for crash and timeout findings: a child
+  that stays warm across the candidates it survives (most of them), replaced after
+  each one that kills it;
+
+A death counts only after eager execution finished in the child: a case whose eager
+run kills the process is invalid, not a compiler bug.  ``fuzzer.isolation.casualty``
+shrinks crash and timeout entries with the judge.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+import time
+from dataclasses import dataclass
+
+from fuzzer.isolation import child
+from fuzzer.isolation.process import (
+    STOP_GRACE_S,
+    Aborted,
+    died_detail,
+    memory_detail,
+    rss_kb,
+    stop_child,
+    timeout_detail,
+)
+from fuzzer.judge import contract
+from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
+from fuzzer.limits import PoolLimits
+from fuzzer.program.ir import Case
+
+
+class _JudgeHandler:
+    """The child's work: for each ("judge", case) the eager runs, then ("eager",),
+    then the compiled runs and the judgement, then ("done", status)."""
+
+    def __init__(self, device: str, backend: str):
+        self.device, self.backend = device, backend
+
+    def load(self) -> None:
+        from fuzzer.judge import execute  # noqa: F401
+
+    def __call__(self, message: tuple, send) -> None:
+        from fuzzer.judge.execute import fresh_compile_state, run_compiled, run_eager
+
+        case = Case.from_json(message[1])
+        fresh_compile_state()
+        runs = run_eager(case, self.device)
+        send(("eager",))
+        if any(br.eager.failure for br in runs):
+            send(("done", contract.INVALID))
+            return
+        run_compiled(case, self.device, runs, backend=self.backend)
+        send(("done", contract.judge(case, runs).status))
+
+
+@dataclass(frozen=True)
+class Death:
+    """How an isolated run ended: ``kind`` is None when the child survived."""
+
+    kind: str | None
+    detail: str
+    #: the child finished eager execution before it died (else the case is invalid)
+    after_eager: bool = True
+
+    def line(self) -> str:
+        return f"{self.kind}: {self.detail}" if self.kind else self.detail
+
+    def divergence(self) -> Divergence:
+        return Divergence(self.kind, 0, "process", self.detail)
+
+
+class IsolatedJudge:
+    """Run cases one after another in a child process that may die.
+
+    The child is reused across candidates it survives, so only the candidates that
+    kill it pay a process start.  ``seconds`` is the time limit of one case (a case
+    still running past it is a timeout); ``stop`` aborts a wait from another thread.
+    """
+
+    def __init__(self, device: str, backend: str = "inductor", fault: str | None = None,
+                 limits: PoolLimits = PoolLimits(), seconds: float | None = None,
+                 stop: threading.Event | None = None):
+        self.device, self.backend, self.fault, self.limits = device, backend, fault, limits
+        self.seconds = seconds if seconds is not None else limits.program_seconds
+        self.stop = stop or threading.Event()
+        self.ctx = multiprocessing.get_context("spawn")
+        self.process = None
+        self.conn = None
+        self.starts = 0
+
+    # -- the child's lifetime ----------------------------------------------
+    def _start(self) -> None:
+        self.conn, child_conn = self.ctx.Pipe()
+        self.process = self.ctx.Process(
+            target=child.serve, args=(child_conn, _JudgeHandler(self.device, self.backend), self.fault,
+                                      self.limits.threads),
+            name="dcefuzz-isolated", daemon=True)
+        self.process.start()
+        child_conn.close()
+        self.starts += 1
+        message = self._receive(time.monotonic() + self.limits.start_seconds)
+        if message is None or message[0] != "ready":
+            detail = "did not start" if message is None else f"unexpected {message[0]!r}"
+            self.close()
+            raise RuntimeError(f"isolated judge {detail}")
+
+    def _receive(self, deadline: float):
+        """The child's next message; None if it died, a Death if a limit was hit."""
+        while True:
+            if self.stop.is_set():
+                self.close()
+                raise Aborted
+            if self.conn.poll(self.limits.poll_seconds):
+                try:
+                    return self.conn.recv()
+                except (EOFError, OSError):
+                    self.process.join(5)
+                    return None
+            if not self.process.is_alive():
+                self.process.join(5)
+                return None
+            if time.monotonic() > deadline:
+                return Death(TIMEOUT, timeout_detail(self.seconds))
+            if rss_kb(self.process.pid) > self.limits.memory_mb * 1024:
+                return Death(CRASH, memory_detail(self.limits.memory_mb))
+
+    def close(self) -> None:
+        if self.process is None:
+            return
+        stop_child(self.process, self.conn, STOP_GRACE_S)
+        self.process = self.conn = None
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.is_alive():
+            self.process.kill()
+        self.close()
+
+    # -- one case -----------------------------------------------------------
+    def run(self, case: Case) -> Death:
+        if self.process is None:
+            self._start()
+        self.conn.send(("judge", case.to_json()))
+        deadline = time.monotonic() + self.seconds
+        after_eager = False
+        while True:
+            message = self._receive(deadline)
+            if isinstance(message, Death):
+                self._kill()
+                return Death(message.kind, message.detail, after_eager)
+            if message is None:
+                exitcode = self.process.exitcode
+                self.close()
+                return Death(CRASH, died_detail(exitcode), after_eager)
+            if message[0] == "eager":
+                after_eager = True
+            elif message[0] == "done":
+                return Death(None, f"ran to completion ({message[1]})")
+
+    def __call__(self, case: Case) -> Verdict:
+        """The shrinker's judge: a death after eager is a divergence of its kind."""
+        death = self.run(case)
+        if death.kind is None:
+            return Verdict(contract.OK)
+        if not death.after_eager:
+            return Verdict(contract.INVALID, reason=f"eager execution {death.line()}")
+        return Verdict(contract.OK, [death.divergence()])
+
+    def __enter__(self) -> IsolatedJudge:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._kill()
+
+
+def probe(case: Case, device: str, backend: str = "inductor", fault: str | None = None,
+          limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> Death:
+    """Run one case in a fresh process and say how it ended.
+
+    This is how crash and timeout entries are replayed and confirmed: in this
+    process they would take the caller down with them.  A death before the eager
+    runs finished (``after_eager`` false) says nothing about the compiler.
+    """
+    with IsolatedJudge(device, backend, fault, limits, stop=stop) as judge:
+        return judge.run(case)

@@ -1,0 +1,316 @@
+"""The oracle contract: what torch.compile must preserve, and what it may change.
+
+This module is the contract, and the only copy of it: the package judges with it,
+and ``fuzzer.corpus.repro`` pastes its text (with ``numeric`` and ``observe``) into
+every standalone repro script, so a repro judges exactly as the fuzzer did.  It
+therefore depends on torch and the standard library only.  ``docs/contract.md``
+states it in prose; each clause is one function with hand-written tests in
+``tests/test_contract.py``, on the forbidden side and the allowed side.
+
+MUST MATCH (a difference is a finding), per binding:
+
+1. ``wrong-output``   returned values: count, shape, dtype, and values judged per
+   element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
+   reference (NaN/inf aware).
+2. ``wrong-mutation`` the final contents of every program input, same judgement.
+3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
+   effectful ops: nothing missing, extra, duplicated or reordered; and the tensor
+   each event saw, same judgement as values.
+4. ``compile-error`` / ``runtime-error``: eager returns and compiled raises; the
+   stage is where the exception came from (``fuzzer.judge.observe.stage_of``).
+
+If eager raises, the program is *invalid* (a generator defect, never a finding).
+If eager run twice disagrees with itself, the case is *nondeterministic* (skipped).
+(Both are checked for every binding whose compiled run differs from eager at all:
+a bit-identical compiled run cannot break a clause.)
+
+UNTESTED: a compiled run that did not run wholly as compiled code (a graph break,
+a skipped frame, the recompile limit's eager fallback, no graph at all) cannot be
+called clean.  From the first binding where that happened on (later bindings may
+reuse that code), ``missed-dce`` is not judged, and a case with no finding is
+``untested``, never clean.  The correctness clauses still hold there: eager parts
+must agree with eager, so a divergence is still a finding.
+
+ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
+order of non-effectful work, writes to intermediates never read again, strides,
+recompilations, and the call counts of mutating ops (only their visible writes
+are judged).
+
+PROCESS, seen from outside the process (``fuzzer.isolation``): ``crash`` (the
+process running the compiled program died: a signal, or past the memory cap) and
+``timeout`` (it outlived the time limit), once its eager runs had finished.
+
+PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op whose
+result is dead in the program (``fuzzer.program.ir.dead_pure_sites``) that the
+compiled code executed.
+
+THE BUG CLASS (:func:`bug_class`) of the divergences of one kind is what a
+confirmation, a shrink step, a replay and a repro must see again: the kind plus
+each divergence's *symptom* (how an effect log changed, what about a value
+differed, the normalised error or death).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fuzzer.judge.numeric import bitwise_equal, tensor_difference
+from fuzzer.judge.observe import COMPILE, NO_GRAPH, Run
+
+WRONG_OUTPUT = "wrong-output"
+WRONG_MUTATION = "wrong-mutation"
+EFFECT_LOG = "effect-log"
+COMPILE_ERROR = "compile-error"
+RUNTIME_ERROR = "runtime-error"
+MISSED_DCE = "missed-dce"
+CRASH = "crash"
+TIMEOUT = "timeout"
+
+CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
+PERFORMANCE_KINDS = (MISSED_DCE,)
+KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS
+#: Deaths of the compiling process: no verdict of this module can report them.
+PROCESS_KINDS = (CRASH, TIMEOUT)
+ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
+
+OK = "ok"
+INVALID = "invalid"
+NONDETERMINISTIC = "nondeterministic"
+
+#: how an effect log can change (its symptoms; "data": an event saw other data)
+MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
+#: what about a value can differ
+COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
+
+_NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+_NAMES = re.compile(r"\b([svux]|buf|arg|primals_|tangents_)\d+\b")
+#: which of our custom ops an error names is the program's business, not the bug's:
+#: the shrinker may swap an op for a simpler one of the same kind
+_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
+
+
+def normalise_message(line: str) -> str:
+    """An error or death message with numbers, value names and our op names removed."""
+    line = _OUR_OPS.sub("dcefuzz.<op>", line)
+    line = _NAMES.sub(lambda m: m.group(1) + "#", line)
+    line = _NUMBER.sub("#", line)
+    return re.sub(r"\s+", " ", line).strip()[:200]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One broken clause on one binding.
+
+    ``symptoms`` say how it broke, in the words the bug class is made of; an error
+    or a death has none: its normalised message is its symptom.
+    """
+
+    kind: str
+    binding: int
+    where: str
+    detail: str
+    symptoms: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}"
+
+
+def bug_class(kind: str, divs: list[Divergence]) -> str:
+    """The kind plus the symptoms of its divergences: what a replay must see again."""
+    if not divs:
+        return ""
+    if kind in ERROR_KINDS:
+        return f"{kind}|{normalise_message(divs[0].detail)}"
+    words = sorted({w for d in divs for w in d.symptoms})
+    return kind + (f"|{','.join(words)}" if words else "")
+
+
+@dataclass
+class Verdict:
+    status: str
+    divergences: list[Divergence] = field(default_factory=list)
+    reason: str = ""
+    #: (reason, message) of each way a compiled run was not wholly compiled
+    untested: list[tuple[str, str]] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Divergence]:
+        return [d for d in self.divergences if d.kind == kind]
+
+    def kinds(self) -> list[str]:
+        present = {d.kind for d in self.divergences}
+        return [k for k in KINDS if k in present]
+
+
+@dataclass
+class BindingRuns:
+    """The runs of one binding.
+
+    ``eager_again`` (the determinism check) and ``reference`` (float64) are only
+    needed to judge a compiled run that differs from eager at all, so they are made
+    on demand by :meth:`complete`: a compiled run bit-identical to eager (most of
+    them) costs one eager run, not three.
+    """
+
+    binding: dict
+    eager: Run
+    eager_again: Run | None = None
+    reference: Run | None = None
+    compiled: Run | None = None
+    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
+
+    def complete(self) -> None:
+        if self.eager_again is None or self.reference is None:
+            self.eager_again, self.reference = self._complete()
+
+
+# ------------------------------------------------------------------ clauses
+
+def _value(r, e, c) -> tuple[str, str] | None:
+    """(symptom, reason) when compiled value ``c`` breaks the numeric rule."""
+    if tuple(c.shape) != tuple(e.shape):
+        return SHAPE, f"shape {tuple(c.shape)} != eager {tuple(e.shape)}"
+    if c.dtype != e.dtype:
+        return DTYPE, f"dtype {c.dtype} != eager {e.dtype}"
+    why = tensor_difference(r, e, c)
+    if why is None:
+        return None
+    return (NON_FINITE if why.startswith("non-finite") else VALUES), why
+
+
+def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+    """Clause 4: eager returned, so compiled must return too."""
+    if compiled.failure is None:
+        return []
+    f = compiled.failure
+    kind = COMPILE_ERROR if f.stage == COMPILE else RUNTIME_ERROR
+    return [Divergence(kind, i, f.stage, f.line())]
+
+
+def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 1: returned values."""
+    if len(compiled.outputs) != len(eager.outputs):
+        return [Divergence(WRONG_OUTPUT, i, "outputs",
+                           f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
+                           (COUNT,))]
+    out = []
+    for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
+        bad = _value(r, e, c)
+        if bad:
+            out.append(Divergence(WRONG_OUTPUT, i, f"output {k}", bad[1], (bad[0],)))
+    return out
+
+
+def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 2: final contents of every program input."""
+    out = []
+    for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after):
+        bad = _value(r, e, c)
+        if bad:
+            out.append(Divergence(WRONG_MUTATION, i, f"input {name}", bad[1], (bad[0],)))
+    return out
+
+
+def _seq(events) -> str:
+    return "[" + ", ".join(f"{op}@{site}" for op, site in events) + "]"
+
+
+def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
+    """How the effect sequence ``got`` departs from ``expected``: symptoms and words."""
+    missing = [ev for ev in expected if ev not in got]
+    extra = [ev for ev in got if ev not in expected]
+    dup = sorted({ev for ev in got if got.count(ev) > expected.count(ev) and ev in expected})
+    parts = []
+    for word, events in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, dup)):
+        if events:
+            parts.append((word, word + " " + ", ".join(f"{op}@{site}" for op, site in events)))
+    if not parts:
+        parts.append((REORDERED, REORDERED))
+    text = "; ".join(p for _, p in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
+    return tuple(w for w, _ in parts), text
+
+
+def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 3: the ORDERED effect log, event by event."""
+    expected = [(op, site) for op, site, _ in eager.effects]
+    got = [(op, site) for op, site, _ in compiled.effects]
+    if expected != got:
+        symptoms, text = sequence_change(expected, got)
+        return [Divergence(EFFECT_LOG, i, "sequence", text, symptoms)]
+    out = []
+    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects)):
+        for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
+            bad = _value(rt, et, ct)
+            if bad:
+                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({e[0]}@{e[1]}) input {k}",
+                                      f"saw different data: {bad[1]}", (DATA,)))
+    return out
+
+
+def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
+    """Performance: dead pure call sites the compiled code still ran."""
+    ran = sorted({site for op, site in compiled.calls if site in dead_sites})
+    if not ran:
+        return []
+    names = {site: op for op, site in compiled.calls}
+    return [Divergence(MISSED_DCE, i, "calls",
+                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+
+
+# ------------------------------------------------------------------ verdict
+
+def _tensor_pairs(a: Run, b: Run) -> list:
+    pairs = list(zip(a.outputs, b.outputs)) + list(zip(a.inputs_after, b.inputs_after))
+    return pairs + [(x, y) for ea, eb in zip(a.effects, b.effects) for x, y in zip(ea[2], eb[2])]
+
+
+def _same_record(a: Run, b: Run) -> bool:
+    """Bit-identical records (NaN equal NaN): nothing any clause could flag."""
+    if b.failure is not None or len(a.outputs) != len(b.outputs):
+        return False
+    if [(o, s) for o, s, _ in a.effects] != [(o, s) for o, s, _ in b.effects]:
+        return False
+    return all(bitwise_equal(x, y) for x, y in _tensor_pairs(a, b))
+
+
+def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
+    """Apply every clause to every binding's runs.
+
+    A compiled run bit-identical to eager breaks no clause, so only the call trace
+    (missed-dce) is looked at; any other run first gets its determinism check and
+    float64 reference (``BindingRuns.complete``).
+    """
+    for i, br in enumerate(runs):
+        if br.eager.failure is not None:
+            return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
+    divergences: list[Divergence] = []
+    untested: list[tuple[str, str]] = []
+    for i, br in enumerate(runs):
+        c = br.compiled
+        if c is None:
+            continue
+        if c.coverage is not None:
+            untested += [gap for gap in c.coverage.gaps if gap not in untested]
+        if not _same_record(br.eager, c):
+            br.complete()
+            for run in (br.eager_again, br.reference):
+                if run.failure is not None:
+                    return Verdict(INVALID, reason=f"eager raised on binding {i}: {run.failure.line()}")
+            if not _same_record(br.eager, br.eager_again):
+                return Verdict(NONDETERMINISTIC, reason=f"eager disagrees with itself on binding {i}")
+            failed = check_outcome(i, br.eager, c)
+            divergences += failed
+            if failed:
+                continue
+            divergences += check_outputs(i, br.eager, br.reference, c)
+            divergences += check_inputs(i, input_names, br.eager, br.reference, c)
+            divergences += check_effects(i, br.eager, br.reference, c)
+        if not untested:
+            divergences += check_dead_calls(i, dead_sites, c)
+    compiled = [br.compiled for br in runs if br.compiled is not None]
+    if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
+            and sum(c.coverage.graphs for c in compiled) == 0):
+        untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
+        divergences = [d for d in divergences if d.kind != MISSED_DCE]
+    return Verdict(OK, divergences, untested=untested)

@@ -1,0 +1,101 @@
+"""Numeric judgement of one tensor: is the compiled value clearly worse than eager's?
+
+Depends on torch only, because ``repro`` pastes this module's text into every
+standalone script: a repro judges numbers exactly as the fuzzer did.
+
+Eager and compiled float32 results are both measured against the same program run
+in float64 (the fp64 reference), and every element is judged on its own: an element
+is wrong only when compiled is neither close to eager (``assert_close``'s float32
+defaults) nor within a few times eager's own error at that element.  Non-finite
+values are judged by pattern: compiled may not turn a finite value NaN/inf (or back)
+where eager agrees with the fp64 reference.
+
+Compared with PyTorch's accuracy minifier (``torch._dynamo.utils.same`` with
+``fp64_ref``), which passes a tensor that is allclose to eager at tol 1e-4 or whose
+whole-tensor RMSE against fp64 is within 2-3x eager's RMSE plus 1e-5, this rule is
+per element: one wrong element is neither diluted by the tensor's size nor excused
+by a large eager error elsewhere.  On an element that is wrong while the rest are
+fine it is at least as strict as ``same``, except that the ``SCALE_SLACK`` floor
+can be looser on elements much smaller than the tensor's largest value.
+"""
+
+import torch
+
+#: Compiled may carry this many times eager's own error against fp64 at the same
+#: element.  ``same`` uses 3.0 for tensors under 1000 elements (2.0 for larger
+#: float32 ones, whose RMSE averages noise away); per element nothing is averaged,
+#: so the larger factor.
+ERROR_MULTIPLIER = 3.0
+#: Relative slack on the element's fp64 value: ``same``'s default ``tol`` (1e-4),
+#: about 800 float32 ulps, room for a different but legitimate float32 formula.
+RELATIVE_SLACK = 1e-4
+#: Absolute slack: ``same``'s ``tol / 10`` (1e-5), for elements at or near zero.
+ABSOLUTE_SLACK = 1e-5
+#: Floor proportional to the tensor's magnitude (max |fp64| over judged elements):
+#: reassociating a float32 reduction moves its result by some ulps of its
+#: *summands*, which for a cancelling element (result much smaller than its terms)
+#: is far beyond RELATIVE_SLACK of the result; the tensor's largest value stands in
+#: for the summands' scale.  64 * float32 eps (~7.6e-6) is the worst-case bound for
+#: reordering a sum of ~64 such terms and the typical (random-walk, ~sqrt(n) ulps)
+#: error for thousands, yet stays ~1300x below a 1% error at the tensor's scale.
+SCALE_SLACK = 64 * torch.finfo(torch.float32).eps
+#: ``torch.testing.assert_close``'s float32 default rtol: compiled this close to
+#: eager at an element (about 10 ulps) is acceptable whatever the reference says.
+RTOL_CLOSE = 1.3e-6
+#: ``torch.testing.assert_close``'s float32 default atol, the same test's floor near 0.
+ATOL_CLOSE = 1e-5
+
+
+def tensor_difference(ref64, eager, compiled,
+                      multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
+                      scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE):
+    """None when ``compiled`` is acceptable, else a one-line reason.
+
+    Element k (finite in ref, eager and compiled) is acceptable when
+    ``|c-e| <= atol_close + rtol_close*|e|`` or
+    ``|c-r| <= multiplier*|e-r| + rel*|r| + scale_slack*max|r| + abs_``.
+    """
+    if tuple(compiled.shape) != tuple(eager.shape):
+        return f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
+    if compiled.dtype != eager.dtype:
+        return f"dtype {compiled.dtype} != eager {eager.dtype}"
+    if eager.numel() == 0:
+        return None
+    r = ref64.detach().to("cpu", torch.float64).flatten()
+    e = eager.detach().to("cpu", torch.float64).flatten()
+    c = compiled.detach().to("cpu", torch.float64).flatten()
+    fe, fc, fr = torch.isfinite(e), torch.isfinite(c), torch.isfinite(r)
+    same_nonfinite = (torch.isnan(e) & torch.isnan(c)) | (~fe & ~fc & (e == c))
+    odd = (fe != fc) | (~fe & ~same_nonfinite)
+    # only where eager itself matches the fp64 reference's finiteness is eager trusted
+    trusted = odd & (fe == fr)
+    if bool(trusted.any()):
+        i = int(trusted.nonzero()[0])
+        return (f"non-finite mismatch at flat index {i}: compiled {c[i].item()} "
+                f"vs eager {e[i].item()}")
+    both = fe & fc & fr
+    if not bool(both.any()):
+        return None
+    idx = both.nonzero().flatten()
+    r, e, c = r[idx], e[idx], c[idx]
+    close = (c - e).abs() <= atol_close + rtol_close * e.abs()
+    err = (c - r).abs()
+    allowed = (multiplier * (e - r).abs() + rel * r.abs()
+               + scale_slack * r.abs().max() + abs_)
+    bad = ~close & (err > allowed)
+    if not bool(bad.any()):
+        return None
+    n = int(bad.sum())
+    worst = int(torch.where(bad, err / allowed, torch.zeros_like(err)).argmax())
+    i = int(idx[worst])
+    return (f"values differ at {n} of {int(both.sum())} elements; worst at flat index {i}: "
+            f"compiled {c[worst].item():.9g} eager {e[worst].item():.9g} "
+            f"fp64 {r[worst].item():.9g} (error {err[worst].item():.3g}, "
+            f"allowed {allowed[worst].item():.3g})")
+
+
+def bitwise_equal(a, b):
+    """Exact equality, NaN equal to NaN: how eager is checked against itself."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(a, b) or torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))

@@ -1,0 +1,133 @@
+"""One trial: execute a case, judge it, and confirm what diverged before believing it.
+
+Confirmation is what keeps the corpus honest.  A divergence counts as a finding
+only if (a) eager agreed with itself (checked by the contract), and (b) the same
+*bug* recurs after a fresh compile: the same kind with the same bug class
+(``contract.bug_class``), from ``torch._dynamo.reset()`` and with the on-disk
+compile caches off, so a cached artifact cannot confirm itself.  Otherwise it is
+counted as flaky and never saved.
+
+Every kind a case shows is reported, each confirmed on its own: a compile error on
+a late binding does not hide an effect-log divergence on an early one.
+
+The confirmation replays the case only up to the binding on which each reported
+kind first appeared (``confirmation_case``).  Bindings run in order through one
+compiled function, so what happened on binding ``j`` depends only on bindings
+``0..j``: the shorter replay repeats the same experiment, without the later
+bindings' runs and the recompiles they trigger (about two compiles a program).
+
+A case with no finding whose compiled runs were not wholly compiled is
+``untested``, with the reasons Dynamo gave, and never counted clean.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+
+from fuzzer.judge import contract
+from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
+from fuzzer.judge.execute import caches_off, execute, fresh_compile_state
+from fuzzer.program.ir import Case, dead_pure_sites
+
+FINDING = "finding"
+CLEAN = "clean"
+FLAKY = "flaky"
+UNTESTED = "untested"
+
+
+@dataclass
+class Finding:
+    """A confirmed divergence of one kind on one case."""
+
+    kind: str
+    case: Case
+    divergences: list[Divergence]
+    device: str
+    backend: str
+
+    @property
+    def is_performance(self) -> bool:
+        return self.kind in contract.PERFORMANCE_KINDS
+
+
+@dataclass
+class TrialResult:
+    status: str  # clean | finding | flaky | untested | invalid | nondeterministic
+    verdict: Verdict
+    findings: list[Finding] = field(default_factory=list)
+    flaky_kinds: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: dynamo recompilations of the program over its bindings (first judgement only)
+    recompiles: int = 0
+
+    @property
+    def untested_reason(self) -> str | None:
+        """The first reason the case was not wholly compiled, when it is untested."""
+        return self.verdict.untested[0][0] if self.status == UNTESTED else None
+
+
+def judge_case(case: Case, runs: list[BindingRuns]) -> Verdict:
+    """The contract applied to ``case``'s runs."""
+    names = [inp.name for inp in case.program.inputs]
+    return contract.judge_runs(names, dead_pure_sites(case.program), runs)
+
+
+def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
+    """``case`` cut after the last binding the confirmation needs.
+
+    Each reported kind must recur; it first appeared on some binding, and that
+    binding's outcome is fixed by the bindings before it, so the replay stops at
+    the latest of those first appearances.
+    """
+    last = max(min(d.binding for d in verdict.of_kind(kind)) for kind in kinds)
+    return dataclasses.replace(case, bindings=case.bindings[:last + 1])
+
+
+def judge_fresh(case: Case, device: str, backend: str = "inductor", cached: bool = False) -> Verdict:
+    """Execute and judge ``case`` from an empty dynamo cache and, unless ``cached``,
+    without the on-disk compile caches."""
+    fresh_compile_state()
+    if cached:
+        return judge_case(case, execute(case, device, backend=backend))
+    with caches_off():
+        return judge_case(case, execute(case, device, backend=backend))
+
+
+def _recompiles(verdict_runs: list[BindingRuns]) -> int:
+    frames = sum(br.compiled.coverage.frames for br in verdict_runs
+                 if br.compiled is not None and br.compiled.coverage is not None)
+    return max(0, frames - 1)
+
+
+def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True) -> TrialResult:
+    """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
+    each kind it shows on a fresh, uncached compile."""
+    start = time.perf_counter()
+    fresh_compile_state()
+    runs = execute(case, device, backend=backend)
+    verdict = judge_case(case, runs)
+    recompiles = _recompiles(runs)
+
+    def done(status: str, findings=(), flaky=()) -> TrialResult:
+        return TrialResult(status, verdict, list(findings), list(flaky), time.perf_counter() - start,
+                           recompiles)
+
+    if verdict.status != contract.OK:
+        return done(verdict.status)
+    kinds = verdict.kinds()
+    if not kinds:
+        return done(UNTESTED if verdict.untested else CLEAN)
+    last = confirmation_case(case, verdict, kinds)
+    again = judge_fresh(last, device, backend) if confirm else verdict
+    findings, flaky = [], []
+    for kind in kinds:
+        seen = [d for d in verdict.of_kind(kind) if d.binding < len(last.bindings)]
+        if again.status == contract.OK and bug_class(kind, again.of_kind(kind)) == bug_class(kind, seen):
+            findings.append(Finding(kind, case, verdict.of_kind(kind), device, backend))
+        else:
+            flaky.append(kind)
+    if findings:
+        return done(FINDING, findings, flaky)
+    return done(FLAKY, findings, flaky)

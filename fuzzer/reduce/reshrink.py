@@ -1,0 +1,75 @@
+"""Shrink a saved corpus entry again, and put the reduced entry in its place.
+
+``dcefuzz shrink ENTRY`` uses this after a shrink budget ran out, or for a crash or
+timeout entry a campaign saved unshrunk.  The entry is first replayed (its bug class
+must still show), on the device it was found on unless the caller names another.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+from fuzzer import faults
+from fuzzer.corpus import store
+from fuzzer.corpus.entry import Entry
+from fuzzer.isolation.casualty import shrink_casualty
+from fuzzer.isolation.judge import probe
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
+from fuzzer.limits import PoolLimits
+from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+
+
+def _reshrink_casualty(entry: Entry, path, device: str, budget: ShrinkBudget):
+    """``reshrink`` for crash and timeout entries: candidates die in child processes."""
+    limits = PoolLimits()
+    moved = dataclasses.replace(entry, device=device)
+    death = probe(moved.case, device, entry.backend, entry.fault, limits)
+    if (death.kind != entry.kind or not death.after_eager
+            or contract.bug_class(death.kind, [death.divergence()]) != entry.bug_class):
+        return None
+    budget = ShrinkBudget(min(budget.oracle_calls, limits.casualty_shrink_calls),
+                          min(budget.seconds, limits.casualty_shrink_seconds))
+    new = shrink_casualty(moved, limits, budget)
+    if new is None:
+        return path, entry.statements, entry.statements
+    return put_in_place(entry, path, new), entry.statements, new.statements
+
+
+def put_in_place(entry: Entry, path, new: Entry):
+    """Save ``new`` (the reduced ``entry``, saved at ``path``) and retire the old files.
+
+    Written before the old files go, so a crash leaves one or both.  An unchanged id
+    is the same entry: ``save`` adds the hits already there, so ``new`` brings none.
+    """
+    if new.id == entry.id:
+        new.hits = 0
+    new_path, _ = store.save(new, os.path.dirname(os.path.abspath(path)))
+    if new.id != entry.id:
+        store.remove(path)
+    return new_path
+
+
+def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
+    """Shrink a saved entry again and replace it; None if it no longer reproduces.
+
+    Returns (new path, statements before, statements after).
+    """
+    if entry.kind in contract.PROCESS_KINDS:
+        return _reshrink_casualty(entry, path, device, budget)
+    with faults.planted(entry.fault):
+        verdict = judge_fresh(entry.case, device, entry.backend)
+        divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
+        if not divs or contract.bug_class(entry.kind, divs) != entry.bug_class:
+            return None
+        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget)
+    if not result.confirmed:
+        return None
+    before = entry.statements
+    new = Entry.build(
+        entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
+        backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
+        shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
+            "original_statements", before)})
+    return put_in_place(entry, path, new), before, new.statements
