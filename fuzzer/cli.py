@@ -193,6 +193,9 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     click.echo(stats.summary())
     for path in stats.saved:
         click.echo(f"saved {path}")
+    if stats.mostly_untested:
+        click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
+                   "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
 
 
 class _Display:
@@ -242,6 +245,8 @@ def stats(folder, as_json):
     click.echo(f"findings   {kinds}")
     click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
     click.echo(f"recompiles {state.recompiles}")
+    untested = ", ".join(f"{r} {n}" for r, n in sorted(state.untested.items()))
+    click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
     lines = cf.stats_lines()
@@ -402,7 +407,9 @@ def show(entry):
 @click.argument("entry")
 def repro(entry):
     """Print the standalone repro script of an entry."""
-    click.echo(_load_or_exit(entry).script(), nl=False)
+    from fuzzer.corpus import repro as scripts
+
+    click.echo(scripts.render(_load_or_exit(entry)), nl=False)
 
 
 @main.command()

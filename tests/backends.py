@@ -10,6 +10,7 @@ from torch._dynamo import list_backends, register_backend
 
 FAITHFUL = "dcefuzz_test_eager"
 DROP_LOG = "dcefuzz_test_drop_log"
+DROP_LOG_AND_MUTATION = "dcefuzz_test_drop_log_and_mutation"
 
 
 def _is_e_log(target) -> bool:
@@ -28,6 +29,15 @@ def _drop_log(gm, example_inputs):
     return gm.forward
 
 
+def _drop_log_and_mutation(gm, example_inputs):
+    """Also deletes every ``m_scale`` call: an input mutation is lost as well."""
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and "m_scale" in str(node.target):
+            gm.graph.erase_node(node)
+    return _drop_log(gm, example_inputs)
+
+
 if FAITHFUL not in list_backends(exclude_tags=()):
     register_backend(_faithful, name=FAITHFUL)
     register_backend(_drop_log, name=DROP_LOG)
+    register_backend(_drop_log_and_mutation, name=DROP_LOG_AND_MUTATION)

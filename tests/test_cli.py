@@ -59,8 +59,8 @@ def test_show_and_repro(tmp_path):
 
 
 def test_replay_exit_codes(tmp_path):
-    broken = make_entry(signature="a", backend=backends.DROP_LOG)
-    faithful = make_entry(signature="b", backend=backends.FAITHFUL)
+    broken = make_entry(signature="effect-log|missing :: a", backend=backends.DROP_LOG)
+    faithful = make_entry(signature="effect-log|missing :: b", backend=backends.FAITHFUL)
     p_broken, _ = save(broken, tmp_path / "one")
     p_faithful, _ = save(faithful, tmp_path / "two")
 

@@ -5,8 +5,9 @@ import json
 import pytest
 from helpers import case, prog
 
-from fuzzer.corpus import store
-from fuzzer.corpus.store import BadEntry, Entry, entries_in, load, save
+from fuzzer.corpus import entry as entry_mod
+from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.corpus.store import entries_in, load, save
 
 PROGRAM = prog({"x0": ("s0",)}, [
     ("p_sin", ["x0"], "v0", {"site": 0}),
@@ -14,8 +15,8 @@ PROGRAM = prog({"x0": ("s0",)}, [
 ], outputs=["v0"])
 
 
-def make_entry(kind="effect-log", signature="effect-log|missing|e_log", backend="inductor"):
-    return Entry(id=store.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
+def make_entry(kind="effect-log", signature="effect-log|missing :: one", backend="inductor"):
+    return Entry(id=entry_mod.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
                  device="cpu", backend=backend, torch_version="2.13.0", case=case(PROGRAM),
                  detail=["[effect-log] binding 0, sequence: missing e_log@1"])
 
@@ -24,7 +25,7 @@ def test_round_trip_and_required_fields(tmp_path):
     path, new = save(make_entry(), tmp_path)
     assert new
     data = json.loads(path.read_text())
-    for field in store.REQUIRED_FIELDS:
+    for field in entry_mod.REQUIRED_FIELDS:
         assert field in data
     assert data["statements"] == 2
     assert "def program(x0):" in data["source"]
@@ -68,7 +69,7 @@ def test_wrong_schema_and_invalid_program(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(BadEntry, match="schema"):
         load(path)
-    data["schema"] = store.SCHEMA
+    data["schema"] = entry_mod.SCHEMA
     data["program"]["body"][1]["args"] = ["nope"]
     path.write_text(json.dumps(data))
     with pytest.raises(BadEntry, match="invalid program"):

@@ -19,12 +19,14 @@ from fuzzer.campaign.pool import PoolLimits, run_pool
 from fuzzer.campaign.session import Budget, Config
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
+from fuzzer.corpus import repro
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
-from fuzzer.isolation.judge import died_detail, divergence_of, probe, timeout_detail
-from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
+from fuzzer.isolation.casualty import divergence_of
+from fuzzer.isolation.judge import probe
+from fuzzer.isolation.process import died_detail, timeout_detail
+from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
-from fuzzer.reduce.signature import bug_class
 
 pytestmark = pytest.mark.compile
 
@@ -156,7 +158,7 @@ def test_a_worker_freezes_its_heap_without_pinning_a_programs_graph():
 def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_aborts_one(monkeypatch):
     """A shrink that has started is let finish; one that has not stays queued (unshrunk)."""
     import fuzzer.campaign.pool as pool_mod
-    from fuzzer.isolation.judge import Aborted
+    from fuzzer.isolation.process import Aborted
 
     def slow_shrink(entry, limits, stop=None):
         time.sleep(0.05)
@@ -217,24 +219,33 @@ def test_the_stack_read_back_is_the_main_threads_innermost_first(tmp_path):
 
 def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path):
     from fuzzer.campaign.pool import _process_entry
-    from fuzzer.isolation.judge import died_detail as died
+    from fuzzer.isolation.process import died_detail as died
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
     entry = _process_entry(CRASH, died(-signal.SIGSEGV), 0, program_seed(0, 0), config)
-    script = entry.script()
-    arm = "faulthandler.dump_traceback_later(TIME_LIMIT_S - 1)\n"
-    assert arm in script
-    healthy = tmp_path / "healthy.py"
-    healthy.write_text(script)
-    # the same script with a segfault planted in the child, right after it is armed
-    deadly = tmp_path / "deadly.py"
-    deadly.write_text(script.replace(arm, arm + "        import os, signal; os.kill(os.getpid(), signal.SIGSEGV)\n"))
-    run = [sys.executable]
-    ok = subprocess.run(run + [str(healthy), "cpu"], capture_output=True, text=True, timeout=300)
+    script = repro.render(entry)
+    marker = 'open(done, "w").close()\n'
+    assert marker in script
+    kill = "__import__('os').kill(__import__('os').getpid(), __import__('signal').{})\n"
+
+    def variant(name, text):
+        path = tmp_path / f"{name}.py"
+        path.write_text(text)
+        return subprocess.run([sys.executable, str(path), "cpu"], capture_output=True, text=True,
+                              timeout=300)
+
+    ok = variant("healthy", script)
     assert ok.returncode == 0 and "does not reproduce" in ok.stdout, ok.stdout + ok.stderr
-    bad = subprocess.run(run + [str(deadly), "cpu"], capture_output=True, text=True, timeout=300)
+    # the recorded death, once eager is done: reproduces, with the stack where it died
+    bad = variant("deadly", script.replace(marker, marker + "        " + kill.format("SIGSEGV")))
     assert bad.returncode == 1 and "REPRODUCES" in bad.stdout, bad.stdout + bad.stderr
-    assert "Fatal Python error: Segmentation fault" in bad.stderr and "in main" in bad.stderr
+    assert "Fatal Python error: Segmentation fault" in bad.stderr and "in judge" in bad.stderr
+    # another death is another bug: fixed, as far as this entry goes
+    other = variant("other", script.replace(marker, marker + "        " + kill.format("SIGABRT")))
+    assert other.returncode == 0 and "looking for SIGSEGV" in other.stdout, other.stdout
+    # a death before eager is done says nothing about the compiler
+    early = variant("early", script.replace("    _caches_off()\n", "    " + kill.format("SIGSEGV")))
+    assert early.returncode == 125, early.stdout + early.stderr
 
 
 def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path):
@@ -280,8 +291,9 @@ def test_crash_bug_class_keeps_how_the_process_died():
 def test_probe_isolates_a_crash_and_replay_reports_it_fixed_without_the_fault(tmp_path):
     case = next(generate(program_seed(0, i)) for i in range(50)
                 if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
-    assert "SIGSEGV" in probe(case, "cpu", fault="test-segfault")
-    assert probe(case, "cpu") is None
+    death = probe(case, "cpu", fault="test-segfault")
+    assert death.kind == CRASH and death.detail == died_detail(-signal.SIGSEGV) and death.after_eager
+    assert probe(case, "cpu").kind is None
 
 
 def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):

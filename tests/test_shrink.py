@@ -44,7 +44,7 @@ def scale_then_tap(c: Case) -> Verdict:
         if s.form == "m_scale" and s.args[0] in inputs:
             written.add(s.args[0])
         if s.form == "e_tap" and s.args[0] in written:
-            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])")])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])", ("reordered",))])
     return Verdict(contract.OK, [])
 
 
@@ -86,9 +86,9 @@ def test_a_step_that_changes_the_bug_is_refused():
     def judge(c):
         n = sum(1 for s in c.program.body if s.form == "e_log")
         if n >= 2:
-            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)")])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)", ("missing",))])
         if n == 1:
-            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (..)")])
+            return Verdict(contract.OK, [Divergence(contract.EFFECT_LOG, 0, "sequence", "reordered (..)", ("reordered",))])
         return Verdict(contract.OK, [])
 
     p = prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": i}) for i in range(4)]

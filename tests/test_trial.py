@@ -47,10 +47,10 @@ LOGGING = prog({"x": ("s0",)}, [("p_sin", ["x"], "v", {"site": 0}),
 
 
 def _recording(monkeypatch) -> list[int]:
-    """Binding counts of every case the trial judges (first judgement, then confirmation)."""
+    """Binding counts of every case the trial runs (first judgement, then confirmation)."""
     seen = []
-    real = trial.judge_fresh
-    monkeypatch.setattr(trial, "judge_fresh", lambda c, *a, **k: (seen.append(len(c.bindings)), real(c, *a, **k))[1])
+    real = trial.execute
+    monkeypatch.setattr(trial, "execute", lambda c, *a, **k: (seen.append(len(c.bindings)), real(c, *a, **k))[1])
     return seen
 
 
@@ -78,3 +78,67 @@ def test_a_divergence_that_does_not_recur_after_a_fresh_compile_is_flaky(monkeyp
     assert result.verdict.of_kind(contract.EFFECT_LOG)
     assert (result.status, result.flaky_kinds, result.findings) == (FLAKY, [contract.EFFECT_LOG], [])
     assert seen == [3, 1]
+
+
+#: on its first graph drops e_log, on later ones duplicates it: one kind, two bugs
+SWITCH_BUG = "dcefuzz_test_switch_bug"
+_SWITCH = {"graphs": 0}
+
+
+def _switch_bug(gm, example_inputs):
+    _SWITCH["graphs"] += 1
+    if _SWITCH["graphs"] == 1:
+        return backends._drop_log(gm, example_inputs)
+
+    def twice(*args):
+        out = gm.forward(*args)
+        torch.ops.dcefuzz.e_log(out[0], 1)  # an extra event
+        return out
+    return twice
+
+
+if SWITCH_BUG not in list_backends(exclude_tags=()):
+    register_backend(_switch_bug, name=SWITCH_BUG)
+
+
+def test_the_confirmation_must_show_the_same_bug_class_not_just_the_kind(monkeypatch):
+    monkeypatch.setitem(_SWITCH, "graphs", 0)
+    result = run_trial(case(LOGGING), "cpu", SWITCH_BUG)
+    first = contract.bug_class(contract.EFFECT_LOG, result.verdict.of_kind(contract.EFFECT_LOG))
+    assert first == "effect-log|missing"
+    # the fresh compile shows an effect-log divergence too, but an extra event, not a missing one
+    assert (result.status, result.flaky_kinds) == (FLAKY, [contract.EFFECT_LOG])
+
+
+def test_the_confirmation_compiles_without_the_on_disk_caches(monkeypatch):
+    from torch._inductor import config as inductor_config
+
+    during = []
+    real = trial.execute
+    monkeypatch.setattr(trial, "execute", lambda c, *a, **k: (
+        during.append(inductor_config.fx_graph_cache), real(c, *a, **k))[1])
+    before = inductor_config.fx_graph_cache
+    result = run_trial(case(LOGGING), "cpu", backends.DROP_LOG)
+    assert result.status == FINDING
+    assert during == [before, False] and inductor_config.fx_graph_cache == before
+
+
+def test_every_kind_a_case_shows_is_reported(monkeypatch):
+    two = prog({"x": ("s0",)}, [("p_sin", ["x"], "v", {"site": 0}),
+                                 ("e_log", ["v"], None, {"site": 1}),
+                                 ("m_scale", ["x"], None, {"site": 2})], outputs=["v"])
+    result = run_trial(case(two), "cpu", backends.DROP_LOG_AND_MUTATION)
+    assert result.status == FINDING
+    assert sorted(f.kind for f in result.findings) == [contract.EFFECT_LOG, contract.WRONG_MUTATION]
+
+
+def test_a_real_graph_break_makes_the_trial_untested_not_clean():
+    from fuzzer import faults
+
+    c = case(LOGGING)
+    assert run_trial(c, "cpu", backends.FAITHFUL).status == trial.CLEAN
+    with faults.planted("test-graph-break"):
+        result = run_trial(c, "cpu", backends.FAITHFUL)
+    assert result.status == trial.UNTESTED
+    assert result.untested_reason == "graph-break"
+    assert result.verdict.untested[0][1].startswith("dcefuzz test fault")

@@ -320,7 +320,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 elif message[0] == "done":
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
-                    session.finished(index, report.status, entries, report.recompiles)
+                    session.finished(index, report.status, entries, report.recompiles, report.untested)
                     w.index = w.pseed = None
                     w.programs += 1
                     w.rss_kb = report.rss_kb

@@ -70,6 +70,8 @@ class Stats:
     recompiles: int = 0
     #: ids of the entries this run found (new or repeated): its unique signatures
     signatures: set[str] = field(default_factory=set)
+    #: programs not wholly compiled and with no finding, by the first reason
+    untested: Counter = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -95,7 +97,12 @@ class Stats:
             programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
-            recompiles=b.recompiles + self.recompiles)
+            recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested)
+
+    @property
+    def mostly_untested(self) -> bool:
+        """More than half of this run's programs were not wholly compiled."""
+        return sum(self.untested.values()) * 2 > self.run_programs > 0
 
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.findings.items())) or "none"
@@ -105,6 +112,9 @@ class Stats:
             f"flaky      {self.statuses[FLAKY]}",
             f"invalid    {self.statuses['invalid']} (generator defects)",
             f"nondeterministic {self.statuses['nondeterministic']}",
+            f"untested   {sum(self.untested.values())} (not wholly compiled, never counted clean"
+            + (": " + ", ".join(f"{r} {n}" for r, n in sorted(self.untested.items())) if self.untested else "")
+            + ")",
             f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures "
             f"({len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
@@ -131,7 +141,7 @@ def _progress_line(stats: Stats, extra: str = "") -> str:
     return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
             f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
             + f", {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
-            f"{stats.recompiles} recompiles" + extra)
+            f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested" + extra)
 
 
 class Session:
@@ -182,13 +192,16 @@ class Session:
         return index, program_seed(self.config.seed, index)
 
     def finished(self, index: int, status: str, entries: list[Entry],
-                 recompiles: int = 0) -> list[str | None]:
+                 recompiles: int = 0, untested: str | None = None) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
+        ``untested`` is the first reason an untested program was not wholly compiled.
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
         self.stats.count(status)
         self.stats.recompiles += recompiles
+        if untested is not None:
+            self.stats.untested[untested] += 1
         self.done.add(index)
         paths: list[str | None] = []
         for entry in entries:
@@ -286,7 +299,8 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                         stats.ignored[finding.kind] += 1
                         continue
                     entries.append(entry_for(finding, pseed, config))
-                session.finished(index, result.status, entries, result.recompiles)
+                session.finished(index, result.status, entries, result.recompiles,
+                                 result.untested_reason)
                 session.tick()
                 if stop_after_saving and entries:
                     break

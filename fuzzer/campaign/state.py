@@ -79,13 +79,15 @@ class CampaignState:
     saved: int = 0
     repeats: int = 0
     recompiles: int = 0
+    #: programs not wholly compiled (and with no finding), by the first reason
+    untested: Counter = field(default_factory=Counter)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
                 "next_index": self.next_index, "done_above": list(self.done_above), "programs": self.programs,
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
-                "recompiles": self.recompiles}
+                "recompiles": self.recompiles, "untested": dict(self.untested)}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -97,7 +99,8 @@ class CampaignState:
                        done_above=[int(i) for i in data.get("done_above", [])], programs=int(data["programs"]),
                        seconds=float(data["seconds"]), findings=Counter(data["findings"]),
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
-                       repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)))
+                       repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
+                       untested=Counter(data.get("untested", {})))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise

@@ -34,6 +34,8 @@ class Report:
     flaky: list[str] = field(default_factory=list)
     rss_kb: int = 0
     recompiles: int = 0
+    #: the first reason an untested program was not wholly compiled
+    untested: str | None = None
 
 
 def freeze_heap() -> None:
@@ -94,4 +96,4 @@ def _program(send, index: int, pseed: int, config) -> Report:
             send(("shrinking", index, config.shrink_budget.seconds))
         entries.append(entry_for(finding, pseed, config).to_json())
     return Report(result.status, time.perf_counter() - start, entries, list(result.flaky_kinds),
-                  rss_kb(), result.recompiles)
+                  rss_kb(), result.recompiles, result.untested_reason)

@@ -102,6 +102,11 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     argv = [a for a in argv if a != "--child"]
     if spec["kind"] in ("crash", "timeout") and not child:
         return run_isolated(spec, argv)
+    if child:
+        import faulthandler  # where it dies or hangs: the Python stack, on stderr
+
+        faulthandler.enable(all_threads=True)
+        faulthandler.dump_traceback_later(spec["time_limit_s"] - 1)
     device = _device(spec, argv)
     if device is None:
         return CANNOT_JUDGE_EXIT

@@ -48,10 +48,11 @@ class _JudgeHandler:
         self.device, self.backend = device, backend
 
     def load(self) -> None:
-        from fuzzer.judge import execute  # noqa: F401
+        from fuzzer.judge import trial  # noqa: F401 - loaded before "ready"
 
     def __call__(self, message: tuple, send) -> None:
         from fuzzer.judge.execute import fresh_compile_state, run_compiled, run_eager
+        from fuzzer.judge.trial import judge_case
 
         case = Case.from_json(message[1])
         fresh_compile_state()
@@ -61,7 +62,7 @@ class _JudgeHandler:
             send(("done", contract.INVALID))
             return
         run_compiled(case, self.device, runs, backend=self.backend)
-        send(("done", contract.judge(case, runs).status))
+        send(("done", judge_case(case, runs).status))
 
 
 @dataclass(frozen=True)
