@@ -1,19 +1,20 @@
 """dcefuzz: differential fuzzing of torch.compile's treatment of custom operators.
 
-The package reads as the pipeline it implements:
+The folders are the pipeline:
 
-    ops -> program -> execute -> oracle -> shrink -> corpus -> campaign -> cli
+    program -> judge -> reduce -> corpus -> campaign -> cli
 
-``oplib`` holds the custom-op definitions (as source text, so that a repro script
-carries exactly the code the fuzzer ran), ``ops`` the statement forms the
-generator draws from, ``program``/``generate``/``codegen`` the typed IR and its
-lowering to Python, ``execute`` the eager and compiled runs, ``compare`` and
-``oracle`` the judgement (the contract), ``trial`` the confirmation of a finding,
-``shrink``/``signature`` its reduction and naming, ``corpus``/``repro``/``replay``
-the saved findings, ``campaign``/``state``/``pool``/``worker`` the long-running
-driver, ``isolate``/``stacks`` the runs in processes that may die (crashes and
-hangs: replay, shrinking, where they died), ``faults``/``selftest`` the planted regressions that prove the oracle
-sees, and ``cli`` the command line.
+``program`` holds the custom-op library (as source text, so that a repro script
+carries exactly the code the fuzzer ran), the statement forms, the typed IR, its
+seeded generation and its lowering to Python.  ``judge`` runs a case eagerly and
+compiled (``execute``, ``observe``) and judges it under the contract (``contract``,
+with the numeric rule in ``numeric``), confirming each finding on a fresh compile
+(``trial``).  ``reduce`` shrinks a finding and names it (``signature``).
+``corpus`` saves entries and their standalone repro scripts and replays them.
+``campaign`` is the long-running driver (sessions, state, the worker pool).
+Beside them, ``isolation`` runs work in child processes that may die (one protocol,
+crashes and hangs, their stacks), ``faults`` plants compiler regressions that prove
+the oracle sees (with ``selftest``), and ``cli`` is the command line.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

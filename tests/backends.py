@@ -11,6 +11,7 @@ from torch._dynamo import list_backends, register_backend
 FAITHFUL = "dcefuzz_test_eager"
 DROP_LOG = "dcefuzz_test_drop_log"
 DROP_LOG_AND_MUTATION = "dcefuzz_test_drop_log_and_mutation"
+RAISE = "dcefuzz_test_raise"
 
 
 def _is_e_log(target) -> bool:
@@ -37,7 +38,12 @@ def _drop_log_and_mutation(gm, example_inputs):
     return _drop_log(gm, example_inputs)
 
 
+def _raise(gm, example_inputs):
+    raise RuntimeError("planted backend failure")
+
+
 if FAITHFUL not in list_backends(exclude_tags=()):
     register_backend(_faithful, name=FAITHFUL)
     register_backend(_drop_log, name=DROP_LOG)
     register_backend(_drop_log_and_mutation, name=DROP_LOG_AND_MUTATION)
+    register_backend(_raise, name=RAISE)
