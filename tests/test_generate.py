@@ -54,7 +54,7 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     cases = [generate(s) for s in range(150)]
     seen = {stmt.form for c in cases for stmt in c.program.body}
     assert seen == set(forms.FORMS), set(forms.FORMS) - seen
-    cats = {forms.kind_of(f) for f in seen}
+    cats = {forms.category_of(f) for f in seen}
     assert {PURE, MUTATING, EFFECTFUL, forms.VIEW, forms.INPLACE} <= cats
     sizes = {v for c in cases for b in c.bindings for v in b.values()}
     assert {0, 1, 2, 7} <= sizes

@@ -35,10 +35,10 @@ def test_declared_kinds_match_the_registration():
     for op in CUSTOM_OPS:
         overload = getattr(torch.ops.dcefuzz, op.name).default
         mutable = overload._schema.is_mutable
-        assert mutable == (op.kind == MUTATING), op.name
+        assert mutable == (op.declaration == MUTATING), op.name
         from torch._higher_order_ops.effects import _get_effect
-        assert (_get_effect(overload) is not None) == (op.kind == EFFECTFUL), op.name
-        if op.kind == PURE:
+        assert (_get_effect(overload) is not None) == (op.declaration == EFFECTFUL), op.name
+        if op.declaration == PURE:
             assert not is_impure(overload), op.name
 
 

@@ -31,7 +31,8 @@ NAMESPACE = "dcefuzz"
 PURE = "pure"
 MUTATING = "mutating"
 EFFECTFUL = "effectful"
-KINDS = (PURE, MUTATING, EFFECTFUL)
+#: what an op's author declares it does, which is all the compiler may rely on
+DECLARATIONS = (PURE, MUTATING, EFFECTFUL)
 
 #: Shared by every snippet: the run-time trace and effect registration that works
 #: across torch releases (``CustomOpDef.register_effect`` appeared after the private
@@ -62,10 +63,11 @@ def _register_ordered(opdef):
 
 @dataclass(frozen=True)
 class CustomOp:
-    """One registered operator: its name, declared kind and defining source."""
+    """One registered operator: its name, what it declares (pure, mutating or
+    effectful) and its defining source."""
 
     name: str
-    kind: str
+    declaration: str
     source: str
     doc: str
 
@@ -80,8 +82,8 @@ class CustomOp:
         return not header.rstrip().endswith("-> None")
 
 
-def _op(name: str, kind: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, kind=kind, source=source.strip("\n") + "\n", doc=doc)
+def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
+    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc)
 
 
 CUSTOM_OPS: tuple[CustomOp, ...] = (

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from fuzzer.program import custom_ops, sizes
 from fuzzer.program.sizes import Dims
 
-# Categories of the ordinary (aten) forms; custom forms use the custom op's kind.
+# Categories of the ordinary (aten) forms; a custom form's category is what its op
+# declares (custom_ops.PURE, MUTATING or EFFECTFUL).
 ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
@@ -209,7 +210,7 @@ def _infer_rank1(result):
 
 def _custom(name: str, arity: int, infer, mutates=(), extra=None) -> Form:
     op = custom_ops.BY_NAME[name]
-    return Form(name, op.kind, arity, infer, _custom_call(name, extra), mutates=mutates,
+    return Form(name, op.declaration, arity, infer, _custom_call(name, extra), mutates=mutates,
                 custom=name, returns=op.returns)
 
 
@@ -241,6 +242,6 @@ def form(name: str) -> Form:
         raise Illegal(f"unknown statement form {name!r}") from None
 
 
-def kind_of(name: str) -> str:
-    """The declared kind of a form: a custom op's kind, or its aten category."""
+def category_of(name: str) -> str:
+    """A form's category: what its custom op declares, or its aten category."""
     return form(name).category

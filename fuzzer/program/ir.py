@@ -203,7 +203,7 @@ def dead_pure_sites(program: Program) -> set[int]:
     live = live_statements(program)
     return {
         s.site for n, s in enumerate(program.body)
-        if n not in live and forms.kind_of(s.form) == PURE and s.site is not None
+        if n not in live and forms.category_of(s.form) == PURE and s.site is not None
     }
 
 
