@@ -154,7 +154,7 @@ def memory(programs: int, seed: int) -> None:
     2. A real campaign (``dcefuzz run --jobs 1``), its worker's resident memory read
        from the campaign's stats lines: what recycling makes of that growth.
     """
-    from fuzzer.campaign.worker import rss_kb
+    from fuzzer.isolation.process import rss_kb
     from fuzzer.judge.trial import run_trial
     from fuzzer.limits import PoolLimits
     from fuzzer.program.generate import generate, program_seed
