@@ -123,15 +123,15 @@ def _shrink_options(func):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: program i is a pure function of (seed, i).")
 @click.option("--device", default=None, help=DEVICE_HELP)
-@click.option("--corpus", "corpus_dir", default="corpus", show_default=True,
-              type=click.Path(file_okay=False), help="Folder for findings.")
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Folder for findings (default: corpus/ in the campaign folder).")
 @click.option("--shard", default="1/1", show_default=True, metavar="K/N",
               help="Run only shard K of N of the program stream (for N machines).")
 @click.option("--state", "state_dir", default=None, type=click.Path(file_okay=False),
               help="Campaign folder for state.json and stats.jsonl "
-                   "(default: .dcefuzz/seed-S-shard-KofN).")
+                   "(default: a new .dcefuzz/runs/<UTC time>-seed<S>-shard<K>of<N>).")
 @click.option("--resume", is_flag=True,
-              help="Carry on from the campaign folder's saved state (same seed and shard).")
+              help="Carry on from the saved state of the --state folder (same seed and shard).")
 @click.option("--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Worker processes (0: run in this process, without isolation).")
 @click.option("--devices", default=None, metavar="0,1,...",
@@ -151,10 +151,14 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     processes: one that crashes, hangs or runs out of memory is replaced and its
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
+
+    Each campaign gets a folder of its own (printed at start and in the summary):
+    its state, its stats log and, unless --corpus names another, its corpus/.
+    A folder that already holds a campaign is only used again with --resume.
     """
     from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
     from fuzzer.campaign.session import Budget, Config, run_campaign
-    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, default_folder
+    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 
     gpus = None
     if devices is not None:
@@ -170,9 +174,14 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     if seconds is None and programs is None:
         seconds = 60.0
-    folder = CampaignFolder(state_dir or default_folder(seed, sh))
-    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}, corpus {corpus_dir}, "
-               f"state {folder.path}" + (f", fault {fault} planted" if fault else ""), err=True)
+    if resume and state_dir is None:
+        raise click.UsageError("--resume needs --state DIR, the campaign folder to carry on from "
+                               "(a run without --state starts in a new folder)")
+    folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
+    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
+               + (f", fault {fault} planted" if fault else "")
+               + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget)
     display = _Display()
@@ -191,6 +200,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
         sys.exit(2)
     display.close()
     click.echo(stats.summary())
+    click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
+    click.echo(f"corpus     {corpus_dir}")
     for path in stats.saved:
         click.echo(f"saved {path}")
     if stats.mostly_untested:
