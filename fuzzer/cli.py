@@ -41,23 +41,24 @@ class Duration(click.ParamType):
 #: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
 STATS_WARM_UP_S = 60.0
 DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
+ENTRY_DEVICE_HELP = "torch device to run on: cpu, cuda or cuda:N (default: the entry's recorded device)"
 
 
 def _device(value: str | None) -> str:
-    import torch
-
-    from fuzzer.judge.execute import default_device
+    """The device to fuzz on: ``--device``, else CUDA when present, else the CPU."""
+    from fuzzer.judge.execute import default_device, device_unavailable
 
     dev = value or default_device()
-    try:
-        parsed = torch.device(dev)
-    except RuntimeError as exc:
-        raise click.BadParameter(str(exc), param_hint="--device") from None
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise click.BadParameter("CUDA is not available on this machine", param_hint="--device")
-    if parsed.type not in ("cpu", "cuda"):
-        raise click.BadParameter(f"unsupported device type {parsed.type!r}", param_hint="--device")
+    reason = device_unavailable(dev)
+    if reason is not None:
+        raise click.BadParameter(f"{dev}: {reason}", param_hint="--device")
     return dev
+
+
+def _entry_device(value: str | None) -> str | None:
+    """``--device`` for commands on saved entries: checked when given, else None, so
+    each entry runs on the device it was found on (never on a guess at this machine)."""
+    return None if value is None else _device(value)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -330,12 +331,12 @@ def list_faults():
 
 @main.command("shrink")
 @click.argument("entry")
-@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
 @click.option(
     "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
     help="Bound the shrink: oracle calls and/or time.")
 def shrink_entry(entry, device, shrink_budget):
-    """Shrink a saved entry again, in place.
+    """Shrink a saved entry again, in place, on the device it was found on.
 
     The reduced entry replaces the old one atomically.  Its signature names the
     reduced program, so its id can change: the old files are then removed (and if
@@ -345,8 +346,16 @@ def shrink_entry(entry, device, shrink_budget):
 
     from fuzzer.reduce.reshrink import reshrink
 
+    from fuzzer.judge.execute import device_unavailable
+
     e = _load_or_exit(entry)
-    result = reshrink(e, Path(entry).with_suffix(".json"), _device(device or e.device), shrink_budget)
+    dev = _entry_device(device) or e.device
+    reason = device_unavailable(dev)
+    if reason is not None:
+        click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
+                   "(--device cpu shrinks it on the CPU)", err=True)
+        sys.exit(2)
+    result = reshrink(e, Path(entry).with_suffix(".json"), dev, shrink_budget)
     if result is None:
         click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
         sys.exit(1)
@@ -356,18 +365,20 @@ def shrink_entry(entry, device, shrink_budget):
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per entry on stdout.")
 def replay(paths, device, as_json):
     """Replay corpus entries (files or folders): REPRODUCES, FIXED or ERROR each.
 
-    Exit 1 if any entry reproduces, 0 if none does, 2 on usage errors or
-    unreadable entries (after replaying the readable ones).
+    Each entry runs on the device it was found on unless --device names one; an
+    entry whose device this machine lacks is an ERROR that says so.  Exit 1 if any
+    entry reproduces, 0 if none does, 2 on usage errors or unreadable entries
+    (after replaying the readable ones).
     """
     from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
     from fuzzer.corpus.store import entries_in
 
-    dev = _device(device)
+    dev = _entry_device(device)
     found, bad = entries_in(paths)
     if not found and not bad:
         click.echo("no corpus entries found in " + ", ".join(paths), err=True)
