@@ -190,6 +190,19 @@ def test_a_folder_that_holds_a_campaign_is_only_used_again_with_resume(tmp_path,
     assert not (tmp_path / ".dcefuzz").exists()
 
 
+def test_corpus_and_state_can_each_be_put_elsewhere(tmp_path, cheap_run):
+    r = cheap_run("--corpus", "found")
+    assert r.exit_code == 0, r.output
+    (run,) = (tmp_path / ".dcefuzz" / "runs").iterdir()
+    assert sorted(p.name for p in run.iterdir()) == ["state.json", "stats.jsonl"]
+    saved = _saved(r)
+    assert saved and all(Path(p).parent == Path("found") for p in saved)
+    r = cheap_run("--state", "mine", "--corpus", "found")
+    assert r.exit_code == 0, r.output
+    assert CampaignFolder(tmp_path / "mine").load().programs == 1
+    assert not (tmp_path / "mine" / "corpus").exists()
+
+
 def test_resume_needs_the_folder_to_resume(tmp_path, cheap_run):
     r = cheap_run("--resume")
     assert r.exit_code == 2
