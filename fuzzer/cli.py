@@ -41,23 +41,24 @@ class Duration(click.ParamType):
 #: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
 STATS_WARM_UP_S = 60.0
 DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
+ENTRY_DEVICE_HELP = "torch device to run on: cpu, cuda or cuda:N (default: the entry's recorded device)"
 
 
 def _device(value: str | None) -> str:
-    import torch
-
-    from fuzzer.judge.execute import default_device
+    """The device to fuzz on: ``--device``, else CUDA when present, else the CPU."""
+    from fuzzer.judge.execute import default_device, device_unavailable
 
     dev = value or default_device()
-    try:
-        parsed = torch.device(dev)
-    except RuntimeError as exc:
-        raise click.BadParameter(str(exc), param_hint="--device") from None
-    if parsed.type == "cuda" and not torch.cuda.is_available():
-        raise click.BadParameter("CUDA is not available on this machine", param_hint="--device")
-    if parsed.type not in ("cpu", "cuda"):
-        raise click.BadParameter(f"unsupported device type {parsed.type!r}", param_hint="--device")
+    reason = device_unavailable(dev)
+    if reason is not None:
+        raise click.BadParameter(f"{dev}: {reason}", param_hint="--device")
     return dev
+
+
+def _entry_device(value: str | None) -> str | None:
+    """``--device`` for commands on saved entries: checked when given, else None, so
+    each entry runs on the device it was found on (never on a guess at this machine)."""
+    return None if value is None else _device(value)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -123,15 +124,15 @@ def _shrink_options(func):
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: program i is a pure function of (seed, i).")
 @click.option("--device", default=None, help=DEVICE_HELP)
-@click.option("--corpus", "corpus_dir", default="corpus", show_default=True,
-              type=click.Path(file_okay=False), help="Folder for findings.")
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Folder for findings (default: corpus/ in the campaign folder).")
 @click.option("--shard", default="1/1", show_default=True, metavar="K/N",
               help="Run only shard K of N of the program stream (for N machines).")
 @click.option("--state", "state_dir", default=None, type=click.Path(file_okay=False),
               help="Campaign folder for state.json and stats.jsonl "
-                   "(default: .dcefuzz/seed-S-shard-KofN).")
+                   "(default: a new .dcefuzz/runs/<UTC time>-seed<S>-shard<K>of<N>).")
 @click.option("--resume", is_flag=True,
-              help="Carry on from the campaign folder's saved state (same seed and shard).")
+              help="Carry on from the saved state of the --state folder (same seed and shard).")
 @click.option("--jobs", type=click.IntRange(min=0), default=1, show_default=True,
               help="Worker processes (0: run in this process, without isolation).")
 @click.option("--devices", default=None, metavar="0,1,...",
@@ -151,10 +152,14 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     processes: one that crashes, hangs or runs out of memory is replaced and its
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
+
+    Each campaign gets a folder of its own (printed at start and in the summary):
+    its state, its stats log and, unless --corpus names another, its corpus/.
+    A folder that already holds a campaign is only used again with --resume.
     """
     from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
     from fuzzer.campaign.session import Budget, Config, run_campaign
-    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, default_folder
+    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 
     gpus = None
     if devices is not None:
@@ -170,9 +175,14 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
         raise click.BadParameter(str(exc), param_hint="--shard") from None
     if seconds is None and programs is None:
         seconds = 60.0
-    folder = CampaignFolder(state_dir or default_folder(seed, sh))
-    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}, corpus {corpus_dir}, "
-               f"state {folder.path}" + (f", fault {fault} planted" if fault else ""), err=True)
+    if resume and state_dir is None:
+        raise click.UsageError("--resume needs --state DIR, the campaign folder to carry on from "
+                               "(a run without --state starts in a new folder)")
+    folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
+    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
+               + (f", fault {fault} planted" if fault else "")
+               + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget)
     display = _Display()
@@ -191,6 +201,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
         sys.exit(2)
     display.close()
     click.echo(stats.summary())
+    click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
+    click.echo(f"corpus     {corpus_dir}")
     for path in stats.saved:
         click.echo(f"saved {path}")
     if stats.mostly_untested:
@@ -319,12 +331,12 @@ def list_faults():
 
 @main.command("shrink")
 @click.argument("entry")
-@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
 @click.option(
     "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
     help="Bound the shrink: oracle calls and/or time.")
 def shrink_entry(entry, device, shrink_budget):
-    """Shrink a saved entry again, in place.
+    """Shrink a saved entry again, in place, on the device it was found on.
 
     The reduced entry replaces the old one atomically.  Its signature names the
     reduced program, so its id can change: the old files are then removed (and if
@@ -334,8 +346,16 @@ def shrink_entry(entry, device, shrink_budget):
 
     from fuzzer.reduce.reshrink import reshrink
 
+    from fuzzer.judge.execute import device_unavailable
+
     e = _load_or_exit(entry)
-    result = reshrink(e, Path(entry).with_suffix(".json"), _device(device or e.device), shrink_budget)
+    dev = _entry_device(device) or e.device
+    reason = device_unavailable(dev)
+    if reason is not None:
+        click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
+                   "(--device cpu shrinks it on the CPU)", err=True)
+        sys.exit(2)
+    result = reshrink(e, Path(entry).with_suffix(".json"), dev, shrink_budget)
     if result is None:
         click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
         sys.exit(1)
@@ -345,18 +365,20 @@ def shrink_entry(entry, device, shrink_budget):
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
-@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per entry on stdout.")
 def replay(paths, device, as_json):
     """Replay corpus entries (files or folders): REPRODUCES, FIXED or ERROR each.
 
-    Exit 1 if any entry reproduces, 0 if none does, 2 on usage errors or
-    unreadable entries (after replaying the readable ones).
+    Each entry runs on the device it was found on unless --device names one; an
+    entry whose device this machine lacks is an ERROR that says so.  Exit 1 if any
+    entry reproduces, 0 if none does, 2 on usage errors or unreadable entries
+    (after replaying the readable ones).
     """
     from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
     from fuzzer.corpus.store import entries_in
 
-    dev = _device(device)
+    dev = _entry_device(device)
     found, bad = entries_in(paths)
     if not found and not bad:
         click.echo("no corpus entries found in " + ", ".join(paths), err=True)

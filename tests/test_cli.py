@@ -8,6 +8,7 @@ import json
 import backends
 import click
 import pytest
+import torch
 from click.testing import CliRunner
 from test_corpus import make_entry
 
@@ -139,3 +140,74 @@ def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
     assert after[0].shrink["original_statements"] == before
     assert after[0].seed == 123
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".py"]
+
+
+# ------------------------------------------------------------------ the entry's device
+
+needs_no_cuda = pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+
+
+def _cuda_entry():
+    entry = make_entry(signature="effect-log|missing :: on cuda", backend=backends.FAITHFUL)
+    entry.device = "cuda"
+    return entry
+
+
+@pytest.fixture
+def cuda_by_default(monkeypatch):
+    """As on a GPU machine: a command left to pick a device would pick CUDA."""
+    import fuzzer.judge.execute as execute_mod
+
+    monkeypatch.setattr(execute_mod, "default_device", lambda: "cuda")
+
+
+def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
+    import fuzzer.corpus.replay as replay_mod
+
+    devices = []
+    real = replay_mod.judge_fresh
+    monkeypatch.setattr(replay_mod, "judge_fresh",
+                        lambda c, device, backend: (devices.append(device), real(c, device, backend))[1])
+    path, _ = save(make_entry(backend=backends.FAITHFUL), tmp_path)
+    r = invoke("replay", path)
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("FIXED")
+    assert devices == ["cpu"]
+
+
+def test_shrink_keeps_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
+    import fuzzer.reduce.reshrink as reshrink_mod
+
+    devices = []
+    monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, device, budget: devices.append(device))
+    path, _ = save(make_entry(), tmp_path)
+    r = invoke("shrink", path)
+    assert r.exit_code == 1 and "does not reproduce" in r.output   # what the stand-in returned
+    assert devices == ["cpu"]
+
+
+@needs_no_cuda
+def test_an_entry_found_on_cuda_is_an_error_here_not_a_crash(tmp_path):
+    path, _ = save(_cuda_entry(), tmp_path)
+    r = invoke("replay", path, "--json")
+    assert r.exit_code == 2, r.output
+    result = json.loads(r.stdout)
+    assert result["outcome"] == "ERROR"
+    assert result["detail"].startswith("cannot run on cuda (the device it was found on;")
+    assert "CUDA is not available" in result["detail"]
+    shrink = invoke("shrink", path)
+    assert shrink.exit_code == 2
+    assert "was found on cuda, which cannot run here: CUDA is not available" in shrink.output
+    assert load(path).device == "cuda"
+
+
+@needs_no_cuda
+def test_the_repro_script_of_a_cuda_entry_cannot_judge_here(tmp_path):
+    import subprocess
+    import sys
+
+    path, _ = save(_cuda_entry(), tmp_path)
+    done = subprocess.run([sys.executable, str(path.with_suffix(".py"))], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 125, done.stdout + done.stderr
+    assert "device cuda is not available here" in done.stdout

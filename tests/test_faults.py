@@ -2,42 +2,51 @@
 planted bugs really change what torch.compile does.
 
 The compile tests run real Inductor compiles (CPU) on hand-written programs: with
-the fault installed the trial must confirm a finding of the catalogue's expected
-kind; without it the same program must be clean.  Dynamic-only faults must also
-stay silent on a static case (every size 1, which ``dynamic=True`` specialises).
+each fault installed the trial must confirm a finding of the catalogue's expected
+kind (and, where two classes share a kind, the class's symptom); without it the
+same program must be clean.  Dynamic-only faults must also stay silent on a static
+case (every size 1, which ``dynamic=True`` specialises), while plain ones fire on it.
 """
 
+import importlib
+import re
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
+import torch
+from click.testing import CliRunner
 from helpers import case, prog
 
 from fuzzer import faults
+from fuzzer.cli import main
 from fuzzer.faults import _patching
-from fuzzer.faults._fault import BUG_CLASSES
+from fuzzer.faults._fault import BUG_CLASSES, EFFECT_DROPPED, EFFECTS_REORDERED
 from fuzzer.judge import contract
-from fuzzer.judge.trial import CLEAN, FINDING, run_trial
+from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, run_trial
 
-KIND_OF_CLASS = {
-    "effect-dropped": contract.EFFECT_LOG,
-    "mutation-lost": contract.WRONG_MUTATION,
-    "effects-reordered": contract.EFFECT_LOG,
-    "dead-pure-kept": contract.MISSED_DCE,
-    "compile-error": contract.COMPILE_ERROR,
-}
+FAULTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "faults.md"
 
-# Two effects with unused results, one with a used result, and a dead pure call.
-EFFECTS = prog({"x0": ("s0", "s1")}, [
-    ("p_sin", ["x0"], "v0", {"site": 0}),
-    ("e_log", ["x0"], None, {"site": 1}),
-    ("e_log", ["x0"], None, {"site": 2}),
-    ("e_tap", ["x0"], "v1", {"site": 3}),
-], outputs=["v1"])
+#: what an effect-log finding must show for the two classes that share the kind
+EFFECT_SYMPTOM = {EFFECT_DROPPED: "missing", EFFECTS_REORDERED: "reordered"}
+
 # A custom op writing a program input.
 MUTATION = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
     ("m_addto", ["x0", "x1"], None, {"site": 0}),
     ("p_sin", ["x1"], "v0", {"site": 1}),
 ], outputs=["v0"])
+# One program every fault of the catalogue acts on: a dead pure call (dead-pure-kept),
+# a custom op writing a view of an input (compile-error), two ORDERED effects that
+# nothing else orders, one with an unused result (effects-reordered, effect-dce), and a
+# custom op writing an input (mutation-lost).  Torch 2.13 compiles it faithfully.
+EVERY_FAULT = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+    ("p_sin", ["x0"], "v0", {"site": 0}),
+    ("head", ["x0"], "v1", {"dim": 0}),
+    ("m_scale", ["v1"], None, {"site": 1}),
+    ("e_log", ["x0"], None, {"site": 2}),
+    ("m_addto", ["x1", "x0"], None, {"site": 3}),
+    ("e_tap", ["x1"], "v2", {"site": 4}),
+], outputs=["v2"])
 
 SYMBOLIC_SIZES = (4, 6)
 STATIC_SIZE = 1  # specialised by dynamic=True: the graph has no shape symbols
@@ -71,13 +80,83 @@ def test_catalogue_covers_every_class_plain_and_dynamic():
     seen = {(f.bug_class, f.dynamic_only) for f in faults.CATALOGUE.values()}
     assert seen == {(c, d) for c in BUG_CLASSES for d in (False, True)}
     for f in faults.CATALOGUE.values():
-        assert f.expected_kind == KIND_OF_CLASS[f.bug_class], f.name
+        assert f.expected_kind in contract.KINDS, f"{f.name}: {f.expected_kind!r} is no finding kind"
         assert f.description and f.targets
+        if f.dynamic_only:
+            assert f.name.endswith("-dynamic"), f.name
+            plain = faults.CATALOGUE[f.name.removesuffix("-dynamic")]
+            assert not plain.dynamic_only
+            assert (plain.bug_class, plain.expected_kind) == (f.bug_class, f.expected_kind), f.name
+            assert set(plain.targets) <= set(f.targets), f.name
+    for f in faults.TEST_ONLY.values():
+        assert f.name not in faults.CATALOGUE
+        assert f.expected_kind in contract.PROCESS_KINDS + (UNTESTED,), f.name
 
 
-@pytest.mark.parametrize("name", sorted(faults.CATALOGUE))
-def test_fault_applies_to_this_torch(name):
-    assert faults.get(name).unavailable() is None
+def test_the_documented_catalogue_is_the_catalogue():
+    """docs/faults.md's table names every fault, with the kind the catalogue expects."""
+    documented = {}
+    for row in FAULTS_DOC.read_text().splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`"):
+            for name in re.findall(r"`([\w-]+)`", cells[0]):
+                documented[name] = cells[2].strip("`")
+    assert documented == {n: f.expected_kind for n, f in faults.CATALOGUE.items()}
+
+
+def _resolve(target):
+    """The target's owner and attribute, found without the code under test."""
+    module, _, path = target.partition(":")
+    owner = importlib.import_module(module)
+    *parents, name = path.split(".")
+    for part in parents:
+        owner = getattr(owner, part)
+    return owner, name
+
+
+def _remove(monkeypatch, target):
+    """Make ``target`` missing, as in a torch without it (a method: from every class
+    of the owner's MRO that defines it)."""
+    owner, attr = _resolve(target)
+    for k in owner.__mro__ if isinstance(owner, type) else (owner,):
+        if attr in vars(k):
+            monkeypatch.delattr(k, attr)
+
+
+@pytest.mark.parametrize("name", sorted(faults.CATALOGUE) + sorted(faults.TEST_ONLY))
+def test_targets_exist_here_or_unavailable_says_which(name, monkeypatch):
+    fault = faults.get(name)
+    for target in fault.targets:
+        owner, attr = _resolve(target)
+        assert callable(getattr(owner, attr)), target
+    assert fault.unavailable() is None
+    for target in fault.targets:
+        with monkeypatch.context() as m:
+            _remove(m, target)
+            reason = fault.unavailable()
+            assert reason is not None and target.replace(":", ".") in reason, (target, reason)
+            assert torch.__version__ in reason
+            with pytest.raises(faults.FaultUnavailable, match=re.escape(fault.name)):
+                fault.install()
+        assert fault.unavailable() is None
+
+
+def test_faults_command_lists_exactly_the_catalogue(monkeypatch):
+    r = CliRunner().invoke(main, ["faults"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    rows = [ln.split(None, 4) for ln in lines if not ln.startswith(" ")]
+    assert [row[0] for row in rows] == sorted(faults.CATALOGUE)
+    for row, description in zip(rows, (ln.strip() for ln in lines if ln.startswith(" "))):
+        f = faults.CATALOGUE[row[0]]
+        assert row[1:] == [f.bug_class, "->", f.expected_kind, "applicable"], row
+        assert description == f.description
+    # a fault this torch cannot host is listed with the reason
+    _remove(monkeypatch, faults.get("compile-error").targets[0])
+    r = CliRunner().invoke(main, ["faults"])
+    marked = {ln.split()[0]: ln for ln in r.output.splitlines() if not ln.startswith(" ")}
+    assert "n/a: torch._inductor.ir.FallbackKernel.create not found" in marked["compile-error"]
+    assert "n/a:" in marked["compile-error-dynamic"] and marked["effect-dce"].endswith("applicable")
 
 
 @pytest.mark.parametrize("name", sorted(faults.CATALOGUE))
@@ -120,28 +199,31 @@ def test_unknown_name_lists_known_ones():
 
 # ------------------------------------------------------------------ real compiles
 
-def test_effect_dce_drops_a_dead_effect():
-    assert finding_kinds(symbolic(EFFECTS)) == (CLEAN, set())
-    with installed("effect-dce"):
-        status, kinds = finding_kinds(symbolic(EFFECTS))
-    assert status == FINDING and contract.EFFECT_LOG in kinds
+@pytest.fixture(scope="module")
+def unplanted():
+    """EVERY_FAULT judged without a fault, on symbolic and on static sizes (once)."""
+    return {"symbolic": run_trial(symbolic(EVERY_FAULT), "cpu"), "static": run_trial(static(EVERY_FAULT), "cpu")}
 
 
-def test_mutation_lost_loses_the_input_write():
-    assert finding_kinds(symbolic(MUTATION)) == (CLEAN, set())
-    with installed("mutation-lost"):
-        status, kinds = finding_kinds(symbolic(MUTATION))
-    assert status == FINDING and contract.WRONG_MUTATION in kinds
-
-
-def test_dead_pure_kept_dynamic_only_fires_on_symbolic_shapes():
-    with installed("dead-pure-kept-dynamic"):
-        symbolic_result = finding_kinds(symbolic(EFFECTS))
-        static_result = finding_kinds(static(EFFECTS))
-    assert symbolic_result == (FINDING, {contract.MISSED_DCE})
-    assert contract.MISSED_DCE not in static_result[1]
-    with installed("dead-pure-kept"):  # the same static case does expose the plain variant
-        assert contract.MISSED_DCE in finding_kinds(static(EFFECTS))[1]
+@pytest.mark.compile
+@pytest.mark.parametrize("name", sorted(faults.CATALOGUE))
+def test_every_fault_shows_its_kind_on_real_inductor_and_only_under_it(name, unplanted):
+    fault = faults.get(name)
+    for sizes, result in unplanted.items():
+        assert result.status == CLEAN, (sizes, [d.line() for d in result.verdict.divergences])
+    with installed(name):
+        planted = run_trial(symbolic(EVERY_FAULT), "cpu")
+        planted_static = run_trial(static(EVERY_FAULT), "cpu")
+    found = {f.kind: f for f in planted.findings}
+    assert planted.status == FINDING and fault.expected_kind in found, \
+        (planted.status, [d.line() for d in planted.verdict.divergences])
+    if fault.bug_class in EFFECT_SYMPTOM:
+        seen = contract.bug_class(fault.expected_kind, found[fault.expected_kind].divergences)
+        assert seen == f"{fault.expected_kind}|{EFFECT_SYMPTOM[fault.bug_class]}"
+    if fault.dynamic_only:
+        assert planted_static.status == CLEAN, [d.line() for d in planted_static.verdict.divergences]
+    else:
+        assert fault.expected_kind in {f.kind for f in planted_static.findings}
 
 
 def test_compile_caches_neither_mask_nor_leak_a_fault():

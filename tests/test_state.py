@@ -1,6 +1,10 @@
 """Campaign state: shards split the stream, resume carries on without repeats, stats read back."""
 
+import datetime
+import functools
 import json
+import re
+from pathlib import Path
 
 import backends
 import pytest
@@ -8,7 +12,7 @@ from click.testing import CliRunner
 from helpers import case, prog
 
 from fuzzer.campaign.session import Budget, Config, run_campaign
-from fuzzer.campaign.state import BadState, CampaignFolder, Shard
+from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 from fuzzer.cli import main
 from fuzzer.judge.trial import run_trial
 
@@ -73,6 +77,14 @@ def test_resume_refuses_another_campaign(tmp_path):
                      folder=CampaignFolder(tmp_path / "empty"), resume=True)
 
 
+def test_a_new_campaign_is_refused_where_one_has_run(tmp_path):
+    _campaign(tmp_path, Shard(1, 1), 1)
+    before = (tmp_path / "state" / "state.json").read_text()
+    with pytest.raises(BadState, match="already holds a campaign: pass --resume"):
+        _campaign(tmp_path, Shard(1, 1), 1)
+    assert (tmp_path / "state" / "state.json").read_text() == before
+
+
 def test_stats_command(tmp_path):
     _campaign(tmp_path, Shard(1, 1), 2)
     r = CliRunner().invoke(main, ["stats", str(tmp_path / "state")])
@@ -112,3 +124,92 @@ def test_recompiles_are_counted_per_program():
     p = prog({"x": ("s0",)}, [("p_sin", ["x"], "v", {"site": 0})], outputs=["v"])
     assert run_trial(case(p, [{"s0": 4}, {"s0": 7}]), "cpu", backends.FAITHFUL).recompiles == 0
     assert run_trial(case(p, [{"s0": 4}, {"s0": 1}]), "cpu", backends.FAITHFUL).recompiles == 1
+
+
+# ------------------------------------------------------------------ campaign folders
+
+RUN_NAME = re.compile(r"^\d{8}T\d{6}Z-seed0-shard1of1$")
+
+
+def test_new_run_folders_are_named_by_start_time_and_never_shared(tmp_path):
+    when = datetime.datetime(2026, 3, 4, 5, 6, 7, tzinfo=datetime.timezone.utc)
+    first = new_run_folder(3, Shard(2, 4), tmp_path / "runs", now=when)
+    second = new_run_folder(3, Shard(2, 4), tmp_path / "runs", now=when)
+    assert first.name == "20260304T050607Z-seed3-shard2of4"
+    assert second.name == "20260304T050607Z-seed3-shard2of4-2"
+    assert first.is_dir() and second.is_dir()
+
+
+@pytest.fixture
+def cheap_run(tmp_path, monkeypatch):
+    """``dcefuzz run`` in an empty current directory, compiling with the stand-in backend."""
+    import fuzzer.campaign.session as session_mod
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(session_mod, "Config", functools.partial(session_mod.Config, backend=backends.FAITHFUL))
+
+    def run(*args):
+        return CliRunner().invoke(main, ["run", "--jobs", "0", "--programs", "1", "--no-shrink",
+                                         "--seed", "0", *map(str, args)])
+    return run
+
+
+def test_a_run_without_folders_gets_a_new_one_and_leaves_the_cwd_corpus_alone(tmp_path, cheap_run):
+    first = cheap_run()
+    assert first.exit_code == 0, first.output
+    second = cheap_run()
+    assert second.exit_code == 0, second.output
+    runs = sorted((tmp_path / ".dcefuzz" / "runs").iterdir())
+    assert len(runs) == 2 and all(RUN_NAME.match(p.name.removesuffix("-2")) for p in runs)
+    for folder, result in zip(runs, (first, second)):
+        rel = str(folder.relative_to(tmp_path))
+        assert f"campaign folder {rel}" in result.stderr
+        assert f"campaign   {rel}" in result.stdout and f"corpus     {rel}/corpus" in result.stdout
+        state = CampaignFolder(folder).load()
+        # each run is a campaign of its own: the second neither repeats nor adds to the first
+        assert (state.programs, state.next_index) == (1, 1)
+        saved = [tmp_path / p for p in _saved(result)]
+        assert saved and all(p.parent == folder / "corpus" and p.exists() for p in saved)
+    assert not (tmp_path / "corpus").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".dcefuzz"]
+
+
+def test_a_folder_that_holds_a_campaign_is_only_used_again_with_resume(tmp_path, cheap_run):
+    assert cheap_run("--state", "mine").exit_code == 0
+    before = (tmp_path / "mine" / "state.json").read_text()
+    again = cheap_run("--state", "mine")
+    assert again.exit_code == 2
+    errors = [line for line in again.stderr.splitlines() if line.startswith("error:")]
+    assert errors == ["error: mine already holds a campaign: pass --resume to carry on from it, "
+                      "or choose another --state folder"]
+    assert (tmp_path / "mine" / "state.json").read_text() == before
+    resumed = cheap_run("--state", "mine", "--resume")
+    assert resumed.exit_code == 0, resumed.output
+    state = CampaignFolder(tmp_path / "mine").load()
+    assert (state.programs, state.next_index) == (2, 2)
+    assert not (tmp_path / ".dcefuzz").exists()
+
+
+def test_corpus_and_state_can_each_be_put_elsewhere(tmp_path, cheap_run):
+    r = cheap_run("--corpus", "found")
+    assert r.exit_code == 0, r.output
+    (run,) = (tmp_path / ".dcefuzz" / "runs").iterdir()
+    assert sorted(p.name for p in run.iterdir()) == ["state.json", "stats.jsonl"]
+    saved = _saved(r)
+    assert saved and all(Path(p).parent == Path("found") for p in saved)
+    r = cheap_run("--state", "mine", "--corpus", "found")
+    assert r.exit_code == 0, r.output
+    assert CampaignFolder(tmp_path / "mine").load().programs == 1
+    assert not (tmp_path / "mine" / "corpus").exists()
+
+
+def test_resume_needs_the_folder_to_resume(tmp_path, cheap_run):
+    r = cheap_run("--resume")
+    assert r.exit_code == 2
+    assert "--resume needs --state DIR" in r.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def _saved(result):
+    """The entry paths the run printed (``saved PATH`` lines, after the summary)."""
+    return re.findall(r"^saved (\S+\.json)$", result.stdout, re.M)

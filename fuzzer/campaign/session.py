@@ -168,6 +168,8 @@ class Session:
             if (state.seed, state.shard) != (config.seed, shard):
                 raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
                                f"not seed {config.seed} shard {shard}")
+        elif folder is not None:
+            folder.check_unused()
         self.stats = Stats(base=state)
         # the watermark is always one of this shard's own indices
         self.stats.next_index = next(shard.indices(state.next_index))

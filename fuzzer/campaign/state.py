@@ -1,8 +1,13 @@
 """Campaign state on disk: where a campaign stands, so it can resume, and its stats log.
 
 A campaign folder holds ``state.json`` (seed, shard, the next program index and the
-running counts; rewritten atomically every progress interval and at the end) and
-``stats.jsonl`` (one JSON line per progress interval, for plotting).  Because
+running counts; rewritten atomically every progress interval and at the end),
+``stats.jsonl`` (one JSON line per progress interval, for plotting) and, unless the
+campaign was given another corpus folder, ``corpus/`` with its findings.  A campaign
+started without a folder gets a new one (:func:`new_run_folder`): a first run never
+writes into a repository's committed corpus, and a second run never repeats the
+first one's programs or adds to its counts.  Going on with a folder's campaign is
+always explicit (resume); starting a new campaign in it is refused.  Because
 program ``i`` is a pure function of ``(seed, i)``, the next index is all a resumed
 campaign needs to carry on the same stream without repeating a program.
 
@@ -12,6 +17,8 @@ index is ``K-1`` modulo ``N``, so no two shards ever run the same program.
 
 from __future__ import annotations
 
+import datetime as _dt
+import itertools
 import json
 import os
 import time
@@ -60,8 +67,36 @@ class Shard:
         return f"{self.index}/{self.count}"
 
 
-def default_folder(seed: int, shard: Shard) -> Path:
-    return Path(".dcefuzz") / f"seed-{seed}-shard-{shard.index}of{shard.count}"
+#: where a campaign started without a folder gets one, relative to the current directory
+RUNS_ROOT = Path(".dcefuzz") / "runs"
+#: the corpus of a campaign folder, unless the campaign was given another one
+CORPUS_FOLDER = "corpus"
+
+
+def run_folder_name(seed: int, shard: Shard, when: _dt.datetime) -> str:
+    """``<UTC timestamp>-seed<S>-shard<K>of<N>``: sorts by start time, says what ran."""
+    utc = when.astimezone(_dt.timezone.utc)
+    return f"{utc:%Y%m%dT%H%M%SZ}-seed{seed}-shard{shard.index}of{shard.count}"
+
+
+def new_run_folder(seed: int, shard: Shard, root: str | os.PathLike = RUNS_ROOT,
+                   now: _dt.datetime | None = None) -> Path:
+    """Create a folder no campaign has used, under ``root``, and return it.
+
+    Two campaigns started in the same second with the same seed and shard get
+    ``<name>`` and ``<name>-2``: the folder is claimed by creating it, so they
+    cannot both take one.
+    """
+    base = run_folder_name(seed, shard, now or _dt.datetime.now(_dt.timezone.utc))
+    Path(root).mkdir(parents=True, exist_ok=True)
+    for n in itertools.count(1):
+        path = Path(root) / (base if n == 1 else f"{base}-{n}")
+        try:
+            path.mkdir()
+        except FileExistsError:
+            continue
+        return path
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 @dataclass
@@ -112,6 +147,22 @@ class CampaignFolder:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+
+    @property
+    def corpus(self) -> Path:
+        """The folder's own corpus (used unless the campaign names another)."""
+        return self.path / CORPUS_FOLDER
+
+    def holds_campaign(self) -> bool:
+        return (self.path / STATE_FILE).exists() or (self.path / STATS_FILE).exists()
+
+    def check_unused(self) -> None:
+        """Refuse to start a new campaign where one has run: its state would be
+        overwritten and its stats log appended to, and from index 0 the new campaign
+        would repeat the old one's programs."""
+        if self.holds_campaign():
+            raise BadState(f"{self.path} already holds a campaign: pass --resume to carry on "
+                           "from it, or choose another --state folder")
 
     def load(self) -> CampaignState:
         data = read_json(self.path / STATE_FILE, BadState, "no campaign state to resume")

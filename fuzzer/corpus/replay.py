@@ -18,6 +18,7 @@ from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import PROCESS_KINDS, bug_class
+from fuzzer.judge.execute import device_unavailable
 from fuzzer.judge.trial import judge_fresh
 
 REPRODUCES = "REPRODUCES"
@@ -48,6 +49,10 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
     def result(outcome: str, detail: str) -> ReplayResult:
         return ReplayResult(str(path), entry.id, entry.kind, outcome, detail)
 
+    reason = device_unavailable(dev)
+    if reason is not None:
+        recorded = "" if device else " (the device it was found on; --device cpu replays it on the CPU)"
+        return result(ERROR, f"cannot run on {dev}{recorded}: {reason}")
     if entry.kind in PROCESS_KINDS:
         death = probe(entry.case, dev, entry.backend)
         if death.kind is not None and not death.after_eager:

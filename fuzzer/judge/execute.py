@@ -31,6 +31,27 @@ def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def device_unavailable(device: str) -> str | None:
+    """Why ``device`` cannot run a case in this process, or None when it can.
+
+    Asked before running, so that an entry recorded on a GPU, met on a machine
+    without one, gets a reason rather than whatever the first tensor move raises.
+    """
+    try:
+        parsed = torch.device(device)
+    except RuntimeError as exc:
+        return str(exc)
+    if parsed.type == "cpu":
+        return None
+    if parsed.type != "cuda":
+        return f"unsupported device type {parsed.type!r}"
+    if not torch.cuda.is_available():
+        return "CUDA is not available on this machine"
+    if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+        return f"this machine has {torch.cuda.device_count()} CUDA devices"
+    return None
+
+
 def make_inputs(case: Case, index: int, device: str, dtype=torch.float32) -> list[torch.Tensor]:
     """Inputs for binding ``index``: standard normal, seeded per (case, binding).
 

@@ -18,7 +18,8 @@ shape, dtype and strides.  Every output is contiguous, in the real impl and the 
 alike, because Inductor checks a fallback's output strides against its fake impl's
 (``assert_size_stride``): a layout that follows a non-contiguous input would break
 that promise and a failing check would be our bug, not the compiler's.
-``tests/test_oplib.py`` runs ``torch.library.opcheck`` on every operator.
+``tests/test_custom_ops.py`` runs ``torch.library.opcheck`` on every operator, with
+every test it has by default, on empty, size-1 and size-2 dims and several layouts.
 """
 
 from __future__ import annotations
