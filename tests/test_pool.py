@@ -25,8 +25,9 @@ from fuzzer.isolation import stacks
 from fuzzer.isolation.casualty import divergence_of
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import died_detail, timeout_detail
-from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, bug_class
+from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.shrinker import ShrinkBudget
 
 pytestmark = pytest.mark.compile
 
@@ -34,8 +35,9 @@ PROGRAMS = 4
 LIMITS = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1)
 
 
-def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False):
-    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink)
+def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, shrink_budget=None):
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
+                    shrink_budget=shrink_budget or ShrinkBudget())
     folder = CampaignFolder(tmp_path / "state")
     stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
                      log=lambda line: None)
@@ -88,6 +90,30 @@ def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tm
     names = sorted(p.name for p in (tmp_path / "corpus").iterdir())
     assert names == [f"{e.id}.json", f"{e.id}.py"]
     assert stats.saved == [str(tmp_path / "corpus" / f"{e.id}.json")]
+
+
+def test_a_shrink_candidate_that_kills_the_worker_is_the_crash_and_the_finding_is_kept(tmp_path):
+    """The worker dies while shrinking a finding, on a candidate: that candidate is the
+    crash (the program itself does not die), and the finding is saved as confirmed."""
+    fault = "test-candidate-segfault"
+    original = generate(program_seed(0, 0))  # calls e_log among other custom ops: found, not killed
+    # casualty_queue=0: the crash is saved as the worker met it, not shrunk further
+    limits = PoolLimits(program_seconds=60, memory_mb=3072, poll_seconds=0.1, casualty_queue=0)
+    _, state, entries = _campaign(tmp_path, fault, limits, programs=1, shrink=True,
+                                  shrink_budget=ShrinkBudget(40, 90))
+    assert state.programs == 1 and state.findings == {EFFECT_LOG: 1, CRASH: 1}, state.findings
+    by_kind = {e.kind: e for e in entries}
+    assert sorted(by_kind) == [CRASH, EFFECT_LOG], [e.id for e in entries]
+    found, crash = by_kind[EFFECT_LOG], by_kind[CRASH]
+    # the finding the worker was shrinking: unshrunk, as the trial confirmed it
+    assert found.case == original and found.shrink is None and found.seed == program_seed(0, 0)
+    # the crash is the candidate that was running, smaller than the program
+    assert crash.case != original and crash.statements < len(original.program.body)
+    assert "SIGSEGV" in crash.detail[0] and crash.fault == fault and crash.seed == program_seed(0, 0)
+    death = probe(crash.case, "cpu", fault=fault)
+    assert death.kind == CRASH and death.detail == died_detail(-signal.SIGSEGV) and death.after_eager
+    # blaming the program would have saved a crash that replays FIXED
+    assert probe(original, "cpu", fault=fault).kind is None
 
 
 def test_workers_are_recycled_without_losing_a_program(tmp_path):
@@ -222,7 +248,8 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     from fuzzer.isolation.process import died_detail as died
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
-    entry = _process_entry(CRASH, died(-signal.SIGSEGV), 0, program_seed(0, 0), config)
+    entry = _process_entry(CRASH, died(-signal.SIGSEGV), generate(program_seed(0, 0)), program_seed(0, 0),
+                           config)
     script = repro.render(entry)
     marker = 'open(done, "w").close()\n'
     assert marker in script

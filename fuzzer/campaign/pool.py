@@ -11,6 +11,11 @@ or lose a finding, so the parent watches every worker:
   ``timeout`` finding;
 * a worker over the memory cap is killed, and its program becomes a ``crash``
   finding ("memory cap");
+* when the worker was shrinking a finding, what it was running is not the program
+  (whose trial it survived) but a shrink candidate, which it announced first: the
+  candidate becomes the ``crash`` or ``timeout`` finding, and the findings the trial
+  confirmed (also reported first) are saved unshrunk, so neither the death nor the
+  findings are lost;
 * a worker is recycled (stopped and replaced) after a number of programs, or when
   its memory has grown past a factor (1.1) of what it used once warm (after its
   first 20 programs), so memory stays flat over long campaigns: torch keeps a little
@@ -59,6 +64,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
 from fuzzer.program.generate import generate
+from fuzzer.program.ir import Case
 
 
 class WorkerStartError(RuntimeError):
@@ -94,6 +100,10 @@ class _Worker:
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None
         self.pseed: int | None = None
+        #: the program's trial, reported before its findings are shrunk (unshrunk entries)
+        self.tried: worker.Report | None = None
+        #: the shrink candidate the worker announced last (a case, as JSON)
+        self.candidate: dict | None = None
         self.programs = 0
         self.base_rss_kb = 0
         self.rss_kb = 0
@@ -102,6 +112,14 @@ class _Worker:
         self.index, self.pseed = index, pseed
         self.deadline = time.monotonic() + limits.program_seconds
         self.conn.send(("run", index, pseed))
+
+    def release(self) -> None:
+        """The program is over (reported, or counted as a casualty)."""
+        self.index = self.pseed = self.tried = self.candidate = None
+
+    def running(self) -> Case:
+        """What the worker was running: the candidate it announced, else its program."""
+        return Case.from_json(self.candidate) if self.candidate is not None else generate(self.pseed)
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -126,12 +144,19 @@ class _Worker:
         stop_child(self.process, self.conn, STOP_GRACE_S * 5)
 
 
-def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config,
-                   frames: list[str] = ()) -> Entry:
-    """The entry of a program whose worker died: the death is its one divergence."""
-    return Entry.build(kind, generate(pseed), [Divergence(kind, 0, "process", detail)], seed=pseed,
+def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Config,
+                   frames: list[str] = (), candidate: bool = False) -> Entry:
+    """The entry of a case whose worker died running it: the death is its one divergence.
+
+    ``case`` is the program of seed ``pseed`` or, with ``candidate``, a shrink
+    candidate of one of its findings (which a note says: that program itself does
+    not die).
+    """
+    notes = ([f"  on a shrink candidate of a finding of seed {pseed}'s program, which ran without dying"]
+             if candidate else [])
+    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], seed=pseed,
                        device=config.device, backend=config.backend, fault=config.fault,
-                       notes=[f"  at {f}" for f in frames])
+                       notes=notes + [f"  at {f}" for f in frames])
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
@@ -266,27 +291,37 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
 
     def casualty(w: _Worker, kind: str, detail: str, alive: bool = False) -> None:
-        """The worker is gone (or, ``alive``, about to be killed); its program (if any)
-        becomes a finding, or a hit of the entry with the same title; start another."""
+        """The worker is gone (or, ``alive``, about to be killed); what it was running (its
+        program, or the shrink candidate it announced) becomes a finding, or a hit of the
+        entry with the same title, beside the findings it had reported; start another."""
         nonlocal failed_starts
         frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
         if w.index is not None:
+            # a worker that was shrinking had finished its trial: the program counts as
+            # tried, with its findings unshrunk, and the death as one more finding
+            tried = w.tried
+            entries = [Entry.from_json(e) for e in tried.entries] if tried else []
+            status, recompiles, untested = ((tried.status, tried.recompiles, tried.untested) if tried
+                                            else (kind, 0, None))
+            on = "a shrink candidate" if w.candidate is not None else "its program"
             title = _title(kind, detail, frames)
             known = titles.get(title) if title else None
             if known and os.path.exists(known):
                 hit = store.load(known)
                 hit.hits = 1
-                session.finished(w.index, kind, [hit])
-                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} at "
+                session.finished(w.index, status, entries + [hit], recompiles, untested)
+                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} on {on} at "
                             f"{stacks.innermost(frames)}, a hit of {known}")
             else:
-                entry = _process_entry(kind, detail, w.index, w.pseed, config, frames)
-                paths = session.finished(w.index, kind, [entry])
-                if title and paths[0] is not None:
-                    titles[title] = paths[0]
-                if shrinker is not None and paths[0] is not None and not shrinker.submit(entry, paths[0]):
+                entry = _process_entry(kind, detail, w.running(), w.pseed, config, frames,
+                                       candidate=w.candidate is not None)
+                path = session.finished(w.index, status, entries + [entry], recompiles, untested)[-1]
+                if title and path is not None:
+                    titles[title] = path
+                if shrinker is not None and path is not None and not shrinker.submit(entry, path):
                     session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
+            w.release()
         elif not w.ready:
             failed_starts += 1
             session.log(f"worker {w.slot} failed to start ({detail})")
@@ -315,13 +350,18 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     continue
                 if message[0] == "ready":
                     w.ready = True
-                elif message[0] == "shrinking":
-                    w.deadline = time.monotonic() + limits.program_seconds + message[2]
+                elif message[0] == "tried":
+                    w.tried = message[2]
+                    w.deadline = time.monotonic() + limits.program_seconds
+                elif message[0] == "candidate":
+                    # each candidate is a program run of its own, with its own time limit
+                    w.candidate = message[2]
+                    w.deadline = time.monotonic() + limits.program_seconds
                 elif message[0] == "done":
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
                     session.finished(index, report.status, entries, report.recompiles, report.untested)
-                    w.index = w.pseed = None
+                    w.release()
                     w.programs += 1
                     w.rss_kb = report.rss_kb
                     if w.programs == limits.recycle_baseline_programs:

@@ -19,9 +19,11 @@ from fuzzer import faults
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import FLAKY, Finding, run_trial
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
 
@@ -125,15 +127,27 @@ class Stats:
         return "\n".join(lines)
 
 
-def entry_for(finding: Finding, seed: int | None, config: Config) -> Entry:
-    """The corpus entry of a finding, shrunk first when the config says so."""
-    case, divs, record = finding.case, finding.divergences, None
-    if config.shrink:
-        result = shrink(case, finding.kind, divs, finding.device, finding.backend, config.shrink_budget)
-        if result.confirmed:
-            case, divs, record = result.case, result.divergences, result.record()
-    return Entry.build(finding.kind, case, divs, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=record)
+def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
+    """The corpus entry of a finding as the trial confirmed it, unshrunk."""
+    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault)
+
+
+def entry_for(finding: Finding, seed: int | None, config: Config,
+              judge: Callable[[Case], Verdict] | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk first when the config says so.
+
+    ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
+    candidate to the parent before running it).
+    """
+    if not config.shrink:
+        return found_entry(finding, seed, config)
+    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
+                    config.shrink_budget, judge=judge)
+    if not result.confirmed:
+        return found_entry(finding, seed, config)
+    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, shrink=result.record())
 
 
 def _progress_line(stats: Stats, extra: str = "") -> str:
