@@ -323,24 +323,70 @@ def test_probe_isolates_a_crash_and_replay_reports_it_fixed_without_the_fault(tm
     assert probe(case, "cpu").kind is None
 
 
-def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):
+#: seconds a worker may take to go once its parent is killed
+WORKER_EXIT_S = 5.0
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (an orphan waits there for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes of campaign process ``pid``: its children started by
+    multiprocessing's spawn (not its resource tracker)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if ppid == pid and b"spawn_main" in cmdline:
+            found.append(int(name))
+    return found
+
+
+def _survivors(pids: list[int], seconds: float) -> list[int]:
+    """Those of ``pids`` still alive after waiting up to ``seconds`` for them to go."""
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if _alive(p)]
+
+
+def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_path):
     corpus_dir = tmp_path / "corpus"
     proc = subprocess.Popen(
         [sys.executable, "-m", "fuzzer", "run", "--time", "5m", "--corpus", str(corpus_dir),
          "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
+    workers: list[int] = []
+    survivors: list[int] = []
     try:
         while time.monotonic() < deadline and not list(corpus_dir.glob("*.json")):
             time.sleep(0.5)
+        workers = _workers_of(proc.pid)
     finally:
         os.kill(proc.pid, signal.SIGKILL)     # the parent only: workers must not outlive it
         proc.wait()
-        time.sleep(2)
+        survivors = _survivors(workers, WORKER_EXIT_S)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # tidy up whatever is left of the group
         except ProcessLookupError:
             pass
+    assert workers, "no worker found"
+    assert not survivors, f"workers {survivors} outlived their parent"
     entries = list(corpus_dir.glob("*.json"))
     assert entries, "no finding saved before the deadline"
     assert not [p for p in corpus_dir.iterdir() if p.name.startswith(".")]  # no partial file
@@ -350,3 +396,36 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):
     r = CliRunner().invoke(main, ["replay", str(corpus_dir), "--json"])
     assert r.exit_code == 0, r.output   # found under a fault, replayed without it: FIXED
     assert {json.loads(line)["outcome"] for line in r.output.splitlines() if line.startswith("{")} == {"FIXED"}
+
+
+HUNG_PARENT = """
+import multiprocessing, os, signal, sys, time
+from fuzzer.campaign.pool import _Worker
+from fuzzer.campaign.session import Config
+from fuzzer.limits import PoolLimits
+from fuzzer.program.generate import program_seed
+if __name__ == "__main__":
+    config = Config(seed=0, device="cpu", corpus_dir=sys.argv[1], fault="test-hang")
+    w = _Worker(multiprocessing.get_context("spawn"), config, PoolLimits(), 0, None)
+    assert w.conn.recv()[0] == "ready"
+    w.assign(0, program_seed(0, 0), PoolLimits())   # program 0 calls e_log: its compile hangs
+    print(w.process.pid, flush=True)
+    time.sleep(3)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_hung_in_a_compile_dies_with_its_parent(tmp_path):
+    """A hung worker never reads or writes its pipe again, so it cannot notice that its
+    parent was killed outright: the kernel must tell it."""
+    out, err = tmp_path / "out", tmp_path / "err"
+    with open(out, "w") as fout, open(err, "w") as ferr:  # not pipes: a survivor would hold them
+        parent = subprocess.Popen([sys.executable, "-c", HUNG_PARENT, str(tmp_path)], stdout=fout,
+                                  stderr=ferr)
+        assert parent.wait(timeout=300) == -signal.SIGKILL, err.read_text()
+    pid = int(out.read_text())
+    try:
+        assert not _survivors([pid], WORKER_EXIT_S), "the hung worker outlived its parent"
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
