@@ -72,8 +72,10 @@ def main() -> None:
 
 
 def _fault_names() -> list[str]:
-    from fuzzer.faults import CATALOGUE
-    return sorted(CATALOGUE)
+    """The catalogue's faults, then the test-only ones (which ``dcefuzz faults`` does not
+    list): the pool's tests plant those through the command line."""
+    from fuzzer.faults import CATALOGUE, TEST_ONLY
+    return sorted(CATALOGUE) + sorted(TEST_ONLY)
 
 
 class ShrinkBudgetType(click.ParamType):
