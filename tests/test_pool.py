@@ -7,6 +7,7 @@ count every program once, and save the casualties as crash/timeout findings.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -116,6 +117,56 @@ def test_a_shrink_candidate_that_kills_the_worker_is_the_crash_and_the_finding_i
     assert probe(original, "cpu", fault=fault).kind is None
 
 
+#: the --time budget of the deadline test: long enough for workers to start and a hang
+#: to pass its program time limit, short enough to stop a campaign in full flight
+DEADLINE_TEST_S = 20
+#: seconds a ``python -m fuzzer`` process may take to import torch before its campaign
+#: (and its clock) starts
+STARTUP_ALLOWANCE_S = 20
+
+
+def _cli_run(tmp_path, *args, within: float) -> subprocess.CompletedProcess:
+    """``dcefuzz run`` under the hang fault; fails the test if it outlives ``within``."""
+    command = [sys.executable, "-m", "fuzzer", "run", "--corpus", str(tmp_path / "corpus"),
+               "--state", str(tmp_path / "state"), "--inject-fault", "test-hang",
+               "--program-timeout", "5s", *args]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=within, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(args)}: still running after {within:.0f}s")
+
+
+def _done(state) -> set[int]:
+    """The program indices a (1/1 shard) campaign state says have run."""
+    return set(range(state.next_index)) | set(state.done_above)
+
+
+def test_a_campaign_ends_on_time_whatever_hangs_and_resumes_what_it_stopped(tmp_path):
+    """Programs that call e_log hang in the compiler: the campaign still ends within its
+    --time plus the documented grace, saves the hangs as timeouts, does not count the
+    programs it stopped, and a resumed campaign runs them."""
+    limit = DEADLINE_TEST_S + PoolLimits().end_grace_seconds + STARTUP_ALLOWANCE_S
+    start = time.monotonic()
+    r = _cli_run(tmp_path, "--time", f"{DEADLINE_TEST_S}s", "--jobs", "2", within=limit + 60)
+    took = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    assert took <= limit, f"{took:.0f}s for --time {DEADLINE_TEST_S}s"
+    timeouts = [load(p) for p in (tmp_path / "corpus").glob("timeout-*.json")]
+    assert timeouts, r.stderr
+    assert all(e.fault == "test-hang" and "exceeded" in e.detail[0] for e in timeouts)
+    state = CampaignFolder(tmp_path / "state").load()
+    stopped = int(re.search(r"^stopped\s+(\d+)", r.stdout, re.MULTILINE)[1])
+    done = _done(state)
+    # every counted program is done, and the programs started were the first ones of the
+    # stream: those missing from it are the ones stopped at the deadline
+    assert len(done) == state.programs and done <= set(range(state.programs + stopped))
+    first_left = min(set(range(state.programs + stopped + 1)) - done)
+    r = _cli_run(tmp_path, "--resume", "--programs", "1", "--no-shrink", within=120)
+    assert r.returncode == 0, r.stderr
+    resumed = CampaignFolder(tmp_path / "state").load()
+    assert resumed.programs == state.programs + 1 and _done(resumed) == done | {first_left}
+
+
 def test_workers_are_recycled_without_losing_a_program(tmp_path):
     limits = PoolLimits(program_seconds=60, poll_seconds=0.1, recycle_after=1)
     stats, state, _ = _campaign(tmp_path, None, limits, programs=3)
@@ -186,7 +237,7 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
     import fuzzer.campaign.pool as pool_mod
     from fuzzer.isolation.process import Aborted
 
-    def slow_shrink(entry, limits, stop=None):
+    def slow_shrink(entry, limits, budget=None, stop=None):
         time.sleep(0.05)
         if stop.is_set():
             raise Aborted()
@@ -199,10 +250,39 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         if attempt % 2:
             time.sleep(0.01)  # the thread is waiting for work, not starting
         assert shrinker.submit(attempt, f"path{attempt}")
-        shrinker.finish(wait=True)
+        shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
-        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}")])
+        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}",
+                                  "nothing smaller died the same way")])
         assert len(finished) + shrinker.todo.qsize() == 1
+
+
+def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget(monkeypatch):
+    """At a time budget's end a started shrink is aborted, not waited for (the entry
+    stays saved unshrunk); each shrink's budget is cut to the time left."""
+    import threading
+
+    import fuzzer.campaign.pool as pool_mod
+    from fuzzer.isolation.process import Aborted
+
+    started, budgets = threading.Event(), []
+
+    def endless_shrink(entry, limits, budget=None, stop=None):
+        budgets.append(budget)
+        started.set()
+        while not stop.wait(0.01):
+            pass
+        raise Aborted()
+
+    monkeypatch.setattr(pool_mod, "shrink_casualty", endless_shrink)
+    limits = PoolLimits(poll_seconds=0.001, casualty_shrink_seconds=300)
+    shrinker = pool_mod._CasualtyShrinker(None, limits, log=lambda line: None, seconds_left=lambda: 7.0)
+    assert shrinker.submit("entry", "path")
+    assert started.wait(10)
+    shrinker.finish(until=time.monotonic())   # waited for, this would never return
+    assert not shrinker.thread.is_alive()
+    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign")
+    assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink_calls
 
 
 def test_a_reset_lets_old_shape_environments_go():
@@ -408,7 +488,7 @@ if __name__ == "__main__":
     config = Config(seed=0, device="cpu", corpus_dir=sys.argv[1], fault="test-hang")
     w = _Worker(multiprocessing.get_context("spawn"), config, PoolLimits(), 0, None)
     assert w.conn.recv()[0] == "ready"
-    w.assign(0, program_seed(0, 0), PoolLimits())   # program 0 calls e_log: its compile hangs
+    w.assign(0, program_seed(0, 0), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
     print(w.process.pid, flush=True)
     time.sleep(3)
     os.kill(os.getpid(), signal.SIGKILL)

@@ -8,9 +8,9 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages, on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   ("run", index, program_seed)
+    parent -> worker   ("run", index, program_seed, seconds_left)
     worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
-                       ("candidate", index, case)    a shrink candidate it is about to run
+                       ("candidate", index, case)    a shrink candidate it is about to run (JSON)
                        ("done", index, Report)       the program's entries, shrunk
 
 A worker that has findings to shrink first reports them as the trial confirmed them
@@ -19,7 +19,9 @@ candidate may be what kills or hangs the worker: the parent then saves the findi
 from "tried" and blames the death on the candidate, not on the program (which the
 trial just ran without dying).  Each candidate starts a new program time limit:
 shrinking a finding legitimately takes longer than running a program, and the shrink
-budget (checked between candidates) bounds the whole.
+budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
+the campaign has left (None: no time budget); the shrink budget is cut to it, since the
+parent kills a worker still holding a program at the campaign's deadline.
 """
 
 from __future__ import annotations
@@ -83,15 +85,17 @@ class Worker:
         from fuzzer.program import generate  # noqa: F401
 
     def __call__(self, message: tuple, send) -> None:
-        _, index, pseed = message
-        send(("done", index, _program(send, index, pseed, self.config)))
+        _, index, pseed, seconds_left = message
+        end = None if seconds_left is None else time.monotonic() + seconds_left
+        send(("done", index, _program(send, index, pseed, self.config, end)))
         self.ran += 1
         if self.ran == self.limits.freeze_after_programs:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config) -> Report:
-    """Run, judge, confirm (and shrink) one program; nothing of it outlives the call."""
+def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
+    """Run, judge, confirm (and shrink, until ``end`` at most) one program; nothing of it
+    outlives the call."""
     from fuzzer.campaign.session import entry_for, found_entry
     from fuzzer.judge.trial import judge_fresh, run_trial
     from fuzzer.program.generate import generate
@@ -109,5 +113,6 @@ def _program(send, index: int, pseed: int, config) -> Report:
         send(("candidate", index, case.to_json()))
         return judge_fresh(case, config.device, config.backend)
 
-    entries = [entry_for(f, pseed, config, judge).to_json() for f in result.findings]
+    entries = [entry_for(f, pseed, config, judge, None if end is None else end - time.monotonic()).to_json()
+               for f in result.findings]
     return dataclasses.replace(report, entries=entries, seconds=time.perf_counter() - start, rss_kb=rss_kb())
