@@ -73,8 +73,10 @@ def main() -> None:
 
 
 def _fault_names() -> list[str]:
-    from fuzzer.faults import CATALOGUE
-    return sorted(CATALOGUE)
+    """The catalogue's faults, then the test-only ones (which ``dcefuzz faults`` does not
+    list): the pool's tests plant those through the command line."""
+    from fuzzer.faults import CATALOGUE, TEST_ONLY
+    return sorted(CATALOGUE) + sorted(TEST_ONLY)
 
 
 class ShrinkBudgetType(click.ParamType):
@@ -138,7 +140,7 @@ def _shrink_options(func):
 @click.option("--devices", default=None, metavar="0,1,...",
               help="One worker per listed GPU (sets CUDA_VISIBLE_DEVICES); overrides --jobs.")
 @click.option("--program-timeout", type=Duration(), default="120s", show_default=True,
-              help="Time limit per program (shrinking a finding extends it by the shrink budget).")
+              help="Time limit per program (and per candidate while shrinking a finding).")
 @click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
               metavar="MIB", help="Resident memory per worker above which it is replaced.")
 @_fault_option

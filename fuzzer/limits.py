@@ -66,6 +66,13 @@ class PoolLimits:
     casualty_candidate_seconds: float = 30.0
     #: casualties waiting to be shrunk; more stay saved unshrunk (``dcefuzz shrink``)
     casualty_queue: int = 8
+    #: seconds past the end of a --time budget by which a pooled campaign has ended.  At
+    #: the deadline nothing new starts and nothing running is waited for: the workers
+    #: still holding a program are killed, idle ones get 4 s together to exit, the
+    #: casualty shrink is aborted (its child killed) and the state saved.  The waits add
+    #: up to about 8 s (with a casualty's 2 s stack dump just before the deadline and the
+    #: shrinker's thread's 2 s); the rest is for the command's own exit
+    end_grace_seconds: float = 15.0
 
 
 GEN = GenLimits()

@@ -7,6 +7,7 @@ count every program once, and save the casualties as crash/timeout findings.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -25,8 +26,9 @@ from fuzzer.isolation import stacks
 from fuzzer.isolation.casualty import divergence_of
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import died_detail, timeout_detail
-from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, bug_class
+from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.shrinker import ShrinkBudget
 
 pytestmark = pytest.mark.compile
 
@@ -34,8 +36,9 @@ PROGRAMS = 4
 LIMITS = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1)
 
 
-def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False):
-    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink)
+def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, shrink_budget=None):
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
+                    shrink_budget=shrink_budget or ShrinkBudget())
     folder = CampaignFolder(tmp_path / "state")
     stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
                      log=lambda line: None)
@@ -88,6 +91,80 @@ def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tm
     names = sorted(p.name for p in (tmp_path / "corpus").iterdir())
     assert names == [f"{e.id}.json", f"{e.id}.py"]
     assert stats.saved == [str(tmp_path / "corpus" / f"{e.id}.json")]
+
+
+def test_a_shrink_candidate_that_kills_the_worker_is_the_crash_and_the_finding_is_kept(tmp_path):
+    """The worker dies while shrinking a finding, on a candidate: that candidate is the
+    crash (the program itself does not die), and the finding is saved as confirmed."""
+    fault = "test-candidate-segfault"
+    original = generate(program_seed(0, 0))  # calls e_log among other custom ops: found, not killed
+    # casualty_queue=0: the crash is saved as the worker met it, not shrunk further
+    limits = PoolLimits(program_seconds=60, memory_mb=3072, poll_seconds=0.1, casualty_queue=0)
+    _, state, entries = _campaign(tmp_path, fault, limits, programs=1, shrink=True,
+                                  shrink_budget=ShrinkBudget(40, 90))
+    assert state.programs == 1 and state.findings == {EFFECT_LOG: 1, CRASH: 1}, state.findings
+    by_kind = {e.kind: e for e in entries}
+    assert sorted(by_kind) == [CRASH, EFFECT_LOG], [e.id for e in entries]
+    found, crash = by_kind[EFFECT_LOG], by_kind[CRASH]
+    # the finding the worker was shrinking: unshrunk, as the trial confirmed it
+    assert found.case == original and found.shrink is None and found.seed == program_seed(0, 0)
+    # the crash is the candidate that was running, smaller than the program
+    assert crash.case != original and crash.statements < len(original.program.body)
+    assert "SIGSEGV" in crash.detail[0] and crash.fault == fault and crash.seed == program_seed(0, 0)
+    death = probe(crash.case, "cpu", fault=fault)
+    assert death.kind == CRASH and death.detail == died_detail(-signal.SIGSEGV) and death.after_eager
+    # blaming the program would have saved a crash that replays FIXED
+    assert probe(original, "cpu", fault=fault).kind is None
+
+
+#: the --time budget of the deadline test: long enough for workers to start and a hang
+#: to pass its program time limit, short enough to stop a campaign in full flight
+DEADLINE_TEST_S = 20
+#: seconds a ``python -m fuzzer`` process may take to import torch before its campaign
+#: (and its clock) starts
+STARTUP_ALLOWANCE_S = 20
+
+
+def _cli_run(tmp_path, *args, within: float) -> subprocess.CompletedProcess:
+    """``dcefuzz run`` under the hang fault; fails the test if it outlives ``within``."""
+    command = [sys.executable, "-m", "fuzzer", "run", "--corpus", str(tmp_path / "corpus"),
+               "--state", str(tmp_path / "state"), "--inject-fault", "test-hang",
+               "--program-timeout", "5s", *args]
+    try:
+        return subprocess.run(command, capture_output=True, text=True, timeout=within, check=False)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{' '.join(args)}: still running after {within:.0f}s")
+
+
+def _done(state) -> set[int]:
+    """The program indices a (1/1 shard) campaign state says have run."""
+    return set(range(state.next_index)) | set(state.done_above)
+
+
+def test_a_campaign_ends_on_time_whatever_hangs_and_resumes_what_it_stopped(tmp_path):
+    """Programs that call e_log hang in the compiler: the campaign still ends within its
+    --time plus the documented grace, saves the hangs as timeouts, does not count the
+    programs it stopped, and a resumed campaign runs them."""
+    limit = DEADLINE_TEST_S + PoolLimits().end_grace_seconds + STARTUP_ALLOWANCE_S
+    start = time.monotonic()
+    r = _cli_run(tmp_path, "--time", f"{DEADLINE_TEST_S}s", "--jobs", "2", within=limit + 60)
+    took = time.monotonic() - start
+    assert r.returncode == 0, r.stderr
+    assert took <= limit, f"{took:.0f}s for --time {DEADLINE_TEST_S}s"
+    timeouts = [load(p) for p in (tmp_path / "corpus").glob("timeout-*.json")]
+    assert timeouts, r.stderr
+    assert all(e.fault == "test-hang" and "exceeded" in e.detail[0] for e in timeouts)
+    state = CampaignFolder(tmp_path / "state").load()
+    stopped = int(re.search(r"^stopped\s+(\d+)", r.stdout, re.MULTILINE)[1])
+    done = _done(state)
+    # every counted program is done, and the programs started were the first ones of the
+    # stream: those missing from it are the ones stopped at the deadline
+    assert len(done) == state.programs and done <= set(range(state.programs + stopped))
+    first_left = min(set(range(state.programs + stopped + 1)) - done)
+    r = _cli_run(tmp_path, "--resume", "--programs", "1", "--no-shrink", within=120)
+    assert r.returncode == 0, r.stderr
+    resumed = CampaignFolder(tmp_path / "state").load()
+    assert resumed.programs == state.programs + 1 and _done(resumed) == done | {first_left}
 
 
 def test_workers_are_recycled_without_losing_a_program(tmp_path):
@@ -160,7 +237,7 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
     import fuzzer.campaign.pool as pool_mod
     from fuzzer.isolation.process import Aborted
 
-    def slow_shrink(entry, limits, stop=None):
+    def slow_shrink(entry, limits, budget=None, stop=None):
         time.sleep(0.05)
         if stop.is_set():
             raise Aborted()
@@ -173,10 +250,39 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         if attempt % 2:
             time.sleep(0.01)  # the thread is waiting for work, not starting
         assert shrinker.submit(attempt, f"path{attempt}")
-        shrinker.finish(wait=True)
+        shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
-        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}")])
+        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}",
+                                  "nothing smaller died the same way")])
         assert len(finished) + shrinker.todo.qsize() == 1
+
+
+def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget(monkeypatch):
+    """At a time budget's end a started shrink is aborted, not waited for (the entry
+    stays saved unshrunk); each shrink's budget is cut to the time left."""
+    import threading
+
+    import fuzzer.campaign.pool as pool_mod
+    from fuzzer.isolation.process import Aborted
+
+    started, budgets = threading.Event(), []
+
+    def endless_shrink(entry, limits, budget=None, stop=None):
+        budgets.append(budget)
+        started.set()
+        while not stop.wait(0.01):
+            pass
+        raise Aborted()
+
+    monkeypatch.setattr(pool_mod, "shrink_casualty", endless_shrink)
+    limits = PoolLimits(poll_seconds=0.001, casualty_shrink_seconds=300)
+    shrinker = pool_mod._CasualtyShrinker(None, limits, log=lambda line: None, seconds_left=lambda: 7.0)
+    assert shrinker.submit("entry", "path")
+    assert started.wait(10)
+    shrinker.finish(until=time.monotonic())   # waited for, this would never return
+    assert not shrinker.thread.is_alive()
+    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign")
+    assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink_calls
 
 
 def test_a_reset_lets_old_shape_environments_go():
@@ -222,7 +328,8 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     from fuzzer.isolation.process import died_detail as died
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
-    entry = _process_entry(CRASH, died(-signal.SIGSEGV), 0, program_seed(0, 0), config)
+    entry = _process_entry(CRASH, died(-signal.SIGSEGV), generate(program_seed(0, 0)), program_seed(0, 0),
+                           config)
     script = repro.render(entry)
     marker = 'open(done, "w").close()\n'
     assert marker in script
@@ -296,24 +403,70 @@ def test_probe_isolates_a_crash_and_replay_reports_it_fixed_without_the_fault(tm
     assert probe(case, "cpu").kind is None
 
 
-def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):
+#: seconds a worker may take to go once its parent is killed
+WORKER_EXIT_S = 5.0
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (an orphan waits there for init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The worker processes of campaign process ``pid``: its children started by
+    multiprocessing's spawn (not its resource tracker)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as fh:
+                ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if ppid == pid and b"spawn_main" in cmdline:
+            found.append(int(name))
+    return found
+
+
+def _survivors(pids: list[int], seconds: float) -> list[int]:
+    """Those of ``pids`` still alive after waiting up to ``seconds`` for them to go."""
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if _alive(p)]
+
+
+def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_path):
     corpus_dir = tmp_path / "corpus"
     proc = subprocess.Popen(
         [sys.executable, "-m", "fuzzer", "run", "--time", "5m", "--corpus", str(corpus_dir),
          "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
+    workers: list[int] = []
+    survivors: list[int] = []
     try:
         while time.monotonic() < deadline and not list(corpus_dir.glob("*.json")):
             time.sleep(0.5)
+        workers = _workers_of(proc.pid)
     finally:
         os.kill(proc.pid, signal.SIGKILL)     # the parent only: workers must not outlive it
         proc.wait()
-        time.sleep(2)
+        survivors = _survivors(workers, WORKER_EXIT_S)
         try:
             os.killpg(proc.pid, signal.SIGKILL)  # tidy up whatever is left of the group
         except ProcessLookupError:
             pass
+    assert workers, "no worker found"
+    assert not survivors, f"workers {survivors} outlived their parent"
     entries = list(corpus_dir.glob("*.json"))
     assert entries, "no finding saved before the deadline"
     assert not [p for p in corpus_dir.iterdir() if p.name.startswith(".")]  # no partial file
@@ -323,3 +476,36 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays(tmp_path):
     r = CliRunner().invoke(main, ["replay", str(corpus_dir), "--json"])
     assert r.exit_code == 0, r.output   # found under a fault, replayed without it: FIXED
     assert {json.loads(line)["outcome"] for line in r.output.splitlines() if line.startswith("{")} == {"FIXED"}
+
+
+HUNG_PARENT = """
+import multiprocessing, os, signal, sys, time
+from fuzzer.campaign.pool import _Worker
+from fuzzer.campaign.session import Config
+from fuzzer.limits import PoolLimits
+from fuzzer.program.generate import program_seed
+if __name__ == "__main__":
+    config = Config(seed=0, device="cpu", corpus_dir=sys.argv[1], fault="test-hang")
+    w = _Worker(multiprocessing.get_context("spawn"), config, PoolLimits(), 0, None)
+    assert w.conn.recv()[0] == "ready"
+    w.assign(0, program_seed(0, 0), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
+    print(w.process.pid, flush=True)
+    time.sleep(3)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_worker_hung_in_a_compile_dies_with_its_parent(tmp_path):
+    """A hung worker never reads or writes its pipe again, so it cannot notice that its
+    parent was killed outright: the kernel must tell it."""
+    out, err = tmp_path / "out", tmp_path / "err"
+    with open(out, "w") as fout, open(err, "w") as ferr:  # not pipes: a survivor would hold them
+        parent = subprocess.Popen([sys.executable, "-c", HUNG_PARENT, str(tmp_path)], stdout=fout,
+                                  stderr=ferr)
+        assert parent.wait(timeout=300) == -signal.SIGKILL, err.read_text()
+    pid = int(out.read_text())
+    try:
+        assert not _survivors([pid], WORKER_EXIT_S), "the hung worker outlived its parent"
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)

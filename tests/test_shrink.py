@@ -113,6 +113,25 @@ def test_the_budget_stops_cleanly_with_the_best_so_far():
     assert complexity(result.case) <= complexity(big)
 
 
+def test_a_campaigns_time_left_bounds_a_shrink_and_none_left_saves_the_finding_unshrunk():
+    from fuzzer.campaign.session import Config, entry_for
+    from fuzzer.judge.trial import Finding
+    from fuzzer.program.ir import Stmt
+
+    budget = ShrinkBudget(oracle_calls=150, seconds=120)
+    assert budget.within(None) == budget and budget.within(500) == budget
+    assert budget.within(30) == ShrinkBudget(150, 30) and budget.within(-5) == ShrinkBudget(150, 0)
+    big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
+    finding = Finding(contract.EFFECT_LOG, big, scale_then_tap(big).divergences, "cpu", "inductor")
+    config = Config(seed=0, device="cpu", corpus_dir="unused", shrink_budget=budget)
+    calls = []
+    judge = count_judge(calls)(scale_then_tap)
+    late = entry_for(finding, 7, config, judge, seconds_left=0)
+    assert late.case == big and late.shrink is None and not calls   # as the trial confirmed it
+    shrunk = entry_for(finding, 7, config, judge, seconds_left=60)
+    assert shrunk.statements == 2 and shrunk.shrink["statements"] == 2 and calls
+
+
 def test_dead_calls_are_never_removed_implicitly():
     """Removing a statement removes only what reads its result, never dead neighbours."""
     p = prog({"x0": ("s0",)}, [

@@ -11,6 +11,11 @@ or lose a finding, so the parent watches every worker:
   ``timeout`` finding;
 * a worker over the memory cap is killed, and its program becomes a ``crash``
   finding ("memory cap");
+* when the worker was shrinking a finding, what it was running is not the program
+  (whose trial it survived) but a shrink candidate, which it announced first: the
+  candidate becomes the ``crash`` or ``timeout`` finding, and the findings the trial
+  confirmed (also reported first) are saved unshrunk, so neither the death nor the
+  findings are lost;
 * a worker is recycled (stopped and replaced) after a number of programs, or when
   its memory has grown past a factor (1.1) of what it used once warm (after its
   first 20 programs), so memory stays flat over long campaigns: torch keeps a little
@@ -22,9 +27,19 @@ it (``fuzzer.isolation.judge.shrink_casualty``: candidates run in a child that m
 result is confirmed in a fresh process) and replaces the saved entry with the
 reduced one, merging with an entry of the same reduced signature if there is one.
 One casualty is shrunk at a time; a few more may wait (``PoolLimits.casualty_queue``),
-the rest stay saved unshrunk for ``dcefuzz shrink``.  At the end of the campaign the
-shrink in progress is finished and the waiting ones are left unshrunk; Ctrl-C
-abandons it.
+the rest stay saved unshrunk for ``dcefuzz shrink``.  At the end of a campaign that
+ran its programs the shrink in progress is finished and the waiting ones are left
+unshrunk; Ctrl-C abandons it.
+
+A campaign with a time budget ends on time, whatever hangs: every time limit is cut
+to the time left (a program's, a worker's shrink budget, sent with each program, and
+the casualty shrink's), no program starts after the deadline, and at the deadline
+nothing is waited for.  The workers still holding a program are killed: a program
+still in its trial is not counted (``Stats.stopped``; the campaign state does not
+mark it done, so ``--resume`` runs it again), one whose worker was shrinking its
+findings counts, with the findings saved unshrunk as the trial confirmed them.  The
+casualty shrink in progress is aborted (the entry stays saved unshrunk).  What is left
+to do then takes at most ``PoolLimits.end_grace_seconds``.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from multiprocessing.connection import wait
 
 from fuzzer.campaign import worker
@@ -59,6 +75,11 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
 from fuzzer.program.generate import generate
+from fuzzer.program.ir import Case
+from fuzzer.reduce.shrinker import ShrinkBudget
+
+#: seconds the idle workers have, together, to exit when the campaign ends
+END_STOP_S = 2 * STOP_GRACE_S
 
 
 class WorkerStartError(RuntimeError):
@@ -94,14 +115,33 @@ class _Worker:
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None
         self.pseed: int | None = None
+        #: the program's trial, reported before its findings are shrunk (unshrunk entries)
+        self.tried: worker.Report | None = None
+        #: the shrink candidate the worker announced last (a case, as JSON)
+        self.candidate: dict | None = None
         self.programs = 0
         self.base_rss_kb = 0
         self.rss_kb = 0
 
-    def assign(self, index: int, pseed: int, limits: PoolLimits) -> None:
+    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None) -> None:
         self.index, self.pseed = index, pseed
+        self.limit(limits, ends_at)
+        self.conn.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic()))
+
+    def limit(self, limits: PoolLimits, ends_at: float | None) -> None:
+        """Start a program time limit (a program's, or a shrink candidate's), cut to the
+        campaign's end."""
         self.deadline = time.monotonic() + limits.program_seconds
-        self.conn.send(("run", index, pseed))
+        if ends_at is not None:
+            self.deadline = min(self.deadline, ends_at)
+
+    def release(self) -> None:
+        """The program is over (reported, or counted as a casualty)."""
+        self.index = self.pseed = self.tried = self.candidate = None
+
+    def running(self) -> Case:
+        """What the worker was running: the candidate it announced, else its program."""
+        return Case.from_json(self.candidate) if self.candidate is not None else generate(self.pseed)
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -126,12 +166,41 @@ class _Worker:
         stop_child(self.process, self.conn, STOP_GRACE_S * 5)
 
 
-def _process_entry(kind: str, detail: str, index: int, pseed: int, config: Config,
-                   frames: list[str] = ()) -> Entry:
-    """The entry of a program whose worker died: the death is its one divergence."""
-    return Entry.build(kind, generate(pseed), [Divergence(kind, 0, "process", detail)], seed=pseed,
+def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Config,
+                   frames: list[str] = (), candidate: bool = False) -> Entry:
+    """The entry of a case whose worker died running it: the death is its one divergence.
+
+    ``case`` is the program of seed ``pseed`` or, with ``candidate``, a shrink
+    candidate of one of its findings (which a note says: that program itself does
+    not die).
+    """
+    notes = ([f"  on a shrink candidate of a finding of seed {pseed}'s program, which ran without dying"]
+             if candidate else [])
+    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], seed=pseed,
                        device=config.device, backend=config.backend, fault=config.fault,
-                       notes=[f"  at {f}" for f in frames])
+                       notes=notes + [f"  at {f}" for f in frames])
+
+
+def _stop_all(workers: list[_Worker]) -> None:
+    """Stop every worker at once: kill those holding a program (or not ready), ask the
+    idle ones to stop and give them ``END_STOP_S`` together before they are killed."""
+    for w in workers:
+        if not w.process.is_alive():
+            continue
+        if w.index is not None or not w.ready:
+            w.process.kill()
+            continue
+        try:
+            w.conn.send(("stop",))
+        except OSError:
+            w.process.kill()
+    until = time.monotonic() + END_STOP_S
+    for w in workers:
+        w.process.join(max(0.0, until - time.monotonic()))
+        if w.process.is_alive():
+            w.process.kill()
+            w.process.join(5)
+        w.conn.close()
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
@@ -147,8 +216,11 @@ class _CasualtyShrinker:
     ``adopt``), so the session's counts and the corpus are touched by one thread.
     """
 
-    def __init__(self, config: Config, limits: PoolLimits, log):
+    def __init__(self, config: Config, limits: PoolLimits, log,
+                 seconds_left: Callable[[], float | None] = lambda: None):
         self.config, self.limits, self.log = config, limits, log
+        #: the campaign's time left (None: no time budget): each shrink gets no more
+        self.seconds_left = seconds_left
         self.todo: queue.Queue = queue.Queue()
         self.done: queue.Queue = queue.Queue()
         self.stop = threading.Event()
@@ -179,14 +251,16 @@ class _CasualtyShrinker:
                     self.todo.put((entry, path))
                     return
                 self.busy.set()
+            budget = ShrinkBudget(self.limits.casualty_shrink_calls,
+                                  self.limits.casualty_shrink_seconds).within(self.seconds_left())
+            why = "nothing smaller died the same way"
             try:
-                reduced = shrink_casualty(entry, self.limits, stop=self.stop)
+                reduced = shrink_casualty(entry, self.limits, budget, stop=self.stop)
             except Aborted:
-                reduced = None
+                reduced, why = None, "its shrink stopped at the end of the campaign"
             except Exception as exc:  # noqa: BLE001 - the unshrunk entry is already saved
-                self.log(f"shrinking {entry.kind} {entry.id} failed: {type(exc).__name__}: {exc}")
-                reduced = None
-            self.done.put((entry, path, reduced))
+                reduced, why = None, f"its shrink failed: {type(exc).__name__}: {exc}"
+            self.done.put((entry, path, reduced, why))
             self.busy.clear()
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
@@ -197,23 +271,26 @@ class _CasualtyShrinker:
         moved = []
         while True:
             try:
-                old, path, new = self.done.get_nowait()
+                old, path, new, why = self.done.get_nowait()
             except queue.Empty:
                 return moved
             self.waiting -= 1
             if new is None:
-                self.log(f"{old.kind} {old.id} kept unshrunk (nothing smaller died the same way)")
+                self.log(f"{old.kind} {old.id} kept unshrunk ({why})")
                 continue
             moved.append((path, session.replace(old, path, new)))
 
-    def finish(self, wait: bool) -> None:
-        """Stop taking work; with ``wait``, let the shrink in progress end first."""
+    def finish(self, until: float | None) -> None:
+        """Stop taking work; let the shrink in progress end, but abort it at ``until``
+        (a ``time.monotonic`` time; None: however long it takes)."""
         with self.taking:
             self.closing = True
-        while wait and self.busy.is_set() and self.thread.is_alive():
+        while (self.busy.is_set() and self.thread.is_alive()
+               and (until is None or time.monotonic() < until)):
             time.sleep(self.limits.poll_seconds)
         self.stop.set()
-        self.thread.join(10)
+        # an aborted shrink kills its child at once (``IsolatedJudge``)
+        self.thread.join(STOP_GRACE_S)
         left = self.todo.qsize()
         if left:
             self.log(f"{left} crash/timeout entries left unshrunk (dcefuzz shrink ENTRY)")
@@ -225,7 +302,8 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
              log=None, progress=None) -> Stats:
     """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given)."""
     session = Session(config, budget, shard, folder, resume, log, progress)
-    shrinker = _CasualtyShrinker(config, limits, session.log) if config.shrink else None
+    ends_at = session.ends_at()
+    shrinker = _CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
     ctx = multiprocessing.get_context("spawn")
     slots = [str(d) for d in devices] if devices else [None] * jobs
     # the cores are shared out: each worker's Inductor compiles kernels on its share
@@ -266,27 +344,37 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
 
     def casualty(w: _Worker, kind: str, detail: str, alive: bool = False) -> None:
-        """The worker is gone (or, ``alive``, about to be killed); its program (if any)
-        becomes a finding, or a hit of the entry with the same title; start another."""
+        """The worker is gone (or, ``alive``, about to be killed); what it was running (its
+        program, or the shrink candidate it announced) becomes a finding, or a hit of the
+        entry with the same title, beside the findings it had reported; start another."""
         nonlocal failed_starts
         frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
         if w.index is not None:
+            # a worker that was shrinking had finished its trial: the program counts as
+            # tried, with its findings unshrunk, and the death as one more finding
+            tried = w.tried
+            entries = [Entry.from_json(e) for e in tried.entries] if tried else []
+            status, recompiles, untested = ((tried.status, tried.recompiles, tried.untested) if tried
+                                            else (kind, 0, None))
+            on = "a shrink candidate" if w.candidate is not None else "its program"
             title = _title(kind, detail, frames)
             known = titles.get(title) if title else None
             if known and os.path.exists(known):
                 hit = store.load(known)
                 hit.hits = 1
-                session.finished(w.index, kind, [hit])
-                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} at "
+                session.finished(w.index, status, entries + [hit], recompiles, untested)
+                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} on {on} at "
                             f"{stacks.innermost(frames)}, a hit of {known}")
             else:
-                entry = _process_entry(kind, detail, w.index, w.pseed, config, frames)
-                paths = session.finished(w.index, kind, [entry])
-                if title and paths[0] is not None:
-                    titles[title] = paths[0]
-                if shrinker is not None and paths[0] is not None and not shrinker.submit(entry, paths[0]):
+                entry = _process_entry(kind, detail, w.running(), w.pseed, config, frames,
+                                       candidate=w.candidate is not None)
+                path = session.finished(w.index, status, entries + [entry], recompiles, untested)[-1]
+                if title and path is not None:
+                    titles[title] = path
+                if shrinker is not None and path is not None and not shrinker.submit(entry, path):
                     session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
+            w.release()
         elif not w.ready:
             failed_starts += 1
             session.log(f"worker {w.slot} failed to start ({detail})")
@@ -294,8 +382,32 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 raise WorkerStartError(f"{failed_starts} workers failed to start; last: {detail}")
         replace(w)
 
+    def stop_at_deadline() -> None:
+        """Kill the workers still holding a program: a program still in its trial is
+        not counted (a resumed campaign runs it again); one whose findings were being
+        shrunk counts, with its findings as the trial confirmed them."""
+        for w in workers:
+            if w.index is None:
+                continue
+            w.kill()
+            if w.tried is None:
+                session.stats.stopped += 1
+            else:
+                t = w.tried
+                session.finished(w.index, t.status, [Entry.from_json(e) for e in t.entries],
+                                 t.recompiles, t.untested)
+                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: shrinking cut short by "
+                            "the deadline, its findings saved unshrunk")
+            w.release()
+        if session.stats.stopped:
+            session.log(f"[{session.elapsed():6.0f}s] time is up: {session.stats.stopped} programs "
+                        "stopped unfinished (--resume runs them again)")
+
     try:
         while True:
+            if session.out_of_time():
+                stop_at_deadline()
+                break
             busy = [w for w in workers if w.index is not None]
             stopping = session.spent(in_flight=len(busy))
             if stopping and not busy:
@@ -303,9 +415,11 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             for w in workers:
                 if w.ready and w.index is None and not session.spent(
                         in_flight=sum(1 for x in workers if x.index is not None)):
-                    w.assign(*session.next_program(), limits)
+                    w.assign(*session.next_program(), limits, ends_at)
             conns = {w.conn: w for w in workers}
-            for conn in wait(list(conns), timeout=limits.poll_seconds):
+            left = session.seconds_left()
+            poll = limits.poll_seconds if left is None else max(0.0, min(limits.poll_seconds, left))
+            for conn in wait(list(conns), timeout=poll):
                 w = conns[conn]
                 try:
                     message = conn.recv()
@@ -315,13 +429,18 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     continue
                 if message[0] == "ready":
                     w.ready = True
-                elif message[0] == "shrinking":
-                    w.deadline = time.monotonic() + limits.program_seconds + message[2]
+                elif message[0] == "tried":
+                    w.tried = message[2]
+                    w.limit(limits, ends_at)
+                elif message[0] == "candidate":
+                    # each candidate is a program run of its own, with its own time limit
+                    w.candidate = message[2]
+                    w.limit(limits, ends_at)
                 elif message[0] == "done":
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
                     session.finished(index, report.status, entries, report.recompiles, report.untested)
-                    w.index = w.pseed = None
+                    w.release()
                     w.programs += 1
                     w.rss_kb = report.rss_kb
                     if w.programs == limits.recycle_baseline_programs:
@@ -331,9 +450,11 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                         w.stop()
                         replace(w)
             now = time.monotonic()
+            if session.out_of_time():
+                continue  # a deadline cut to the campaign's end is no program's timeout
             # a dead worker's pipe reads as closed, so deaths are handled above
             for w in list(workers):
-                if now > w.deadline:
+                if now > w.deadline and (w.index is not None or not w.ready):
                     detail = (timeout_detail(limits.program_seconds) if w.ready
                               else f"start exceeded {limits.start_seconds:.0f}s")
                     casualty(w, TIMEOUT, detail, alive=True)
@@ -347,16 +468,13 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         interrupted = True
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
     finally:
-        for w in workers:
-            if w.index is not None or not w.ready:
-                w.kill()
-            else:
-                w.stop()
+        _stop_all(workers)
         if shrinker is not None:
+            # the shrink in progress may finish, but not past the deadline
             try:
-                shrinker.finish(wait=not interrupted)
+                shrinker.finish(time.monotonic() if interrupted else ends_at)
             except KeyboardInterrupt:
-                shrinker.finish(wait=False)
+                shrinker.finish(time.monotonic())
             adopt()
         shutil.rmtree(stack_dir, ignore_errors=True)
         session.checkpoint(details())

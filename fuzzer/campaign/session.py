@@ -19,9 +19,11 @@ from fuzzer import faults
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import FLAKY, Finding, run_trial
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
 
@@ -72,6 +74,9 @@ class Stats:
     signatures: set[str] = field(default_factory=set)
     #: programs not wholly compiled and with no finding, by the first reason
     untested: Counter = field(default_factory=Counter)
+    #: programs stopped unfinished at the end of the time budget: not counted, so a
+    #: resumed campaign runs them again
+    stopped: int = 0
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -118,6 +123,7 @@ class Stats:
             f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures "
             f"({len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
+            f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
         ]
         if self.base.programs:
             total = self.to_state()
@@ -125,15 +131,30 @@ class Stats:
         return "\n".join(lines)
 
 
-def entry_for(finding: Finding, seed: int | None, config: Config) -> Entry:
-    """The corpus entry of a finding, shrunk first when the config says so."""
-    case, divs, record = finding.case, finding.divergences, None
-    if config.shrink:
-        result = shrink(case, finding.kind, divs, finding.device, finding.backend, config.shrink_budget)
-        if result.confirmed:
-            case, divs, record = result.case, result.divergences, result.record()
-    return Entry.build(finding.kind, case, divs, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=record)
+def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
+    """The corpus entry of a finding as the trial confirmed it, unshrunk."""
+    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault)
+
+
+def entry_for(finding: Finding, seed: int | None, config: Config,
+              judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk first when the config says so.
+
+    ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
+    candidate to the parent before running it).  ``seconds_left`` is the campaign's
+    time left (None: no time budget): the shrink gets no more, and none at all when
+    it is spent, so the finding is saved as the trial confirmed it.
+    """
+    budget = config.shrink_budget.within(seconds_left)
+    if not config.shrink or budget.seconds <= 0:
+        return found_entry(finding, seed, config)
+    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
+                    budget, judge=judge)
+    if not result.confirmed:
+        return found_entry(finding, seed, config)
+    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, shrink=result.record())
 
 
 def _progress_line(stats: Stats, extra: str = "") -> str:
@@ -175,7 +196,8 @@ class Session:
         self.stats.next_index = next(shard.indices(state.next_index))
         self.done = set(state.done_above)
         self.pending = self._fresh_indices(self.stats.next_index)
-        self.start = time.perf_counter()
+        # one clock for the budget, the pool's deadlines and its workers': monotonic
+        self.start = time.monotonic()
         self.last_report = self.start
 
     def _fresh_indices(self, start: int):
@@ -184,10 +206,24 @@ class Session:
                 yield i
 
     def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+        return time.monotonic() - self.start
 
     def spent(self, in_flight: int = 0) -> bool:
         return self.budget.spent(self.elapsed(), self.stats.run_programs + in_flight)
+
+    def ends_at(self) -> float | None:
+        """When the time budget is spent, on ``time.monotonic``'s clock (None: no time budget)."""
+        return None if self.budget.seconds is None else self.start + self.budget.seconds
+
+    def seconds_left(self) -> float | None:
+        """Seconds to the end of the time budget, negative past it (None: no time budget)."""
+        end = self.ends_at()
+        return None if end is None else end - time.monotonic()
+
+    def out_of_time(self) -> bool:
+        """The time budget is spent: nothing may start, nothing running is waited for."""
+        left = self.seconds_left()
+        return left is not None and left <= 0
 
     def next_program(self) -> tuple[int, int]:
         index = next(self.pending)
@@ -260,7 +296,7 @@ class Session:
 
     def tick(self, extra: str = "", details: Callable[[], dict] | None = None) -> None:
         """Every progress interval: checkpoint (with ``details()`` in the stats line), report."""
-        now = time.perf_counter()
+        now = time.monotonic()
         if now - self.last_report >= CAMPAIGN.progress_every_s:
             self.last_report = now
             self.checkpoint(details() if details else None)
@@ -281,6 +317,11 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     """Fuzz in this process until the budget is spent (or, with ``stop_after_saving``,
     a finding is saved).
 
+    The time budget is checked between programs, and each finding's shrink gets at
+    most the time left; a program that has started cannot be interrupted here (no
+    process watches it), so a campaign may end past its time by one program and the
+    confirmation of a shrink.  The worker pool (``fuzzer.campaign.pool``) ends on time.
+
     ``accept`` filters findings before the costly part: a finding it refuses is
     counted in ``stats.ignored`` and neither shrunk nor saved.  With a ``folder`` the
     campaign's state is saved there every progress interval and at the end (also on
@@ -300,7 +341,8 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
-                    entries.append(entry_for(finding, pseed, config))
+                    entries.append(entry_for(finding, pseed, config,
+                                             seconds_left=session.seconds_left()))
                 session.finished(index, result.status, entries, result.recompiles,
                                  result.untested_reason)
                 session.tick()

@@ -8,15 +8,25 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages, on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   ("run", index, program_seed)
-    worker -> parent   ("shrinking", index, seconds) | ("done", index, Report)
+    parent -> worker   ("run", index, program_seed, seconds_left)
+    worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
+                       ("candidate", index, case)    a shrink candidate it is about to run (JSON)
+                       ("done", index, Report)       the program's entries, shrunk
 
-"shrinking" tells the parent that the program's time limit is extended by the
-shrink budget: shrinking a finding legitimately takes longer than running a program.
+A worker that has findings to shrink first reports them as the trial confirmed them
+("tried"), then announces each candidate before the shrinker's oracle runs it.  A
+candidate may be what kills or hangs the worker: the parent then saves the findings
+from "tried" and blames the death on the candidate, not on the program (which the
+trial just ran without dying).  Each candidate starts a new program time limit:
+shrinking a finding legitimately takes longer than running a program, and the shrink
+budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
+the campaign has left (None: no time budget); the shrink budget is cut to it, since the
+parent kills a worker still holding a program at the campaign's deadline.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import time
 from dataclasses import dataclass, field
@@ -75,25 +85,34 @@ class Worker:
         from fuzzer.program import generate  # noqa: F401
 
     def __call__(self, message: tuple, send) -> None:
-        _, index, pseed = message
-        send(("done", index, _program(send, index, pseed, self.config)))
+        _, index, pseed, seconds_left = message
+        end = None if seconds_left is None else time.monotonic() + seconds_left
+        send(("done", index, _program(send, index, pseed, self.config, end)))
         self.ran += 1
         if self.ran == self.limits.freeze_after_programs:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config) -> Report:
-    """Run, judge, confirm (and shrink) one program; nothing of it outlives the call."""
-    from fuzzer.campaign.session import entry_for
-    from fuzzer.judge.trial import run_trial
+def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
+    """Run, judge, confirm (and shrink, until ``end`` at most) one program; nothing of it
+    outlives the call."""
+    from fuzzer.campaign.session import entry_for, found_entry
+    from fuzzer.judge.trial import judge_fresh, run_trial
     from fuzzer.program.generate import generate
 
     start = time.perf_counter()
     result = run_trial(generate(pseed), config.device, config.backend)
-    entries = []
-    for finding in result.findings:
-        if config.shrink:
-            send(("shrinking", index, config.shrink_budget.seconds))
-        entries.append(entry_for(finding, pseed, config).to_json())
-    return Report(result.status, time.perf_counter() - start, entries, list(result.flaky_kinds),
-                  rss_kb(), result.recompiles, result.untested_reason)
+    report = Report(result.status, time.perf_counter() - start,
+                    [found_entry(f, pseed, config).to_json() for f in result.findings],
+                    list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason)
+    if not (config.shrink and result.findings):
+        return report
+    send(("tried", index, report))
+
+    def judge(case):
+        send(("candidate", index, case.to_json()))
+        return judge_fresh(case, config.device, config.backend)
+
+    entries = [entry_for(f, pseed, config, judge, None if end is None else end - time.monotonic()).to_json()
+               for f in result.findings]
+    return dataclasses.replace(report, entries=entries, seconds=time.perf_counter() - start, rss_kb=rss_kb())

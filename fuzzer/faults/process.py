@@ -5,6 +5,12 @@ custom-op regression, so they are kept out of the catalogue the self-test runs.
 Each wraps Inductor's entry point ``torch._inductor.compile_fx.compile_fx`` (the
 ``inductor`` backend looks it up at call time) and misbehaves only when the graph
 calls ``e_log``, so a campaign meets both healthy and deadly programs.
+
+``test-candidate-segfault`` is the one that dies on a *shrink candidate*: it drops
+every ``e_log`` call (an effect-log finding) from a graph that also calls another
+custom op, and segfaults on a graph whose only custom-op calls are ``e_log``.  A
+whole program that mixes ops is found, not killed; shrinking its finding deletes
+the other ops, one candidate at a time, until one kills the process that judges it.
 """
 
 from __future__ import annotations
@@ -24,6 +30,11 @@ HANG_SECONDS = 10 ** 6
 
 def _calls_e_log(gm) -> bool:
     return any(n.op == "call_function" and "dcefuzz.e_log" in str(n.target) for n in gm.graph.nodes)
+
+
+def _custom_calls(gm) -> list:
+    """The graph's calls of dcefuzz's custom ops."""
+    return [n for n in gm.graph.nodes if n.op == "call_function" and str(n.target).startswith("dcefuzz.")]
 
 
 def _segfault() -> None:
@@ -53,6 +64,23 @@ def _build(action):
     return build
 
 
+def _build_candidate_segfault(current):
+    original = current(COMPILE_FX)
+
+    def compile_fx(gm, *args, **kwargs):
+        calls = _custom_calls(gm)
+        logs = [n for n in calls if "dcefuzz.e_log" in str(n.target)]
+        if logs and len(logs) == len(calls):
+            _segfault()
+        if logs:
+            for node in logs:  # e_log returns nothing: no node reads it
+                gm.graph.erase_node(node)
+            gm.recompile()
+        return original(gm, *args, **kwargs)
+
+    return {COMPILE_FX: compile_fx}
+
+
 def _fault(name: str, what: str, action, kind: str) -> Fault:
     return Fault(name=name, bug_class="process", expected_kind=kind, dynamic_only=False,
                  description=f"test only: {what} when compiling a graph that calls e_log",
@@ -63,4 +91,8 @@ FAULTS = (
     _fault("test-segfault", "the process segfaults", _segfault, "crash"),
     _fault("test-hang", "the compile never returns", _hang, "timeout"),
     _fault("test-alloc", "memory grows without bound", _alloc, "crash"),
+    Fault(name="test-candidate-segfault", bug_class="process", expected_kind="crash", dynamic_only=False,
+          description="test only: e_log calls are dropped from a graph that calls other custom ops "
+                      "too; the process segfaults on a graph whose only custom-op calls are e_log",
+          targets=(COMPILE_FX,), build=_build_candidate_segfault),
 )

@@ -68,10 +68,10 @@ def shrink_casualty(entry: Entry, limits: PoolLimits = PoolLimits(),
             if log:
                 log(f"shrunk {entry.kind} {entry.id}: {entry.statements} -> "
                     f"{len(candidate.program.body)} statements")
-            # the stack is where the original program died; the reduced one dies the
-            # same way, so it is kept
+            # the notes (the stack where the original case died, what that case was) are
+            # kept: the reduced case dies the same way
             return Entry.build(death.kind, candidate, divs, seed=entry.seed, device=entry.device,
                                backend=entry.backend, fault=entry.fault, hits=entry.hits,
                                found=entry.found, shrink=record, torch_version=entry.torch_version,
-                               notes=[ln for ln in entry.detail[1:] if ln.startswith("  at ")])
+                               notes=entry.detail[1:])
     return None

@@ -14,13 +14,25 @@ Before it reports ready the child arms ``faulthandler`` (where it dies or hangs:
 ``fuzzer.isolation.stacks``), ignores Ctrl-C (it reaches the whole process group;
 the parent decides what stops), bounds torch's threads so that children share the
 cores, and plants the campaign's fault for its whole life.
+
+A child never outlives its parent.  A parent that exits, however it exits, closes
+the pipe: a child waiting for a message returns, and one that sends next fails.  But
+a child hung in a compile does neither, and a parent killed by SIGKILL runs no
+cleanup, so on Linux the kernel is asked to kill the child when its parent dies
+(``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import multiprocessing
 import os
 import signal
+import sys
 from typing import Any, Protocol
+
+#: prctl(2) option: the signal the calling process gets when its parent dies
+PR_SET_PDEATHSIG = 1
 
 
 class Handler(Protocol):
@@ -31,8 +43,28 @@ class Handler(Protocol):
         """Do the work one message asks for, sending what the parent expects."""
 
 
+def die_with_parent() -> None:
+    """Have the kernel SIGKILL this process when its parent dies (Linux; elsewhere a
+    no-op, and a child hung in a compile outlives a parent killed outright).
+
+    The signal is sent when the *thread* that started the child ends: the pool starts
+    its workers from the campaign's main thread, and an isolated judge's child lives
+    within the call, on the thread, that started it.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl(PR_SET_PDEATHSIG): {os.strerror(err)}")
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():  # it died before the request
+        raise SystemExit(0)
+
+
 def serve(conn, handler: Handler, fault: str | None, threads: int,
           compile_threads: int | None = None, stack_path: str | None = None) -> Any:
+    die_with_parent()
     if stack_path:
         from fuzzer.isolation import stacks
         stacks.arm(stack_path)
@@ -48,7 +80,10 @@ def serve(conn, handler: Handler, fault: str | None, threads: int,
     with faults.planted(fault):
         conn.send(("ready", os.getpid()))
         while True:
-            message = conn.recv()
+            try:
+                message = conn.recv()
+            except EOFError:  # the parent is gone
+                return
             if message[0] == "stop":
                 return
             handler(message, conn.send)

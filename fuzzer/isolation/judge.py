@@ -120,7 +120,7 @@ class IsolatedJudge:
         """The child's next message; None if it died, a Death if a limit was hit."""
         while True:
             if self.stop.is_set():
-                self.close()
+                self._kill()  # at once: the child may be deep in a compile that hangs
                 raise Aborted
             if self.conn.poll(self.limits.poll_seconds):
                 try:

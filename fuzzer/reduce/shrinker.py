@@ -116,6 +116,12 @@ class ShrinkBudget:
     oracle_calls: int = 150
     seconds: float = 120.0
 
+    def within(self, seconds_left: float | None) -> ShrinkBudget:
+        """This budget cut to the time a campaign has left (None: no time limit)."""
+        if seconds_left is None or seconds_left >= self.seconds:
+            return self
+        return dataclasses.replace(self, seconds=max(0.0, seconds_left))
+
 
 @dataclass
 class ShrinkResult:
