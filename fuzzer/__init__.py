@@ -17,4 +17,4 @@ crashes and hangs, their stacks), ``faults`` plants compiler regressions that pr
 the oracle sees (with ``selftest``), and ``cli`` is the command line.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.1.0"
