@@ -72,11 +72,18 @@ def main() -> None:
     """
 
 
+def _catalogue_names() -> list[str]:
+    """The faults the self-test plants and ``dcefuzz faults`` lists."""
+    from fuzzer.faults import CATALOGUE
+    return sorted(CATALOGUE)
+
+
 def _fault_names() -> list[str]:
     """The catalogue's faults, then the test-only ones (which ``dcefuzz faults`` does not
-    list): the pool's tests plant those through the command line."""
-    from fuzzer.faults import CATALOGUE, TEST_ONLY
-    return sorted(CATALOGUE) + sorted(TEST_ONLY)
+    list, and the self-test never plants: some kill the process): the pool's tests plant
+    those through ``run --inject-fault``."""
+    from fuzzer.faults import TEST_ONLY
+    return _catalogue_names() + sorted(TEST_ONLY)
 
 
 class ShrinkBudgetType(click.ParamType):
@@ -284,7 +291,7 @@ def stats(folder, as_json):
 
 
 @main.command()
-@click.option("--fault", "names", multiple=True, type=click.Choice(_fault_names()), metavar="NAME",
+@click.option("--fault", "names", multiple=True, type=click.Choice(_catalogue_names()), metavar="NAME",
               help="Test only this fault (repeatable). Default: the whole catalogue.")
 @click.option("--time-per-fault", "seconds", type=Duration(), default="60s", show_default=True,
               help="Campaign time for each fault.")
@@ -304,7 +311,7 @@ def selftest(names, seconds, seed, device, corpus_dir):
     from fuzzer.faults.selftest import run_selftest, table
 
     dev = _device(device)
-    names = list(names) or _fault_names()
+    names = list(names) or _catalogue_names()
     with tempfile.TemporaryDirectory(prefix="dcefuzz-selftest-") as tmp:
         folder = corpus_dir or tmp
         click.echo(f"selftest: {len(names)} faults, {seconds:.0f}s each, seed {seed}, device {dev}", err=True)

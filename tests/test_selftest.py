@@ -30,3 +30,13 @@ def test_selftest_detects_a_fault_and_its_entry_is_fixed_without_it(tmp_path):
     replay = CliRunner().invoke(main, ["replay", str(tmp_path / f"{planted[0].id}.json")])
     assert replay.exit_code == 0, replay.output
     assert replay.output.startswith("FIXED")
+
+
+def test_the_selftest_plants_the_catalogue_and_never_a_test_only_fault():
+    from fuzzer.cli import selftest
+    from fuzzer.faults import CATALOGUE, TEST_ONLY
+
+    option = next(p for p in selftest.params if p.name == "names")
+    assert sorted(option.type.choices) == sorted(CATALOGUE)
+    r = CliRunner().invoke(main, ["selftest", "--fault", sorted(TEST_ONLY)[0]])
+    assert r.exit_code == 2 and "Invalid value" in r.output
