@@ -353,9 +353,8 @@ def shrink_entry(entry, device, shrink_budget):
     """
     from pathlib import Path
 
-    from fuzzer.reduce.reshrink import reshrink
-
     from fuzzer.judge.execute import device_unavailable
+    from fuzzer.reduce.reshrink import reshrink
 
     e = _load_or_exit(entry)
     dev = _entry_device(device) or e.device

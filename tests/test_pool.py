@@ -234,7 +234,7 @@ def test_a_worker_freezes_its_heap_without_pinning_a_programs_graph():
 
 def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_aborts_one(monkeypatch):
     """A shrink that has started is let finish; one that has not stays queued (unshrunk)."""
-    import fuzzer.campaign.pool as pool_mod
+    import fuzzer.campaign.casualties as casualties
     from fuzzer.isolation.process import Aborted
 
     def slow_shrink(entry, limits, budget=None, stop=None):
@@ -243,10 +243,10 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
             raise Aborted()
         return f"reduced {entry}"
 
-    monkeypatch.setattr(pool_mod, "shrink_casualty", slow_shrink)
+    monkeypatch.setattr(casualties, "shrink_casualty", slow_shrink)
     limits = PoolLimits(poll_seconds=0.001)
     for attempt in range(20):
-        shrinker = pool_mod._CasualtyShrinker(None, limits, log=lambda line: None)
+        shrinker = casualties.CasualtyShrinker(None, limits, log=lambda line: None)
         if attempt % 2:
             time.sleep(0.01)  # the thread is waiting for work, not starting
         assert shrinker.submit(attempt, f"path{attempt}")
@@ -262,7 +262,7 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
     stays saved unshrunk); each shrink's budget is cut to the time left."""
     import threading
 
-    import fuzzer.campaign.pool as pool_mod
+    import fuzzer.campaign.casualties as casualties
     from fuzzer.isolation.process import Aborted
 
     started, budgets = threading.Event(), []
@@ -274,9 +274,9 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
             pass
         raise Aborted()
 
-    monkeypatch.setattr(pool_mod, "shrink_casualty", endless_shrink)
+    monkeypatch.setattr(casualties, "shrink_casualty", endless_shrink)
     limits = PoolLimits(poll_seconds=0.001, casualty_shrink_seconds=300)
-    shrinker = pool_mod._CasualtyShrinker(None, limits, log=lambda line: None, seconds_left=lambda: 7.0)
+    shrinker = casualties.CasualtyShrinker(None, limits, log=lambda line: None, seconds_left=lambda: 7.0)
     assert shrinker.submit("entry", "path")
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return

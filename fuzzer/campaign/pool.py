@@ -47,24 +47,20 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
-import queue
 import shutil
 import tempfile
-import threading
 import time
-from collections.abc import Callable
 from multiprocessing.connection import wait
 
 from fuzzer.campaign import worker
+from fuzzer.campaign.casualties import CasualtyShrinker
 from fuzzer.campaign.session import Budget, Config, Session, Stats
 from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import child, stacks
-from fuzzer.isolation.casualty import shrink_casualty
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
-    Aborted,
     died_detail,
     memory_detail,
     rss_kb,
@@ -76,7 +72,6 @@ from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case
-from fuzzer.reduce.shrinker import ShrinkBudget
 
 #: seconds the idle workers have, together, to exit when the campaign ends
 END_STOP_S = 2 * STOP_GRACE_S
@@ -209,93 +204,6 @@ def _title(kind: str, detail: str, frames: list[str]) -> str | None:
     return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
 
 
-class _CasualtyShrinker:
-    """Shrinks crash and timeout entries on a thread, one at a time.
-
-    The thread only computes reduced entries; the campaign loop saves them (through
-    ``adopt``), so the session's counts and the corpus are touched by one thread.
-    """
-
-    def __init__(self, config: Config, limits: PoolLimits, log,
-                 seconds_left: Callable[[], float | None] = lambda: None):
-        self.config, self.limits, self.log = config, limits, log
-        #: the campaign's time left (None: no time budget): each shrink gets no more
-        self.seconds_left = seconds_left
-        self.todo: queue.Queue = queue.Queue()
-        self.done: queue.Queue = queue.Queue()
-        self.stop = threading.Event()
-        self.busy = threading.Event()
-        #: marking an item busy and closing are exclusive under this lock, so that
-        #: ``finish`` sees either a shrink in progress or none that can still start
-        self.taking = threading.Lock()
-        self.closing = False
-        self.waiting = 0
-        self.thread = threading.Thread(target=self._loop, name="dcefuzz-casualty-shrinker", daemon=True)
-        self.thread.start()
-
-    def submit(self, entry: Entry, path: str) -> bool:
-        if self.waiting >= self.limits.casualty_queue:
-            return False
-        self.waiting += 1
-        self.todo.put((entry, path))
-        return True
-
-    def _loop(self) -> None:
-        while not self.stop.is_set():
-            try:
-                entry, path = self.todo.get(timeout=self.limits.poll_seconds)
-            except queue.Empty:
-                continue
-            with self.taking:
-                if self.closing:  # too late to start: it stays waiting, saved unshrunk
-                    self.todo.put((entry, path))
-                    return
-                self.busy.set()
-            budget = ShrinkBudget(self.limits.casualty_shrink_calls,
-                                  self.limits.casualty_shrink_seconds).within(self.seconds_left())
-            why = "nothing smaller died the same way"
-            try:
-                reduced = shrink_casualty(entry, self.limits, budget, stop=self.stop)
-            except Aborted:
-                reduced, why = None, "its shrink stopped at the end of the campaign"
-            except Exception as exc:  # noqa: BLE001 - the unshrunk entry is already saved
-                reduced, why = None, f"its shrink failed: {type(exc).__name__}: {exc}"
-            self.done.put((entry, path, reduced, why))
-            self.busy.clear()
-
-    def adopt(self, session: Session) -> list[tuple[str, str]]:
-        """Save the reduced entries that are ready, in place of their unshrunk ones.
-
-        Returns (old path, new path) for each entry replaced.
-        """
-        moved = []
-        while True:
-            try:
-                old, path, new, why = self.done.get_nowait()
-            except queue.Empty:
-                return moved
-            self.waiting -= 1
-            if new is None:
-                self.log(f"{old.kind} {old.id} kept unshrunk ({why})")
-                continue
-            moved.append((path, session.replace(old, path, new)))
-
-    def finish(self, until: float | None) -> None:
-        """Stop taking work; let the shrink in progress end, but abort it at ``until``
-        (a ``time.monotonic`` time; None: however long it takes)."""
-        with self.taking:
-            self.closing = True
-        while (self.busy.is_set() and self.thread.is_alive()
-               and (until is None or time.monotonic() < until)):
-            time.sleep(self.limits.poll_seconds)
-        self.stop.set()
-        # an aborted shrink kills its child at once (``IsolatedJudge``)
-        self.thread.join(STOP_GRACE_S)
-        left = self.todo.qsize()
-        if left:
-            self.log(f"{left} crash/timeout entries left unshrunk (dcefuzz shrink ENTRY)")
-
-
 def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
              limits: PoolLimits = PoolLimits(), shard: Shard = Shard(),
              folder: CampaignFolder | None = None, resume: bool = False,
@@ -303,7 +211,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given)."""
     session = Session(config, budget, shard, folder, resume, log, progress)
     ends_at = session.ends_at()
-    shrinker = _CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
+    shrinker = CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
     ctx = multiprocessing.get_context("spawn")
     slots = [str(d) for d in devices] if devices else [None] * jobs
     # the cores are shared out: each worker's Inductor compiles kernels on its share
