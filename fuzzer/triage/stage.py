@@ -1,0 +1,45 @@
+"""Which stage of the compiler a finding's bug appears in.
+
+torch ships debugging backends that stop the compile at successive stages:
+``eager`` runs Dynamo's captured graph as is, ``aot_eager`` adds AOTAutograd
+(functionalization, the effect tokens), ``aot_eager_decomp_partition`` adds
+Inductor's decompositions and the partitioner, and ``inductor`` is the whole
+compiler.  Replaying a finding's case on each in turn, with fresh, cache-free
+compiles, the first on which the same bug class shows is the stage to blame: a
+bug that needs ``inductor`` lives in Inductor's own passes, lowerings or
+scheduler, not in tracing or functionalization.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
+from fuzzer.program.ir import Case
+
+#: torch's debugging backends, from the least of the compiler to all of it
+STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+
+
+@dataclass(frozen=True)
+class StageResult:
+    """The first stage that shows the bug (None: none does, e.g. the bug is flaky or
+    fixed), and what finding it cost."""
+
+    stage: str | None
+    oracle_calls: int
+    seconds: float
+
+
+def first_stage(case: Case, kind: str, bug_class: str, device: str,
+                stages: Sequence[str] = STAGES) -> StageResult:
+    """Replay ``case`` on each stage in order; the first that shows ``bug_class``."""
+    start = time.perf_counter()
+    for calls, stage in enumerate(stages, start=1):
+        verdict = judge_fresh(case, device, stage)
+        if verdict.status == contract.OK and contract.bug_class(kind, verdict.of_kind(kind)) == bug_class:
+            return StageResult(stage, calls, time.perf_counter() - start)
+    return StageResult(None, len(stages), time.perf_counter() - start)
