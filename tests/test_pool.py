@@ -351,7 +351,7 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     other = variant("other", script.replace(marker, marker + "        " + kill.format("SIGABRT")))
     assert other.returncode == 0 and "looking for SIGSEGV" in other.stdout, other.stdout
     # a death before eager is done says nothing about the compiler
-    early = variant("early", script.replace("    _caches_off()\n", "    " + kill.format("SIGSEGV")))
+    early = variant("early", script.replace("    runs = []\n", "    " + kill.format("SIGSEGV") + "    runs = []\n"))
     assert early.returncode == 125, early.stdout + early.stderr
 
 

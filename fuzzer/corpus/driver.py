@@ -28,7 +28,7 @@ import time
 import torch
 
 from fuzzer.judge.contract import OK, BindingRuns, bug_class, judge_runs
-from fuzzer.judge.observe import run_once
+from fuzzer.judge.observe import caches_off, run_once
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -55,21 +55,9 @@ def _size(expr: str, binding: dict) -> int:
     return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
 
 
-def _caches_off() -> None:
-    """A fresh compile: no artifact of an earlier run may serve this one."""
-    for module, attr in (("torch._inductor.config", "fx_graph_cache"),
-                         ("torch._functorch.config", "enable_autograd_cache")):
-        try:
-            mod = __import__(module, fromlist=[attr])
-        except ImportError:
-            continue
-        if hasattr(mod, attr):
-            setattr(mod, attr, False)
-
-
 def judge(spec: dict, program, trace: dict, device: str):
-    """Run eager and compiled over the recorded bindings; the contract's verdict."""
-    _caches_off()
+    """Run eager and compiled over the recorded bindings, with the on-disk compile
+    caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
     for i in range(len(spec["bindings"])):
         def complete(i=i):
@@ -83,8 +71,9 @@ def judge(spec: dict, program, trace: dict, device: str):
     compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
-            br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
-                                   compiled=True)
+            with caches_off():
+                br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
+                                       compiled=True)
     return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
 
 

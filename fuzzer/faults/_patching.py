@@ -14,6 +14,7 @@ dynamo forgets its compiled graphs on both edges for the same reason.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,8 @@ from typing import Any
 
 # the on-disk compile caches: a planted fault must not be hidden by an artifact
 # compiled without it, nor leave one behind
-from fuzzer.judge.execute import CACHE_SETTINGS
+from fuzzer.judge.observe import CACHE_SETTINGS
+from fuzzer.judge.observe import caches_off as _caches_off
 
 _MISSING = object()
 
@@ -139,17 +141,9 @@ def _restore(saved: list[_Saved]) -> None:
 
 def caches_off() -> Callable[[], None]:
     """Turn the on-disk compile caches off; return an undo restoring the old values."""
-    old = []
-    for module_name, attr, value in CACHE_SETTINGS:
-        module = importlib.import_module(module_name)
-        old.append((module, attr, getattr(module, attr)))
-        setattr(module, attr, value)
-
-    def undo() -> None:
-        for module, attr, value in reversed(old):
-            setattr(module, attr, value)
-
-    return undo
+    stack = contextlib.ExitStack()
+    stack.enter_context(_caches_off())
+    return stack.close
 
 
 # ------------------------------------------------------------------ predicates

@@ -8,14 +8,12 @@ its returned values, the final contents of every input, the effect log and the
 call trace.  All bindings go through *one* compiled function, in order, the way a
 user's model meets new shapes.
 
-Nothing here judges; ``oracle`` does.
+Nothing here judges; ``contract`` does.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib
 import weakref
 
 import torch
@@ -88,35 +86,6 @@ def run_eager(case: Case, device: str) -> list[BindingRuns]:
 def compile_fn(case: Case, backend: str = "inductor"):
     """A fresh function object for the case, wrapped by ``torch.compile(dynamic=True)``."""
     return torch.compile(codegen.build(case.program), dynamic=True, backend=backend)
-
-
-#: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
-#: the value that turns each off: a fresh compile must not be served from them
-CACHE_SETTINGS: tuple[tuple[str, str, bool], ...] = (
-    ("torch._inductor.config", "fx_graph_cache", False),
-    ("torch._functorch.config", "enable_autograd_cache", False),
-)
-
-
-@contextlib.contextmanager
-def caches_off():
-    """Compile without reading or writing the on-disk compile caches.
-
-    A confirmation or replay that a cached artifact could serve would only prove
-    the cache holds what an earlier compile wrote: the divergence must come from a
-    compile made now.
-    """
-    old = []
-    try:
-        for module_name, attr, value in CACHE_SETTINGS:
-            module = importlib.import_module(module_name)
-            if hasattr(module, attr):
-                old.append((module, attr, getattr(module, attr)))
-                setattr(module, attr, value)
-        yield
-    finally:
-        for module, attr, value in reversed(old):
-            setattr(module, attr, value)
 
 
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,

@@ -16,6 +16,8 @@ counters (``torch._dynamo.utils.counters``), before and after the run.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import traceback
 from dataclasses import dataclass, field
 
@@ -30,6 +32,38 @@ SKIPPED_FRAME = "skipped-frame"
 RECOMPILE_LIMIT = "recompile-limit"
 NO_GRAPH = "no-graph"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH)
+
+
+#: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
+#: the value that turns each off: a fresh compile must not be served from them
+CACHE_SETTINGS: tuple[tuple[str, str, bool], ...] = (
+    ("torch._inductor.config", "fx_graph_cache", False),
+    ("torch._functorch.config", "enable_autograd_cache", False),
+)
+
+
+@contextlib.contextmanager
+def caches_off():
+    """Compile without reading or writing the on-disk compile caches.
+
+    A confirmation or replay that a cached artifact could serve would only prove
+    the cache holds what an earlier compile wrote: the divergence must come from a
+    compile made now.
+    """
+    old = []
+    try:
+        for module_name, attr, value in CACHE_SETTINGS:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:  # a torch without that cache
+                continue
+            if hasattr(module, attr):
+                old.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, value)
+        yield
+    finally:
+        for module, attr, value in reversed(old):
+            setattr(module, attr, value)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
-from fuzzer.judge.execute import caches_off, execute, fresh_compile_state
+from fuzzer.judge.execute import execute, fresh_compile_state
+from fuzzer.judge.observe import caches_off
 from fuzzer.program.ir import Case, dead_pure_sites
 
 FINDING = "finding"
