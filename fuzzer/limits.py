@@ -75,5 +75,19 @@ class PoolLimits:
     end_grace_seconds: float = 15.0
 
 
+@dataclass(frozen=True)
+class TriageLimits:
+    #: seconds one finding's triage may take (stage walk, switch probe, bisection); a
+    #: triage cut short keeps what it found and says so
+    seconds: float = 120.0
+    #: oracle calls (fresh compiles) one finding's triage may make: 4 stages, 9
+    #: switches and the bisector's 10 to 50 (a bug in no subsystem of its table walks
+    #: all the lowerings) fit under this
+    oracle_calls: int = 80
+    #: example entries a campaign keeps per bug (the smallest); further hits only count
+    examples_per_bug: int = 3
+
+
 GEN = GenLimits()
 CAMPAIGN = CampaignLimits()
+TRIAGE = TriageLimits()

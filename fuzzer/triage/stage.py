@@ -16,9 +16,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fuzzer.judge import contract
-from fuzzer.judge.trial import judge_fresh
 from fuzzer.program.ir import Case
+from fuzzer.triage.probe import Probe, TriageBudget
 
 #: torch's debugging backends, from the least of the compiler to all of it
 STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
@@ -34,12 +33,18 @@ class StageResult:
     seconds: float
 
 
+def walk(probe: Probe, stages: Sequence[str] = STAGES) -> str | None:
+    """The first of ``stages`` on which ``probe``'s bug shows (None: none)."""
+    for stage in stages:
+        if probe.shows(stage):
+            return stage
+    return None
+
+
 def first_stage(case: Case, kind: str, bug_class: str, device: str,
                 stages: Sequence[str] = STAGES) -> StageResult:
     """Replay ``case`` on each stage in order; the first that shows ``bug_class``."""
     start = time.perf_counter()
-    for calls, stage in enumerate(stages, start=1):
-        verdict = judge_fresh(case, device, stage)
-        if verdict.status == contract.OK and contract.bug_class(kind, verdict.of_kind(kind)) == bug_class:
-            return StageResult(stage, calls, time.perf_counter() - start)
-    return StageResult(None, len(stages), time.perf_counter() - start)
+    probe = Probe(case, kind, bug_class, device, TriageBudget(float("inf"), len(stages)))
+    stage = walk(probe, stages)
+    return StageResult(stage, probe.calls, time.perf_counter() - start)

@@ -1,0 +1,82 @@
+"""Inside a stage: which subsystem and which application of it a bug needs.
+
+torch's ``CompilerBisector`` (``torch._inductor.compiler_bisector``) keeps a table
+of subsystems per backend (for Inductor: pre-grad, joint-graph and post-grad pass
+applications, a few config changes, cudagraphs, lowerings) and, given a function
+that says whether the bug is absent, turns each subsystem off, then bisects the
+number of its applications down to the one the bug needs.  Its result names the
+subsystem and, where it bisected, the application (a post-grad pass's name, the
+aten op a lowering lowered).
+
+Its limits, read from its source: it has no scheduler subsystem (fusion and the
+scheduler's reorderings are probed by ``fuzzer.triage.switches``); it walks the
+backends itself from ``eager`` on, which we already know from the stage walk, so
+backends before the known stage answer "absent" without compiling; it keeps its
+state in files of a temporary folder and prints as it goes (captured here); and
+an application count that differs between compiles (our probes compile afresh,
+so they do not) would mislead it.  Where the installed torch lacks it, the result
+is None.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from dataclasses import dataclass
+
+from fuzzer.triage.probe import Probe
+
+
+@dataclass(frozen=True)
+class Bisection:
+    """The subsystem a bug needs, and the application that completes it (None when the
+    bisector only got as far as the backend or a config change)."""
+
+    subsystem: str | None
+    application: str | None
+
+
+def _bisector():
+    try:
+        from torch._inductor.compiler_bisector import BACKENDS, CompilerBisector
+    except ImportError:
+        return None, None
+    if not hasattr(CompilerBisector, "do_bisect"):
+        return None, None
+    return CompilerBisector, BACKENDS
+
+
+def available() -> bool:
+    return _bisector()[0] is not None
+
+
+def bisect(probe: Probe, stage: str) -> Bisection | None:
+    """Bisect the subsystems of ``stage`` (the first backend showing the bug).
+
+    None: no bisector in this torch, or a stage it has no subsystems for.  Raises
+    :class:`~fuzzer.triage.probe.BudgetSpent` when the probe's budget runs out.
+    """
+    bisector, backends = _bisector()
+    if bisector is None or not backends.get(stage):
+        return None
+    order = list(backends)
+    before = set(order[:order.index(stage)]) if stage in order else set()
+
+    def absent() -> bool:
+        backend = bisector.get_backend()
+        if backend in before:
+            return True  # the stage walk saw no bug there
+        return not probe.shows(backend)
+
+    enabled = bisector.bisection_enabled
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            result = bisector.do_bisect(absent)
+        finally:
+            bisector.bisection_enabled = enabled
+            bisector.delete_bisect_status()
+            bisector.in_process_cache = None
+    if result is None or result.backend != stage:
+        return Bisection(None, None)
+    application = result.debug_info if result.debug_info != result.subsystem else None
+    return Bisection(result.subsystem, application)

@@ -1,0 +1,99 @@
+"""A finding's culprit: where in the compiler its bug lives, and what finding that cost.
+
+Three probes, each a series of fresh compiles of the finding's case judged for the
+same bug class (``fuzzer.triage.probe``), within one budget:
+
+1. the *stage* (``fuzzer.triage.stage``): the first of torch's debugging backends
+   that shows the bug;
+2. the *switches* (``fuzzer.triage.switches``), when the stage is Inductor: each
+   named pass or scheduler feature turned off in turn, gone or stays;
+3. the *bisection* (``fuzzer.triage.bisect``): torch's ``CompilerBisector`` on the
+   stage's subsystems, down to one pass or lowering.
+
+The *blame* is the part that names a root cause, and what bugs group by
+(``fuzzer.triage.bugs``): the stage, refined by the last switch that removes the
+bug (in pipeline order) or else by the pass the bisector found.  A lowering the
+bisector names is the op the program happened to lower, so only "lowerings" is
+kept of it.  A culprit whose stage walk found nothing (the bug did not show again)
+blames nothing and groups with nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+
+from fuzzer.program.ir import Case
+from fuzzer.triage import bisect, stage, switches
+from fuzzer.triage.probe import BudgetSpent, Probe, TriageBudget
+
+#: bisector subsystems whose application is a named pass (the rest name program ops)
+PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
+
+
+@dataclass(frozen=True)
+class Culprit:
+    """Where a finding's bug lives, as far as its triage got."""
+
+    stage: str | None
+    subsystem: str | None = None
+    pass_name: str | None = None
+    switches: dict = field(default_factory=dict)
+    oracle_calls: int = 0
+    seconds: float = 0.0
+    budget_exhausted: bool = False
+    torch_version: str = ""
+
+    @property
+    def blame(self) -> str | None:
+        """The stage and, inside it, the switch or pass to blame (None: not localised)."""
+        if self.stage is None:
+            return None
+        switch = switches.blamed(self.switches)
+        if switch is not None:
+            return f"{self.stage}:{switch}"
+        if self.subsystem is not None:
+            named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
+            return f"{self.stage}:{named}"
+        return self.stage
+
+    def to_json(self) -> dict:
+        out = {"stage": self.stage, "blame": self.blame}
+        if self.subsystem is not None:
+            out["subsystem"] = self.subsystem
+        if self.pass_name is not None:
+            out["pass"] = self.pass_name
+        if self.switches:
+            out["switches"] = dict(self.switches)
+        out.update(oracle_calls=self.oracle_calls, seconds=round(self.seconds, 2),
+                   budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict) -> Culprit:
+        return cls(stage=data.get("stage"), subsystem=data.get("subsystem"), pass_name=data.get("pass"),
+                   switches=dict(data.get("switches", {})), oracle_calls=int(data.get("oracle_calls", 0)),
+                   seconds=float(data.get("seconds", 0.0)),
+                   budget_exhausted=bool(data.get("budget_exhausted", False)),
+                   torch_version=data.get("torch_version", ""))
+
+
+def localise(case: Case, kind: str, bug_class: str, device: str,
+             budget: TriageBudget = TriageBudget()) -> Culprit:
+    """The culprit of ``case``'s bug (``bug_class`` of ``kind``), within ``budget``."""
+    probe = Probe(case, kind, bug_class, device, budget)
+    found_stage, found_switches, bisection = None, {}, None
+    try:
+        found_stage = stage.walk(probe)
+        if found_stage == "inductor":
+            found_switches = switches.probe_all(probe)
+        if found_stage is not None:
+            bisection = bisect.bisect(probe, found_stage)
+    except BudgetSpent:
+        pass
+    return Culprit(stage=found_stage,
+                   subsystem=bisection.subsystem if bisection else None,
+                   pass_name=bisection.application if bisection else None,
+                   switches=found_switches, oracle_calls=probe.calls, seconds=probe.seconds,
+                   budget_exhausted=probe.exhausted, torch_version=torch.__version__)

@@ -1,0 +1,98 @@
+"""One triage's budgeted access to the oracle: does this finding's bug still show?
+
+Every question triage asks (on this backend? with this switch? with these passes
+of Inductor's disabled?) is the same: compile the finding's case afresh, with the
+on-disk caches off, judge it, and see whether the *same bug class* shows again.
+:class:`Probe` asks it, counts the calls and the seconds, and refuses to start a
+call once the budget is spent (:class:`BudgetSpent`), so a triage never runs past
+its limit by more than one compile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import time
+from dataclasses import dataclass
+
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
+from fuzzer.limits import TRIAGE
+from fuzzer.program.ir import Case
+
+
+class Outcome(str, enum.Enum):
+    """What one probe saw."""
+
+    #: the same bug class again
+    STAYS = "stays"
+    #: no correctness divergence at all: the probed change removes the bug
+    GONE = "gone"
+    #: something else broke (another bug class, an error, an invalid case): the
+    #: change neither shows nor clears this bug
+    CHANGED = "changed"
+
+
+@dataclass(frozen=True)
+class TriageBudget:
+    """Seconds and oracle calls one finding's triage may spend."""
+
+    seconds: float = TRIAGE.seconds
+    oracle_calls: int = TRIAGE.oracle_calls
+
+    def within(self, seconds_left: float | None) -> TriageBudget:
+        """This budget, cut to ``seconds_left`` (None: no cut)."""
+        if seconds_left is None or seconds_left >= self.seconds:
+            return self
+        return TriageBudget(max(0.0, seconds_left), self.oracle_calls)
+
+
+class BudgetSpent(Exception):
+    """The triage's budget is spent: no further oracle call is made."""
+
+
+class Probe:
+    """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``."""
+
+    def __init__(self, case: Case, kind: str, bug_class: str, device: str,
+                 budget: TriageBudget = TriageBudget()):
+        self.case, self.kind, self.bug_class, self.device = case, kind, bug_class, device
+        self.budget = budget
+        self.calls = 0
+        self.start = time.perf_counter()
+        self.exhausted = False
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.start
+
+    def check(self) -> None:
+        """Raise :class:`BudgetSpent` if no further call may start."""
+        if self.calls >= self.budget.oracle_calls or self.seconds >= self.budget.seconds:
+            self.exhausted = True
+            raise BudgetSpent()
+
+    def outcome(self, backend: str, config: dict | None = None) -> Outcome:
+        """Compile afresh on ``backend`` with Inductor's ``config`` patched in; what shows."""
+        self.check()
+        self.calls += 1
+        with _inductor_config(config):
+            verdict = judge_fresh(self.case, self.device, backend)
+        if verdict.status != contract.OK:
+            return Outcome.CHANGED
+        if contract.bug_class(self.kind, verdict.of_kind(self.kind)) == self.bug_class:
+            return Outcome.STAYS
+        if any(d.kind in contract.CORRECTNESS_KINDS for d in verdict.divergences):
+            return Outcome.CHANGED
+        return Outcome.GONE
+
+    def shows(self, backend: str, config: dict | None = None) -> bool:
+        return self.outcome(backend, config) is Outcome.STAYS
+
+
+def _inductor_config(patch: dict | None):
+    if not patch:
+        return contextlib.nullcontext()
+    from torch._inductor import config
+
+    return config.patch(patch)
