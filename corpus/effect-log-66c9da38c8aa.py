@@ -171,6 +171,8 @@ def bitwise_equal(a, b):
     return bool(torch.equal(a, b) or torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
 
 
+import contextlib
+import importlib
 import traceback
 from dataclasses import dataclass, field
 
@@ -185,6 +187,38 @@ SKIPPED_FRAME = "skipped-frame"
 RECOMPILE_LIMIT = "recompile-limit"
 NO_GRAPH = "no-graph"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH)
+
+
+#: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
+#: the value that turns each off: a fresh compile must not be served from them
+CACHE_SETTINGS: tuple[tuple[str, str, bool], ...] = (
+    ("torch._inductor.config", "fx_graph_cache", False),
+    ("torch._functorch.config", "enable_autograd_cache", False),
+)
+
+
+@contextlib.contextmanager
+def caches_off():
+    """Compile without reading or writing the on-disk compile caches.
+
+    A confirmation or replay that a cached artifact could serve would only prove
+    the cache holds what an earlier compile wrote: the divergence must come from a
+    compile made now.
+    """
+    old = []
+    try:
+        for module_name, attr, value in CACHE_SETTINGS:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:  # a torch without that cache
+                continue
+            if hasattr(module, attr):
+                old.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, value)
+        yield
+    finally:
+        for module, attr, value in reversed(old):
+            setattr(module, attr, value)
 
 
 @dataclass(frozen=True)
@@ -611,21 +645,9 @@ def _size(expr: str, binding: dict) -> int:
     return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
 
 
-def _caches_off() -> None:
-    """A fresh compile: no artifact of an earlier run may serve this one."""
-    for module, attr in (("torch._inductor.config", "fx_graph_cache"),
-                         ("torch._functorch.config", "enable_autograd_cache")):
-        try:
-            mod = __import__(module, fromlist=[attr])
-        except ImportError:
-            continue
-        if hasattr(mod, attr):
-            setattr(mod, attr, False)
-
-
 def judge(spec: dict, program, trace: dict, device: str):
-    """Run eager and compiled over the recorded bindings; the contract's verdict."""
-    _caches_off()
+    """Run eager and compiled over the recorded bindings, with the on-disk compile
+    caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
     for i in range(len(spec["bindings"])):
         def complete(i=i):
@@ -639,8 +661,9 @@ def judge(spec: dict, program, trace: dict, device: str):
     compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
-            br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
-                                   compiled=True)
+            with caches_off():
+                br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
+                                       compiled=True)
     return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
 
 

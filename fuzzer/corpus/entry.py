@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -19,6 +19,7 @@ from fuzzer.judge.contract import Divergence
 from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram, dead_pure_sites
 from fuzzer.reduce import signature
+from fuzzer.triage.culprit import Culprit
 
 SCHEMA = 1
 ENTRY_SUFFIX = ".json"
@@ -55,6 +56,14 @@ class Entry:
     dcefuzz_version: str = __version__
     #: {original_statements, statements, oracle_calls, seconds} when shrunk
     shrink: dict | None = None
+    #: where in the compiler the bug lives (None: not triaged)
+    culprit: Culprit | None = None
+    #: torch version -> "reproduces", "fixed" or "error", from replays of the repro
+    #: script under other interpreters (``dcefuzz replay --python``)
+    versions: dict = field(default_factory=dict)
+    #: when a campaign last hit this entry's bug with this entry (ISO time; "" = never
+    #: since it was found)
+    last_seen: str = ""
 
     @property
     def statements(self) -> int:
@@ -76,6 +85,9 @@ class Entry:
             "hits": self.hits,
             "statements": self.statements,
             "shrink": self.shrink,
+            "culprit": self.culprit.to_json() if self.culprit is not None else None,
+            "versions": dict(self.versions),
+            "last_seen": self.last_seen,
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -104,13 +116,15 @@ class Entry:
             fault=data.get("fault"), found=data.get("found", ""),
             dcefuzz_version=data.get("dcefuzz_version", ""),
             shrink=data.get("shrink"),
+            culprit=Culprit.from_json(data["culprit"]) if data.get("culprit") else None,
+            versions=dict(data.get("versions") or {}), last_seen=data.get("last_seen", ""),
         )
 
     @classmethod
     def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], *, seed: int | None,
               device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
               shrink: dict | None = None, notes: Sequence[str] = (),
-              torch_version: str | None = None) -> Entry:
+              torch_version: str | None = None, culprit: Culprit | None = None) -> Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
         ``notes`` are detail lines kept after the divergences (where a process died).
@@ -119,7 +133,12 @@ class Entry:
         return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
-                   found=found, shrink=shrink)
+                   found=found, shrink=shrink, culprit=culprit)
+
+    @property
+    def seen(self) -> str:
+        """When this entry's bug was last hit (its finding time if never since)."""
+        return self.last_seen or self.found
 
     @property
     def bug_class(self) -> str:

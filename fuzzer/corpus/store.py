@@ -54,16 +54,26 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
             new = False
             hits = old.hits + entry.hits
             if entry.statements < old.statements:
-                entry.hits, entry.found = hits, old.found
+                entry.hits, entry.found, entry.last_seen = hits, old.found, _now()
             else:
-                old.hits = hits
+                old.hits, old.last_seen = hits, _now()
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
-        entry.found = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+        entry.found = _now()
+    update(path, entry)
+    return path, new
+
+
+def update(path: str | os.PathLike, entry: Entry) -> None:
+    """Write ``entry`` over the entry at ``path`` (script first, then the JSON)."""
+    path = Path(path).with_suffix(ENTRY_SUFFIX)
     atomic_write(path.with_suffix(SCRIPT_SUFFIX), repro.render(entry))
     atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
-    return path, new
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
 def remove(path: str | os.PathLike) -> None:

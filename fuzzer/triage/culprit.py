@@ -97,3 +97,11 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    pass_name=bisection.application if bisection else None,
                    switches=found_switches, oracle_calls=probe.calls, seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__)
+
+
+def triageable(kind: str) -> bool:
+    """Deaths are not localised in-process: a probe that kills its process would take
+    the triage with it."""
+    from fuzzer.judge import contract
+
+    return kind not in contract.PROCESS_KINDS

@@ -1,0 +1,155 @@
+"""Commands of triage: ``triage``, ``bugs`` and ``report``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from fuzzer.cli.app import main
+from fuzzer.cli.options import ENTRY_DEVICE_HELP, load_or_exit, parse_duration, resolve_entry_device
+
+
+class TriageBudgetType(click.ParamType):
+    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``80,2m``)."""
+
+    name = "CALLS,DURATION"
+
+    def convert(self, value, param, ctx):
+        from fuzzer.triage.probe import TriageBudget
+
+        if isinstance(value, TriageBudget):
+            return value
+        default = TriageBudget()
+        calls, seconds = default.oracle_calls, default.seconds
+        for part in str(value).split(","):
+            part = part.strip()
+            if part.isdigit() and int(part) >= 1:
+                calls = int(part)
+            else:
+                try:
+                    seconds = parse_duration(part)
+                except click.BadParameter as exc:
+                    self.fail(f"{value!r}: {exc.message} (or a number of oracle calls >= 1)", param, ctx)
+        return TriageBudget(seconds=seconds, oracle_calls=calls)
+
+
+def triage_option(func):
+    return click.option("--triage-budget", type=TriageBudgetType(), default="80,2m", show_default=True,
+                        help="Bound each finding's triage: oracle calls and/or time.")(func)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
+@click.option("--again", is_flag=True, help="Triage entries that already have a culprit too.")
+@triage_option
+def triage(paths, device, again, triage_budget):
+    """Localise corpus entries (files or folders): stage, switches, pass; saved in place.
+
+    Each entry's case is compiled afresh on torch's debugging backends, with named
+    switches of Inductor thrown and with torch's compiler bisector, and the culprit
+    is written into the entry.  Crashes and timeouts are not triaged (a probe that
+    kills the process would take the triage with it).  Then lists the bugs.
+    """
+    from fuzzer.corpus.store import entries_in, update
+    from fuzzer.judge.execute import device_unavailable
+    from fuzzer.triage.culprit import localise, triageable
+
+    dev = resolve_entry_device(device)
+    found, bad = entries_in(paths)
+    for line in bad:
+        click.echo(f"error: {line}", err=True)
+    if not found:
+        sys.exit(2)
+    for n, path in enumerate(found, start=1):
+        e = load_or_exit(str(path))
+        if (e.culprit is not None and not again) or not triageable(e.kind):
+            continue
+        run_on = dev or e.device
+        reason = device_unavailable(run_on)
+        if reason is not None:
+            click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
+            continue
+        e.culprit = localise(e.case, e.kind, e.bug_class, run_on, triage_budget)
+        update(path, e)
+        c = e.culprit
+        click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
+                   f"({c.oracle_calls} compiles, {c.seconds:.0f}s"
+                   + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
+    _list_bugs(sorted({p.parent for p in found}), as_json=False)
+    if bad:
+        sys.exit(2)
+
+
+def corpus_folder(path: str | None) -> Path:
+    """A corpus folder: ``path`` itself, its ``corpus/`` when it is a campaign folder, or
+    (no path) the newest campaign's corpus under ``.dcefuzz/runs``."""
+    from fuzzer.campaign.state import CORPUS_FOLDER, RUNS_ROOT
+
+    if path is None:
+        runs = sorted(RUNS_ROOT.glob("*/" + CORPUS_FOLDER)) if RUNS_ROOT.is_dir() else []
+        if not runs:
+            raise click.UsageError(f"no campaign under {RUNS_ROOT}: name a corpus folder")
+        return max(runs, key=lambda p: p.parent.name)
+    p = Path(path)
+    if not p.is_dir():
+        raise click.BadParameter(f"{path}: not a folder", param_hint="DIR")
+    return p / CORPUS_FOLDER if (p / CORPUS_FOLDER).is_dir() else p
+
+
+def _bugs_of(folders):
+    from fuzzer.corpus.store import BadEntry, entries_in, load
+    from fuzzer.triage.bugs import group
+
+    found, _ = entries_in([str(f) for f in folders])
+    entries, unreadable = [], []
+    for p in found:
+        try:
+            entries.append(load(p))
+        except BadEntry as exc:
+            unreadable.append(str(exc))
+    return group(entries), entries, unreadable
+
+
+def _list_bugs(folders, as_json: bool) -> None:
+    bugs, entries, unreadable = _bugs_of(folders)
+    for line in unreadable:
+        click.echo(f"error: {line}", err=True)
+    if as_json:
+        click.echo(json.dumps([b.to_json() for b in bugs], indent=2))
+        return
+    size = {e.id: e.statements for e in entries}
+    click.echo(f"{len(bugs)} bugs in {len(entries)} entries ({', '.join(str(f) for f in folders)})")
+    for b in bugs:
+        c = b.culprit
+        click.echo(f"\n{b.id}  {b.title}")
+        where = [f"stage {c.stage}"] if c is not None else []
+        if c is not None and b.blame and ":" in b.blame:
+            where.append(f"blame {b.blame.split(':', 1)[1]}")
+        if c is not None and c.subsystem:
+            where.append(f"bisector {c.subsystem}" + (f"/{c.pass_name}" if c.pass_name else ""))
+        gone = [s for s, v in (c.switches if c else {}).items() if v == "gone"]
+        if gone:
+            where.append("gone with " + ", ".join(gone) + " off")
+        click.echo(f"  culprit   {'; '.join(where) or (b.blame or 'not triaged')}")
+        click.echo(f"  kinds     {', '.join(b.kinds)}")
+        click.echo(f"  entries   {len(b.entries)}: {', '.join(b.entries)}")
+        click.echo(f"  hits      {b.hits}")
+        click.echo(f"  smallest  {b.smallest} ({size[b.smallest]} statements)")
+        click.echo(f"  seen      first {b.first_seen}, last {b.last_seen}")
+        click.echo("  versions  " + ", ".join(f"{v} {r}" for v, r in b.versions.items()))
+
+
+@main.command()
+@click.argument("folder", required=False)
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of bugs on stdout.")
+def bugs(folder, as_json):
+    """List the bugs of a corpus: its entries grouped by culprit and bug class.
+
+    DIR is a corpus folder or a campaign folder (default: the newest campaign under
+    .dcefuzz/runs).  Entries not yet triaged each stand alone (`dcefuzz triage DIR`).
+    """
+    _list_bugs([corpus_folder(folder)], as_json)

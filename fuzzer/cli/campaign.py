@@ -1,0 +1,184 @@
+"""Commands of campaigns: ``run`` and ``stats``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from fuzzer import __version__
+from fuzzer.cli.app import main
+from fuzzer.cli.options import (
+    DEVICE_HELP,
+    STATS_WARM_UP_S,
+    Duration,
+    fault_option,
+    resolve_device,
+    shrink_options,
+)
+
+
+@main.command()
+@click.option("--time", "seconds", type=Duration(), default=None,
+              help="Fuzz for this long (90s, 10m, 2h).")
+@click.option("--programs", type=click.IntRange(min=1), default=None,
+              help="Fuzz this many programs.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Campaign seed: program i is a pure function of (seed, i).")
+@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Folder for findings (default: corpus/ in the campaign folder).")
+@click.option("--shard", default="1/1", show_default=True, metavar="K/N",
+              help="Run only shard K of N of the program stream (for N machines).")
+@click.option("--state", "state_dir", default=None, type=click.Path(file_okay=False),
+              help="Campaign folder for state.json and stats.jsonl "
+                   "(default: a new .dcefuzz/runs/<UTC time>-seed<S>-shard<K>of<N>).")
+@click.option("--resume", is_flag=True,
+              help="Carry on from the saved state of the --state folder (same seed and shard).")
+@click.option("--jobs", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Worker processes (0: run in this process, without isolation).")
+@click.option("--devices", default=None, metavar="0,1,...",
+              help="One worker per listed GPU (sets CUDA_VISIBLE_DEVICES); overrides --jobs.")
+@click.option("--program-timeout", type=Duration(), default="120s", show_default=True,
+              help="Time limit per program (and per candidate while shrinking a finding).")
+@click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
+              metavar="MIB", help="Resident memory per worker above which it is replaced.")
+@fault_option
+@shrink_options
+def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
+        program_timeout, memory_cap, fault, no_shrink, shrink_budget):
+    """Fuzz for a duration or a number of programs, then print a summary.
+
+    Without --time or --programs the campaign runs 60 seconds.  Each new finding is
+    shrunk before it is saved unless --no-shrink is given.  Programs run in worker
+    processes: one that crashes, hangs or runs out of memory is replaced and its
+    program saved as a crash or timeout finding.  The campaign's state is saved
+    regularly, so --resume carries on where a stopped campaign left off.
+
+    Each campaign gets a folder of its own (printed at start and in the summary):
+    its state, its stats log and, unless --corpus names another, its corpus/.
+    A folder that already holds a campaign is only used again with --resume.
+    """
+    from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
+    from fuzzer.campaign.session import Budget, Config, run_campaign
+    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
+
+    gpus = None
+    if devices is not None:
+        gpus = [d.strip() for d in devices.split(",") if d.strip()]
+        if not gpus or not all(d.isdigit() for d in gpus):
+            raise click.BadParameter(f"{devices!r} is not a list of GPU indices like 0,1",
+                                     param_hint="--devices")
+        device = device or "cuda"
+    dev = resolve_device(device)
+    try:
+        sh = Shard.parse(shard)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+    if seconds is None and programs is None:
+        seconds = 60.0
+    if resume and state_dir is None:
+        raise click.UsageError("--resume needs --state DIR, the campaign folder to carry on from "
+                               "(a run without --state starts in a new folder)")
+    folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
+    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
+               + (f", fault {fault} planted" if fault else "")
+               + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
+    config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
+                    shrink=not no_shrink, shrink_budget=shrink_budget)
+    display = _Display()
+    budget = Budget(seconds=seconds, programs=programs)
+    try:
+        if jobs == 0 and gpus is None:
+            stats = run_campaign(config, budget, log=display.event, progress=display.status,
+                                 shard=sh, folder=folder, resume=resume)
+        else:
+            limits = PoolLimits(program_seconds=program_timeout, memory_mb=memory_cap)
+            stats = run_pool(config, budget, jobs=jobs, devices=gpus, limits=limits, shard=sh,
+                             folder=folder, resume=resume, log=display.event, progress=display.status)
+    except (BadState, WorkerStartError) as exc:
+        display.close()
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    display.close()
+    click.echo(stats.summary())
+    click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
+    click.echo(f"corpus     {corpus_dir}")
+    for path in stats.saved:
+        click.echo(f"saved {path}")
+    if stats.mostly_untested:
+        click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
+                   "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
+
+
+class _Display:
+    """Progress on stderr: one live line on a terminal, plain lines otherwise."""
+
+    def __init__(self) -> None:
+        self.live = sys.stderr.isatty()
+        self.shown = False
+
+    def status(self, line: str) -> None:
+        if self.live:
+            click.echo("\r\033[K" + line, nl=False, err=True)
+            self.shown = True
+        else:
+            click.echo(line, err=True)
+
+    def event(self, line: str) -> None:
+        self.close()
+        click.echo(line, err=True)
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("", err=True)
+            self.shown = False
+
+
+@main.command()
+@click.argument("folder", type=click.Path(exists=True, file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
+def stats(folder, as_json):
+    """Summarise a campaign folder: totals, and the rate over time."""
+    from fuzzer.campaign.state import BadState, CampaignFolder
+
+    cf = CampaignFolder(folder)
+    try:
+        state = cf.load()
+    except BadState as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if as_json:
+        click.echo(json.dumps(state.to_json(), indent=2))
+        return
+    rate = state.programs / state.seconds * 60 if state.seconds else 0.0
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
+    click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
+    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)")
+    click.echo(f"findings   {kinds}")
+    click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
+    click.echo(f"recompiles {state.recompiles}")
+    untested = ", ".join(f"{r} {n}" for r, n in sorted(state.untested.items()))
+    click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
+    statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
+    click.echo(f"statuses   {statuses}")
+    lines = cf.stats_lines()
+    if lines:
+        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} "
+                   f"{'workers':>8s} {'max rss MiB':>12s}")
+        step = max(1, len(lines) // 10)
+        for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
+            per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
+            rss = max(ln.get("worker_rss_mb") or [0])
+            click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
+                       f"{sum(ln['findings'].values()):9d} {ln.get('workers_alive', ''):>8} "
+                       f"{rss or '':>12}")
+        # past the workers' warm-up, so the range shows growth, not start-up
+        warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
+                for mb in ln.get("worker_rss_mb") or [] if mb]
+        if warm:
+            replaced = lines[-1].get("workers_replaced", 0)
+            click.echo(f"memory     workers {min(warm)}-{max(warm)} MiB resident after the first "
+                       f"{STATS_WARM_UP_S:.0f}s; {replaced} workers replaced (recycled or casualties)")

@@ -1,0 +1,127 @@
+"""Commands on corpus entries and programs: ``shrink``, ``replay``, ``show``, ``repro``, ``gen``."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from fuzzer.cli.app import main
+from fuzzer.cli.options import (
+    ENTRY_DEVICE_HELP,
+    ShrinkBudgetType,
+    load_or_exit,
+    resolve_entry_device,
+)
+
+
+@main.command("shrink")
+@click.argument("entry")
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
+@click.option(
+    "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
+    help="Bound the shrink: oracle calls and/or time.")
+def shrink_entry(entry, device, shrink_budget):
+    """Shrink a saved entry again, in place, on the device it was found on.
+
+    The reduced entry replaces the old one atomically.  Its signature names the
+    reduced program, so its id can change: the old files are then removed (and if
+    an entry with the new id exists, the hits are merged into it).
+    """
+    from pathlib import Path
+
+    from fuzzer.judge.execute import device_unavailable
+    from fuzzer.reduce.reshrink import reshrink
+
+    e = load_or_exit(entry)
+    dev = resolve_entry_device(device) or e.device
+    reason = device_unavailable(dev)
+    if reason is not None:
+        click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
+                   "(--device cpu shrinks it on the CPU)", err=True)
+        sys.exit(2)
+    result = reshrink(e, Path(entry).with_suffix(".json"), dev, shrink_budget)
+    if result is None:
+        click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
+        sys.exit(1)
+    path, before, after = result
+    click.echo(f"{e.id}: {before} -> {after} statements, saved {path}")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per entry on stdout.")
+def replay(paths, device, as_json):
+    """Replay corpus entries (files or folders): REPRODUCES, FIXED or ERROR each.
+
+    Each entry runs on the device it was found on unless --device names one; an
+    entry whose device this machine lacks is an ERROR that says so.  Exit 1 if any
+    entry reproduces, 0 if none does, 2 on usage errors or unreadable entries
+    (after replaying the readable ones).
+    """
+    from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
+    from fuzzer.corpus.store import entries_in
+
+    dev = resolve_entry_device(device)
+    found, bad = entries_in(paths)
+    if not found and not bad:
+        click.echo("no corpus entries found in " + ", ".join(paths), err=True)
+        sys.exit(2)
+    results = [replay_entry(p, dev) for p in found]
+    for r in results:
+        if as_json:
+            click.echo(json.dumps(r.to_json()))
+        else:
+            click.echo(f"{r.outcome:10s} {r.id}  [{r.kind}] {r.detail}")
+    for line in bad + [f"{r.path}: {r.detail}" for r in results if r.outcome == ERROR]:
+        click.echo(f"error: {line}", err=True)
+    if bad or any(r.outcome == ERROR for r in results):
+        sys.exit(2)
+    sys.exit(1 if any(r.outcome == REPRODUCES for r in results) else 0)
+
+
+
+@main.command()
+@click.argument("entry")
+def show(entry):
+    """Print an entry: what diverged, where, and the program."""
+    e = load_or_exit(entry)
+    click.echo(f"{e.id}  [{e.kind}]  hits {e.hits}")
+    click.echo(f"signature  {e.signature}")
+    click.echo(f"found      {e.found} with torch {e.torch_version} on {e.device} ({e.backend})"
+               + (f", fault {e.fault}" if e.fault else ""))
+    click.echo(f"seed       {e.seed}, bindings {list(e.case.bindings)}")
+    click.echo(f"statements {e.statements}")
+    click.echo("detail:")
+    for line in e.detail:
+        click.echo(f"  {line}")
+    from fuzzer.program import codegen
+    click.echo("")
+    click.echo(codegen.source(e.case.program), nl=False)
+
+
+@main.command()
+@click.argument("entry")
+def repro(entry):
+    """Print the standalone repro script of an entry."""
+    from fuzzer.corpus import repro as scripts
+
+    click.echo(scripts.render(load_or_exit(entry)), nl=False)
+
+
+@main.command()
+@click.option("--seed", type=click.IntRange(min=0), required=True, help="Program seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the IR as JSON instead of Python.")
+def gen(seed, as_json):
+    """Print the program generated from SEED (same seed and version: same text)."""
+    from fuzzer.program import codegen
+    from fuzzer.program.generate import generate
+
+    case = generate(seed)
+    if as_json:
+        click.echo(json.dumps(case.to_json(), indent=2, sort_keys=True))
+        return
+    click.echo(f"# bindings: {list(case.bindings)}  input seed: {case.input_seed}")
+    click.echo(codegen.source(case.program), nl=False)

@@ -1,0 +1,63 @@
+"""Commands of the fault catalogue: ``selftest`` and ``faults``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from fuzzer.cli.app import main
+from fuzzer.cli.options import (
+    DEVICE_HELP,
+    Duration,
+    catalogue_names,
+    resolve_device,
+)
+
+
+@main.command()
+@click.option("--fault", "names", multiple=True, type=click.Choice(catalogue_names()), metavar="NAME",
+              help="Test only this fault (repeatable). Default: the whole catalogue.")
+@click.option("--time-per-fault", "seconds", type=Duration(), default="60s", show_default=True,
+              help="Campaign time for each fault.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--device", default=None, help=DEVICE_HELP)
+@click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
+              help="Keep the findings here (default: a temporary folder).")
+def selftest(names, seconds, seed, device, corpus_dir):
+    """Plant each fault in turn and check that a short campaign catches it.
+
+    Prints a table (fault, detected, programs and seconds to the first finding,
+    its kind, statements in the shrunk entry).  Exit 1 if any applicable fault
+    is missed.
+    """
+    import tempfile
+
+    from fuzzer.faults.selftest import run_selftest, table
+
+    dev = resolve_device(device)
+    names = list(names) or catalogue_names()
+    with tempfile.TemporaryDirectory(prefix="dcefuzz-selftest-") as tmp:
+        folder = corpus_dir or tmp
+        click.echo(f"selftest: {len(names)} faults, {seconds:.0f}s each, seed {seed}, device {dev}", err=True)
+        rows = []
+        for name in names:
+            rows += run_selftest([name], seconds, seed, dev, folder)
+            r = rows[-1]
+            click.echo(f"  {name}: " + ("n/a" if not r.applicable else "detected" if r.detected else "MISSED"),
+                       err=True)
+        click.echo(table(rows))
+    sys.exit(1 if any(r.applicable and not r.detected for r in rows) else 0)
+
+
+@main.command("faults")
+def list_faults():
+    """List the fault catalogue and whether each fault applies to this torch."""
+    from fuzzer.faults import CATALOGUE
+
+    for name in sorted(CATALOGUE):
+        f = CATALOGUE[name]
+        reason = f.unavailable()
+        status = "applicable" if reason is None else f"n/a: {reason}"
+        click.echo(f"{name:28s} {f.bug_class:18s} -> {f.expected_kind:14s} {status}")
+        click.echo(f"    {f.description}")

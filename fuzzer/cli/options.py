@@ -1,0 +1,116 @@
+"""What the commands share: option types, option groups, devices, loading an entry."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+import click
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
+_UNIT = {"s": 1, "m": 60, "h": 3600, None: 1}
+
+
+def parse_duration(text: str) -> float:
+    """``90s``, ``10m``, ``2h`` or a bare number of seconds."""
+    m = _DURATION.match(text)
+    if not m or float(m.group(1)) <= 0:
+        raise click.BadParameter(f"{text!r} is not a duration like 90s, 10m or 2h")
+    return float(m.group(1)) * _UNIT[m.group(2)]
+
+
+class Duration(click.ParamType):
+    name = "DURATION"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, (int, float)):
+            return float(value)
+        try:
+            return parse_duration(value)
+        except click.BadParameter as exc:
+            self.fail(str(exc.message), param, ctx)
+
+
+#: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
+STATS_WARM_UP_S = 60.0
+DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
+ENTRY_DEVICE_HELP = "torch device to run on: cpu, cuda or cuda:N (default: the entry's recorded device)"
+
+
+def resolve_device(value: str | None) -> str:
+    """The device to fuzz on: ``--device``, else CUDA when present, else the CPU."""
+    from fuzzer.judge.execute import default_device, device_unavailable
+
+    dev = value or default_device()
+    reason = device_unavailable(dev)
+    if reason is not None:
+        raise click.BadParameter(f"{dev}: {reason}", param_hint="--device")
+    return dev
+
+
+def resolve_entry_device(value: str | None) -> str | None:
+    """``--device`` for commands on saved entries: checked when given, else None, so
+    each entry runs on the device it was found on (never on a guess at this machine)."""
+    return None if value is None else resolve_device(value)
+
+
+def catalogue_names() -> list[str]:
+    """The faults the self-test plants and ``dcefuzz faults`` lists."""
+    from fuzzer.faults import CATALOGUE
+    return sorted(CATALOGUE)
+
+
+def fault_names() -> list[str]:
+    """The catalogue's faults, then the test-only ones (which ``dcefuzz faults`` does not
+    list, and the self-test never plants: some kill the process): the pool's tests plant
+    those through ``run --inject-fault``."""
+    from fuzzer.faults import TEST_ONLY
+    return catalogue_names() + sorted(TEST_ONLY)
+
+
+class ShrinkBudgetType(click.ParamType):
+    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``150,2m``)."""
+
+    name = "CALLS,DURATION"
+
+    def convert(self, value, param, ctx):
+        from fuzzer.reduce.shrinker import ShrinkBudget
+
+        if isinstance(value, ShrinkBudget):
+            return value
+        default = ShrinkBudget()
+        calls, seconds = default.oracle_calls, default.seconds
+        for part in str(value).split(","):
+            part = part.strip()
+            if part.isdigit():
+                calls = int(part)
+                if calls < 1:
+                    self.fail("oracle calls must be at least 1", param, ctx)
+            else:
+                try:
+                    seconds = parse_duration(part)
+                except click.BadParameter as exc:
+                    self.fail(f"{value!r}: {exc.message} (or a number of oracle calls)", param, ctx)
+        return ShrinkBudget(oracle_calls=calls, seconds=seconds)
+
+
+def fault_option(func):
+    return click.option(
+        "--inject-fault", "fault", default=None, metavar="NAME",
+        type=click.Choice(fault_names()),
+        help="Plant a compiler fault from the catalogue (see `dcefuzz faults`).")(func)
+
+
+def shrink_options(func):
+    func = click.option("--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
+                        help="Bound each shrink: oracle calls and/or time.")(func)
+    return click.option("--no-shrink", is_flag=True, help="Save findings as found, unreduced.")(func)
+
+def load_or_exit(path: str):
+    from fuzzer.corpus.store import BadEntry, load
+
+    try:
+        return load(path)
+    except BadEntry as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)

@@ -1,0 +1,167 @@
+"""Bugs: corpus entries grouped by root cause.
+
+One root cause has many 1-minimal programs, and shows as a different kind
+depending on where its corrupted value goes (returned: ``wrong-output``; written
+to an input: ``wrong-mutation``; seen by an effectful op: ``effect-log`` data).  So
+entries group by their *family* (the bug class with those three merged) and their
+culprit's *blame* (``fuzzer.triage.culprit``): the stage, and the switch or pass
+inside it.  An entry whose bug could not be localised, or was never triaged,
+groups with nothing: merging what nothing says is one cause would hide a bug.  A
+crash or timeout (triaged from outside its process only) blames the innermost
+frame of torch its process died in, where one was recorded.
+
+A bug's id is derived from its key, so the same bug has the same id in every
+corpus and every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from fuzzer.judge import contract
+from fuzzer.triage.culprit import Culprit
+
+#: the family of wrong values, wherever they land
+CORRUPTED = "corrupted-value"
+#: symptoms of a value that is there, with the right shape, but wrong
+_VALUE_SYMPTOMS = {contract.VALUES, contract.NON_FINITE, contract.DATA}
+
+#: the verdict of one torch version on a bug's repro, worst first when merging members
+REPRODUCES, FIXED, ERROR = "reproduces", "fixed", "error"
+
+
+def family(bug_class: str) -> str:
+    """The bug class with returned, written and logged wrong values made one."""
+    kind, _, rest = bug_class.partition("|")
+    if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
+        return bug_class
+    symptoms = set(rest.split(",")) if rest else set()
+    if kind == contract.EFFECT_LOG:
+        order = sorted(symptoms - {contract.DATA})
+        return f"{kind}|{','.join(order)}" if order else f"{CORRUPTED}|values"
+    return f"{CORRUPTED}|values" if symptoms <= _VALUE_SYMPTOMS else bug_class
+
+
+def _frame(detail: list[str]) -> str | None:
+    for line in detail:
+        if line.strip().startswith("at "):
+            return line.strip()[3:]
+    return None
+
+
+def blame_of(entry) -> str | None:
+    """What in the compiler the entry's bug is blamed on (None: nothing says)."""
+    if entry.kind in contract.PROCESS_KINDS:
+        frame = _frame(entry.detail)
+        return f"process:{frame}" if frame else None
+    return entry.culprit.blame if entry.culprit is not None else None
+
+
+def key_of(entry) -> str:
+    """The bug an entry belongs to: family and blame, or the entry alone."""
+    blame = blame_of(entry)
+    return f"{family(entry.bug_class)} @ {blame if blame else 'entry:' + entry.id}"
+
+
+def bug_id(key: str) -> str:
+    return f"bug-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+
+
+_WHAT = {
+    CORRUPTED: "wrong values (returned, written to an input or seen by an effectful op)",
+    contract.EFFECT_LOG: "effectful custom-op calls {}",
+    contract.COMPILE_ERROR: "compile error: {}",
+    contract.RUNTIME_ERROR: "compiled code raises: {}",
+    contract.CRASH: "the compiling process dies: {}",
+    contract.TIMEOUT: "the compiled program hangs: {}",
+    contract.MISSED_DCE: "a dead pure custom-op call is kept",
+    contract.WRONG_OUTPUT: "returned values differ ({})",
+    contract.WRONG_MUTATION: "inputs written wrong ({})",
+}
+
+
+def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
+    """A one-line human title: what goes wrong, and where."""
+    kind, _, rest = fam.partition("|")
+    what = _WHAT.get(kind, kind + " {}").format(rest.replace(",", ", ")).strip()
+    if blame is None:
+        return f"{what} (not localised)"
+    stage, _, inner = blame.partition(":")
+    if stage == "process":
+        return f"{what}, in {inner}"
+    where = f"in {stage}"
+    if culprit is not None and inner and inner in culprit.switches:
+        return f"{what} {where}, gone with {inner} off"
+    return f"{what} {where}" + (f", needs {inner}" if inner else "")
+
+
+@dataclass(frozen=True)
+class Bug:
+    """Entries of one root cause, smallest first."""
+
+    id: str
+    key: str
+    title: str
+    family: str
+    blame: str | None
+    culprit: Culprit | None
+    kinds: tuple[str, ...]
+    entries: tuple[str, ...]
+    hits: int
+    first_seen: str
+    last_seen: str
+    versions: dict
+
+    @property
+    def smallest(self) -> str:
+        return self.entries[0]
+
+    def to_json(self) -> dict:
+        culprit = {"stage": None}
+        if self.culprit is not None:
+            full = self.culprit.to_json()
+            culprit = {k: full[k] for k in ("stage", "blame", "subsystem", "pass", "switches") if k in full}
+        elif self.blame is not None:
+            culprit = {"stage": None, "blame": self.blame}
+        return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
+                "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
+                "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
+                "versions": dict(self.versions)}
+
+
+def _versions(members) -> dict:
+    """Per torch version, what the members' repros did there: one that reproduces is
+    enough; fixed only if every member that ran there is."""
+    seen: dict[str, set[str]] = {}
+    for e in members:
+        seen.setdefault(e.torch_version, set()).add(REPRODUCES)
+        for version, verdict in e.versions.items():
+            seen.setdefault(version, set()).add(verdict)
+    out = {}
+    for version, verdicts in sorted(seen.items()):
+        out[version] = REPRODUCES if REPRODUCES in verdicts else FIXED if verdicts == {FIXED} else ERROR
+    return out
+
+
+def group(entries: Iterable) -> list[Bug]:
+    """The bugs of ``entries``, the most hit first."""
+    by_key: dict[str, list] = {}
+    for e in entries:
+        by_key.setdefault(key_of(e), []).append(e)
+    bugs = []
+    for key, members in by_key.items():
+        members.sort(key=lambda e: (e.statements, e.id))
+        lead = members[0]
+        blame = blame_of(lead)
+        fam = family(lead.bug_class)
+        bugs.append(Bug(
+            id=bug_id(key), key=key, title=title(fam, lead.culprit, blame), family=fam, blame=blame,
+            culprit=lead.culprit, kinds=tuple(k for k in contract.KINDS + contract.PROCESS_KINDS
+                                              if any(e.kind == k for e in members)),
+            entries=tuple(e.id for e in members), hits=sum(e.hits for e in members),
+            first_seen=min(e.found for e in members), last_seen=max(e.seen for e in members),
+            versions=_versions(members)))
+    bugs.sort(key=lambda b: (-b.hits, b.id))
+    return bugs
