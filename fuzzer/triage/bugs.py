@@ -92,7 +92,7 @@ def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
     if stage == "process":
         return f"{what}, in {inner}"
     where = f"in {stage}"
-    if culprit is not None and inner and inner in culprit.switches:
+    if culprit is not None and inner and culprit.switches.get(inner) == "gone":
         return f"{what} {where}, gone with {inner} off"
     return f"{what} {where}" + (f", needs {inner}" if inner else "")
 
