@@ -88,6 +88,14 @@ class TriageLimits:
     examples_per_bug: int = 3
 
 
+@dataclass(frozen=True)
+class SelftestLimits:
+    #: findings a self-test campaign collects per fault (within its time) before it
+    #: stops: enough to see whether triage keeps one fault one bug
+    findings_per_fault: int = 3
+
+
 GEN = GenLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
+SELFTEST = SelftestLimits()

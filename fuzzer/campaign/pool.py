@@ -114,6 +114,8 @@ class _Worker:
         self.tried: worker.Report | None = None
         #: the shrink candidate the worker announced last (a case, as JSON)
         self.candidate: dict | None = None
+        #: the worker is triaging its shrunk findings (``tried`` holds them)
+        self.triaging = False
         self.programs = 0
         self.base_rss_kb = 0
         self.rss_kb = 0
@@ -123,16 +125,17 @@ class _Worker:
         self.limit(limits, ends_at)
         self.conn.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic()))
 
-    def limit(self, limits: PoolLimits, ends_at: float | None) -> None:
-        """Start a program time limit (a program's, or a shrink candidate's), cut to the
-        campaign's end."""
-        self.deadline = time.monotonic() + limits.program_seconds
+    def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
+        """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:
+        a triage's budget), cut to the campaign's end."""
+        self.deadline = time.monotonic() + limits.program_seconds + extra
         if ends_at is not None:
             self.deadline = min(self.deadline, ends_at)
 
     def release(self) -> None:
         """The program is over (reported, or counted as a casualty)."""
         self.index = self.pseed = self.tried = self.candidate = None
+        self.triaging = False
 
     def running(self) -> Case:
         """What the worker was running: the candidate it announced, else its program."""
@@ -258,7 +261,15 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         nonlocal failed_starts
         frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
-        if w.index is not None:
+        if w.index is not None and w.triaging:
+            # a probe under a switch or the bisector, not the program as compiled, died
+            t = w.tried
+            session.finished(w.index, t.status, [Entry.from_json(e) for e in t.entries],
+                             t.recompiles, t.untested)
+            session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} while triaging "
+                        f"({detail}); its findings saved untriaged")
+            w.release()
+        elif w.index is not None:
             # a worker that was shrinking had finished its trial: the program counts as
             # tried, with its findings unshrunk, and the death as one more finding
             tried = w.tried
@@ -340,6 +351,9 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 elif message[0] == "tried":
                     w.tried = message[2]
                     w.limit(limits, ends_at)
+                elif message[0] == "triaging":
+                    w.tried, w.candidate, w.triaging = message[2], None, True
+                    w.limit(limits, ends_at, extra=config.triage_budget.seconds)
                 elif message[0] == "candidate":
                     # each candidate is a program run of its own, with its own time limit
                     w.candidate = message[2]

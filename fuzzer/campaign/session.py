@@ -19,12 +19,15 @@ from fuzzer import faults
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import FLAKY, Finding, run_trial
-from fuzzer.limits import CAMPAIGN
+from fuzzer.limits import CAMPAIGN, TRIAGE
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+from fuzzer.triage.culprit import localise, triageable
+from fuzzer.triage.probe import TriageBudget
 
 
 @dataclass
@@ -48,6 +51,11 @@ class Config:
     shrink: bool = True
     shrink_budget: ShrinkBudget = ShrinkBudget()
     fault: str | None = None
+    #: localise each finding once shrunk (``fuzzer.triage.culprit``)
+    triage: bool = True
+    triage_budget: TriageBudget = TriageBudget()
+    #: example entries kept per bug; further findings of it only count
+    examples_per_bug: int = TRIAGE.examples_per_bug
 
 
 @dataclass
@@ -77,6 +85,14 @@ class Stats:
     #: programs stopped unfinished at the end of the time budget: not counted, so a
     #: resumed campaign runs them again
     stopped: int = 0
+    #: ids of the bugs this run hit, and of those new to the corpus
+    bugs: set[str] = field(default_factory=set)
+    new_bugs: set[str] = field(default_factory=set)
+    #: findings of a bug that already had its examples: counted, not saved
+    counted: int = 0
+    #: the corpus's bugs and entries, as of the last finding
+    corpus_bugs: int = 0
+    corpus_entries: int = 0
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -120,8 +136,10 @@ class Stats:
             f"untested   {sum(self.untested.values())} (not wholly compiled, never counted clean"
             + (": " + ", ".join(f"{r} {n}" for r, n in sorted(self.untested.items())) if self.untested else "")
             + ")",
-            f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures "
-            f"({len(self.signatures)} signatures in all)",
+            f"bugs       {len(self.bugs)} hit ({len(self.new_bugs)} new); the corpus holds "
+            f"{self.corpus_bugs} bugs in {self.corpus_entries} entries (`dcefuzz bugs`)",
+            f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures, "
+            f"{self.counted} hits of bugs with their examples already ({len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
             f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
         ]
@@ -139,6 +157,27 @@ def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
               judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk then triaged as the config says."""
+    start = time.monotonic()
+    entry = shrunk_entry(finding, seed, config, judge, seconds_left)
+    return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start))
+
+
+def triaged(entry: Entry, config: Config, seconds_left: float | None = None) -> Entry:
+    """``entry`` with its culprit, when the config asks for triage and time is left.
+
+    Crashes and timeouts are not triaged in-process (a probe that kills the process
+    would take the triage with it).
+    """
+    budget = config.triage_budget.within(seconds_left)
+    if not config.triage or not triageable(entry.kind) or budget.seconds <= 0:
+        return entry
+    entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget)
+    return entry
+
+
+def shrunk_entry(finding: Finding, seed: int | None, config: Config,
+                 judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None) -> Entry:
     """The corpus entry of a finding, shrunk first when the config says so.
 
     ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
@@ -161,7 +200,7 @@ def _progress_line(stats: Stats, extra: str = "") -> str:
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats.findings.items()))
     return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
             f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
-            + f", {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
+            + f", {len(stats.bugs)} bugs, {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
             f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested" + extra)
 
 
@@ -192,6 +231,8 @@ class Session:
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
+        self.examples = Examples(config.corpus_dir, config.examples_per_bug)
+        self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         # the watermark is always one of this shard's own indices
         self.stats.next_index = next(shard.indices(state.next_index))
         self.done = set(state.done_above)
@@ -245,16 +286,26 @@ class Session:
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
-            path, new = store.save(entry, self.config.corpus_dir)
+            saved = self.examples.save(entry)
+            path, new = saved.path, saved.kept in (Kept.NEW, Kept.REPLACED)
             self.stats.signatures.add(entry.id)
+            self.stats.bugs.add(saved.bug)
+            if saved.new_bug:
+                self.stats.new_bugs.add(saved.bug)
+            if saved.removed is not None and str(saved.removed) in self.stats.saved:
+                self.stats.saved.remove(str(saved.removed))
             if new:
                 self.stats.saved.append(str(path))
-                self.log(f"[{self.elapsed():6.0f}s] program {index}: new {entry.kind} "
-                         f"({entry.statements} statements) -> {path}")
+                self.log(f"[{self.elapsed():6.0f}s] program {index}: "
+                         + ("new bug " if saved.new_bug else "") + f"{saved.bug}, {saved.kept.value} "
+                         f"{entry.kind} ({entry.statements} statements) -> {path}")
+            elif saved.kept is Kept.COUNTED:
+                self.stats.counted += 1
             else:
                 self.stats.repeats += 1
             paths.append(str(path) if new else None)
             self.stats.last_entry = entry
+        self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         # the watermark: every index of this shard below it is done
         mark = self.stats.next_index
         while mark in self.done:
@@ -281,6 +332,8 @@ class Session:
             pass
         new_path, fresh = store.save(new, self.config.corpus_dir)
         store.remove(path)
+        self.examples.forget(old.id)
+        self.examples.note(new, new_path)
         self.stats.signatures.discard(old.id)
         self.stats.signatures.add(new.id)
         if str(path) in self.stats.saved:
@@ -307,15 +360,16 @@ class Session:
         if self.folder is not None:
             snapshot = self.stats.to_state()
             self.folder.save(snapshot)
-            self.folder.log_stats(snapshot, **(details or {}))
+            self.folder.log_stats(snapshot, bugs=self.stats.corpus_bugs, entries=self.stats.corpus_entries,
+                                  **(details or {}))
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
-                 accept: Callable[[Finding], bool] | None = None, stop_after_saving: bool = False,
+                 accept: Callable[[Finding], bool] | None = None, stop_after_findings: int | None = None,
                  shard: Shard = Shard(), folder: CampaignFolder | None = None,
                  resume: bool = False, progress: Callable[[str], None] | None = None) -> Stats:
-    """Fuzz in this process until the budget is spent (or, with ``stop_after_saving``,
-    a finding is saved).
+    """Fuzz in this process until the budget is spent (or, with ``stop_after_findings``,
+    that many findings are saved or counted).
 
     The time budget is checked between programs, and each finding's shrink gets at
     most the time left; a program that has started cannot be interrupted here (no
@@ -346,7 +400,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                 session.finished(index, result.status, entries, result.recompiles,
                                  result.untested_reason)
                 session.tick()
-                if stop_after_saving and entries:
+                if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break
         except KeyboardInterrupt:
             session.log("interrupted: stopped after the last completed program")

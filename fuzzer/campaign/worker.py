@@ -11,7 +11,8 @@ Messages, on top of the child protocol's "ready" and "stop":
     parent -> worker   ("run", index, program_seed, seconds_left)
     worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
                        ("candidate", index, case)    a shrink candidate it is about to run (JSON)
-                       ("done", index, Report)       the program's entries, shrunk
+                       ("triaging", index, Report)   the program's entries, shrunk, before triage
+                       ("done", index, Report)       the program's entries, shrunk and triaged
 
 A worker that has findings to shrink first reports them as the trial confirmed them
 ("tried"), then announces each candidate before the shrinker's oracle runs it.  A
@@ -22,6 +23,11 @@ shrinking a finding legitimately takes longer than running a program, and the sh
 budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
 the campaign has left (None: no time budget); the shrink budget is cut to it, since the
 parent kills a worker still holding a program at the campaign's deadline.
+
+Triage (``fuzzer.triage``) compiles the shrunk findings again with Inductor's switches
+thrown and torch's bisector at work: configurations the user does not run.  A worker
+that dies there has not found a new bug of the program; the parent saves the shrunk
+entries it reported with "triaging", untriaged, and counts no casualty.
 """
 
 from __future__ import annotations
@@ -94,9 +100,9 @@ class Worker:
 
 
 def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
-    """Run, judge, confirm (and shrink, until ``end`` at most) one program; nothing of it
-    outlives the call."""
-    from fuzzer.campaign.session import entry_for, found_entry
+    """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
+    nothing of it outlives the call."""
+    from fuzzer.campaign.session import found_entry, shrunk_entry, triaged
     from fuzzer.judge.trial import judge_fresh, run_trial
     from fuzzer.program.generate import generate
 
@@ -105,7 +111,7 @@ def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
                     list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason)
-    if not (config.shrink and result.findings):
+    if not ((config.shrink or config.triage) and result.findings):
         return report
     send(("tried", index, report))
 
@@ -113,6 +119,12 @@ def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
         send(("candidate", index, case.to_json()))
         return judge_fresh(case, config.device, config.backend)
 
-    entries = [entry_for(f, pseed, config, judge, None if end is None else end - time.monotonic()).to_json()
-               for f in result.findings]
-    return dataclasses.replace(report, entries=entries, seconds=time.perf_counter() - start, rss_kb=rss_kb())
+    def left() -> float | None:
+        return None if end is None else end - time.monotonic()
+
+    entries = [shrunk_entry(f, pseed, config, judge, left()) for f in result.findings]
+    if config.triage:
+        send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
+        entries = [triaged(e, config, left()) for e in entries]
+    return dataclasses.replace(report, entries=[e.to_json() for e in entries],
+                               seconds=time.perf_counter() - start, rss_kb=rss_kb())

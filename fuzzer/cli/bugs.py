@@ -9,36 +9,12 @@ from pathlib import Path
 import click
 
 from fuzzer.cli.app import main
-from fuzzer.cli.options import ENTRY_DEVICE_HELP, load_or_exit, parse_duration, resolve_entry_device
-
-
-class TriageBudgetType(click.ParamType):
-    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``80,2m``)."""
-
-    name = "CALLS,DURATION"
-
-    def convert(self, value, param, ctx):
-        from fuzzer.triage.probe import TriageBudget
-
-        if isinstance(value, TriageBudget):
-            return value
-        default = TriageBudget()
-        calls, seconds = default.oracle_calls, default.seconds
-        for part in str(value).split(","):
-            part = part.strip()
-            if part.isdigit() and int(part) >= 1:
-                calls = int(part)
-            else:
-                try:
-                    seconds = parse_duration(part)
-                except click.BadParameter as exc:
-                    self.fail(f"{value!r}: {exc.message} (or a number of oracle calls >= 1)", param, ctx)
-        return TriageBudget(seconds=seconds, oracle_calls=calls)
-
-
-def triage_option(func):
-    return click.option("--triage-budget", type=TriageBudgetType(), default="80,2m", show_default=True,
-                        help="Bound each finding's triage: oracle calls and/or time.")(func)
+from fuzzer.cli.options import (
+    ENTRY_DEVICE_HELP,
+    load_or_exit,
+    resolve_entry_device,
+    triage_option,
+)
 
 
 @main.command()

@@ -16,7 +16,9 @@ from fuzzer.cli.options import (
     fault_option,
     resolve_device,
     shrink_options,
+    triage_option,
 )
+from fuzzer.limits import TRIAGE
 
 
 @main.command()
@@ -46,12 +48,21 @@ from fuzzer.cli.options import (
               metavar="MIB", help="Resident memory per worker above which it is replaced.")
 @fault_option
 @shrink_options
+@click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
+              "as a bug until `dcefuzz triage`).")
+@triage_option
+@click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
+              show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, fault, no_shrink, shrink_budget):
+        program_timeout, memory_cap, fault, no_shrink, shrink_budget, no_triage, triage_budget,
+        examples_per_bug):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
-    shrunk before it is saved unless --no-shrink is given.  Programs run in worker
+    shrunk before it is saved unless --no-shrink is given, then triaged (its culprit
+    found: stage, switches, pass) unless --no-triage is given.  Findings group into
+    bugs; a bug keeps --examples-per-bug entries, the smallest, and further findings
+    of it only count (`dcefuzz bugs` lists them).  Programs run in worker
     processes: one that crashes, hangs or runs out of memory is replaced and its
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
@@ -87,7 +98,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
                + (f", fault {fault} planted" if fault else "")
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
-                    shrink=not no_shrink, shrink_budget=shrink_budget)
+                    shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
+                    triage_budget=triage_budget, examples_per_bug=examples_per_bug)
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:

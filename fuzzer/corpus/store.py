@@ -54,13 +54,13 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
             new = False
             hits = old.hits + entry.hits
             if entry.statements < old.statements:
-                entry.hits, entry.found, entry.last_seen = hits, old.found, _now()
+                entry.hits, entry.found, entry.last_seen = hits, old.found, now()
             else:
-                old.hits, old.last_seen = hits, _now()
+                old.hits, old.last_seen = hits, now()
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
-        entry.found = _now()
+        entry.found = now()
     update(path, entry)
     return path, new
 
@@ -72,7 +72,8 @@ def update(path: str | os.PathLike, entry: Entry) -> None:
     atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
 
 
-def _now() -> str:
+def now() -> str:
+    """The current UTC time, as entries record it."""
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 

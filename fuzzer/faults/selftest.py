@@ -1,8 +1,10 @@
 """Self-test: does dcefuzz catch each planted bug class on this torch, and how fast?
 
 For each fault of the catalogue, a short seeded campaign runs with the fault
-planted until it saves a finding of the kind the fault should cause, or its time
-is up.  A finding counts as detecting the fault only if it goes away when the fault
+planted until it has ``SELFTEST.findings_per_fault`` findings of the kind the fault
+should cause, or its time is up.  Each finding is shrunk and triaged as in any
+campaign, and the table says how many bugs they group into: one fault is one root
+cause, so anything but 1 is triage splitting a bug.  A finding counts as detecting the fault only if it goes away when the fault
 is lifted: a divergence that persists without the fault is a bug of torch itself
 (this torch has some), so it is saved but does not count, and the search goes on.
 A fault whose internals this torch lacks is reported as not applicable.
@@ -16,6 +18,7 @@ from fuzzer import faults
 from fuzzer.campaign.session import Budget, Config, run_campaign
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
+from fuzzer.limits import SELFTEST
 
 
 @dataclass
@@ -32,17 +35,22 @@ class Row:
     entry: str | None = None
     torch_bugs: int = 0
     note: str = ""
+    #: the findings of the fault, and the distinct bugs they group into
+    findings: int = 0
+    bugs: int = 0
 
     def cells(self) -> list[str]:
         if not self.applicable:
-            return [self.fault, self.bug_class, "n/a", "", "", "", "", self.note]
+            return [self.fault, self.bug_class, "n/a", "", "", "", "", "", "", self.note]
         return [self.fault, self.bug_class, "yes" if self.detected else "NO",
                 "" if self.programs is None else str(self.programs),
                 "" if self.seconds is None else f"{self.seconds:.1f}",
-                self.kind or "", "" if self.statements is None else str(self.statements), self.note]
+                self.kind or "", "" if self.statements is None else str(self.statements),
+                str(self.findings), str(self.bugs) if self.findings else "", self.note]
 
 
-HEADER = ["fault", "class", "detected", "programs", "seconds", "kind", "statements", "note"]
+HEADER = ["fault", "class", "detected", "programs", "seconds", "kind", "statements", "findings", "bugs",
+          "note"]
 
 
 def table(rows: list[Row]) -> str:
@@ -75,8 +83,9 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
 
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name)
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
-                         accept=caused_by_fault, stop_after_saving=True)
+                         accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs
+    row.findings, row.bugs = sum(stats.findings.values()), len(stats.bugs)
     if stats.last_entry is not None:
         entry = stats.last_entry
         row.detected = True
