@@ -1,12 +1,18 @@
-"""Triage: the stage of the compiler a finding's bug first appears in."""
+"""Triage: a finding's culprit (stage, switches, pass), bugs and the examples kept of each."""
 
+import shutil
 from pathlib import Path
 
 import backends
+import pytest
 from helpers import case, prog
 
-from fuzzer.corpus.store import load
+from fuzzer.corpus.examples import Examples, Kept
+from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
+from fuzzer.triage import bugs, switches
+from fuzzer.triage.culprit import Culprit, localise
+from fuzzer.triage.probe import TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
@@ -29,3 +35,108 @@ def test_a_real_reordering_bug_lives_in_inductor():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     found = first_stage(entry.case, entry.kind, entry.bug_class, "cpu")
     assert found.stage == "inductor" and found.oracle_calls == len(STAGES)
+
+
+# -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
+
+
+
+def _corpus():
+    return [load(p) for p in entries_in([str(CORPUS)])[0]]
+
+
+@pytest.mark.compile
+def test_a_reordering_is_blamed_on_the_peak_memory_reordering_and_a_lost_write_on_reinplacing():
+    reorder = load(CORPUS / "effect-log-915158cff0e3.json")
+    c = localise(reorder.case, reorder.kind, reorder.bug_class, "cpu")
+    assert c.stage == "inductor" and c.blame == "inductor:reorder_for_peak_memory"
+    assert c.switches["reorder_for_peak_memory"] == "gone" and c.switches["reinplace_inplaceable_ops"] == "stays"
+    assert c.subsystem is not None  # the bisector ran and named a subsystem
+    assert c.oracle_calls >= len(STAGES) + len(switches.available()) and not c.budget_exhausted
+    lost = load(CORPUS / "wrong-mutation-3e93a770411a.json")
+    c = localise(lost.case, lost.kind, lost.bug_class, "cpu")
+    assert c.blame == "inductor:reinplace_inplaceable_ops"
+    assert (c.subsystem, c.pass_name) == ("post_grad_passes", "decompose_auto_functionalized")
+
+
+@pytest.mark.compile
+def test_a_triage_stops_at_its_budget_and_says_so():
+    entry = load(CORPUS / "effect-log-915158cff0e3.json")
+    c = localise(entry.case, entry.kind, entry.bug_class, "cpu", TriageBudget(oracle_calls=2))
+    assert (c.stage, c.oracle_calls, c.budget_exhausted) == (None, 2, True)
+    assert c.blame is None  # groups with nothing
+
+
+def test_the_blame_is_the_last_switch_in_pipeline_order_that_removes_the_bug():
+    assert switches.blamed({"remove_noop_ops": "gone", "reinplace_inplaceable_ops": "gone"}) \
+        == "reinplace_inplaceable_ops"
+    assert switches.blamed({"fusion": "gone", "reorder_for_peak_memory": "gone",
+                            "reorder_for_locality": "gone"}) == "reorder_for_peak_memory"
+    assert switches.blamed({"decompose_auto_functionalized": "changed", "fusion": "stays"}) is None
+    bisected = Culprit("inductor", "post_grad_passes", "decompose_auto_functionalized",
+                       {"decompose_auto_functionalized": "changed"})
+    assert bisected.blame == "inductor:decompose_auto_functionalized"
+    # a lowering names the program's op, not a cause: only the subsystem is kept
+    assert Culprit("inductor", "lowerings", "unsqueeze").blame == "inductor:lowerings"
+    assert Culprit("aot_eager").blame == "aot_eager"
+
+
+def test_returned_written_and_logged_wrong_values_are_one_family():
+    corrupted = {bugs.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
+                                          "effect-log|data", "wrong-mutation|non-finite,values")}
+    assert corrupted == {"corrupted-value|values"}
+    assert bugs.family("effect-log|data,reordered") == "effect-log|reordered"
+    assert bugs.family("wrong-output|shape") == "wrong-output|shape"
+    assert bugs.family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
+
+
+def test_the_committed_corpus_groups_into_its_four_root_causes():
+    by_family = {(b.family, b.blame): b for b in bugs.group(_corpus())}
+    assert len(by_family) == 4
+    reordered = by_family["effect-log|reordered", "inductor:reorder_for_peak_memory"]
+    assert len(reordered.entries) == 8 and reordered.kinds == ("effect-log",)
+    values = by_family["corrupted-value|values", "inductor:reinplace_inplaceable_ops"]
+    assert values.kinds == ("wrong-mutation", "wrong-output")
+    assert len(values.entries) == 5 and values.entries[0] == "wrong-mutation-3e93a770411a"  # smallest first
+    assert len(by_family["compile-error|InductorError: AssertionError:",
+                         "inductor:decompose_auto_functionalized"].entries) == 3
+    assert by_family["corrupted-value|values", "inductor:decompose_auto_functionalized"].entries \
+        == ("effect-log-53422b20f411",)
+
+
+def test_an_untriaged_entry_is_a_bug_of_its_own():
+    a, b = (load(CORPUS / f"effect-log-{i}.json") for i in ("915158cff0e3", "c322b74b2a9e"))
+    a.culprit = b.culprit = None
+    assert len(bugs.group([a, b])) == 2
+
+
+def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):
+    reordered = sorted((e for e in _corpus() if e.bug_class == "effect-log|reordered"),
+                       key=lambda e: e.statements, reverse=True)  # largest first: each later one is smaller
+    total = sum(e.hits for e in reordered)
+    examples = Examples(tmp_path, cap=3)
+    kept = [examples.save(e).kept for e in reordered]
+    assert kept[:3] == [Kept.NEW] * 3 and set(kept[3:]) <= {Kept.REPLACED, Kept.COUNTED}
+    on_disk = [load(p) for p in entries_in([str(tmp_path)])[0]]
+    smallest = sorted(e.statements for e in reordered)[:3]
+    assert sorted(e.statements for e in on_disk) == smallest
+    assert sum(e.hits for e in on_disk) == total  # no hit is lost
+    (bug,) = bugs.group(on_disk)
+    assert bug.hits == total
+    # a second campaign on the same folder reads the cap back
+    again = Examples(tmp_path, cap=3)
+    assert again.save(reordered[0]).kept is Kept.COUNTED and again.entries == 3
+
+
+def test_triage_of_a_corpus_folder_writes_culprits_in_place(tmp_path):
+    # stage walk only (a budget of 4 calls): enough to show the command's bookkeeping
+    shutil.copy(CORPUS / "effect-log-915158cff0e3.json", tmp_path)
+    from click.testing import CliRunner
+
+    from fuzzer.cli import main
+    r = CliRunner().invoke(main, ["triage", str(tmp_path), "--again", "--triage-budget", "4"])
+    assert r.exit_code == 0, r.output
+    entry = load(tmp_path / "effect-log-915158cff0e3.json")
+    assert entry.culprit.stage == "inductor" and entry.culprit.budget_exhausted
+    assert (tmp_path / "effect-log-915158cff0e3.py").exists()
+    assert "1 bugs in 1 entries" in r.output

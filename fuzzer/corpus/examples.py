@@ -17,6 +17,7 @@ hold up to ``cap`` examples per bug per campaign.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import os
 from dataclasses import dataclass
@@ -116,8 +117,8 @@ class Examples:
         if entry.statements < largest.statements:
             try:
                 old = store.load(largest.path)
-                entry.hits += old.hits
-                entry.found = min(filter(None, (entry.found, old.found)), default="")
+                entry = dataclasses.replace(entry, hits=entry.hits + old.hits,
+                                            found=min(filter(None, (entry.found, old.found)), default=""))
             except BadEntry:
                 pass
             path, _ = store.save(entry, self.folder)
