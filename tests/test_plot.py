@@ -113,3 +113,11 @@ def test_stats_plot_of_an_empty_log_is_an_error(tmp_path):
     r = CliRunner().invoke(main, ["stats", str(_folder(tmp_path, [])), "--plot", str(out)])
     assert r.exit_code == 2, r.output
     assert "stats.jsonl has no lines to plot" in r.stderr and not out.exists()
+
+
+def test_stats_plot_into_a_missing_folder_is_an_error(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "no" / "such" / "camp.png"
+    r = CliRunner().invoke(main, ["stats", str(_folder(tmp_path, _log(5))), "--plot", str(out)])
+    assert r.exit_code == 2, r.output
+    assert "cannot write the plot" in r.stderr

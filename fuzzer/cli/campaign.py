@@ -176,6 +176,9 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
     except PlotUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except OSError as exc:
+        click.echo(f"error: cannot write the plot: {exc}", err=True)
+        sys.exit(2)
     click.echo(f"plot       {out}", err=quiet_stdout)  # keeps --json's stdout JSON
 
 
