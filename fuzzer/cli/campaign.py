@@ -152,7 +152,11 @@ class _Display:
 @main.command()
 @click.argument("folder", type=click.Path(exists=True, file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the saved state as JSON.")
-def stats(folder, as_json):
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png",
+              type=click.Path(dir_okay=False, writable=True),
+              help="Also draw the stats log as a PNG: discovery, throughput, worker memory "
+                   "(needs the plot extra: pip install 'dcefuzz[plot]').")
+def stats(folder, as_json, plot_path):
     """Summarise a campaign folder: totals, and the rate over time."""
     from fuzzer.campaign.state import BadState, CampaignFolder
 
@@ -162,9 +166,35 @@ def stats(folder, as_json):
     except BadState as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    lines = cf.stats_lines()
     if as_json:
         click.echo(json.dumps(state.to_json(), indent=2))
-        return
+    else:
+        _print_stats(state, lines)
+    if plot_path is not None:
+        _plot(cf, state, lines, plot_path, quiet_stdout=as_json)
+
+
+def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
+    from fuzzer.campaign.plot import PlotUnavailable, plot
+    from fuzzer.campaign.state import STATS_FILE
+
+    if not lines:
+        click.echo(f"error: {cf.path / STATS_FILE} has no lines to plot", err=True)
+        sys.exit(2)
+    try:
+        out = plot(lines, path, title=f"{cf.path.resolve().name}: seed {state.seed}, "
+                                      f"shard {state.shard}, {len(lines)} progress lines")
+    except PlotUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except OSError as exc:
+        click.echo(f"error: cannot write the plot: {exc}", err=True)
+        sys.exit(2)
+    click.echo(f"plot       {out}", err=quiet_stdout)  # keeps --json's stdout JSON
+
+
+def _print_stats(state, lines) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
     click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
@@ -176,7 +206,6 @@ def stats(folder, as_json):
     click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
-    lines = cf.stats_lines()
     if lines:
         click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} "
                    f"{'workers':>8s} {'max rss MiB':>12s}")
