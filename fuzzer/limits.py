@@ -95,7 +95,18 @@ class SelftestLimits:
     findings_per_fault: int = 3
 
 
+@dataclass(frozen=True)
+class VersionLimits:
+    #: seconds one repro script may run under another interpreter: a crash or timeout
+    #: entry's script gives its child up to ``repro.REPRO_TIME_LIMIT_S`` (300 s) after
+    #: importing torch, so twice that
+    script_seconds: float = 600.0
+    #: seconds that interpreter may take to import torch and print its version
+    query_seconds: float = 120.0
+
+
 GEN = GenLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
 SELFTEST = SelftestLimits()
+VERSIONS = VersionLimits()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 import click
@@ -52,35 +53,69 @@ def shrink_entry(entry, device, shrink_budget):
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
+@click.option("--python", "python", default=None, metavar="PATH",
+              help="Run each entry's repro script under this interpreter (another torch "
+                   "install) instead of replaying here, and record the verdict in the "
+                   "entry's `versions` under that interpreter's torch version.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per entry on stdout.")
-def replay(paths, device, as_json):
+def replay(paths, device, python, as_json):
     """Replay corpus entries (files or folders): REPRODUCES, FIXED or ERROR each.
 
     Each entry runs on the device it was found on unless --device names one; an
     entry whose device this machine lacks is an ERROR that says so.  Exit 1 if any
     entry reproduces, 0 if none does, 2 on usage errors or unreadable entries
     (after replaying the readable ones).
+
+    With --python PATH each entry's repro script (rendered afresh; it needs only
+    torch) runs under PATH instead, on the entry's device or --device (checked by
+    the script there, not here), and the verdict (reproduces, fixed or error) is
+    RECORDED in the entry's JSON, under `versions`, keyed by PATH's torch version.
     """
     from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
     from fuzzer.corpus.store import entries_in
 
-    dev = resolve_entry_device(device)
+    if python is None:
+        dev = resolve_entry_device(device)
+        run = replay_entry
+        where = ""
+    else:
+        from fuzzer.corpus import versions
+
+        dev = _device_for_another_torch(device)
+        try:
+            python = versions.interpreter(python)
+            version = versions.torch_version(python)
+        except versions.NotATorch as exc:
+            raise click.BadParameter(str(exc), param_hint="--python") from None
+
+        def run(path, dev):
+            return versions.replay_under(path, python, version, dev)
+        where = f"torch {version}: "
     found, bad = entries_in(paths)
     if not found and not bad:
         click.echo("no corpus entries found in " + ", ".join(paths), err=True)
         sys.exit(2)
-    results = [replay_entry(p, dev) for p in found]
-    for r in results:
+    results = []
+    for p in found:
+        r = run(p, dev)
+        results.append(r)
         if as_json:
             click.echo(json.dumps(r.to_json()))
         else:
-            click.echo(f"{r.outcome:10s} {r.id}  [{r.kind}] {r.detail}")
+            click.echo(f"{r.outcome:10s} {r.id}  [{r.kind}] {where}{r.detail}")
     for line in bad + [f"{r.path}: {r.detail}" for r in results if r.outcome == ERROR]:
         click.echo(f"error: {line}", err=True)
     if bad or any(r.outcome == ERROR for r in results):
         sys.exit(2)
     sys.exit(1 if any(r.outcome == REPRODUCES for r in results) else 0)
 
+
+def _device_for_another_torch(value: str | None) -> str | None:
+    """``--device`` for a script run under another interpreter: its form only is
+    checked here (this torch may lack a GPU that the other one has)."""
+    if value is None or value == "cpu" or re.fullmatch(r"cuda(:\d+)?", value):
+        return value
+    raise click.BadParameter(f"{value}: not cpu, cuda or cuda:N", param_hint="--device")
 
 
 @main.command()
