@@ -105,8 +105,19 @@ class VersionLimits:
     query_seconds: float = 120.0
 
 
+@dataclass(frozen=True)
+class ReportLimits:
+    #: detail lines quoted in an issue: the first few say what differs; a long list
+    #: of every differing input is for the full script's output
+    detail_lines: int = 5
+    #: lines of an inline (brief) repro: what a reader takes in at a glance, with no
+    #: scrolling in an issue; the corpus's briefs are held to it by the tests
+    brief_lines: int = 40
+
+
 GEN = GenLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
 SELFTEST = SelftestLimits()
 VERSIONS = VersionLimits()
+REPORT = ReportLimits()

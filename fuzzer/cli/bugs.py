@@ -129,3 +129,51 @@ def bugs(folder, as_json):
     .dcefuzz/runs).  Entries not yet triaged each stand alone (`dcefuzz triage DIR`).
     """
     _list_bugs([corpus_folder(folder)], as_json)
+
+
+@main.command()
+@click.argument("bug")
+@click.argument("folder", required=False)
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Also write BUG-ID.md, BUG-ID-full.py and BUG-ID-repro.py into this folder.")
+def report(bug, folder, out):
+    """Print a bug as a PyTorch GitHub issue, in markdown, ready to file.
+
+    BUG is a bug id (or a unique prefix of one) or an entry id; DIR as for
+    `dcefuzz bugs`.  The issue shows the bug's smallest entry (or the entry named)
+    as a short inline repro; the entry's full standalone script is the attachment.
+    """
+    import shutil
+
+    from fuzzer.corpus import brief
+    from fuzzer.corpus.entry import SCRIPT_SUFFIX
+    from fuzzer.corpus.repro import render as full_script
+    from fuzzer.triage.report import NoSuchBug, pick, render
+
+    where = corpus_folder(folder)
+    found, entries, unreadable = _bugs_of([where])
+    for line in unreadable:
+        click.echo(f"error: {line}", err=True)
+    try:
+        chosen, entry = pick(found, entries, bug)
+    except NoSuchBug as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    script = where / f"{entry.id}{SCRIPT_SUFFIX}"
+    if out is None:
+        click.echo(render(chosen, entry, script.name), nl=False)
+        shown = script if script.is_file() else f"not on disk: `dcefuzz repro {where / entry.id}.json` prints it"
+        click.echo(f"full script to attach: {shown}", err=True)
+        return
+    folder_out = Path(out)
+    folder_out.mkdir(parents=True, exist_ok=True)
+    full = folder_out / f"{chosen.id}-full.py"
+    text = render(chosen, entry, full.name)
+    (folder_out / f"{chosen.id}.md").write_text(text)
+    if script.is_file():
+        shutil.copyfile(script, full)
+    else:
+        full.write_text(full_script(entry))
+    (folder_out / f"{chosen.id}-repro.py").write_text(brief.render(entry))
+    click.echo(text, nl=False)
+    click.echo(f"wrote {folder_out / chosen.id}.md, {full.name}, {chosen.id}-repro.py", err=True)

@@ -82,19 +82,24 @@ _WHAT = {
 }
 
 
+def what(fam: str) -> str:
+    """What goes wrong in a bug of family ``fam``, in words."""
+    kind, _, rest = fam.partition("|")
+    return _WHAT.get(kind, kind + " {}").format(rest.replace(",", ", ")).strip()
+
+
 def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
     """A one-line human title: what goes wrong, and where."""
-    kind, _, rest = fam.partition("|")
-    what = _WHAT.get(kind, kind + " {}").format(rest.replace(",", ", ")).strip()
+    what_goes_wrong = what(fam)
     if blame is None:
-        return f"{what} (not localised)"
+        return f"{what_goes_wrong} (not localised)"
     stage, _, inner = blame.partition(":")
     if stage == "process":
-        return f"{what}, in {inner}"
+        return f"{what_goes_wrong}, in {inner}"
     where = f"in {stage}"
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
-        return f"{what} {where}, gone with {inner} off"
-    return f"{what} {where}" + (f", needs {inner}" if inner else "")
+        return f"{what_goes_wrong} {where}, gone with {inner} off"
+    return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "")
 
 
 @dataclass(frozen=True)

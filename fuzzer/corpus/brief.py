@@ -1,0 +1,184 @@
+"""The brief repro: a finding in the thirty-odd lines an issue shows inline.
+
+The full script (``fuzzer.corpus.repro``) carries the whole contract, every binding
+and a float64 reference, so that it can judge any torch and drive ``git bisect
+run``.  A PyTorch developer reading an issue needs less, and needs it at a glance:
+the custom ops the program calls, the program, the inputs of the one binding the
+divergence first showed on, one ``torch.compile`` and one plain assertion.
+
+Most of the text is still the fuzzer's own, so the brief runs what the fuzzer ran:
+the op snippets of ``custom_ops`` (blank runs folded, and the library's
+``_register_ordered`` helper, which exists to reach the private API of torch
+before 2.11, written as the public ``register_effect`` call it makes on a current
+torch), the program from ``codegen``, and the inputs drawn as
+``execute.make_inputs`` draws them (the global generator seeded with the same seed
+gives the same numbers).  Only the recording hook ``_hit`` is the brief's own: it
+keeps what this bug's assertion reads (the effect log, the call trace) or nothing.
+
+The assertion is ``torch.testing.assert_close`` with its default tolerances, not
+the fuzzer's per-element rule against float64: a reader knows what it means, and
+the divergences the fuzzer keeps are far outside those tolerances.  That each
+brief of the committed corpus fails on the torch it was found with is checked by
+running it (``tests/test_report.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fuzzer.corpus.entry import Entry
+from fuzzer.judge import contract
+from fuzzer.program import codegen, custom_ops, forms, sizes
+from fuzzer.program.ir import dead_pure_sites
+
+#: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
+#: the call trace, or nothing
+ORDER, DATA, CALLS, NOTHING = "order", "data", "calls", "nothing"
+
+_HOOKS = {
+    ORDER: '''\
+LOG = []  # op@site of each effectful call, in the order they ran
+def _hit(op, site, *inputs, effect=False):
+    if effect:
+        LOG.append(f"{op}@{site}")
+''',
+    DATA: '''\
+LOG = []  # a copy of what each effectful call saw, in the order they ran
+def _hit(op, site, *inputs, effect=False):
+    if effect:
+        LOG.append([x.clone() for x in inputs])
+''',
+    CALLS: '''\
+CALLS = []  # op@site of each custom-op call that ran
+def _hit(op, site, *inputs, effect=False):
+    CALLS.append(f"{op}@{site}")
+''',
+    NOTHING: '''\
+def _hit(op, site, *inputs, effect=False):
+    pass  # the fuzzer traces calls here; this bug needs no trace
+''',
+}
+
+
+@dataclass(frozen=True)
+class Check:
+    """How a brief shows one kind of bug: what the hook keeps, what the compiled call
+    is expected to do, and the one assertion after it."""
+
+    records: str
+    #: lines after both runs (empty: the compiled call itself raises or dies)
+    assertion: tuple[str, ...] = ()
+    #: the exception the brief ends with, or how it ends (None: with the recorded
+    #: error's own type)
+    failure: str | None = "AssertionError"
+
+
+#: keyed by kind, or ``kind|symptom`` where one kind is shown two ways
+CHECKS: dict[str, Check] = {
+    contract.WRONG_OUTPUT: Check(NOTHING, ("torch.testing.assert_close(compiled, eager)",)),
+    contract.WRONG_MUTATION: Check(NOTHING, (
+        "torch.testing.assert_close(compiled_inputs, eager_inputs)  # the inputs as the program left them",)),
+    contract.EFFECT_LOG: Check(ORDER, ('assert LOG == eager_log, f"eager {eager_log}, compiled {LOG}"',)),
+    f"{contract.EFFECT_LOG}|{contract.DATA}": Check(DATA, (
+        "torch.testing.assert_close(LOG, eager_log)  # what each effectful call saw",)),
+    contract.MISSED_DCE: Check(CALLS, (
+        'assert not DEAD & set(CALLS), f"dead calls ran: {sorted(DEAD & set(CALLS))}"',)),
+    contract.COMPILE_ERROR: Check(NOTHING, failure=None),
+    contract.RUNTIME_ERROR: Check(NOTHING, failure=None),
+    contract.CRASH: Check(NOTHING, failure="the process dying"),
+    contract.TIMEOUT: Check(NOTHING, failure="a hang"),
+}
+
+_BINDING = re.compile(r"^\[[\w-]+\] binding (\d+), ")
+_REGISTER = re.compile(r"\n+_register_ordered\((\w+)\)$", re.MULTILINE)
+
+
+def check_key(entry: Entry) -> str:
+    """The key of ``entry``'s check: its kind, or ``effect-log|data`` for an effect log
+    whose only change is the data an effect saw (its order is right)."""
+    symptoms = set(entry.bug_class.partition("|")[2].split(","))
+    if entry.kind == contract.EFFECT_LOG and symptoms == {contract.DATA}:
+        return f"{contract.EFFECT_LOG}|{contract.DATA}"
+    return entry.kind
+
+
+def check_of(entry: Entry) -> Check:
+    return CHECKS[check_key(entry)]
+
+
+def binding_index(entry: Entry) -> int:
+    """The first binding a detail line names (``Divergence.line``'s ``binding N``)."""
+    for line in entry.detail:
+        m = _BINDING.match(line)
+        if m:
+            return int(m.group(1))
+    return 0
+
+
+def expected_failure(entry: Entry) -> str:
+    """The exception type the brief ends with on a torch that has the bug."""
+    failure = check_of(entry).failure
+    if failure is not None:
+        return failure
+    return contract.normalise_message(entry.detail[0].split(": ", 1)[1]).split(":", 1)[0]
+
+
+def _fold(text: str, blank: str = "\n") -> str:
+    """Runs of blank lines as ``blank`` (one blank line, or none): the brief is read
+    in an issue, not linted."""
+    return re.sub(r"\n{2,}", "\n" + blank, text.strip("\n")) + "\n"
+
+
+def _ops(entry: Entry) -> str:
+    names = entry.case.program.custom_ops()
+    snippets = [custom_ops.BY_NAME[n].source for n in names]
+    ordered = r"\n\1.register_effect(torch._library.effects.EffectType.ORDERED)"
+    return "\n".join(_fold(_REGISTER.sub(ordered, s), blank="") for s in snippets)
+
+
+def _inputs(entry: Entry, index: int) -> list[str]:
+    """The inputs of binding ``index``, drawn as ``execute.make_inputs`` draws them."""
+    binding = entry.case.bindings[index]
+    names = ", ".join(f"{k}={v}" for k, v in binding.items())
+    lines = [f"torch.manual_seed({entry.case.input_seed + index})  # binding {names}"]
+    move = "" if entry.device == "cpu" else f".to({entry.device!r})"
+    for inp in entry.case.program.inputs:
+        shape = sizes.concrete(inp.dims, binding)
+        args = ", ".join(str(n) for n in shape) if shape else "()"
+        lines.append(f"{inp.name} = torch.randn({args}){move}")
+    return lines
+
+
+def _runs(entry: Entry, check: Check) -> list[str]:
+    compile_call = f"torch.compile(program, dynamic=True, backend={entry.backend!r})"
+    clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
+    lines = [f"eager_inputs = {clones}", "eager = program(*eager_inputs)"]
+    if check.records in (ORDER, DATA):
+        lines += ["eager_log, LOG[:] = LOG.copy(), []  # the compiled run logs afresh"]
+    if check.records == CALLS:
+        program = entry.case.program
+        dead = sorted(f"{forms.form(program.sites()[s].form).custom}@{s}" for s in dead_pure_sites(program))
+        lines += ["CALLS.clear()", f"DEAD = {set(dead)!r}  # call sites whose results nothing uses"]
+    lines += [f"compiled_inputs = {clones}",
+              f"compiled = {compile_call}(*compiled_inputs)"]
+    if check.failure is None:
+        lines[-1] += f"  # {_what_happens(entry)}"
+    return lines
+
+
+def _what_happens(entry: Entry) -> str:
+    if entry.kind == contract.CRASH:
+        return "the process dies"
+    if entry.kind == contract.TIMEOUT:
+        return "never returns"
+    return "raises " + entry.detail[0].split(": ", 1)[1][:80]
+
+
+def render(entry: Entry) -> str:
+    """The brief repro of ``entry``: standalone, torch only, fails where the bug is."""
+    check = check_of(entry)
+    parts = ["import torch\n", _HOOKS[check.records], _ops(entry), codegen.source(entry.case.program),
+             "\n".join(_inputs(entry, binding_index(entry)) + _runs(entry, check)
+                       + list(check.assertion)) + "\n"]
+    return "\n".join(_fold(p) for p in parts)

@@ -1,0 +1,225 @@
+"""A bug as the text of a PyTorch GitHub issue, ready to file.
+
+A maintainer triaging an issue wants, in this order: what goes wrong, a repro
+they can read at a glance and paste into a terminal, which releases have it, and
+anything that narrows down where it lives.  So the report is the bug's title
+phrased as an issue title (``[inductor] ... (reorder_for_peak_memory)``), the
+brief repro of one entry inline (``fuzzer.corpus.brief``), what eager and
+compiled did on that binding (the entry's detail lines), the culprit's evidence
+(the first debugging backend that shows it, each switch thrown with the config
+line that throws it, the bisector's pass), how many distinct programs hit it,
+and the versions.  The full standalone script, which judges every recorded
+binding with the fuzzer's own contract and exits 1 / 0 / 125 for ``git bisect
+run``, is named as an attachment rather than pasted: it is some 400 lines.
+
+The report is built from records only (the bug, its entry); it runs nothing.
+That the brief repro fails where the bug is, is checked by running it, in the
+tests, for every bug of the committed corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from fuzzer.corpus import brief
+from fuzzer.corpus.entry import Entry
+from fuzzer.judge import contract
+from fuzzer.limits import REPORT
+from fuzzer.program import sizes
+from fuzzer.triage import bugs, switches
+from fuzzer.triage.bugs import Bug
+from fuzzer.triage.stage import STAGES
+
+#: the area tag of an issue title, by the first debugging backend that shows the bug
+AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
+        "inductor": "inductor"}
+#: where a corrupted value lands, by the kind of entry that saw it
+LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
+         contract.WRONG_OUTPUT: "returned"}
+#: one sentence of what the compiled program does wrong, by the brief's check key
+SAYS = {
+    contract.WRONG_OUTPUT: "returns values that differ from eager's",
+    contract.WRONG_MUTATION: "writes values into the program's inputs that differ from eager's",
+    contract.EFFECT_LOG: "does not call the custom ops registered as ORDERED effects "
+                         "(`register_effect(EffectType.ORDERED)`) exactly once each, in program order",
+    f"{contract.EFFECT_LOG}|{contract.DATA}": "hands an ORDERED effectful custom op other data "
+                                              "than eager does",
+    contract.MISSED_DCE: "still runs a pure custom-op call whose result nothing uses",
+    contract.COMPILE_ERROR: "fails to compile, though eager runs it",
+    contract.RUNTIME_ERROR: "raises in compiled code, though eager runs it",
+    contract.CRASH: "kills the process, though eager runs it",
+    contract.TIMEOUT: "hangs, though eager returns",
+}
+#: what each switch outcome means, for the table's legend
+OUTCOMES = {"gone": "**gone**", "stays": "stays", "changed": "changed (another failure instead)"}
+
+_LINE = re.compile(r"^\[(?P<kind>[\w-]+)\] binding (?P<binding>\d+), (?P<where>[^:]+): (?P<detail>.*)$")
+_ORDERS = re.compile(r"\(eager \[(?P<eager>.*)\], compiled \[(?P<compiled>.*)\]\)$")
+
+
+class NoSuchBug(LookupError):
+    """A BUG argument that names no bug or entry of the corpus, or more than one bug."""
+
+
+def pick(found: list[Bug], entries: list[Entry], name: str) -> tuple[Bug, Entry]:
+    """The bug ``name`` names (a bug id, a unique prefix of one, or an entry id) and
+    the entry to show: the one named, else the bug's smallest."""
+    by_id = {e.id: e for e in entries}
+    if name in by_id:
+        return next(b for b in found if name in b.entries), by_id[name]
+    wanted = name if name.startswith("bug-") else "bug-" + name
+    matches = [b for b in found if b.id.startswith(wanted)]
+    if len(matches) > 1:
+        raise NoSuchBug(f"{name!r} is ambiguous: it matches {', '.join(b.id for b in matches)}")
+    if not matches:
+        known = ", ".join(b.id for b in found) or "none"
+        raise NoSuchBug(f"no bug or entry {name!r} here (bugs: {known})")
+    return matches[0], by_id[matches[0].smallest]
+
+
+def _inner(bug: Bug) -> str:
+    return bug.blame.partition(":")[2] if bug.blame else ""
+
+
+def subject(bug: Bug) -> str:
+    """What goes wrong, in the words of an issue title."""
+    kind, _, rest = bug.family.partition("|")
+    if kind == bugs.CORRUPTED:
+        return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)
+    if kind == contract.EFFECT_LOG:
+        return f"ORDERED effectful custom-op calls {rest.replace(',', ', ')}"
+    if kind == contract.COMPILE_ERROR:
+        return f"torch.compile raises {rest.rstrip(': ')}"
+    return bugs.what(bug.family)
+
+
+def issue_title(bug: Bug) -> str:
+    """``[area] what goes wrong under dynamic shapes (switch or pass)``."""
+    stage = bug.culprit.stage if bug.culprit is not None else None
+    area = AREA.get(stage, "torch.compile")
+    inner = _inner(bug)
+    return f"[{area}] {subject(bug)} under dynamic shapes" + (f" ({inner})" if inner else "")
+
+
+@dataclass(frozen=True)
+class Said:
+    """One detail line of an entry, read back into its parts (``Divergence.line``)."""
+
+    binding: int
+    where: str
+    detail: str
+
+    @classmethod
+    def read(cls, line: str) -> Said | None:
+        m = _LINE.match(line)
+        return cls(int(m["binding"]), m["where"], m["detail"]) if m else None
+
+
+def _code(text: str) -> str:
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def happens(entry: Entry) -> list[str]:
+    """Bullets: what eager did and what compiled did, on the brief's binding."""
+    index = brief.binding_index(entry)
+    said = [s for s in map(Said.read, entry.detail) if s is not None and s.binding == index]
+    if entry.kind in contract.ERROR_KINDS:
+        what = said[0].detail if said else entry.detail[0]
+        return ["eager: runs", f"compiled: {brief.check_of(entry).failure or _code(what)}"
+                if entry.kind in contract.PROCESS_KINDS else f"compiled: raises {_code(what)}"]
+    out = []
+    for s in said[:REPORT.detail_lines]:
+        orders = _ORDERS.search(s.detail)
+        if s.where == "sequence" and orders:
+            out += [f"eager calls the effectful ops in the order `{orders['eager']}`",
+                    f"compiled calls them in the order `{orders['compiled']}`"]
+        else:
+            out.append(f"{s.where}: {s.detail}")
+    return out or list(entry.detail[:REPORT.detail_lines])
+
+
+def _setting(name: str) -> str:
+    switch = switches.BY_NAME.get(name)
+    if switch is None:
+        return ""
+    return "; ".join(f"torch._inductor.config.{key} = {value!r}" for key, value in switch.config)
+
+
+def culprit_lines(bug: Bug) -> list[str]:
+    """The evidence of where the bug lives: stage, switches, the bisector's pass."""
+    c = bug.culprit
+    if c is None or c.stage is None:
+        return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
+    earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
+    lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
+             + (f" ({', '.join(f'`{s}`' for s in earlier)} do not)." if earlier else ".")]
+    if c.subsystem is not None:
+        lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
+                     + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")
+    gone = [name for name, outcome in c.switches.items() if outcome == "gone"]
+    if gone:
+        lines.append("- **Workaround**: " + " or ".join(f"`{_setting(n)}`" for n in gone) + ".")
+    if c.budget_exhausted:
+        lines.append("- The triage ran out of budget: the probes below are all that ran.")
+    if c.switches:
+        lines += ["", "Inductor switches, each thrown alone on a fresh compile:", "",
+                  "| switch | setting | the bug |", "| --- | --- | --- |"]
+        lines += [f"| {name} | `{_setting(name)}` | {OUTCOMES.get(outcome, outcome)} |"
+                  for name, outcome in c.switches.items()]
+    return lines
+
+
+def _versions(bug: Bug) -> list[str]:
+    by_verdict: dict[str, list[str]] = {}
+    for version, verdict in bug.versions.items():
+        by_verdict.setdefault(verdict, []).append(version)
+    words = {bugs.REPRODUCES: "Reproduces on", bugs.FIXED: "Fixed on", bugs.ERROR: "Could not be judged on"}
+    return [f"- {words.get(v, v)}: {', '.join(versions)}" for v, versions in by_verdict.items()]
+
+
+def found_by(bug: Bug, entry: Entry, full_script: str) -> str:
+    """Where the bug came from, how common it is, and what the attachment is."""
+    others = len(bug.entries) - 1
+    shown = "the smallest" if entry.id == bug.smallest else entry.id
+    if others:
+        hits = (f"{others} other distinct minimal programs hit the same culprit "
+                f"({bug.hits} hits in all); the one above is {shown}.")
+    else:
+        hits = f"One program hit it ({bug.hits} {'hit' if bug.hits == 1 else 'hits'})."
+    return ("Found by dcefuzz, a differential fuzzer for custom ops under `torch.compile`. " + hits
+            + f" The full standalone script is attached (`{full_script}`, torch only): it runs eager "
+            "and compiled over every recorded size binding, judges them with the fuzzer's contract "
+            "(float64 reference, effect log, inputs after the call) and exits 1 when the bug "
+            "reproduces, 0 when it does not, so it works with `git bisect run`.")
+
+
+def render(bug: Bug, entry: Entry, full_script: str) -> str:
+    """The issue: a ``# title`` line, then the body; ``full_script`` is the name the
+    attached full script goes by."""
+    binding = entry.case.bindings[brief.binding_index(entry)]
+    sizes_of = ", ".join(f"{k}={v}" for k, v in binding.items())
+    shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
+    reproduces = ", ".join(v for v, verdict in bug.versions.items() if verdict == bugs.REPRODUCES)
+    failure = brief.expected_failure(entry)
+    says = SAYS.get(brief.check_key(entry), "differs from eager")
+    opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
+               f"program below {says}. Its custom ops are honest: `mutates_args` names exactly what "
+               "each writes, fake impls match, outputs are fresh tensors.")
+    fails = (f"On torch {reproduces or entry.torch_version} this fails with "
+             f"{_code(failure) if failure.isidentifier() else failure}.")
+    lines = [
+        f"# {issue_title(bug)}", "",
+        "### 🐛 Describe the bug", "",
+        opening, "",
+        "```python", brief.render(entry).rstrip("\n"), "```", "",
+        fails, "",
+        f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
+        *[f"- {line}" for line in happens(entry)], "",
+        "### Where it goes wrong", "",
+        *culprit_lines(bug), "",
+        found_by(bug, entry, full_script), "",
+        "### Versions", "",
+        *_versions(bug),
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,127 @@
+"""dcefuzz report: a corpus bug as a PyTorch issue, and its brief repro failing on this torch."""
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fuzzer.cli import main
+from fuzzer.corpus import brief
+from fuzzer.corpus.store import load
+from fuzzer.limits import REPORT
+from fuzzer.triage.bugs import group
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+#: the committed corpus's bugs: (bug id, its smallest entry)
+BUGS = {"bug-c17e047bf3": "effect-log-915158cff0e3", "bug-ac73b21939": "wrong-mutation-3e93a770411a",
+        "bug-b4d1cfd900": "compile-error-2442f8d5d1d2", "bug-81b1f8c21c": "effect-log-53422b20f411"}
+REORDERED = "bug-c17e047bf3"
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def inline_repro(markdown: str) -> str:
+    return re.search(r"```python\n(.*?)```", markdown, re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {bug: invoke("report", bug, CORPUS) for bug in BUGS}
+
+
+def test_the_corpus_has_the_bugs_the_tests_name():
+    found = {b.id: b.smallest for b in group(load(p) for p in CORPUS.glob("*.json"))}
+    assert found == BUGS
+
+
+def test_a_report_has_every_section(reports):
+    for bug, result in reports.items():
+        assert result.exit_code == 0, result.output
+        text = result.stdout
+        assert text.startswith("# [inductor] ") and "under dynamic shapes (" in text.splitlines()[0]
+        for section in ("### 🐛 Describe the bug", "```python", "What eager and compiled do",
+                        "### Where it goes wrong", "**Stage**: `inductor`", "**CompilerBisector**",
+                        "| switch | setting | the bug |", "Found by dcefuzz",
+                        f"attached (`{BUGS[bug]}.py`", "### Versions", "- Reproduces on: 2.13.0+cpu"):
+            assert section in text, (bug, section)
+        assert f"corpus/{BUGS[bug]}.py" in result.stderr
+    text = reports[REORDERED].stdout
+    assert text.splitlines()[0] == ("# [inductor] ORDERED effectful custom-op calls reordered under "
+                                    "dynamic shapes (reorder_for_peak_memory)")
+    assert "- eager calls the effectful ops in the order `e_log@0, e_tap@1`" in text
+    assert "- compiled calls them in the order `e_tap@1, e_log@0`" in text
+    assert "| reorder_for_peak_memory | `torch._inductor.config.reorder_for_peak_memory = False` | **gone** |" in text
+    assert "**Workaround**: `torch._inductor.config.reorder_for_peak_memory = False`" in text
+    assert "7 other distinct minimal programs hit the same culprit (9 hits in all)" in text
+    mutation = reports["bug-ac73b21939"].stdout
+    assert "`torch._inductor.config.disabled_passes = 'REINPLACE_INPLACEABLE_OPS'` | **gone** |" in mutation
+    assert "- input x2: values differ: max error 0.499" in mutation
+    assert "- compiled: raises `InductorError: AssertionError: `" in reports["bug-b4d1cfd900"].stdout
+
+
+def test_the_inline_repro_is_short_and_parses(reports):
+    for bug, result in reports.items():
+        code = inline_repro(result.stdout)
+        assert len(code.splitlines()) <= REPORT.brief_lines, bug
+        ast.parse(code)
+        assert code == brief.render(load(CORPUS / f"{BUGS[bug]}.json"))
+        assert "torch.compile(program, dynamic=True, backend='inductor')" in code
+
+
+def test_a_prefix_or_an_entry_names_a_bug():
+    by_prefix = invoke("report", "c17e", CORPUS)
+    assert by_prefix.exit_code == 0 and "reorder_for_peak_memory" in by_prefix.stdout.splitlines()[0]
+    by_entry = invoke("report", "effect-log-66c9da38c8aa", CORPUS)
+    assert by_entry.exit_code == 0
+    assert "the one above is effect-log-66c9da38c8aa" in by_entry.stdout
+    assert "reorder_for_peak_memory" in by_entry.stdout.splitlines()[0]
+
+
+@pytest.mark.parametrize("name, message", [
+    ("bug-0000000000", "no bug or entry 'bug-0000000000' here (bugs: bug-"),
+    ("nothing-here", "no bug or entry 'nothing-here'"),
+    ("bug-", "'bug-' is ambiguous: it matches bug-"),
+])
+def test_an_unknown_or_ambiguous_bug_exits_2(name, message):
+    result = invoke("report", name, CORPUS)
+    assert result.exit_code == 2
+    assert message in result.stderr and result.stdout == ""
+
+
+def test_out_writes_the_issue_and_both_scripts(tmp_path):
+    result = invoke("report", REORDERED, CORPUS, "--out", tmp_path / "issue")
+    assert result.exit_code == 0, result.output
+    folder = tmp_path / "issue"
+    assert sorted(p.name for p in folder.iterdir()) == [f"{REORDERED}-full.py", f"{REORDERED}-repro.py",
+                                                        f"{REORDERED}.md"]
+    markdown = (folder / f"{REORDERED}.md").read_text()
+    assert markdown == result.stdout
+    assert f"attached (`{REORDERED}-full.py`" in markdown
+    assert (folder / f"{REORDERED}-full.py").read_text() == (CORPUS / f"{BUGS[REORDERED]}.py").read_text()
+    assert (folder / f"{REORDERED}-repro.py").read_text() == inline_repro(markdown)
+
+
+@pytest.mark.compile
+def test_each_brief_repro_fails_on_this_torch(tmp_path):
+    """Every corpus bug's brief, standalone in a fresh interpreter, ends with the failure
+    its kind expects (the four compile at once: each takes seconds to tens of seconds)."""
+    children = {}
+    for bug, entry_id in BUGS.items():
+        entry = load(CORPUS / f"{entry_id}.json")
+        script = tmp_path / f"{bug}.py"
+        script.write_text(brief.render(entry))
+        children[bug] = (brief.expected_failure(entry), subprocess.Popen(
+            [sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True))
+    for bug, (failure, child) in children.items():
+        out, _ = child.communicate(timeout=600)
+        last = [line for line in out.splitlines() if re.match(r"^[\w.]+: ", line)][-1]
+        assert child.returncode == 1, (bug, out[-2000:])
+        assert last.split(":", 1)[0].rsplit(".", 1)[-1] == failure, (bug, last)
+    assert {f for f, _ in children.values()} == {"AssertionError", "InductorError"}
