@@ -42,7 +42,7 @@ def _class_on(c, backend, kind):
 TABLE = [
     ("faithful compile", case(LOG), backends.FAITHFUL, contract.EFFECT_LOG, "effect-log|missing", FIXED),
     ("dropped effect", case(LOG), backends.DROP_LOG, contract.EFFECT_LOG, "effect-log|missing", REPRODUCES),
-    ("same kind, other bug", case(LOG), backends.DROP_LOG, contract.EFFECT_LOG, "effect-log|reordered", FIXED),
+    ("same kind, other bug", case(LOG), backends.DROP_LOG, contract.EFFECT_LOG, "effect-log|reordered", ERROR),
     ("lost mutation", case(LOG), backends.DROP_LOG_AND_MUTATION, contract.WRONG_MUTATION,
      "wrong-mutation|values", REPRODUCES),
     ("compile error", case(LOG), backends.RAISE, contract.COMPILE_ERROR, None, REPRODUCES),

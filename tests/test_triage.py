@@ -52,6 +52,7 @@ def test_a_reordering_is_blamed_on_the_peak_memory_reordering_and_a_lost_write_o
     assert c.stage == "inductor" and c.blame == "inductor:reorder_for_peak_memory"
     assert c.switches["reorder_for_peak_memory"] == "gone" and c.switches["reinplace_inplaceable_ops"] == "stays"
     assert c.subsystem is not None  # the bisector ran and named a subsystem
+    assert c.dynamic_only is False  # static shapes show it too
     assert c.oracle_calls >= len(STAGES) + len(switches.available()) and not c.budget_exhausted
     lost = load(CORPUS / "wrong-mutation-3e93a770411a.json")
     c = localise(lost.case, lost.kind, lost.bug_class, "cpu")
@@ -100,8 +101,22 @@ def test_the_committed_corpus_groups_into_its_four_root_causes():
     assert len(values.entries) == 5 and values.entries[0] == "wrong-mutation-3e93a770411a"  # smallest first
     assert len(by_family["compile-error|InductorError: AssertionError:",
                          "inductor:decompose_auto_functionalized"].entries) == 3
-    assert by_family["corrupted-value|values", "inductor:decompose_auto_functionalized"].entries \
-        == ("effect-log-53422b20f411",)
+    offset = by_family["corrupted-value|values", "inductor:decompose_auto_functionalized"]
+    assert offset.entries == ("effect-log-53422b20f411",)
+    # the two bugs of the auto_functionalized decomposition need symbolic shapes; the rest do not
+    assert {b.family for b in by_family.values() if b.culprit.dynamic_only} == {
+        "corrupted-value|values", "compile-error|InductorError: AssertionError:"}
+
+
+def test_the_same_blame_with_and_without_dynamic_shapes_is_two_bugs():
+    import dataclasses
+
+    offset = load(CORPUS / "effect-log-53422b20f411.json")
+    static_too = load(CORPUS / "effect-log-53422b20f411.json")
+    static_too.id = "effect-log-static"
+    static_too.culprit = dataclasses.replace(static_too.culprit, dynamic_only=False)
+    assert offset.culprit.blame == static_too.culprit.blame
+    assert len(bugs.group([offset, static_too])) == 2
 
 
 def test_an_untriaged_entry_is_a_bug_of_its_own():

@@ -12,7 +12,9 @@ Exit status, as ``git bisect run`` reads it:
 * 1  the recorded bug reproduces: the same kind with the same bug class, or, for a
   crash or timeout, the same death (signal, memory cap, hang) after eager finished;
 * 0  it does not (fixed);
-* 125  the script cannot judge: eager fails or disagrees with itself, the device is
+* 125  the script cannot judge: the kind diverges with another bug class (the same
+  failure worded anew by another torch, or another bug: neither this one nor fixed),
+  eager fails or disagrees with itself, the device is
   missing, or the script cannot even define its ops on this torch (an import error,
   a torch too old for the program).
 """
@@ -114,7 +116,12 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     if seen == spec["bug_class"]:
         print("REPRODUCES")
         return REPRODUCES_EXIT
-    print(f"does not reproduce (saw {seen or 'no ' + spec['kind']})")
+    if seen:
+        # the kind still diverges, another way (often the same failure, worded anew by a
+        # later torch): neither this bug nor fixed
+        print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    print(f"does not reproduce (saw no {spec['kind']})")
     return FIXED_EXIT
 
 

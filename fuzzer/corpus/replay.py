@@ -4,8 +4,10 @@ Each entry is re-run in this process from a fresh compile, with the same
 confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``).
 REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
 fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
-that kind.  ERROR: the entry cannot be read, or its program no longer runs eagerly
-(an invalid or nondeterministic case cannot say anything about the compiler).
+that kind.  ERROR: the entry cannot be read, its program no longer runs eagerly
+(an invalid or nondeterministic case cannot say anything about the compiler), or the
+kind still diverges with another bug class (another torch may word the same failure
+anew: calling that FIXED would be quietly wrong).
 """
 
 from __future__ import annotations
@@ -68,7 +70,8 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         if not divs:
             return result(FIXED, "no divergence of this kind")
         if bug_class(entry.kind, divs) != entry.bug_class:
-            return result(FIXED, f"another bug of this kind: {bug_class(entry.kind, divs)}")
+            # neither this bug nor fixed: the kind still diverges, another way
+            return result(ERROR, f"another bug of this kind: {bug_class(entry.kind, divs)}")
         second = judge_fresh(entry.case, dev, entry.backend)
         if second.status == contract.OK and bug_class(entry.kind, second.of_kind(entry.kind)) == entry.bug_class:
             return result(REPRODUCES, divs[0].line())

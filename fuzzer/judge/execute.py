@@ -83,9 +83,11 @@ def run_eager(case: Case, device: str) -> list[BindingRuns]:
     return out
 
 
-def compile_fn(case: Case, backend: str = "inductor"):
-    """A fresh function object for the case, wrapped by ``torch.compile(dynamic=True)``."""
-    return torch.compile(codegen.build(case.program), dynamic=True, backend=backend)
+def compile_fn(case: Case, backend: str = "inductor", dynamic: bool = True):
+    """A fresh function object for the case, wrapped by ``torch.compile(dynamic=True)``
+    (``dynamic=False``: static shapes, one compile per binding, which triage uses to
+    tell bugs of symbolic shapes from the rest)."""
+    return torch.compile(codegen.build(case.program), dynamic=dynamic, backend=backend)
 
 
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,

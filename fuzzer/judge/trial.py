@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
-from fuzzer.judge.execute import execute, fresh_compile_state
+from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
 from fuzzer.judge.observe import caches_off
 from fuzzer.program.ir import Case, dead_pure_sites
 
@@ -86,14 +86,16 @@ def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
     return dataclasses.replace(case, bindings=case.bindings[:last + 1])
 
 
-def judge_fresh(case: Case, device: str, backend: str = "inductor", cached: bool = False) -> Verdict:
+def judge_fresh(case: Case, device: str, backend: str = "inductor", cached: bool = False,
+                dynamic: bool = True) -> Verdict:
     """Execute and judge ``case`` from an empty dynamo cache and, unless ``cached``,
-    without the on-disk compile caches."""
+    without the on-disk compile caches (``dynamic=False``: compiled with static shapes)."""
     fresh_compile_state()
+    compiled = None if dynamic else compile_fn(case, backend, dynamic=False)
     if cached:
-        return judge_case(case, execute(case, device, backend=backend))
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled))
     with caches_off():
-        return judge_case(case, execute(case, device, backend=backend))
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled))
 
 
 def _recompiles(verdict_runs: list[BindingRuns]) -> int:

@@ -5,7 +5,7 @@ depending on where its corrupted value goes (returned: ``wrong-output``; written
 to an input: ``wrong-mutation``; seen by an effectful op: ``effect-log`` data).  So
 entries group by their *family* (the bug class with those three merged) and their
 culprit's *blame* (``fuzzer.triage.culprit``): the stage, and the switch or pass
-inside it.  An entry whose bug could not be localised, or was never triaged,
+inside it, and whether it needs dynamic shapes.  An entry whose bug could not be localised, or was never triaged,
 groups with nothing: merging what nothing says is one cause would hide a bug.  A
 crash or timeout (triaged from outside its process only) blames the innermost
 frame of torch its process died in, where one was recorded.
@@ -60,8 +60,12 @@ def blame_of(entry) -> str | None:
 
 
 def key_of(entry) -> str:
-    """The bug an entry belongs to: family and blame, or the entry alone."""
-    blame = blame_of(entry)
+    """The bug an entry belongs to: family and blame (and whether it needs dynamic
+    shapes), or the entry alone."""
+    if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
+        blame = blame_of(entry)
+    else:
+        blame = entry.culprit.key
     return f"{family(entry.bug_class)} @ {blame if blame else 'entry:' + entry.id}"
 
 
@@ -97,9 +101,10 @@ def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
     if stage == "process":
         return f"{what_goes_wrong}, in {inner}"
     where = f"in {stage}"
+    shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
-        return f"{what_goes_wrong} {where}, gone with {inner} off"
-    return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "")
+        return f"{what_goes_wrong} {where}, gone with {inner} off{shapes}"
+    return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,8 @@ class Bug:
         culprit = {"stage": None}
         if self.culprit is not None:
             full = self.culprit.to_json()
-            culprit = {k: full[k] for k in ("stage", "blame", "subsystem", "pass", "switches") if k in full}
+            culprit = {k: full[k] for k in ("stage", "blame", "dynamic_only", "subsystem", "pass", "switches")
+                       if k in full}
         elif self.blame is not None:
             culprit = {"stage": None, "blame": self.blame}
         return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),

@@ -4,7 +4,9 @@ Three probes, each a series of fresh compiles of the finding's case judged for t
 same bug class (``fuzzer.triage.probe``), within one budget:
 
 1. the *stage* (``fuzzer.triage.stage``): the first of torch's debugging backends
-   that shows the bug;
+   that shows the bug, and whether it shows with static shapes too (one compile
+   with ``dynamic=False`` on that stage): a bug gone without symbolic shapes lives
+   in their handling, which no switch of a pass can say;
 2. the *switches* (``fuzzer.triage.switches``), when the stage is Inductor: each
    named pass or scheduler feature turned off in turn, gone or stays;
 3. the *bisection* (``fuzzer.triage.bisect``): torch's ``CompilerBisector`` on the
@@ -12,7 +14,13 @@ same bug class (``fuzzer.triage.probe``), within one budget:
 
 The *blame* is the part that names a root cause, and what bugs group by
 (``fuzzer.triage.bugs``): the stage, refined by the last switch that removes the
-bug (in pipeline order) or else by the pass the bisector found.  A lowering the
+bug (in pipeline order) or else by the pass the bisector found, and marked
+"dynamic shapes only" when static shapes do not show it.  The bisector's answer
+alone is weak: every bug of a mutating custom op in Inductor needs the pass that
+decomposes ``auto_functionalized`` (it is where the op's in-place call appears), so
+on the corpus it names the same pass for a compile error, a storage offset
+dropped under symbolic shapes and a copy-back read after a mutation; the static
+probe tells those apart.  A lowering the
 bisector names is the op the program happened to lower, so only "lowerings" is
 kept of it.  A culprit whose stage walk found nothing (the bug did not show again)
 blames nothing and groups with nothing.
@@ -26,7 +34,7 @@ import torch
 
 from fuzzer.program.ir import Case
 from fuzzer.triage import bisect, stage, switches
-from fuzzer.triage.probe import BudgetSpent, Probe, TriageBudget
+from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
 PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
@@ -40,6 +48,9 @@ class Culprit:
     subsystem: str | None = None
     pass_name: str | None = None
     switches: dict = field(default_factory=dict)
+    #: True: gone with static shapes; False: shows with them too; None: not probed, or
+    #: static shapes broke something else
+    dynamic_only: bool | None = None
     oracle_calls: int = 0
     seconds: float = 0.0
     budget_exhausted: bool = False
@@ -58,8 +69,15 @@ class Culprit:
             return f"{self.stage}:{named}"
         return self.stage
 
+    @property
+    def key(self) -> str | None:
+        """What bugs group by: the blame, and whether the bug needs dynamic shapes."""
+        if self.blame is None:
+            return None
+        return self.blame + (" [dynamic shapes only]" if self.dynamic_only else "")
+
     def to_json(self) -> dict:
-        out = {"stage": self.stage, "blame": self.blame}
+        out = {"stage": self.stage, "blame": self.blame, "dynamic_only": self.dynamic_only}
         if self.subsystem is not None:
             out["subsystem"] = self.subsystem
         if self.pass_name is not None:
@@ -73,7 +91,8 @@ class Culprit:
     @classmethod
     def from_json(cls, data: dict) -> Culprit:
         return cls(stage=data.get("stage"), subsystem=data.get("subsystem"), pass_name=data.get("pass"),
-                   switches=dict(data.get("switches", {})), oracle_calls=int(data.get("oracle_calls", 0)),
+                   switches=dict(data.get("switches", {})), dynamic_only=data.get("dynamic_only"),
+                   oracle_calls=int(data.get("oracle_calls", 0)),
                    seconds=float(data.get("seconds", 0.0)),
                    budget_exhausted=bool(data.get("budget_exhausted", False)),
                    torch_version=data.get("torch_version", ""))
@@ -83,9 +102,12 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
              budget: TriageBudget = TriageBudget()) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``), within ``budget``."""
     probe = Probe(case, kind, bug_class, device, budget)
-    found_stage, found_switches, bisection = None, {}, None
+    found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
     try:
         found_stage = stage.walk(probe)
+        if found_stage is not None:
+            static = probe.outcome(found_stage, dynamic=False)
+            dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
         if found_stage == "inductor":
             found_switches = switches.probe_all(probe)
         if found_stage is not None:
@@ -95,7 +117,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     return Culprit(stage=found_stage,
                    subsystem=bisection.subsystem if bisection else None,
                    pass_name=bisection.application if bisection else None,
-                   switches=found_switches, oracle_calls=probe.calls, seconds=probe.seconds,
+                   switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
+                   seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__)
 
 

@@ -72,12 +72,13 @@ class Probe:
             self.exhausted = True
             raise BudgetSpent()
 
-    def outcome(self, backend: str, config: dict | None = None) -> Outcome:
-        """Compile afresh on ``backend`` with Inductor's ``config`` patched in; what shows."""
+    def outcome(self, backend: str, config: dict | None = None, dynamic: bool = True) -> Outcome:
+        """Compile afresh on ``backend`` with Inductor's ``config`` patched in (and, unless
+        ``dynamic``, with static shapes); what shows."""
         self.check()
         self.calls += 1
         with _inductor_config(config):
-            verdict = judge_fresh(self.case, self.device, backend)
+            verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic)
         if verdict.status != contract.OK:
             return Outcome.CHANGED
         if contract.bug_class(self.kind, verdict.of_kind(self.kind)) == self.bug_class:

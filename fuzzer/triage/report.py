@@ -95,11 +95,14 @@ def subject(bug: Bug) -> str:
 
 
 def issue_title(bug: Bug) -> str:
-    """``[area] what goes wrong under dynamic shapes (switch or pass)``."""
+    """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
+    static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
     area = AREA.get(stage, "torch.compile")
     inner = _inner(bug)
-    return f"[{area}] {subject(bug)} under dynamic shapes" + (f" ({inner})" if inner else "")
+    shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
+              else " under dynamic shapes")
+    return f"[{area}] {subject(bug)}{shapes}" + (f" ({inner})" if inner else "")
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,9 @@ def culprit_lines(bug: Bug) -> list[str]:
     earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
     lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
              + (f" ({', '.join(f'`{s}`' for s in earlier)} do not)." if earlier else ".")]
+    if c.dynamic_only is not None:
+        lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
+                                         if c.dynamic_only else "also with `dynamic=False` (static shapes)."))
     if c.subsystem is not None:
         lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
                      + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")
