@@ -9,7 +9,8 @@ from fuzzer.faults.selftest import Row, table
 
 
 def test_table_lists_every_row():
-    rows = [Row("a", "effect-dropped", "effect-log", True, True, 3, 1.5, "effect-log", 1, "effect-log-x"),
+    rows = [Row("a", "effect-dropped", "effect-log", True, True, 3, 1.5, "effect-log", 1, "effect-log-x",
+                findings=3, bugs=1),
             Row("b", "mutation-lost", "wrong-mutation", False, note="not in this torch")]
     text = table(rows)
     assert "yes" in text and "n/a" in text and "not in this torch" in text
@@ -21,8 +22,12 @@ def test_selftest_detects_a_fault_and_its_entry_is_fixed_without_it(tmp_path):
     r = CliRunner().invoke(main, ["selftest", "--fault", "effect-dce", "--time-per-fault", "90s",
                                   "--corpus", str(tmp_path)])
     assert r.exit_code == 0, r.output
+    header = next(line for line in r.output.splitlines() if line.startswith("fault "))
     row = [line for line in r.output.splitlines() if line.startswith("effect-dce ")][0]
     assert " yes " in row
+    cells = dict(zip(header.split(), row.split()))
+    # every finding of the one planted fault is one bug (the campaign collects up to 3)
+    assert int(cells["findings"]) >= 1 and cells["bugs"] == "1", row
     entries = [load(p) for p in tmp_path.glob("*.json")]
     planted = [e for e in entries if e.kind == "effect-log"]
     assert planted and all(e.fault == "effect-dce" for e in planted)
