@@ -155,3 +155,27 @@ def test_triage_of_a_corpus_folder_writes_culprits_in_place(tmp_path):
     assert entry.culprit.stage == "inductor" and entry.culprit.budget_exhausted
     assert (tmp_path / "effect-log-915158cff0e3.py").exists()
     assert "1 bugs in 1 entries" in r.output
+
+
+def test_stats_lists_the_bugs_of_a_campaign_folder_with_first_and_last_hit(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from fuzzer.campaign.state import CampaignFolder, CampaignState, Shard
+    from fuzzer.cli import main
+
+    folder = CampaignFolder(tmp_path / "run")
+    folder.save(CampaignState(seed=0, shard=Shard()))
+    folder.corpus.mkdir()
+    for name in ("effect-log-915158cff0e3", "effect-log-c322b74b2a9e"):  # one bug
+        shutil.copy(CORPUS / f"{name}.json", folder.corpus)
+    r = CliRunner().invoke(main, ["stats", str(folder.path)])
+    assert r.exit_code == 0, r.output
+    (line,) = [ln for ln in r.output.splitlines() if ln.startswith("  bug-")]
+    first, last = sorted(load(folder.corpus / f"{n}.json").found
+                         for n in ("effect-log-915158cff0e3", "effect-log-c322b74b2a9e"))
+    assert "entries 2" in line and f"first {first}" in line and f"last {last}" in line
+    assert "bugs       1 in" in r.output
+    as_json = json.loads(CliRunner().invoke(main, ["stats", str(folder.path), "--json"]).output)
+    assert [b["entries"] for b in as_json["bugs"]] == [2]

@@ -157,7 +157,8 @@ class _Display:
               help="Also draw the stats log as a PNG: discovery, throughput, worker memory "
                    "(needs the plot extra: pip install 'dcefuzz[plot]').")
 def stats(folder, as_json, plot_path):
-    """Summarise a campaign folder: totals, and the rate over time."""
+    """Summarise a campaign folder: totals, the rate, bugs and memory over time, and
+    each bug of its corpus with when it was first and last hit."""
     from fuzzer.campaign.state import BadState, CampaignFolder
 
     cf = CampaignFolder(folder)
@@ -167,10 +168,12 @@ def stats(folder, as_json, plot_path):
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     lines = cf.stats_lines()
+    found = _bugs(cf)
     if as_json:
-        click.echo(json.dumps(state.to_json(), indent=2))
+        click.echo(json.dumps({**state.to_json(), "bugs": found}, indent=2))
     else:
         _print_stats(state, lines)
+        _print_bugs(cf, found)
     if plot_path is not None:
         _plot(cf, state, lines, plot_path, quiet_stdout=as_json)
 
@@ -194,6 +197,32 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
     click.echo(f"plot       {out}", err=quiet_stdout)  # keeps --json's stdout JSON
 
 
+def _bugs(cf) -> list[dict]:
+    """The bugs of the campaign folder's own corpus, with when each was first and last hit."""
+    from fuzzer.corpus.store import BadEntry, entries_in, load
+    from fuzzer.triage.bugs import group
+
+    if not cf.corpus.is_dir():
+        return []
+    entries = []
+    for p in entries_in([str(cf.corpus)])[0]:
+        try:
+            entries.append(load(p))
+        except BadEntry:
+            continue
+    return [{"id": b.id, "title": b.title, "entries": len(b.entries), "hits": b.hits,
+             "first_seen": b.first_seen, "last_seen": b.last_seen} for b in group(entries)]
+
+
+def _print_bugs(cf, found: list[dict]) -> None:
+    if not found:
+        return
+    click.echo(f"bugs       {len(found)} in {cf.corpus} (`dcefuzz bugs {cf.path}` for the details)")
+    for b in found:
+        click.echo(f"  {b['id']}  hits {b['hits']:<4d} entries {b['entries']}  first {b['first_seen']}  "
+                   f"last {b['last_seen']}  {b['title']}")
+
+
 def _print_stats(state, lines) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
@@ -207,14 +236,14 @@ def _print_stats(state, lines) -> None:
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
     if lines:
-        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} "
+        click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} {'bugs':>5s} "
                    f"{'workers':>8s} {'max rss MiB':>12s}")
         step = max(1, len(lines) // 10)
         for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
             per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
             rss = max(ln.get("worker_rss_mb") or [0])
             click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
-                       f"{sum(ln['findings'].values()):9d} {ln.get('workers_alive', ''):>8} "
+                       f"{sum(ln['findings'].values()):9d} {ln.get('bugs', ''):>5} {ln.get('workers_alive', ''):>8} "
                        f"{rss or '':>12}")
         # past the workers' warm-up, so the range shows growth, not start-up
         warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
