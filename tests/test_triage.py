@@ -1,5 +1,6 @@
 """Triage: a finding's culprit (stage, switches, pass), bugs and the examples kept of each."""
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from helpers import case, prog
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import bugs, switches
+from fuzzer.triage import bugs, family, switches
 from fuzzer.triage.culprit import Culprit, localise
 from fuzzer.triage.probe import TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage
@@ -80,15 +81,32 @@ def test_the_blame_is_the_last_switch_in_pipeline_order_that_removes_the_bug():
     # a lowering names the program's op, not a cause: only the subsystem is kept
     assert Culprit("inductor", "lowerings", "unsqueeze").blame == "inductor:lowerings"
     assert Culprit("aot_eager").blame == "aot_eager"
+    # an error is blamed where it is raised: a switch that avoids it only reshaped its input
+    crash = Culprit("inductor", "post_grad_passes", "decompose_auto_functionalized",
+                    {"reorder_for_locality": "gone"}, kind="compile-error")
+    assert crash.blame == "inductor:decompose_auto_functionalized"
+    assert dataclasses.replace(crash, kind="wrong-mutation").blame == "inductor:reorder_for_locality"
+    assert dataclasses.replace(crash, subsystem=None, pass_name=None).blame == "inductor:reorder_for_locality"
 
 
 def test_returned_written_and_logged_wrong_values_are_one_family():
-    corrupted = {bugs.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
+    corrupted = {family.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
                                           "effect-log|data", "wrong-mutation|non-finite,values")}
     assert corrupted == {"corrupted-value|values"}
-    assert bugs.family("effect-log|data,reordered") == "effect-log|reordered"
-    assert bugs.family("wrong-output|shape") == "wrong-output|shape"
-    assert bugs.family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
+    assert family.family("effect-log|data,reordered") == "effect-log|reordered"
+    assert family.family("wrong-output|shape") == "wrong-output|shape"
+    assert family.family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
+
+
+def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
+    # a log both reordered and seeing wrong data: with the reordering gone, the data is left
+    assert family.leftover("effect-log|data,reordered", "effect-log|data")
+    # ... but the reordering left over is the family itself, not a leftover
+    assert not family.leftover("effect-log|data,reordered", "effect-log|reordered")
+    # a symptom the finding did not show is something else, not a leftover
+    assert not family.leftover("effect-log|reordered", "effect-log|missing")
+    assert not family.leftover("effect-log|data,reordered", "effect-log|data,missing")
+    assert not family.leftover("compile-error|A", "compile-error|B")
 
 
 def test_the_committed_corpus_groups_into_its_four_root_causes():
@@ -109,8 +127,6 @@ def test_the_committed_corpus_groups_into_its_four_root_causes():
 
 
 def test_the_same_blame_with_and_without_dynamic_shapes_is_two_bugs():
-    import dataclasses
-
     offset = load(CORPUS / "effect-log-53422b20f411.json")
     static_too = load(CORPUS / "effect-log-53422b20f411.json")
     static_too.id = "effect-log-static"

@@ -22,26 +22,10 @@ from dataclasses import dataclass
 
 from fuzzer.judge import contract
 from fuzzer.triage.culprit import Culprit
-
-#: the family of wrong values, wherever they land
-CORRUPTED = "corrupted-value"
-#: symptoms of a value that is there, with the right shape, but wrong
-_VALUE_SYMPTOMS = {contract.VALUES, contract.NON_FINITE, contract.DATA}
+from fuzzer.triage.family import CORRUPTED, family
 
 #: the verdict of one torch version on a bug's repro, worst first when merging members
 REPRODUCES, FIXED, ERROR = "reproduces", "fixed", "error"
-
-
-def family(bug_class: str) -> str:
-    """The bug class with returned, written and logged wrong values made one."""
-    kind, _, rest = bug_class.partition("|")
-    if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
-        return bug_class
-    symptoms = set(rest.split(",")) if rest else set()
-    if kind == contract.EFFECT_LOG:
-        order = sorted(symptoms - {contract.DATA})
-        return f"{kind}|{','.join(order)}" if order else f"{CORRUPTED}|values"
-    return f"{CORRUPTED}|values" if symptoms <= _VALUE_SYMPTOMS else bug_class
 
 
 def _frame(detail: list[str]) -> str | None:

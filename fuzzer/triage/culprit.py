@@ -14,7 +14,9 @@ same bug class (``fuzzer.triage.probe``), within one budget:
 
 The *blame* is the part that names a root cause, and what bugs group by
 (``fuzzer.triage.bugs``): the stage, refined by the last switch that removes the
-bug (in pipeline order) or else by the pass the bisector found, and marked
+bug (in pipeline order) or else by the pass the bisector found (for an error, the
+other way round: the bisector's last application is the pass that raises it,
+while a switch may avoid it only by reshaping that pass's input), and marked
 "dynamic shapes only" when static shapes do not show it.  The bisector's answer
 alone is weak: every bug of a mutating custom op in Inductor needs the pass that
 decomposes ``auto_functionalized`` (it is where the op's in-place call appears), so
@@ -32,6 +34,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fuzzer.judge import contract
 from fuzzer.program.ir import Case
 from fuzzer.triage import bisect, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
@@ -46,6 +49,8 @@ class Culprit:
 
     stage: str | None
     subsystem: str | None = None
+    #: the kind of finding it localised ("" in culprits saved before it was recorded)
+    kind: str = ""
     pass_name: str | None = None
     switches: dict = field(default_factory=dict)
     #: True: gone with static shapes; False: shows with them too; None: not probed, or
@@ -62,12 +67,16 @@ class Culprit:
         if self.stage is None:
             return None
         switch = switches.blamed(self.switches)
-        if switch is not None:
-            return f"{self.stage}:{switch}"
+        named = None
         if self.subsystem is not None:
             named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
-            return f"{self.stage}:{named}"
-        return self.stage
+        if self.kind in contract.ERROR_KINDS:
+            # an error is where it is raised: the bisector's last application is the
+            # pass that raises; a switch that avoids it may only reshape that pass's input
+            switch, named = (None, named) if named is not None else (switch, None)
+        if switch is not None:
+            return f"{self.stage}:{switch}"
+        return f"{self.stage}:{named}" if named is not None else self.stage
 
     @property
     def key(self) -> str | None:
@@ -77,7 +86,7 @@ class Culprit:
         return self.blame + (" [dynamic shapes only]" if self.dynamic_only else "")
 
     def to_json(self) -> dict:
-        out = {"stage": self.stage, "blame": self.blame, "dynamic_only": self.dynamic_only}
+        out = {"stage": self.stage, "kind": self.kind, "blame": self.blame, "dynamic_only": self.dynamic_only}
         if self.subsystem is not None:
             out["subsystem"] = self.subsystem
         if self.pass_name is not None:
@@ -90,7 +99,8 @@ class Culprit:
 
     @classmethod
     def from_json(cls, data: dict) -> Culprit:
-        return cls(stage=data.get("stage"), subsystem=data.get("subsystem"), pass_name=data.get("pass"),
+        return cls(stage=data.get("stage"), subsystem=data.get("subsystem"), kind=data.get("kind", ""),
+                   pass_name=data.get("pass"),
                    switches=dict(data.get("switches", {})), dynamic_only=data.get("dynamic_only"),
                    oracle_calls=int(data.get("oracle_calls", 0)),
                    seconds=float(data.get("seconds", 0.0)),
@@ -114,7 +124,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             bisection = bisect.bisect(probe, found_stage)
     except BudgetSpent:
         pass
-    return Culprit(stage=found_stage,
+    return Culprit(stage=found_stage, kind=kind,
                    subsystem=bisection.subsystem if bisection else None,
                    pass_name=bisection.application if bisection else None,
                    switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
@@ -125,6 +135,4 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
 def triageable(kind: str) -> bool:
     """Deaths are not localised in-process: a probe that kills its process would take
     the triage with it."""
-    from fuzzer.judge import contract
-
     return kind not in contract.PROCESS_KINDS

@@ -2,7 +2,10 @@
 
 Every question triage asks (on this backend? with this switch? with these passes
 of Inductor's disabled?) is the same: compile the finding's case afresh, with the
-on-disk caches off, judge it, and see whether the *same bug class* shows again.
+on-disk caches off, judge it, and see whether the same bug shows again: a bug class
+of the same *family* (``fuzzer.triage.family``).  It is gone when nothing of its
+family is left: no divergence at all, or only the rest of what the finding already
+showed besides it.
 :class:`Probe` asks it, counts the calls and the seconds, and refuses to start a
 call once the budget is spent (:class:`BudgetSpent`), so a triage never runs past
 its limit by more than one compile.
@@ -18,15 +21,16 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE
+from fuzzer.triage.family import family, leftover
 from fuzzer.program.ir import Case
 
 
 class Outcome(str, enum.Enum):
     """What one probe saw."""
 
-    #: the same bug class again
+    #: the same bug (a bug class of its family) again
     STAYS = "stays"
-    #: no correctness divergence at all: the probed change removes the bug
+    #: nothing of the bug's family left: the probed change removes the bug
     GONE = "gone"
     #: something else broke (another bug class, an error, an invalid case): the
     #: change neither shows nor clears this bug
@@ -81,11 +85,14 @@ class Probe:
             verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic)
         if verdict.status != contract.OK:
             return Outcome.CHANGED
-        if contract.bug_class(self.kind, verdict.of_kind(self.kind)) == self.bug_class:
+        seen = contract.bug_class(self.kind, verdict.of_kind(self.kind))
+        if seen and family(seen) == family(self.bug_class):
             return Outcome.STAYS
-        if any(d.kind in contract.CORRECTNESS_KINDS for d in verdict.divergences):
+        if any(d.kind in contract.CORRECTNESS_KINDS and d.kind != self.kind for d in verdict.divergences):
             return Outcome.CHANGED
-        return Outcome.GONE
+        if not seen or leftover(self.bug_class, seen):
+            return Outcome.GONE
+        return Outcome.CHANGED
 
     def shows(self, backend: str, config: dict | None = None) -> bool:
         return self.outcome(backend, config) is Outcome.STAYS

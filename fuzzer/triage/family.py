@@ -1,0 +1,50 @@
+"""A bug class's family: what triage localises and bugs group by.
+
+One root cause shows as a different kind depending on where its corrupted value
+goes: returned (``wrong-output|values``), written to an input
+(``wrong-mutation|values``) or seen by an effectful op (``effect-log|data``).  Those
+are one family, ``corrupted-value|values``.  An effect log whose order changed keeps
+its order symptoms: ``effect-log|data,reordered`` is the family
+``effect-log|reordered``, since the order of effects is what no value bug explains.
+
+A finding's class can hold two bugs at once (a program whose effect log is both
+reordered and sees wrong data; the shrinker keeps both symptoms, as the class
+demands).  Triage localises the family's part: a probe that removes it but leaves
+the rest of what the finding already showed has removed *this* bug
+(:func:`leftover`).
+"""
+
+from __future__ import annotations
+
+from fuzzer.judge import contract
+
+#: the family of wrong values, wherever they land
+CORRUPTED = "corrupted-value"
+#: symptoms of a value that is there, with the right shape, but wrong
+_VALUE_SYMPTOMS = {contract.VALUES, contract.NON_FINITE, contract.DATA}
+
+
+def symptoms(bug_class: str) -> tuple[str, set[str]]:
+    """The kind and the symptom words of a (non-error) bug class."""
+    kind, _, rest = bug_class.partition("|")
+    return kind, set(rest.split(",")) if rest else set()
+
+
+def family(bug_class: str) -> str:
+    """The bug class with returned, written and logged wrong values made one."""
+    kind, words = symptoms(bug_class)
+    if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
+        return bug_class
+    if kind == contract.EFFECT_LOG:
+        order = sorted(words - {contract.DATA})
+        return f"{kind}|{','.join(order)}" if order else f"{CORRUPTED}|values"
+    return f"{CORRUPTED}|values" if words <= _VALUE_SYMPTOMS else bug_class
+
+
+def leftover(found: str, seen: str) -> bool:
+    """``seen`` is what remains of ``found`` once its family's part is gone: the same
+    kind, a strict part of its symptoms, and another family."""
+    if family(seen) == family(found) or found.partition("|")[0] in contract.ERROR_KINDS:
+        return False
+    (kind, had), (seen_kind, has) = symptoms(found), symptoms(seen)
+    return kind == seen_kind and bool(has) and has < had
