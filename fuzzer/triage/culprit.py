@@ -49,10 +49,10 @@ class Culprit:
 
     stage: str | None
     subsystem: str | None = None
-    #: the kind of finding it localised ("" in culprits saved before it was recorded)
-    kind: str = ""
     pass_name: str | None = None
     switches: dict = field(default_factory=dict)
+    #: the kind of finding it localised ("" in culprits saved before it was recorded)
+    kind: str = ""
     #: True: gone with static shapes; False: shows with them too; None: not probed, or
     #: static shapes broke something else
     dynamic_only: bool | None = None
