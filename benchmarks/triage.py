@@ -42,7 +42,7 @@ def main() -> int:
         except BadEntry as exc:
             bad.append(str(exc))
             continue
-        if triageable(e.kind) and device_unavailable(e.device) is None:
+        if triageable(e.kind, e.backend) and device_unavailable(e.device) is None:
             entries.append(e)
     for line in bad:
         print(f"skipped: {line}", file=sys.stderr)
@@ -58,7 +58,7 @@ def main() -> int:
         start = time.perf_counter()
         judge_fresh(e.case, e.device)
         one = time.perf_counter() - start
-        c = localise(e.case, e.kind, e.bug_class, e.device)
+        c = localise(e.case, e.kind, e.bug_class, e.device, backend=e.backend)
         seconds.append(c.seconds)
         calls.append(c.oracle_calls)
         saved = e.culprit.blame if e.culprit is not None else None

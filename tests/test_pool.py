@@ -36,9 +36,10 @@ PROGRAMS = 4
 LIMITS = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1)
 
 
-def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, shrink_budget=None):
+def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, shrink_budget=None,
+              triage=False):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
-                    shrink_budget=shrink_budget or ShrinkBudget())
+                    shrink_budget=shrink_budget or ShrinkBudget(), triage=triage)
     folder = CampaignFolder(tmp_path / "state")
     stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
                      log=lambda line: None)
@@ -115,6 +116,23 @@ def test_a_shrink_candidate_that_kills_the_worker_is_the_crash_and_the_finding_i
     assert death.kind == CRASH and death.detail == died_detail(-signal.SIGSEGV) and death.after_eager
     # blaming the program would have saved a crash that replays FIXED
     assert probe(original, "cpu", fault=fault).kind is None
+
+
+def test_a_worker_that_dies_while_triaging_keeps_its_finding_and_counts_no_crash(tmp_path):
+    """Triage compiles under switches the user never throws: a death there is not a
+    finding of the program, and the finding it was triaging is saved, untriaged."""
+    fault = "test-triage-segfault"  # drops e_log calls; dies with reorder_for_peak_memory off
+    limits = PoolLimits(program_seconds=60, memory_mb=3072, poll_seconds=0.1)
+    index = next(i for i in range(20) if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
+    lines = []
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
+    folder = CampaignFolder(tmp_path / "state")
+    run_pool(config, Budget(programs=index + 1), jobs=1, limits=limits, folder=folder, log=lines.append)
+    state, entries = folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
+    assert state.programs == index + 1 and CRASH not in state.findings, state.findings
+    dropped = [e for e in entries if e.kind == EFFECT_LOG]
+    assert dropped and all(e.culprit is None for e in dropped)
+    assert any("while triaging" in line and "saved untriaged" in line for line in lines), lines
 
 
 #: the --time budget of the deadline test: long enough for workers to start and a hang

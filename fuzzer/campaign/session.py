@@ -167,12 +167,13 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None) -> 
     """``entry`` with its culprit, when the config asks for triage and time is left.
 
     Crashes and timeouts are not triaged in-process (a probe that kills the process
-    would take the triage with it).
+    would take the triage with it), nor findings of a backend that is not one of
+    torch's debugging stages (``fuzzer.triage.stage.STAGES``: no stage walk leads to it).
     """
     budget = config.triage_budget.within(seconds_left)
-    if not config.triage or not triageable(entry.kind) or budget.seconds <= 0:
+    if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
-    entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget)
+    entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.backend)
     return entry
 
 

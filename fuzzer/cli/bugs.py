@@ -42,14 +42,14 @@ def triage(paths, device, again, triage_budget):
         sys.exit(2)
     for n, path in enumerate(found, start=1):
         e = load_or_exit(str(path))
-        if (e.culprit is not None and not again) or not triageable(e.kind):
+        if (e.culprit is not None and not again) or not triageable(e.kind, e.backend):
             continue
         run_on = dev or e.device
         reason = device_unavailable(run_on)
         if reason is not None:
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
-        e.culprit = localise(e.case, e.kind, e.bug_class, run_on, triage_budget)
+        e.culprit = localise(e.case, e.kind, e.bug_class, run_on, triage_budget, e.backend)
         update(path, e)
         c = e.culprit
         click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "

@@ -6,6 +6,10 @@ Each wraps Inductor's entry point ``torch._inductor.compile_fx.compile_fx`` (the
 ``inductor`` backend looks it up at call time) and misbehaves only when the graph
 calls ``e_log``, so a campaign meets both healthy and deadly programs.
 
+``test-triage-segfault`` dies only in *triage*: it drops every ``e_log`` call (an
+effect-log finding) and segfaults when the scheduler's peak-memory reordering is
+switched off, which only a triage probe does (``fuzzer.triage.switches``).
+
 ``test-candidate-segfault`` is the one that dies on a *shrink candidate*: it drops
 every ``e_log`` call (an effect-log finding) from a graph that also calls another
 custom op, and segfaults on a graph whose only custom-op calls are ``e_log``.  A
@@ -81,6 +85,24 @@ def _build_candidate_segfault(current):
     return {COMPILE_FX: compile_fx}
 
 
+def _build_triage_segfault(current):
+    original = current(COMPILE_FX)
+
+    def compile_fx(gm, *args, **kwargs):
+        from torch._inductor import config
+
+        if not config.reorder_for_peak_memory:
+            _segfault()
+        logs = [n for n in _custom_calls(gm) if "dcefuzz.e_log" in str(n.target)]
+        for node in logs:  # e_log returns nothing: no node reads it
+            gm.graph.erase_node(node)
+        if logs:
+            gm.recompile()
+        return original(gm, *args, **kwargs)
+
+    return {COMPILE_FX: compile_fx}
+
+
 def _fault(name: str, what: str, action, kind: str) -> Fault:
     return Fault(name=name, bug_class="process", expected_kind=kind, dynamic_only=False,
                  description=f"test only: {what} when compiling a graph that calls e_log",
@@ -95,4 +117,8 @@ FAULTS = (
           description="test only: e_log calls are dropped from a graph that calls other custom ops "
                       "too; the process segfaults on a graph whose only custom-op calls are e_log",
           targets=(COMPILE_FX,), build=_build_candidate_segfault),
+    Fault(name="test-triage-segfault", bug_class="process", expected_kind="effect-log", dynamic_only=False,
+          description="test only: e_log calls are dropped; the process segfaults when compiling with "
+                      "reorder_for_peak_memory off (as only a triage probe does)",
+          targets=(COMPILE_FX,), build=_build_triage_segfault),
 )

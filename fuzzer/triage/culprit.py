@@ -109,12 +109,13 @@ class Culprit:
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: TriageBudget = TriageBudget()) -> Culprit:
-    """The culprit of ``case``'s bug (``bug_class`` of ``kind``), within ``budget``."""
+             budget: TriageBudget = TriageBudget(), backend: str = "inductor") -> Culprit:
+    """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
+    of ``stage.STAGES``), within ``budget``."""
     probe = Probe(case, kind, bug_class, device, budget)
     found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
     try:
-        found_stage = stage.walk(probe)
+        found_stage = stage.walk(probe, stage.STAGES[:stage.STAGES.index(backend) + 1])
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
@@ -132,7 +133,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__)
 
 
-def triageable(kind: str) -> bool:
-    """Deaths are not localised in-process: a probe that kills its process would take
-    the triage with it."""
-    return kind not in contract.PROCESS_KINDS
+def triageable(kind: str, backend: str = "inductor") -> bool:
+    """Deaths are not localised in-process (a probe that kills its process would take
+    the triage with it), nor findings of a backend that is not one of torch's
+    debugging stages (a stand-in backend: no stage walk leads to it)."""
+    return kind not in contract.PROCESS_KINDS and backend in stage.STAGES
