@@ -117,8 +117,9 @@ FAULTS = (
           description="test only: e_log calls are dropped from a graph that calls other custom ops "
                       "too; the process segfaults on a graph whose only custom-op calls are e_log",
           targets=(COMPILE_FX,), build=_build_candidate_segfault),
-    Fault(name="test-triage-segfault", bug_class="process", expected_kind="effect-log", dynamic_only=False,
-          description="test only: e_log calls are dropped; the process segfaults when compiling with "
+    Fault(name="test-triage-segfault", bug_class="process", expected_kind="crash", dynamic_only=False,
+          description="test only: e_log calls are dropped (an effect-log finding); the process segfaults "
+                      "when compiling with "
                       "reorder_for_peak_memory off (as only a triage probe does)",
           targets=(COMPILE_FX,), build=_build_triage_segfault),
 )
