@@ -369,7 +369,7 @@ MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", 
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
-_NAMES = re.compile(r"\b([svux]|buf|arg|primals_|tangents_)\d+\b")
+_NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
 #: which of our custom ops an error names is the program's business, not the bug's:
 #: the shrinker may swap an op for a simpler one of the same kind
 _OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")

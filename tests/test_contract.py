@@ -317,3 +317,10 @@ def test_tensor_difference(ref, eager, comp, flagged):
 def test_failure_line_is_short():
     f = Failure("RuntimeError", "first\nsecond", "runtime")
     assert f.line() == "RuntimeError: first"
+
+
+def test_an_error_message_loses_the_names_and_numbers_of_its_program():
+    assert contract.normalise_message("InductorError: KeyError: 'op10'") == "InductorError: KeyError: 'op#'"
+    assert contract.normalise_message("buf12 and  s0 at torch.ops.dcefuzz.m_scale.default, 3 x") \
+        == "buf# and s# at dcefuzz.<op>, # x"
+    assert contract.normalise_message("operation op") == "operation op"  # a word, not a name

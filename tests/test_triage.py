@@ -96,6 +96,9 @@ def test_returned_written_and_logged_wrong_values_are_one_family():
     assert family.family("effect-log|data,reordered") == "effect-log|reordered"
     assert family.family("wrong-output|shape") == "wrong-output|shape"
     assert family.family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
+    # an Inductor operation name is the program's: saved classes that kept one are one family
+    assert family.family("compile-error|InductorError: KeyError: 'op10'") \
+        == family.family("compile-error|InductorError: KeyError: 'op6'")
 
 
 def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():

@@ -6,6 +6,8 @@ goes: returned (``wrong-output|values``), written to an input
 are one family, ``corrupted-value|values``.  An effect log whose order changed keeps
 its order symptoms: ``effect-log|data,reordered`` is the family
 ``effect-log|reordered``, since the order of effects is what no value bug explains.
+An error's family is its class with the message normalised afresh (Inductor's
+operation names, ``op10``, are the program's, like ``buf10``).
 
 A finding's class can hold two bugs at once (a program whose effect log is both
 reordered and sees wrong data; the shrinker keeps both symptoms, as the class
@@ -33,6 +35,9 @@ def symptoms(bug_class: str) -> tuple[str, set[str]]:
 def family(bug_class: str) -> str:
     """The bug class with returned, written and logged wrong values made one."""
     kind, words = symptoms(bug_class)
+    if kind in contract.ERROR_KINDS:
+        # normalised again: entries saved before a name pattern was known keep it
+        return f"{kind}|{contract.normalise_message(bug_class.partition('|')[2])}"
     if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
         return bug_class
     if kind == contract.EFFECT_LOG:
