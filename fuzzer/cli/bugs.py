@@ -77,16 +77,10 @@ def corpus_folder(path: str | None) -> Path:
 
 
 def _bugs_of(folders):
-    from fuzzer.corpus.store import BadEntry, entries_in, load
+    from fuzzer.corpus.store import load_all
     from fuzzer.triage.bugs import group
 
-    found, _ = entries_in([str(f) for f in folders])
-    entries, unreadable = [], []
-    for p in found:
-        try:
-            entries.append(load(p))
-        except BadEntry as exc:
-            unreadable.append(str(exc))
+    entries, unreadable = load_all([str(f) for f in folders])
     return group(entries), entries, unreadable
 
 

@@ -199,17 +199,12 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
 
 def _bugs(cf) -> list[dict]:
     """The bugs of the campaign folder's own corpus, with when each was first and last hit."""
-    from fuzzer.corpus.store import BadEntry, entries_in, load
+    from fuzzer.corpus.store import load_all
     from fuzzer.triage.bugs import group
 
     if not cf.corpus.is_dir():
         return []
-    entries = []
-    for p in entries_in([str(cf.corpus)])[0]:
-        try:
-            entries.append(load(p))
-        except BadEntry:
-            continue
+    entries, _ = load_all([str(cf.corpus)])
     return [{"id": b.id, "title": b.title, "entries": len(b.entries), "hits": b.hits,
              "first_seen": b.first_seen, "last_seen": b.last_seen} for b in group(entries)]
 

@@ -100,3 +100,15 @@ def entries_in(paths) -> tuple[list[Path], list[str]]:
         else:
             bad.append(f"{p}: not a corpus entry or folder")
     return found, bad
+
+
+def load_all(paths) -> tuple[list[Entry], list[str]]:
+    """Every readable entry of ``paths`` (files or folders), and a line for each that is not."""
+    found, bad = entries_in(paths)
+    entries = []
+    for p in found:
+        try:
+            entries.append(load(p))
+        except BadEntry as exc:
+            bad.append(str(exc))
+    return entries, bad
