@@ -21,7 +21,7 @@ import statistics
 import sys
 import time
 
-from fuzzer.corpus.store import BadEntry, entries_in, load
+from fuzzer.corpus.store import load_all
 from fuzzer.judge.execute import device_unavailable
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.triage.culprit import localise, triageable
@@ -34,16 +34,8 @@ def main() -> int:
     parser.add_argument("folders", nargs="*", default=["corpus"])
     parser.add_argument("--limit", type=int, default=None, help="triage at most N entries")
     args = parser.parse_args()
-    paths, bad = entries_in(args.folders)
-    entries = []
-    for p in paths:
-        try:
-            e = load(p)
-        except BadEntry as exc:
-            bad.append(str(exc))
-            continue
-        if triageable(e.kind, e.backend) and device_unavailable(e.device) is None:
-            entries.append(e)
+    loaded, bad = load_all(args.folders)
+    entries = [e for e in loaded if triageable(e.kind, e.backend) and device_unavailable(e.device) is None]
     for line in bad:
         print(f"skipped: {line}", file=sys.stderr)
     entries = entries[:args.limit]
