@@ -341,9 +341,13 @@ MISSED_DCE = "missed-dce"
 CRASH = "crash"
 TIMEOUT = "timeout"
 
+STALE_CACHE = "stale-cache"
+
 CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
 PERFORMANCE_KINDS = (MISSED_DCE,)
-KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS
+#: judged on a cache pair only, never on a single compile
+CACHE_KINDS = (STALE_CACHE,)
+KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
 #: Deaths of the compiling process: no verdict of this module can report them.
 PROCESS_KINDS = (CRASH, TIMEOUT)
 ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
@@ -531,6 +535,21 @@ def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
                        "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
 
 
+def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
+    """Stale cache: the warm compile's correctness divergences of a kind whose bug
+    class the cold compile of the same declaration does not show."""
+    out = []
+    for kind in CORRECTNESS_KINDS:
+        seen = warm.of_kind(kind)
+        if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
+            continue
+        for d in seen:
+            symptoms = d.symptoms or (normalise_message(d.detail),)
+            out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
+                                  (label, kind) + tuple(symptoms)))
+    return out
+
+
 # ------------------------------------------------------------------ verdict
 
 def _tensor_pairs(a: Run, b: Run) -> list:
@@ -671,6 +690,11 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     verdict = judge(spec, program, trace, device)
     if child:
         return FIXED_EXIT
+    return conclude(spec, verdict)
+
+
+def conclude(spec: dict, verdict) -> int:
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
     if verdict.status != OK:
         print(f"cannot judge: {verdict.status}: {verdict.reason}")
         return CANNOT_JUDGE_EXIT

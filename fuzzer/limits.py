@@ -115,7 +115,28 @@ class ReportLimits:
     brief_lines: int = 40
 
 
+@dataclass(frozen=True)
+class CacheLimits:
+    #: seconds one side of a cache pair may run (an import, two compiles, the runs)
+    side_seconds: float = 240.0
+    #: a campaign's time limit per program (two pairs) and per shrink candidate (one)
+    program_seconds: float = 600.0
+    #: bindings a cache pair runs (the first ones of the generated case): each side
+    #: compiles once per recompile, and a stale artifact shows on the first
+    bindings: int = 2
+    #: the programs of cache pairs: small, since every shrink step is a pair (two
+    #: processes, three compiles)
+    generation: GenLimits = GenLimits(max_statements=6)
+    #: the share of cache programs drawn without writes, so gradients can be taken
+    grad_share: float = 0.25
+    #: oracle calls (pairs, about 20 s each on 2 cores) and seconds a stale-cache
+    #: finding's shrink may spend
+    shrink_calls: int = 16
+    shrink_seconds: float = 420.0
+
+
 GEN = GenLimits()
+CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
 SELFTEST = SelftestLimits()

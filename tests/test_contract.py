@@ -324,3 +324,54 @@ def test_an_error_message_loses_the_names_and_numbers_of_its_program():
     assert contract.normalise_message("buf12 and  s0 at torch.ops.dcefuzz.m_scale.default, 3 x") \
         == "buf# and s# at dcefuzz.<op>, # x"
     assert contract.normalise_message("operation op") == "operation op"  # a word, not a name
+
+
+# ---------------------------------------------------------------- stale cache
+
+def _loses_write(x0):
+    v1 = x0.clone()
+    ops.e_log(v1, 1)
+    v2 = ops.e_tap(x0 * 0.5 + 1.0, 3)  # sees what m_scale would have written, not written
+    return (v2,)
+
+
+def _drops_log(x0):
+    ops.m_scale(x0, 2)
+    return (ops.e_tap(x0, 3),)
+
+
+def test_stale_cache_forbidden_warm_breaks_what_cold_keeps():
+    warm, cold = verdict(_loses_write), verdict(faithful)
+    found = contract.check_stale(warm, cold, "mutates-fixed")
+    assert found and {d.kind for d in found} == {contract.STALE_CACHE}
+    assert all(d.detail.startswith("mutates-fixed: [wrong-mutation]") for d in found)
+    cls = contract.bug_class(contract.STALE_CACHE, found)
+    assert cls == "stale-cache|mutates-fixed,values,wrong-mutation", cls
+
+
+def test_stale_cache_forbidden_only_the_kinds_cold_does_not_share():
+    # warm loses a write and an effect; cold loses the same effect (an ordinary bug):
+    # only the lost write is the cache's
+    def both(x0):
+        return (ops.e_tap(x0 * 0.5 + 1.0, 3),)
+
+    found = contract.check_stale(verdict(both), verdict(_drops_log), "effect-added")
+    assert {d.symptoms[1] for d in found} == {contract.WRONG_MUTATION}
+
+
+def test_stale_cache_allowed_same_bug_cold_and_warm():
+    assert contract.check_stale(verdict(_loses_write), verdict(_loses_write), "mutates-fixed") == []
+
+
+def test_stale_cache_allowed_warm_right_where_cold_is_wrong():
+    assert contract.check_stale(verdict(faithful), verdict(_loses_write), "mutates-fixed") == []
+
+
+def test_stale_cache_allowed_missed_dce_is_not_judged():
+    def runs_dead_call(x0):
+        ops.p_sin(x0, 0)
+        return faithful(x0)
+
+    warm = verdict(runs_dead_call)
+    assert warm.of_kind(contract.MISSED_DCE)
+    assert contract.check_stale(warm, verdict(faithful), "effect-removed") == []

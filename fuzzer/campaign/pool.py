@@ -54,7 +54,7 @@ from multiprocessing.connection import wait
 
 from fuzzer.campaign import worker
 from fuzzer.campaign.casualties import CasualtyShrinker
-from fuzzer.campaign.session import Budget, Config, Session, Stats
+from fuzzer.campaign.session import Budget, Config, Session, Stats, case_of
 from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
@@ -70,7 +70,6 @@ from fuzzer.isolation.process import (
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
-from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case
 
 #: seconds the idle workers have, together, to exit when the campaign ends
@@ -86,7 +85,7 @@ class _Worker:
 
     def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
                  compile_threads: int = 1, stack_path: str | None = None):
-        self.slot = slot
+        self.slot, self.config = slot, config
         self.stack_path = stack_path
         self.conn, child_conn = ctx.Pipe()
         env_key = "CUDA_VISIBLE_DEVICES"
@@ -139,7 +138,7 @@ class _Worker:
 
     def running(self) -> Case:
         """What the worker was running: the candidate it announced, else its program."""
-        return Case.from_json(self.candidate) if self.candidate is not None else generate(self.pseed)
+        return Case.from_json(self.candidate) if self.candidate is not None else case_of(self.pseed, self.config)
 
     def kill(self) -> None:
         if self.process.is_alive():

@@ -16,13 +16,24 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fuzzer import faults
+from fuzzer.cache import blame
+from fuzzer.cache import trial as cache_trial
+from fuzzer.cache.variants import Variant
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept
+from fuzzer.judge import contract
 from fuzzer.judge.contract import Verdict
-from fuzzer.judge.trial import FLAKY, Finding, run_trial
-from fuzzer.limits import CAMPAIGN, TRIAGE
+from fuzzer.judge.trial import (
+    FLAKY,
+    UNTESTED,
+    Finding,
+    TrialResult,
+    judge_fresh,
+    run_trial,
+)
+from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
@@ -56,6 +67,10 @@ class Config:
     triage_budget: TriageBudget = TriageBudget()
     #: example entries kept per bug; further findings of it only count
     examples_per_bug: int = TRIAGE.examples_per_bug
+    #: run each program as a cache pair (``fuzzer.cache``) instead of a trial
+    cache_pairs: bool = False
+    #: torch threads of each cache-pair side (None: torch's default)
+    side_threads: int | None = None
 
 
 @dataclass
@@ -149,10 +164,37 @@ class Stats:
         return "\n".join(lines)
 
 
+def case_of(pseed: int, config: Config) -> Case:
+    """Program ``pseed`` as the config draws it (a cache pair's are its own)."""
+    return cache_trial.cache_case(pseed) if config.cache_pairs else generate(pseed)
+
+
+def trial_of(pseed: int, config: Config) -> TrialResult:
+    """Program ``pseed`` tried as the config says: a trial, or a cache pair."""
+    if config.cache_pairs:
+        case = case_of(pseed, config)
+        variant = cache_trial.variant_for(case, pseed)
+        if variant is None:
+            return TrialResult(UNTESTED, Verdict(contract.OK, untested=[("no-variant", "no variant applies")]))
+        return cache_trial.run_cache_trial(case, variant, config.device, config.backend, fault=config.fault,
+                                           threads=config.side_threads)
+    return run_trial(generate(pseed), config.device, config.backend)
+
+
+def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
+    """What judges a candidate of ``finding`` afresh: a new compile, or for a
+    stale-cache finding a new pair with the finding's variant."""
+    if finding.kind == contract.STALE_CACHE:
+        variant = Variant.from_json(finding.variant)
+        return lambda case: cache_trial.judge_pair(case, variant, finding.device, finding.backend,
+                                                   fault=config.fault, threads=config.side_threads)
+    return lambda case: judge_fresh(case, finding.device, finding.backend)
+
+
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding as the trial confirmed it, unshrunk."""
     return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault)
+                       backend=finding.backend, fault=config.fault, variant=finding.variant)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
@@ -173,7 +215,11 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None) -> 
     budget = config.triage_budget.within(seconds_left)
     if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
-    entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.backend)
+    if entry.kind == contract.STALE_CACHE:
+        entry.culprit = blame.localise(entry.case, Variant.from_json(entry.variant), entry.bug_class,
+                                       entry.device, budget, entry.backend, config.fault, config.side_threads)
+    else:
+        entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.backend)
     return entry
 
 
@@ -186,15 +232,18 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     time left (None: no time budget): the shrink gets no more, and none at all when
     it is spent, so the finding is saved as the trial confirmed it.
     """
-    budget = config.shrink_budget.within(seconds_left)
+    budget = (ShrinkBudget(CACHE.shrink_calls, CACHE.shrink_seconds) if finding.kind == contract.STALE_CACHE
+              else config.shrink_budget)
+    budget = budget.within(seconds_left)
     if not config.shrink or budget.seconds <= 0:
         return found_entry(finding, seed, config)
     result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge)
+                    budget, judge=judge or oracle_of(finding, config))
     if not result.confirmed:
         return found_entry(finding, seed, config)
     return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record())
+                       backend=finding.backend, fault=config.fault, shrink=result.record(),
+                       variant=finding.variant)
 
 
 def _progress_line(stats: Stats, extra: str = "") -> str:
@@ -390,7 +439,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
         try:
             while not session.spent():
                 index, pseed = session.next_program()
-                result = run_trial(generate(pseed), config.device, config.backend)
+                result = trial_of(pseed, config)
                 entries = []
                 for finding in result.findings:
                     if accept is not None and not accept(finding):

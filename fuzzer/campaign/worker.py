@@ -102,12 +102,16 @@ class Worker:
 def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
     """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
     nothing of it outlives the call."""
-    from fuzzer.campaign.session import found_entry, shrunk_entry, triaged
-    from fuzzer.judge.trial import judge_fresh, run_trial
-    from fuzzer.program.generate import generate
+    from fuzzer.campaign.session import (
+        found_entry,
+        oracle_of,
+        shrunk_entry,
+        triaged,
+        trial_of,
+    )
 
     start = time.perf_counter()
-    result = run_trial(generate(pseed), config.device, config.backend)
+    result = trial_of(pseed, config)
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
                     list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason)
@@ -115,14 +119,17 @@ def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
         return report
     send(("tried", index, report))
 
-    def judge(case):
-        send(("candidate", index, case.to_json()))
-        return judge_fresh(case, config.device, config.backend)
+    def judge_with(oracle):
+        def judge(case):
+            send(("candidate", index, case.to_json()))
+            return oracle(case)
+        return judge
 
     def left() -> float | None:
         return None if end is None else end - time.monotonic()
 
-    entries = [shrunk_entry(f, pseed, config, judge, left()) for f in result.findings]
+    entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left())
+               for f in result.findings]
     if config.triage:
         send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
         entries = [triaged(e, config, left()) for e in entries]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -18,7 +19,7 @@ from fuzzer.cli.options import (
     shrink_options,
     triage_option,
 )
-from fuzzer.limits import TRIAGE
+from fuzzer.limits import CACHE, TRIAGE
 
 
 @main.command()
@@ -42,10 +43,15 @@ from fuzzer.limits import TRIAGE
               help="Worker processes (0: run in this process, without isolation).")
 @click.option("--devices", default=None, metavar="0,1,...",
               help="One worker per listed GPU (sets CUDA_VISIBLE_DEVICES); overrides --jobs.")
-@click.option("--program-timeout", type=Duration(), default="120s", show_default=True,
-              help="Time limit per program (and per candidate while shrinking a finding).")
+@click.option("--program-timeout", type=Duration(), default=None,
+              help="Time limit per program (and per candidate while shrinking a finding) "
+                   "[default: 120s; with --cache-pairs 10m].")
 @click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
               metavar="MIB", help="Resident memory per worker above which it is replaced.")
+@click.option("--cache-pairs", is_flag=True,
+              help="Run each program as a cache pair: compiled in two fresh processes sharing one "
+                   "on-disk compile cache, the second with one op's declaration changed (docs/caches.md); "
+                   "a difference between its warm and cold compiles is a stale-cache finding.")
 @fault_option
 @shrink_options
 @click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
@@ -54,7 +60,7 @@ from fuzzer.limits import TRIAGE
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, fault, no_shrink, shrink_budget, no_triage, triage_budget,
+        program_timeout, memory_cap, cache_pairs, fault, no_shrink, shrink_budget, no_triage, triage_budget,
         examples_per_bug):
     """Fuzz for a duration or a number of programs, then print a summary.
 
@@ -97,9 +103,13 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (f", fault {fault} planted" if fault else "")
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
+    if program_timeout is None:
+        program_timeout = CACHE.program_seconds if cache_pairs else PoolLimits().program_seconds
+    workers = len(gpus) if gpus is not None else max(1, jobs)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
-                    triage_budget=triage_budget, examples_per_bug=examples_per_bug)
+                    triage_budget=triage_budget, examples_per_bug=examples_per_bug,
+                    cache_pairs=cache_pairs, side_threads=max(1, (os.cpu_count() or 1) // workers))
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:

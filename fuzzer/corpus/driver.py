@@ -105,6 +105,11 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     verdict = judge(spec, program, trace, device)
     if child:
         return FIXED_EXIT
+    return conclude(spec, verdict)
+
+
+def conclude(spec: dict, verdict) -> int:
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
     if verdict.status != OK:
         print(f"cannot judge: {verdict.status}: {verdict.reason}")
         return CANNOT_JUDGE_EXIT

@@ -64,6 +64,9 @@ class Entry:
     #: when a campaign last hit this entry's bug with this entry (ISO time; "" = never
     #: since it was found)
     last_seen: str = ""
+    #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON):
+    #: what the old and the new side of its cache pair registered
+    variant: dict | None = None
 
     @property
     def statements(self) -> int:
@@ -88,6 +91,7 @@ class Entry:
             "culprit": self.culprit.to_json() if self.culprit is not None else None,
             "versions": dict(self.versions),
             "last_seen": self.last_seen,
+            **({"variant": self.variant} if self.variant is not None else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -118,13 +122,15 @@ class Entry:
             shrink=data.get("shrink"),
             culprit=Culprit.from_json(data["culprit"]) if data.get("culprit") else None,
             versions=dict(data.get("versions") or {}), last_seen=data.get("last_seen", ""),
+            variant=data.get("variant"),
         )
 
     @classmethod
     def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], *, seed: int | None,
               device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
               shrink: dict | None = None, notes: Sequence[str] = (),
-              torch_version: str | None = None, culprit: Culprit | None = None) -> Entry:
+              torch_version: str | None = None, culprit: Culprit | None = None,
+              variant: dict | None = None) -> Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
         ``notes`` are detail lines kept after the divergences (where a process died).
@@ -133,7 +139,7 @@ class Entry:
         return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
-                   found=found, shrink=shrink, culprit=culprit)
+                   found=found, shrink=shrink, culprit=culprit, variant=variant)
 
     @property
     def seen(self) -> str:

@@ -18,6 +18,9 @@ import inspect
 import pprint
 import re
 
+from fuzzer.cache import pair
+from fuzzer.cache.trial import ALL_CACHES, spec_of
+from fuzzer.cache.variants import Variant
 from fuzzer.corpus import driver
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
@@ -77,6 +80,8 @@ def spec(entry: Entry) -> dict:
 
 
 def render(entry: Entry) -> str:
+    if entry.kind == contract.STALE_CACHE:
+        return render_pair(entry)
     header = (
         f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
         + "\n".join(entry.detail[:5]) + "\n\n"
@@ -94,5 +99,64 @@ def render(entry: Entry) -> str:
         codegen.source(entry.case.program),
         "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",
         'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE))\n',
+    ]
+    return "\n\n".join(p.strip("\n") + "\n" for p in parts)
+
+
+#: the modules a stale-cache script carries (its pair too), in the order their names are needed
+PAIR_CARRIED = (numeric, observe, contract, driver, pair)
+
+
+def pair_spec(entry: Entry) -> dict:
+    """What a stale-cache script's pair needs to know of its entry."""
+    variant = Variant.from_json(entry.variant)
+    program = entry.case.program
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "bug_class": entry.bug_class,
+        "label": variant.label,
+        "variant": variant.detail,
+        "device": entry.device,
+        **spec_of(entry.case, entry.backend),
+        "input_names": [i.name for i in program.inputs],
+        "grad": variant.grad,
+        "config_old": dict(variant.config_old),
+        "config_new": dict(variant.config_new),
+        "caches": list(ALL_CACHES),
+        "time_limit_s": REPRO_TIME_LIMIT_S,
+    }
+
+
+def render_pair(entry: Entry) -> str:
+    """The script of a stale-cache finding: each side's op library as a string (a
+    process registers an op once, so each side registers its own, in a process of
+    its own), the program as a string too; run bare, it runs itself twice more with
+    ``--side``, the old then the new side, on one new, empty cache folder."""
+    variant = Variant.from_json(entry.variant)
+    names = entry.case.program.custom_ops()
+    header = (
+        f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
+        f"The declaration changed between two runs: {variant.detail}.\n"
+        "A compile of the new declaration, served by the on-disk cache that a compile of the\n"
+        "old one filled, breaks the contract where a compile from empty caches does not:\n\n"
+        + "\n".join(entry.detail[:5]) + "\n\n"
+        + f"Found with torch {entry.torch_version} on {entry.device}"
+        + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
+        + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
+        + "It runs itself twice more (--side), as the old then the new declaration, in two\n"
+        + "fresh processes sharing a new, empty cache folder.\n"
+        + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
+        + '"""\n'
+    )
+    parts = [
+        header + "\nfrom __future__ import annotations\n",
+        PREAMBLE,
+        *[carried_source(m) for m in PAIR_CARRIED],
+        f"LIBRARY_OLD = {variant.library(names, pair.OLD)!r}\n",
+        f"LIBRARY_NEW = {variant.library(names, pair.NEW)!r}\n",
+        f"PROGRAM = {codegen.source(entry.case.program)!r}\n",
+        "SPEC = " + pprint.pformat(pair_spec(entry), sort_dicts=False, width=100) + "\n",
+        'if __name__ == "__main__":\n    sys.exit(pair_main(SPEC, LIBRARY_OLD, LIBRARY_NEW, PROGRAM))\n',
     ]
     return "\n\n".join(p.strip("\n") + "\n" for p in parts)

@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from fuzzer.faults import (
+    cache_key,
     compile_error,
     dead_pure_kept,
     effect_dropped,
@@ -35,7 +36,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 
 CATALOGUE: dict[str, Fault] = {
     f.name: f
-    for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error)
+    for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key)
     for f in module.FAULTS
 }
 

@@ -13,7 +13,11 @@ MUTATION_LOST = "mutation-lost"
 EFFECTS_REORDERED = "effects-reordered"
 DEAD_PURE_KEPT = "dead-pure-kept"
 COMPILE_ERROR = "compile-error"
-BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR)
+STALE_KEY = "stale-key"
+BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, STALE_KEY)
+#: the classes whose faults come in a dynamic-shapes-only variant too: a cache key's
+#: fault is the same whatever the shapes
+SHAPE_CLASSES = BUG_CLASSES[:-1]
 
 #: Builds the replacement of every target from the targets' current values.
 Builder = Callable[[Callable[[str], Any]], dict[str, Any]]

@@ -7,17 +7,19 @@ campaign, and the table says how many bugs they group into: one fault is one roo
 cause, so anything but 1 is triage splitting a bug.  A finding counts as detecting the fault only if it goes away when the fault
 is lifted: a divergence that persists without the fault is a bug of torch itself
 (this torch has some), so it is saved but does not count, and the search goes on.
-A fault whose internals this torch lacks is reported as not applicable.
+A fault whose internals this torch lacks is reported as not applicable.  A fault
+of the compile caches' key is sought with cache pairs (``fuzzer.cache``), the
+only runs that can see it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from fuzzer import faults
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.session import Budget, Config, oracle_of, run_campaign
 from fuzzer.judge import contract
-from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import SELFTEST
 
 
@@ -75,13 +77,15 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
         if finding.kind != fault.expected_kind:
             return False
         with faults.suspended():
-            without = judge_fresh(finding.case, device)
+            without = oracle_of(finding, dataclasses.replace(config, fault=None))(finding.case)
         if without.status == contract.OK and without.of_kind(finding.kind):
             row.torch_bugs += 1
             return False
         return True
 
-    config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name)
+    # a fault of the cache key shows on cache pairs only, and its sides carry it
+    config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
+                    cache_pairs=fault.expected_kind == contract.STALE_CACHE)
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs

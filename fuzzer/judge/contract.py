@@ -40,6 +40,16 @@ PROCESS, seen from outside the process (``fuzzer.isolation``): ``crash`` (the
 process running the compiled program died: a signal, or past the memory cap) and
 ``timeout`` (it outlived the time limit), once its eager runs had finished.
 
+STALE CACHE, judged on a cache pair (``fuzzer.cache``): a program compiled with
+an op's *new* declaration, served by an on-disk cache that a compile with its *old*
+declaration filled (the warm compile), must keep this contract wherever a compile
+of the new declaration from empty caches (the cold compile) keeps it.  Each
+correctness divergence of the warm compile whose bug class the cold compile does
+not show is a ``stale-cache`` divergence (:func:`check_stale`), its symptoms the
+variant's label, the kind and the kind's own symptoms.  What the cold compile gets
+wrong too is an ordinary bug, not the cache's; a warm compile that is right where
+the cold one is wrong is not judged.
+
 PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op whose
 result is dead in the program (``fuzzer.program.ir.dead_pure_sites``) that the
 compiled code executed.
@@ -68,9 +78,13 @@ MISSED_DCE = "missed-dce"
 CRASH = "crash"
 TIMEOUT = "timeout"
 
+STALE_CACHE = "stale-cache"
+
 CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
 PERFORMANCE_KINDS = (MISSED_DCE,)
-KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS
+#: judged on a cache pair only, never on a single compile
+CACHE_KINDS = (STALE_CACHE,)
+KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
 #: Deaths of the compiling process: no verdict of this module can report them.
 PROCESS_KINDS = (CRASH, TIMEOUT)
 ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
@@ -256,6 +270,21 @@ def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
     names = {site: op for op, site in compiled.calls}
     return [Divergence(MISSED_DCE, i, "calls",
                        "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+
+
+def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
+    """Stale cache: the warm compile's correctness divergences of a kind whose bug
+    class the cold compile of the same declaration does not show."""
+    out = []
+    for kind in CORRECTNESS_KINDS:
+        seen = warm.of_kind(kind)
+        if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
+            continue
+        for d in seen:
+            symptoms = d.symptoms or (normalise_message(d.detail),)
+            out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
+                                  (label, kind) + tuple(symptoms)))
+    return out
 
 
 # ------------------------------------------------------------------ verdict

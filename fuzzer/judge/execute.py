@@ -24,6 +24,10 @@ from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, custom_ops, sizes
 from fuzzer.program.ir import Case
 
+# whatever executes cases runs the standard op library (a cache pair's side process
+# installs a variant of it instead, and never imports this module)
+custom_ops.install()
+
 
 def default_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"

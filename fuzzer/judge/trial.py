@@ -47,6 +47,8 @@ class Finding:
     divergences: list[Divergence]
     device: str
     backend: str
+    #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON)
+    variant: dict | None = None
 
     @property
     def is_performance(self) -> bool:

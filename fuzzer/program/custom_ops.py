@@ -232,37 +232,66 @@ _register_ordered(e_tap)
 BY_NAME: dict[str, CustomOp] = {op.name: op for op in CUSTOM_OPS}
 
 
-def source_for(names) -> str:
-    """The header plus the snippets of the named operators, in library order."""
+def source_for(names, replaced: dict | None = None) -> str:
+    """The header plus the snippets of the named operators, in library order.
+
+    ``replaced`` maps an op's name to the snippet to use instead of its own (a cache
+    pair's declaration variant, ``fuzzer.cache.variants``).
+    """
     wanted = set(names)
     unknown = wanted - set(BY_NAME)
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
-    parts = [HEADER] + [op.source for op in CUSTOM_OPS if op.name in wanted]
+    replaced = replaced or {}
+    parts = [HEADER] + [replaced.get(op.name, op.source) for op in CUSTOM_OPS if op.name in wanted]
     return "\n\n".join(parts)
 
 
-def _register_all() -> types.ModuleType:
-    """Execute every snippet once, in a module of its own, registering the ops."""
+def _register(source: str) -> types.ModuleType:
+    """Execute a library's source once, in a module of its own, registering its ops."""
     module = types.ModuleType("fuzzer._registered_ops")
-    code = compile(source_for(BY_NAME), "<dcefuzz oplib>", "exec")
+    code = compile(source, "<dcefuzz oplib>", "exec")
     exec(code, module.__dict__)
     return module
 
 
-#: The namespace the generated programs run in: every op callable by its bare name,
-#: plus ``torch`` and ``TRACE``.  Registered once per process, at import.
-LIB = _register_all()
+_installed: types.ModuleType | None = None
+
+
+def install(source: str | None = None) -> types.ModuleType:
+    """Register the op library in this process, once: the standard one, or ``source``.
+
+    A process registers its ops once and for good (torch has no way to redefine an
+    op), so the library is installed on first use rather than at import: the side
+    processes of a cache pair (``fuzzer.cache``) install a *variant* of it under the
+    same names before anything else asks for it.
+    """
+    global _installed
+    if _installed is None:
+        _installed = _register(source if source is not None else source_for(BY_NAME))
+    elif source is not None:
+        raise RuntimeError("the op library is already registered in this process")
+    return _installed
+
+
+def __getattr__(name: str):
+    # ``LIB``: the namespace the generated programs run in, every op callable by its
+    # bare name, plus ``torch`` and ``TRACE``; registered on first use (``install``)
+    if name == "LIB":
+        return install()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def reset_trace() -> None:
-    LIB.TRACE["calls"].clear()
-    LIB.TRACE["effects"].clear()
+    lib = install()
+    lib.TRACE["calls"].clear()
+    lib.TRACE["effects"].clear()
 
 
 def take_trace() -> tuple[list, list]:
     """Return and clear (calls, effects) recorded since the last reset."""
-    calls = list(LIB.TRACE["calls"])
-    effects = list(LIB.TRACE["effects"])
+    lib = install()
+    calls = list(lib.TRACE["calls"])
+    effects = list(lib.TRACE["effects"])
     reset_trace()
     return calls, effects

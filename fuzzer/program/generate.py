@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass, field
 
 from fuzzer import __version__
-from fuzzer.limits import GEN
+from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.ir import Case, Input, Program, Stmt, check
@@ -130,8 +130,14 @@ def _forms_by_category() -> dict[str, list[forms.Form]]:
 _BY_CATEGORY = _forms_by_category()
 
 
-def generate(seed: int) -> Case:
-    """The case for ``seed``: same seed and version, same program, bindings, inputs."""
+def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) -> Case:
+    """The case for ``seed``: same seed and version, same program, bindings, inputs.
+
+    ``weights`` (of statement categories, default ``CATEGORY_WEIGHTS``) and ``limits``
+    let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
+    without effects), deterministically too.
+    """
+    GEN = limits
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
     n_symbols = rng.randint(1, GEN.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
@@ -155,8 +161,9 @@ def generate(seed: int) -> Case:
         st.order.append(inp.name)
 
     target = rng.randint(GEN.min_statements, GEN.max_statements)
-    categories = list(CATEGORY_WEIGHTS)
-    weights = [CATEGORY_WEIGHTS[c] for c in categories]
+    table = CATEGORY_WEIGHTS if weights is None else weights
+    categories = [c for c in CATEGORY_WEIGHTS if table.get(c)]
+    weights = [table[c] for c in categories]
     attempts = 0
     while len(st.body) < target and attempts < target * GEN.attempts_per_statement:
         attempts += 1
@@ -172,12 +179,13 @@ def generate(seed: int) -> Case:
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs)
     check(program)
-    return Case(program=program, bindings=_bindings(rng, symbols, sym_min),
+    return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
-def _bindings(rng: random.Random, symbols, sym_min) -> tuple[dict, ...]:
+def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
     """Typical sizes first (that compile is the dynamic one), then edges and primes."""
+    GEN = limits
     def draw(pool):
         return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
 

@@ -67,6 +67,7 @@ _WHAT = {
     contract.MISSED_DCE: "a dead pure custom-op call is kept",
     contract.WRONG_OUTPUT: "returned values differ ({})",
     contract.WRONG_MUTATION: "inputs written wrong ({})",
+    contract.STALE_CACHE: "a warm compile cache serves code compiled for the old declaration ({})",
 }
 
 
@@ -84,6 +85,8 @@ def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
     stage, _, inner = blame.partition(":")
     if stage == "process":
         return f"{what_goes_wrong}, in {inner}"
+    if stage == "cache":
+        return f"{what_goes_wrong}, from the {inner.replace('_', ' ')}"
     where = f"in {stage}"
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":

@@ -32,9 +32,25 @@ def symptoms(bug_class: str) -> tuple[str, set[str]]:
     return kind, set(rest.split(",")) if rest else set()
 
 
+#: the kinds a wrong value shows as
+_VALUE_KINDS = {contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG}
+
+
+def _stale_family(words: set[str]) -> str:
+    """A stale-cache class (the variant's label, the kind, its symptoms) with wrong
+    values made one, as for a single compile."""
+    others = words - _VALUE_KINDS - _VALUE_SYMPTOMS
+    if not words & _VALUE_KINDS or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
+                                            contract.REORDERED}:
+        return f"{contract.STALE_CACHE}|{','.join(sorted(words))}"
+    return f"{contract.STALE_CACHE}|{','.join(sorted(others | {CORRUPTED}))}"
+
+
 def family(bug_class: str) -> str:
     """The bug class with returned, written and logged wrong values made one."""
     kind, words = symptoms(bug_class)
+    if kind == contract.STALE_CACHE:
+        return _stale_family(words)
     if kind in contract.ERROR_KINDS:
         # normalised again: entries saved before a name pattern was known keep it
         return f"{kind}|{contract.normalise_message(bug_class.partition('|')[2])}"

@@ -1,0 +1,164 @@
+"""Cache pairs (``fuzzer.cache``): the declaration variants, and real pairs.
+
+The variants are checked where they are cheap to check: every side's library
+registers, the new side of each is honest (``torch.library.opcheck``, and
+``gradcheck`` for the backward formulas), and the old side is dishonest where its
+kind says so.  A process registers an op once, so each library is registered
+here under a namespace of its own.
+
+Three real pairs (two fresh processes each, about 15 s on 2 cores) show the mode
+sees what it must and nothing else, on a small hand-written program:
+
+* forbidden: with the planted fault ``cache-key-ignores-custom-passes`` the key
+  leaves out Inductor's custom passes, and the new side gets the old side's code,
+  compiled with a pass that deletes a write to an input: a stale-cache finding;
+* allowed: without the fault the new side misses the cache (untested, not a finding);
+* allowed: an op's body changed is served from the cache (a hit) and is right,
+  since the op runs at run time whatever the cache holds.
+"""
+
+import random
+
+import pytest
+import torch
+from helpers import case, prog
+
+from fuzzer.cache import trial, variants
+from fuzzer.cache.pair import CACHE_MISS
+from fuzzer.cache.variants import Variant
+from fuzzer.judge import contract
+from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING, PURE
+from fuzzer.program.generate import program_seed
+
+ALL = [(name, *option) for name in BY_NAME for option in variants._options(name, grad_ok=True)]
+
+
+def _register(library: str, namespace: str) -> dict:
+    text = library.replace('"dcefuzz::', f'"{namespace}::')
+    scope: dict = {}
+    exec(compile(text, f"<{namespace}>", "exec"), scope)
+    return scope
+
+
+def _sample(name: str, dtype=torch.float32):
+    x, y = torch.randn(4, 3, dtype=dtype), torch.randn(4, 3, dtype=dtype)
+    if name == "p_head":
+        return (x, 2, 0)
+    if name in ("p_mix", "m_addto", "m_shift", "m_swap"):
+        return (x, y, 0)
+    return (x, 0)
+
+
+@pytest.mark.parametrize("n", range(len(ALL)), ids=[f"{a[0]}-{a[1]}-{i}" for i, a in enumerate(ALL)])
+def test_every_variant_registers_and_its_new_side_is_honest(n):
+    name, kind, detail, old, new = ALL[n]
+    old_ns, new_ns = f"dcefuzz_old{n}", f"dcefuzz_new{n}"
+    _register(variants.source_for([name], {name: old}), old_ns)
+    _register(variants.source_for([name], {name: new}), new_ns)
+    args = _sample(name)
+    torch.library.opcheck(getattr(getattr(torch.ops, new_ns), name).default, args)
+    # the old sides that lie (over-declaring a write, mutates-narrowed's, is allowed;
+    # opcheck cannot see a stride's lie on these samples)
+    if kind == variants.MUTATES_FIXED or kind == variants.FAKE_CHANGED and (
+            "shape" in detail or "dtype" in detail):
+        with pytest.raises(Exception):  # noqa: B017 - opcheck raises its own kinds
+            torch.library.opcheck(getattr(getattr(torch.ops, old_ns), name).default, args)
+
+
+@pytest.mark.parametrize("name", [op.name for op in CUSTOM_OPS if op.declaration == PURE])
+def test_backward_formulas_true_on_the_new_side_and_wrong_on_the_old(name):
+    scopes = {}
+    for side, scale in (("new", 1.0), ("old", variants.OLD_GRAD_SCALE)):
+        ns = f"dcefuzz_grad_{side}_{name}"
+        _register(variants.source_for([name]) + "\n\n" + variants.backward_source(name, scale), ns)
+        scopes[side] = getattr(getattr(torch.ops, ns), name)
+    args = [a.requires_grad_() if isinstance(a, torch.Tensor) else a for a in _sample(name, torch.float64)]
+    assert torch.autograd.gradcheck(lambda *a: scopes["new"](*a), args)
+    assert not torch.autograd.gradcheck(lambda *a: scopes["old"](*a), args, raise_exception=False)
+
+
+def test_variants_are_drawn_deterministically_and_cover_every_kind():
+    drawn = set()
+    for i in range(60):
+        pseed = program_seed(5, i)
+        case_ = trial.cache_case(pseed)
+        v = trial.variant_for(case_, pseed)
+        assert v == trial.variant_for(trial.cache_case(pseed), pseed)
+        if v is not None:
+            drawn.add(v.kind)
+            assert v.op == "" or v.op in case_.program.custom_ops()
+    # effect-removed needs an effectful op, which cache programs never draw
+    assert drawn >= set(variants.KINDS) - {variants.EFFECT_REMOVED}, sorted(drawn)
+
+
+def test_a_variant_round_trips_through_json():
+    every = variants.variants_of(trial.cache_case(program_seed(5, 3)).program)
+    v = random.Random(1).choice(every)
+    assert Variant.from_json(v.to_json()) == v
+
+
+def test_cache_programs_hold_no_effectful_op_and_few_statements():
+    for i in range(30):
+        program = trial.cache_case(program_seed(9, i)).program
+        assert all(BY_NAME[n].declaration != "effectful" for n in program.custom_ops())
+        assert len(program.body) <= 6
+
+
+# ---------------------------------------------------------------- real pairs
+
+#: an unused write to an input: a pass deleting unused calls deletes it
+PAIR_CASE = case(prog({"x0": ("s0", "s1")}, [
+    ("m_scale", ["x0"], None, {"site": 0}),
+    ("p_sin", ["x0"], "v0", {"site": 1}),
+], outputs=["v0"]), bindings=[{"s0": 4, "s1": 3}])
+
+
+def _config_variant() -> Variant:
+    (v,) = [v for v in variants.variants_of(PAIR_CASE.program) if v.kind == variants.CONFIG_CHANGED]
+    return v
+
+
+@pytest.fixture(scope="module")
+def pairs():
+    """The three pairs, run once for every assertion below."""
+    eager = [v for v in variants.variants_of(PAIR_CASE.program)
+             if v.kind == variants.EAGER_CHANGED and v.op == "p_sin"][0]
+    return {
+        "fault": trial.judge_pair(PAIR_CASE, _config_variant(), "cpu", fault="cache-key-ignores-custom-passes"),
+        "no fault": trial.judge_pair(PAIR_CASE, _config_variant(), "cpu"),
+        "eager": trial.judge_pair(PAIR_CASE, eager, "cpu"),
+    }
+
+
+def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
+    v = pairs["fault"]
+    assert v.status == contract.OK, v.reason
+    assert not v.untested, v.untested
+    found = v.of_kind(contract.STALE_CACHE)
+    assert found, v.divergences
+    assert contract.bug_class(contract.STALE_CACHE, found) == "stale-cache|config-changed,values,wrong-mutation"
+
+
+def test_pair_allowed_a_key_that_sees_the_change_misses(pairs):
+    v = pairs["no fault"]
+    assert v.status == contract.OK and not v.divergences
+    assert [r for r, _ in v.untested] == [CACHE_MISS]
+
+
+def test_pair_allowed_an_op_body_changed_is_served_and_right(pairs):
+    v = pairs["eager"]
+    assert v.status == contract.OK and not v.divergences
+    assert not v.untested  # served from the cache: the pair tested something
+
+
+def test_a_side_that_fails_makes_the_pair_invalid():
+    broken = Variant(variants.EAGER_CHANGED, "p_sin", "p_sin: broken", old="raise SystemExit(3)\n",
+                     new=BY_NAME["p_sin"].source)
+    v = trial.judge_pair(PAIR_CASE, broken, "cpu")
+    assert v.status == contract.INVALID and "old side" in v.reason
+
+
+def test_mutating_ops_offer_each_mutates_kind():
+    kinds = {k for name in BY_NAME if BY_NAME[name].declaration == MUTATING
+             for k, *_ in variants._options(name, True)}
+    assert {variants.MUTATES_FIXED, variants.MUTATES_NARROWED, variants.MUTATES_WIDENED} <= kinds
