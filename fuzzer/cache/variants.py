@@ -57,6 +57,19 @@ CONFIG_CHANGED = "config-changed"
 KINDS = (MUTATES_FIXED, MUTATES_NARROWED, MUTATES_WIDENED, EFFECT_ADDED, EFFECT_REMOVED,
          FAKE_CHANGED, BACKWARD_CHANGED, EAGER_CHANGED, CONFIG_CHANGED)
 
+#: what the author did, in the words of an issue title
+CHANGE_WORDS = {
+    MUTATES_FIXED: "its mutates_args is corrected",
+    MUTATES_NARROWED: "its mutates_args is narrowed",
+    MUTATES_WIDENED: "its mutates_args is widened",
+    EFFECT_ADDED: "an ORDERED effect is registered for it",
+    EFFECT_REMOVED: "its effect is removed",
+    FAKE_CHANGED: "its fake impl is fixed",
+    BACKWARD_CHANGED: "its backward formula is fixed",
+    EAGER_CHANGED: "its implementation changes",
+    CONFIG_CHANGED: "a custom pass is removed from Inductor's config",
+}
+
 #: how often each kind is drawn, relative to the others that apply: the kinds whose
 #: change the compiled code depends on most, more; the two whose change a correct
 #: key sees or need not see (a config value, an op's body), as controls, less

@@ -119,10 +119,12 @@ class _Worker:
         self.base_rss_kb = 0
         self.rss_kb = 0
 
-    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None) -> None:
+    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None,
+               full: dict | None = None) -> None:
+        """Hand the worker a program; ``full``: the bugs that have their examples."""
         self.index, self.pseed = index, pseed
         self.limit(limits, ends_at)
-        self.conn.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic()))
+        self.conn.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
 
     def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
         """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:
@@ -333,7 +335,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             for w in workers:
                 if w.ready and w.index is None and not session.spent(
                         in_flight=sum(1 for x in workers if x.index is not None)):
-                    w.assign(*session.next_program(), limits, ends_at)
+                    w.assign(*session.next_program(), limits, ends_at, session.examples.full())
             conns = {w.conn: w for w in workers}
             left = session.seconds_left()
             poll = limits.poll_seconds if left is None else max(0.0, min(limits.poll_seconds, left))

@@ -37,7 +37,8 @@ from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
-from fuzzer.triage.culprit import localise, triageable
+from fuzzer.triage.bugs import key_of as bug_key
+from fuzzer.triage.culprit import triageable
 from fuzzer.triage.probe import TriageBudget
 
 
@@ -215,12 +216,25 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None) -> 
     budget = config.triage_budget.within(seconds_left)
     if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
-    if entry.kind == contract.STALE_CACHE:
-        entry.culprit = blame.localise(entry.case, Variant.from_json(entry.variant), entry.bug_class,
-                                       entry.device, budget, entry.backend, config.fault, config.side_threads)
-    else:
-        entry.culprit = localise(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.backend)
+    entry.culprit = blame.culprit_of(entry, entry.device, budget, config.fault, config.side_threads)
     return entry
+
+
+def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
+                 seconds_left: float | None = None) -> Entry | None:
+    """A stale-cache finding of a bug that has its examples already, triaged as found:
+    it would only be counted, so it is not shrunk (None: any other finding).
+
+    A stale-cache finding's culprit costs one pair while its shrink costs a dozen,
+    and the culprit with the bug class is all its bug's key needs: so it is triaged
+    first, and shrunk only if its bug still wants examples or it is smaller than the
+    largest one (``full``: ``Examples.full``).
+    """
+    if finding.kind != contract.STALE_CACHE or not config.triage or not full:
+        return None
+    entry = triaged(found_entry(finding, seed, config), config, seconds_left)
+    key = bug_key(entry)
+    return entry if key in full and entry.statements >= full[key] else None
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
@@ -445,8 +459,9 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
-                    entries.append(entry_for(finding, pseed, config,
-                                             seconds_left=session.seconds_left()))
+                    entries.append(counted_only(finding, pseed, config, session.examples.full(),
+                                                session.seconds_left())
+                                   or entry_for(finding, pseed, config, seconds_left=session.seconds_left()))
                 session.finished(index, result.status, entries, result.recompiles,
                                  result.untested_reason)
                 session.tick()

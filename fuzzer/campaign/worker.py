@@ -8,7 +8,7 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages, on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   ("run", index, program_seed, seconds_left)
+    parent -> worker   ("run", index, program_seed, seconds_left, full)
     worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
                        ("candidate", index, case)    a shrink candidate it is about to run (JSON)
                        ("triaging", index, Report)   the program's entries, shrunk, before triage
@@ -91,24 +91,20 @@ class Worker:
         from fuzzer.program import generate  # noqa: F401
 
     def __call__(self, message: tuple, send) -> None:
-        _, index, pseed, seconds_left = message
+        _, index, pseed, seconds_left, full = message
         end = None if seconds_left is None else time.monotonic() + seconds_left
-        send(("done", index, _program(send, index, pseed, self.config, end)))
+        send(("done", index, _program(send, index, pseed, self.config, end, full)))
         self.ran += 1
         if self.ran == self.limits.freeze_after_programs:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
+def _program(send, index: int, pseed: int, config, end: float | None, full: dict | None = None) -> Report:
     """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
-    nothing of it outlives the call."""
-    from fuzzer.campaign.session import (
-        found_entry,
-        oracle_of,
-        shrunk_entry,
-        triaged,
-        trial_of,
-    )
+    nothing of it outlives the call.  ``full``: the corpus's bugs that have their
+    examples (``Examples.full``), whose findings are not shrunk where that can be told
+    cheaply (``session.counted_only``)."""
+    from fuzzer.campaign.session import counted_only, found_entry, oracle_of, shrunk_entry, trial_of, triaged
 
     start = time.perf_counter()
     result = trial_of(pseed, config)
@@ -128,10 +124,12 @@ def _program(send, index: int, pseed: int, config, end: float | None) -> Report:
     def left() -> float | None:
         return None if end is None else end - time.monotonic()
 
+    settled = [counted_only(f, pseed, config, full or {}, left()) for f in result.findings]
     entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left())
-               for f in result.findings]
+               for f, done in zip(result.findings, settled) if done is None]
     if config.triage:
         send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
         entries = [triaged(e, config, left()) for e in entries]
+    entries += [e for e in settled if e is not None]
     return dataclasses.replace(report, entries=[e.to_json() for e in entries],
                                seconds=time.perf_counter() - start, rss_kb=rss_kb())

@@ -26,13 +26,15 @@ def triage(paths, device, again, triage_budget):
     """Localise corpus entries (files or folders): stage, switches, pass; saved in place.
 
     Each entry's case is compiled afresh on torch's debugging backends, with named
-    switches of Inductor thrown and with torch's compiler bisector, and the culprit
-    is written into the entry.  Crashes and timeouts are not triaged (a probe that
+    switches of Inductor thrown and with torch's compiler bisector (a stale-cache
+    entry's pair is run again with the FX graph cache alone), and the culprit is
+    written into the entry.  Crashes and timeouts are not triaged (a probe that
     kills the process would take the triage with it).  Then lists the bugs.
     """
     from fuzzer.corpus.store import entries_in, update
     from fuzzer.judge.execute import device_unavailable
-    from fuzzer.triage.culprit import localise, triageable
+    from fuzzer.cache.blame import culprit_of
+    from fuzzer.triage.culprit import triageable
 
     dev = resolve_entry_device(device)
     found, bad = entries_in(paths)
@@ -49,7 +51,7 @@ def triage(paths, device, again, triage_budget):
         if reason is not None:
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
-        e.culprit = localise(e.case, e.kind, e.bug_class, run_on, triage_budget, e.backend)
+        e.culprit = culprit_of(e, run_on, triage_budget)
         update(path, e)
         c = e.culprit
         click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "

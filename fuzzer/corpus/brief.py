@@ -24,9 +24,12 @@ running it (``tests/test_report.py``).
 
 from __future__ import annotations
 
+import inspect
 import re
 from dataclasses import dataclass
 
+from fuzzer.cache import pair
+from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract
 from fuzzer.program import codegen, custom_ops, forms, sizes
@@ -95,12 +98,17 @@ _REGISTER = re.compile(r"\n+_register_ordered\((\w+)\)$", re.MULTILINE)
 
 
 def check_key(entry: Entry) -> str:
-    """The key of ``entry``'s check: its kind, or ``effect-log|data`` for an effect log
-    whose only change is the data an effect saw (its order is right)."""
+    """The key of ``entry``'s check: its kind (a stale-cache entry's: the kind its warm
+    compile broke), or ``effect-log|data`` for an effect log whose only change is the
+    data an effect saw (its order is right)."""
     symptoms = set(entry.bug_class.partition("|")[2].split(","))
-    if entry.kind == contract.EFFECT_LOG and symptoms == {contract.DATA}:
+    kind = entry.kind
+    if kind == contract.STALE_CACHE:
+        kind = next(k for k in contract.CORRECTNESS_KINDS if k in symptoms)
+    if kind == contract.EFFECT_LOG and symptoms & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
+                                                   contract.REORDERED, contract.DATA} == {contract.DATA}:
         return f"{contract.EFFECT_LOG}|{contract.DATA}"
-    return entry.kind
+    return kind
 
 
 def check_of(entry: Entry) -> Check:
@@ -121,7 +129,10 @@ def expected_failure(entry: Entry) -> str:
     failure = check_of(entry).failure
     if failure is not None:
         return failure
-    return contract.normalise_message(entry.detail[0].split(": ", 1)[1]).split(":", 1)[0]
+    detail = entry.detail[0].split(": ", 1)[1]
+    if entry.kind == contract.STALE_CACHE:  # "<label>: [<kind>] <message>"
+        detail = detail.split("] ", 1)[1]
+    return contract.normalise_message(detail).split(":", 1)[0]
 
 
 def _fold(text: str, blank: str = "\n") -> str:
@@ -130,11 +141,14 @@ def _fold(text: str, blank: str = "\n") -> str:
     return re.sub(r"\n{2,}", "\n" + blank, text.strip("\n")) + "\n"
 
 
-def _ops(entry: Entry) -> str:
-    names = entry.case.program.custom_ops()
-    snippets = [custom_ops.BY_NAME[n].source for n in names]
+def _snippet(source: str) -> str:
     ordered = r"\n\1.register_effect(torch._library.effects.EffectType.ORDERED)"
-    return "\n".join(_fold(_REGISTER.sub(ordered, s), blank="") for s in snippets)
+    return _fold(_REGISTER.sub(ordered, source), blank="")
+
+
+def _ops(entry: Entry, skip: str = "") -> str:
+    names = [n for n in entry.case.program.custom_ops() if n != skip]
+    return "\n".join(_snippet(custom_ops.BY_NAME[n].source) for n in names)
 
 
 def _inputs(entry: Entry, index: int) -> list[str]:
@@ -150,10 +164,12 @@ def _inputs(entry: Entry, index: int) -> list[str]:
     return lines
 
 
-def _runs(entry: Entry, check: Check) -> list[str]:
+def _runs(entry: Entry, check: Check, grads: bool = False) -> list[str]:
     compile_call = f"torch.compile(program, dynamic=True, backend={entry.backend!r})"
     clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
-    lines = [f"eager_inputs = {clones}", "eager = program(*eager_inputs)"]
+    if grads:  # the outputs, then the gradients of their sum
+        compile_call = f"with_grads({compile_call})"
+    lines = [f"eager_inputs = {clones}", f"eager = {'with_grads(program)' if grads else 'program'}(*eager_inputs)"]
     if check.records in (ORDER, DATA):
         lines += ["eager_log, LOG[:] = LOG.copy(), []  # the compiled run logs afresh"]
     if check.records == CALLS:
@@ -175,8 +191,55 @@ def _what_happens(entry: Entry) -> str:
     return "raises " + entry.detail[0].split(": ", 1)[1][:80]
 
 
+_PAIR_HEAD = '''\
+import os, subprocess, sys, tempfile
+import torch
+
+if len(sys.argv) == 1:  # the old declaration, then the new, in two fresh processes sharing one cache
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp())
+    for side in ("old", "new"):
+        done = subprocess.run([sys.executable, __file__, side], env=env)
+    sys.exit(done.returncode)
+OLD = sys.argv[1] == "old"
+'''
+
+
+def _indented(text: str) -> str:
+    return "".join("    " + line if line.strip() else line for line in text.splitlines(True))
+
+
+def render_pair(entry: Entry) -> str:
+    """The brief of a stale-cache finding: the script runs itself as the old side and
+    as the new one, on one new cache folder; only the new side asserts."""
+    variant = Variant.from_json(entry.variant)
+    check = check_of(entry)
+    parts = [_PAIR_HEAD, _HOOKS[check.records]]
+    if variant.op:
+        parts.append(f"if OLD:  # {variant.detail}\n" + _indented(_snippet(variant.old))
+                     + "else:\n" + _indented(_snippet(variant.new)))
+    for path, value in variant.config_old.items():
+        if isinstance(value, dict) and "custom_pass" in value:
+            maker = pair.CUSTOM_PASSES[value["custom_pass"]]
+            parts.append(inspect.getsource(maker))
+            value = f"{maker.__name__}()"
+        else:
+            value = repr(value)
+        parts.append(f"if OLD:  # {variant.detail}\n    {path} = {value}")
+    others = _ops(entry, skip=variant.op)
+    if variant.grad:
+        names = [n for n in entry.case.program.custom_ops() if n != variant.op]
+        others = "\n".join(_snippet(variant.library([n], "new").split(custom_ops.HEADER, 1)[1]) for n in names)
+        parts.append(inspect.getsource(pair.with_grads))
+    parts += [others, codegen.source(entry.case.program)]
+    runs = _inputs(entry, binding_index(entry)) + _runs(entry, check, grads=variant.grad)
+    parts.append("\n".join(runs) + "\nif not OLD:\n" + "".join(f"    {line}\n" for line in check.assertion))
+    return "\n".join(_fold(p) for p in parts if p.strip())
+
+
 def render(entry: Entry) -> str:
     """The brief repro of ``entry``: standalone, torch only, fails where the bug is."""
+    if entry.kind == contract.STALE_CACHE:
+        return render_pair(entry)
     check = check_of(entry)
     parts = ["import torch\n", _HOOKS[check.records], _ops(entry), codegen.source(entry.case.program),
              "\n".join(_inputs(entry, binding_index(entry)) + _runs(entry, check)

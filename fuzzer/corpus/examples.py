@@ -91,6 +91,11 @@ class Examples:
         """An entry was saved to the folder by someone else (a re-shrink)."""
         self._add(bugs.key_of(entry), entry, Path(path))
 
+    def full(self) -> dict[str, int]:
+        """The bugs that have their ``cap`` examples: key -> statements of the largest
+        (a finding of one that is no smaller would only be counted)."""
+        return {key: ms[-1].statements for key, ms in self.by_bug.items() if len(ms) >= self.cap}
+
     @property
     def bugs(self) -> int:
         return len(self.by_bug)

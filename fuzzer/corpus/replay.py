@@ -1,7 +1,8 @@
 """Replay saved entries: does each recorded divergence still happen on this torch?
 
 Each entry is re-run in this process from a fresh compile, with the same
-confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``).
+confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``);
+a stale-cache entry's cache pair is run twice, each time in two fresh processes.
 REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
 fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
 that kind.  ERROR: the entry cannot be read, its program no longer runs eagerly
@@ -15,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from fuzzer.cache.trial import judge_pair
+from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
@@ -62,8 +65,16 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
             return result(REPRODUCES, death.line())
         return result(FIXED, death.line())
+    if entry.kind == contract.STALE_CACHE:  # a new pair, its sides in fresh processes
+        variant = Variant.from_json(entry.variant)
+
+        def judge():
+            return judge_pair(entry.case, variant, dev, entry.backend)
+    else:
+        def judge():
+            return judge_fresh(entry.case, dev, entry.backend)
     try:
-        first = judge_fresh(entry.case, dev, entry.backend)
+        first = judge()
         if first.status != contract.OK:
             return result(ERROR, f"{first.status}: {first.reason}")
         divs = first.of_kind(entry.kind)
@@ -72,7 +83,7 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         if bug_class(entry.kind, divs) != entry.bug_class:
             # neither this bug nor fixed: the kind still diverges, another way
             return result(ERROR, f"another bug of this kind: {bug_class(entry.kind, divs)}")
-        second = judge_fresh(entry.case, dev, entry.backend)
+        second = judge()
         if second.status == contract.OK and bug_class(entry.kind, second.of_kind(entry.kind)) == entry.bug_class:
             return result(REPRODUCES, divs[0].line())
         return result(FIXED, "did not recur after a fresh compile (flaky)")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fuzzer.cache import variants
 from fuzzer.corpus import brief
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract
@@ -34,6 +35,9 @@ from fuzzer.triage.stage import STAGES
 #: the area tag of an issue title, by the first debugging backend that shows the bug
 AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
         "inductor": "inductor"}
+#: the area tag of a stale-cache issue, and the cache's name, by the blamed cache
+CACHE_AREA = {"aot_autograd_cache": ("aotdispatch", "AOTAutograd cache"),
+              "fx_graph_cache": ("inductor", "FX graph cache")}
 #: where a corrupted value lands, by the kind of entry that saw it
 LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
          contract.WRONG_OUTPUT: "returned"}
@@ -82,9 +86,18 @@ def _inner(bug: Bug) -> str:
     return bug.blame.partition(":")[2] if bug.blame else ""
 
 
+def _change(bug: Bug) -> str:
+    """A stale-cache bug's change of declaration, in words (its label is in the family)."""
+    labels = [w.partition(":")[0] for w in bug.family.partition("|")[2].split(",")]
+    return next((variants.CHANGE_WORDS[w] for w in labels if w in variants.CHANGE_WORDS), "it changes")
+
+
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
     kind, _, rest = bug.family.partition("|")
+    if kind == contract.STALE_CACHE:
+        cache = CACHE_AREA.get(bug.culprit.subsystem if bug.culprit else "", ("", "an on-disk compile cache"))[1]
+        return f"{cache} serves code compiled for a custom op's old declaration after {_change(bug)}"
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)
     if kind == contract.EFFECT_LOG:
@@ -98,6 +111,9 @@ def issue_title(bug: Bug) -> str:
     """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
     static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
+    if bug.family.startswith(contract.STALE_CACHE):
+        return f"[{CACHE_AREA.get(bug.culprit.subsystem if bug.culprit else '', ('torch.compile',))[0]}] "\
+               + subject(bug)
     area = AREA.get(stage, "torch.compile")
     inner = _inner(bug)
     shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
@@ -154,6 +170,8 @@ def culprit_lines(bug: Bug) -> list[str]:
     c = bug.culprit
     if c is None or c.stage is None:
         return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
+    if c.kind == contract.STALE_CACHE:
+        return _cache_lines(c)
     earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
     lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
              + (f" ({', '.join(f'`{s}`' for s in earlier)} do not)." if earlier else ".")]
@@ -176,6 +194,26 @@ def culprit_lines(bug: Bug) -> list[str]:
     return lines
 
 
+def _cache_lines(c) -> list[str]:
+    """The evidence of a stale-cache bug: the pair run again with the FX graph cache alone."""
+    alone = c.switches.get("fx_graph only")
+    name = CACHE_AREA.get(c.subsystem, ("", c.subsystem))[1]
+    lines = [f"- **Cache**: the {name}."]
+    if alone == "gone":
+        lines.append("- With the FX graph cache alone (`torch._functorch.config.enable_autograd_cache = False`) "
+                     "the new process compiles afresh and is right: the AOTAutograd cache's key, computed "
+                     "from Dynamo's graph, does not change with the declaration, and a hit loads the FX graph "
+                     "it stored without computing that graph's key again.")
+        lines.append("- **Workaround**: `torch._functorch.config.enable_autograd_cache = False`, or an empty "
+                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
+    elif alone == "stays":
+        lines.append("- With the FX graph cache alone the new process is still served the old code: that "
+                     "cache's key does not change with the declaration either.")
+        lines.append("- **Workaround**: `torch._inductor.config.fx_graph_cache = False`, or an empty "
+                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
+    return lines
+
+
 def _versions(bug: Bug) -> list[str]:
     by_verdict: dict[str, list[str]] = {}
     for version, verdict in bug.versions.items():
@@ -193,11 +231,15 @@ def found_by(bug: Bug, entry: Entry, full_script: str) -> str:
                 f"({bug.hits} hits in all); the one above is {shown}.")
     else:
         hits = f"One program hit it ({bug.hits} {'hit' if bug.hits == 1 else 'hits'})."
+    runs = ("runs eager and compiled over every recorded size binding, judges them with the fuzzer's "
+            "contract (float64 reference, effect log, inputs after the call)")
+    if entry.kind == contract.STALE_CACHE:
+        runs = ("runs the old and the new declaration in two processes sharing a new cache folder, and "
+                "judges the new one's cached compile against its compile from empty caches with the "
+                "fuzzer's contract (float64 reference, effect log, inputs after the call)")
     return ("Found by dcefuzz, a differential fuzzer for custom ops under `torch.compile`. " + hits
-            + f" The full standalone script is attached (`{full_script}`, torch only): it runs eager "
-            "and compiled over every recorded size binding, judges them with the fuzzer's contract "
-            "(float64 reference, effect log, inputs after the call) and exits 1 when the bug "
-            "reproduces, 0 when it does not, so it works with `git bisect run`.")
+            + f" The full standalone script is attached (`{full_script}`, torch only): it {runs} and "
+            "exits 1 when the bug reproduces, 0 when it does not, so it works with `git bisect run`.")
 
 
 def render(bug: Bug, entry: Entry, full_script: str) -> str:
@@ -212,6 +254,14 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
     opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
                f"program below {says}. Its custom ops are honest: `mutates_args` names exactly what "
                "each writes, fake impls match, outputs are fresh tensors.")
+    if entry.kind == contract.STALE_CACHE:
+        variant = variants.Variant.from_json(entry.variant)
+        opening = (f"With the on-disk compile caches on (the default), a program compiled in a new process "
+                   f"after a custom op's declaration changed ({_code(variant.detail)}) is served the code "
+                   f"compiled for the old declaration: it {says}. Compiled from empty caches, it is right. "
+                   "The script below runs itself twice, as the old and then the new declaration, in two "
+                   "processes sharing one new cache folder; only the new one asserts. The new declaration "
+                   "is honest; the old one is what its author fixed.")
     fails = (f"On torch {reproduces or entry.torch_version} this fails with "
              f"{_code(failure) if failure.isidentifier() else failure}.")
     lines = [
