@@ -162,3 +162,34 @@ def test_mutating_ops_offer_each_mutates_kind():
     kinds = {k for name in BY_NAME if BY_NAME[name].declaration == MUTATING
              for k, *_ in variants._options(name, True)}
     assert {variants.MUTATES_FIXED, variants.MUTATES_NARROWED, variants.MUTATES_WIDENED} <= kinds
+
+
+def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
+    from fuzzer.triage.family import family
+
+    assert family("stale-cache|mutates-fixed,values,wrong-mutation") == family(
+        "stale-cache|mutates-fixed,values,wrong-mutation,wrong-output") == "stale-cache|corrupted-value,mutates-fixed"
+    assert family("stale-cache|backward-changed,values,wrong-output") != family(
+        "stale-cache|mutates-fixed,values,wrong-output")
+    # an effect gone is no wrong value; an error loses its message, a fake impl its aspect
+    assert family("stale-cache|effect-added,effect-log,missing") == "stale-cache|effect-added,effect-log,missing"
+    assert family("stale-cache|AssertionError: expected size #==# stride #==# at dim=#,fake-changed:stride,"
+                  "runtime-error") == family("stale-cache|AssertionError: wrong number of dimensions#,"
+                                             "fake-changed:shape,runtime-error") == "stale-cache|fake-changed,runtime-error"
+
+
+def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path):
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.examples import Examples
+    from fuzzer.triage.bugs import key_of
+
+    examples = Examples(tmp_path, cap=1)
+    assert examples.full() == {}
+    stale = [d for d in contract.check_stale(
+        contract.Verdict(contract.OK, [contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "x",
+                                                           (contract.VALUES,))]),
+        contract.Verdict(contract.OK), "mutates-fixed")]
+    entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale, seed=1, device="cpu", backend="inductor",
+                        variant=_config_variant().to_json())
+    examples.save(entry)
+    assert examples.full() == {key_of(entry): entry.statements}

@@ -9,8 +9,8 @@ looking again.  So the blamed cache is the FX graph cache when it shows the bug
 alone, else the AOTAutograd cache when both together show it: the outer key missed
 the change while the inner one, recomputed, would have caught it.
 
-The culprit's stage is ``cache``, its subsystem the blamed cache and its switches
-the probe's outcome (``"fx_graph only": "gone"``), so bugs group by the
+The culprit's stage is ``cache``, its subsystem the blamed cache, its pass the
+variant's label (``mutates-fixed``: what changed) and its switches the probe's outcome (``"fx_graph only": "gone"``), so bugs group by the
 variant's label (part of the bug class) and the cache
 (``fuzzer.triage.bugs``).
 """
@@ -64,6 +64,7 @@ def localise(case: Case, variant: Variant, bug_class: str, device: str,
         results[probe_label(INNER)] = outcome.value
     blamed = {Outcome.STAYS.value: INNER, Outcome.GONE.value: OUTER}.get(results.get(probe_label(INNER)))
     return Culprit(stage=STAGE if blamed else None, subsystem=subsystem(blamed) if blamed else None,
+                   pass_name=variant.label,
                    switches=results, kind=contract.STALE_CACHE, oracle_calls=len(results),
                    seconds=time.perf_counter() - start, budget_exhausted=exhausted,
                    torch_version=torch.__version__)

@@ -99,6 +99,10 @@ def _list_bugs(folders, as_json: bool) -> None:
         c = b.culprit
         click.echo(f"\n{b.id}  {b.title}")
         where = [f"stage {c.stage}"] if c is not None else []
+        if c is not None and c.stage == "cache":  # a stale-cache bug: the cache and the variant
+            where += [f"cache {c.subsystem}", f"variant {c.pass_name}"] + [
+                f"{probe}: {outcome}" for probe, outcome in c.switches.items()]
+            c = None
         if c is not None and b.blame and ":" in b.blame:
             where.append(f"blame {b.blame.split(':', 1)[1]}")
         if c is not None and c.subsystem:

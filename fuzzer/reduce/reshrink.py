@@ -11,6 +11,8 @@ import dataclasses
 import os
 
 from fuzzer import faults
+from fuzzer.cache.trial import judge_pair
+from fuzzer.cache.variants import Variant
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.casualty import shrink_casualty
@@ -58,12 +60,20 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
     """
     if entry.kind in contract.PROCESS_KINDS:
         return _reshrink_casualty(entry, path, device, budget)
-    with faults.planted(entry.fault):
-        verdict = judge_fresh(entry.case, device, entry.backend)
+    if entry.kind == contract.STALE_CACHE:  # each candidate is a pair; its sides plant the fault
+        variant = Variant.from_json(entry.variant)
+
+        def judge(case):
+            return judge_pair(case, variant, device, entry.backend, fault=entry.fault)
+    else:
+        def judge(case):
+            return judge_fresh(case, device, entry.backend)
+    with faults.planted(None if entry.kind == contract.STALE_CACHE else entry.fault):
+        verdict = judge(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs or contract.bug_class(entry.kind, divs) != entry.bug_class:
             return None
-        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget)
+        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget, judge=judge)
     if not result.confirmed:
         return None
     before = entry.statements

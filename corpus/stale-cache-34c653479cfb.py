@@ -1,0 +1,967 @@
+"""dcefuzz finding stale-cache-34c653479cfb: stale-cache
+
+The declaration changed between two runs: p_head: ORDERED effect registered (the op now logs its input).
+A compile of the new declaration, served by the on-disk cache that a compile of the
+old one filled, breaks the contract where a compile from empty caches does not:
+
+[stale-cache] binding 0, sequence: effect-added: [effect-log] missing p_head@0 (eager [p_head@0], compiled [])
+
+Found with torch 2.13.0+cpu on cpu.
+Run: python stale-cache-34c653479cfb.py [cpu|cuda]   (default: cpu)
+It runs itself twice more (--side), as the old then the new declaration, in two
+fresh processes sharing a new, empty cache folder.
+Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).
+"""
+
+from __future__ import annotations
+
+
+import sys
+
+sys.excepthook = lambda kind, value, tb: (
+    __import__("traceback").print_exception(kind, value, tb),
+    print(f"cannot judge: {kind.__name__} (exit 125)", flush=True),
+    __import__("os")._exit(125))
+
+
+import torch
+
+#: Compiled may carry this many times eager's own error against fp64 at the same
+#: element.  ``same`` uses 3.0 for tensors under 1000 elements (2.0 for larger
+#: float32 ones, whose RMSE averages noise away); per element nothing is averaged,
+#: so the larger factor.
+ERROR_MULTIPLIER = 3.0
+#: Relative slack on the element's fp64 value: ``same``'s default ``tol`` (1e-4),
+#: about 800 float32 ulps, room for a different but legitimate float32 formula.
+RELATIVE_SLACK = 1e-4
+#: Absolute slack: ``same``'s ``tol / 10`` (1e-5), for elements at or near zero.
+ABSOLUTE_SLACK = 1e-5
+#: Floor proportional to the tensor's magnitude (max |fp64| over judged elements):
+#: reassociating a float32 reduction moves its result by some ulps of its
+#: *summands*, which for a cancelling element (result much smaller than its terms)
+#: is far beyond RELATIVE_SLACK of the result; the tensor's largest value stands in
+#: for the summands' scale.  64 * float32 eps (~7.6e-6) is the worst-case bound for
+#: reordering a sum of ~64 such terms and the typical (random-walk, ~sqrt(n) ulps)
+#: error for thousands, yet stays ~1300x below a 1% error at the tensor's scale.
+SCALE_SLACK = 64 * torch.finfo(torch.float32).eps
+#: ``torch.testing.assert_close``'s float32 default rtol: compiled this close to
+#: eager at an element (about 10 ulps) is acceptable whatever the reference says.
+RTOL_CLOSE = 1.3e-6
+#: ``torch.testing.assert_close``'s float32 default atol, the same test's floor near 0.
+ATOL_CLOSE = 1e-5
+
+
+def tensor_difference(ref64, eager, compiled,
+                      multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
+                      scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE):
+    """None when ``compiled`` is acceptable, else a one-line reason.
+
+    Element k (finite in ref, eager and compiled) is acceptable when
+    ``|c-e| <= atol_close + rtol_close*|e|`` or
+    ``|c-r| <= multiplier*|e-r| + rel*|r| + scale_slack*max|r| + abs_``.
+    """
+    if tuple(compiled.shape) != tuple(eager.shape):
+        return f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
+    if compiled.dtype != eager.dtype:
+        return f"dtype {compiled.dtype} != eager {eager.dtype}"
+    if eager.numel() == 0:
+        return None
+    r = ref64.detach().to("cpu", torch.float64).flatten()
+    e = eager.detach().to("cpu", torch.float64).flatten()
+    c = compiled.detach().to("cpu", torch.float64).flatten()
+    fe, fc, fr = torch.isfinite(e), torch.isfinite(c), torch.isfinite(r)
+    same_nonfinite = (torch.isnan(e) & torch.isnan(c)) | (~fe & ~fc & (e == c))
+    odd = (fe != fc) | (~fe & ~same_nonfinite)
+    # only where eager itself matches the fp64 reference's finiteness is eager trusted
+    trusted = odd & (fe == fr)
+    if bool(trusted.any()):
+        i = int(trusted.nonzero()[0])
+        return (f"non-finite mismatch at flat index {i}: compiled {c[i].item()} "
+                f"vs eager {e[i].item()}")
+    both = fe & fc & fr
+    if not bool(both.any()):
+        return None
+    idx = both.nonzero().flatten()
+    r, e, c = r[idx], e[idx], c[idx]
+    close = (c - e).abs() <= atol_close + rtol_close * e.abs()
+    err = (c - r).abs()
+    allowed = (multiplier * (e - r).abs() + rel * r.abs()
+               + scale_slack * r.abs().max() + abs_)
+    bad = ~close & (err > allowed)
+    if not bool(bad.any()):
+        return None
+    n = int(bad.sum())
+    worst = int(torch.where(bad, err / allowed, torch.zeros_like(err)).argmax())
+    i = int(idx[worst])
+    return (f"values differ at {n} of {int(both.sum())} elements; worst at flat index {i}: "
+            f"compiled {c[worst].item():.9g} eager {e[worst].item():.9g} "
+            f"fp64 {r[worst].item():.9g} (error {err[worst].item():.3g}, "
+            f"allowed {allowed[worst].item():.3g})")
+
+
+def bitwise_equal(a, b):
+    """Exact equality, NaN equal to NaN: how eager is checked against itself."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(torch.equal(a, b) or torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
+
+
+import contextlib
+import importlib
+import traceback
+from dataclasses import dataclass, field
+
+import torch
+
+COMPILE = "compile"
+RUNTIME = "runtime"
+
+#: why a compiled run did not run wholly as compiled code
+GRAPH_BREAK = "graph-break"
+SKIPPED_FRAME = "skipped-frame"
+RECOMPILE_LIMIT = "recompile-limit"
+NO_GRAPH = "no-graph"
+UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH)
+
+
+#: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
+#: the value that turns each off: a fresh compile must not be served from them
+CACHE_SETTINGS: tuple[tuple[str, str, bool], ...] = (
+    ("torch._inductor.config", "fx_graph_cache", False),
+    ("torch._functorch.config", "enable_autograd_cache", False),
+)
+
+
+@contextlib.contextmanager
+def caches_off():
+    """Compile without reading or writing the on-disk compile caches.
+
+    A confirmation or replay that a cached artifact could serve would only prove
+    the cache holds what an earlier compile wrote: the divergence must come from a
+    compile made now.
+    """
+    old = []
+    try:
+        for module_name, attr, value in CACHE_SETTINGS:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:  # a torch without that cache
+                continue
+            if hasattr(module, attr):
+                old.append((module, attr, getattr(module, attr)))
+                setattr(module, attr, value)
+        yield
+    finally:
+        for module, attr, value in reversed(old):
+            setattr(module, attr, value)
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An exception raised by a run, with the stage it was raised in."""
+
+    type: str
+    message: str
+    stage: str
+    traceback: str = ""
+
+    def line(self) -> str:
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        return f"{self.type}: {first}"[:500]
+
+
+@dataclass(frozen=True)
+class Counts:
+    """A snapshot of Dynamo's counters that say what was compiled."""
+
+    frames_total: int = 0
+    frames_ok: int = 0
+    graphs: int = 0
+    graph_breaks: tuple = ()
+    unimplemented: tuple = ()
+
+    @classmethod
+    def now(cls) -> Counts:
+        try:
+            from torch._dynamo.utils import counters
+        except ImportError:  # a torch without dynamo's counters: nothing is known
+            return cls()
+        return cls(int(counters["frames"]["total"]), int(counters["frames"]["ok"]),
+                   int(counters["stats"]["unique_graphs"]),
+                   tuple(sorted(counters["graph_break"].items())),
+                   tuple(sorted(counters["unimplemented"].items())))
+
+
+def _grown(before: tuple, after: tuple) -> list[str]:
+    old = dict(before)
+    return [msg for msg, n in after if n > old.get(msg, 0)]
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What Dynamo did during one compiled run."""
+
+    frames: int = 0
+    graphs: int = 0
+    #: (reason, Dynamo's message) for each way part of the run was not compiled
+    gaps: tuple = ()
+
+    @classmethod
+    def between(cls, before: Counts, after: Counts, raised: bool) -> Coverage:
+        gaps = [(GRAPH_BREAK, m) for m in _grown(before.graph_breaks, after.graph_breaks)]
+        for m in _grown(before.unimplemented, after.unimplemented):
+            gaps.append((RECOMPILE_LIMIT if "recompile limit" in m.lower() else SKIPPED_FRAME, m))
+        failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)
+        if failed > 0 and not raised and not gaps:
+            gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
+        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps))
+
+
+@dataclass
+class Run:
+    """What one run of the program on one binding left behind."""
+
+    outputs: list | None = None
+    inputs_after: list = field(default_factory=list)
+    effects: list = field(default_factory=list)
+    calls: list = field(default_factory=list)
+    failure: Failure | None = None
+    #: compiled runs only: what Dynamo compiled and what it left to eager
+    coverage: Coverage | None = None
+
+
+def _compile_exception_types() -> tuple:
+    types: list = []
+    for module, names in (("torch._dynamo.exc", ("TorchDynamoException", "BackendCompilerFailed",
+                                                  "FailOnRecompileLimitHit")),
+                          ("torch._inductor.exc", ("InductorError",))):
+        try:
+            mod = __import__(module, fromlist=list(names))
+        except ImportError:
+            continue
+        types += [getattr(mod, n) for n in names if hasattr(mod, n)]
+    return tuple(types)
+
+
+def stage_of(exc: BaseException, before: Counts, after: Counts) -> str:
+    """Whether an exception came from compiling or from running compiled code.
+
+    Compiling: it is one of Dynamo's or Inductor's own exception types, or a frame
+    conversion had started and not finished when it was raised (Dynamo counts a
+    frame ``ok`` only once its compiled code is ready).  Anything else was raised
+    by code that ran.
+    """
+    if isinstance(exc, _compile_exception_types()):
+        return COMPILE
+    started = after.frames_total - before.frames_total
+    finished = after.frames_ok - before.frames_ok
+    return COMPILE if started > finished else RUNTIME
+
+
+def run_once(fn, inputs: list, trace: dict, compiled: bool = False) -> Run:
+    """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath.
+
+    ``trace`` is the op library's record of calls and effects; it is cleared first.
+    """
+    trace["calls"].clear()
+    trace["effects"].clear()
+    run = Run()
+    before = Counts.now() if compiled else None
+    try:
+        result = fn(*inputs)
+        run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
+    except Exception as exc:  # noqa: BLE001 - any failure is an observation
+        after = Counts.now() if compiled else None
+        stage = stage_of(exc, before, after) if compiled else RUNTIME
+        run.failure = Failure(type(exc).__name__, str(exc), stage,
+                              "".join(traceback.format_exception(exc))[-4000:])
+    if compiled:
+        run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None)
+    run.calls, run.effects = list(trace["calls"]), list(trace["effects"])
+    trace["calls"].clear()
+    trace["effects"].clear()
+    run.inputs_after = [t.detach().clone() for t in inputs]
+    return run
+
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+WRONG_OUTPUT = "wrong-output"
+WRONG_MUTATION = "wrong-mutation"
+EFFECT_LOG = "effect-log"
+COMPILE_ERROR = "compile-error"
+RUNTIME_ERROR = "runtime-error"
+MISSED_DCE = "missed-dce"
+CRASH = "crash"
+TIMEOUT = "timeout"
+
+STALE_CACHE = "stale-cache"
+
+CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
+PERFORMANCE_KINDS = (MISSED_DCE,)
+#: judged on a cache pair only, never on a single compile
+CACHE_KINDS = (STALE_CACHE,)
+KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
+#: Deaths of the compiling process: no verdict of this module can report them.
+PROCESS_KINDS = (CRASH, TIMEOUT)
+ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
+
+OK = "ok"
+INVALID = "invalid"
+NONDETERMINISTIC = "nondeterministic"
+
+#: how an effect log can change (its symptoms; "data": an event saw other data)
+MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
+#: what about a value can differ
+COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
+
+_NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+_NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
+#: which of our custom ops an error names is the program's business, not the bug's:
+#: the shrinker may swap an op for a simpler one of the same kind
+_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
+
+
+def normalise_message(line: str) -> str:
+    """An error or death message with numbers, value names and our op names removed."""
+    line = _OUR_OPS.sub("dcefuzz.<op>", line)
+    line = _NAMES.sub(lambda m: m.group(1) + "#", line)
+    line = _NUMBER.sub("#", line)
+    return re.sub(r"\s+", " ", line).strip()[:200]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """One broken clause on one binding.
+
+    ``symptoms`` say how it broke, in the words the bug class is made of; an error
+    or a death has none: its normalised message is its symptom.
+    """
+
+    kind: str
+    binding: int
+    where: str
+    detail: str
+    symptoms: tuple[str, ...] = ()
+
+    def line(self) -> str:
+        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}"
+
+
+def bug_class(kind: str, divs: list[Divergence]) -> str:
+    """The kind plus the symptoms of its divergences: what a replay must see again."""
+    if not divs:
+        return ""
+    if kind in ERROR_KINDS:
+        return f"{kind}|{normalise_message(divs[0].detail)}"
+    words = sorted({w for d in divs for w in d.symptoms})
+    return kind + (f"|{','.join(words)}" if words else "")
+
+
+@dataclass
+class Verdict:
+    status: str
+    divergences: list[Divergence] = field(default_factory=list)
+    reason: str = ""
+    #: (reason, message) of each way a compiled run was not wholly compiled
+    untested: list[tuple[str, str]] = field(default_factory=list)
+
+    def of_kind(self, kind: str) -> list[Divergence]:
+        return [d for d in self.divergences if d.kind == kind]
+
+    def kinds(self) -> list[str]:
+        present = {d.kind for d in self.divergences}
+        return [k for k in KINDS if k in present]
+
+
+@dataclass
+class BindingRuns:
+    """The runs of one binding.
+
+    ``eager_again`` (the determinism check) and ``reference`` (float64) are only
+    needed to judge a compiled run that differs from eager at all, so they are made
+    on demand by :meth:`complete`: a compiled run bit-identical to eager (most of
+    them) costs one eager run, not three.
+    """
+
+    binding: dict
+    eager: Run
+    eager_again: Run | None = None
+    reference: Run | None = None
+    compiled: Run | None = None
+    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
+
+    def complete(self) -> None:
+        if self.eager_again is None or self.reference is None:
+            self.eager_again, self.reference = self._complete()
+
+
+# ------------------------------------------------------------------ clauses
+
+def _value(r, e, c) -> tuple[str, str] | None:
+    """(symptom, reason) when compiled value ``c`` breaks the numeric rule."""
+    if tuple(c.shape) != tuple(e.shape):
+        return SHAPE, f"shape {tuple(c.shape)} != eager {tuple(e.shape)}"
+    if c.dtype != e.dtype:
+        return DTYPE, f"dtype {c.dtype} != eager {e.dtype}"
+    why = tensor_difference(r, e, c)
+    if why is None:
+        return None
+    return (NON_FINITE if why.startswith("non-finite") else VALUES), why
+
+
+def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+    """Clause 4: eager returned, so compiled must return too."""
+    if compiled.failure is None:
+        return []
+    f = compiled.failure
+    kind = COMPILE_ERROR if f.stage == COMPILE else RUNTIME_ERROR
+    return [Divergence(kind, i, f.stage, f.line())]
+
+
+def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 1: returned values."""
+    if len(compiled.outputs) != len(eager.outputs):
+        return [Divergence(WRONG_OUTPUT, i, "outputs",
+                           f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
+                           (COUNT,))]
+    out = []
+    for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
+        bad = _value(r, e, c)
+        if bad:
+            out.append(Divergence(WRONG_OUTPUT, i, f"output {k}", bad[1], (bad[0],)))
+    return out
+
+
+def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 2: final contents of every program input."""
+    out = []
+    for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after):
+        bad = _value(r, e, c)
+        if bad:
+            out.append(Divergence(WRONG_MUTATION, i, f"input {name}", bad[1], (bad[0],)))
+    return out
+
+
+def _seq(events) -> str:
+    return "[" + ", ".join(f"{op}@{site}" for op, site in events) + "]"
+
+
+def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
+    """How the effect sequence ``got`` departs from ``expected``: symptoms and words."""
+    missing = [ev for ev in expected if ev not in got]
+    extra = [ev for ev in got if ev not in expected]
+    dup = sorted({ev for ev in got if got.count(ev) > expected.count(ev) and ev in expected})
+    parts = []
+    for word, events in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, dup)):
+        if events:
+            parts.append((word, word + " " + ", ".join(f"{op}@{site}" for op, site in events)))
+    if not parts:
+        parts.append((REORDERED, REORDERED))
+    text = "; ".join(p for _, p in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
+    return tuple(w for w, _ in parts), text
+
+
+def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+    """Clause 3: the ORDERED effect log, event by event."""
+    expected = [(op, site) for op, site, _ in eager.effects]
+    got = [(op, site) for op, site, _ in compiled.effects]
+    if expected != got:
+        symptoms, text = sequence_change(expected, got)
+        return [Divergence(EFFECT_LOG, i, "sequence", text, symptoms)]
+    out = []
+    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects)):
+        for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
+            bad = _value(rt, et, ct)
+            if bad:
+                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({e[0]}@{e[1]}) input {k}",
+                                      f"saw different data: {bad[1]}", (DATA,)))
+    return out
+
+
+def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
+    """Performance: dead pure call sites the compiled code still ran."""
+    ran = sorted({site for op, site in compiled.calls if site in dead_sites})
+    if not ran:
+        return []
+    names = {site: op for op, site in compiled.calls}
+    return [Divergence(MISSED_DCE, i, "calls",
+                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+
+
+def _message_symptom(detail: str) -> str:
+    """An error's message as one symptom word: normalised, its first clause only (an
+    assertion on sizes repeats itself once per dim), and no commas (they part words)."""
+    return normalise_message(detail).split(";")[0].replace(",", "")
+
+
+def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
+    """Stale cache: the warm compile's correctness divergences of a kind whose bug
+    class the cold compile of the same declaration does not show."""
+    out = []
+    for kind in CORRECTNESS_KINDS:
+        seen = warm.of_kind(kind)
+        if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
+            continue
+        for d in seen:
+            symptoms = d.symptoms or (_message_symptom(d.detail),)
+            out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
+                                  (label, kind) + tuple(symptoms)))
+    return out
+
+
+# ------------------------------------------------------------------ verdict
+
+def _tensor_pairs(a: Run, b: Run) -> list:
+    pairs = list(zip(a.outputs, b.outputs)) + list(zip(a.inputs_after, b.inputs_after))
+    return pairs + [(x, y) for ea, eb in zip(a.effects, b.effects) for x, y in zip(ea[2], eb[2])]
+
+
+def _same_record(a: Run, b: Run) -> bool:
+    """Bit-identical records (NaN equal NaN): nothing any clause could flag."""
+    if b.failure is not None or len(a.outputs) != len(b.outputs):
+        return False
+    if [(o, s) for o, s, _ in a.effects] != [(o, s) for o, s, _ in b.effects]:
+        return False
+    return all(bitwise_equal(x, y) for x, y in _tensor_pairs(a, b))
+
+
+def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
+    """Apply every clause to every binding's runs.
+
+    A compiled run bit-identical to eager breaks no clause, so only the call trace
+    (missed-dce) is looked at; any other run first gets its determinism check and
+    float64 reference (``BindingRuns.complete``).
+    """
+    for i, br in enumerate(runs):
+        if br.eager.failure is not None:
+            return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
+    divergences: list[Divergence] = []
+    untested: list[tuple[str, str]] = []
+    for i, br in enumerate(runs):
+        c = br.compiled
+        if c is None:
+            continue
+        if c.coverage is not None:
+            untested += [gap for gap in c.coverage.gaps if gap not in untested]
+        if not _same_record(br.eager, c):
+            br.complete()
+            for run in (br.eager_again, br.reference):
+                if run.failure is not None:
+                    return Verdict(INVALID, reason=f"eager raised on binding {i}: {run.failure.line()}")
+            if not _same_record(br.eager, br.eager_again):
+                return Verdict(NONDETERMINISTIC, reason=f"eager disagrees with itself on binding {i}")
+            failed = check_outcome(i, br.eager, c)
+            divergences += failed
+            if failed:
+                continue
+            divergences += check_outputs(i, br.eager, br.reference, c)
+            divergences += check_inputs(i, input_names, br.eager, br.reference, c)
+            divergences += check_effects(i, br.eager, br.reference, c)
+        if not untested:
+            divergences += check_dead_calls(i, dead_sites, c)
+    compiled = [br.compiled for br in runs if br.compiled is not None]
+    if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
+            and sum(c.coverage.graphs for c in compiled) == 0):
+        untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
+        divergences = [d for d in divergences if d.kind != MISSED_DCE]
+    return Verdict(OK, divergences, untested=untested)
+
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+
+REPRODUCES_EXIT = 1
+FIXED_EXIT = 0
+CANNOT_JUDGE_EXIT = 125
+#: how often the parent of a crash/timeout repro looks at its child
+POLL_S = 0.25
+#: the environment variable naming the file a crash/timeout child creates once its
+#: eager runs are done (a death before that says nothing about the compiler)
+EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
+
+
+def make_inputs(spec: dict, i: int, device: str, dtype) -> list:
+    """Inputs for binding i, drawn exactly as dcefuzz draws them."""
+    g = torch.Generator().manual_seed(spec["input_seed"] + i)
+    binding = spec["bindings"][i]
+    sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
+    return [torch.randn(s, generator=g, dtype=torch.float32).to(device=device, dtype=dtype)
+            for s in sizes]
+
+
+def _size(expr: str, binding: dict) -> int:
+    """A dim such as ``s0``, ``s0 // 2`` or ``(s0 // 2) - 1`` for one binding (the
+    expressions are dcefuzz's own, checked when the entry was read)."""
+    return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
+
+
+def judge(spec: dict, program, trace: dict, device: str):
+    """Run eager and compiled over the recorded bindings, with the on-disk compile
+    caches off (no artifact of an earlier run may serve this one); the verdict."""
+    runs = []
+    for i in range(len(spec["bindings"])):
+        def complete(i=i):
+            return (run_once(program, make_inputs(spec, i, device, torch.float32), trace),
+                    run_once(program, make_inputs(spec, i, device, torch.float64), trace))
+        eager = run_once(program, make_inputs(spec, i, device, torch.float32), trace)
+        runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
+    done = os.environ.get(EAGER_DONE_ENV)
+    if done and not any(br.eager.failure for br in runs):
+        open(done, "w").close()
+    compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
+    if not any(br.eager.failure for br in runs):
+        for i, br in enumerate(runs):
+            with caches_off():
+                br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
+                                       compiled=True)
+    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
+
+
+def _device(spec: dict, argv: list) -> str | None:
+    device = argv[0] if argv else spec["device"]
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        print(f"device {device} is not available here")
+        return None
+    return device
+
+
+def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    child = "--child" in argv
+    argv = [a for a in argv if a != "--child"]
+    if spec["kind"] in ("crash", "timeout") and not child:
+        return run_isolated(spec, argv)
+    if child:
+        import faulthandler  # where it dies or hangs: the Python stack, on stderr
+
+        faulthandler.enable(all_threads=True)
+        faulthandler.dump_traceback_later(spec["time_limit_s"] - 1)
+    device = _device(spec, argv)
+    if device is None:
+        return CANNOT_JUDGE_EXIT
+    print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
+    verdict = judge(spec, program, trace, device)
+    if child:
+        return FIXED_EXIT
+    return conclude(spec, verdict)
+
+
+def conclude(spec: dict, verdict) -> int:
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
+    if verdict.status != OK:
+        print(f"cannot judge: {verdict.status}: {verdict.reason}")
+        return CANNOT_JUDGE_EXIT
+    for d in verdict.divergences:
+        print(d.line())
+    for reason, message in verdict.untested:
+        print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
+    seen = bug_class(spec["kind"], verdict.of_kind(spec["kind"]))
+    if seen == spec["bug_class"]:
+        print("REPRODUCES")
+        return REPRODUCES_EXIT
+    if seen:
+        # the kind still diverges, another way (often the same failure, worded anew by a
+        # later torch): neither this bug nor fixed
+        print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    print(f"does not reproduce (saw no {spec['kind']})")
+    return FIXED_EXIT
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def run_isolated(spec: dict, argv: list) -> int:
+    """Crash and timeout findings: run this script again in a child, judge how it ends.
+
+    Only the recorded death reproduces: the same signal, the memory cap, or a hang,
+    and only once the child's eager runs are done.
+    """
+    death = spec["death"]
+    with tempfile.TemporaryDirectory() as tmp:
+        marker = os.path.join(tmp, "eager-done")
+        env = dict(os.environ, **{EAGER_DONE_ENV: marker})
+        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env)
+        deadline = time.monotonic() + spec["time_limit_s"]
+        how = None
+        while child.poll() is None:
+            if time.monotonic() > deadline:
+                how = "timeout"
+            elif spec.get("memory_cap_mb") and _rss_mb(child.pid) > spec["memory_cap_mb"]:
+                how = "memory"
+            if how:
+                child.kill()
+                child.wait()
+                break
+            time.sleep(POLL_S)
+        eager_done = os.path.exists(marker)
+    code = child.returncode
+    if how is None and code == CANNOT_JUDGE_EXIT:
+        return CANNOT_JUDGE_EXIT
+    if how is None and code < 0:
+        import signal
+        how = signal.Signals(-code).name
+    elif how is None and code != FIXED_EXIT:
+        how = f"exit code {code}"
+    if not eager_done and how is not None:
+        print(f"the child died ({how}) before its eager runs were done: cannot judge")
+        return CANNOT_JUDGE_EXIT
+    if how == death:
+        print(f"REPRODUCES: {how}")
+        return REPRODUCES_EXIT
+    print(f"does not reproduce: looking for {death}, the child ended with "
+          f"{how or f'exit status {code}'}")
+    return FIXED_EXIT
+
+
+import importlib
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+
+
+OLD, NEW = "old", "new"
+#: the on-disk caches a side can turn on: the setting of each, and the Dynamo counter
+#: (group, name) that says it served a compile
+CACHES = {
+    "fx_graph": ("torch._inductor.config", "fx_graph_cache", "inductor", "fxgraph_cache_hit"),
+    "aot_autograd": ("torch._functorch.config", "enable_autograd_cache", "aot_autograd", "autograd_cache_hit"),
+}
+#: why a pair says nothing about stale caches: the new side compiled afresh
+CACHE_MISS = "cache-miss"
+#: the environment variables that point torch's on-disk caches at a folder
+CACHE_ENV = ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
+
+
+class SideFailed(RuntimeError):
+    """A side process ended without its record (it died, hung or could not start)."""
+
+
+def _naive_dce():
+    """A user's post-grad pass that deletes every call whose result nothing uses, the
+    in-place writes to the program's inputs too, which is wrong (the pass a
+    ``config-changed`` variant's old side runs, and its new side has dropped)."""
+    from torch._inductor.custom_graph_pass import CustomGraphPass
+
+    class NaiveDCE(CustomGraphPass):
+        def __call__(self, graph) -> None:
+            for node in reversed(list(graph.nodes)):
+                if node.op == "call_function" and not node.users:
+                    graph.erase_node(node)
+
+        def uuid(self) -> str:
+            return "dcefuzz-naive-dce-1"
+
+    return NaiveDCE()
+
+
+#: custom graph passes a config variant can set, by name (a job is JSON, a pass is not)
+CUSTOM_PASSES = {"naive-dce": _naive_dce}
+
+
+def _setting(path: str, value) -> None:
+    """Set one config value; ``{"custom_pass": name}`` stands for one of ``CUSTOM_PASSES``."""
+    if isinstance(value, dict) and "custom_pass" in value:
+        value = CUSTOM_PASSES[value["custom_pass"]]()
+    module, attr = path.rsplit(".", 1)
+    setattr(importlib.import_module(module), attr, value)
+
+
+def _hits() -> dict:
+    from torch._dynamo.utils import counters
+    return {name: int(counters[group][counter]) for name, (_, _, group, counter) in CACHES.items()}
+
+
+def with_grads(fn):
+    """``fn`` followed by the gradients of the sum of its outputs with respect to its
+    inputs (zeros where none flows), appended to what it returns: a changed backward
+    formula shows as a returned value.  The inputs become leaves that require grad."""
+    def graded(*inputs):
+        leaves = [x.detach().requires_grad_(True) for x in inputs]
+        outs = tuple(fn(*leaves))
+        live = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
+        grads = [None] * len(leaves)
+        if live:
+            grads = torch.autograd.grad(sum(o.sum() for o in live), leaves, allow_unused=True)
+        return tuple(o.detach() for o in outs) + tuple(
+            torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads))
+    return graded
+
+
+def run_side(job: dict) -> dict:
+    """One side, in this process (which must be fresh: the ops are registered here)."""
+    for name, (module, attr, _, _) in CACHES.items():
+        _setting(f"{module}.{attr}", name in job["caches"])
+    for path, value in job["config"].items():
+        _setting(path, value)
+    namespace: dict = {}
+    exec(compile(job["library"], "<dcefuzz oplib>", "exec"), namespace)
+    exec(compile(job["program"], "<dcefuzz program>", "exec"), namespace)
+    program, trace, spec, device = namespace["program"], namespace["TRACE"], job["spec"], job["device"]
+
+    def graded(fn):
+        return with_grads(fn) if job["grad"] else fn
+
+    def runs(fn, compiled: bool, dtype=torch.float32) -> list:
+        return [run_once(fn, make_inputs(spec, i, device, dtype), trace, compiled=compiled)
+                for i in range(len(spec["bindings"]))]
+
+    record: dict = {"torch": torch.__version__}
+    if job["side"] == NEW:
+        eager = graded(program)
+        record["eager"] = [runs(eager, False), runs(eager, False), runs(eager, False, torch.float64)]
+    before = _hits()
+    record["warm"] = runs(graded(torch.compile(program, dynamic=True, backend=spec["backend"])), True)
+    record["hits"] = {name: n - before[name] for name, n in _hits().items()}
+    if job["side"] == NEW:
+        torch._dynamo.reset()
+        with caches_off():
+            record["cold"] = runs(graded(torch.compile(program, dynamic=True, backend=spec["backend"])), True)
+    return record
+
+
+def side_main(argv: list) -> int:
+    """``<job.json> <record.pickle>``: run one side, write its record."""
+    with open(argv[0]) as fh:
+        job = json.load(fh)
+    record = run_side(job)
+    with open(argv[1], "wb") as fh:
+        pickle.dump(record, fh)
+    return 0
+
+
+def run_pair(jobs: dict, command: list, timeout: float, env: dict | None = None) -> dict:
+    """Run the old side, then the new, each in a fresh process started with
+    ``command + [job, record]``, sharing one new cache folder; the new side's record
+    (with the old side's cache hits as ``old_hits``)."""
+    folder = tempfile.mkdtemp(prefix="dcefuzz-pair-")
+    try:
+        base = dict(os.environ if env is None else env)
+        for var in CACHE_ENV:
+            base[var] = os.path.join(folder, "cache", var.lower())
+        records = {}
+        for side in (OLD, NEW):
+            job_path, record_path = os.path.join(folder, f"{side}.json"), os.path.join(folder, f"{side}.pickle")
+            with open(job_path, "w") as fh:
+                json.dump(dict(jobs[side], side=side), fh)
+            try:
+                done = subprocess.run(command + [job_path, record_path], env=base, timeout=timeout,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            except subprocess.TimeoutExpired as exc:
+                raise SideFailed(f"the {side} side outlived its time limit ({timeout:.0f} s)") from exc
+            if done.returncode != 0 or not os.path.exists(record_path):
+                tail = (done.stderr or "").strip().splitlines()[-3:]
+                raise SideFailed(f"the {side} side ended with status {done.returncode}: " + " | ".join(tail))
+            with open(record_path, "rb") as fh:
+                records[side] = pickle.load(fh)
+        record = records[NEW]
+        record["old_hits"] = records[OLD]["hits"]
+        record["old_failures"] = [r.failure.line() for r in records[OLD]["warm"] if r.failure is not None]
+        return record
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def judge_pair(input_names: list, bindings: list, record: dict, label: str) -> Verdict:
+    """The stale-cache verdict of a new side's record: the contract applied to its warm
+    and to its cold compiled runs, and what only the warm one broke."""
+    def binding_runs(compiled: list) -> list:
+        eager, again, reference = record["eager"]
+        return [BindingRuns(binding=dict(b), eager=eager[i], eager_again=again[i], reference=reference[i],
+                            compiled=compiled[i]) for i, b in enumerate(bindings)]
+
+    warm = judge_runs(input_names, set(), binding_runs(record["warm"]))
+    if warm.status != OK:
+        return warm
+    cold = judge_runs(input_names, set(), binding_runs(record["cold"]))
+    if cold.status != OK:
+        return cold
+    untested = list(warm.untested)
+    if not any(record["hits"].values()):
+        untested.append((CACHE_MISS, "no on-disk cache served the new side's compile"))
+    return Verdict(OK, check_stale(warm, cold, label), untested=untested)
+
+
+def pair_jobs(library_old: str, library_new: str, program: str, spec: dict, device: str, grad: bool,
+              config_old: dict, config_new: dict, caches: list) -> dict:
+    """The two sides' jobs."""
+    common = {"program": program, "spec": spec, "device": device, "grad": grad, "caches": list(caches)}
+    return {OLD: dict(common, library=library_old, config=dict(config_old)),
+            NEW: dict(common, library=library_new, config=dict(config_new))}
+
+
+def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv: list | None = None) -> int:
+    """A stale-cache repro script's entry point: ``--side JOB RECORD`` runs one side;
+    otherwise run the pair on ``[cpu|cuda]`` and exit as ``driver.conclude`` says."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--side"]:
+        return side_main(argv[1:])
+    device = argv[0] if argv else spec["device"]
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        print(f"device {device} is not available here")
+        return CANNOT_JUDGE_EXIT
+    print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
+    jobs = pair_jobs(library_old, library_new, program, spec, device, spec["grad"], spec["config_old"],
+                     spec["config_new"], spec["caches"])
+    try:
+        record = run_pair(jobs, [sys.executable, os.path.abspath(sys.argv[0]), "--side"], spec["time_limit_s"])
+    except SideFailed as exc:
+        print(f"cannot judge: {exc}")
+        return CANNOT_JUDGE_EXIT
+    print(f"cache hits of the new side: {record['hits']}")
+    return conclude(spec, judge_pair(spec["input_names"], spec["bindings"], record, spec["label"]))
+
+
+LIBRARY_OLD = 'import torch\n\nTRACE = {"calls": [], "effects": []}\n\n\ndef _hit(op, site, *tensors, effect=False):\n    """Record that call site `site` of `op` ran; effects keep a copy of their inputs."""\n    TRACE["calls"].append((op, site))\n    if effect:\n        TRACE["effects"].append((op, site, tuple(t.detach().to("cpu", copy=True) for t in tensors)))\n\n\ndef _register_ordered(opdef):\n    """Mark a custom op as an ORDERED side effect on any torch from 2.11 on."""\n    if hasattr(opdef, "register_effect"):\n        from torch._library.effects import EffectType\n        opdef.register_effect(EffectType.ORDERED)\n    else:\n        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op\n        _register_effectful_op(opdef._opoverload, _EffectType.ORDERED)\n\n\n@torch.library.custom_op("dcefuzz::p_head", mutates_args=())\ndef p_head(x: torch.Tensor, n: int, site: int) -> torch.Tensor:\n    _hit("p_head", site)\n    return (x[:n] * 1.5).contiguous()\n\n\n@p_head.register_fake\ndef _(x, n, site):\n    return x.new_empty((n,) + tuple(x.shape[1:]))\n'
+
+
+LIBRARY_NEW = 'import torch\n\nTRACE = {"calls": [], "effects": []}\n\n\ndef _hit(op, site, *tensors, effect=False):\n    """Record that call site `site` of `op` ran; effects keep a copy of their inputs."""\n    TRACE["calls"].append((op, site))\n    if effect:\n        TRACE["effects"].append((op, site, tuple(t.detach().to("cpu", copy=True) for t in tensors)))\n\n\ndef _register_ordered(opdef):\n    """Mark a custom op as an ORDERED side effect on any torch from 2.11 on."""\n    if hasattr(opdef, "register_effect"):\n        from torch._library.effects import EffectType\n        opdef.register_effect(EffectType.ORDERED)\n    else:\n        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op\n        _register_effectful_op(opdef._opoverload, _EffectType.ORDERED)\n\n\n@torch.library.custom_op("dcefuzz::p_head", mutates_args=())\ndef p_head(x: torch.Tensor, n: int, site: int) -> torch.Tensor:\n    _hit("p_head", site, x, effect=True)\n    return (x[:n] * 1.5).contiguous()\n\n\n@p_head.register_fake\ndef _(x, n, site):\n    return x.new_empty((n,) + tuple(x.shape[1:]))\n\n\n_register_ordered(p_head)\n'
+
+
+PROGRAM = 'def program(x0, x1):\n    s0 = x0.shape[0]\n    s1 = x0.shape[1]\n    x0.mul_(0.5)\n    v0 = torch.ops.dcefuzz.p_head(x0, (s0 // 2), 0)\n    return ()\n'
+
+
+SPEC = {'id': 'stale-cache-34c653479cfb',
+ 'kind': 'stale-cache',
+ 'bug_class': 'stale-cache|effect-added,effect-log,missing',
+ 'label': 'effect-added',
+ 'variant': 'p_head: ORDERED effect registered (the op now logs its input)',
+ 'device': 'cpu',
+ 'input_seed': 7797648251290324442,
+ 'bindings': [{'s0': 4, 's1': 9}],
+ 'input_dims': [['s0', 's1'], ['s1', 's1']],
+ 'backend': 'inductor',
+ 'input_names': ['x0', 'x1'],
+ 'grad': False,
+ 'config_old': {},
+ 'config_new': {},
+ 'caches': ['fx_graph', 'aot_autograd'],
+ 'time_limit_s': 300}
+
+
+if __name__ == "__main__":
+    sys.exit(pair_main(SPEC, LIBRARY_OLD, LIBRARY_NEW, PROGRAM))
