@@ -113,6 +113,8 @@ class ReportLimits:
     #: lines of an inline (brief) repro: what a reader takes in at a glance, with no
     #: scrolling in an issue; the corpus's briefs are held to it by the tests
     brief_lines: int = 40
+    #: a stale-cache brief runs itself as two processes: ten lines more
+    pair_brief_lines: int = 50
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 BUGS = {"bug-c17e047bf3": "effect-log-915158cff0e3", "bug-ac73b21939": "wrong-mutation-3e93a770411a",
         "bug-a219667f3d": "compile-error-2442f8d5d1d2", "bug-adab6f31be": "effect-log-53422b20f411"}
 REORDERED = "bug-c17e047bf3"
+#: a stale-cache bug of the committed corpus: a corrected mutates_args, the AOTAutograd cache
+STALE = {"bug-e9c7a74992": "stale-cache-238f7f233356"}
 
 
 def invoke(*args):
@@ -37,7 +39,7 @@ def reports():
 
 def test_the_corpus_has_the_bugs_the_tests_name():
     found = {b.id: b.smallest for b in group(load(p) for p in CORPUS.glob("*.json"))}
-    assert {bug: found.get(bug) for bug in BUGS} == BUGS
+    assert {bug: found.get(bug) for bug in {**BUGS, **STALE}} == {**BUGS, **STALE}
 
 
 def test_a_report_has_every_section(reports):
@@ -75,6 +77,24 @@ def test_the_inline_repro_is_short_and_parses(reports):
         ast.parse(code)
         assert code == brief.render(load(CORPUS / f"{BUGS[bug]}.json"))
         assert "torch.compile(program, dynamic=True, backend='inductor')" in code
+
+
+def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
+    (bug, entry_id), = STALE.items()
+    result = invoke("report", bug, CORPUS)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert text.splitlines()[0] == ("# [aotdispatch] AOTAutograd cache serves code compiled for a custom op's "
+                                    "old declaration after its mutates_args is corrected")
+    for section in ("`m_scale: mutates_args () -> ('a',)`", "Compiled from empty caches, it is right",
+                    "**Cache**: the AOTAutograd cache", "With the FX graph cache alone",
+                    "**Workaround**: `torch._functorch.config.enable_autograd_cache = False`",
+                    "runs the old and the new declaration in two processes", "- Reproduces on: "):
+        assert section in text, section
+    code = inline_repro(text)
+    assert len(code.splitlines()) <= REPORT.pair_brief_lines
+    ast.parse(code)
+    assert code == brief.render(load(CORPUS / f"{entry_id}.json"))
 
 
 def test_a_prefix_or_an_entry_names_a_bug():
@@ -116,7 +136,7 @@ def test_each_brief_repro_fails_on_this_torch(tmp_path):
     compile error, logged data), standalone in a fresh interpreter, ends with the failure
     its kind expects (the four compile at once: each takes seconds to tens of seconds)."""
     children = {}
-    for bug, entry_id in BUGS.items():
+    for bug, entry_id in {**BUGS, **STALE}.items():
         entry = load(CORPUS / f"{entry_id}.json")
         script = tmp_path / f"{bug}.py"
         script.write_text(brief.render(entry))
