@@ -519,6 +519,12 @@ def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
                        "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
 
 
+def _message_symptom(detail: str) -> str:
+    """An error's message as one symptom word: normalised, its first clause only (an
+    assertion on sizes repeats itself once per dim), and no commas (they part words)."""
+    return normalise_message(detail).split(";")[0].replace(",", "")
+
+
 def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
     """Stale cache: the warm compile's correctness divergences of a kind whose bug
     class the cold compile of the same declaration does not show."""
@@ -528,7 +534,7 @@ def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
         if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
             continue
         for d in seen:
-            symptoms = d.symptoms or (normalise_message(d.detail),)
+            symptoms = d.symptoms or (_message_symptom(d.detail),)
             out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
                                   (label, kind) + tuple(symptoms)))
     return out
