@@ -55,6 +55,7 @@ class _State:
     body: list[Stmt] = field(default_factory=list)
     next_value: int = 0
     next_site: int = 0
+    max_rank: int = GEN.max_rank
 
     def pick(self, candidates: list[str]) -> str:
         """Prefer recent values, so statements chain rather than all read inputs."""
@@ -100,7 +101,7 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
     except forms.Illegal:
         return None
-    if out_dims is not None and len(out_dims) > GEN.max_rank:
+    if out_dims is not None and len(out_dims) > st.max_rank:
         return None
     out = None
     if out_dims is not None:
@@ -137,19 +138,18 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) ->
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
     without effects), deterministically too.
     """
-    GEN = limits
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
-    n_symbols = rng.randint(1, GEN.max_symbols)
+    n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
-    sym_min = {s: rng.choice(GEN.symbol_minimums) for s in symbols}
-    st = _State(rng=rng, sym_min=sym_min)
+    sym_min = {s: rng.choice(limits.symbol_minimums) for s in symbols}
+    st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank)
 
     inputs: list[Input] = []
-    n_inputs = rng.randint(1, GEN.max_inputs)
+    n_inputs = rng.randint(1, limits.max_inputs)
     unused = list(symbols)
     shapes_drawn: list[list[str]] = []
     for _ in range(n_inputs):
-        rank = rng.randint(1, GEN.max_rank)
+        rank = rng.randint(1, limits.max_rank)
         # use every symbol once before reusing, so each one is readable from a shape
         shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
     shapes_drawn.extend([s] for s in unused)
@@ -160,12 +160,12 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) ->
         st.root[inp.name] = inp.name
         st.order.append(inp.name)
 
-    target = rng.randint(GEN.min_statements, GEN.max_statements)
+    target = rng.randint(limits.min_statements, limits.max_statements)
     table = CATEGORY_WEIGHTS if weights is None else weights
     categories = [c for c in CATEGORY_WEIGHTS if table.get(c)]
     weights = [table[c] for c in categories]
     attempts = 0
-    while len(st.body) < target and attempts < target * GEN.attempts_per_statement:
+    while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
         category = rng.choices(categories, weights=weights)[0]
         form = rng.choice(_BY_CATEGORY[category])
@@ -174,7 +174,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) ->
             _commit(stmt, st)
 
     produced = [s.out for s in st.body if s.out is not None]
-    n_out = min(len(produced), rng.randint(0, GEN.max_outputs))
+    n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs)
@@ -185,12 +185,11 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) ->
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
     """Typical sizes first (that compile is the dynamic one), then edges and primes."""
-    GEN = limits
     def draw(pool):
         return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
 
     out = [
-        draw(GEN.typical_sizes),
+        draw(limits.typical_sizes),
         draw(PRIMES),
         draw((0, 1, 2)),
         {s: sym_min[s] for s in symbols},
@@ -199,10 +198,10 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
     for b in out:
         if b not in unique:
             unique.append(b)
-    for _ in range(GEN.binding_draws):
-        if len(unique) >= GEN.min_bindings:
+    for _ in range(limits.binding_draws):
+        if len(unique) >= limits.min_bindings:
             break
-        b = draw(PRIMES + GEN.typical_sizes)
+        b = draw(PRIMES + limits.typical_sizes)
         if b not in unique:
             unique.append(b)
     return tuple(unique)
