@@ -162,11 +162,11 @@ def cuda_by_default(monkeypatch):
 
 
 def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
-    import fuzzer.corpus.replay as replay_mod
+    import fuzzer.cache.trial as judges  # replay judges through cache.trial.fresh_judge
 
     devices = []
-    real = replay_mod.judge_fresh
-    monkeypatch.setattr(replay_mod, "judge_fresh",
+    real = judges.judge_fresh
+    monkeypatch.setattr(judges, "judge_fresh",
                         lambda c, device, backend: (devices.append(device), real(c, device, backend))[1])
     path, _ = save(make_entry(backend=backends.FAITHFUL), tmp_path)
     r = invoke("replay", path)

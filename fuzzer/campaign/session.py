@@ -18,21 +18,13 @@ from dataclasses import dataclass, field
 from fuzzer import faults
 from fuzzer.cache import blame
 from fuzzer.cache import trial as cache_trial
-from fuzzer.cache.variants import Variant
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.judge import contract
 from fuzzer.judge.contract import Verdict
-from fuzzer.judge.trial import (
-    FLAKY,
-    UNTESTED,
-    Finding,
-    TrialResult,
-    judge_fresh,
-    run_trial,
-)
+from fuzzer.judge.trial import FLAKY, UNTESTED, Finding, TrialResult, run_trial
 from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import Case
@@ -185,11 +177,7 @@ def trial_of(pseed: int, config: Config) -> TrialResult:
 def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
     """What judges a candidate of ``finding`` afresh: a new compile, or for a
     stale-cache finding a new pair with the finding's variant."""
-    if finding.kind == contract.STALE_CACHE:
-        variant = Variant.from_json(finding.variant)
-        return lambda case: cache_trial.judge_pair(case, variant, finding.device, finding.backend,
-                                                   fault=config.fault, threads=config.side_threads)
-    return lambda case: judge_fresh(case, finding.device, finding.backend)
+    return cache_trial.fresh_judge(finding, finding.device, finding.backend, config.fault, config.side_threads)
 
 
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:

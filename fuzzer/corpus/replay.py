@@ -16,15 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzzer.cache.trial import judge_pair
-from fuzzer.cache.variants import Variant
+from fuzzer.cache.trial import fresh_judge
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable
-from fuzzer.judge.trial import judge_fresh
 
 REPRODUCES = "REPRODUCES"
 FIXED = "FIXED"
@@ -65,14 +63,10 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
             return result(REPRODUCES, death.line())
         return result(FIXED, death.line())
-    if entry.kind == contract.STALE_CACHE:  # a new pair, its sides in fresh processes
-        variant = Variant.from_json(entry.variant)
+    fresh = fresh_judge(entry, dev, entry.backend)  # a stale-cache entry's: a new pair
 
-        def judge():
-            return judge_pair(entry.case, variant, dev, entry.backend)
-    else:
-        def judge():
-            return judge_fresh(entry.case, dev, entry.backend)
+    def judge():
+        return fresh(entry.case)
     try:
         first = judge()
         if first.status != contract.OK:

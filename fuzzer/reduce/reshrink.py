@@ -11,14 +11,12 @@ import dataclasses
 import os
 
 from fuzzer import faults
-from fuzzer.cache.trial import judge_pair
-from fuzzer.cache.variants import Variant
+from fuzzer.cache.trial import fresh_judge
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.casualty import shrink_casualty
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract
-from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import PoolLimits
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
@@ -60,14 +58,7 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
     """
     if entry.kind in contract.PROCESS_KINDS:
         return _reshrink_casualty(entry, path, device, budget)
-    if entry.kind == contract.STALE_CACHE:  # each candidate is a pair; its sides plant the fault
-        variant = Variant.from_json(entry.variant)
-
-        def judge(case):
-            return judge_pair(case, variant, device, entry.backend, fault=entry.fault)
-    else:
-        def judge(case):
-            return judge_fresh(case, device, entry.backend)
+    judge = fresh_judge(entry, device, entry.backend, entry.fault)  # a pair's sides plant the fault
     with faults.planted(None if entry.kind == contract.STALE_CACHE else entry.fault):
         verdict = judge(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
