@@ -193,3 +193,10 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
                         variant=_config_variant().to_json())
     examples.save(entry)
     assert examples.full() == {key_of(entry): entry.statements}
+
+
+@pytest.mark.parametrize("gaps, status", [([], "clean"), ([(CACHE_MISS, "no cache")], "untested"),
+                                          ([("graph-break", "a break")], "untested")])
+def test_a_pair_is_clean_only_when_served_and_wholly_compiled(monkeypatch, gaps, status):
+    monkeypatch.setattr(trial, "judge_pair", lambda *a, **k: contract.Verdict(contract.OK, untested=list(gaps)))
+    assert trial.run_cache_trial(PAIR_CASE, _config_variant(), "cpu").status == status

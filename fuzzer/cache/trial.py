@@ -4,7 +4,8 @@ second pair before it is believed.
 The package's side of ``fuzzer.cache.pair``: it draws the variant, builds the two
 sides' jobs from the case, starts them as ``python -m fuzzer.cache`` and turns the
 stale-cache verdict into the trial's status.  A pair whose new side no cache served
-(``pair.CACHE_MISS``) says nothing: it is ``untested``.  A side that dies or hangs
+(``pair.CACHE_MISS``) says nothing, nor does one whose warm run was not wholly compiled
+(a graph break): either is ``untested``, never clean.  A side that dies or hangs
 is ``invalid`` for the pair: whatever killed it, the old side's declaration may be
 the cause, and the old side is never judged.
 """
@@ -111,7 +112,8 @@ def run_cache_trial(case: Case, variant: Variant, device: str, backend: str = "i
         return done(verdict.status)
     found = verdict.of_kind(STALE_CACHE)
     if not found:
-        return done(UNTESTED if any(r == pair.CACHE_MISS for r, _ in verdict.untested) else CLEAN)
+        # a cache miss, or a warm run not wholly compiled: never clean
+        return done(UNTESTED if verdict.untested else CLEAN)
     again = judge_pair(case, variant, device, backend, fault=fault, threads=threads) if confirm else verdict
     if again.status == contract.OK and bug_class(STALE_CACHE, again.of_kind(STALE_CACHE)) == bug_class(
             STALE_CACHE, found):
