@@ -31,6 +31,7 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 from fuzzer.triage.bugs import key_of as bug_key
 from fuzzer.triage.culprit import triageable
+from fuzzer.triage.family import family
 from fuzzer.triage.probe import TriageBudget
 
 
@@ -218,9 +219,12 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     first, and shrunk only if its bug still wants examples or it is smaller than the
     largest one (``full``: ``Examples.full``).
     """
-    if finding.kind != contract.STALE_CACHE or not config.triage or not full:
+    if finding.kind != contract.STALE_CACHE or not config.triage:
         return None
-    entry = triaged(found_entry(finding, seed, config), config, seconds_left)
+    entry = found_entry(finding, seed, config)
+    if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
+        return None  # no full bug of its family: it is shrunk whatever its culprit
+    entry = triaged(entry, config, seconds_left)
     key = bug_key(entry)
     return entry if key in full and entry.statements >= full[key] else None
 
