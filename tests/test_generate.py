@@ -1,5 +1,6 @@
 """The generator: deterministic, legal, and valid eagerly on every binding."""
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -10,10 +11,10 @@ from hypothesis import strategies as st
 
 from fuzzer.cli import main
 from fuzzer.judge.execute import run_eager
-from fuzzer.program import codegen, forms
+from fuzzer.program import codegen, features, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import generate, program_seed
-from fuzzer.program.ir import check
+from fuzzer.program.ir import DTYPES, DYNAMIC_MODES, MARKS, check
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,7 +54,8 @@ def test_campaign_seeds_are_a_function_of_seed_and_index():
 def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     cases = [generate(s) for s in range(150)]
     seen = {stmt.form for c in cases for stmt in c.program.body}
-    assert seen == set(forms.FORMS), set(forms.FORMS) - seen
+    plain = {name for name, f in forms.FORMS.items() if f.feature is None}
+    assert seen == plain, plain - seen
     cats = {forms.category_of(f) for f in seen}
     assert {PURE, MUTATING, EFFECTFUL, forms.VIEW, forms.INPLACE} <= cats
     sizes = {v for c in cases for b in c.bindings for v in b.values()}
@@ -82,3 +84,36 @@ def test_generated_source_is_plain_python():
     text = codegen.source(generate(3).program)
     compile(text, "<test>", "exec")
     assert text.startswith("def program(")
+
+
+def test_without_features_the_programs_are_those_drawn_before_features_existed():
+    # the digest of the first 200 programs as dcefuzz drew them before features
+    text = "".join(generate(s).program.digest() for s in range(200))
+    assert hashlib.sha256(text.encode()).hexdigest()[:16] == "e91848ef9efd7da8"
+    assert all(generate(s, features=features.NONE) == generate(s) for s in range(20))
+
+
+def test_features_reach_every_form_and_every_part_of_the_mode():
+    cases = [generate(s, features=features.ALL) for s in range(300)]
+    for c in cases:
+        c.validate()
+    seen = {stmt.form for c in cases for stmt in c.program.body}
+    assert seen == set(forms.FORMS), set(forms.FORMS) - seen
+    assert {f for c in cases for f in c.program.features()} == {f.name for f in features.FEATURES}
+    modes = [c.program.mode for c in cases]
+    assert {how for m in modes for _, _, how in m.marks} == set(MARKS)
+    assert {m.dtype for m in modes} == set(DTYPES)
+    assert {m.dynamic for m in modes} == set(DYNAMIC_MODES)
+    assert any(s.attrs.get("no_grad") for c in cases for s in c.program.body)
+    assert generate(7, features=features.ALL) == generate(7, features=features.ALL)
+
+
+def test_programs_that_take_gradients_run_eagerly():
+    # the grad rules keep autograd from refusing a program: eager, its backward included
+    from fuzzer.judge.execute import run_eager
+
+    cases = [generate(s, features={"autograd": 1.0, "signatures": 1.0, "data-dependent": 1.0}) for s in range(40)]
+    assert all(c.program.mode.grad for c in cases)
+    for c in cases:
+        for br in run_eager(c, "cpu"):
+            assert br.eager.failure is None, (c.program.to_json(), br.eager.failure)

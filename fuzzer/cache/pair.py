@@ -119,14 +119,14 @@ def run_side(job: dict) -> dict:
     def graded(fn):
         return with_grads(fn) if job["grad"] else fn
 
-    def runs(fn, compiled: bool, dtype=torch.float32) -> list:
-        return [run_once(fn, make_inputs(spec, i, device, dtype), trace, compiled=compiled)
+    def runs(fn, compiled: bool, reference: bool = False) -> list:
+        return [run_once(fn, make_inputs(spec, i, device, reference), trace, compiled=compiled)
                 for i in range(len(spec["bindings"]))]
 
     record: dict = {"torch": torch.__version__}
     if job["side"] == NEW:
         eager = graded(program)
-        record["eager"] = [runs(eager, False), runs(eager, False), runs(eager, False, torch.float64)]
+        record["eager"] = [runs(eager, False), runs(eager, False), runs(eager, False, reference=True)]
     before = _hits()
     record["warm"] = runs(graded(torch.compile(program, dynamic=True, backend=spec["backend"])), True)
     record["hits"] = {name: n - before[name] for name, n in _hits().items()}

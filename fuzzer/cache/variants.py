@@ -40,7 +40,9 @@ from fuzzer.program.custom_ops import (
     BY_NAME,
     EFFECTFUL,
     MUTATING,
+    BACKWARD,
     PURE,
+    backward_source,
     source_for,
 )
 from fuzzer.program.ir import Program
@@ -88,41 +90,6 @@ OLD_GRAD_SCALE = 2.0
 #: what a changed body multiplies its result (or its write) by
 EAGER_SCALE = 1.25
 
-#: honest backward formulas of the pure ops: (saved inputs, gradient expressions per argument)
-_BACKWARD = {
-    "p_sin": ("x, = ctx.saved_tensors", "grad * torch.cos(x), None"),
-    "p_mix": ("y, = ctx.saved_tensors", "grad * 0.5, grad * (1 - torch.tanh(y) ** 2), None"),
-    "p_rowsum": ("x, = ctx.saved_tensors", "grad.unsqueeze(-1).expand(x.shape).contiguous(), None"),
-    "p_head": ("x, = ctx.saved_tensors",
-               "torch.cat([grad * 1.5, grad.new_zeros((x.shape[0] - grad.shape[0],) + tuple(x.shape[1:]))]), "
-               "None, None"),
-}
-_SAVED = {"p_sin": "inputs[0]", "p_mix": "inputs[1]", "p_rowsum": "inputs[0]", "p_head": "inputs[0]"}
-
-
-def backward_source(name: str, scale: float = 1.0) -> str:
-    """``register_autograd`` for pure op ``name``; ``scale`` != 1 makes its formula wrong."""
-    saved, grads = _BACKWARD[name]
-    if scale != 1.0:
-        grads = ", ".join(g if g == "None" else f"({g}) * {scale}" for g in _split(grads))
-    return (f"def _{name}_setup(ctx, inputs, output):\n    ctx.save_for_backward({_SAVED[name]})\n\n\n"
-            f"def _{name}_backward(ctx, grad):\n    {saved}\n    return {grads}\n\n\n"
-            f"{name}.register_autograd(_{name}_backward, setup_context=_{name}_setup)\n")
-
-
-def _split(expressions: str) -> list[str]:
-    """Top-level comma-separated parts of an expression list."""
-    parts, depth, cur = [], 0, ""
-    for ch in expressions:
-        depth += ch in "([" and 1 or (-1 if ch in ")]" else 0)
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    return parts + [cur.strip()]
-
-
 @dataclass(frozen=True)
 class Variant:
     """One edit of the declarations between the old and the new side of a pair."""
@@ -152,11 +119,7 @@ class Variant:
         """The op library the ``side`` ("old" or "new") registers for a program calling ``names``."""
         snippet = self.old if side == "old" else self.new
         replaced = {self.op: snippet} if self.op else {}
-        if self.grad:
-            for name in names:
-                if BY_NAME[name].declaration == PURE and name != self.op:
-                    replaced[name] = BY_NAME[name].source + "\n\n" + backward_source(name)
-        return source_for(names, replaced)
+        return source_for(names, replaced, backward=self.grad)
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "op": self.op, "detail": self.detail, "old": self.old, "new": self.new,
@@ -260,7 +223,7 @@ def _options(name: str, grad_ok: bool) -> list[tuple[str, str, str, str]]:
     if op.declaration == PURE:
         out.append((EFFECT_ADDED, "ORDERED effect registered (the op now logs its input)", src,
                     _add_effect(src, name)))
-        if grad_ok:
+        if grad_ok and name in BACKWARD:
             out.append((BACKWARD_CHANGED, f"backward formula scaled by {OLD_GRAD_SCALE} -> the true one",
                         src + "\n\n" + backward_source(name, OLD_GRAD_SCALE),
                         src + "\n\n" + backward_source(name)))

@@ -65,6 +65,12 @@ class Config:
     cache_pairs: bool = False
     #: torch threads of each cache-pair side (None: torch's default)
     side_threads: int | None = None
+    #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
+    features: tuple = ()
+
+    @property
+    def feature_table(self) -> dict[str, float]:
+        return dict(self.features)
 
 
 @dataclass
@@ -127,7 +133,8 @@ class Stats:
             programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
-            recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested)
+            recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
+            features=dict(b.features))
 
     @property
     def mostly_untested(self) -> bool:
@@ -160,7 +167,9 @@ class Stats:
 
 def case_of(pseed: int, config: Config) -> Case:
     """Program ``pseed`` as the config draws it (a cache pair's are its own)."""
-    return cache_trial.cache_case(pseed) if config.cache_pairs else generate(pseed)
+    if config.cache_pairs:
+        return cache_trial.cache_case(pseed)
+    return generate(pseed, features=config.feature_table)
 
 
 def trial_of(pseed: int, config: Config) -> TrialResult:
@@ -172,7 +181,7 @@ def trial_of(pseed: int, config: Config) -> TrialResult:
             return TrialResult(UNTESTED, Verdict(contract.OK, untested=[("no-variant", "no variant applies")]))
         return cache_trial.run_cache_trial(case, variant, config.device, config.backend, fault=config.fault,
                                            threads=config.side_threads)
-    return run_trial(generate(pseed), config.device, config.backend)
+    return run_trial(case_of(pseed, config), config.device, config.backend)
 
 
 def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
@@ -276,7 +285,7 @@ class Session:
         self.config, self.budget, self.shard, self.folder = config, budget, shard, folder
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
-        state = CampaignState(seed=config.seed, shard=shard)
+        state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -284,6 +293,9 @@ class Session:
             if (state.seed, state.shard) != (config.seed, shard):
                 raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
                                f"not seed {config.seed} shard {shard}")
+            if state.features != config.feature_table:
+                raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
+                               f"not {config.feature_table or 'none'}: resume with the same --features")
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)

@@ -116,13 +116,17 @@ class CampaignState:
     recompiles: int = 0
     #: programs not wholly compiled (and with no finding), by the first reason
     untested: Counter = field(default_factory=Counter)
+    #: the feature weights the programs are drawn with (``fuzzer.program.features``):
+    #: part of what program i is, so a resumed campaign must keep them
+    features: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
                 "next_index": self.next_index, "done_above": list(self.done_above), "programs": self.programs,
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
-                "recompiles": self.recompiles, "untested": dict(self.untested)}
+                "recompiles": self.recompiles, "untested": dict(self.untested),
+                "features": dict(self.features)}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -135,7 +139,8 @@ class CampaignState:
                        seconds=float(data["seconds"]), findings=Counter(data["findings"]),
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
                        repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
-                       untested=Counter(data.get("untested", {})))
+                       untested=Counter(data.get("untested", {})),
+                       features={str(k): float(v) for k, v in data.get("features", {}).items()})
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise

@@ -15,6 +15,7 @@ from fuzzer.cli.options import (
     STATS_WARM_UP_S,
     Duration,
     fault_option,
+    features_option,
     resolve_device,
     shrink_options,
     triage_option,
@@ -52,6 +53,7 @@ from fuzzer.limits import CACHE, TRIAGE
               help="Run each program as a cache pair: compiled in two fresh processes sharing one "
                    "on-disk compile cache, the second with one op's declaration changed (docs/caches.md); "
                    "a difference between its warm and cold compiles is a stale-cache finding.")
+@features_option
 @fault_option
 @shrink_options
 @click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
@@ -60,8 +62,8 @@ from fuzzer.limits import CACHE, TRIAGE
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, cache_pairs, fault, no_shrink, shrink_budget, no_triage, triage_budget,
-        examples_per_bug):
+        program_timeout, memory_cap, cache_pairs, feature_table, fault, no_shrink, shrink_budget, no_triage,
+        triage_budget, examples_per_bug):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
@@ -72,6 +74,11 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     processes: one that crashes, hangs or runs out of memory is replaced and its
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
+
+    Programs are drawn with --features (docs/features.md): autograd, graph breaks,
+    dynamic-shape modes, sizes from data, richer op signatures, identical calls,
+    float16/bfloat16, strided inputs, torch.cond and nested_compile_region.  Cache
+    pairs draw programs without features.
 
     Each campaign gets a folder of its own (printed at start and in the summary):
     its state, its stats log and, unless --corpus names another, its corpus/.
@@ -100,8 +107,13 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
                                "(a run without --state starts in a new folder)")
     folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
     corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    from fuzzer.program import features as feats
+
+    if cache_pairs:
+        feature_table = feats.NONE
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (f", fault {fault} planted" if fault else "")
+               + f"\nfeatures {feats.describe(feature_table)}"
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     if program_timeout is None:
         program_timeout = CACHE.program_seconds if cache_pairs else PoolLimits().program_seconds
@@ -109,7 +121,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    cache_pairs=cache_pairs, side_threads=max(1, (os.cpu_count() or 1) // workers))
+                    cache_pairs=cache_pairs, side_threads=max(1, (os.cpu_count() or 1) // workers),
+                    features=tuple(feature_table.items()))
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:

@@ -12,6 +12,7 @@ from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     ENTRY_DEVICE_HELP,
     ShrinkBudgetType,
+    features_option,
     load_or_exit,
     resolve_entry_device,
 )
@@ -134,7 +135,7 @@ def show(entry):
         click.echo(f"  {line}")
     from fuzzer.program import codegen
     click.echo("")
-    click.echo(codegen.source(e.case.program), nl=False)
+    click.echo(codegen.header(e.case.program) + codegen.source(e.case.program), nl=False)
 
 
 @main.command()
@@ -149,14 +150,17 @@ def repro(entry):
 @main.command()
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="Program seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the IR as JSON instead of Python.")
-def gen(seed, as_json):
-    """Print the program generated from SEED (same seed and version: same text)."""
+@features_option
+def gen(seed, as_json, feature_table):
+    """Print the program generated from SEED (same seed, version and features: same
+    text): how it is compiled, its features, the function and, where its mode needs
+    one, the step that marks its inputs, takes the loss and calls backward()."""
     from fuzzer.program import codegen
     from fuzzer.program.generate import generate
 
-    case = generate(seed)
+    case = generate(seed, features=feature_table)
     if as_json:
         click.echo(json.dumps(case.to_json(), indent=2, sort_keys=True))
         return
     click.echo(f"# bindings: {list(case.bindings)}  input seed: {case.input_seed}")
-    click.echo(codegen.source(case.program), nl=False)
+    click.echo(codegen.header(case.program) + codegen.source(case.program), nl=False)

@@ -106,6 +106,35 @@ def shrink_options(func):
                         help="Bound each shrink: oracle calls and/or time.")(func)
     return click.option("--no-shrink", is_flag=True, help="Save findings as found, unreduced.")(func)
 
+class Features(click.ParamType):
+    """``--features``: feature weights (``fuzzer.program.features.parse``)."""
+
+    name = "FEATURES"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, dict):
+            return value
+        from fuzzer.program import features
+
+        try:
+            return features.parse(value)
+        except features.FeatureError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def features_help() -> str:
+    from fuzzer.program import features
+
+    return ("Which features programs may have: all, none, names (a,b), -name to drop one from all, "
+            "name=weight to set its chance per program.  Features: "
+            + "; ".join(f"{f.name} ({f.weight:g}): {f.doc}" for f in features.FEATURES) + ".")
+
+
+def features_option(func):
+    return click.option("--features", "feature_table", type=Features(), default="all", show_default=True,
+                        help=features_help())(func)
+
+
 def load_or_exit(path: str):
     from fuzzer.corpus.store import BadEntry, load
 

@@ -148,7 +148,9 @@ def _snippet(source: str) -> str:
 
 def _ops(entry: Entry, skip: str = "") -> str:
     names = [n for n in entry.case.program.custom_ops() if n != skip]
-    return "\n".join(_snippet(custom_ops.BY_NAME[n].source) for n in names)
+    grad = entry.case.program.mode.grad  # only a program that takes gradients needs the backwards
+    return "\n".join(_snippet(custom_ops.with_backward(custom_ops.BY_NAME[n]) if grad
+                               else custom_ops.BY_NAME[n].source) for n in names)
 
 
 def _inputs(entry: Entry, index: int) -> list[str]:
@@ -156,20 +158,31 @@ def _inputs(entry: Entry, index: int) -> list[str]:
     binding = entry.case.bindings[index]
     names = ", ".join(f"{k}={v}" for k, v in binding.items())
     lines = [f"torch.manual_seed({entry.case.input_seed + index})  # binding {names}"]
+    mode = entry.case.program.mode
     move = "" if entry.device == "cpu" else f".to({entry.device!r})"
+    cast = "" if mode.dtype == "float32" else f".to(torch.{mode.dtype})"
     for inp in entry.case.program.inputs:
         shape = sizes.concrete(inp.dims, binding)
         args = ", ".join(str(n) for n in shape) if shape else "()"
-        lines.append(f"{inp.name} = torch.randn({args}){move}")
+        lines.append(f"{inp.name} = torch.randn({args}){cast}{move}")
+        if inp.name in mode.strided:  # the same values, last dim strided by 2
+            wide = ", ".join(str(n) for n in shape[:-1] + (2 * shape[-1],))
+            lines.append(f"{inp.name} = {inp.name}.new_zeros({wide})[..., ::2].copy_({inp.name})")
     return lines
 
 
 def _runs(entry: Entry, check: Check, grads: bool = False) -> list[str]:
-    compile_call = f"torch.compile(program, dynamic=True, backend={entry.backend!r})"
+    program = entry.case.program
+    compile_call = f"torch.compile(program, {codegen.compile_args(program)}, backend={entry.backend!r})"
     clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
+    eager_call = "program"
     if grads:  # the outputs, then the gradients of their sum
         compile_call = f"with_grads({compile_call})"
-    lines = [f"eager_inputs = {clones}", f"eager = {'with_grads(program)' if grads else 'program'}(*eager_inputs)"]
+        eager_call = "with_grads(program)"
+    if codegen.needs_step(program):  # marks, capture settings, the loss's backward
+        compile_call = f"functools.partial({codegen.STEP_NAME}, {compile_call})"
+        eager_call = f"functools.partial({codegen.STEP_NAME}, program)"
+    lines = [f"eager_inputs = {clones}", f"eager = {eager_call}(*eager_inputs)"]
     if check.records in (ORDER, DATA):
         lines += ["eager_log, LOG[:] = LOG.copy(), []  # the compiled run logs afresh"]
     if check.records == CALLS:
@@ -241,7 +254,11 @@ def render(entry: Entry) -> str:
     if entry.kind == contract.STALE_CACHE:
         return render_pair(entry)
     check = check_of(entry)
-    parts = ["import torch\n", _HOOKS[check.records], _ops(entry), codegen.source(entry.case.program),
+    ops = _ops(entry)
+    head = "import functools\n" if codegen.needs_step(entry.case.program) else ""
+    head += "from typing import Optional\n" if "Optional[" in ops else ""
+    parts = [head + ("\n" if head else "") + "import torch\n", _HOOKS[check.records], ops,
+             codegen.source(entry.case.program),
              "\n".join(_inputs(entry, binding_index(entry)) + _runs(entry, check)
                        + list(check.assertion)) + "\n"]
     return "\n".join(_fold(p) for p in parts)

@@ -30,7 +30,7 @@ import time
 import torch
 
 from fuzzer.judge.contract import OK, BindingRuns, bug_class, judge_runs
-from fuzzer.judge.observe import caches_off, run_once
+from fuzzer.judge.observe import caches_off, draw_inputs, run_once
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -42,13 +42,12 @@ POLL_S = 0.25
 EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
 
 
-def make_inputs(spec: dict, i: int, device: str, dtype) -> list:
-    """Inputs for binding i, drawn exactly as dcefuzz draws them."""
-    g = torch.Generator().manual_seed(spec["input_seed"] + i)
+def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> list:
+    """Inputs for binding i (float64 for the reference), drawn exactly as dcefuzz draws them."""
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
-    return [torch.randn(s, generator=g, dtype=torch.float32).to(device=device, dtype=dtype)
-            for s in sizes]
+    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
+                       spec.get("strided", ()), reference)
 
 
 def _size(expr: str, binding: dict) -> int:
@@ -57,25 +56,31 @@ def _size(expr: str, binding: dict) -> int:
     return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
 
 
-def judge(spec: dict, program, trace: dict, device: str):
+def _through(step, fn):
+    """``fn`` as a run calls it: through the program's ``step`` (its mode) when it has one."""
+    return fn if step is None else (lambda *inputs: step(fn, *inputs))
+
+
+def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
+    eager_fn = _through(step, program)
     for i in range(len(spec["bindings"])):
         def complete(i=i):
-            return (run_once(program, make_inputs(spec, i, device, torch.float32), trace),
-                    run_once(program, make_inputs(spec, i, device, torch.float64), trace))
-        eager = run_once(program, make_inputs(spec, i, device, torch.float32), trace)
+            return (run_once(eager_fn, make_inputs(spec, i, device), trace),
+                    run_once(eager_fn, make_inputs(spec, i, device, reference=True), trace))
+        eager = run_once(eager_fn, make_inputs(spec, i, device), trace)
         runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
+    compiled = _through(step, torch.compile(program, dynamic=spec.get("dynamic", True),
+                                            backend=spec["backend"]))
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
             with caches_off():
-                br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
-                                       compiled=True)
+                br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
 
 
@@ -87,7 +92,7 @@ def _device(spec: dict, argv: list) -> str | None:
     return device
 
 
-def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
+def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     child = "--child" in argv
     argv = [a for a in argv if a != "--child"]
@@ -102,7 +107,7 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     if device is None:
         return CANNOT_JUDGE_EXIT
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
-    verdict = judge(spec, program, trace, device)
+    verdict = judge(spec, program, trace, device, step)
     if child:
         return FIXED_EXIT
     return conclude(spec, verdict)

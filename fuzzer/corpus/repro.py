@@ -72,6 +72,9 @@ def spec(entry: Entry) -> dict:
         "input_seed": entry.case.input_seed,
         "input_names": [i.name for i in program.inputs],
         "input_dims": [list(i.dims) for i in program.inputs],
+        "dynamic": codegen.dynamic_arg(program),
+        "dtype": program.mode.dtype,
+        "strided": [[i.name for i in program.inputs].index(n) for n in program.mode.strided],
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "death": death,
         "memory_cap_mb": cap or PoolLimits().memory_mb,
@@ -98,7 +101,8 @@ def render(entry: Entry) -> str:
         *[carried_source(m) for m in CARRIED],
         codegen.source(entry.case.program),
         "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",
-        'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE))\n',
+        'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE'
+        + (", step=step" if codegen.needs_step(entry.case.program) else "") + "))\n",
     ]
     return "\n\n".join(p.strip("\n") + "\n" for p in parts)
 

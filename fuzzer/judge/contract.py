@@ -29,7 +29,19 @@ a skipped frame, the recompile limit's eager fallback, no graph at all) cannot b
 called clean.  From the first binding where that happened on (later bindings may
 reuse that code), ``missed-dce`` is not judged, and a case with no finding is
 ``untested``, never clean.  The correctness clauses still hold there: eager parts
-must agree with eager, so a divergence is still a finding.
+must agree with eager, so a divergence is still a finding.  A graph break the
+program asked for (``torch._dynamo.graph_break()``) leaves both sides compiled: it
+makes nothing untested, but ``missed-dce`` is not judged across it (a value live
+across a break is a graph's output).
+
+REFUSED: a compile error that declines what the program asked of the compiler
+(:func:`refusal`: a dim marked dynamic that the program specialises, Dynamo's own
+guard on a size marked unbacked) is the compiler's right, not a finding: the case
+is untested for that reason.  The same error from a backend (wrapped by Inductor or
+AOTAutograd) is a finding: the front end accepted the program.
+
+GRADIENTS: a program that takes gradients returns them after its own values
+(``codegen``'s ``step``), so clause 1 judges them like any returned value.
 
 ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
 order of non-effectful work, writes to intermediates never read again, strides,
@@ -67,7 +79,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fuzzer.judge.numeric import bitwise_equal, tensor_difference
-from fuzzer.judge.observe import COMPILE, NO_GRAPH, Run
+from fuzzer.judge.observe import COMPILE, NO_GRAPH, REFUSED, REQUESTED_BREAK, Run
 
 WRONG_OUTPUT = "wrong-output"
 WRONG_MUTATION = "wrong-mutation"
@@ -191,6 +203,20 @@ def _value(r, e, c) -> tuple[str, str] | None:
     if why is None:
         return None
     return (NON_FINITE if why.startswith("non-finite") else VALUES), why
+
+
+#: exception types by which Dynamo itself declines what a program asked for; raised
+#: from a backend they arrive wrapped (InductorError, BackendCompilerFailed) instead
+REFUSAL_TYPES = ("ConstraintViolationError", "UserError", "GuardOnDataDependentSymNode")
+
+
+def refusal(compiled: Run) -> str | None:
+    """The message, when the compiled run failed because the compiler declined the
+    program's marks or sizes from data (never a finding), else None."""
+    f = compiled.failure
+    if f is None or f.stage != COMPILE or f.type not in REFUSAL_TYPES:
+        return None
+    return f.line()
 
 
 def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
@@ -321,12 +347,18 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
+    crossed = False  # a requested graph break was met
     for i, br in enumerate(runs):
         c = br.compiled
         if c is None:
             continue
         if c.coverage is not None:
-            untested += [gap for gap in c.coverage.gaps if gap not in untested]
+            untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
+            crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
+        declined = refusal(c)
+        if declined is not None:
+            untested.append((REFUSED, declined))
+            continue
         if not _same_record(br.eager, c):
             br.complete()
             for run in (br.eager_again, br.reference):
@@ -341,7 +373,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             divergences += check_outputs(i, br.eager, br.reference, c)
             divergences += check_inputs(i, input_names, br.eager, br.reference, c)
             divergences += check_effects(i, br.eager, br.reference, c)
-        if not untested:
+        if not untested and not crossed:
             divergences += check_dead_calls(i, dead_sites, c)
     compiled = [br.compiled for br in runs if br.compiled is not None]
     if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)

@@ -54,19 +54,17 @@ def device_unavailable(device: str) -> str | None:
     return None
 
 
-def make_inputs(case: Case, index: int, device: str, dtype=torch.float32) -> list[torch.Tensor]:
-    """Inputs for binding ``index``: standard normal, seeded per (case, binding).
-
-    Drawn on the CPU in float32 whatever the device, so every device and the fp64
-    reference start from the same numbers (a repro script draws them the same way).
-    """
+def make_inputs(case: Case, index: int, device: str, reference: bool = False) -> list[torch.Tensor]:
+    """Inputs for binding ``index``: standard normal, seeded per (case, binding), in the
+    program's dtype and layout, or float64 for the reference
+    (``observe.draw_inputs``, which a repro script carries)."""
     binding = case.bindings[index]
-    gen = torch.Generator().manual_seed(case.input_seed + index)
-    out = []
-    for inp in case.program.inputs:
-        size = sizes.concrete(inp.dims, binding)
-        out.append(torch.randn(size, generator=gen, dtype=torch.float32).to(device=device, dtype=dtype))
-    return out
+    program = case.program
+    shapes = [sizes.concrete(inp.dims, binding) for inp in program.inputs]
+    names = [inp.name for inp in program.inputs]
+    strided = tuple(names.index(n) for n in program.mode.strided)
+    return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
+                               strided, reference)
 
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:
@@ -76,22 +74,26 @@ def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:
 
 def run_eager(case: Case, device: str) -> list[BindingRuns]:
     """Eager float32 runs of every binding; the second float32 and the float64 run on demand."""
-    fn = codegen.build(case.program)
+    program, step = codegen.build_with_step(case.program)
+    fn = codegen.driven(step, program)
     out = []
     for i, binding in enumerate(case.bindings):
         def complete(i=i):
             return (run_once(fn, make_inputs(case, i, device)),
-                    run_once(fn, make_inputs(case, i, device, torch.float64)))
+                    run_once(fn, make_inputs(case, i, device, reference=True)))
         out.append(BindingRuns(binding=dict(binding), eager=run_once(fn, make_inputs(case, i, device)),
                                _complete=complete))
     return out
 
 
 def compile_fn(case: Case, backend: str = "inductor", dynamic: bool = True):
-    """A fresh function object for the case, wrapped by ``torch.compile(dynamic=True)``
+    """A fresh function object for the case, wrapped by ``torch.compile`` with the
+    program's dynamic mode, and run through its ``step`` when it has one
     (``dynamic=False``: static shapes, one compile per binding, which triage uses to
-    tell bugs of symbolic shapes from the rest)."""
-    return torch.compile(codegen.build(case.program), dynamic=dynamic, backend=backend)
+    tell bugs of symbolic shapes from the rest; the program's marks still apply)."""
+    fn, step = codegen.build_with_step(case.program)
+    mode = codegen.dynamic_arg(case.program) if dynamic else False
+    return codegen.driven(step, torch.compile(fn, dynamic=mode, backend=backend))
 
 
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,

@@ -46,6 +46,17 @@ RTOL_CLOSE = 1.3e-6
 ATOL_CLOSE = 1e-5
 
 
+#: The float16 and bfloat16 counterparts of (RTOL_CLOSE, ATOL_CLOSE, RELATIVE_SLACK,
+#: SCALE_SLACK): ``assert_close``'s defaults for the dtype (about two ulps), two ulps
+#: of slack on the fp64 value, and 16 ulps of the tensor's magnitude (a compiled
+#: kernel keeps float32 between ops where eager rounds after each one, so its error
+#: differs from eager's by some ulps of every intermediate).
+LOW_PRECISION = {
+    torch.float16: (1e-3, 1e-5, 2 * torch.finfo(torch.float16).eps, 16 * torch.finfo(torch.float16).eps),
+    torch.bfloat16: (1.6e-2, 1e-5, 2 * torch.finfo(torch.bfloat16).eps, 16 * torch.finfo(torch.bfloat16).eps),
+}
+
+
 def tensor_difference(ref64, eager, compiled,
                       multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
                       scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE):
@@ -61,6 +72,8 @@ def tensor_difference(ref64, eager, compiled,
         return f"dtype {compiled.dtype} != eager {eager.dtype}"
     if eager.numel() == 0:
         return None
+    if eager.dtype in LOW_PRECISION:
+        rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
     r = ref64.detach().to("cpu", torch.float64).flatten()
     e = eager.detach().to("cpu", torch.float64).flatten()
     c = compiled.detach().to("cpu", torch.float64).flatten()

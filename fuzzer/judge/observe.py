@@ -31,7 +31,14 @@ GRAPH_BREAK = "graph-break"
 SKIPPED_FRAME = "skipped-frame"
 RECOMPILE_LIMIT = "recompile-limit"
 NO_GRAPH = "no-graph"
-UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH)
+#: the compiler declined the program for what it asked (a dim marked dynamic that
+#: the program specialises, a guard on a size marked unbacked): ``contract.refusal``
+REFUSED = "refused"
+UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED)
+#: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
+#: on either side are compiled, so it leaves nothing untested
+REQUESTED_BREAK = "requested-break"
+REQUESTED_BREAK_MESSAGE = "Call to `torch._dynamo.graph_break()`"
 
 
 #: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
@@ -64,6 +71,24 @@ def caches_off():
     finally:
         for module, attr, value in reversed(old):
             setattr(module, attr, value)
+
+
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False) -> list:
+    """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
+    whatever the device, so every device and dtype start from the same numbers; cast
+    to the program's ``dtype``, and for the float64 reference up from those values.
+    An input whose index is in ``strided`` is handed over with its last dim strided
+    by 2 (the same values, not contiguous)."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for k, size in enumerate(shapes):
+        x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
+        x = x.to(device=device, dtype=torch.float64 if reference else dtype)
+        if k in strided:
+            wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
+            x = wide[..., ::2].copy_(x)
+        out.append(x)
+    return out
 
 
 @dataclass(frozen=True)
@@ -118,7 +143,8 @@ class Coverage:
 
     @classmethod
     def between(cls, before: Counts, after: Counts, raised: bool) -> Coverage:
-        gaps = [(GRAPH_BREAK, m) for m in _grown(before.graph_breaks, after.graph_breaks)]
+        gaps = [(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
+                for m in _grown(before.graph_breaks, after.graph_breaks)]
         for m in _grown(before.unimplemented, after.unimplemented):
             gaps.append((RECOMPILE_LIMIT if "recompile limit" in m.lower() else SKIPPED_FRAME, m))
         failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)

@@ -8,15 +8,92 @@ inputs' shapes (``s0 = x0.shape[0]``) and used by name, custom ops called throug
 
 from __future__ import annotations
 
+import functools
 import linecache
 
-from fuzzer.program import forms
+from fuzzer.program import custom_ops, features, forms
 from fuzzer.program.ir import Program, check
 
 FUNCTION_NAME = "program"
+#: the function that runs a program with its mode: marks, grad, loss and backward
+STEP_NAME = "step"
+#: what ``mark`` calls each kind of mark (``ir.MARKS``)
+MARK_CALLS = {"dynamic": "torch._dynamo.mark_dynamic", "maybe": "torch._dynamo.maybe_mark_dynamic",
+              "unbacked": "torch._dynamo.decorators.mark_unbacked"}
+#: Dynamo settings a program with sizes from data needs, so they are traced rather
+#: than broken at
+CAPTURE = "capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True"
+
+
+def needs_step(program: Program) -> bool:
+    """Whether the program runs through a ``step`` (any mode but the default, or
+    sizes from data): otherwise the program is called as it is, as it always was."""
+    return not program.mode.is_default or features.needs_capture(program)
+
+
+def compile_args(program: Program) -> str:
+    """The keyword arguments of ``torch.compile`` the program's mode asks for."""
+    return "dynamic=None" if program.mode.dynamic == "auto" else "dynamic=True"
+
+
+def dynamic_arg(program: Program):
+    return None if program.mode.dynamic == "auto" else True
+
+
+def _regions(program: Program) -> list[str]:
+    used = [name for name in forms.REGION_OPS
+            if any(s.form == f"in_region_{name}" for s in program.body)]
+    out = []
+    for name in used:
+        call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t, site)"
+        body = f"return {call}" if custom_ops.BY_NAME[name].returns else call
+        out.append(f"@torch.compiler.nested_compile_region\ndef in_region_{name}(t, site):\n    {body}\n")
+    return out
+
+
+def _step(program: Program) -> str:
+    mode = program.mode
+    params = ", ".join(i.name for i in program.inputs)
+    lines = [f"def {STEP_NAME}(fn, {params}):",
+             '    """One run of `program` (eager or compiled as `fn`): its mode applied."""']
+    for name, dim, how in mode.marks:
+        lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
+    if mode.grad:
+        lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
+    if features.needs_capture(program):
+        lines += [f"    with torch._dynamo.config.patch({CAPTURE}):", f"        outs = fn({params})"]
+    else:
+        lines.append(f"    outs = fn({params})")
+    if mode.grad:
+        lines += ["    loss = sum(o.sum() for o in outs if o.requires_grad)",
+                  "    if isinstance(loss, torch.Tensor):",
+                  "        loss.backward()",
+                  "    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
+                  f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))",
+                  "    return outs + grads"]
+    else:
+        lines.append("    return outs")
+    return "\n".join(lines) + "\n"
 
 
 def source(program: Program, name: str = FUNCTION_NAME) -> str:
+    """The program's text: its region helpers, the function and, when its mode needs
+    one, the ``step`` that runs it."""
+    parts = _regions(program) + [_function(program, name)]
+    if needs_step(program):
+        parts.append(_step(program))
+    return "\n\n".join(parts)
+
+
+def header(program: Program) -> str:
+    """How the program is compiled and what features it uses, as comment lines."""
+    used = program.features()
+    run = f"{STEP_NAME}(compiled, ...)" if needs_step(program) else "compiled(...)"
+    return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
+            f"# features: {', '.join(used) if used else 'none'}; dtype {program.mode.dtype}\n")
+
+
+def _function(program: Program, name: str) -> str:
     typing = check(program)
     params = ", ".join(i.name for i in program.inputs)
     lines = [f"def {name}({params}):"]
@@ -28,7 +105,11 @@ def source(program: Program, name: str = FUNCTION_NAME) -> str:
     for stmt in program.body:
         form = forms.form(stmt.form)
         expr = form.render(list(stmt.args), stmt.attrs, [typing.dims[a] for a in stmt.args])
-        lines.append(f"    {stmt.out} = {expr}" if stmt.out is not None else f"    {expr}")
+        line = f"{stmt.out} = {expr}" if stmt.out is not None else expr
+        if stmt.attrs.get("no_grad"):
+            lines += ["    with torch.no_grad():", f"        {line}"]
+        else:
+            lines.append(f"    {line}")
     outs = "".join(f"{o}, " for o in program.outputs)
     lines.append(f"    return ({outs.rstrip(', ')}{',' if len(program.outputs) == 1 else ''})")
     return "\n".join(lines) + "\n"
@@ -40,6 +121,16 @@ def build(program: Program, name: str = FUNCTION_NAME):
     A fresh code object per program matters: dynamo caches compiled graphs per code
     object, so reusing one would make programs share a cache and its recompile limit.
     """
+    return build_with_step(program, name)[0]
+
+
+def driven(step, fn):
+    """``fn`` as a run calls it: through the program's ``step`` when it has one."""
+    return fn if step is None else functools.partial(step, fn)
+
+
+def build_with_step(program: Program, name: str = FUNCTION_NAME):
+    """The program's function and its ``step`` (None when it needs none)."""
     import torch
 
     text = source(program, name)
@@ -48,4 +139,4 @@ def build(program: Program, name: str = FUNCTION_NAME):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"torch": torch}
     exec(compile(text, filename, "exec"), namespace)
-    return namespace[name]
+    return namespace[name], namespace.get(STEP_NAME)

@@ -39,6 +39,8 @@ DECLARATIONS = (PURE, MUTATING, EFFECTFUL)
 #: across torch releases (``CustomOpDef.register_effect`` appeared after the private
 #: ``_register_effectful_op``; feature-detect rather than pin a release).
 HEADER = '''\
+from typing import Optional
+
 import torch
 
 TRACE = {"calls": [], "effects": []}
@@ -199,6 +201,114 @@ def m_swap(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
 def _(a, b, site):
     return a.new_empty(a.shape[1:])
 '''),
+    # ---- richer signatures (the "signatures" feature): several results, an optional
+    # tensor, scalars of every kind, a list of tensors, undeclared writes, and a
+    # result whose size only the data knows.  Pure ones carry their backward here.
+    _op("p_pair", PURE, "two fresh results from one input (a multi-output op)", """
+@torch.library.custom_op("dcefuzz::p_pair", mutates_args=())
+def p_pair(x: torch.Tensor, site: int) -> tuple[torch.Tensor, torch.Tensor]:
+    _hit("p_pair", site)
+    return torch.sin(x).contiguous(), (x * x * 0.5).contiguous()
+
+
+@p_pair.register_fake
+def _(x, site):
+    return x.new_empty(x.shape), x.new_empty(x.shape)
+
+
+def _p_pair_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+
+
+def _p_pair_backward(ctx, grad_sin, grad_square):
+    x, = ctx.saved_tensors
+    return grad_sin * torch.cos(x) + grad_square * x, None
+
+
+p_pair.register_autograd(_p_pair_backward, setup_context=_p_pair_setup)
+"""),
+    _op("p_opt", PURE, "x * 0.5 plus tanh(y) when the optional y is given, else plus 1", """
+@torch.library.custom_op("dcefuzz::p_opt", mutates_args=())
+def p_opt(x: torch.Tensor, y: Optional[torch.Tensor], site: int) -> torch.Tensor:
+    _hit("p_opt", site)
+    return (x * 0.5 + (1.0 if y is None else torch.tanh(y))).contiguous()
+
+
+@p_opt.register_fake
+def _(x, y, site):
+    return x.new_empty(x.shape)
+
+
+def _p_opt_setup(ctx, inputs, output):
+    ctx.has_y = inputs[1] is not None
+    ctx.save_for_backward(inputs[1] if ctx.has_y else inputs[0])
+
+
+def _p_opt_backward(ctx, grad):
+    y, = ctx.saved_tensors
+    return grad * 0.5, (grad * (1 - torch.tanh(y) ** 2) if ctx.has_y else None), None
+
+
+p_opt.register_autograd(_p_opt_backward, setup_context=_p_opt_setup)
+"""),
+    _op("p_affine", PURE, "x * a + k, or x * a - k when flag is false: float, int and bool scalars", """
+@torch.library.custom_op("dcefuzz::p_affine", mutates_args=())
+def p_affine(x: torch.Tensor, a: float, k: int, flag: bool, site: int) -> torch.Tensor:
+    _hit("p_affine", site)
+    return (x * a + (k if flag else -k)).contiguous()
+
+
+@p_affine.register_fake
+def _(x, a, k, flag, site):
+    return x.new_empty(x.shape)
+
+
+def _p_affine_setup(ctx, inputs, output):
+    ctx.a = inputs[1]
+
+
+def _p_affine_backward(ctx, grad):
+    return grad * ctx.a, None, None, None, None
+
+
+p_affine.register_autograd(_p_affine_backward, setup_context=_p_affine_setup)
+"""),
+    _op("p_pos", PURE, "the positive elements, times 1.5: a result whose size the data decides", """
+@torch.library.custom_op("dcefuzz::p_pos", mutates_args=())
+def p_pos(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("p_pos", site)
+    return (x[x > 0] * 1.5).contiguous()
+
+
+@p_pos.register_fake
+def _(x, site):
+    n = torch.library.get_ctx().new_dynamic_size()
+    return x.new_empty((n,))
+"""),
+    _op("m_list", MUTATING, "writes the second tensor of a list from the first: xs[1] = xs[1] * 0.5 + xs[0]", """
+@torch.library.custom_op("dcefuzz::m_list", mutates_args=("xs",))
+def m_list(xs: list[torch.Tensor], site: int) -> None:
+    _hit("m_list", site)
+    xs[1].mul_(0.5).add_(xs[0])
+
+
+@m_list.register_fake
+def _(xs, site):
+    return None
+"""),
+    _op("m_unknown", MUTATING,
+        'declares mutates_args="unknown" (every tensor may be written); writes a, returns a fresh tensor', """
+@torch.library.custom_op("dcefuzz::m_unknown", mutates_args="unknown")
+def m_unknown(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("m_unknown", site)
+    a.add_(torch.sin(b))
+    return (b * 2.0).contiguous()
+
+
+@m_unknown.register_fake
+def _(a, b, site):
+    return b.new_empty(b.shape)
+"""),
     # ---- effectful: registered ORDERED; must run, exactly once, in program order.
     _op("e_log", EFFECTFUL, "logs its input, returns None", '''
 @torch.library.custom_op("dcefuzz::e_log", mutates_args=())
@@ -232,18 +342,64 @@ _register_ordered(e_tap)
 BY_NAME: dict[str, CustomOp] = {op.name: op for op in CUSTOM_OPS}
 
 
-def source_for(names, replaced: dict | None = None) -> str:
+#: honest backward formulas of the first pure ops, kept apart from their snippets so a
+#: cache pair can register a wrong one (``fuzzer.cache.variants``): (saved inputs, gradient expressions per argument)
+BACKWARD = {
+    "p_sin": ("x, = ctx.saved_tensors", "grad * torch.cos(x), None"),
+    "p_mix": ("y, = ctx.saved_tensors", "grad * 0.5, grad * (1 - torch.tanh(y) ** 2), None"),
+    "p_rowsum": ("x, = ctx.saved_tensors", "grad.unsqueeze(-1).expand(x.shape).contiguous(), None"),
+    "p_head": ("x, = ctx.saved_tensors",
+               "torch.cat([grad * 1.5, grad.new_zeros((x.shape[0] - grad.shape[0],) + tuple(x.shape[1:]))]), "
+               "None, None"),
+}
+_SAVED = {"p_sin": "inputs[0]", "p_mix": "inputs[1]", "p_rowsum": "inputs[0]", "p_head": "inputs[0]"}
+
+
+def backward_source(name: str, scale: float = 1.0) -> str:
+    """``register_autograd`` for pure op ``name``; ``scale`` != 1 makes its formula wrong."""
+    saved, grads = BACKWARD[name]
+    if scale != 1.0:
+        grads = ", ".join(g if g == "None" else f"({g}) * {scale}" for g in _split(grads))
+    return (f"def _{name}_setup(ctx, inputs, output):\n    ctx.save_for_backward({_SAVED[name]})\n\n\n"
+            f"def _{name}_backward(ctx, grad):\n    {saved}\n    return {grads}\n\n\n"
+            f"{name}.register_autograd(_{name}_backward, setup_context=_{name}_setup)\n")
+
+
+def _split(expressions: str) -> list[str]:
+    """Top-level comma-separated parts of an expression list."""
+    parts, depth, cur = [], 0, ""
+    for ch in expressions:
+        depth += ch in "([" and 1 or (-1 if ch in ")]" else 0)
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return parts + [cur.strip()]
+
+
+def with_backward(op: CustomOp) -> str:
+    """An op's snippet with its honest backward, where it has one kept apart."""
+    if op.name in BACKWARD:
+        return op.source + "\n\n" + backward_source(op.name)
+    return op.source
+
+
+def source_for(names, replaced: dict | None = None, backward: bool = True) -> str:
     """The header plus the snippets of the named operators, in library order.
 
     ``replaced`` maps an op's name to the snippet to use instead of its own (a cache
-    pair's declaration variant, ``fuzzer.cache.variants``).
+    pair's declaration variant, ``fuzzer.cache.variants``); ``backward=False`` leaves
+    out the backward formulas kept apart (a cache pair's library has them only when
+    it takes gradients, as before they were part of the standard library).
     """
     wanted = set(names)
     unknown = wanted - set(BY_NAME)
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
     replaced = replaced or {}
-    parts = [HEADER] + [replaced.get(op.name, op.source) for op in CUSTOM_OPS if op.name in wanted]
+    parts = [HEADER] + [replaced.get(op.name, with_backward(op) if backward else op.source)
+                        for op in CUSTOM_OPS if op.name in wanted]
     return "\n\n".join(parts)
 
 

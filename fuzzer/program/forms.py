@@ -10,6 +10,7 @@ program is checked by exactly the same rules as a generated one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,6 +22,12 @@ from fuzzer.program.sizes import Dims
 ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
+CONTROL = "control"    # no operands: steers the compiler (a graph break)
+
+#: whether a form's result has a backward (every aten form and the pure custom ops
+#: do); a form without one may not read a value that requires grad
+BACKWARD = "backward"
+NO_BACKWARD = "no-backward"
 
 #: Scalars the generator may use; kept small so values stay in a tame range.
 CONSTANTS = (0.5, 2.0, -1.0, 1.5)
@@ -43,6 +50,12 @@ class Form:
     #: whether the form defines a value (in-place aten ops and None-returning
     #: custom ops do not)
     returns: bool = True
+    #: the feature (``fuzzer.program.features``) a program must have on to draw the
+    #: form; None: every program may
+    feature: str | None = None
+    grad: str = BACKWARD
+    #: a ``torch.cond`` of two calls: one site per branch
+    branches: bool = False
 
     @property
     def is_view(self) -> bool:
@@ -71,6 +84,20 @@ def _broadcast_into(a: Dims, b: Dims) -> Dims:
     if len(b) > len(a) or tuple(a[len(a) - len(b):]) != tuple(b):
         raise Illegal(f"{b} does not broadcast into {a}")
     return a
+
+
+def _known(dim: str) -> str:
+    """A dim the form writes into the program's text: not one only the data knows."""
+    if sizes.has_unbacked(dim):
+        raise Illegal(f"dim {dim!r} depends on data")
+    return dim
+
+
+def _data_size(attrs: dict) -> Dims:
+    size = attrs.get("size")
+    if not isinstance(size, str) or not sizes.is_unbacked(size):
+        raise Illegal(f"a size from data needs a name like u3, got {size!r}")
+    return (size,)
 
 
 def _dim_attr(attrs: dict, dims: Dims) -> int:
@@ -118,11 +145,12 @@ def _infer_sum(t, attrs, m):
 
 def _infer_head(t, attrs, m):
     dim = _dim_attr(attrs, t[0])
-    return _replace(t[0], dim, sizes.half(t[0][dim]))
+    return _replace(t[0], dim, sizes.half(_known(t[0][dim])))
 
 
 def _infer_narrow(t, attrs, m):
     dim = _dim_attr(attrs, t[0])
+    _known(t[0][dim])
     if sizes.smallest(t[0][dim], m) < 1:
         raise Illegal(f"narrow needs dim {t[0][dim]!r} >= 1 for every binding")
     return _replace(t[0], dim, sizes.minus_one(t[0][dim]))
@@ -131,6 +159,12 @@ def _infer_narrow(t, attrs, m):
 def _infer_transpose(t, attrs, m):
     _need_rank(t[0], 2)
     return (t[0][1], t[0][0]) + tuple(t[0][2:])
+
+
+def _infer_head_pos(t, attrs, m):
+    if len(t[0]) != 1:
+        raise Illegal("head_pos takes a rank-1 operand")
+    return _data_size(attrs)
 
 
 def _infer_inplace_scale(t, attrs, m):
@@ -164,6 +198,14 @@ ATEN_FORMS: tuple[Form, ...] = (
          mutates=(0,), returns=False),
     Form("copy_", INPLACE, 2, _infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
          mutates=(0,), returns=False),
+    # graph breaks the program asks for (fullgraph=False): not a reason to call it untested
+    Form("graph_break", CONTROL, 0, lambda t, at, m: None, lambda a, at, d: "torch._dynamo.graph_break()",
+         returns=False, feature="graph-break", grad=NO_BACKWARD),
+    # sizes only the data knows: a nonzero-like selection, and an .item() feeding a view
+    Form("select_pos", ATEN, 1, lambda t, at, m: _data_size(at),
+         lambda a, at, d: f"torch.masked_select({a[0]}, {a[0]} > 0)", feature="data-dependent"),
+    Form("head_pos", VIEW, 1, _infer_head_pos,
+         lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent"),
 )
 
 
@@ -198,7 +240,7 @@ def _infer_rowsum(t, attrs, m):
 
 def _infer_p_head(t, attrs, m):
     _need_rank(t[0], 1)
-    return (sizes.half(t[0][0]),) + tuple(t[0][1:])
+    return (sizes.half(_known(t[0][0])),) + tuple(t[0][1:])
 
 
 def _infer_rank1(result):
@@ -208,10 +250,53 @@ def _infer_rank1(result):
     return infer
 
 
-def _custom(name: str, arity: int, infer, mutates=(), extra=None) -> Form:
+def _custom(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
+            render=None, feature: str | None = None, grad: str | None = None) -> Form:
     op = custom_ops.BY_NAME[name]
-    return Form(name, op.declaration, arity, infer, _custom_call(name, extra), mutates=mutates,
-                custom=name, returns=op.returns)
+    if grad is None:
+        grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
+    return Form(form or name, op.declaration, arity, infer, render or _custom_call(name, extra),
+                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad)
+
+
+def _op_text(name: str) -> str:
+    return f"torch.ops.{custom_ops.NAMESPACE}.{name}"
+
+
+def _infer_take(t, attrs, m):
+    if attrs.get("take") not in (0, 1):
+        raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
+    return t[0]
+
+
+#: the int and bool scalars ``p_affine`` is called with
+INTS = (0, 1, 3)
+
+
+def _infer_affine(t, attrs, m):
+    _const({"c": attrs.get("a")})
+    if attrs.get("k") not in INTS or not isinstance(attrs.get("flag"), bool):
+        raise Illegal(f"bad scalars {attrs!r}")
+    return t[0]
+
+
+def _render_affine(a, at, d):
+    return f"{_op_text('p_affine')}({a[0]}, {at['a']}, {at['k']}, {at['flag']}, {at['site']})"
+
+
+def _render_cond(a, at, d):
+    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {_op_text('p_sin')}(t, {at['site']}), "
+            f"lambda t: {_op_text('p_sin')}(t * 0.5, {at['site2']}), ({a[0]},))")
+
+
+def _region_of(name: str):
+    def render(a, at, d):
+        return f"in_region_{name}({', '.join(a)}, {at['site']})"
+    return render
+
+
+#: the ops a program may call inside ``torch.compiler.nested_compile_region``
+REGION_OPS = ("p_sin", "e_tap", "m_scale")
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (
@@ -228,11 +313,30 @@ CUSTOM_FORMS: tuple[Form, ...] = (
             mutates=(0, 1)),
     _custom("e_log", 1, lambda t, at, m: None),
     _custom("e_tap", 1, lambda t, at, m: t[0]),
+    # richer signatures
+    _custom("p_pair", 1, _infer_take, feature="signatures",
+            render=lambda a, at, d: f"{_op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]"),
+    _custom("p_opt", 2, _infer_same2(True), feature="signatures"),
+    _custom("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
+            render=lambda a, at, d: f"{_op_text('p_opt')}({a[0]}, None, {at['site']})"),
+    _custom("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine),
+    _custom("p_pos", 1, lambda t, at, m: _data_size(at), feature="data-dependent", grad=NO_BACKWARD),
+    _custom("m_list", 2, _infer_same2(False), mutates=(0, 1), feature="signatures",
+            render=lambda a, at, d: f"{_op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
+    _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),
+    # higher-order ops around custom calls
+    dataclasses.replace(_custom("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
+                                render=_render_cond), branches=True),
+    *(_custom(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
+              mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),
+              form=f"in_region_{name}", feature="hops", render=_region_of(name))
+      for name in REGION_OPS),
 )
 
 FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + CUSTOM_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
+assert len(FORMS) == len(ATEN_FORMS + CUSTOM_FORMS), "form names are unique"
 
 
 def form(name: str) -> Form:

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
+from fuzzer.program import features as feats
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.ir import Case, Input, Program, Stmt, check
+from fuzzer.program.ir import DTYPES, MARKS, Case, GradRules, Input, Mode, Program, Stmt, check
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -29,7 +30,15 @@ CATEGORY_WEIGHTS = {
     forms.ATEN: 4,
     forms.VIEW: 3,
     forms.INPLACE: 3,
+    # only drawn when a feature turns its forms on (graph breaks)
+    forms.CONTROL: 1,
 }
+
+#: chances of the parts of a mode, within the feature that draws them
+NO_GRAD_SHARE = 0.2
+IDENTICAL_CALL_SHARE = 0.3
+MARK_SHARE = 0.4
+STRIDED_SHARE = 0.6
 
 PRIMES = (3, 5, 7, 11, 13)
 
@@ -56,6 +65,9 @@ class _State:
     next_value: int = 0
     next_site: int = 0
     max_rank: int = GEN.max_rank
+    #: what autograd allows, when the program takes gradients
+    grad: GradRules | None = None
+    inputs: frozenset = frozenset()
 
     def pick(self, candidates: list[str]) -> str:
         """Prefer recent values, so statements chain rather than all read inputs."""
@@ -73,11 +85,22 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
         attrs["c"] = st.rng.choice(forms.CONSTANTS)
     if form.name == "unary":
         attrs["fn"] = st.rng.choice(forms.UNARY_FUNCTIONS)
+    if form.name == "p_pair":
+        attrs["take"] = st.rng.randrange(2)
+    if form.name == "p_affine":
+        attrs.update(a=st.rng.choice(forms.CONSTANTS), k=st.rng.choice(forms.INTS),
+                     flag=st.rng.random() < 0.5)
+    if form.name in ("select_pos", "head_pos", "p_pos"):
+        attrs["size"] = f"u{st.next_value}"
+    if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
+        attrs["no_grad"] = True
     return attrs
 
 
 def _propose(form: forms.Form, st: _State) -> Stmt | None:
     """One attempt at a legal statement of ``form`` over the current values."""
+    if form.arity == 0:
+        return Stmt(form.name, (), None, {})
     first = st.pick(st.order)
     args = [first]
     if form.arity == 2:
@@ -98,6 +121,8 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
         attrs = _attrs_for(form, st, st.dims[first])
         if form.is_custom:
             attrs["site"] = st.next_site
+        if form.branches:
+            attrs["site2"] = st.next_site + 1
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
     except forms.Illegal:
         return None
@@ -106,14 +131,38 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
     out = None
     if out_dims is not None:
         out = f"v{st.next_value}"
-    return Stmt(form.name, tuple(args), out, attrs)
+    stmt = Stmt(form.name, tuple(args), out, attrs)
+    return stmt if _grad_admits(stmt, form, st) else None
+
+
+def _grad_admits(stmt: Stmt, form: forms.Form, st: _State) -> bool:
+    """Autograd allows the statement (always, when the program takes no gradients);
+    when it does, the statement is recorded as committed."""
+    if st.grad is None:
+        return True
+    try:
+        st.grad.admit(stmt, form, st.root, st.inputs)
+    except forms.Illegal:
+        return False
+    return True
+
+
+def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
+    """The identical call of a custom statement just committed: the same operands and
+    site, a new result."""
+    form = forms.form(stmt.form)
+    if "size" in stmt.attrs:  # a size from data is one symbol per call
+        return None
+    out = f"v{st.next_value}" if stmt.out is not None else None
+    again = Stmt(stmt.form, stmt.args, out, dict(stmt.attrs))
+    return again if _grad_admits(again, form, st) else None
 
 
 def _commit(stmt: Stmt, st: _State) -> None:
     form = forms.form(stmt.form)
     st.body.append(stmt)
-    if form.is_custom:
-        st.next_site += 1
+    if form.is_custom and st.next_site in stmt.sites:
+        st.next_site += len(stmt.sites)
     if stmt.out is not None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
@@ -121,28 +170,33 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.order.append(stmt.out)
 
 
-def _forms_by_category() -> dict[str, list[forms.Form]]:
+def _forms_by_category(on: frozenset = frozenset()) -> dict[str, list[forms.Form]]:
+    """The forms a program with features ``on`` may draw, by category."""
     table: dict[str, list[forms.Form]] = {}
     for f in forms.FORMS.values():
-        table.setdefault(f.category, []).append(f)
+        if f.feature is None or f.feature in on:
+            table.setdefault(f.category, []).append(f)
     return table
 
 
-_BY_CATEGORY = _forms_by_category()
-
-
-def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) -> Case:
-    """The case for ``seed``: same seed and version, same program, bindings, inputs.
+def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
+             features: dict[str, float] = feats.NONE) -> Case:
+    """The case for ``seed``: same seed, version and features, same program, bindings
+    and inputs.
 
     ``weights`` (of statement categories, default ``CATEGORY_WEIGHTS``) and ``limits``
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
-    without effects), deterministically too.
+    without effects), deterministically too.  ``features`` (name -> weight, see
+    ``fuzzer.program.features``) says which features the program may have.
     """
+    on = feats.draw(seed, features)
+    by_category = _forms_by_category(on)
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
     n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
     sym_min = {s: rng.choice(limits.symbol_minimums) for s in symbols}
-    st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank)
+    st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
+                grad=GradRules() if feats.AUTOGRAD in on else None)
 
     inputs: list[Input] = []
     n_inputs = rng.randint(1, limits.max_inputs)
@@ -159,28 +213,57 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN) ->
         st.dims[inp.name] = inp.dims
         st.root[inp.name] = inp.name
         st.order.append(inp.name)
+        if st.grad is not None:
+            st.grad.add_input(inp.name)
+    st.inputs = frozenset(i.name for i in inputs)
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     table = CATEGORY_WEIGHTS if weights is None else weights
-    categories = [c for c in CATEGORY_WEIGHTS if table.get(c)]
+    categories = [c for c in CATEGORY_WEIGHTS if table.get(c) and by_category.get(c)]
     weights = [table[c] for c in categories]
     attempts = 0
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
         category = rng.choices(categories, weights=weights)[0]
-        form = rng.choice(_BY_CATEGORY[category])
+        form = rng.choice(by_category[category])
         stmt = _propose(form, st)
         if stmt is not None:
             _commit(stmt, st)
+            if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
+                    and rng.random() < IDENTICAL_CALL_SHARE):
+                again = _repeat(stmt, st)
+                if again is not None:
+                    _commit(again, st)
 
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
-                      body=tuple(st.body), outputs=outputs)
+                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs))
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
+
+
+def _mode(seed: int, on: frozenset, inputs: list[Input]) -> Mode:
+    """The program's mode, from a stream of its own (the body's draws stay as they were)."""
+    if not on:
+        return Mode()
+    rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
+    dynamic, marks = "true", []
+    if feats.DYNAMIC_MODE in on:
+        dynamic = rng.choice(("true", "auto"))
+        dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
+        marks = [(n, k, rng.choice(MARKS)) for n, k in dims if rng.random() < MARK_SHARE]
+        if dynamic == "true" and not marks:
+            n, k = rng.choice(dims)
+            marks = [(n, k, rng.choice(MARKS))]
+    strided: list[str] = []
+    if feats.STRIDED in on:
+        strided = [i.name for i in inputs if rng.random() < STRIDED_SHARE] or [rng.choice(inputs).name]
+    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
+                dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
+                strided=tuple(strided))
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

@@ -9,7 +9,18 @@ entry's) is held to the same legality rules as a freshly generated one:
 * a mutated operand never shares storage with another operand of the same
   statement (eager aliasing between a written and a read argument is outside what
   a custom op may be handed, so such programs are never produced);
-* every symbol is the bare dim of some input, so the function can read it.
+* every symbol is the bare dim of some input, so the function can read it;
+* a call site is unique, except that an *identical call* (same form, operands and
+  attributes as an earlier statement) repeats its site: that is how a program asks
+  for common-subexpression elimination, which a pure call allows and an effectful
+  or mutating one forbids;
+* under ``Mode.grad`` (inputs are leaves that require grad, a loss is taken and
+  its gradients judged), nothing is written that autograd would refuse: see
+  :class:`GradRules`.
+
+A program's :class:`Mode` says how it is run beyond its body: how it is compiled
+(``dynamic=True`` or automatic dynamic), which input dims are marked, whether
+gradients are taken, the inputs' dtype and layout.  ``codegen`` prints all of it.
 
 :func:`dead_pure_sites` is the program-level liveness used by the ``missed-dce``
 report.  It over-approximates liveness (any write to a storage something live
@@ -37,6 +48,46 @@ class Input:
     dims: Dims
 
 
+#: how an input dim is marked before every run: ``torch._dynamo.mark_dynamic``,
+#: ``maybe_mark_dynamic`` or ``torch._dynamo.decorators.mark_unbacked``
+MARKS = ("dynamic", "maybe", "unbacked")
+#: ``torch.compile(dynamic=True)``, or automatic dynamic (``dynamic=None``): sizes turn
+#: symbolic only after a recompile shows they change
+DYNAMIC_MODES = ("true", "auto")
+DTYPES = ("float32", "float16", "bfloat16")
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How a program runs beyond its body; the default is how every program ran
+    before modes existed (and is left out of its JSON, so old digests hold)."""
+
+    dynamic: str = "true"
+    #: (input name, dim index, one of MARKS), applied to the inputs before each run
+    marks: tuple[tuple[str, int, str], ...] = ()
+    #: inputs require grad; the sum of the returned values is differentiated, and
+    #: the inputs' gradients are judged as extra returned values
+    grad: bool = False
+    dtype: str = "float32"
+    #: inputs handed over non-contiguous (their last dim strided by 2)
+    strided: tuple[str, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
+                "dtype": self.dtype, "strided": list(self.strided)}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Mode:
+        return cls(dynamic=str(data.get("dynamic", "true")),
+                   marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
+                   grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
+                   strided=tuple(str(n) for n in data.get("strided", ())))
+
+    @property
+    def is_default(self) -> bool:
+        return self == Mode()
+
+
 @dataclass(frozen=True)
 class Stmt:
     """One statement: ``out = form(args..., **attrs)``; ``out`` is None for no result.
@@ -54,6 +105,11 @@ class Stmt:
     def site(self) -> int | None:
         return self.attrs.get("site")
 
+    @property
+    def sites(self) -> tuple[int, ...]:
+        """Every call site of the statement (a ``torch.cond`` has one per branch)."""
+        return tuple(self.attrs[k] for k in ("site", "site2") if k in self.attrs)
+
 
 @dataclass(frozen=True)
 class Program:
@@ -62,10 +118,11 @@ class Program:
     inputs: tuple[Input, ...] = ()
     body: tuple[Stmt, ...] = ()
     outputs: tuple[str, ...] = ()
+    mode: Mode = field(default_factory=Mode)
 
     # ------------------------------------------------------------- serialisation
     def to_json(self) -> dict:
-        return {
+        data = {
             "symbols": list(self.symbols),
             "sym_min": dict(self.sym_min),
             "inputs": [{"name": i.name, "dims": list(i.dims)} for i in self.inputs],
@@ -75,6 +132,9 @@ class Program:
             ],
             "outputs": list(self.outputs),
         }
+        if not self.mode.is_default:
+            data["mode"] = self.mode.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> Program:
@@ -88,8 +148,9 @@ class Program:
                     for s in data["body"]
                 ),
                 outputs=tuple(data["outputs"]),
+                mode=Mode.from_json(data.get("mode", {})),
             )
-        except (KeyError, TypeError, AttributeError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise InvalidProgram(f"malformed program JSON: {exc!r}") from exc
 
     def digest(self) -> str:
@@ -105,7 +166,12 @@ class Program:
         return [op.name for op in CUSTOM_OPS if op.name in used]
 
     def sites(self) -> dict[int, Stmt]:
-        return {s.site: s for s in self.body if s.site is not None}
+        return {site: s for s in self.body for site in s.sites}
+
+    def features(self) -> list[str]:
+        """The features (``fuzzer.program.features``) the program uses, read off it."""
+        from fuzzer.program.features import used_by
+        return used_by(self)
 
 
 @dataclass(frozen=True)
@@ -114,6 +180,65 @@ class Typing:
 
     dims: dict[str, Dims]
     root: dict[str, str]
+
+
+class GradRules:
+    """What autograd allows a program whose inputs require grad, tracked value by value.
+
+    A value *requires grad* when it was computed, outside ``torch.no_grad()``, from
+    one that does; inputs do.  The rules keep eager from refusing the program (an
+    eager failure makes it invalid, never a finding):
+
+    * a form that has no backward (a mutating or effectful op, a size from data)
+      may not read a value that requires grad, unless it returns nothing (``e_log``);
+    * a view requires grad when its base does, even one made under ``no_grad``;
+    * a write goes only to a value that does not require grad, whose storage is not
+      an input's (inputs are leaves), and that nothing requiring grad has read (the
+      write would change what backward saved); outside ``no_grad`` every operand of
+      a write must not require grad either.
+    """
+
+    def __init__(self) -> None:
+        self.requires: dict[str, bool] = {}
+        self.read_by_grad: set[str] = set()
+
+    def add_input(self, name: str) -> None:
+        self.requires[name] = True
+
+    def admit(self, stmt: Stmt, form, root: dict[str, str], inputs) -> None:
+        """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
+        no_grad = bool(stmt.attrs.get("no_grad"))
+        reads_grad = any(self.requires[a] for a in stmt.args)
+        if form.mutates:
+            for w in form.mutates:
+                target = stmt.args[w]
+                if self.requires[target] or root[target] in inputs or root[target] in self.read_by_grad:
+                    raise forms.Illegal(f"autograd forbids writing {target}")
+            if reads_grad and not no_grad:
+                raise forms.Illegal("a write outside no_grad reads a value that requires grad")
+        if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
+            raise forms.Illegal(f"{form.name} has no backward")
+        result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
+        if form.is_view:  # a view made under no_grad still requires grad when its base does
+            result = self.requires[stmt.args[0]]
+        if result:
+            self.read_by_grad |= {root[a] for a in stmt.args}
+        if stmt.out is not None:
+            self.requires[stmt.out] = result
+
+
+def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
+    mode = program.mode
+    if mode.dynamic not in DYNAMIC_MODES:
+        raise InvalidProgram(f"dynamic mode {mode.dynamic!r} not in {DYNAMIC_MODES}")
+    if mode.dtype not in DTYPES:
+        raise InvalidProgram(f"dtype {mode.dtype!r} not in {DTYPES}")
+    for name, dim, how in mode.marks:
+        if name not in dims or not 0 <= dim < len(dims[name]) or how not in MARKS:
+            raise InvalidProgram(f"bad mark {(name, dim, how)!r}")
+    for name in mode.strided:
+        if name not in dims:
+            raise InvalidProgram(f"strided input {name} is not an input")
 
 
 def check(program: Program) -> Typing:
@@ -127,7 +252,7 @@ def check(program: Program) -> Typing:
         if inp.name in dims:
             raise InvalidProgram(f"duplicate value {inp.name}")
         for d in inp.dims:
-            if not sizes.symbols_in(d) <= set(program.symbols):
+            if not sizes.symbols_in(d) <= set(program.symbols) or sizes.has_unbacked(d):
                 raise InvalidProgram(f"input {inp.name} uses an undeclared symbol in {d!r}")
         dims[inp.name] = tuple(inp.dims)
         root[inp.name] = inp.name
@@ -135,7 +260,13 @@ def check(program: Program) -> Typing:
     for sym in program.symbols:
         if sym not in readable:
             raise InvalidProgram(f"symbol {sym} is not the bare dim of any input")
-    sites: set[int] = set()
+    _check_mode(program, dims)
+    inputs = {i.name for i in program.inputs}
+    grad = GradRules() if program.mode.grad else None
+    for name in inputs if grad else ():
+        grad.add_input(name)
+    calls: dict[int, Stmt] = {}
+    unbacked: set[str] = set()
     for n, stmt in enumerate(program.body):
         try:
             form = forms.form(stmt.form)
@@ -148,12 +279,17 @@ def check(program: Program) -> Typing:
                 for j, other in enumerate(stmt.args):
                     if j != w and root[other] == root[stmt.args[w]]:
                         raise forms.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
-            if form.is_custom:
-                site = stmt.site
-                if not isinstance(site, int) or site in sites:
-                    raise forms.Illegal(f"custom call needs a unique int site, got {site!r}")
-                sites.add(site)
+            _check_sites(stmt, form, calls)
+            size = stmt.attrs.get("size")
+            if size is not None:
+                if not isinstance(size, str) or not sizes.is_unbacked(size) or size in unbacked:
+                    raise forms.Illegal(f"a size from data needs a fresh name, got {size!r}")
+                unbacked.add(size)
+            if stmt.attrs.get("no_grad") and grad is None:
+                raise forms.Illegal("no_grad outside a program that takes gradients")
             out_dims = form.infer([dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
+            if grad is not None:
+                grad.admit(stmt, form, root, inputs)
         except (forms.Illegal, ValueError) as exc:
             raise InvalidProgram(f"statement {n} ({stmt.form}): {exc}") from exc
         if (out_dims is None) != (stmt.out is None):
@@ -167,6 +303,26 @@ def check(program: Program) -> Typing:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
     return Typing(dims=dims, root=root)
+
+
+def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:
+    """Each call site is new, or the whole statement repeats the one that has it."""
+    if not form.is_custom:
+        if stmt.sites:
+            raise forms.Illegal(f"{form.name} is not a call and has no site")
+        return
+    wanted = 2 if form.branches else 1
+    if len(stmt.sites) != wanted or not all(isinstance(x, int) for x in stmt.sites):
+        raise forms.Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
+    if len(set(stmt.sites)) != wanted:
+        raise forms.Illegal("the branches of a call need different sites")
+    earlier = {calls[x] for x in stmt.sites if x in calls}
+    if earlier:
+        first = next(iter(earlier))
+        if len(earlier) > 1 or (first.form, first.args, first.attrs) != (stmt.form, stmt.args, stmt.attrs):
+            raise forms.Illegal(f"site {stmt.sites} repeats, but not as an identical call")
+    for x in stmt.sites:
+        calls.setdefault(x, stmt)
 
 
 def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
@@ -201,10 +357,10 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
 def dead_pure_sites(program: Program) -> set[int]:
     """Call sites of pure custom ops whose results nothing live ever reads."""
     live = live_statements(program)
-    return {
-        s.site for n, s in enumerate(program.body)
-        if n not in live and forms.category_of(s.form) == PURE and s.site is not None
-    }
+    dead = {site for n, s in enumerate(program.body)
+            if n not in live and forms.category_of(s.form) == PURE for site in s.sites}
+    # an identical call repeats its site: the site runs if any of its calls is live
+    return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}
 
 
 @dataclass(frozen=True)

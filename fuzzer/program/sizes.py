@@ -19,11 +19,24 @@ import re
 Dims = tuple[str, ...]
 
 _SYMBOL = re.compile(r"s\d+")
+#: a size only the data knows (a ``nonzero``-like result, an ``.item()``): named
+#: after the value that has it, never bound by a binding, at least 0
+_UNBACKED = re.compile(r"u\d+")
 _ALLOWED = re.compile(r"^[s\d\s()/+\-*]+$")
 
 
 def is_symbol(expr: str) -> bool:
     return bool(_SYMBOL.fullmatch(expr))
+
+
+def is_unbacked(expr: str) -> bool:
+    return bool(_UNBACKED.fullmatch(expr))
+
+
+def has_unbacked(expr: str) -> bool:
+    """Whether a dim depends on data: such a dim is never written into the program's
+    text (no local holds it), so forms that would print it refuse it."""
+    return bool(_UNBACKED.search(expr))
 
 
 def _atom(expr: str) -> str:
@@ -63,5 +76,7 @@ def concrete(dims: Dims, binding: dict[str, int]) -> tuple[int, ...]:
 
 
 def smallest(expr: str, sym_min: dict[str, int]) -> int:
-    """Least value of ``expr`` over all admissible bindings (monotonicity)."""
+    """Least value of ``expr`` over all admissible bindings (monotonicity); a size
+    the data decides may be 0."""
+    expr = _UNBACKED.sub("0", expr)
     return evaluate(expr, {s: sym_min.get(s, 0) for s in symbols_in(expr)})

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.program import forms
-from fuzzer.program.ir import Case, Input, InvalidProgram, Program, Stmt, check
+from fuzzer.program.ir import Case, Input, InvalidProgram, Mode, Program, Stmt, check
 from fuzzer.program.sizes import symbols_in
 from fuzzer.reduce import signature
 
@@ -63,6 +63,16 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "sum": ("clone",),
     "copy_": ("mul_",),
     "add_": ("mul_",),
+    "p_pair": ("p_sin",),
+    "p_opt": ("p_opt_none", "p_sin"),
+    "p_opt_none": ("p_sin",),
+    "p_affine": ("p_sin",),
+    "m_unknown": ("m_addto", "m_scale"),
+    "m_list": ("m_scale",),
+    "cond_sin": ("p_sin",),
+    "in_region_p_sin": ("p_sin",),
+    "in_region_e_tap": ("e_tap",),
+    "in_region_m_scale": ("m_scale",),
 }
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
 
@@ -103,12 +113,46 @@ def complexity(case: Case) -> tuple:
         sum(len(i.dims) for i in p.inputs),
         len(p.symbols),
         len(case.bindings),
+        mode_complexity(p.mode),
         sum(FORM_COMPLEXITY.get(s.form, DEFAULT_FORM_COMPLEXITY) for s in p.body),
         operand_pos,
         sum(attr_cost(k, v) for s in p.body for k, v in s.attrs.items() if k != "site"),
         sum(v for b in case.bindings for v in b.values()),
         sum(p.sym_min.values()),
     )
+
+
+def mode_complexity(mode: Mode) -> int:
+    """How much of a mode there is: each mark, strided input, gradients, a dtype other
+    than float32 and automatic dynamic count one."""
+    return (len(mode.marks) + len(mode.strided) + mode.grad + (mode.dtype != "float32")
+            + (mode.dynamic != "true"))
+
+
+def simpler_modes(mode: Mode) -> Iterator[Mode]:
+    """Each single simplification of a mode."""
+    if mode.grad:
+        yield dataclasses.replace(mode, grad=False)
+    if mode.dynamic != "true":
+        yield dataclasses.replace(mode, dynamic="true")
+    if mode.dtype != "float32":
+        yield dataclasses.replace(mode, dtype="float32")
+    for m in mode.marks:
+        yield dataclasses.replace(mode, marks=tuple(x for x in mode.marks if x != m))
+    for n in mode.strided:
+        yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
+
+
+def without_input(mode: Mode, name: str) -> Mode:
+    """The mode once input ``name`` is gone."""
+    return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
+                               strided=tuple(n for n in mode.strided if n != name))
+
+
+def without_dim(mode: Mode, name: str, k: int) -> Mode:
+    """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
+    marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
+    return dataclasses.replace(mode, marks=marks)
 
 
 @dataclass(frozen=True)
@@ -297,7 +341,8 @@ class Shrinker:
             p = self.best.program
             if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
                 continue
-            cand = drop_unused_symbols(_with(self.best, inputs=tuple(i for i in p.inputs if i is not inp)))
+            cand = drop_unused_symbols(_with(self.best, inputs=tuple(i for i in p.inputs if i is not inp),
+                                             mode=without_input(p.mode, inp.name)))
             changed |= self.consider(cand)
         return changed
 
@@ -358,7 +403,7 @@ class Shrinker:
                 if len(inp.dims) > 1:
                     dims = inp.dims[:k] + inp.dims[k + 1:]
                     inputs = p.inputs[:i] + (Input(inp.name, dims),) + p.inputs[i + 1:]
-                    yield drop_unused_symbols(_with(case, inputs=inputs))
+                    yield drop_unused_symbols(_with(case, inputs=inputs, mode=without_dim(p.mode, inp.name, k)))
         # smaller sizes, and smaller minimums
         for bi, b in enumerate(case.bindings):
             for s, v in b.items():
@@ -372,8 +417,13 @@ class Shrinker:
     def pass_sizes(self) -> bool:
         return self._accept_first(self._size_edits)
 
+    def pass_mode(self) -> bool:
+        """Simplify how the program runs: no gradients, dynamic=True, float32, no marks,
+        contiguous inputs; each kept only if the bug needs it."""
+        return self._accept_first(lambda: (_with(self.best, mode=m) for m in simpler_modes(self.best.program.mode)))
+
     PASSES = ("pass_bindings", "pass_statements", "pass_outputs", "pass_inputs",
-              "pass_rewrite", "pass_statements", "pass_sizes")
+              "pass_mode", "pass_rewrite", "pass_statements", "pass_sizes")
 
     def run(self) -> Case:
         try:
@@ -390,6 +440,8 @@ class Shrinker:
 def _simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
     form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
+    if stmt.attrs.get("no_grad"):
+        attrs["no_grad"] = True
     if simpler in ("mul_", "scale"):
         attrs["c"] = SIMPLEST_ATTRS["c"]
     # a form without a result can replace a call only if the call's result is unused

@@ -26,6 +26,7 @@ Two findings are the same when their signatures are equal strings.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from fuzzer.judge.contract import Divergence, bug_class
@@ -52,12 +53,16 @@ def canonical(program: Program) -> Program:
 
     names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
     body = []
-    site = 0
+    sites: dict[int, int] = {}  # an identical call keeps sharing its site
+    data_sizes = 0
     for stmt in program.body:
         attrs = dict(stmt.attrs)
-        if "site" in attrs:
-            attrs["site"] = site
-            site += 1
+        for key in ("site", "site2"):
+            if key in attrs:
+                attrs[key] = sites.setdefault(attrs[key], len(sites))
+        if "size" in attrs:
+            attrs["size"] = f"u{data_sizes}"
+            data_sizes += 1
         out = None
         if stmt.out is not None:
             out = names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
@@ -68,7 +73,21 @@ def canonical(program: Program) -> Program:
         inputs=tuple(Input(names[i.name], tuple(dim(d) for d in i.dims)) for i in program.inputs),
         body=tuple(body),
         outputs=tuple(names[o] for o in program.outputs),
+        mode=dataclasses.replace(program.mode,
+                                 marks=tuple((names[n], d, h) for n, d, h in program.mode.marks),
+                                 strided=tuple(names[n] for n in program.mode.strided)),
     )
+
+
+def mode_text(program: Program) -> str:
+    """The program's mode as the normal form writes it ("" for the default)."""
+    mode = program.mode
+    if mode.is_default:
+        return ""
+    parts = [f"dynamic={mode.dynamic}"] + [f"mark {n}:{d}:{h}" for n, d, h in mode.marks]
+    parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
+    parts += [f"strided {n}" for n in mode.strided]
+    return "[" + " ".join(parts) + "] "
 
 
 def normal_form(program: Program) -> str:
@@ -79,7 +98,7 @@ def normal_form(program: Program) -> str:
         extra = [f"{k}={v}" for k, v in sorted(s.attrs.items()) if k != "site"]
         call = f"{s.form}({', '.join(list(s.args) + extra)})"
         stmts.append(f"{s.out} = {call}" if s.out else call)
-    return f"{ins}; " + "; ".join(stmts) + f"; return ({', '.join(p.outputs)})"
+    return mode_text(p) + f"{ins}; " + "; ".join(stmts) + f"; return ({', '.join(p.outputs)})"
 
 
 def of(kind: str, case: Case, divs: list[Divergence]) -> str:

@@ -1,0 +1,150 @@
+"""Features: the regions of program space beyond float32 inference over one graph.
+
+Each feature is drawn per program, independently, with its weight (the chance a
+program has it), from a random stream of its own: with every feature off the
+generator draws exactly the programs it drew before features existed.  A feature
+turns on statement forms (``forms.Form.feature``) and parts of the program's
+:class:`~fuzzer.program.ir.Mode`; :func:`used_by` reads back which features a
+program actually uses, so a reader, a grep or a report can tell.
+
+``--features`` (``parse``) switches features by name: ``all``, ``none``, a list of
+names (those on, at their weights), ``-name`` to drop one from all, and
+``name=weight`` to set a weight.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from fuzzer import __version__
+
+AUTOGRAD = "autograd"
+GRAPH_BREAK = "graph-break"
+DYNAMIC_MODE = "dynamic-mode"
+DATA_DEPENDENT = "data-dependent"
+SIGNATURES = "signatures"
+IDENTICAL_CALLS = "identical-calls"
+DTYPES = "dtypes"
+STRIDED = "strided"
+HOPS = "hops"
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    #: the chance that a program has the feature when it is switched on
+    weight: float
+    doc: str
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(AUTOGRAD, 0.3, "inputs require grad; the loss's backward() runs and gradients are judged; "
+            "no_grad statements"),
+    Feature(GRAPH_BREAK, 0.25, "explicit torch._dynamo.graph_break() between statements (fullgraph=False)"),
+    Feature(DYNAMIC_MODE, 0.35, "automatic dynamic (dynamic=None) and mark_dynamic / maybe_mark_dynamic / "
+            "mark_unbacked on input dims"),
+    Feature(DATA_DEPENDENT, 0.3, "sizes from data: masked_select, .item() feeding a slice, a custom op "
+            "whose fake impl uses new_dynamic_size()"),
+    Feature(SIGNATURES, 0.4, "custom ops with two results, Tensor?, float/int/bool scalars, Tensor[] "
+            "written, mutates_args='unknown'"),
+    Feature(IDENTICAL_CALLS, 0.25, "a custom call repeated with the same operands and site (CSE may merge "
+            "pure ones only)"),
+    Feature(DTYPES, 0.2, "float16 and bfloat16 inputs, judged with tolerances per dtype"),
+    Feature(STRIDED, 0.2, "non-contiguous inputs (last dim strided by 2)"),
+    Feature(HOPS, 0.15, "torch.cond branches and torch.compiler.nested_compile_region around custom calls"),
+)
+BY_NAME = {f.name: f for f in FEATURES}
+#: no feature: the programs of float32 inference over one graph, as before
+NONE: dict[str, float] = {}
+ALL: dict[str, float] = {f.name: f.weight for f in FEATURES}
+
+
+class FeatureError(ValueError):
+    """A ``--features`` value that names no feature or has a bad weight."""
+
+
+def parse(text: str) -> dict[str, float]:
+    """Feature weights from a ``--features`` value (see the module docstring)."""
+    text = text.strip()
+    if text in ("", "none"):
+        return dict(NONE)
+    table: dict[str, float] = {}
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if parts[0] == "all" or all(p.startswith("-") for p in parts):
+        table = dict(ALL)
+        parts = [p for p in parts if p != "all"]
+    for part in parts:
+        if part.startswith("-"):
+            _known(part[1:])
+            table.pop(part[1:], None)
+            continue
+        name, _, weight = part.partition("=")
+        _known(name)
+        try:
+            value = float(weight) if weight else BY_NAME[name].weight
+        except ValueError:
+            raise FeatureError(f"weight of {name} is not a number: {weight!r}") from None
+        if not 0.0 <= value <= 1.0:
+            raise FeatureError(f"weight of {name} must be within [0, 1], got {value}")
+        table[name] = value
+    return table
+
+
+def _known(name: str) -> None:
+    if name not in BY_NAME:
+        raise FeatureError(f"unknown feature {name!r}; features: {', '.join(BY_NAME)}")
+
+
+def describe(table: dict[str, float]) -> str:
+    """A one-line summary of a weight table, for progress lines and notes."""
+    if not table:
+        return "none"
+    return ", ".join(f"{n}={w:g}" for n, w in table.items())
+
+
+def unavailable(name: str) -> str | None:
+    """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
+    and torch.compiler.nested_compile_region)."""
+    if name == HOPS:
+        import torch
+        if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
+            return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    return None
+
+
+def draw(seed: int, table: dict[str, float]) -> frozenset[str]:
+    """The features program ``seed`` has: each on with its weight, from a stream of its
+    own (so the program's other draws are those of a program without features)."""
+    if not table:
+        return frozenset()
+    rng = random.Random(f"dcefuzz-features-{__version__}-{seed}")
+    return frozenset(f.name for f in FEATURES
+                     if rng.random() < table.get(f.name, 0.0) and unavailable(f.name) is None)
+
+
+def used_by(program) -> list[str]:
+    """The features a program uses, read off its mode and statements."""
+    from fuzzer.program import forms
+
+    mode = program.mode
+    used = {forms.form(s.form).feature for s in program.body} - {None}
+    if mode.grad:
+        used.add(AUTOGRAD)
+    if mode.dynamic != "true" or mode.marks:
+        used.add(DYNAMIC_MODE)
+    if mode.dtype != "float32":
+        used.add(DTYPES)
+    if mode.strided:
+        used.add(STRIDED)
+    sites = [site for s in program.body for site in s.sites]
+    if len(sites) != len(set(sites)):
+        used.add(IDENTICAL_CALLS)
+    return [f.name for f in FEATURES if f.name in used]
+
+
+def needs_capture(program) -> bool:
+    """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``)
+    rather than break the graph there."""
+    from fuzzer.program import forms
+    return any(forms.form(s.form).feature == DATA_DEPENDENT for s in program.body)
