@@ -18,6 +18,8 @@ sys.excepthook = lambda kind, value, tb: (
     __import__("os")._exit(125))
 
 
+from typing import Optional
+
 import torch
 
 TRACE = {"calls": [], "effects": []}
@@ -108,6 +110,17 @@ RTOL_CLOSE = 1.3e-6
 ATOL_CLOSE = 1e-5
 
 
+#: The float16 and bfloat16 counterparts of (RTOL_CLOSE, ATOL_CLOSE, RELATIVE_SLACK,
+#: SCALE_SLACK): ``assert_close``'s defaults for the dtype (about two ulps), two ulps
+#: of slack on the fp64 value, and 4 ulps of the tensor's magnitude for a cancelling
+#: element (a compiled kernel keeps float32 between ops where eager rounds after each
+#: one, so compiled is mostly nearer the reference than eager, and rule (b) holds).
+LOW_PRECISION = {
+    torch.float16: (1e-3, 1e-5, 2 * torch.finfo(torch.float16).eps, 4 * torch.finfo(torch.float16).eps),
+    torch.bfloat16: (1.6e-2, 1e-5, 2 * torch.finfo(torch.bfloat16).eps, 4 * torch.finfo(torch.bfloat16).eps),
+}
+
+
 def tensor_difference(ref64, eager, compiled,
                       multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
                       scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE):
@@ -123,6 +136,8 @@ def tensor_difference(ref64, eager, compiled,
         return f"dtype {compiled.dtype} != eager {eager.dtype}"
     if eager.numel() == 0:
         return None
+    if eager.dtype in LOW_PRECISION:
+        rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
     r = ref64.detach().to("cpu", torch.float64).flatten()
     e = eager.detach().to("cpu", torch.float64).flatten()
     c = compiled.detach().to("cpu", torch.float64).flatten()
@@ -178,7 +193,14 @@ GRAPH_BREAK = "graph-break"
 SKIPPED_FRAME = "skipped-frame"
 RECOMPILE_LIMIT = "recompile-limit"
 NO_GRAPH = "no-graph"
-UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH)
+#: the compiler declined the program for what it asked (a dim marked dynamic that
+#: the program specialises, a guard on a size marked unbacked): ``contract.refusal``
+REFUSED = "refused"
+UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED)
+#: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
+#: on either side are compiled, so it leaves nothing untested
+REQUESTED_BREAK = "requested-break"
+REQUESTED_BREAK_MESSAGE = "Call to `torch._dynamo.graph_break()`"
 
 
 #: the on-disk compile caches (Inductor's FX graph cache, AOTAutograd's cache) and
@@ -211,6 +233,24 @@ def caches_off():
     finally:
         for module, attr, value in reversed(old):
             setattr(module, attr, value)
+
+
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False) -> list:
+    """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
+    whatever the device, so every device and dtype start from the same numbers; cast
+    to the program's ``dtype``, and for the float64 reference up from those values.
+    An input whose index is in ``strided`` is handed over with its last dim strided
+    by 2 (the same values, not contiguous)."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for k, size in enumerate(shapes):
+        x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
+        x = x.to(device=device, dtype=torch.float64 if reference else dtype)
+        if k in strided:
+            wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
+            x = wide[..., ::2].copy_(x)
+        out.append(x)
+    return out
 
 
 @dataclass(frozen=True)
@@ -265,7 +305,8 @@ class Coverage:
 
     @classmethod
     def between(cls, before: Counts, after: Counts, raised: bool) -> Coverage:
-        gaps = [(GRAPH_BREAK, m) for m in _grown(before.graph_breaks, after.graph_breaks)]
+        gaps = [(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
+                for m in _grown(before.graph_breaks, after.graph_breaks)]
         for m in _grown(before.unimplemented, after.unimplemented):
             gaps.append((RECOMPILE_LIMIT if "recompile limit" in m.lower() else SKIPPED_FRAME, m))
         failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)
@@ -470,6 +511,20 @@ def _value(r, e, c) -> tuple[str, str] | None:
     return (NON_FINITE if why.startswith("non-finite") else VALUES), why
 
 
+#: exception types by which Dynamo itself declines what a program asked for; raised
+#: from a backend they arrive wrapped (InductorError, BackendCompilerFailed) instead
+REFUSAL_TYPES = ("ConstraintViolationError", "UserError", "GuardOnDataDependentSymNode")
+
+
+def refusal(compiled: Run) -> str | None:
+    """The message, when the compiled run failed because the compiler declined the
+    program's marks or sizes from data (never a finding), else None."""
+    f = compiled.failure
+    if f is None or f.stage != COMPILE or f.type not in REFUSAL_TYPES:
+        return None
+    return f.line()
+
+
 def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
     """Clause 4: eager returned, so compiled must return too."""
     if compiled.failure is None:
@@ -509,7 +564,9 @@ def _seq(events) -> str:
 
 def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     """How the effect sequence ``got`` departs from ``expected``: symptoms and words."""
-    missing = [ev for ev in expected if ev not in got]
+    # counted, not just looked up: an identical call repeats its (op, site), and two
+    # of them merged into one is an event missing
+    missing = list(dict.fromkeys(ev for ev in expected if got.count(ev) < expected.count(ev)))
     extra = [ev for ev in got if ev not in expected]
     dup = sorted({ev for ev in got if got.count(ev) > expected.count(ev) and ev in expected})
     parts = []
@@ -598,12 +655,18 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
+    crossed = False  # a requested graph break was met
     for i, br in enumerate(runs):
         c = br.compiled
         if c is None:
             continue
         if c.coverage is not None:
-            untested += [gap for gap in c.coverage.gaps if gap not in untested]
+            untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
+            crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
+        declined = refusal(c)
+        if declined is not None:
+            untested.append((REFUSED, declined))
+            continue
         if not _same_record(br.eager, c):
             br.complete()
             for run in (br.eager_again, br.reference):
@@ -618,7 +681,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             divergences += check_outputs(i, br.eager, br.reference, c)
             divergences += check_inputs(i, input_names, br.eager, br.reference, c)
             divergences += check_effects(i, br.eager, br.reference, c)
-        if not untested:
+        if not untested and not crossed:
             divergences += check_dead_calls(i, dead_sites, c)
     compiled = [br.compiled for br in runs if br.compiled is not None]
     if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
@@ -647,13 +710,12 @@ POLL_S = 0.25
 EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
 
 
-def make_inputs(spec: dict, i: int, device: str, dtype) -> list:
-    """Inputs for binding i, drawn exactly as dcefuzz draws them."""
-    g = torch.Generator().manual_seed(spec["input_seed"] + i)
+def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> list:
+    """Inputs for binding i (float64 for the reference), drawn exactly as dcefuzz draws them."""
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
-    return [torch.randn(s, generator=g, dtype=torch.float32).to(device=device, dtype=dtype)
-            for s in sizes]
+    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
+                       spec.get("strided", ()), reference)
 
 
 def _size(expr: str, binding: dict) -> int:
@@ -662,25 +724,31 @@ def _size(expr: str, binding: dict) -> int:
     return int(eval(expr, {"__builtins__": {}}, dict(binding)))  # noqa: S307
 
 
-def judge(spec: dict, program, trace: dict, device: str):
+def _through(step, fn):
+    """``fn`` as a run calls it: through the program's ``step`` (its mode) when it has one."""
+    return fn if step is None else (lambda *inputs: step(fn, *inputs))
+
+
+def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
+    eager_fn = _through(step, program)
     for i in range(len(spec["bindings"])):
         def complete(i=i):
-            return (run_once(program, make_inputs(spec, i, device, torch.float32), trace),
-                    run_once(program, make_inputs(spec, i, device, torch.float64), trace))
-        eager = run_once(program, make_inputs(spec, i, device, torch.float32), trace)
+            return (run_once(eager_fn, make_inputs(spec, i, device), trace),
+                    run_once(eager_fn, make_inputs(spec, i, device, reference=True), trace))
+        eager = run_once(eager_fn, make_inputs(spec, i, device), trace)
         runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    compiled = torch.compile(program, dynamic=True, backend=spec["backend"])
+    compiled = _through(step, torch.compile(program, dynamic=spec.get("dynamic", True),
+                                            backend=spec["backend"]))
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
             with caches_off():
-                br.compiled = run_once(compiled, make_inputs(spec, i, device, torch.float32), trace,
-                                       compiled=True)
+                br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
 
 
@@ -692,7 +760,7 @@ def _device(spec: dict, argv: list) -> str | None:
     return device
 
 
-def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
+def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     child = "--child" in argv
     argv = [a for a in argv if a != "--child"]
@@ -707,7 +775,7 @@ def main(spec: dict, program, trace: dict, argv: list | None = None) -> int:
     if device is None:
         return CANNOT_JUDGE_EXIT
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
-    verdict = judge(spec, program, trace, device)
+    verdict = judge(spec, program, trace, device, step)
     if child:
         return FIXED_EXIT
     return conclude(spec, verdict)
@@ -808,6 +876,9 @@ SPEC = {'id': 'compile-error-eed65f7fd108',
  'input_seed': 375665073710660920,
  'input_names': ['x0'],
  'input_dims': [['s0', 's1']],
+ 'dynamic': True,
+ 'dtype': 'float32',
+ 'strided': [],
  'dead_pure_sites': [],
  'death': None,
  'memory_cap_mb': 6144,

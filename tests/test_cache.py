@@ -65,12 +65,12 @@ def test_every_variant_registers_and_its_new_side_is_honest(n):
             torch.library.opcheck(getattr(getattr(torch.ops, old_ns), name).default, args)
 
 
-@pytest.mark.parametrize("name", [op.name for op in CUSTOM_OPS if op.declaration == PURE])
+@pytest.mark.parametrize("name", [op.name for op in CUSTOM_OPS if op.name in variants.BACKWARD])
 def test_backward_formulas_true_on_the_new_side_and_wrong_on_the_old(name):
     scopes = {}
     for side, scale in (("new", 1.0), ("old", variants.OLD_GRAD_SCALE)):
         ns = f"dcefuzz_grad_{side}_{name}"
-        _register(variants.source_for([name]) + "\n\n" + variants.backward_source(name, scale), ns)
+        _register(variants.source_for([name], backward=False) + "\n\n" + variants.backward_source(name, scale), ns)
         scopes[side] = getattr(getattr(torch.ops, ns), name)
     args = [a.requires_grad_() if isinstance(a, torch.Tensor) else a for a in _sample(name, torch.float64)]
     assert torch.autograd.gradcheck(lambda *a: scopes["new"](*a), args)

@@ -6,6 +6,8 @@ something it allows (must not be).  No torch.compile here: the clauses are judge
 on exactly the records a real compile would produce.
 """
 
+import dataclasses
+
 import pytest
 import torch
 from helpers import case, prog
@@ -15,6 +17,8 @@ from fuzzer.judge.contract import BindingRuns
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage, Failure, Run
 from fuzzer.judge.trial import judge_case as judge
+from fuzzer.program import codegen
+from fuzzer.program.ir import Mode
 
 ops = torch.ops.dcefuzz
 
@@ -375,3 +379,107 @@ def test_stale_cache_allowed_missed_dce_is_not_judged():
     warm = verdict(runs_dead_call)
     assert warm.of_kind(contract.MISSED_DCE)
     assert contract.check_stale(warm, verdict(faithful), "effect-removed") == []
+
+
+# ------------------------------------------------------------------ features
+
+REQUESTED = Coverage(frames=2, graphs=2, gaps=((observe.REQUESTED_BREAK, "Call to `torch._dynamo.graph_break()`"),))
+
+
+def test_a_requested_graph_break_leaves_the_case_tested_but_stops_missed_dce():
+    def runs_dead_call(x0):
+        ops.p_sin(x0, 0)
+        return faithful(x0)
+    v = verdict(runs_dead_call, coverage=(REQUESTED,))
+    assert v.status == contract.OK and v.kinds() == [] and v.untested == []
+    # the correctness clauses hold across it, as anywhere
+    def drops_log(x0):
+        ops.m_scale(x0, 2)
+        return (ops.e_tap(x0, 3),)
+    assert verdict(drops_log, coverage=(REQUESTED,)).kinds() == [contract.EFFECT_LOG]
+
+
+def test_a_requested_break_is_told_apart_by_dynamos_message():
+    before = observe.Counts()
+    asked = observe.Counts(frames_total=2, frames_ok=2, graphs=2,
+                           graph_breaks=(("Call to `torch._dynamo.graph_break()`\n  Explanation: ...", 1),))
+    other = observe.Counts(frames_total=2, frames_ok=2, graphs=2, graph_breaks=(("Unsupported builtin", 1),))
+    assert Coverage.between(before, asked, False).gaps[0][0] == observe.REQUESTED_BREAK
+    assert Coverage.between(before, other, False).gaps[0][0] == observe.GRAPH_BREAK
+
+
+def _failing(failure: Failure):
+    runs = execute(CASE, "cpu", compiled=faithful)
+    for br in runs:
+        br.compiled = Run(outputs=None, inputs_after=br.eager.inputs_after, failure=failure,
+                          coverage=Coverage(frames=0, graphs=0))
+    return judge(CASE, runs)
+
+
+def test_dynamo_declining_a_mark_is_refused_not_a_finding():
+    v = _failing(Failure("ConstraintViolationError", "Constraints violated (L['x0'].size()[0])!", observe.COMPILE))
+    assert v.status == contract.OK and v.kinds() == []
+    assert v.untested[0][0] == observe.REFUSED
+
+
+def test_the_same_error_from_a_backend_is_a_compile_error():
+    msg = "backend='inductor' raised: GuardOnDataDependentSymNode: Could not guard on u0 < 0"
+    v = _failing(Failure("BackendCompilerFailed", msg, observe.COMPILE))
+    assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == []
+    # and a refusal type raised by code that ran is no refusal either
+    v = _failing(Failure("ConstraintViolationError", "x", observe.RUNTIME))
+    assert v.kinds() == [contract.RUNTIME_ERROR]
+
+
+GRAD = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])
+GRAD = case(dataclasses.replace(GRAD, mode=Mode(grad=True)))
+
+
+def _grad_stand_in(scale: float):
+    """Runs the program's step with a backward that is ``scale`` times the true one."""
+    _, step = codegen.build_with_step(GRAD.program)
+
+    def program(x0):
+        v0 = ops.p_sin(x0, 0)
+        return (v0 * 1.0 + (v0 - v0.detach()) * (scale - 1.0),)
+    return lambda x0: step(program, x0)
+
+
+def test_gradients_are_judged_like_returned_values():
+    assert verdict(_grad_stand_in(1.0), GRAD).kinds() == []
+    wrong = verdict(_grad_stand_in(2.0), GRAD)
+    assert wrong.kinds() == [contract.WRONG_OUTPUT]
+    assert {d.where for d in wrong.divergences} == {"output 1"}  # the gradient, after the value
+
+
+IDENTICAL = case(prog({"x0": ("s0",)}, [
+    ("p_sin", ["x0"], "v0", {"site": 0}), ("p_sin", ["x0"], "v1", {"site": 0}),
+    ("e_log", ["v0"], None, {"site": 1}), ("e_log", ["v0"], None, {"site": 1}),
+], outputs=["v0", "v1"]))
+
+
+def test_identical_pure_calls_may_merge_identical_effectful_calls_may_not():
+    def merged_pure(x0):
+        v0 = ops.p_sin(x0, 0)
+        ops.e_log(v0, 1)
+        ops.e_log(v0, 1)
+        return (v0, v0)
+    assert verdict(merged_pure, IDENTICAL).kinds() == []
+
+    def merged_effect(x0):
+        v0 = ops.p_sin(x0, 0)
+        ops.e_log(v0, 1)
+        return (v0, v0)
+    v = verdict(merged_effect, IDENTICAL)
+    assert v.kinds() == [contract.EFFECT_LOG]
+    assert v.divergences[0].symptoms == (contract.MISSING,)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_low_precision_is_judged_with_its_own_tolerances(dtype):
+    ref = torch.linspace(-2, 2, 50, dtype=torch.float64)
+    eager = ref.to(dtype)
+    ulp = torch.finfo(dtype).eps
+    near = (ref * (1 + 2 * ulp)).to(dtype)  # two ulps off, as a fused kernel may be
+    assert numeric.tensor_difference(ref, eager, near) is None
+    assert numeric.tensor_difference(ref, eager, (ref * 1.1).to(dtype)) is not None

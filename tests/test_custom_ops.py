@@ -5,8 +5,10 @@ included (the op traced by AOTAutograd with dynamic shapes, as ``torch.compile``
 does), on the shapes generated programs give the ops: empty dims, dims of size 1
 (which ``dynamic=True`` specialises) and 2, the ranks each op's form allows, and
 inputs that are contiguous, transposed or offset views.  Inputs never require
-grad: dcefuzz programs compute no gradients, so the ops register no autograd
-formula.
+grad; the backward formulas of the pure ops are checked by ``gradcheck`` (here for
+the ops that carry theirs in their snippet, in ``test_cache`` for the others).  The
+ops of the features (``signatures``, ``data-dependent``) are checked on ranks 1 and 2
+only: their bodies are as shape-agnostic as the others', and opcheck is slow.
 """
 
 import itertools
@@ -18,16 +20,24 @@ from torch.testing._internal.optests.generate_tests import DEFAULT_TEST_UTILS
 from fuzzer.program import custom_ops
 from fuzzer.program.custom_ops import CUSTOM_OPS, EFFECTFUL, MUTATING, PURE
 
+custom_ops.install()
+
 #: the sizes every dim of a sample takes: empty, specialised by dynamic=True, symbolic
 SIZES = (0, 1, 2)
 #: the ops whose forms accept a 0-d operand (the others need rank >= 1)
 RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap"}
-TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap"}
+TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"}
+#: the ops of the features, sampled on ranks 1 and 2
+FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"}
 
 
 def _args(op, x, y):
     if op.name == "p_head":
         return (x, x.shape[0] // 2, 0)
+    if op.name == "p_affine":
+        return (x, 0.5, 3, False, 0)
+    if op.name == "m_list":
+        return ([x, y], 0)
     if op.name in TWO_INPUTS:
         return (x, y, 0)
     return (x, 0)
@@ -35,6 +45,8 @@ def _args(op, x, y):
 
 def _shapes(op):
     ranks = (1, 2, 3) if op.name not in RANK_0 else (0, 1, 2, 3)
+    if op.name in FEATURE_OPS:
+        ranks = (1, 2)
     return [s for r in ranks for s in itertools.product(SIZES, repeat=r)
             if r < 3 or len(set(s)) == 3]  # rank 3: the orders of 0, 1, 2 only
 
@@ -69,6 +81,27 @@ def test_opcheck(op):
         checked += 1
     shapes = _shapes(op)
     assert {d for s in shapes for d in s} == set(SIZES) and checked >= len(shapes)
+
+
+def test_p_opt_without_its_optional_tensor():
+    x = torch.randn(3, 2)
+    result = torch.library.opcheck(torch.ops.dcefuzz.p_opt.default, (x, None, 0))
+    assert result == {u: "SUCCESS" for u in DEFAULT_TEST_UTILS}
+
+
+@pytest.mark.parametrize("name, args", [
+    ("p_pair", lambda x, y: (x, 0)),
+    ("p_opt", lambda x, y: (x, y, 0)),
+    ("p_opt", lambda x, y: (x, None, 0)),
+    ("p_affine", lambda x, y: (x, 0.5, 3, True, 0)),
+], ids=["p_pair", "p_opt", "p_opt-none", "p_affine"])
+def test_backward_formulas_of_the_feature_ops(name, args):
+    x = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    op = getattr(torch.ops.dcefuzz, name)
+    inputs = args(x, y)
+    assert torch.autograd.gradcheck(lambda *a: op(*a, *inputs[len(a):]),
+                                    tuple(t for t in inputs if isinstance(t, torch.Tensor)))
 
 
 def test_declared_kinds_match_the_registration():

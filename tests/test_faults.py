@@ -8,6 +8,7 @@ same program must be clean.  Dynamic-only faults must also stay silent on a stat
 case (every size 1, which ``dynamic=True`` specialises), while plain ones fire on it.
 """
 
+import dataclasses
 import importlib
 import re
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from fuzzer.faults import _patching
 from fuzzer.faults._fault import BUG_CLASSES, EFFECT_DROPPED, EFFECTS_REORDERED, SHAPE_CLASSES
 from fuzzer.judge import contract
 from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, run_trial
+from fuzzer.program.ir import Mode
 
 FAULTS_DOC = Path(__file__).resolve().parent.parent / "docs" / "faults.md"
 
@@ -205,8 +207,10 @@ def unplanted():
     return {"symbolic": run_trial(symbolic(EVERY_FAULT), "cpu"), "static": run_trial(static(EVERY_FAULT), "cpu")}
 
 
-#: faults of a single compile (a cache key's fault shows on cache pairs: tests/test_cache.py)
-COMPILE_FAULTS = sorted(n for n, f in faults.CATALOGUE.items() if f.expected_kind != contract.STALE_CACHE)
+#: faults of a single compile (a cache key's fault shows on cache pairs: tests/test_cache.py;
+#: one confined to a feature's path, on a program of that path: below)
+COMPILE_FAULTS = sorted(n for n, f in faults.CATALOGUE.items()
+                        if f.expected_kind != contract.STALE_CACHE and not f.features)
 
 
 @pytest.mark.compile
@@ -261,3 +265,41 @@ def test_seeded_programs_show_the_fault_and_only_under_it(name, index):
     with installed(name):
         assert judge_fresh(c, "cpu").of_kind(kind)
     assert not judge_fresh(c, "cpu").of_kind(kind)
+
+
+# ------------------------------------------------------------------ scoped faults
+
+def _on_path(body, outputs=(), **mode):
+    p = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, body, outputs=outputs)
+    return symbolic(dataclasses.replace(p, mode=Mode(**mode)))
+
+
+WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
+UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
+#: a program on each scoped fault's path: the fault must show there, and nowhere else
+ON_PATH = {
+    "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
+    "effect-dce-after-break": _on_path([("graph_break", [], None, {})] + UNUSED_EFFECT, ["v0"]),
+    "mutation-lost-unbacked": _on_path(WRITE_X0, ["v0"], marks=(("x0", 0, "unbacked"),)),
+    "mutation-lost-list": _on_path([("m_list", ["x0", "x1"], None, {"site": 0})]),
+    "mutation-lost-half": _on_path(WRITE_X0, ["v0"], dtype="bfloat16"),
+    "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
+}
+
+
+def test_every_scoped_fault_has_a_program_on_its_path():
+    assert set(ON_PATH) == {n for n, f in faults.CATALOGUE.items() if f.features}
+    for name, c in ON_PATH.items():
+        assert set(dict(faults.get(name).features)) & set(c.program.features()), name
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", sorted(ON_PATH))
+def test_a_scoped_fault_shows_on_its_path_only(name):
+    fault = faults.get(name)
+    off_path = _on_path(UNUSED_EFFECT if fault.expected_kind == contract.EFFECT_LOG else WRITE_X0, ["v0"])
+    assert finding_kinds(ON_PATH[name]) == (CLEAN, set())
+    with installed(name):
+        status, kinds = finding_kinds(ON_PATH[name])
+        assert status == FINDING and fault.expected_kind in kinds
+        assert finding_kinds(off_path) == (CLEAN, set())

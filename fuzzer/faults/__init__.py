@@ -29,6 +29,7 @@ from fuzzer.faults import (
     graph_break,
     mutation_lost,
     process,
+    scoped,
 )
 from fuzzer.faults._fault import BUG_CLASSES, Fault, FaultUnavailable
 
@@ -36,7 +37,8 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 
 CATALOGUE: dict[str, Fault] = {
     f.name: f
-    for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key)
+    for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
+                   scoped)
     for f in module.FAULTS
 }
 

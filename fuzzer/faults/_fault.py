@@ -43,6 +43,9 @@ class Fault:
     description: str
     targets: tuple[str, ...]
     build: Builder
+    #: (feature, weight) pairs a self-test draws its programs with: a fault confined to
+    #: one feature's path (``fuzzer.faults.scoped``) is met only by such programs
+    features: tuple = ()
 
     def unavailable(self) -> str | None:
         """None when every target exists in this torch; else a one-line reason."""

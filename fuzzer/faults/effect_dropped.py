@@ -41,16 +41,19 @@ def _effectful_custom(op) -> bool:
             and _patching.op_effect(op) is not None)
 
 
-def _build(dynamic: bool):
-    def affected(op, args, kwargs) -> bool:
-        return _effectful_custom(op) and (not dynamic or _patching.has_free_symbols((args, kwargs)))
+def build_with(affected, forget=None):
+    """The patch of both checks for the calls ``affected(op, args, kwargs)`` picks out at
+    functionalization time; ``forget(op, args, kwargs)``, when given, is what
+    ``is_impure`` asks instead (a scope known only while functionalizing, such as a
+    training graph, is remembered for the rest of that compile)."""
+    forget = forget or affected
 
     def build(current):
         original_handle = current(HANDLE_EFFECTS)
         original_is_impure = current(IS_IMPURE)
 
         def handle_effects(allow_token_discovery, tokens, op, args, kwargs):
-            if not affected(op, args, kwargs):
+            if not (_effectful_custom(op) and affected(op, args, kwargs)):
                 return original_handle(allow_token_discovery, tokens, op, args, kwargs)
             # The bug: the op is redispatched as if it had no effect (no token).
             from torch._subclasses.functional_tensor import PythonFunctionalizeAPI
@@ -63,12 +66,16 @@ def _build(dynamic: bool):
             return ctx.wrap_tensors(out)
 
         def is_impure(op, *, args=None, kwargs=None, impure_random=True):
-            if args is not None and affected(op, args, kwargs):
+            if args is not None and _effectful_custom(op) and forget(op, args, kwargs):
                 return False
             return original_is_impure(op, args=args, kwargs=kwargs, impure_random=impure_random)
 
         return {HANDLE_EFFECTS: handle_effects, IS_IMPURE: is_impure}
     return build
+
+
+def _build(dynamic: bool):
+    return build_with(lambda op, args, kwargs: not dynamic or _patching.has_free_symbols((args, kwargs)))
 
 
 def _fault(dynamic: bool) -> Fault:

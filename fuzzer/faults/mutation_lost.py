@@ -32,7 +32,8 @@ _in_decomposition: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "dcefuzz_in_decompose_auto_functionalized", default=False)
 
 
-def _build(dynamic: bool):
+def build_with(affected):
+    """The patch for the mutating custom calls whose bases ``affected(op, bases)`` picks out."""
     def build(current):
         original_decompose = current(DECOMPOSE)
         original_dense = current(DENSE)
@@ -46,9 +47,9 @@ def _build(dynamic: bool):
 
         def auto_functionalized_v2_dense(_mutable_op, _only_clone_these_bases=None, **kwargs):
             bases = list(kwargs.get("_all_bases", []))
-            affected = (_in_decomposition.get() and bases and _patching.is_custom_op(_mutable_op)
-                        and (not dynamic or _patching.has_free_symbols(bases)))
-            if not affected:
+            hit = (_in_decomposition.get() and bases and _patching.is_custom_op(_mutable_op)
+                   and affected(_mutable_op, bases))
+            if not hit:
                 return original_dense(_mutable_op, _only_clone_these_bases, **kwargs)
             out = original_dense(_mutable_op, tuple(range(len(bases))), **kwargs)
             # The bug: the clones the op wrote are dropped; the old bases are returned.
@@ -56,6 +57,10 @@ def _build(dynamic: bool):
 
         return {DECOMPOSE: decompose_auto_functionalized, DENSE: auto_functionalized_v2_dense}
     return build
+
+
+def _build(dynamic: bool):
+    return build_with(lambda op, bases: not dynamic or _patching.has_free_symbols(bases))
 
 
 def _fault(dynamic: bool) -> Fault:

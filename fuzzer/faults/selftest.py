@@ -9,7 +9,8 @@ is lifted: a divergence that persists without the fault is a bug of torch itself
 (this torch has some), so it is saved but does not count, and the search goes on.
 A fault whose internals this torch lacks is reported as not applicable.  A fault
 of the compile caches' key is sought with cache pairs (``fuzzer.cache``), the
-only runs that can see it.
+only runs that can see it; a fault confined to one feature's path
+(``fuzzer.faults.scoped``) with programs drawn with that feature.
 """
 
 from __future__ import annotations
@@ -85,7 +86,7 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
 
     # a fault of the cache key shows on cache pairs only, and its sides carry it
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
-                    cache_pairs=fault.expected_kind == contract.STALE_CACHE)
+                    cache_pairs=fault.expected_kind == contract.STALE_CACHE, features=fault.features)
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs

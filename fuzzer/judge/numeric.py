@@ -48,12 +48,12 @@ ATOL_CLOSE = 1e-5
 
 #: The float16 and bfloat16 counterparts of (RTOL_CLOSE, ATOL_CLOSE, RELATIVE_SLACK,
 #: SCALE_SLACK): ``assert_close``'s defaults for the dtype (about two ulps), two ulps
-#: of slack on the fp64 value, and 16 ulps of the tensor's magnitude (a compiled
-#: kernel keeps float32 between ops where eager rounds after each one, so its error
-#: differs from eager's by some ulps of every intermediate).
+#: of slack on the fp64 value, and 4 ulps of the tensor's magnitude for a cancelling
+#: element (a compiled kernel keeps float32 between ops where eager rounds after each
+#: one, so compiled is mostly nearer the reference than eager, and rule (b) holds).
 LOW_PRECISION = {
-    torch.float16: (1e-3, 1e-5, 2 * torch.finfo(torch.float16).eps, 16 * torch.finfo(torch.float16).eps),
-    torch.bfloat16: (1.6e-2, 1e-5, 2 * torch.finfo(torch.bfloat16).eps, 16 * torch.finfo(torch.bfloat16).eps),
+    torch.float16: (1e-3, 1e-5, 2 * torch.finfo(torch.float16).eps, 4 * torch.finfo(torch.float16).eps),
+    torch.bfloat16: (1.6e-2, 1e-5, 2 * torch.finfo(torch.bfloat16).eps, 4 * torch.finfo(torch.bfloat16).eps),
 }
 
 
