@@ -173,3 +173,39 @@ def test_real_finding_under_a_fault_shrinks_to_a_one_minimal_repro():
         assert minimal, keeps
     # without the fault the reduced program is clean of this kind: the fault caused it
     assert not judge_fresh(result.case, "cpu").of_kind(contract.EFFECT_LOG)
+
+
+def test_the_mode_is_simplified_to_what_the_bug_needs():
+    """A stand-in bug that needs a mark on x0 and nothing else of the mode: gradients,
+    bfloat16, automatic dynamic, a second mark and a strided input all go; the mark the
+    bug needs stays, and removing an input takes its marks with it."""
+    from fuzzer.program.ir import Mode
+
+    def needs_mark(c: Case) -> Verdict:
+        found = scale_then_tap(c)
+        return found if ("x0", 0, "unbacked") in c.program.mode.marks else Verdict(contract.OK, [])
+
+    p = prog({"x0": ("s0",), "x1": ("s0",)}, [
+        ("m_scale", ["x0"], None, {"site": 0}), ("e_tap", ["x0"], "v0", {"site": 1}),
+    ], outputs=["v0"])
+    mode = Mode(dynamic="auto", marks=(("x0", 0, "unbacked"), ("x1", 0, "dynamic")), grad=False,
+                dtype="bfloat16", strided=("x0", "x1"))
+    c = case(dataclasses.replace(p, mode=mode))
+    result = shrink(c, contract.EFFECT_LOG, needs_mark(c).divergences, judge=needs_mark)
+    assert result.case.program.mode == Mode(marks=(("x0", 0, "unbacked"),))
+    assert [i.name for i in result.case.program.inputs] == ["x0"]
+
+
+def test_a_signature_writes_the_mode_and_renumbers_repeated_sites_and_sizes():
+    from fuzzer.program.ir import Mode
+
+    def body(site, size):
+        return [("p_sin", ["x0"], "v0", {"site": site}), ("p_sin", ["x0"], "v1", {"site": site}),
+                ("select_pos", ["v0"], "v2", {"size": size})]
+    mode = Mode(marks=(("x0", 0, "unbacked"),), grad=True)
+    a = dataclasses.replace(prog({"x0": ("s0",)}, body(5, "u7"), outputs=["v2"]), mode=mode)
+    b = dataclasses.replace(prog({"x0": ("s0",)}, body(0, "u0"), outputs=["v2"]), mode=mode)
+    check(a)
+    assert signature.normal_form(a) == signature.normal_form(b)
+    assert signature.normal_form(a).startswith("[dynamic=true mark x0:0:unbacked grad dtype=float32] ")
+    assert signature.normal_form(a) != signature.normal_form(dataclasses.replace(a, mode=Mode()))
