@@ -205,7 +205,12 @@ class Failure:
     traceback: str = ""
 
     def line(self) -> str:
-        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        """The type and first message line; a wrapper's first line ("backend='inductor'
+        raised:") names no error, so the line it introduces is taken with it."""
+        lines = [ln.strip() for ln in self.message.strip().splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
+        if first.endswith("raised:") and len(lines) > 1:
+            first = f"{first} {lines[1]}"
         return f"{self.type}: {first}"[:500]
 
 
@@ -360,6 +365,12 @@ COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
+#: a size symbol is a size like any number: a stride ``s33`` where another compile
+#: has ``1`` is the same message
+_SIZE_SYMBOL = re.compile(r"\b[su]#")
+#: what a FakeTensor's repr adds that says nothing of the bug: the program's dtype,
+#: whether it takes gradients
+_TENSOR_ATTRS = re.compile(r",\s*(dtype=torch\.\w+|grad_fn=<\w+>|requires_grad=True)")
 #: which of our custom ops an error names is the program's business, not the bug's:
 #: the shrinker may swap an op for a simpler one of the same kind
 _OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
@@ -368,7 +379,9 @@ _OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
 def normalise_message(line: str) -> str:
     """An error or death message with numbers, value names and our op names removed."""
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
+    line = _TENSOR_ATTRS.sub("", line)
     line = _NAMES.sub(lambda m: m.group(1) + "#", line)
+    line = _SIZE_SYMBOL.sub("#", line)
     line = _NUMBER.sub("#", line)
     return re.sub(r"\s+", " ", line).strip()[:200]
 

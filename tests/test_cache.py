@@ -27,10 +27,10 @@ from fuzzer.cache import trial, variants
 from fuzzer.cache.pair import CACHE_MISS
 from fuzzer.cache.variants import Variant
 from fuzzer.judge import contract
-from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING, PURE
+from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING
 from fuzzer.program.generate import program_seed
 
-ALL = [(name, *option) for name in BY_NAME for option in variants._options(name, grad_ok=True)]
+ALL = [(name, *option) for name in variants.VARIED for option in variants._options(name, grad_ok=True)]
 
 
 def _register(library: str, namespace: str) -> dict:
@@ -159,7 +159,7 @@ def test_a_side_that_fails_makes_the_pair_invalid():
 
 
 def test_mutating_ops_offer_each_mutates_kind():
-    kinds = {k for name in BY_NAME if BY_NAME[name].declaration == MUTATING
+    kinds = {k for name in variants.VARIED if BY_NAME[name].declaration == MUTATING
              for k, *_ in variants._options(name, True)}
     assert {variants.MUTATES_FIXED, variants.MUTATES_NARROWED, variants.MUTATES_WIDENED} <= kinds
 

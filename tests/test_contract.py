@@ -321,6 +321,9 @@ def test_tensor_difference(ref, eager, comp, flagged):
 def test_failure_line_is_short():
     f = Failure("RuntimeError", "first\nsecond", "runtime")
     assert f.line() == "RuntimeError: first"
+    # a backend wrapper's first line names no error: the line it introduces comes with it
+    wrapped = Failure("BackendCompilerFailed", "backend='inductor' raised:\nKeyError: 'u0'\n\nmore", "compile")
+    assert wrapped.line() == "BackendCompilerFailed: backend='inductor' raised: KeyError: 'u0'"
 
 
 def test_an_error_message_loses_the_names_and_numbers_of_its_program():

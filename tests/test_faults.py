@@ -22,7 +22,12 @@ from helpers import case, prog
 from fuzzer import faults
 from fuzzer.cli import main
 from fuzzer.faults import _patching
-from fuzzer.faults._fault import BUG_CLASSES, EFFECT_DROPPED, EFFECTS_REORDERED, SHAPE_CLASSES
+from fuzzer.faults._fault import (
+    BUG_CLASSES,
+    EFFECT_DROPPED,
+    EFFECTS_REORDERED,
+    SHAPE_CLASSES,
+)
 from fuzzer.judge import contract
 from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, run_trial
 from fuzzer.program.ir import Mode

@@ -37,10 +37,10 @@ from dataclasses import dataclass, field
 
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import (
+    BACKWARD,
     BY_NAME,
     EFFECTFUL,
     MUTATING,
-    BACKWARD,
     PURE,
     backward_source,
     source_for,
@@ -203,8 +203,15 @@ def _remove_effect(source: str, name: str) -> str:
 
 # ----------------------------------------------------------------- drawing
 
+#: the ops a declaration variant can edit: those of programs without features, the
+#: only programs cache pairs draw (a feature's ops have signatures these edits do not read)
+VARIED = tuple(name for name in BY_NAME if forms.form(name).feature is None)
+
+
 def _options(name: str, grad_ok: bool) -> list[tuple[str, str, str, str]]:
     """(kind, detail, old, new) of every variant of op ``name``."""
+    if name not in VARIED:
+        return []
     op = BY_NAME[name]
     src = op.source
     out = []

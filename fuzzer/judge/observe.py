@@ -101,7 +101,12 @@ class Failure:
     traceback: str = ""
 
     def line(self) -> str:
-        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        """The type and first message line; a wrapper's first line ("backend='inductor'
+        raised:") names no error, so the line it introduces is taken with it."""
+        lines = [ln.strip() for ln in self.message.strip().splitlines() if ln.strip()]
+        first = lines[0] if lines else ""
+        if first.endswith("raised:") and len(lines) > 1:
+            first = f"{first} {lines[1]}"
         return f"{self.type}: {first}"[:500]
 
 

@@ -68,8 +68,8 @@ def _step(program: Program) -> str:
         lines += ["    loss = sum(o.sum() for o in outs if o.requires_grad)",
                   "    if isinstance(loss, torch.Tensor):",
                   "        loss.backward()",
-                  "    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
-                  f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))",
+                  ("    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
+                   f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))"),
                   "    return outs + grads"]
     else:
         lines.append("    return outs")

@@ -19,7 +19,17 @@ from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.ir import DTYPES, MARKS, Case, GradRules, Input, Mode, Program, Stmt, check
+from fuzzer.program.ir import (
+    DTYPES,
+    MARKS,
+    Case,
+    GradRules,
+    Input,
+    Mode,
+    Program,
+    Stmt,
+    check,
+)
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
