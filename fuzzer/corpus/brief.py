@@ -168,6 +168,8 @@ def _inputs(entry: Entry, index: int) -> list[str]:
         if inp.name in mode.strided:  # the same values, last dim strided by 2
             wide = ", ".join(str(n) for n in shape[:-1] + (2 * shape[-1],))
             lines.append(f"{inp.name} = {inp.name}.new_zeros({wide})[..., ::2].copy_({inp.name})")
+    for name, base in mode.aliases:  # drawn like the others, then made a view of its base
+        lines.append(f"{name} = {base}.view({base}.shape)")
     return lines
 
 

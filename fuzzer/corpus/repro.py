@@ -75,6 +75,7 @@ def spec(entry: Entry) -> dict:
         "dynamic": codegen.dynamic_arg(program),
         "dtype": program.mode.dtype,
         "strided": [[i.name for i in program.inputs].index(n) for n in program.mode.strided],
+        "aliases": [[[i.name for i in program.inputs].index(x) for x in pair] for pair in program.mode.aliases],
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "death": death,
         "memory_cap_mb": cap or PoolLimits().memory_mb,

@@ -63,8 +63,9 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
     shapes = [sizes.concrete(inp.dims, binding) for inp in program.inputs]
     names = [inp.name for inp in program.inputs]
     strided = tuple(names.index(n) for n in program.mode.strided)
+    aliases = tuple((names.index(n), names.index(b)) for n, b in program.mode.aliases)
     return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
-                               strided, reference)
+                               strided, reference, aliases)
 
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:

@@ -73,12 +73,14 @@ def caches_off():
             setattr(module, attr, value)
 
 
-def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False) -> list:
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
+                aliases=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
     An input whose index is in ``strided`` is handed over with its last dim strided
-    by 2 (the same values, not contiguous)."""
+    by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
+    k is a view of the whole of input j (its own draw is discarded)."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for k, size in enumerate(shapes):
@@ -88,6 +90,8 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
             wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
             x = wide[..., ::2].copy_(x)
         out.append(x)
+    for k, j in aliases:
+        out[k] = out[j].view(out[j].shape)
     return out
 
 

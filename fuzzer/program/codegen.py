@@ -86,11 +86,16 @@ def source(program: Program, name: str = FUNCTION_NAME) -> str:
 
 
 def header(program: Program) -> str:
-    """How the program is compiled and what features it uses, as comment lines."""
+    """How the program is compiled, what features it uses and how its inputs are
+    made (dtype, layout, aliasing), as comment lines."""
     used = program.features()
     run = f"{STEP_NAME}(compiled, ...)" if needs_step(program) else "compiled(...)"
+    mode = program.mode
+    inputs = [f"dtype {mode.dtype}"] + [f"{n} strided (last dim by 2)" for n in mode.strided]
+    inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases]
     return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
-            f"# features: {', '.join(used) if used else 'none'}; dtype {program.mode.dtype}\n")
+            f"# features: {', '.join(used) if used else 'none'}\n"
+            f"# inputs: {'; '.join(inputs)}\n")
 
 
 def _function(program: Program, name: str) -> str:

@@ -27,6 +27,7 @@ SIGNATURES = "signatures"
 IDENTICAL_CALLS = "identical-calls"
 DTYPES = "dtypes"
 STRIDED = "strided"
+ALIASED = "aliased-inputs"
 HOPS = "hops"
 
 
@@ -52,6 +53,7 @@ FEATURES: tuple[Feature, ...] = (
             "pure ones only)"),
     Feature(DTYPES, 0.2, "float16 and bfloat16 inputs, judged with tolerances per dtype"),
     Feature(STRIDED, 0.2, "non-contiguous inputs (last dim strided by 2)"),
+    Feature(ALIASED, 0.15, "an input that is a view of another input (the same storage)"),
     Feature(HOPS, 0.15, "torch.cond branches and torch.compiler.nested_compile_region around custom calls"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
@@ -137,6 +139,8 @@ def used_by(program) -> list[str]:
         used.add(DTYPES)
     if mode.strided:
         used.add(STRIDED)
+    if mode.aliases:
+        used.add(ALIASED)
     sites = [site for s in program.body for site in s.sites]
     if len(sites) != len(set(sites)):
         used.add(IDENTICAL_CALLS)

@@ -217,6 +217,11 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         # use every symbol once before reusing, so each one is readable from a shape
         shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
     shapes_drawn.extend([s] for s in unused)
+    # an input that is a view of another: one more input, with the dims of the first
+    aliases = []
+    if feats.ALIASED in on and st.grad is None:
+        shapes_drawn.append(list(shapes_drawn[0]))
+        aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
     for i, dims in enumerate(shapes_drawn):
         inp = Input(f"x{i}", tuple(dims))
         inputs.append(inp)
@@ -226,6 +231,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         if st.grad is not None:
             st.grad.add_input(inp.name)
     st.inputs = frozenset(i.name for i in inputs)
+    for name, base in aliases:
+        st.root[name] = base
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     table = CATEGORY_WEIGHTS if weights is None else weights
@@ -249,13 +256,13 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
-                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs))
+                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases)))
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input]) -> Mode:
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = ()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were)."""
     if not on:
         return Mode()
@@ -270,10 +277,11 @@ def _mode(seed: int, on: frozenset, inputs: list[Input]) -> Mode:
             marks = [(n, k, rng.choice(MARKS))]
     strided: list[str] = []
     if feats.STRIDED in on:
-        strided = [i.name for i in inputs if rng.random() < STRIDED_SHARE] or [rng.choice(inputs).name]
+        own = [i for i in inputs if i.name not in dict(aliases)]  # an alias takes its base's layout
+        strided = [i.name for i in own if rng.random() < STRIDED_SHARE] or [rng.choice(own).name]
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
                 dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
-                strided=tuple(strided))
+                strided=tuple(strided), aliases=aliases)
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

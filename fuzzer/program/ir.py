@@ -71,17 +71,24 @@ class Mode:
     dtype: str = "float32"
     #: inputs handed over non-contiguous (their last dim strided by 2)
     strided: tuple[str, ...] = ()
+    #: (input, base): the input is a view of the whole of another input (the same
+    #: storage, so a write to one shows in the other); their dims are the same
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
-        return {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
+        data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
                 "dtype": self.dtype, "strided": list(self.strided)}
+        if self.aliases:
+            data["aliases"] = [list(a) for a in self.aliases]
+        return data
 
     @classmethod
     def from_json(cls, data: dict) -> Mode:
         return cls(dynamic=str(data.get("dynamic", "true")),
                    marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
                    grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
-                   strided=tuple(str(n) for n in data.get("strided", ())))
+                   strided=tuple(str(n) for n in data.get("strided", ())),
+                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())))
 
     @property
     def is_default(self) -> bool:
@@ -239,6 +246,13 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
     for name in mode.strided:
         if name not in dims:
             raise InvalidProgram(f"strided input {name} is not an input")
+    bases = {b for _, b in mode.aliases}
+    for name, base in mode.aliases:
+        if (name not in dims or base not in dims or name == base or dims[name] != dims[base]
+                or name in bases or name in mode.strided):
+            raise InvalidProgram(f"bad alias {(name, base)!r}")
+    if mode.aliases and mode.grad:
+        raise InvalidProgram("an input that is a view of another cannot be a leaf that requires grad")
 
 
 def check(program: Program) -> Typing:
@@ -261,6 +275,8 @@ def check(program: Program) -> Typing:
         if sym not in readable:
             raise InvalidProgram(f"symbol {sym} is not the bare dim of any input")
     _check_mode(program, dims)
+    for name, base in program.mode.aliases:
+        root[name] = base
     inputs = {i.name for i in program.inputs}
     grad = GradRules() if program.mode.grad else None
     for name in inputs if grad else ():

@@ -125,7 +125,7 @@ def complexity(case: Case) -> tuple:
 def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided input, gradients, a dtype other
     than float32 and automatic dynamic count one."""
-    return (len(mode.marks) + len(mode.strided) + mode.grad + (mode.dtype != "float32")
+    return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
             + (mode.dynamic != "true"))
 
 
@@ -141,18 +141,21 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, marks=tuple(x for x in mode.marks if x != m))
     for n in mode.strided:
         yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
+    for a in mode.aliases:
+        yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
 
 
 def without_input(mode: Mode, name: str) -> Mode:
     """The mode once input ``name`` is gone."""
     return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
-                               strided=tuple(n for n in mode.strided if n != name))
+                               strided=tuple(n for n in mode.strided if n != name),
+                               aliases=tuple(a for a in mode.aliases if name not in a))
 
 
 def without_dim(mode: Mode, name: str, k: int) -> Mode:
     """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
     marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
-    return dataclasses.replace(mode, marks=marks)
+    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a))
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,8 @@ def canonical(program: Program) -> Program:
         outputs=tuple(names[o] for o in program.outputs),
         mode=dataclasses.replace(program.mode,
                                  marks=tuple((names[n], d, h) for n, d, h in program.mode.marks),
-                                 strided=tuple(names[n] for n in program.mode.strided)),
+                                 strided=tuple(names[n] for n in program.mode.strided),
+                                 aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases)),
     )
 
 
@@ -86,7 +87,7 @@ def mode_text(program: Program) -> str:
         return ""
     parts = [f"dynamic={mode.dynamic}"] + [f"mark {n}:{d}:{h}" for n, d, h in mode.marks]
     parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
-    parts += [f"strided {n}" for n in mode.strided]
+    parts += [f"strided {n}" for n in mode.strided] + [f"alias {n}={b}" for n, b in mode.aliases]
     return "[" + " ".join(parts) + "] "
 
 
