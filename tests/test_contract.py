@@ -298,7 +298,7 @@ def test_bug_class_is_the_kind_and_its_symptoms():
     v = verdict(reorder)
     assert contract.bug_class(contract.EFFECT_LOG, v.divergences) == "effect-log|reordered"
     err = [contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "InductorError: x s12 at 0x1f, 35")]
-    assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x # at 0x1f, #"
+    assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x # at 0x#, #"
 
 
 # ------------------------------------------------------------------ numbers
@@ -336,6 +336,9 @@ def test_an_error_message_loses_the_names_and_numbers_of_its_program():
     other = ("PendingUnbackedSymbolNotFound: Pending unbacked symbols {u3} not in returned outputs "
              "FakeTensor(..., size=(0,), grad_fn=<SliceBackward0>) ((s33,), 0).")
     assert contract.normalise_message(one) == contract.normalise_message(other)
+    # an object's address is another in every process
+    assert contract.normalise_message("<Tracer object at 0x7f3a9c>") == \
+        contract.normalise_message("<Tracer object at 0x7f11d0>")
     assert contract.normalise_message("operation op") == "operation op"  # a word, not a name
 
 

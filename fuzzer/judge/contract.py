@@ -111,6 +111,8 @@ MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", 
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+#: an object's address in a repr ("object at 0x7f3a..."): another in every process
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
 #: a size symbol is a size like any number: a stride ``s33`` where another compile
 #: has ``1`` is the same message
@@ -127,6 +129,7 @@ def normalise_message(line: str) -> str:
     """An error or death message with numbers, value names and our op names removed."""
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _TENSOR_ATTRS.sub("", line)
+    line = _ADDRESS.sub("0x#", line)
     line = _NAMES.sub(lambda m: m.group(1) + "#", line)
     line = _SIZE_SYMBOL.sub("#", line)
     line = _NUMBER.sub("#", line)

@@ -41,14 +41,17 @@ def dynamic_arg(program: Program):
 
 
 def _regions(program: Program) -> list[str]:
-    used = [name for name in forms.REGION_OPS
-            if any(s.form == f"in_region_{name}" for s in program.body)]
-    out = []
-    for name in used:
-        call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t, site)"
+    """The ``nested_compile_region`` functions the program calls, one per call site."""
+    out: dict[str, str] = {}
+    for stmt in program.body:
+        name = forms.form(stmt.form).custom
+        if stmt.form != f"in_region_{name}":
+            continue
+        function = forms.region_function(name, stmt.site)
+        call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t, {stmt.site})"
         body = f"return {call}" if custom_ops.BY_NAME[name].returns else call
-        out.append(f"@torch.compiler.nested_compile_region\ndef in_region_{name}(t, site):\n    {body}\n")
-    return out
+        out[function] = f"@torch.compiler.nested_compile_region\ndef {function}(t):\n    {body}\n"
+    return list(out.values())
 
 
 def _step(program: Program) -> str:

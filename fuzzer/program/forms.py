@@ -289,9 +289,16 @@ def _render_cond(a, at, d):
             f"lambda t: {_op_text('p_sin')}(t * 0.5, {at['site2']}), ({a[0]},))")
 
 
+def region_function(name: str, site: int) -> str:
+    """The ``nested_compile_region`` function that calls op ``name`` at ``site``: one per
+    site, since Dynamo inlines a region called with a Python int (the site) rather
+    than trace it as a subgraph; an identical call reuses its subgraph."""
+    return f"in_region_{name}_{site}"
+
+
 def _region_of(name: str):
     def render(a, at, d):
-        return f"in_region_{name}({', '.join(a)}, {at['site']})"
+        return f"{region_function(name, at['site'])}({', '.join(a)})"
     return render
 
 
