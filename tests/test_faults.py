@@ -285,7 +285,7 @@ UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {
 ON_PATH = {
     "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
     "effect-dce-after-break": _on_path([("graph_break", [], None, {})] + UNUSED_EFFECT, ["v0"]),
-    "mutation-lost-unbacked": _on_path(WRITE_X0, ["v0"], marks=(("x0", 0, "unbacked"),)),
+    "effect-dce-unbacked": _on_path(UNUSED_EFFECT, ["v0"], marks=(("x0", 0, "unbacked"),)),
     "mutation-lost-list": _on_path([("m_list", ["x0", "x1"], None, {"site": 0})]),
     "mutation-lost-half": _on_path(WRITE_X0, ["v0"], dtype="bfloat16"),
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),

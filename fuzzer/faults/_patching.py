@@ -165,6 +165,23 @@ def op_effect(op: Any) -> Any:
         return None
 
 
+def has_free_unbacked_symbols(value: Any) -> bool:
+    """Whether a value's sizes mention a size only the data knows (``u0``): the same
+    walk as :func:`has_free_symbols`, for unbacked symbols."""
+    import torch
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    if isinstance(value, (list, tuple)):
+        return any(has_free_unbacked_symbols(v) for v in value)
+    if isinstance(value, dict):
+        return any(has_free_unbacked_symbols(v) for v in value.values())
+    if isinstance(value, torch.fx.Node):
+        return has_free_unbacked_symbols(value.meta.get("val"))
+    if isinstance(value, (torch.Tensor, torch.SymInt)):
+        return bool(free_unbacked_symbols(value))
+    return False
+
+
 def has_free_symbols(value: Any) -> bool:
     """Whether a value's sizes mention a shape symbol.
 

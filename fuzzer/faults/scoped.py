@@ -15,11 +15,13 @@ meets the path at all.
 * ``effect-dce-after-break`` (graph-break): the same, only while Dynamo compiles a
   resume function (``torch_dynamo_resume_in_*``): the graph after a break loses its
   effects.
-* ``mutation-lost-unbacked`` (dynamic-mode, data-dependent): a mutating custom op's
-  write never reaches a base whose size is unbacked (``mark_unbacked``, a size from
-  data).
-* ``mutation-lost-list`` (signatures): the same for an op whose written argument is a
-  list of tensors (``Tensor(a!)[]``).
+* ``effect-dce-unbacked`` (dynamic-mode, data-dependent): an effectful call whose
+  argument has an unbacked size (``mark_unbacked``, a size from data) is treated as
+  pure.  (A lost write confined to unbacked bases was tried first: Inductor's clone
+  of such a base, which the lost-write mechanism forces, makes the compiled kernel
+  read out of bounds and the process die, so it tested the crash path instead.)
+* ``mutation-lost-list`` (signatures): a mutating custom op's write never reaches the
+  program input when its written argument is a list of tensors (``Tensor(a!)[]``).
 * ``mutation-lost-half`` (dtypes) and ``mutation-lost-strided`` (strided): the same
   for float16 or bfloat16 bases, and for non-contiguous ones.
 
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import contextvars
 
-from fuzzer.faults import effect_dropped, mutation_lost
+from fuzzer.faults import _patching, effect_dropped, mutation_lost
 from fuzzer.faults._fault import EFFECT_DROPPED, MUTATION_LOST, Fault
 
 COMPILE_FRAME = "torch._dynamo.convert_frame:_compile"
@@ -83,12 +85,6 @@ def _build_after_break(current):
     return {**in_resume, COMPILE_FRAME: _compile}
 
 
-def _has_unbacked(op, bases) -> bool:
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-
-    return any(bool(free_unbacked_symbols(b)) for b in bases)
-
-
 def _writes_a_list(op, bases) -> bool:
     import torch
 
@@ -127,8 +123,12 @@ FAULTS = (
           description=("handle_effects and is_impure treat an effectful custom op as pure while Dynamo "
                        "compiles a resume function, so the graph after a break deletes unused effectful calls"),
           targets=_EFFECTS + (COMPILE_FRAME,), build=_build_after_break, features=(("graph-break", 1.0),)),
-    _mutation_fault("mutation-lost-unbacked", _has_unbacked, "a base has an unbacked size",
-                    (("dynamic-mode", 1.0), ("data-dependent", 1.0))),
+    Fault(name="effect-dce-unbacked", bug_class=EFFECT_DROPPED, expected_kind="effect-log", dynamic_only=False,
+          description=("handle_effects and is_impure treat an effectful custom op as pure when an argument has "
+                       "an unbacked size, so such a call whose result is unused is deleted"),
+          targets=_EFFECTS,
+          build=effect_dropped.build_with(lambda op, args, kwargs: _patching.has_free_unbacked_symbols((args, kwargs))),
+          features=(("dynamic-mode", 1.0), ("data-dependent", 1.0))),
     _mutation_fault("mutation-lost-list", _writes_a_list, "the op writes a list of tensors",
                     (("signatures", 1.0),)),
     _mutation_fault("mutation-lost-half", _half, "a base is float16 or bfloat16", (("dtypes", 1.0),)),
