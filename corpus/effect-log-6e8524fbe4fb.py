@@ -221,12 +221,14 @@ def caches_off():
             setattr(module, attr, value)
 
 
-def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False) -> list:
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
+                aliases=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
     An input whose index is in ``strided`` is handed over with its last dim strided
-    by 2 (the same values, not contiguous)."""
+    by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
+    k is a view of the whole of input j (its own draw is discarded)."""
     g = torch.Generator().manual_seed(seed)
     out = []
     for k, size in enumerate(shapes):
@@ -236,6 +238,8 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
             wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
             x = wide[..., ::2].copy_(x)
         out.append(x)
+    for k, j in aliases:
+        out[k] = out[j].view(out[j].shape)
     return out
 
 
@@ -408,6 +412,8 @@ MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", 
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
+#: an object's address in a repr ("object at 0x7f3a..."): another in every process
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
 #: a size symbol is a size like any number: a stride ``s33`` where another compile
 #: has ``1`` is the same message
@@ -424,6 +430,7 @@ def normalise_message(line: str) -> str:
     """An error or death message with numbers, value names and our op names removed."""
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _TENSOR_ATTRS.sub("", line)
+    line = _ADDRESS.sub("0x#", line)
     line = _NAMES.sub(lambda m: m.group(1) + "#", line)
     line = _SIZE_SYMBOL.sub("#", line)
     line = _NUMBER.sub("#", line)
@@ -714,7 +721,7 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
-                       spec.get("strided", ()), reference)
+                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())])
 
 
 def _size(expr: str, binding: dict) -> int:
@@ -877,6 +884,7 @@ SPEC = {'id': 'effect-log-6e8524fbe4fb',
  'dynamic': True,
  'dtype': 'float32',
  'strided': [],
+ 'aliases': [],
  'dead_pure_sites': [],
  'death': None,
  'memory_cap_mb': 6144,

@@ -153,6 +153,14 @@ def _ops(entry: Entry, skip: str = "") -> str:
                                else custom_ops.BY_NAME[n].source) for n in names)
 
 
+def _redrawn(entry: Entry) -> bool:
+    """Whether the inputs must be drawn afresh for each run rather than cloned: a
+    clone loses a strided layout (``clone`` of a tensor with gaps is contiguous) and
+    the aliasing of one input with another."""
+    mode = entry.case.program.mode
+    return bool(mode.strided or mode.aliases)
+
+
 def _inputs(entry: Entry, index: int) -> list[str]:
     """The inputs of binding ``index``, drawn as ``execute.make_inputs`` draws them."""
     binding = entry.case.bindings[index]
@@ -170,19 +178,51 @@ def _inputs(entry: Entry, index: int) -> list[str]:
             lines.append(f"{inp.name} = {inp.name}.new_zeros({wide})[..., ::2].copy_({inp.name})")
     for name, base in mode.aliases:  # drawn like the others, then made a view of its base
         lines.append(f"{name} = {base}.view({base}.shape)")
+    if _redrawn(entry):
+        params = ", ".join(i.name for i in entry.case.program.inputs)
+        lines = [f"def inputs():  # drawn afresh for each run: a clone would lose the layout"] \
+            + [f"    {line}" for line in lines] + [f"    return [{params}]"]
     return lines
 
 
-def _runs(entry: Entry, check: Check, grads: bool = False) -> list[str]:
+def _compile_call(entry: Entry, grads: bool = False) -> str:
     program = entry.case.program
-    compile_call = f"torch.compile(program, {codegen.compile_args(program)}, backend={entry.backend!r})"
-    clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
-    eager_call = "program"
+    call = f"torch.compile(program, {codegen.compile_args(program)}, backend={entry.backend!r})"
     if grads:  # the outputs, then the gradients of their sum
-        compile_call = f"with_grads({compile_call})"
-        eager_call = "with_grads(program)"
+        call = f"with_grads({call})"
     if codegen.needs_step(program):  # marks, capture settings, the loss's backward
-        compile_call = f"functools.partial({codegen.STEP_NAME}, {compile_call})"
+        call = f"functools.partial({codegen.STEP_NAME}, {call})"
+    return call
+
+
+def _warm_up(entry: Entry) -> list[str]:
+    """The bindings before the one the bug shows on, run through the same compiled
+    function first: bindings run in order through one function, and a bug of a
+    recompile needs the compile before it."""
+    index = binding_index(entry)
+    if index == 0:
+        return []
+    lines = [f"compiled_fn = {_compile_call(entry)}"]
+    for k in range(index):
+        drawn = _inputs(entry, k)
+        if _redrawn(entry):
+            lines += drawn + ["compiled_fn(*inputs())"]
+        else:
+            params = ", ".join(i.name for i in entry.case.program.inputs)
+            lines += drawn + [f"compiled_fn({params})  # an earlier binding: compiles first"]
+    return lines
+
+
+def _runs(entry: Entry, check: Check, grads: bool = False, warmed: bool = False) -> list[str]:
+    """Eager, then compiled (through ``compiled_fn`` when earlier bindings ``warmed`` it)."""
+    compile_call = "compiled_fn" if warmed else _compile_call(entry, grads)
+    clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
+    if _redrawn(entry):
+        clones = "inputs()"
+    eager_call = "program"
+    if grads:
+        eager_call = "with_grads(program)"
+    if codegen.needs_step(entry.case.program):
         eager_call = f"functools.partial({codegen.STEP_NAME}, program)"
     lines = [f"eager_inputs = {clones}", f"eager = {eager_call}(*eager_inputs)"]
     if check.records in (ORDER, DATA):
@@ -259,8 +299,9 @@ def render(entry: Entry) -> str:
     ops = _ops(entry)
     head = "import functools\n" if codegen.needs_step(entry.case.program) else ""
     head += "from typing import Optional\n" if "Optional[" in ops else ""
+    warm = _warm_up(entry)
     parts = [head + ("\n" if head else "") + "import torch\n", _HOOKS[check.records], ops,
              codegen.source(entry.case.program),
-             "\n".join(_inputs(entry, binding_index(entry)) + _runs(entry, check)
+             "\n".join(warm + _inputs(entry, binding_index(entry)) + _runs(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
     return "\n".join(_fold(p) for p in parts)
