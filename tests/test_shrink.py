@@ -209,3 +209,16 @@ def test_a_signature_writes_the_mode_and_renumbers_repeated_sites_and_sizes():
     assert signature.normal_form(a) == signature.normal_form(b)
     assert signature.normal_form(a).startswith("[dynamic=true mark x0:0:unbacked grad dtype=float32] ")
     assert signature.normal_form(a) != signature.normal_form(dataclasses.replace(a, mode=Mode()))
+
+
+def test_every_single_simplification_of_a_mode_is_offered():
+    from fuzzer.program.ir import Mode
+    from fuzzer.reduce.shrinker import mode_complexity, simpler_modes
+
+    mode = Mode(dynamic="auto", marks=(("x0", 0, "unbacked"), ("x0", 1, "dynamic")), grad=True,
+                dtype="float16", strided=("x1",), aliases=(("x2", "x0"),))
+    offered = list(simpler_modes(mode))
+    assert len(offered) == mode_complexity(mode) == 7
+    assert all(mode_complexity(m) == 6 for m in offered)
+    assert dataclasses.replace(mode, marks=(("x0", 1, "dynamic"),)) in offered
+    assert dataclasses.replace(mode, aliases=()) in offered and dataclasses.replace(mode, grad=False) in offered
