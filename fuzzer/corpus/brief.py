@@ -180,7 +180,7 @@ def _inputs(entry: Entry, index: int) -> list[str]:
         lines.append(f"{name} = {base}.view({base}.shape)")
     if _redrawn(entry):
         params = ", ".join(i.name for i in entry.case.program.inputs)
-        lines = [f"def inputs():  # drawn afresh for each run: a clone would lose the layout"] \
+        lines = ["def inputs():  # drawn afresh for each run: a clone would lose the layout"] \
             + [f"    {line}" for line in lines] + [f"    return [{params}]"]
     return lines
 
