@@ -56,6 +56,16 @@ class Form:
     grad: str = BACKWARD
     #: a ``torch.cond`` of two calls: one site per branch
     branches: bool = False
+    #: whether the op's calls log their site in the trace: dcefuzz's own ops do; a
+    #: user's op (``fuzzer.user``) takes no site argument, so a dead call of it that
+    #: still runs cannot be told from a live one
+    site_traced: bool = True
+    #: whether operands chosen so far (a prefix) fit the form: the generator asks it
+    #: of each candidate operand (None: the rules built into the generator)
+    fits: Callable[[list[Dims]], bool] | None = None
+    #: the form's own attributes for a new statement, drawn from an rng (None: the
+    #: generator's table)
+    draw: Callable[..., dict] | None = None
 
     @property
     def is_view(self) -> bool:
@@ -346,11 +356,21 @@ assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custo
 assert len(FORMS) == len(ATEN_FORMS + CUSTOM_FORMS), "form names are unique"
 
 
+def add(new: Form) -> None:
+    """Register a form defined at run time (a user's op, ``fuzzer.user``): the same one
+    again is a no-op, another under a taken name an error."""
+    old = FORMS.get(new.name)
+    if old is not None and old.custom != new.custom:
+        raise ValueError(f"statement form {new.name!r} is taken")
+    FORMS[new.name] = new
+
+
 def form(name: str) -> Form:
     try:
         return FORMS[name]
     except KeyError:
-        raise Illegal(f"unknown statement form {name!r}") from None
+        hint = " (a user's op: load its module with --ops)" if "::" in name else ""
+        raise Illegal(f"unknown statement form {name!r}{hint}") from None
 
 
 def category_of(name: str) -> str:

@@ -85,7 +85,34 @@ class _State:
         return self.rng.choices(candidates, weights=weights)[0]
 
 
+@dataclass(frozen=True)
+class OpSet:
+    """Which custom ops a program may call: dcefuzz's own, a user's (``fuzzer.user``:
+    their qualified names, and the modules that register them), or both."""
+
+    builtin: bool = True
+    user: tuple[str, ...] = ()
+    #: (module, folder) of each user module, recorded in the program (``Program.imports``)
+    imports: tuple[tuple[str, str], ...] = ()
+
+    def admits(self, form: forms.Form) -> bool:
+        if form.custom is None:
+            return True
+        return form.custom in self.user if not form.site_traced else self.builtin
+
+
+BUILTIN = OpSet()
+#: chance that a program with user ops gets inputs shaped for one of them (the first
+#: op with a signature other than one shape for all)
+USER_SHAPES_SHARE = 0.6
+
+
 def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
+    if form.draw is not None:
+        attrs = form.draw(st.rng)
+        if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
+            attrs["no_grad"] = True
+        return attrs
     attrs: dict = {}
     if form.name in ("sum", "head", "narrow"):
         if not dims0:
@@ -111,9 +138,15 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
     """One attempt at a legal statement of ``form`` over the current values."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
-    first = st.pick(st.order)
-    args = [first]
-    if form.arity == 2:
+    if form.fits is not None:
+        args = _operands(form, st)
+        if args is None:
+            return None
+        first = args[0]
+    else:
+        first = st.pick(st.order)
+        args = [first]
+    if form.arity == 2 and form.fits is None:
         want = st.dims[first]
         def fits(v: str) -> bool:
             d = st.dims[v]
@@ -143,6 +176,24 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
         out = f"v{st.next_value}"
     stmt = Stmt(form.name, tuple(args), out, attrs)
     return stmt if _grad_admits(stmt, form, st) else None
+
+
+def _operands(form: forms.Form, st: _State) -> list[str] | None:
+    """Operands for a form that says which fit (a user's op), picked one at a time:
+    each must fit with those before it, and a written operand shares storage with no
+    other."""
+    args: list[str] = []
+    for k in range(form.arity):
+        def ok(v: str) -> bool:
+            if not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
+                return False
+            return all(st.root[v] != st.root[a] for j, a in enumerate(args)
+                       if j in form.mutates or k in form.mutates)
+        candidates = [v for v in st.order if ok(v)]
+        if not candidates:
+            return None
+        args.append(st.pick(candidates))
+    return args
 
 
 def _grad_admits(stmt: Stmt, form: forms.Form, st: _State) -> bool:
@@ -180,27 +231,28 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.order.append(stmt.out)
 
 
-def _forms_by_category(on: frozenset = frozenset()) -> dict[str, list[forms.Form]]:
-    """The forms a program with features ``on`` may draw, by category."""
+def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+    """The forms a program with features ``on`` and custom ops ``ops`` may draw, by category."""
     table: dict[str, list[forms.Form]] = {}
     for f in forms.FORMS.values():
-        if f.feature is None or f.feature in on:
+        if (f.feature is None or f.feature in on) and ops.admits(f):
             table.setdefault(f.category, []).append(f)
     return table
 
 
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
-             features: dict[str, float] = feats.NONE) -> Case:
+             features: dict[str, float] = feats.NONE, ops: OpSet = BUILTIN) -> Case:
     """The case for ``seed``: same seed, version and features, same program, bindings
     and inputs.
 
     ``weights`` (of statement categories, default ``CATEGORY_WEIGHTS``) and ``limits``
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
     without effects), deterministically too.  ``features`` (name -> weight, see
-    ``fuzzer.program.features``) says which features the program may have.
+    ``fuzzer.program.features``) says which features the program may have, and
+    ``ops`` which custom ops it may call.
     """
     on = feats.draw(seed, features)
-    by_category = _forms_by_category(on)
+    by_category = _forms_by_category(on, ops)
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
     n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
@@ -217,6 +269,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         # use every symbol once before reusing, so each one is readable from a shape
         shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
     shapes_drawn.extend([s] for s in unused)
+    shapes_drawn += _user_shapes(seed, ops, symbols)
     # an input that is a view of another: one more input, with the dims of the first
     aliases = []
     if feats.ALIASED in on and st.grad is None:
@@ -256,10 +309,32 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
-                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases)))
+                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases)),
+                      imports=ops.imports if any(not forms.form(s.form).site_traced for s in st.body) else ())
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
+
+
+def _user_shapes(seed: int, ops: OpSet, symbols: tuple[str, ...]) -> list[list[str]]:
+    """Inputs shaped for the tensor arguments of one of the user's ops with a
+    signature, its letters mapped onto the program's symbols, from a stream of
+    their own (a program without user ops is drawn as it always was).  Random inputs
+    rarely fit ``(m,n),(n,p)->(m,p)``; these do."""
+    shaped = [f for f in (forms.FORMS.get(q) for q in ops.user) if f is not None and f.arity]
+    rng = random.Random(f"dcefuzz-user-{__version__}-{seed}")
+    if not shaped or rng.random() >= (USER_SHAPES_SHARE if ops.builtin else 1.0):
+        return []
+    form = rng.choice(shaped)
+    from fuzzer.user import library  # only a program with user ops gets here
+
+    gufunc = library.op(form.custom).gufunc
+    if gufunc.same_shape:
+        rank = rng.randint(1, GEN.max_rank)
+        dims = [rng.choice(symbols) for _ in range(rank)]
+        return [list(dims) for _ in range(form.arity)]
+    letters = {x: rng.choice(symbols) for x in gufunc.letters}
+    return [[x if x.isdigit() else letters[x] for x in core] for core in gufunc.inputs]
 
 
 def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = ()) -> Mode:

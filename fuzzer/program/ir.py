@@ -126,6 +126,9 @@ class Program:
     body: tuple[Stmt, ...] = ()
     outputs: tuple[str, ...] = ()
     mode: Mode = field(default_factory=Mode)
+    #: the user modules whose ops it calls (``fuzzer.user``), as (module, folder)
+    #: pairs: whoever reads the program imports them first
+    imports: tuple[tuple[str, str], ...] = ()
 
     # ------------------------------------------------------------- serialisation
     def to_json(self) -> dict:
@@ -141,10 +144,22 @@ class Program:
         }
         if not self.mode.is_default:
             data["mode"] = self.mode.to_json()
+        if self.imports:
+            data["imports"] = [{"module": m, "path": p} for m, p in self.imports]
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> Program:
+        try:
+            imports = tuple((str(i["module"]), str(i["path"])) for i in data.get("imports", ()))
+        except (KeyError, TypeError) as exc:
+            raise InvalidProgram(f"malformed program JSON: {exc!r}") from exc
+        if imports:
+            from fuzzer.user import library  # register the user's ops before the body is read
+            try:
+                library.ensure({"module": m, "path": p} for m, p in imports)
+            except library.LoadError as exc:
+                raise InvalidProgram(f"the program calls a user's ops: {exc}") from exc
         try:
             return cls(
                 symbols=tuple(data["symbols"]),
@@ -156,6 +171,7 @@ class Program:
                 ),
                 outputs=tuple(data["outputs"]),
                 mode=Mode.from_json(data.get("mode", {})),
+                imports=imports,
             )
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
             raise InvalidProgram(f"malformed program JSON: {exc!r}") from exc
@@ -171,6 +187,10 @@ class Program:
         used = {forms.form(s.form).custom for s in self.body} - {None}
         from fuzzer.program.custom_ops import CUSTOM_OPS
         return [op.name for op in CUSTOM_OPS if op.name in used]
+
+    def user_ops(self) -> list[str]:
+        """Qualified names of the user's ops it calls (``fuzzer.user``), each once."""
+        return sorted({s.form for s in self.body if not forms.form(s.form).site_traced})
 
     def sites(self) -> dict[int, Stmt]:
         return {site: s for s in self.body for site in s.sites}
@@ -374,7 +394,8 @@ def dead_pure_sites(program: Program) -> set[int]:
     """Call sites of pure custom ops whose results nothing live ever reads."""
     live = live_statements(program)
     dead = {site for n, s in enumerate(program.body)
-            if n not in live and forms.category_of(s.form) == PURE for site in s.sites}
+            if n not in live and forms.category_of(s.form) == PURE and forms.form(s.form).site_traced
+            for site in s.sites}
     # an identical call repeats its site: the site runs if any of its calls is live
     return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}
 

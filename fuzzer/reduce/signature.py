@@ -77,6 +77,7 @@ def canonical(program: Program) -> Program:
                                  marks=tuple((names[n], d, h) for n, d, h in program.mode.marks),
                                  strided=tuple(names[n] for n in program.mode.strided),
                                  aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases)),
+        imports=program.imports,
     )
 
 

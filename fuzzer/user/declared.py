@@ -1,0 +1,156 @@
+"""What a user's op declares, read off its schema and registrations.
+
+The compiler may rely on nothing else, so neither does dcefuzz: an argument is written
+when its schema says ``Tensor(a!)`` (``mutates_args``), the op is effectful when an
+effect is registered for it, pure otherwise.  Which tensors may go in and what comes
+out are read the same way; the shapes they must have come from the op's signature
+(``fuzzer.user.gufunc``), and the values of its scalar arguments from
+:data:`SCALAR_VALUES` unless its module gives others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.user import gufunc
+from fuzzer.user.gufunc import Gufunc
+
+#: the values a scalar argument takes, by schema type, unless the op's module gives
+#: its own (``DCEFUZZ_SCALARS``): small, and none of them zero, so a scalar used as a
+#: divisor or a count stays tame
+SCALAR_VALUES: dict[str, tuple] = {
+    "int": (1, 2, 3),
+    "SymInt": (1, 2, 3),
+    "float": (0.5, 2.0, -1.0),
+    "bool": (False, True),
+}
+
+
+class Unsupported(ValueError):
+    """An op dcefuzz cannot call: an argument or result of a type it does not make."""
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    #: ``Tensor`` (also ``Tensor?``, always given a tensor) or a scalar type
+    type: str
+    written: bool = False
+    keyword: bool = False
+    #: a scalar's values (empty for a tensor, or for a scalar left at its default)
+    values: tuple = ()
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.type == "Tensor"
+
+
+@dataclass(frozen=True)
+class UserOp:
+    """One op of a user's library, as the compiler sees it."""
+
+    qualname: str
+    declaration: str
+    arguments: tuple[Argument, ...]
+    #: how many tensors it returns (0: it returns nothing)
+    results: int
+    gufunc: Gufunc = field(default_factory=Gufunc)
+
+    @property
+    def tensors(self) -> list[Argument]:
+        return [a for a in self.arguments if a.is_tensor]
+
+    @property
+    def scalars(self) -> list[Argument]:
+        return [a for a in self.arguments if not a.is_tensor and a.values]
+
+    @property
+    def mutates(self) -> tuple[int, ...]:
+        """Indices, among the tensor arguments, of those it declares it writes."""
+        return tuple(i for i, a in enumerate(self.tensors) if a.written)
+
+    @property
+    def call(self) -> str:
+        """How a program names it: ``torch.ops.ns.name`` (or ``.overload``)."""
+        namespace, name = self.qualname.split("::")
+        return f"torch.ops.{namespace}.{name}"
+
+    def overload(self):
+        import torch
+
+        namespace, name = self.qualname.split("::")
+        base, _, overload = name.partition(".")
+        return getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
+
+
+def effect_of(qualname: str):
+    """The effect registered for an op (None: none), on any torch from 2.11 on."""
+    from torch._higher_order_ops import effects
+
+    if hasattr(effects, "_get_effect"):
+        return effects._get_effect(qualname)
+    import torch
+
+    namespace, name = qualname.split("::")
+    base, _, overload = name.partition(".")
+    op = getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
+    return effects.SIDE_EFFECTS.get(op)
+
+
+def read(qualname: str, signature: str | None = None, scalars: dict | None = None) -> UserOp:
+    """The op's declaration; raises :class:`Unsupported` for an op dcefuzz cannot call,
+    and ``gufunc.SignatureError`` for a signature that does not fit it."""
+    import torch
+
+    scalars = scalars or {}
+    namespace, name = qualname.split("::")
+    base, _, overload = name.partition(".")
+    try:
+        op = getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
+    except (AttributeError, RuntimeError) as exc:
+        raise Unsupported(f"{qualname}: no such op registered ({exc})") from None
+    schema = op._schema
+    arguments = []
+    for arg in schema.arguments:
+        arguments.append(_argument(qualname, arg, scalars.get(arg.name)))
+    unknown = set(scalars) - {a.name for a in schema.arguments}
+    if unknown:
+        raise Unsupported(f"{qualname}: values given for arguments it does not have: {sorted(unknown)}")
+    for ret in schema.returns:
+        if not isinstance(ret.type, torch.TensorType):
+            raise Unsupported(f"{qualname}: returns {ret.type}; dcefuzz calls ops that return tensors or nothing")
+        if ret.alias_info is not None:
+            raise Unsupported(f"{qualname}: returns an alias of an argument ({schema}); "
+                              "dcefuzz calls ops whose results are fresh")
+    written = any(a.written for a in arguments)
+    declaration = MUTATING if written else EFFECTFUL if effect_of(qualname) is not None else PURE
+    n_tensors = sum(a.is_tensor for a in arguments)
+    if n_tensors == 0:
+        raise Unsupported(f"{qualname}: takes no tensor")
+    return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
+                  results=len(schema.returns),
+                  gufunc=gufunc.parse(signature, n_tensors, len(schema.returns)))
+
+
+def _argument(qualname: str, arg, given) -> Argument:
+    import torch
+
+    kind = arg.type
+    if isinstance(kind, torch.OptionalType) and isinstance(kind.getElementType(), torch.TensorType):
+        kind = kind.getElementType()
+    written = arg.alias_info is not None and arg.alias_info.is_write
+    if isinstance(kind, torch.TensorType):
+        return Argument(arg.name, "Tensor", written=written, keyword=arg.kwarg_only)
+    type_name = str(kind)
+    if given is not None:
+        values = tuple(given)
+        if not values:
+            raise Unsupported(f"{qualname}: no values given for argument {arg.name!r}")
+        return Argument(arg.name, type_name, keyword=arg.kwarg_only, values=values)
+    if type_name in SCALAR_VALUES:
+        return Argument(arg.name, type_name, keyword=arg.kwarg_only, values=SCALAR_VALUES[type_name])
+    if arg.has_default_value():
+        return Argument(arg.name, type_name, keyword=True)  # left at its default
+    raise Unsupported(f"{qualname}: argument {arg.name!r} of type {type_name} needs values "
+                      f"(give them in DCEFUZZ_SCALARS)")

@@ -1,0 +1,86 @@
+"""A user's op as a statement form, typed and lowered like dcefuzz's own.
+
+The form's name is the op's qualified name (``ns::name``): it cannot clash with a
+built-in form, and a program's JSON says which op it calls.  Its category is what the
+op declares, so the generator, the IR's liveness and the contract treat it exactly
+as they treat a built-in op of that kind.  Its statement carries a call site like
+every custom call (the IR's identity of a call), but the op is not told it: its
+calls are logged without one (``fuzzer.user.tracing``).
+"""
+
+from __future__ import annotations
+
+import random
+
+from fuzzer.program import forms
+from fuzzer.user.declared import UserOp
+from fuzzer.user.gufunc import Mismatch
+
+#: the attribute that holds a user call's scalar arguments, by name
+SCALARS = "scalars"
+
+
+def _infer(op: UserOp):
+    def infer(t, attrs, m):
+        for arg in op.scalars:
+            value = attrs.get(SCALARS, {}).get(arg.name)
+            if value not in arg.values or type(value) is not type(arg.values[0]):
+                raise forms.Illegal(f"{op.qualname}: {arg.name}={value!r} is not one of {arg.values}")
+        try:
+            results = op.gufunc.results(t, op.results)
+        except Mismatch as exc:
+            raise forms.Illegal(f"{op.qualname}: {exc}") from None
+        if op.results == 0:
+            return None
+        take = attrs.get("take", 0)
+        if op.results > 1 and take not in range(op.results):
+            raise forms.Illegal(f"{op.qualname}: take must be below {op.results}, got {take!r}")
+        return results[take]
+    return infer
+
+
+def _render(op: UserOp):
+    def render(args, attrs, dims):
+        tensors = iter(args)
+        values = attrs.get(SCALARS, {})
+        parts = []
+        for arg in op.arguments:
+            if arg.is_tensor:
+                text = next(tensors)
+            elif arg.values:
+                text = repr(values[arg.name])
+            else:
+                continue  # left at its default
+            parts.append(f"{arg.name}={text}" if arg.keyword else text)
+        call = f"{op.call}({', '.join(parts)})"
+        return f"{call}[{attrs.get('take', 0)}]" if op.results > 1 else call
+    return render
+
+
+def _fits(op: UserOp):
+    def fits(operands) -> bool:
+        try:
+            op.gufunc.bind(list(operands))
+        except Mismatch:
+            return False
+        return True
+    return fits
+
+
+def _draw(op: UserOp):
+    def draw(rng: random.Random) -> dict:
+        attrs: dict = {}
+        if op.scalars:
+            attrs[SCALARS] = {arg.name: rng.choice(arg.values) for arg in op.scalars}
+        if op.results > 1:
+            attrs["take"] = rng.randrange(op.results)
+        return attrs
+    return draw
+
+
+def form_of(op: UserOp) -> forms.Form:
+    return forms.Form(
+        name=op.qualname, category=op.declaration, arity=len(op.tensors),
+        infer=_infer(op), render=_render(op), mutates=op.mutates, custom=op.qualname,
+        returns=op.results > 0, grad=forms.NO_BACKWARD, site_traced=False,
+        fits=_fits(op), draw=_draw(op))

@@ -1,0 +1,225 @@
+"""A user's op library: the module that registers the ops, found and loaded.
+
+``--ops`` names a module (``mypkg.ops``) or a file (``path/to/ops.py``).  Either is
+recorded as a :class:`ModuleRef`, the module's dotted name and the folder it is
+imported from, so every process that meets a program calling the ops (a worker, a
+shrink child, a replay, a repro script) imports the same file by its path.
+
+The module's ops are those it registers: every ``CustomOpDef`` and every ``Library``
+it holds, and every op that appears while it is first imported (which also finds
+ops defined through ``torch.library.define`` or in a submodule).  Each op's shapes
+come from ``DCEFUZZ_SIGNATURES`` (qualified name to a gufunc signature) or
+:func:`fuzzer.user.declare`, and its scalars' values from ``DCEFUZZ_SCALARS``
+(qualified name to {argument: values}).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fuzzer.program import forms
+from fuzzer.user import declared, gufunc, tracing
+from fuzzer.user.declared import UserOp
+from fuzzer.user.form import form_of
+
+SIGNATURES = "DCEFUZZ_SIGNATURES"
+SCALARS = "DCEFUZZ_SCALARS"
+#: namespaces never taken for a user's (torch's own and dcefuzz's)
+RESERVED = frozenset({"aten", "prim", "prims", "_c10d_functional", "c10d", "profiler", "dcefuzz",
+                      "higher_order", "inductor", "quantized", "_quantized", "_test"})
+
+#: what ``declare`` has been told, by qualified name
+DECLARED: dict[str, dict] = {}
+
+
+class LoadError(ValueError):
+    """A module that cannot be imported, or registers no op dcefuzz can call."""
+
+
+def declare(signature: str | None = None, scalars: dict | None = None):
+    """Decorate a custom op (above ``@torch.library.custom_op``) with its gufunc
+    signature and its scalars' values, instead of the module's dicts."""
+    def mark(opdef):
+        qualname = getattr(opdef, "_qualname", None) or getattr(opdef, "_name", None)
+        if not isinstance(qualname, str) or "::" not in qualname:
+            raise TypeError("declare() decorates what torch.library.custom_op returns")
+        DECLARED[qualname] = {"signature": signature, "scalars": scalars or {}}
+        return opdef
+    return mark
+
+
+def _recorded(folder: Path) -> str:
+    """A folder as programs record it: relative to the working directory when inside
+    it (a project's corpus then names ``examples/ops`` on any checkout), else absolute."""
+    try:
+        return str(folder.relative_to(Path.cwd()))
+    except ValueError:
+        return str(folder)
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A module by dotted name and the folder its top package is imported from
+    (relative to the working directory, or absolute)."""
+
+    name: str
+    root: str
+
+    def to_json(self) -> dict:
+        return {"module": self.name, "path": self.root}
+
+    @classmethod
+    def from_json(cls, data) -> ModuleRef:
+        return cls(str(data["module"]), str(data["path"]))
+
+    @classmethod
+    def of(cls, spec: str) -> ModuleRef:
+        """``spec`` as given to ``--ops``: a ``.py`` file, a package folder or a
+        dotted module name importable from here."""
+        path = Path(spec)
+        if spec.endswith(".py") or path.is_dir():
+            if not path.exists():
+                raise LoadError(f"--ops {spec}: no such file")
+            path = path.resolve()
+            parts = [path.stem] if path.suffix == ".py" else [path.name]
+            folder = path.parent
+            while (folder / "__init__.py").exists():  # a module inside a package
+                parts.insert(0, folder.name)
+                folder = folder.parent
+            if parts[-1] == "__init__":
+                parts.pop()
+            return cls(".".join(parts), _recorded(folder))
+        try:
+            module = importlib.import_module(spec)
+        except Exception as exc:
+            raise LoadError(f"--ops {spec}: cannot import it: {type(exc).__name__}: {exc}") from exc
+        return cls.of_module(module)
+
+    @classmethod
+    def of_module(cls, module) -> ModuleRef:
+        file = getattr(module, "__file__", None)
+        if file is None:
+            raise LoadError(f"module {module.__name__} has no file to import it from")
+        folder = Path(file).resolve().parent
+        depth = module.__name__.count(".") + (Path(file).name == "__init__.py")
+        for _ in range(depth):
+            folder = folder.parent
+        return cls(module.__name__, _recorded(folder))
+
+    def import_(self):
+        """Import the module from its folder (once per process)."""
+        folder = str(Path(self.root).resolve())
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
+        return importlib.import_module(self.name)
+
+
+@dataclass
+class Library:
+    ref: ModuleRef
+    ops: list[UserOp] = field(default_factory=list)
+    #: (qualified name, why dcefuzz cannot call it)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def qualnames(self) -> list[str]:
+        return [op.qualname for op in self.ops]
+
+
+_loaded: dict[ModuleRef, Library] = {}
+
+
+def load(ref) -> Library:
+    """Import a user's module (a ``ModuleRef``, an ``--ops`` string or the module
+    itself), read its ops and register their forms (once per process)."""
+    if isinstance(ref, str):
+        ref = ModuleRef.of(ref)
+    elif not isinstance(ref, ModuleRef):
+        ref = ModuleRef.of_module(ref)
+    if ref in _loaded:
+        return _loaded[ref]
+    import torch
+
+    before = set(torch._C._dispatch_get_all_op_names())
+    fresh = ref.name not in sys.modules
+    try:
+        module = ref.import_()
+    except Exception as exc:
+        raise LoadError(f"{ref.name} (from {ref.root}): cannot import it: {type(exc).__name__}: {exc}") from exc
+    signatures = dict(getattr(module, SIGNATURES, {}) or {})
+    scalars = dict(getattr(module, SCALARS, {}) or {})
+    found = set(_held_ops(module)) | set(signatures) | set(scalars)
+    if fresh:
+        # ops that appeared while it was imported, in its namespaces (not those of
+        # libraries it imports), or all of them when it holds none
+        namespaces = {n.split("::")[0] for n in found}
+        found |= {n for n in set(torch._C._dispatch_get_all_op_names()) - before
+                  if not namespaces or n.split("::")[0] in namespaces}
+    library = Library(ref)
+    for qualname in sorted(found):
+        if qualname.split("::")[0] in RESERVED:
+            continue
+        given = DECLARED.get(qualname, {})
+        try:
+            op = declared.read(qualname, signatures.get(qualname, given.get("signature")),
+                               scalars.get(qualname, given.get("scalars")))
+        except (declared.Unsupported, gufunc.SignatureError) as exc:
+            library.skipped.append((qualname, str(exc)))
+            continue
+        library.ops.append(op)
+    if not library.ops:
+        why = "; ".join(reason for _, reason in library.skipped)
+        raise LoadError(f"{ref.name} registers no custom op dcefuzz can call" + (f": {why}" if why else ""))
+    effectful = [op.qualname for op in library.ops if op.declaration == declared.EFFECTFUL]
+    if effectful and not tracing.supported():
+        raise LoadError(f"{ref.name}: this torch cannot log the calls of its ORDERED ops {effectful} "
+                        "(it lacks torch.library.get_kernel)")
+    tracing.trace_effects(effectful)
+    for op in library.ops:
+        forms.add(form_of(op))
+    _loaded[ref] = library
+    return library
+
+
+def _held_ops(module) -> list[str]:
+    """Ops held by the module's globals: what ``custom_op`` returned, the ``Library``
+    objects it defined ops in."""
+    import torch
+    from torch._library.custom_ops import CustomOpDef
+
+    names = []
+    for value in vars(module).values():
+        if isinstance(value, CustomOpDef):
+            names.append(value._qualname)
+        elif isinstance(value, torch.library.Library):
+            names += sorted(getattr(value, "_op_defs", ()))
+    return names
+
+
+def ensure(refs) -> list[Library]:
+    """Load every module a program imports (``Program.imports``)."""
+    out = []
+    for ref in refs:
+        if isinstance(ref, tuple):
+            ref = ModuleRef(*ref)
+        out.append(load(ref if isinstance(ref, ModuleRef) else ModuleRef.from_json(ref)))
+    return out
+
+
+def op(qualname: str) -> UserOp:
+    """A loaded user op by its qualified name."""
+    for library in _loaded.values():
+        for candidate in library.ops:
+            if candidate.qualname == qualname:
+                return candidate
+    raise KeyError(f"{qualname} is not an op of a loaded module")
+
+
+def owner(qualname: str) -> ModuleRef:
+    for ref, library in _loaded.items():
+        if qualname in library.qualnames:
+            return ref
+    raise KeyError(f"{qualname} is not an op of a loaded module")
