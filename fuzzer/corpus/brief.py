@@ -34,6 +34,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract
 from fuzzer.program import codegen, custom_ops, forms, sizes
 from fuzzer.program.ir import dead_pure_sites
+from fuzzer.user import tracing
 
 #: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
 #: the call trace, or nothing
@@ -301,7 +302,7 @@ def render(entry: Entry) -> str:
     head += "from typing import Optional\n" if "Optional[" in ops else ""
     warm = _warm_up(entry)
     parts = [head + ("\n" if head else "") + "import torch\n", _HOOKS[check.records], ops,
-             codegen.source(entry.case.program),
+             tracing.script_source(entry.case.program, brief=True), codegen.source(entry.case.program),
              "\n".join(warm + _inputs(entry, binding_index(entry)) + _runs(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
     return "\n".join(_fold(p) for p in parts)

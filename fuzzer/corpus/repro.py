@@ -27,6 +27,7 @@ from fuzzer.isolation import process
 from fuzzer.judge import contract, numeric, observe
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, custom_ops
+from fuzzer.user import tracing
 from fuzzer.program.ir import dead_pure_sites
 
 #: how long a crash/timeout repro lets its child run before calling it a hang
@@ -99,6 +100,7 @@ def render(entry: Entry) -> str:
         header + "\nfrom __future__ import annotations\n",
         PREAMBLE,
         custom_ops.source_for(entry.case.program.custom_ops()),
+        tracing.script_source(entry.case.program),
         *[carried_source(m) for m in CARRIED],
         codegen.source(entry.case.program),
         "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",

@@ -66,6 +66,13 @@ PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op who
 result is dead in the program (``fuzzer.program.ir.dead_pure_sites``) that the
 compiled code executed.
 
+A USER'S OP (``--ops``, ``fuzzer.user``) is judged by the clauses of the kind it
+declares, like dcefuzz's own, except where it cannot say which call ran: it takes
+no call-site argument, so its effect events are ``(op, None)`` (clause 3 compares
+the sequence of op names and the data each event saw), and ``missed-dce`` is not
+judged for it.  An op that fails its declaration check (``fuzzer.user.audit``) is
+never in a program: the compiler may break a call whose declaration lies.
+
 THE BUG CLASS (:func:`bug_class`) of the divergences of one kind is what a
 confirmation, a shrink step, a replay and a repro must see again: the kind plus
 each divergence's *symptom* (how an effect log changed, what about a value
@@ -263,8 +270,13 @@ def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Div
     return out
 
 
+def event_text(op: str, site) -> str:
+    """``op@site``, or the bare op for a user's op, whose calls carry no site."""
+    return op if site is None else f"{op}@{site}"
+
+
 def _seq(events) -> str:
-    return "[" + ", ".join(f"{op}@{site}" for op, site in events) + "]"
+    return "[" + ", ".join(event_text(op, site) for op, site in events) + "]"
 
 
 def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
@@ -277,7 +289,7 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     parts = []
     for word, events in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, dup)):
         if events:
-            parts.append((word, word + " " + ", ".join(f"{op}@{site}" for op, site in events)))
+            parts.append((word, word + " " + ", ".join(event_text(op, site) for op, site in events)))
     if not parts:
         parts.append((REORDERED, REORDERED))
     text = "; ".join(p for _, p in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
@@ -296,7 +308,7 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergenc
         for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
             bad = _value(rt, et, ct)
             if bad:
-                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({e[0]}@{e[1]}) input {k}",
+                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({event_text(e[0], e[1])}) input {k}",
                                       f"saw different data: {bad[1]}", (DATA,)))
     return out
 
