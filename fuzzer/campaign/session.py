@@ -26,7 +26,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import FLAKY, UNTESTED, Finding, TrialResult, run_trial
 from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE
-from fuzzer.program.generate import generate, program_seed
+from fuzzer.program.generate import BUILTIN, OpSet, generate, program_seed
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 from fuzzer.triage.bugs import key_of as bug_key
@@ -67,10 +67,22 @@ class Config:
     side_threads: int | None = None
     #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
     features: tuple = ()
+    #: the custom ops programs may call: dcefuzz's own and the user's (``--ops``)
+    ops: OpSet = BUILTIN
+    #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
+    #: when the campaign starts
+    declarations: int = 0
 
     @property
     def feature_table(self) -> dict[str, float]:
         return dict(self.features)
+
+    @property
+    def op_table(self) -> dict:
+        """The ops as the campaign's state records them (empty: dcefuzz's own)."""
+        if self.ops == BUILTIN:
+            return {}
+        return {"builtin": self.ops.builtin, "user": list(self.ops.user)}
 
 
 @dataclass
@@ -134,7 +146,7 @@ class Stats:
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
-            features=dict(b.features))
+            features=dict(b.features), ops=dict(b.ops))
 
     @property
     def mostly_untested(self) -> bool:
@@ -169,7 +181,7 @@ def case_of(pseed: int, config: Config) -> Case:
     """Program ``pseed`` as the config draws it (a cache pair's are its own)."""
     if config.cache_pairs:
         return cache_trial.cache_case(pseed)
-    return generate(pseed, features=config.feature_table)
+    return generate(pseed, features=config.feature_table, ops=config.ops)
 
 
 def trial_of(pseed: int, config: Config) -> TrialResult:
@@ -285,7 +297,8 @@ class Session:
         self.config, self.budget, self.shard, self.folder = config, budget, shard, folder
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
-        state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table)
+        state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
+                              ops=config.op_table)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -296,9 +309,14 @@ class Session:
             if state.features != config.feature_table:
                 raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
                                f"not {config.feature_table or 'none'}: resume with the same --features")
+            if state.ops != config.op_table:
+                raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
+                               f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
+        if config.declarations and not resume:
+            self.stats.findings["declaration"] += config.declarations
         self.examples = Examples(config.corpus_dir, config.examples_per_bug)
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         # the watermark is always one of this shard's own indices

@@ -119,6 +119,9 @@ class CampaignState:
     #: the feature weights the programs are drawn with (``fuzzer.program.features``):
     #: part of what program i is, so a resumed campaign must keep them
     features: dict = field(default_factory=dict)
+    #: the custom ops the programs may call, when a user's are among them
+    #: (``{"builtin": bool, "user": [qualified names]}``; empty: dcefuzz's own)
+    ops: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -126,7 +129,7 @@ class CampaignState:
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
                 "recompiles": self.recompiles, "untested": dict(self.untested),
-                "features": dict(self.features)}
+                "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -140,7 +143,8 @@ class CampaignState:
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
                        repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
                        untested=Counter(data.get("untested", {})),
-                       features={str(k): float(v) for k, v in data.get("features", {}).items()})
+                       features={str(k): float(v) for k, v in data.get("features", {}).items()},
+                       ops=dict(data.get("ops", {})))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise

@@ -90,6 +90,11 @@ class Worker:
         from fuzzer.judge import trial  # noqa: F401
         from fuzzer.program import generate  # noqa: F401
 
+        if self.config.ops.imports:  # a user's ops (--ops): registered before the first program
+            from fuzzer.user import library
+
+            library.ensure(self.config.ops.imports)
+
     def __call__(self, message: tuple, send) -> None:
         _, index, pseed, seconds_left, full = message
         end = None if seconds_left is None else time.monotonic() + seconds_left

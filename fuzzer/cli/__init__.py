@@ -4,7 +4,7 @@
 commands when imported here.
 """
 
-from fuzzer.cli import bugs, campaign, entries, faults  # noqa: F401 - each adds its commands
+from fuzzer.cli import bugs, campaign, entries, faults, ops  # noqa: F401 - each adds its commands
 from fuzzer.cli.app import main
 from fuzzer.cli.faults import selftest
 from fuzzer.cli.options import parse_duration

@@ -10,17 +10,23 @@ import click
 
 from fuzzer import __version__
 from fuzzer.cli.app import main
+from fuzzer.files import atomic_write
 from fuzzer.cli.options import (
     DEVICE_HELP,
     STATS_WARM_UP_S,
     Duration,
     fault_option,
     features_option,
+    ops_options,
     resolve_device,
+    select_ops_or_exit,
     shrink_options,
     triage_option,
 )
 from fuzzer.limits import CACHE, TRIAGE
+
+#: the file of a campaign folder that holds the user ops' declaration findings
+DECLARATIONS = "declarations.json"
 
 
 @main.command()
@@ -54,6 +60,10 @@ from fuzzer.limits import CACHE, TRIAGE
                    "on-disk compile cache, the second with one op's declaration changed (docs/caches.md); "
                    "a difference between its warm and cold compiles is a stale-cache finding.")
 @features_option
+@ops_options
+@click.option("--strict-declarations", is_flag=True,
+              help="Refuse to start (exit 1) when an --ops op fails its declaration check, "
+                   "instead of leaving it out.")
 @fault_option
 @shrink_options
 @click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
@@ -62,7 +72,8 @@ from fuzzer.limits import CACHE, TRIAGE
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, cache_pairs, feature_table, fault, no_shrink, shrink_budget, no_triage,
+        program_timeout, memory_cap, cache_pairs, feature_table, op_specs, only_user_ops,
+        strict_declarations, fault, no_shrink, shrink_budget, no_triage,
         triage_budget, examples_per_bug):
     """Fuzz for a duration or a number of programs, then print a summary.
 
@@ -111,6 +122,17 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
 
     if cache_pairs:
         feature_table = feats.NONE
+        if op_specs:
+            raise click.UsageError("--cache-pairs vary dcefuzz's own ops' declarations; they do not "
+                                   "take --ops")
+    chosen = select_ops_or_exit(op_specs, only_user_ops, device=dev)
+    if chosen.findings:
+        folder.path.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder.path / DECLARATIONS, json.dumps(chosen.to_json(), indent=2) + "\n")
+        if strict_declarations:
+            click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
+                       f"({folder.path / DECLARATIONS}); --strict-declarations refuses to start", err=True)
+            sys.exit(1)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (f", fault {fault} planted" if fault else "")
                + f"\nfeatures {feats.describe(feature_table)}"
@@ -122,7 +144,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
                     cache_pairs=cache_pairs, side_threads=max(1, (os.cpu_count() or 1) // workers),
-                    features=tuple(feature_table.items()))
+                    features=tuple(feature_table.items()), ops=chosen.ops,
+                    declarations=len(chosen.findings))
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:
@@ -143,6 +166,9 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     click.echo(f"corpus     {corpus_dir}")
     for path in stats.saved:
         click.echo(f"saved {path}")
+    if chosen.findings:
+        click.echo(f"declarations {len(chosen.findings)} finding(s) in the user's ops, left out: "
+                   f"{', '.join(chosen.left_out)} ({folder.path / DECLARATIONS})")
     if stats.mostly_untested:
         click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
                    "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)

@@ -172,3 +172,29 @@ class TriageBudgetType(click.ParamType):
 def triage_option(func):
     return click.option("--triage-budget", type=TriageBudgetType(), default="80,2m", show_default=True,
                         help="Bound each finding's triage: oracle calls and/or time.")(func)
+
+
+def ops_options(func):
+    """``--ops`` (repeatable) and ``--only-user-ops``: a user's custom ops in the programs."""
+    func = click.option("--only-user-ops", is_flag=True,
+                        help="Call only the --ops modules' custom ops, none of dcefuzz's own (the "
+                             "ordinary tensor ops stay).")(func)
+    return click.option("--ops", "op_specs", multiple=True, metavar="MODULE_OR_FILE",
+                        help="A module (mypkg.ops) or file (path/ops.py) that registers custom ops to "
+                             "fuzz with dcefuzz's own; repeatable.  Each op's declaration is checked "
+                             "first, and an op that fails is left out (docs/user-ops.md).")(func)
+
+
+def select_ops_or_exit(specs, only: bool, device: str = "cpu", check: bool = True, quiet: bool = False):
+    """Load and check the ``--ops`` modules; a module that cannot be loaded exits 2."""
+    from fuzzer.user import library, selection
+
+    try:
+        chosen = selection.select(specs, only=only, device=device, check=check)
+    except library.LoadError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    if not quiet:
+        for line in chosen.lines():
+            click.echo(line, err=True)
+    return chosen

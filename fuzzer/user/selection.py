@@ -1,0 +1,68 @@
+"""The user's ops a campaign may call: loaded, audited, chosen.
+
+``--ops`` loads each module (``fuzzer.user.library``), audits each op
+(``fuzzer.user.audit``) and keeps those without a finding; ``--only-user-ops`` leaves
+dcefuzz's own custom ops out (the ordinary tensor ops stay: they are what a user's
+ops are combined with).  The result is the generator's ``OpSet``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fuzzer.program.generate import BUILTIN, OpSet
+from fuzzer.user import audit, library
+
+
+@dataclass
+class Selection:
+    libraries: list[library.Library] = field(default_factory=list)
+    problems: list[audit.Problem] = field(default_factory=list)
+    ops: OpSet = BUILTIN
+
+    @property
+    def findings(self) -> list[audit.Problem]:
+        return [p for p in self.problems if p.severity == audit.FINDING]
+
+    @property
+    def left_out(self) -> list[str]:
+        return sorted({p.op for p in self.findings})
+
+    def lines(self) -> list[str]:
+        """What a user reads before the campaign: what was loaded, what was wrong."""
+        out = []
+        for lib in self.libraries:
+            out.append(f"ops {lib.ref.name} ({lib.ref.root}): " + ", ".join(
+                f"{op.qualname} [{op.declaration}{', ' + op.gufunc.text if op.gufunc.text else ''}]"
+                for op in lib.ops))
+            out += [f"skipped {q}: {why}" for q, why in lib.skipped]
+        out += [f"declaration {p.line}" for p in self.problems]
+        if self.left_out:
+            out.append("left out of the campaign: " + ", ".join(self.left_out))
+        return out
+
+    def to_json(self) -> list[dict]:
+        return [p.to_json() for p in self.problems]
+
+
+def select(specs, only: bool = False, device: str = "cpu", check: bool = True,
+           log=None) -> Selection:
+    """Load and audit the modules ``specs`` (``--ops``); ``only``: no built-in custom ops."""
+    if not specs:
+        if only:
+            raise library.LoadError("--only-user-ops needs --ops")
+        return Selection()
+    libraries = [library.load(spec) for spec in specs]
+    problems: list[audit.Problem] = []
+    for lib in libraries:
+        for op in lib.ops:
+            if log is not None:
+                log(f"checking the declaration of {op.qualname}")
+            problems += audit.audit(op, device) if check else []
+    selection = Selection(libraries, problems)
+    kept = tuple(q for lib in libraries for q in lib.qualnames if q not in selection.left_out)
+    if not kept and only:
+        raise library.LoadError("every user op failed its declaration check: nothing left to fuzz")
+    imports = tuple((lib.ref.name, lib.ref.root) for lib in libraries)
+    selection.ops = OpSet(builtin=not only, user=kept, imports=imports)
+    return selection
