@@ -1,4 +1,4 @@
-"""Commands on corpus entries and programs: ``shrink``, ``replay``, ``show``, ``repro``, ``gen``."""
+"""Commands on corpus entries and programs: ``shrink``, ``replay``, ``show``, ``repro``, ``gen``, ``known``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ from fuzzer.cli.options import (
     ShrinkBudgetType,
     features_option,
     load_or_exit,
+    ops_options,
     resolve_entry_device,
+    select_ops_or_exit,
 )
 
 
@@ -24,7 +26,8 @@ from fuzzer.cli.options import (
 @click.option(
     "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
     help="Bound the shrink: oracle calls and/or time.")
-def shrink_entry(entry, device, shrink_budget):
+@ops_options
+def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
     """Shrink a saved entry again, in place, on the device it was found on.
 
     The reduced entry replaces the old one atomically.  Its signature names the
@@ -36,6 +39,9 @@ def shrink_entry(entry, device, shrink_budget):
     from fuzzer.judge.execute import device_unavailable
     from fuzzer.reduce.reshrink import reshrink
 
+    # an entry names the modules of the user ops it calls; --ops loads them first,
+    # from where they are now (the same module names)
+    select_ops_or_exit(op_specs, only_user_ops, check=False, quiet=True)
     e = load_or_exit(entry)
     dev = resolve_entry_device(device) or e.device
     reason = device_unavailable(dev)
@@ -151,16 +157,41 @@ def repro(entry):
 @click.option("--seed", type=click.IntRange(min=0), required=True, help="Program seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the IR as JSON instead of Python.")
 @features_option
-def gen(seed, as_json, feature_table):
-    """Print the program generated from SEED (same seed, version and features: same
-    text): how it is compiled, its features, the function and, where its mode needs
-    one, the step that marks its inputs, takes the loss and calls backward()."""
+@ops_options
+def gen(seed, as_json, feature_table, op_specs, only_user_ops):
+    """Print the program generated from SEED (same seed, version, features and ops:
+    same text): how it is compiled, its features, the function and, where its mode
+    needs one, the step that marks its inputs, takes the loss and calls backward().
+    With --ops, the ops are checked first as a campaign checks them (an op that fails
+    is left out), so SEED gives the program a campaign would run."""
     from fuzzer.program import codegen
     from fuzzer.program.generate import generate
 
-    case = generate(seed, features=feature_table)
+    chosen = select_ops_or_exit(op_specs, only_user_ops, quiet=True)
+    case = generate(seed, features=feature_table, ops=chosen.ops)
     if as_json:
         click.echo(json.dumps(case.to_json(), indent=2, sort_keys=True))
         return
     click.echo(f"# bindings: {list(case.bindings)}  input seed: {case.input_seed}")
     click.echo(codegen.header(case.program) + codegen.source(case.program), nl=False)
+
+
+@main.command()
+@click.argument("entries", nargs=-1, required=True)
+@click.option("--reason", default="reproduces on a released torch",
+              show_default=True, help="Why it is known (a tracker link, say).")
+@click.option("--clear", is_flag=True, help="Unmark the entries: their bug is expected fixed again.")
+def known(entries, reason, clear):
+    """Mark corpus entries as known bugs, or --clear the mark.
+
+    The pytest plugin (`pytest --dcefuzz-corpus DIR`) expects a known bug to reproduce
+    (xfail) and reports it XPASS once it no longer does; an unmarked entry fails the
+    run when it reproduces.  The mark is the entry's `known_bug` field.
+    """
+    from fuzzer.corpus import store
+
+    for path in entries:
+        e = load_or_exit(path)
+        e.known_bug = None if clear else reason
+        store.update(path, e)
+        click.echo(f"{e.id}: " + ("unmarked" if clear else f"known bug ({reason})"))

@@ -67,6 +67,9 @@ class Entry:
     #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON):
     #: what the old and the new side of its cache pair registered
     variant: dict | None = None
+    #: why this entry is a known bug (``dcefuzz known``): the pytest plugin then
+    #: expects it to reproduce (xfail) rather than fail the run; None: not marked
+    known_bug: str | None = None
 
     @property
     def statements(self) -> int:
@@ -92,6 +95,7 @@ class Entry:
             "versions": dict(self.versions),
             "last_seen": self.last_seen,
             **({"variant": self.variant} if self.variant is not None else {}),
+            **({"known_bug": self.known_bug} if self.known_bug is not None else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -122,7 +126,7 @@ class Entry:
             shrink=data.get("shrink"),
             culprit=Culprit.from_json(data["culprit"]) if data.get("culprit") else None,
             versions=dict(data.get("versions") or {}), last_seen=data.get("last_seen", ""),
-            variant=data.get("variant"),
+            variant=data.get("variant"), known_bug=data.get("known_bug"),
         )
 
     @classmethod

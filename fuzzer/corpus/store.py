@@ -55,6 +55,7 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
             hits = old.hits + entry.hits
             if entry.statements < old.statements:
                 entry.hits, entry.found, entry.last_seen = hits, old.found, now()
+                entry.known_bug = entry.known_bug or old.known_bug
             else:
                 old.hits, old.last_seen = hits, now()
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
