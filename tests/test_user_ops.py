@@ -1,0 +1,395 @@
+"""A user's own custom ops: loading, the declaration check, generation, judging,
+the command line, the Hypothesis strategy and the pytest plugin.
+
+The example library (``examples/user_ops/opslib.py``) has honest ops of each kind,
+one with a gufunc signature, and ``clamp_into``, which writes ``out`` without
+declaring it.  ``vendor`` (written below) is a library in another style, as a
+third party writes one: ``torch.library.define``/``impl``/``register_fake`` and a
+``Library`` fragment, with nothing of dcefuzz in it but ``DCEFUZZ_SIGNATURES``.
+Compiles use stand-in backends (Dynamo only) except where the flow itself is
+the point.
+"""
+
+import json
+import textwrap
+from pathlib import Path
+
+import backends
+import pytest
+import torch
+from click.testing import CliRunner
+from torch._dynamo import list_backends, register_backend
+
+from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.cli import main
+from fuzzer.corpus.store import load
+from fuzzer.judge import contract
+from fuzzer.judge.observe import Run
+from fuzzer.program import codegen, forms
+from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.generate import OpSet, generate
+from fuzzer.program.ir import Case, Program
+from fuzzer.user import audit, declared, gufunc, library, selection
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "user_ops"
+OPSLIB = str(EXAMPLE / "opslib.py")
+
+VENDOR = textwrap.dedent('''
+    """A vendor's kernels, registered the low-level way."""
+    import torch
+
+    DCEFUZZ_SIGNATURES = {"vendor::rowscale": "(n,k),(n)->(n,k)"}
+
+    torch.library.define("vendor::rowscale", "(Tensor x, Tensor s) -> Tensor")
+
+
+    @torch.library.impl("vendor::rowscale", "cpu")
+    def _rowscale(x, s):
+        return x * s[:, None]
+
+
+    @torch.library.register_fake("vendor::rowscale")
+    def _(x, s):
+        return torch.empty_like(x)
+
+
+    lib = torch.library.Library("vendor", "FRAGMENT")
+    lib.define("bump_(Tensor(a!) x, float by) -> ()")
+
+
+    def _bump(x, by):
+        x.add_(by)
+
+
+    lib.impl("bump_", _bump, "CompositeExplicitAutograd")
+    torch.library.register_fake("vendor::bump_", lambda x, by: None, lib=lib)
+''')
+
+DROP_OPSLIB_LOG = "dcefuzz_test_drop_opslib_log"
+
+
+def _drop_opslib_log(gm, example_inputs):
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and "opslib.log_sum" in str(node.target):
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm.forward
+
+
+if DROP_OPSLIB_LOG not in list_backends(exclude_tags=()):
+    register_backend(_drop_opslib_log, name=DROP_OPSLIB_LOG)
+
+
+@pytest.fixture(scope="module")
+def opslib():
+    return library.load(OPSLIB)
+
+
+@pytest.fixture(scope="module")
+def chosen(opslib):
+    return selection.select([OPSLIB], only=True)
+
+
+@pytest.fixture(scope="module")
+def vendor(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("vendor")
+    (folder / "vendor_kernels.py").write_text(VENDOR)
+    return library.load(str(folder / "vendor_kernels.py"))
+
+
+# ------------------------------------------------------------------ signatures
+
+def test_a_gufunc_signature_binds_letters_to_dims():
+    g = gufunc.parse("(m,n),(n,p)->(m,p)", 2, 1)
+    assert g.results([("s0", "s1"), ("s1", "s2")], 1) == [("s0", "s2")]
+    assert g.letters == ["m", "n", "p"]
+    with pytest.raises(gufunc.Mismatch):
+        g.bind([("s0", "s1"), ("s0", "s2")])        # inner dims differ
+    with pytest.raises(gufunc.Mismatch):
+        g.bind([("s0",)])                            # rank
+    assert g.bind([("s0", "s1")]) == {"m": "s0", "n": "s1"}   # a prefix is checked alone
+    fixed = gufunc.parse("(n,3)->(n)", 1, 1)
+    assert fixed.results([("s0", "3")], 1) == [("s0",)]
+    with pytest.raises(gufunc.Mismatch):
+        fixed.bind([("s0", "s1")])
+
+
+def test_without_a_signature_every_tensor_has_one_shape():
+    g = gufunc.parse(None, 2, 1)
+    assert g.results([("s0", "s1"), ("s0", "s1")], 1) == [("s0", "s1")]
+    with pytest.raises(gufunc.Mismatch):
+        g.results([("s0",), ("s0 - 1",)], 1)
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("(m,n)", "reads like"),
+    ("(m,n)->(k)", "not dims of any input"),
+    ("(m),(m)->(m)", "takes 1 tensors"),
+    ("m,n->m", "expected tuples"),
+])
+def test_a_bad_signature_says_what_is_wrong(text, needle):
+    with pytest.raises(gufunc.SignatureError, match=needle):
+        gufunc.parse(text, 1, 1)
+
+
+# ------------------------------------------------------------------- loading
+
+def test_the_example_library_is_read_off_its_schemas(opslib):
+    kinds = {op.qualname: (op.declaration, op.mutates, op.results) for op in opslib.ops}
+    assert kinds == {
+        "opslib::accumulate": (MUTATING, (0,), 0),
+        "opslib::clamp_into": (PURE, (), 1),       # what it declares, not what it does
+        "opslib::log_sum": (EFFECTFUL, (), 0),
+        "opslib::matmul": (PURE, (), 1),
+        "opslib::scaled_tanh": (PURE, (), 1),
+    }
+    assert library.op("opslib::matmul").gufunc.text == "(m,n),(n,p)->(m,p)"
+    assert [a.values for a in library.op("opslib::scaled_tanh").scalars] == [(0.5, 2.0)]
+    assert opslib.ref.root == "examples/user_ops" or Path(opslib.ref.root).is_absolute()
+
+
+def test_a_library_in_another_style_is_found_whole(vendor):
+    ops = {op.qualname: op for op in vendor.ops}
+    assert set(ops) == {"vendor::rowscale", "vendor::bump_"}
+    assert ops["vendor::bump_"].declaration == MUTATING
+    assert [a.values for a in ops["vendor::bump_"].scalars] == [declared.SCALAR_VALUES["float"]]
+    assert ops["vendor::rowscale"].gufunc.inputs == (("n", "k"), ("n",))
+
+
+def test_a_module_that_cannot_be_loaded_says_why(tmp_path):
+    with pytest.raises(library.LoadError, match="no such file"):
+        library.ModuleRef.of(str(tmp_path / "missing.py"))
+    empty = tmp_path / "no_ops.py"
+    empty.write_text("X = 1\n")
+    with pytest.raises(library.LoadError, match="registers no custom op"):
+        library.load(str(empty))
+    broken = tmp_path / "broken_ops.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    with pytest.raises(library.LoadError, match="boom"):
+        library.load(str(broken))
+
+
+# ------------------------------------------------------------ declaration check
+
+def test_the_dishonest_op_is_a_declaration_finding_naming_the_argument(chosen):
+    findings = chosen.findings
+    assert [(p.op, p.check, p.argument) for p in findings] == [("opslib::clamp_into", "undeclared-write", "out")]
+    assert "'out'" in findings[0].message and "mutates_args" in findings[0].message
+    assert chosen.left_out == ["opslib::clamp_into"]
+    assert "opslib::clamp_into" not in chosen.ops.user and len(chosen.ops.user) == 4
+
+
+def test_the_declaration_check_catches_what_it_claims(tmp_path):
+    """Each check on a small lying op, and an honest twin that passes."""
+    (tmp_path / "liars.py").write_text(textwrap.dedent('''
+        import torch
+
+        @torch.library.custom_op("liars::badfake", mutates_args=())
+        def badfake(x: torch.Tensor) -> torch.Tensor:
+            return x * 2
+
+        @badfake.register_fake
+        def _(x):
+            return x.new_empty(x.shape[:-1])
+
+        @torch.library.custom_op("liars::never", mutates_args=("x",))
+        def never(x: torch.Tensor) -> None:
+            pass
+
+        @never.register_fake
+        def _(x):
+            return None
+
+        @torch.library.custom_op("liars::honest", mutates_args=("x",))
+        def honest(x: torch.Tensor) -> None:
+            x.mul_(2)
+
+        @honest.register_fake
+        def _(x):
+            return None
+    '''))
+    ops = {op.qualname: op for op in library.load(str(tmp_path / "liars.py")).ops}
+    bad = audit.audit(ops["liars::badfake"])
+    assert [p.check for p in bad] == ["test_faketensor"] and "Shapes" in bad[0].message
+    never = audit.audit(ops["liars::never"], opcheck=False)
+    assert [(p.check, p.severity, p.argument) for p in never] == [("unused-declaration", audit.WARNING, "x")]
+    assert audit.audit(ops["liars::honest"]) == []
+
+
+# ---------------------------------------------------------------- generation
+
+def test_user_ops_appear_in_programs_and_the_left_out_one_never(chosen):
+    used = set()
+    for seed in range(30):
+        program = generate(seed, ops=chosen.ops).program
+        used |= set(program.user_ops())
+        assert not program.custom_ops(), "--only-user-ops: none of dcefuzz's own"
+        if program.user_ops():
+            assert program.imports == chosen.ops.imports
+    assert used == set(chosen.ops.user)
+    assert generate(7, ops=chosen.ops) == generate(7, ops=chosen.ops)
+
+
+def test_a_program_calling_user_ops_round_trips_through_json(chosen):
+    case = next(c for c in (generate(s, ops=chosen.ops) for s in range(50))
+                if "opslib::matmul" in c.program.user_ops())
+    again = Case.from_json(json.loads(json.dumps(case.to_json())))
+    assert again == case
+    text = codegen.source(case.program)
+    assert "torch.ops.opslib.matmul(" in text
+    assert case.program.to_json()["imports"] == [{"module": "opslib", "path": chosen.ops.imports[0][1]}]
+    assert not {s for s in contract_dead(case.program)}, "missed-dce is not judged for user ops"
+
+
+def contract_dead(program: Program):
+    from fuzzer.program.ir import dead_pure_sites
+    return dead_pure_sites(program)
+
+
+def test_programs_without_user_ops_are_drawn_as_before(chosen):
+    assert generate(11).program == generate(11, ops=selection.Selection().ops).program
+    assert forms.form("opslib::matmul").site_traced is False
+
+
+# ------------------------------------------------------------------ contract
+
+def _run(effects):
+    return Run(outputs=[], inputs_after=[], effects=effects)
+
+
+def test_the_effect_clause_on_user_events_without_sites():
+    t = torch.ones(2)
+    a, b = ("opslib::log_sum", None, (t,)), ("opslib::log_sum", None, (t * 3,))
+    eager = _run([a, b])
+    assert contract.check_effects(0, eager, eager, _run([a, b])) == []            # allowed: the same
+    missing = contract.check_effects(0, eager, eager, _run([a]))
+    assert missing[0].symptoms == (contract.MISSING,) and "missing opslib::log_sum (" in missing[0].detail
+    swapped = contract.check_effects(0, eager, eager, _run([b, a]))            # same names, data swapped
+    assert {d.symptoms for d in swapped} == {(contract.DATA,)} and len(swapped) == 2
+    assert "event 0 (opslib::log_sum) input 0" in swapped[0].where
+
+
+# --------------------------------------------------------------- campaigns
+
+def test_a_campaign_with_user_ops_judges_them_and_names_the_module(tmp_path, chosen):
+    config = Config(seed=1, device="cpu", corpus_dir=str(tmp_path), backend=DROP_OPSLIB_LOG,
+                    ops=chosen.ops, declarations=len(chosen.findings), triage=False)
+    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    assert stats.findings["declaration"] == 1
+    assert stats.findings["effect-log"] >= 1
+    entries = [load(p) for p in tmp_path.glob("*.json")]
+    effect = [e for e in entries if e.kind == "effect-log"]
+    assert effect and all(e.case.program.user_ops() == ["opslib::log_sum"] for e in effect)
+    assert all("opslib::clamp_into" not in e.case.program.user_ops() for e in entries)
+    script = tmp_path / f"{effect[0].id}.py"
+    assert "importlib.import_module('opslib')" in script.read_text()
+
+
+def test_a_faithful_compile_of_user_ops_is_clean(tmp_path, chosen, vendor):
+    both = selection.select([OPSLIB, vendor.ref], only=True, check=False)
+    ops = OpSet(builtin=False, user=tuple(q for q in both.ops.user if q != "opslib::clamp_into"),
+                imports=both.ops.imports)
+    config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path), backend=backends.FAITHFUL, ops=ops,
+                    triage=False)
+    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    assert stats.programs == 8 and not stats.findings, stats.summary()
+    vendor_calls = sum(1 for s in range(40) for q in generate(s, ops=ops).program.user_ops() if q.startswith("vendor"))
+    assert vendor_calls, "the vendor's ops are drawn"
+
+
+# ------------------------------------------------------------ command line
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_check_ops_exits_1_and_names_the_op_and_argument():
+    result = invoke("check-ops", OPSLIB)
+    assert result.exit_code == 1, result.output
+    assert "opslib::clamp_into (out): writes argument 'out'" in result.output
+    data = json.loads(invoke("check-ops", OPSLIB, "--json").output)
+    assert {o["op"]: o["ok"] for o in data["ops"]}["opslib::clamp_into"] is False
+    assert invoke("check-ops", "no/such/ops.py").exit_code == 2
+
+
+def test_gen_with_ops_prints_the_user_calls():
+    result = invoke("gen", "--seed", "4", "--ops", OPSLIB, "--only-user-ops", "--features", "none")
+    assert result.exit_code == 0, result.output
+    assert "torch.ops.opslib." in result.output and "torch.ops.dcefuzz." not in result.output
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["run", "--programs", "1", "--ops", "no/such/ops.py"], "no such file"),
+    (["run", "--programs", "1", "--only-user-ops"], "--only-user-ops needs --ops"),
+    (["run", "--programs", "1", "--cache-pairs", "--ops", OPSLIB], "do not take --ops"),
+])
+def test_run_refuses_bad_ops_with_exit_2(args, needle, tmp_path):
+    result = invoke(*args, "--state", tmp_path / "c")
+    assert result.exit_code == 2 and needle in result.output, result.output
+
+
+def test_strict_declarations_refuse_to_start(tmp_path):
+    result = invoke("run", "--programs", "1", "--jobs", "0", "--ops", OPSLIB, "--strict-declarations",
+                    "--state", tmp_path / "c")
+    assert result.exit_code == 1 and "--strict-declarations refuses to start" in result.output
+    problems = json.loads((tmp_path / "c" / "declarations.json").read_text())
+    assert [(p["op"], p["argument"]) for p in problems] == [("opslib::clamp_into", "out")]
+
+
+# ------------------------------------------------------ Hypothesis, pytest plugin
+
+@pytest.mark.compile
+def test_the_hypothesis_example_passes_honest_and_fails_planted(pytester, monkeypatch):
+    """The README's property test: clean on a faithful compile (aot_eager: no
+    Inductor), and a readable failure, shrunk to one call, with a fault planted."""
+    from fuzzer import faults
+
+    pytester.copy_example(str(EXAMPLE / "test_opslib.py"))
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    monkeypatch.setenv("OPSLIB_BACKEND", "aot_eager")
+    monkeypatch.chdir(ROOT)  # the module's folder is recorded relative to here
+    test_file = pytester.path / "test_opslib.py"
+    honest = pytester.runpytest_inprocess(str(test_file), "-p", "no:cacheprovider")
+    honest.assert_outcomes(passed=1)
+    with faults.planted("effect-dce"):
+        planted = pytester.runpytest_inprocess(str(test_file), "-p", "no:cacheprovider")
+    planted.assert_outcomes(failed=1)
+    text = planted.stdout.str()
+    assert "torch.compile broke the contract: effect-log" in text
+    assert "missing opslib::log_sum" in text
+    assert "body=(Stmt(form='opslib::log_sum'" in text, "shrunk to the one call"
+
+
+def test_the_plugin_collects_the_committed_corpus(pytester):
+    corpus = ROOT / "corpus"
+    result = pytester.runpytest_inprocess("--dcefuzz-corpus", str(corpus), "--collect-only", "-q")
+    collected = {line.split("::")[-1] for line in result.stdout.lines if ".json::" in line}
+    assert collected == {p.stem for p in corpus.glob("*.json")}
+
+
+def test_the_plugin_fails_a_reproducing_entry_and_expects_a_known_one(pytester, tmp_path):
+    from test_corpus import make_entry
+
+    from fuzzer.corpus.store import save
+
+    folder = tmp_path / "corpus"
+    bug, _ = save(make_entry(signature="effect-log|missing :: bug", backend=backends.DROP_LOG), folder)
+    known = make_entry(signature="effect-log|missing :: known", backend=backends.DROP_LOG)
+    known.known_bug = "tracked upstream"
+    save(known, folder)
+    save(make_entry(signature="effect-log|missing :: fixed", backend=backends.FAITHFUL), folder)
+    result = pytester.runpytest_inprocess("--dcefuzz-corpus", str(folder), "-rA", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    failed = [line for line in result.stdout.lines if line.startswith("FAILED")]
+    assert len(failed) == 1 and bug.stem in failed[0]
+    assert "known bug: tracked upstream" in result.stdout.str()
+    assert CliRunner().invoke(main, ["known", str(bug)]).exit_code == 0
+    assert load(bug).known_bug is not None
+    again = pytester.runpytest_inprocess("--dcefuzz-corpus", str(folder), "-p", "no:cacheprovider")
+    again.assert_outcomes(passed=1, xfailed=2)
+
+
+def test_the_plugin_refuses_a_missing_folder(pytester):
+    result = pytester.runpytest_inprocess("--dcefuzz-corpus", "no/such/folder")
+    assert result.ret != 0 and "no such folder" in result.stderr.str() + result.stdout.str()
