@@ -520,8 +520,13 @@ def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Div
     return out
 
 
+def event_text(op: str, site) -> str:
+    """``op@site``, or the bare op for a user's op, whose calls carry no site."""
+    return op if site is None else f"{op}@{site}"
+
+
 def _seq(events) -> str:
-    return "[" + ", ".join(f"{op}@{site}" for op, site in events) + "]"
+    return "[" + ", ".join(event_text(op, site) for op, site in events) + "]"
 
 
 def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
@@ -534,7 +539,7 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     parts = []
     for word, events in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, dup)):
         if events:
-            parts.append((word, word + " " + ", ".join(f"{op}@{site}" for op, site in events)))
+            parts.append((word, word + " " + ", ".join(event_text(op, site) for op, site in events)))
     if not parts:
         parts.append((REORDERED, REORDERED))
     text = "; ".join(p for _, p in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
@@ -553,7 +558,7 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergenc
         for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
             bad = _value(rt, et, ct)
             if bad:
-                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({e[0]}@{e[1]}) input {k}",
+                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({event_text(e[0], e[1])}) input {k}",
                                       f"saw different data: {bad[1]}", (DATA,)))
     return out
 

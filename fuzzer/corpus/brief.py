@@ -305,4 +305,4 @@ def render(entry: Entry) -> str:
              tracing.script_source(entry.case.program, brief=True), codegen.source(entry.case.program),
              "\n".join(warm + _inputs(entry, binding_index(entry)) + _runs(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
-    return "\n".join(_fold(p) for p in parts)
+    return "\n".join(_fold(p) for p in parts if p.strip())

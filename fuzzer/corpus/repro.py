@@ -107,7 +107,7 @@ def render(entry: Entry) -> str:
         'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE'
         + (", step=step" if codegen.needs_step(entry.case.program) else "") + "))\n",
     ]
-    return "\n\n".join(p.strip("\n") + "\n" for p in parts)
+    return "\n\n".join(p.strip("\n") + "\n" for p in parts if p.strip())
 
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
