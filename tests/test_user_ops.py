@@ -282,6 +282,8 @@ def test_a_campaign_with_user_ops_judges_them_and_names_the_module(tmp_path, cho
     effect = [e for e in entries if e.kind == "effect-log"]
     assert effect and all(e.case.program.user_ops() == ["opslib::log_sum"] for e in effect)
     assert all("opslib::clamp_into" not in e.case.program.user_ops() for e in entries)
+    # an entry shrunk past every user op imports nothing
+    assert all(bool(e.case.program.imports) == bool(e.case.program.user_ops()) for e in entries)
     script = tmp_path / f"{effect[0].id}.py"
     assert "importlib.import_module('opslib')" in script.read_text()
 

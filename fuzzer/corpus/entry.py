@@ -8,6 +8,8 @@ detail lines are always derived the same way.
 
 from __future__ import annotations
 
+import dataclasses
+
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -138,7 +140,10 @@ class Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
         ``notes`` are detail lines kept after the divergences (where a process died).
+        A program shrunk past its last call of a user's op no longer imports its module.
         """
+        if case.program.imports and not case.program.user_ops():
+            case = dataclasses.replace(case, program=dataclasses.replace(case.program, imports=()))
         sig = signature.of(kind, case, list(divergences))
         return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
