@@ -208,26 +208,49 @@ def _title(kind: str, detail: str, frames: list[str]) -> str | None:
     return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
 
 
+class Processes:
+    """How the pool starts its workers here: ``spawn``-ed processes on this machine,
+    one per job, or one per GPU of ``devices`` (each sees only its own).  Another
+    launcher (``fuzzer.campaign.ray_pool``) starts them elsewhere; the pool treats
+    every worker alike through the handle ``start`` returns (a pipe and a process)."""
+
+    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None):
+        self.config, self.limits = config, limits
+        self.ctx = multiprocessing.get_context("spawn")
+        self.slots = [str(d) for d in devices] if devices else [None] * jobs
+        # the cores are shared out: each worker's Inductor compiles kernels on its share
+        self.compile_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
+
+    def start(self, slot: int, stack_path: str) -> _Worker:
+        return _Worker(self.ctx, self.config, self.limits, slot, self.slots[slot], self.compile_threads,
+                       stack_path)
+
+    def status(self, workers: list) -> str:
+        """The pool's part of the progress line."""
+        alive = sum(1 for w in workers if w.process.is_alive())
+        return f"{alive}/{len(workers)} workers"
+
+    def close(self) -> None:
+        pass
+
+
 def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
              limits: PoolLimits = PoolLimits(), shard: Shard = Shard(),
              folder: CampaignFolder | None = None, resume: bool = False,
-             log=None, progress=None) -> Stats:
-    """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given)."""
+             log=None, progress=None, launcher=None) -> Stats:
+    """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given),
+    or on the workers ``launcher`` starts (default: :class:`Processes` here)."""
     session = Session(config, budget, shard, folder, resume, log, progress)
     ends_at = session.ends_at()
     shrinker = CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
-    ctx = multiprocessing.get_context("spawn")
-    slots = [str(d) for d in devices] if devices else [None] * jobs
-    # the cores are shared out: each worker's Inductor compiles kernels on its share
-    compile_threads = max(1, (os.cpu_count() or 1) // len(slots))
+    launcher = launcher or Processes(config, limits, jobs, devices)
     stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
     started = itertools.count()
 
     def start(slot: int) -> _Worker:
-        return _Worker(ctx, config, limits, slot, slots[slot], compile_threads,
-                       os.path.join(stack_dir, f"worker-{next(started)}.stack"))
+        return launcher.start(slot, os.path.join(stack_dir, f"worker-{next(started)}.stack"))
 
-    workers = [start(i) for i in range(len(slots))]
+    workers = [start(i) for i in range(len(launcher.slots))]
     replaced = 0
     #: casualty title -> the entry that stands for it (see ``_title``)
     titles: dict[str, str] = {}
@@ -385,8 +408,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     casualty(w, CRASH, memory_detail(limits.memory_mb), alive=True)
             if shrinker is not None:
                 adopt()
-            alive = sum(1 for w in workers if w.process.is_alive())
-            session.tick(f", {alive}/{len(workers)} workers, {replaced} replaced", details)
+            session.tick(f", {launcher.status(workers)}, {replaced} replaced", details)
     except KeyboardInterrupt:
         interrupted = True
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
@@ -401,4 +423,5 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             adopt()
         shutil.rmtree(stack_dir, ignore_errors=True)
         session.checkpoint(details())
+        launcher.close()
     return session.stats
