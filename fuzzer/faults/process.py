@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 from fuzzer.faults._fault import Fault
@@ -42,6 +43,10 @@ def _custom_calls(gm) -> list:
 
 
 def _segfault() -> None:
+    # to this thread, not the process: a process-directed signal may land on another
+    # thread (a Ray actor has several) while this one compiles on for a moment
+    if hasattr(signal, "pthread_kill"):
+        signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
     os.kill(os.getpid(), signal.SIGSEGV)
 
 

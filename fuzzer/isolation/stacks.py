@@ -28,6 +28,8 @@ DUMP_WAIT_S = 2.0
 #: polling interval while waiting for the dump
 DUMP_POLL_S = 0.05
 
+#: the folder of dcefuzz's own modules: a frame there is dcefuzz's code at work
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 _handle = None
 
@@ -67,8 +69,9 @@ def read(path: str | os.PathLike) -> list[str]:
     ``func (file.py:line)``.
 
     The file holds one dump of every thread (the worker dies, or is killed, right
-    after it).  The thread that was compiling or running the program is the main
-    one: the deepest not started by ``threading``.
+    after it).  The thread that was compiling or running the program is the one
+    running dcefuzz's code (a Ray actor runs it on a thread of its own, beside Ray's
+    main loop), and of those the main one: the deepest not started by ``threading``.
     """
     try:
         text = Path(path).read_text(errors="replace")
@@ -85,10 +88,11 @@ def read(path: str | os.PathLike) -> list[str]:
         in_frames = bool(m)
     if not threads:
         return []
-    # the main thread is the one doing the work; threads started by ``threading``
-    # (pools, watchers) are asides, taken only if there is nothing else
-    main = [t for t in threads if not any(m["func"] == "_bootstrap_inner" for m in t)]
-    deepest = max(main or threads, key=len)
+    # the thread doing the work runs dcefuzz's code; of those, threads started by
+    # ``threading`` (pools, watchers) are asides, taken only if there is nothing else
+    ours = [t for t in threads if any(m["file"].startswith(_PACKAGE) for m in t)] or threads
+    main = [t for t in ours if not any(m["func"] == "_bootstrap_inner" for m in t)]
+    deepest = max(main or ours, key=len)
     return [f"{m['func']} ({os.path.basename(m['file'])}:{m['line']})" for m in deepest[:FRAMES_KEPT]]
 
 
