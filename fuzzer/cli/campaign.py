@@ -1,4 +1,4 @@
-"""Commands of campaigns: ``run`` and ``stats``."""
+"""Commands of campaigns: ``run``, ``stats`` and ``merge``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import click
 
 from fuzzer import __version__
+from fuzzer.campaign.state import DECLARATIONS_FILE
 from fuzzer.cli.app import main
-from fuzzer.files import atomic_write
 from fuzzer.cli.options import (
     DEVICE_HELP,
     STATS_WARM_UP_S,
@@ -23,10 +23,8 @@ from fuzzer.cli.options import (
     shrink_options,
     triage_option,
 )
+from fuzzer.files import atomic_write
 from fuzzer.limits import CACHE, TRIAGE
-
-#: the file of a campaign folder that holds the user ops' declaration findings
-DECLARATIONS = "declarations.json"
 
 
 @main.command()
@@ -55,6 +53,10 @@ DECLARATIONS = "declarations.json"
                    "[default: 120s; with --cache-pairs 10m].")
 @click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
               metavar="MIB", help="Resident memory per worker above which it is replaced.")
+@click.option("--ray", "ray_address", default=None, is_flag=False, flag_value="auto", metavar="[ADDRESS]",
+              help="Run the workers as Ray actors: --ray (or --ray auto) joins the cluster this machine "
+                   "belongs to, --ray HOST:PORT another, --ray local starts one here.  One actor per GPU "
+                   "on a cluster with GPUs, else --jobs CPU actors (docs/scale.md; the ray extra).")
 @click.option("--cache-pairs", is_flag=True,
               help="Run each program as a cache pair: compiled in two fresh processes sharing one "
                    "on-disk compile cache, the second with one op's declaration changed (docs/caches.md); "
@@ -72,7 +74,7 @@ DECLARATIONS = "declarations.json"
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, cache_pairs, feature_table, op_specs, only_user_ops,
+        program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
         strict_declarations, fault, no_shrink, shrink_budget, no_triage,
         triage_budget, examples_per_bug):
     """Fuzz for a duration or a number of programs, then print a summary.
@@ -99,6 +101,10 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     from fuzzer.campaign.session import Budget, Config, run_campaign
     from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 
+    if ray_address is not None and jobs == 0:
+        raise click.UsageError("--ray runs its workers as actors; --jobs 0 (in-process) does not go with it")
+    if ray_address is not None and devices is not None:
+        raise click.UsageError("--ray takes its GPUs from the cluster (one actor each); drop --devices")
     gpus = None
     if devices is not None:
         gpus = [d.strip() for d in devices.split(",") if d.strip()]
@@ -106,7 +112,10 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
             raise click.BadParameter(f"{devices!r} is not a list of GPU indices like 0,1",
                                      param_hint="--devices")
         device = device or "cuda"
-    dev = resolve_device(device)
+    if ray_address is not None:
+        dev = _ray_device(ray_address, device)
+    else:
+        dev = resolve_device(device)
     try:
         sh = Shard.parse(shard)
     except ValueError as exc:
@@ -128,10 +137,10 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     chosen = select_ops_or_exit(op_specs, only_user_ops, device=dev)
     if chosen.findings:
         folder.path.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder.path / DECLARATIONS, json.dumps(chosen.to_json(), indent=2) + "\n")
+        atomic_write(folder.path / DECLARATIONS_FILE, json.dumps(chosen.to_json(), indent=2) + "\n")
         if strict_declarations:
             click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
-                       f"({folder.path / DECLARATIONS}); --strict-declarations refuses to start", err=True)
+                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
             sys.exit(1)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (f", fault {fault} planted" if fault else "")
@@ -149,7 +158,14 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:
-        if jobs == 0 and gpus is None:
+        if ray_address is not None:
+            from fuzzer.campaign import ray_pool
+
+            limits = PoolLimits(program_seconds=program_timeout, memory_mb=memory_cap)
+            stats = run_pool(config, budget, limits=limits, shard=sh, folder=folder, resume=resume,
+                             log=display.event, progress=display.status,
+                             launcher=ray_pool.Actors(config, limits, jobs=max(1, jobs)))
+        elif jobs == 0 and gpus is None:
             stats = run_campaign(config, budget, log=display.event, progress=display.status,
                                  shard=sh, folder=folder, resume=resume)
         else:
@@ -168,10 +184,31 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
         click.echo(f"saved {path}")
     if chosen.findings:
         click.echo(f"declarations {len(chosen.findings)} finding(s) in the user's ops, left out: "
-                   f"{', '.join(chosen.left_out)} ({folder.path / DECLARATIONS})")
+                   f"{', '.join(chosen.left_out)} ({folder.path / DECLARATIONS_FILE})")
     if stats.mostly_untested:
         click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
                    "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
+
+
+def _ray_device(address: str, device: str | None) -> str:
+    """Join the cluster first: the device is the actors', not this machine's (default:
+    CUDA when the cluster has GPUs).  A cluster that cannot be reached exits 2."""
+    from fuzzer.campaign import ray_pool
+
+    try:
+        seconds = ray_pool.connect(address)
+    except ray_pool.RayUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    gpus = ray_pool.cluster_gpus()
+    click.echo(f"ray cluster {address} reached in {seconds:.1f}s: {gpus} GPUs", err=True)
+    if device is None:
+        return "cuda" if gpus else "cpu"
+    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
+        raise click.BadParameter(f"{device!r} is not cpu, cuda or cuda:N", param_hint="--device")
+    if device != "cpu" and not gpus:
+        raise click.BadParameter(f"{device}: the Ray cluster has no GPU", param_hint="--device")
+    return device
 
 
 class _Display:
@@ -296,3 +333,33 @@ def _print_stats(state, lines) -> None:
             replaced = lines[-1].get("workers_replaced", 0)
             click.echo(f"memory     workers {min(warm)}-{max(warm)} MiB resident after the first "
                        f"{STATS_WARM_UP_S:.0f}s; {replaced} workers replaced (recycled or casualties)")
+
+
+@main.command()
+@click.argument("out", type=click.Path(file_okay=False))
+@click.argument("folders", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+def merge(out, folders):
+    """Merge the campaign folders of shard runs (--shard K/N, one seed) into OUT.
+
+    OUT then reads as one run over every program the shards ran: counts summed, the
+    programs run recorded (so `run --resume --state OUT` runs what is left, nothing
+    twice), the corpora merged entry by entry (a bug found in several shards is one
+    entry with every hit), the stats logs kept, each line tagged with its shard.
+    Exit 2 when OUT holds a campaign already or the folders are not shards of one
+    campaign (another seed, features or ops; a shard given twice).
+    """
+    from fuzzer.campaign.merge import merge as merge_folders
+    from fuzzer.campaign.state import BadState
+
+    try:
+        merged = merge_folders(out, list(folders))
+    except BadState as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    state = merged.state
+    click.echo(f"merged {len(folders)} folders into {out}: {state.programs} programs, next program index "
+               f"{state.next_index}, findings {dict(state.findings) or 'none'}")
+    click.echo(f"corpus {merged.new_entries} entries from {merged.entries} "
+               f"({merged.merged_hits} found in more than one shard, their hits added)")
+    for line in merged.unreadable:
+        click.echo(f"unreadable: {line}", err=True)
