@@ -31,6 +31,8 @@ from fuzzer.files import atomic_write, read_json
 
 STATE_FILE = "state.json"
 STATS_FILE = "stats.jsonl"
+#: the user ops' declaration findings (``fuzzer.user.audit``), beside the state
+DECLARATIONS_FILE = "declarations.json"
 STATE_SCHEMA = 1
 
 
