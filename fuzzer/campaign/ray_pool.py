@@ -26,7 +26,6 @@ Ray is optional (the ``ray`` extra); nothing else imports this module.
 
 from __future__ import annotations
 
-import collections
 import multiprocessing
 import os
 import queue
@@ -43,8 +42,10 @@ from fuzzer.limits import PoolLimits
 
 #: how to install what ``--ray`` needs
 EXTRA = "pip install -e '.[ray]'"
-#: seconds between the relay's polls of an actor's reports
+#: seconds the relay waits on an actor's reports before it looks at the pool's pipe
 POLL_S = 0.05
+#: seconds an actor holds a ``drain`` call open waiting for news (a long poll)
+LONG_POLL_S = 1.0
 #: what a host reports when the handler raised (a worker process exits with code 1)
 RAISED = "raised"
 #: the work thread's stack when the process's own limit says nothing usable
@@ -94,8 +95,9 @@ class Host:
     The work runs on a thread of the host's own, with the stack a process's main
     thread has (the soft ``RLIMIT_STACK``): Ray runs actor methods on threads whose
     small stacks a deep Dynamo trace overflows, a segfault that is no compiler's.
-    ``run`` only queues a message and ``drain`` hands over what the work reported, so
-    both answer at once, whatever the work is doing.
+    ``run`` only queues a message and ``drain`` hands over what the work reported (on
+    a second method thread, ``max_concurrency=2``, so a long poll never holds up a
+    ``run``), whatever the work is doing.
     """
 
     def __init__(self, config: Config, limits: PoolLimits, compile_threads: int, stack_path: str | None):
@@ -112,33 +114,41 @@ class Host:
         self.handler.load()
         self._fault = faults.planted(config.fault)
         self._fault.__enter__()  # for the actor's whole life, as a worker process has it
-        self.outbox: collections.deque = collections.deque()
+        self.outbox: queue.Queue = queue.Queue()
         self.inbox: queue.Queue = queue.Queue()
         threading.stack_size(_main_stack_bytes())
         try:
             threading.Thread(target=self._work, name="dcefuzz-work", daemon=True).start()
         finally:
             threading.stack_size(0)
-        self.outbox.append(("ready", os.getpid(), ray.get_runtime_context().get_node_id()))
+        self.outbox.put(("ready", os.getpid(), ray.get_runtime_context().get_node_id()))
 
     def _work(self) -> None:
         while True:
             message = self.inbox.get()
             try:
-                self.handler(message, self.outbox.append)
+                self.handler(message, self.outbox.put)
             except BaseException:  # noqa: BLE001 - a worker process would die of it: say so
                 traceback.print_exc()
-                self.outbox.append((RAISED, 1))
+                self.outbox.put((RAISED, 1))
                 return
 
     def run(self, message: tuple) -> None:
         self.inbox.put(message)
 
-    def drain(self) -> list:
-        out = []
-        while self.outbox:
-            out.append(self.outbox.popleft())
-        return out
+    def drain(self, wait: float) -> list:
+        """What the work reported, waiting up to ``wait`` seconds for the first
+        message (a long poll: the relay is answered as soon as there is news, and
+        neither side spins)."""
+        try:
+            out = [self.outbox.get(timeout=wait)]
+        except queue.Empty:
+            return []
+        while True:
+            try:
+                out.append(self.outbox.get_nowait())
+            except queue.Empty:
+                return out
 
 
 def _main_stack_bytes() -> int:
@@ -213,7 +223,7 @@ class ActorWorker(pool._Worker):
         from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
         actor = self.process.actor
-        drain = actor.drain.remote()
+        drain = actor.drain.remote(LONG_POLL_S)
         running = None
         try:
             while self.process.is_alive():
@@ -236,7 +246,7 @@ class ActorWorker(pool._Worker):
                             self.process.pid = pid if node == self._here else -1
                             message = ("ready", pid)
                         self._relay_end.send(message)
-                    drain = actor.drain.remote()
+                    drain = actor.drain.remote(LONG_POLL_S)
                 if running is not None and ray.wait([running], timeout=0)[0]:
                     ray.get(running)  # raises if the handler raised or the actor died
                     running = None
@@ -267,7 +277,7 @@ class Actors:
         cpus = int(resources.get("CPU", 1))
         self.compile_threads = max(1, cpus // len(self.slots))
         self.options = {"num_gpus": 1, "num_cpus": 1} if self.gpu else {"num_cpus": 1}
-        self.options.update(max_restarts=0, max_task_retries=0)
+        self.options.update(max_restarts=0, max_task_retries=0, max_concurrency=2)
         self.remote_class = ray.remote(Host)
         self.here = ray.get_runtime_context().get_node_id()
         self.nodes = {n["NodeID"]: n.get("NodeManagerHostname") or n["NodeID"][:8]

@@ -69,9 +69,9 @@ def read(path: str | os.PathLike) -> list[str]:
     ``func (file.py:line)``.
 
     The file holds one dump of every thread (the worker dies, or is killed, right
-    after it).  The thread that was compiling or running the program is the one
-    running dcefuzz's code (a Ray actor runs it on a thread of its own, beside Ray's
-    main loop), and of those the main one: the deepest not started by ``threading``.
+    after it).  The thread that was compiling or running the program is the
+    deepest one running dcefuzz's code (a Ray actor runs it on a thread of its own,
+    beside Ray's main loop and its method threads).
     """
     try:
         text = Path(path).read_text(errors="replace")
@@ -88,11 +88,12 @@ def read(path: str | os.PathLike) -> list[str]:
         in_frames = bool(m)
     if not threads:
         return []
-    # the thread doing the work runs dcefuzz's code; of those, threads started by
-    # ``threading`` (pools, watchers) are asides, taken only if there is nothing else
-    ours = [t for t in threads if any(m["file"].startswith(_PACKAGE) for m in t)] or threads
-    main = [t for t in ours if not any(m["func"] == "_bootstrap_inner" for m in t)]
-    deepest = max(main or ours, key=len)
+    # the thread doing the work runs dcefuzz's code, and is the deepest of those (a
+    # Ray actor's method threads wait in a few frames); without dcefuzz's code
+    # anywhere, threads started by ``threading`` (pools, watchers) are asides
+    ours = [t for t in threads if any(m["file"].startswith(_PACKAGE) for m in t)]
+    main = ours or [t for t in threads if not any(m["func"] == "_bootstrap_inner" for m in t)]
+    deepest = max(main or threads, key=len)
     return [f"{m['func']} ({os.path.basename(m['file'])}:{m['line']})" for m in deepest[:FRAMES_KEPT]]
 
 
