@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The one-shot CUDA check: run it whenever a GPU machine is lent (docs/cuda.md).
+#
+#   OUT=/some/folder scripts/cuda-check.sh             # on the GPU machine, under 9 minutes
+#   OUT=/some/folder scripts/cuda-check.sh --dry-run   # the same steps on the CPU, tiny budgets
+#
+# Steps, each bounded by its own time limit so the whole fits the machine's lease, each
+# writing what it found under $OUT as it ends (a step that fails is recorded and the
+# next one runs):
+#   1. install dcefuzz over the torch already there (pip install --no-deps -e .; not in a dry run)
+#   2. the CUDA-marked tests
+#   3. dcefuzz selftest on the device, one fault of each bug class, a short budget each
+#   4. a campaign of about 3 minutes on --devices 0 (the CPU, one worker, in a dry run)
+#   5. a replay on the device of every entry of corpus/ (found on the CPU): which bugs show there too
+#   6. compile seconds and programs per minute, the device beside the CPU, on the same programs
+# $OUT/summary.md says what each step did; $OUT/corpus/ holds the campaign's entries.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+DRY=0
+[[ "${1:-}" == "--dry-run" ]] && DRY=1
+OUT="${OUT:-$(mktemp -d)}"
+mkdir -p "$OUT"
+SUMMARY="$OUT/summary.md"
+PY="${PYTHON:-python3}"
+
+if [[ $DRY == 1 ]]; then
+  DEVICE=cpu; WORKERS=(--jobs 1); CAMPAIGN=(--programs 2); CAMPAIGN_LIMIT=240
+  FAULTS=(--fault effect-dce); PER_FAULT=30s; SELFTEST_LIMIT=240; REPLAY=(corpus/effect-log-915158cff0e3.json)
+  REPLAY_LIMIT=240; FIGURES=(--devices cpu --programs 1); FIGURES_LIMIT=240; TESTS_LIMIT=120
+else
+  DEVICE=cuda; WORKERS=(--devices 0); CAMPAIGN=(--time 3m); CAMPAIGN_LIMIT=230
+  FAULTS=(--fault effect-dce --fault effects-reordered --fault mutation-lost --fault dead-pure-kept --fault compile-error)
+  PER_FAULT=12s; SELFTEST_LIMIT=100; REPLAY=(corpus); REPLAY_LIMIT=110
+  FIGURES=(--devices cuda,cpu --programs 4); FIGURES_LIMIT=60; TESTS_LIMIT=60
+fi
+
+START=$(date +%s)
+{
+  echo "# dcefuzz CUDA check$([[ $DRY == 1 ]] && echo ' (dry run on the CPU)')"
+  echo
+  echo "- started $(date -u +%Y-%m-%dT%H:%M:%SZ), device $DEVICE"
+} > "$SUMMARY"
+
+# step NAME LIMIT_SECONDS COMMAND...: run it with a time limit, output to $OUT/NAME.txt
+# (replay exits 1 when an entry reproduces: that is a result, not a failure)
+step() {
+  local name=$1 limit=$2; shift 2
+  local t0=$(date +%s)
+  timeout --signal=INT --kill-after=20 "$limit" "$@" > "$OUT/$name.txt" 2>&1
+  local rc=$?
+  local what="ok"
+  [[ $rc == 124 || $rc == 130 ]] && what="stopped at its ${limit}s limit"
+  [[ $name == replay && $rc == 1 ]] && what="ok (entries reproduce)"
+  [[ $rc != 0 && $what == ok ]] && what="exit $rc"
+  echo "- **$name**: $what, $(( $(date +%s) - t0 ))s (\`$*\`)" >> "$SUMMARY"
+  return 0
+}
+
+if [[ $DRY == 0 ]]; then
+  step install 120 "$PY" -m pip install --no-deps --no-build-isolation -q -e .
+fi
+"$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), torch.cuda.get_device_name(0) if torch.cuda.is_available() else '')" >> "$SUMMARY" 2>&1
+
+step tests "$TESTS_LIMIT" "$PY" -m pytest -q -p no:cacheprovider -m cuda tests/test_cuda.py
+step selftest "$SELFTEST_LIMIT" "$PY" -m fuzzer selftest --device "$DEVICE" "${FAULTS[@]}" \
+  --time-per-fault "$PER_FAULT" --corpus "$OUT/selftest-corpus"
+step campaign "$CAMPAIGN_LIMIT" "$PY" -m fuzzer run "${WORKERS[@]}" "${CAMPAIGN[@]}" --device "$DEVICE" \
+  --seed 17 --state "$OUT/campaign"
+[[ -d "$OUT/campaign/corpus" ]] && cp -r "$OUT/campaign/corpus" "$OUT/corpus"
+step replay "$REPLAY_LIMIT" "$PY" -m fuzzer replay "${REPLAY[@]}" --device "$DEVICE" --json
+step figures "$FIGURES_LIMIT" "$PY" scripts/device_figures.py "${FIGURES[@]}" --json "$OUT/figures.json"
+
+{
+  echo
+  echo "## Results"
+  echo
+  echo "Tests: $(tail -1 "$OUT/tests.txt" 2>/dev/null)"
+  echo
+  echo '```'
+  sed -n '/^fault  /,$p' "$OUT/selftest.txt" 2>/dev/null | head -20
+  echo '```'
+  echo
+  echo '```'
+  grep -E '^(programs|findings|flaky|invalid|untested|bugs|saved) ' "$OUT/campaign.txt" 2>/dev/null
+  echo '```'
+  echo
+  "$PY" - "$OUT/replay.txt" <<'PYEOF' 2>/dev/null
+import collections, json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+counts = collections.Counter(r["outcome"] for r in rows)
+print(f"Replay of corpus/ on the device: {dict(counts)}")
+for r in rows:
+    print(f"- {r['id']}: {r['outcome']}: {r['detail'][:160]}")
+PYEOF
+  echo
+  echo '```'
+  grep -E 'compile|/' "$OUT/figures.txt" 2>/dev/null | tail -4
+  echo '```'
+  echo
+  echo "- finished in $(( $(date +%s) - START ))s"
+} >> "$SUMMARY"
+cat "$SUMMARY"
