@@ -124,7 +124,10 @@ class _Worker:
         """Hand the worker a program; ``full``: the bugs that have their examples."""
         self.index, self.pseed = index, pseed
         self.limit(limits, ends_at)
-        self.conn.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
+        self.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
+
+    def send(self, message: tuple) -> None:
+        self.conn.send(message)
 
     def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
         """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:

@@ -211,7 +211,13 @@ class ActorWorker(pool._Worker):
         self.programs = 0
         self.base_rss_kb = 0
         self.rss_kb = 0
+        self._running = None
         threading.Thread(target=self._relay, name=f"dcefuzz-relay-{slot}", daemon=True).start()
+
+    def send(self, message: tuple) -> None:
+        """A program goes to the actor at once (not through the relay's next look at
+        the pipe); the relay watches the call for the actor's death."""
+        self._running = self.process.actor.run.remote(message)
 
     def stack(self, ask: bool) -> list[str]:
         if self.process.pid <= 0:  # another node: its fault handler's file is there
@@ -224,7 +230,6 @@ class ActorWorker(pool._Worker):
 
         actor = self.process.actor
         drain = actor.drain.remote(LONG_POLL_S)
-        running = None
         try:
             while self.process.is_alive():
                 while self._relay_end.poll():
@@ -232,7 +237,7 @@ class ActorWorker(pool._Worker):
                     if message[0] == "stop":
                         self.process.kill()
                         return
-                    running = actor.run.remote(message)
+                    self.send(message)
                 done, _ = ray.wait([drain], timeout=POLL_S)
                 if done:
                     for message in ray.get(drain):
@@ -247,9 +252,11 @@ class ActorWorker(pool._Worker):
                             message = ("ready", pid)
                         self._relay_end.send(message)
                     drain = actor.drain.remote(LONG_POLL_S)
+                running = self._running
                 if running is not None and ray.wait([running], timeout=0)[0]:
-                    ray.get(running)  # raises if the handler raised or the actor died
-                    running = None
+                    ray.get(running)  # raises if the call failed or the actor died
+                    if self._running is running:
+                        self._running = None
         except RayTaskError:  # a call failed in the host itself: the actor is of no more use
             self.process.exitcode = 1
             self.process.kill()
