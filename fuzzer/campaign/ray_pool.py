@@ -43,7 +43,8 @@ from fuzzer.limits import PoolLimits
 #: how to install what ``--ray`` needs
 EXTRA = "pip install -e '.[ray]'"
 #: seconds the relay waits on an actor's reports before it looks at the pool's pipe
-POLL_S = 0.05
+#: again (only a "stop" comes that way: programs go straight to the actor)
+POLL_S = 0.25
 #: seconds an actor holds a ``drain`` call open waiting for news (a long poll)
 LONG_POLL_S = 1.0
 #: what a host reports when the handler raised (a worker process exits with code 1)
