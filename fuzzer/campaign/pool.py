@@ -105,6 +105,10 @@ class _Worker:
                 else:
                     os.environ[env_key] = saved
         child_conn.close()
+        self.track(limits)
+
+    def track(self, limits: PoolLimits) -> None:
+        """What the pool knows of a worker just started: not ready, no program yet."""
         self.ready = False
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None

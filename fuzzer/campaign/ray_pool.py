@@ -205,13 +205,7 @@ class ActorWorker(pool._Worker):
         self.process.stack_path = stack_path
         self.stack_path = stack_path
         self._here = here
-        self.ready = False
-        self.deadline = time.monotonic() + limits.start_seconds
-        self.index = self.pseed = self.tried = self.candidate = None
-        self.triaging = False
-        self.programs = 0
-        self.base_rss_kb = 0
-        self.rss_kb = 0
+        self.track(limits)
         self._running = None
         threading.Thread(target=self._relay, name=f"dcefuzz-relay-{slot}", daemon=True).start()
 

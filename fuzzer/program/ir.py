@@ -157,7 +157,7 @@ class Program:
         if imports:
             from fuzzer.user import library  # register the user's ops before the body is read
             try:
-                library.ensure({"module": m, "path": p} for m, p in imports)
+                library.ensure(imports)
             except library.LoadError as exc:
                 raise InvalidProgram(f"the program calls a user's ops: {exc}") from exc
         try:

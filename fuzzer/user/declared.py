@@ -77,11 +77,16 @@ class UserOp:
         return f"torch.ops.{namespace}.{name}"
 
     def overload(self):
-        import torch
+        return overload_of(self.qualname)
 
-        namespace, name = self.qualname.split("::")
-        base, _, overload = name.partition(".")
-        return getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
+
+def overload_of(qualname: str):
+    """The ``OpOverload`` of ``ns::name`` (its default) or ``ns::name.overload``."""
+    import torch
+
+    namespace, name = qualname.split("::")
+    base, _, overload = name.partition(".")
+    return getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
 
 
 def effect_of(qualname: str):
@@ -90,12 +95,7 @@ def effect_of(qualname: str):
 
     if hasattr(effects, "_get_effect"):
         return effects._get_effect(qualname)
-    import torch
-
-    namespace, name = qualname.split("::")
-    base, _, overload = name.partition(".")
-    op = getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
-    return effects.SIDE_EFFECTS.get(op)
+    return effects.SIDE_EFFECTS.get(overload_of(qualname))
 
 
 def read(qualname: str, signature: str | None = None, scalars: dict | None = None) -> UserOp:
@@ -104,10 +104,8 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     import torch
 
     scalars = scalars or {}
-    namespace, name = qualname.split("::")
-    base, _, overload = name.partition(".")
     try:
-        op = getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
+        op = overload_of(qualname)
     except (AttributeError, RuntimeError) as exc:
         raise Unsupported(f"{qualname}: no such op registered ({exc})") from None
     schema = op._schema

@@ -68,13 +68,6 @@ class ModuleRef:
     name: str
     root: str
 
-    def to_json(self) -> dict:
-        return {"module": self.name, "path": self.root}
-
-    @classmethod
-    def from_json(cls, data) -> ModuleRef:
-        return cls(str(data["module"]), str(data["path"]))
-
     @classmethod
     def of(cls, spec: str) -> ModuleRef:
         """``spec`` as given to ``--ops``: a ``.py`` file, a package folder or a
@@ -200,13 +193,8 @@ def _held_ops(module) -> list[str]:
 
 
 def ensure(refs) -> list[Library]:
-    """Load every module a program imports (``Program.imports``)."""
-    out = []
-    for ref in refs:
-        if isinstance(ref, tuple):
-            ref = ModuleRef(*ref)
-        out.append(load(ref if isinstance(ref, ModuleRef) else ModuleRef.from_json(ref)))
-    return out
+    """Load every module a program imports (``Program.imports``: (module, folder) pairs)."""
+    return [load(ref if isinstance(ref, ModuleRef) else ModuleRef(*ref)) for ref in refs]
 
 
 def op(qualname: str) -> UserOp:
@@ -217,9 +205,3 @@ def op(qualname: str) -> UserOp:
                 return candidate
     raise KeyError(f"{qualname} is not an op of a loaded module")
 
-
-def owner(qualname: str) -> ModuleRef:
-    for ref, library in _loaded.items():
-        if qualname in library.qualnames:
-            return ref
-    raise KeyError(f"{qualname} is not an op of a loaded module")
