@@ -53,23 +53,45 @@ ATOL_CLOSE = 1e-5
 
 #: The float16 and bfloat16 counterparts of (RTOL_CLOSE, ATOL_CLOSE, RELATIVE_SLACK,
 #: SCALE_SLACK): ``assert_close``'s defaults for the dtype (about two ulps), two ulps
-#: of slack on the fp64 value, and 4 ulps of the tensor's magnitude for a cancelling
-#: element (a compiled kernel keeps float32 between ops where eager rounds after each
-#: one, so compiled is mostly nearer the reference than eager, and rule (b) holds).
+#: of slack on the fp64 value, and, only where no noisy reference could be made, 4
+#: ulps of the tensor's magnitude for a cancelling element.  With noisy references
+#: (``noisy``) the allowance of each element is scaled by what rounding carries to
+#: it instead: a compiled kernel keeps float32 between ops where eager rounds after
+#: each one, so compiled is mostly nearer the reference than eager, and a cancelling
+#: element (small, made of large terms) gets the room its terms' rounding needs,
+#: while a small element made of small terms gets little.
 LOW_PRECISION = {
     torch.float16: (1e-3, 1e-5, 2 * torch.finfo(torch.float16).eps, 4 * torch.finfo(torch.float16).eps),
     torch.bfloat16: (1.6e-2, 1e-5, 2 * torch.finfo(torch.bfloat16).eps, 4 * torch.finfo(torch.bfloat16).eps),
 }
 
 
+def unit_roundoff(dtype) -> float:
+    """Half an ulp of 1.0: the largest relative error of one rounding to ``dtype``."""
+    return torch.finfo(dtype).eps / 2
+
+
+def close_tolerances(dtype) -> tuple[float, float]:
+    """(rtol, atol) of ``torch.testing.assert_close`` for ``dtype``: this close is close."""
+    if dtype in LOW_PRECISION:
+        return LOW_PRECISION[dtype][:2]
+    return RTOL_CLOSE, ATOL_CLOSE
+
+
 def tensor_difference(ref64, eager, compiled,
                       multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
-                      scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE):
+                      scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE,
+                      noisy=()):
     """None when ``compiled`` is acceptable, else a one-line reason.
 
     Element k (finite in ref, eager and compiled) is acceptable when
     ``|c-e| <= atol_close + rtol_close*|e|`` or
     ``|c-r| <= multiplier*|e-r| + rel*|r| + scale_slack*max|r| + abs_``.
+    In float16 and bfloat16, given ``noisy`` references (the float64 program with
+    the dtype's rounding made up after every op, ``observe.NoisyReference``), the
+    second rule reads ``|c-r| <= multiplier*max(|e-r|, |n-r| for each n) + rel*|r| + abs_``:
+    the room at each element is what rounding can carry there, not a share of the
+    tensor's largest value.
     """
     if tuple(compiled.shape) != tuple(eager.shape):
         return f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
@@ -77,8 +99,15 @@ def tensor_difference(ref64, eager, compiled,
         return f"dtype {compiled.dtype} != eager {eager.dtype}"
     if eager.numel() == 0:
         return None
+    spread = None
     if eager.dtype in LOW_PRECISION:
         rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
+        usable = [n for n in noisy if tuple(n.shape) == tuple(eager.shape)]
+        if usable:
+            scale_slack = 0.0
+            r64 = ref64.detach().to("cpu", torch.float64).flatten()
+            spread = torch.stack([(n.detach().to("cpu", torch.float64).flatten() - r64).abs()
+                                  for n in usable]).amax(0)
     r = ref64.detach().to("cpu", torch.float64).flatten()
     e = eager.detach().to("cpu", torch.float64).flatten()
     c = compiled.detach().to("cpu", torch.float64).flatten()
@@ -98,7 +127,10 @@ def tensor_difference(ref64, eager, compiled,
     r, e, c = r[idx], e[idx], c[idx]
     close = (c - e).abs() <= atol_close + rtol_close * e.abs()
     err = (c - r).abs()
-    allowed = (multiplier * (e - r).abs() + rel * r.abs()
+    own = (e - r).abs()
+    if spread is not None:
+        own = torch.maximum(own, torch.nan_to_num(spread[idx], nan=0.0, posinf=0.0))
+    allowed = (multiplier * own + rel * r.abs()
                + scale_slack * r.abs().max() + abs_)
     bad = ~close & (err > allowed)
     if not bool(bad.any()):
@@ -119,6 +151,24 @@ def bitwise_equal(a, b):
     return bool(torch.equal(a, b) or torch.allclose(a, b, rtol=0, atol=0, equal_nan=True))
 
 
+def agrees(expected, got) -> bool:
+    """``got`` is ``expected`` up to ``assert_close``'s tolerances for its dtype: the
+    same shape and dtype, the same non-finite pattern, and every finite element within
+    ``atol + rtol * |expected|``.  This is all that can be asked where the float64
+    reference took another path and so says nothing of the error one may expect."""
+    if tuple(got.shape) != tuple(expected.shape) or got.dtype != expected.dtype:
+        return False
+    if got.numel() == 0:
+        return True
+    rtol, atol = close_tolerances(got.dtype)
+    a = expected.detach().to("cpu", torch.float64).flatten()
+    b = got.detach().to("cpu", torch.float64).flatten()
+    fa, fb = torch.isfinite(a), torch.isfinite(b)
+    if bool((fa != fb).any()) or not bool(((a == b) | torch.isnan(a) & torch.isnan(b) | fa).all()):
+        return False
+    return bool(((b - a).abs()[fa] <= atol + rtol * a.abs()[fa]).all())
+
+
 import contextlib
 import importlib
 import traceback
@@ -137,7 +187,15 @@ NO_GRAPH = "no-graph"
 #: the compiler declined the program for what it asked (a dim marked dynamic that
 #: the program specialises, a guard on a size marked unbacked): ``contract.refusal``
 REFUSED = "refused"
-UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED)
+#: a region (``nested_compile_region``) or ``torch.cond`` the program asked for is
+#: not in the graphs Dynamo handed its backend: Dynamo inlined it, so the
+#: higher-order op was never compiled
+HOP_INLINED = "hop-inlined"
+#: the float64 reference took another path than eager (a size from data, a branch):
+#: it vouches for nothing on that binding, and what it cannot vouch for is unjudged
+REFERENCE_DIVERGED = "reference-diverged"
+UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
+                    REFERENCE_DIVERGED)
 #: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
 #: on either side are compiled, so it leaves nothing untested
 REQUESTED_BREAK = "requested-break"
@@ -252,9 +310,12 @@ class Coverage:
     graphs: int = 0
     #: (reason, Dynamo's message) for each way part of the run was not compiled
     gaps: tuple = ()
+    #: the higher-order ops (``cond``, ``invoke_subgraph``) in the graphs Dynamo
+    #: handed its backend during the run (None: this torch cannot say)
+    hops: tuple | None = None
 
     @classmethod
-    def between(cls, before: Counts, after: Counts, raised: bool) -> Coverage:
+    def between(cls, before: Counts, after: Counts, raised: bool, graphs_before: int = 0) -> Coverage:
         gaps = [(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
                 for m in _grown(before.graph_breaks, after.graph_breaks)]
         for m in _grown(before.unimplemented, after.unimplemented):
@@ -262,7 +323,171 @@ class Coverage:
         failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)
         if failed > 0 and not raised and not gaps:
             gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
-        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps))
+        hops = None
+        if GRAPHS.observed:
+            hops = tuple(sorted({op for graph in GRAPHS.graphs[graphs_before:] for op in graph.hops}))
+        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph Dynamo handed its backend: the targets it calls, and the higher-order
+    ops among them that reach the backend."""
+
+    ops: tuple
+    hops: tuple
+
+
+class GraphLog:
+    """The graphs Dynamo hands a backend in this process, in order.
+
+    Dynamo calls ``OutputGraph.call_user_compiler`` with each graph it captured; the
+    log wraps it (once per process) and keeps what the graph calls.  Dynamo then
+    inlines a region (``invoke_subgraph``) used once when
+    ``inline_single_use_invoke_subgraph`` is on, and every region when
+    ``inline_invoke_subgraph`` is: the log counts a region only where it survives.
+    On a torch without that method nothing is recorded (``observed`` is False).
+    """
+
+    def __init__(self) -> None:
+        self.graphs: list[Graph] = []
+        self.observed = False
+
+    def install(self) -> None:
+        if self.observed:
+            return
+        try:
+            from torch._dynamo.output_graph import OutputGraph
+        except ImportError:  # pragma: no cover - a torch without Dynamo's output graph
+            return
+        original = getattr(OutputGraph, "call_user_compiler", None)
+        if original is None:
+            return
+        log = self
+
+        def call_user_compiler(self, gm, example_inputs):
+            log.graphs.append(_graph_of(gm))
+            return original(self, gm, example_inputs)
+
+        OutputGraph.call_user_compiler = call_user_compiler
+        self.observed = True
+
+
+GRAPHS = GraphLog()
+
+
+def _graph_of(gm) -> Graph:
+    from torch._ops import HigherOrderOperator
+
+    config = torch._dynamo.config
+    ops, hops, regions = [], [], []
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, HigherOrderOperator):
+            ops.append(target.name())
+            if target.name() == "invoke_subgraph":
+                regions.append(str(node.args[1]))
+            else:
+                hops.append(target.name())
+        else:
+            ops.append(getattr(target, "__name__", str(target)) if callable(target) else str(target))
+    if regions and not getattr(config, "inline_invoke_subgraph", False):
+        single = getattr(config, "inline_single_use_invoke_subgraph", False)
+        if not single or any(regions.count(r) > 1 for r in regions):
+            hops.append("invoke_subgraph")
+    return Graph(tuple(ops), tuple(sorted(set(hops))))
+
+
+#: the ops that move or select data without rounding it: a noisy reference leaves
+#: their results as they are (``NoisyReference``)
+EXACT_OPS = frozenset({
+    "aten.clone", "aten.copy_", "aten._to_copy", "aten.masked_select", "aten.index", "aten.slice",
+    "aten.select", "aten.cat", "aten.stack", "aten.detach", "aten.alias", "aten.expand", "aten.zeros_like",
+    "aten.new_zeros", "aten.new_empty", "aten.empty_like", "aten.lift_fresh", "aten.t", "aten.transpose",
+    "aten.unsqueeze", "aten.view", "aten._unsafe_view", "aten.narrow", "aten.relu", "aten.neg",
+})
+
+
+def _modes():
+    """The dispatch modes the eager reference runs use (built on first use: torch's
+    ``TorchDispatchMode``)."""
+    from torch._ops import HigherOrderOperator
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class PathRecorder(TorchDispatchMode):
+        """Records the path a run takes: each op's name and the shapes it returns, and
+        the ints and bools it decides (``.item()``, a ``torch.cond`` predicate).  Two
+        runs of one program on one binding that record the same path took the same
+        branches and sizes from data."""
+
+        supports_higher_order_operators = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.path: list = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if isinstance(func, HigherOrderOperator):
+                pred = args[0] if args else None
+                decided = bool(pred) if isinstance(pred, torch.Tensor) and pred.numel() == 1 else None
+                self.path.append((func.name(), decided))
+                return func(*args, **(kwargs or {}))
+            out = func(*args, **(kwargs or {}))
+            self.path.append((str(func.overloadpacket), _shape_of(out)))
+            return out
+
+    class NoisyReference(PathRecorder):
+        """A float64 run with the rounding of a low precision made up: every result of
+        an op that computes (not one that only moves data) is multiplied in place by
+        ``1 + u``, ``u`` uniform in ``[-unit, unit]`` from a seeded generator.  How far
+        such a run lands from the exact reference at an element is how far rounding
+        errors can carry there: what can cancel into that element."""
+
+        def __init__(self, unit: float, seed: int) -> None:
+            super().__init__()
+            self.unit = unit
+            self.generator = torch.Generator().manual_seed(seed)
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = super().__torch_dispatch__(func, types, args, kwargs)
+            if isinstance(func, HigherOrderOperator) or str(func.overloadpacket) in EXACT_OPS:
+                return out
+            schema = getattr(func, "_schema", None)
+            if schema is not None and any(r.alias_info is not None and not r.alias_info.is_write
+                                          for r in schema.returns):
+                return out  # a view: its base was perturbed where it was computed
+            # what it returns, and what it writes (a mutating custom op returns nothing)
+            written = [a for a, arg in zip(args, schema.arguments if schema is not None else ())
+                       if arg.alias_info is not None and arg.alias_info.is_write]
+            for t in _tensors([out, written]):
+                if t.is_floating_point() and t.numel():
+                    noise = torch.rand(t.shape, generator=self.generator, dtype=torch.float64)
+                    t.mul_((noise * 2 - 1).mul_(self.unit).add_(1).to(device=t.device, dtype=t.dtype))
+            return out
+
+    return PathRecorder, NoisyReference
+
+
+def _tensors(value) -> list:
+    """The distinct tensors in a result or argument list (nested lists too)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    found: list = []
+    for v in value if isinstance(value, (tuple, list)) else ():
+        found += [t for t in _tensors(v) if not any(t is u for u in found)]
+    return found
+
+
+def _shape_of(value):
+    if isinstance(value, torch.Tensor):
+        return tuple(value.shape)
+    if isinstance(value, bool) or isinstance(value, int):
+        return value
+    if isinstance(value, (tuple, list)):
+        return tuple(_shape_of(v) for v in value)
+    return None
 
 
 @dataclass
@@ -276,6 +501,9 @@ class Run:
     failure: Failure | None = None
     #: compiled runs only: what Dynamo compiled and what it left to eager
     coverage: Coverage | None = None
+    #: eager runs recorded with a path (:class:`PathRecorder`): the ops that ran, the
+    #: shapes they returned and the ints and bools they decided (None: not recorded)
+    path: tuple | None = None
 
 
 def _compile_exception_types() -> tuple:
@@ -306,17 +534,72 @@ def stage_of(exc: BaseException, before: Counts, after: Counts) -> str:
     return COMPILE if started > finished else RUNTIME
 
 
-def run_once(fn, inputs: list, trace: dict, compiled: bool = False) -> Run:
+def run_recorded(fn, make_inputs, trace: dict, noise: tuple[float, int] | None = None) -> Run:
+    """An eager run with its path recorded (``Run.path``); with ``noise``, ``(unit,
+    seed)``, a float64 reference whose rounding a ``NoisyReference`` makes up.
+
+    ``make_inputs`` gives the run's inputs afresh: a run that the recording itself
+    breaks (a torch whose dispatch modes cannot pass a higher-order op) is made
+    again unrecorded, on new inputs; a noisy one that fails is returned failed, with
+    no path, and is not used.
+    """
+    recorder_class, noisy_class = _modes()
+    recorder = recorder_class() if noise is None else noisy_class(*noise)
+    run = run_once(fn, make_inputs(), trace, within=recorder)
+    if run.failure is None:
+        run.path = tuple(recorder.path)
+        return run
+    return run if noise is not None else run_once(fn, make_inputs(), trace)
+
+
+#: the noisy float64 references a float16 or bfloat16 binding gets (``NoisyReference``):
+#: the largest spread of three samples stands for what rounding can carry to an element
+NOISY_REFERENCES = 3
+
+
+def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int,
+                   record: bool = True) -> tuple[Run, Run, list[Run]]:
+    """What judges a compiled run that differs from eager on one binding: eager again
+    (is it deterministic? its path recorded), the float64 reference (its path
+    recorded) and, for a float16 or bfloat16 program, its noisy references, seeded by
+    ``seed``.  ``make_inputs(reference)`` gives the binding's inputs afresh (float64
+    for the reference).
+
+    ``record=False`` (a program with ``torch.cond``) runs them under no dispatch mode:
+    an eager ``torch.cond`` called under one leaves Dynamo's compile of its own eager
+    wrapper broken for the calls after it (torch 2.13).  Its branch then shows in the
+    call sites run, and its sizes in the values' shapes (``contract.another_path``).
+    """
+    if not record:
+        return (run_once(fn, make_inputs(False), trace), run_once(fn, make_inputs(True), trace), [])
+    again = run_recorded(fn, lambda: make_inputs(False), trace)
+    ref = run_recorded(fn, lambda: make_inputs(True), trace)
+    noisy = []
+    if dtype in (torch.float16, torch.bfloat16):
+        unit = torch.finfo(dtype).eps / 2
+        noisy = [run_recorded(fn, lambda: make_inputs(True), trace,
+                              noise=(unit, (seed * NOISY_REFERENCES + k) % 2**63))
+                 for k in range(NOISY_REFERENCES)]
+    return again, ref, noisy
+
+
+def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
+             within: contextlib.AbstractContextManager | None = None) -> Run:
     """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath.
 
     ``trace`` is the op library's record of calls and effects; it is cleared first.
+    ``within``: a context (a dispatch mode) the call alone runs in.
     """
     trace["calls"].clear()
     trace["effects"].clear()
     run = Run()
     before = Counts.now() if compiled else None
+    graphs = len(GRAPHS.graphs)
+    if compiled:
+        GRAPHS.install()
     try:
-        result = fn(*inputs)
+        with within if within is not None else contextlib.nullcontext():
+            result = fn(*inputs)
         run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
@@ -324,7 +607,8 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False) -> Run:
         run.failure = Failure(type(exc).__name__, str(exc), stage,
                               "".join(traceback.format_exception(exc))[-4000:])
     if compiled:
-        run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None)
+        run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
+                                        graphs_before=graphs)
     run.calls, run.effects = list(trace["calls"]), list(trace["effects"])
     trace["calls"].clear()
     trace["effects"].clear()
@@ -336,6 +620,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+# one line each: a repro script drops the package's import lines when it carries this text
 
 WRONG_OUTPUT = "wrong-output"
 WRONG_MUTATION = "wrong-mutation"
@@ -425,8 +710,11 @@ class Verdict:
     status: str
     divergences: list[Divergence] = field(default_factory=list)
     reason: str = ""
-    #: (reason, message) of each way a compiled run was not wholly compiled
+    #: (reason, message) of each way a compiled run was not wholly compiled, or a
+    #: binding could not be judged
     untested: list[tuple[str, str]] = field(default_factory=list)
+    #: the bindings whose float64 reference took another path than eager
+    diverged: list[int] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Divergence]:
         return [d for d in self.divergences if d.kind == kind]
@@ -451,37 +739,59 @@ class BindingRuns:
     eager_again: Run | None = None
     reference: Run | None = None
     compiled: Run | None = None
-    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
+    #: float16 and bfloat16 programs: float64 runs with the dtype's rounding made up
+    #: (``observe.NoisyReference``), whose spread scales the numeric allowance
+    noisy: list = field(default_factory=list)
+    _complete: Callable[[], tuple] | None = field(default=None, repr=False)
 
     def complete(self) -> None:
         if self.eager_again is None or self.reference is None:
-            self.eager_again, self.reference = self._complete()
+            self.eager_again, self.reference, *noisy = self._complete()
+            self.noisy = list(noisy[0]) if noisy else []
+
+
+@dataclass(frozen=True)
+class Asks:
+    """What a program asks of the compiler beyond its body, which the verdict reads: the
+    kinds of mark it puts on input dims (``dynamic``, ``maybe``, ``unbacked``), and the
+    higher-order ops it means to have compiled (``cond``, ``invoke_subgraph``)."""
+
+    marks: frozenset = frozenset()
+    hops: frozenset = frozenset()
 
 
 # ------------------------------------------------------------------ clauses
 
-def _value(r, e, c) -> tuple[str, str] | None:
+def _value(r, e, c, noisy=()) -> tuple[str, str] | None:
     """(symptom, reason) when compiled value ``c`` breaks the numeric rule."""
     if tuple(c.shape) != tuple(e.shape):
         return SHAPE, f"shape {tuple(c.shape)} != eager {tuple(e.shape)}"
     if c.dtype != e.dtype:
         return DTYPE, f"dtype {c.dtype} != eager {e.dtype}"
-    why = tensor_difference(r, e, c)
+    why = tensor_difference(r, e, c, noisy=noisy)
     if why is None:
         return None
     return (NON_FINITE if why.startswith("non-finite") else VALUES), why
 
 
-#: exception types by which Dynamo itself declines what a program asked for; raised
-#: from a backend they arrive wrapped (InductorError, BackendCompilerFailed) instead
-REFUSAL_TYPES = ("ConstraintViolationError", "UserError", "GuardOnDataDependentSymNode")
+#: exception types by which Dynamo itself declines what a program asked of it, and the
+#: marks (``Asks.marks``) that ask it: a dim marked dynamic (or unbacked) that the
+#: program specialises, a guard on a size marked unbacked.  Without such a mark the
+#: same error is Dynamo failing on a program it had no reason to decline; raised from
+#: a backend they arrive wrapped (InductorError, BackendCompilerFailed) and are
+#: findings too
+REFUSALS: dict[str, frozenset] = {
+    "ConstraintViolationError": frozenset({"dynamic", "unbacked"}),
+    "UserError": frozenset({"dynamic", "unbacked"}),
+    "GuardOnDataDependentSymNode": frozenset({"unbacked"}),
+}
 
 
-def refusal(compiled: Run) -> str | None:
-    """The message, when the compiled run failed because the compiler declined the
-    program's marks or sizes from data (never a finding), else None."""
+def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
+    """The message, when the compiled run failed because the compiler declined what
+    the program asked with its marks (never a finding), else None."""
     f = compiled.failure
-    if f is None or f.stage != COMPILE or f.type not in REFUSAL_TYPES:
+    if f is None or f.stage != COMPILE or not REFUSALS.get(f.type, frozenset()) & asks.marks:
         return None
     return f.line()
 
@@ -495,7 +805,17 @@ def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
     return [Divergence(kind, i, f.stage, f.line())]
 
 
-def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+def _noisy(noisy, field_of, k: int) -> list:
+    """The ``k``-th tensor of each noisy reference's ``field_of`` (where it has one)."""
+    out = []
+    for n in noisy:
+        values = field_of(n)
+        if k < len(values):
+            out.append(values[k])
+    return out
+
+
+def check_outputs(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 1: returned values."""
     if len(compiled.outputs) != len(eager.outputs):
         return [Divergence(WRONG_OUTPUT, i, "outputs",
@@ -503,17 +823,17 @@ def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergenc
                            (COUNT,))]
     out = []
     for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
-        bad = _value(r, e, c)
+        bad = _value(r, e, c, _noisy(noisy, lambda n: n.outputs, k))
         if bad:
             out.append(Divergence(WRONG_OUTPUT, i, f"output {k}", bad[1], (bad[0],)))
     return out
 
 
-def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 2: final contents of every program input."""
     out = []
-    for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after):
-        bad = _value(r, e, c)
+    for k, (name, r, e, c) in enumerate(zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)):
+        bad = _value(r, e, c, _noisy(noisy, lambda n: n.inputs_after, k))
         if bad:
             out.append(Divergence(WRONG_MUTATION, i, f"input {name}", bad[1], (bad[0],)))
     return out
@@ -545,17 +865,26 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     return tuple(w for w, _ in parts), text
 
 
-def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
-    """Clause 3: the ORDERED effect log, event by event."""
+def check_sequence(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+    """Clause 3's first half: the (op, site) sequence of the ORDERED effects."""
     expected = [(op, site) for op, site, _ in eager.effects]
     got = [(op, site) for op, site, _ in compiled.effects]
     if expected != got:
         symptoms, text = sequence_change(expected, got)
         return [Divergence(EFFECT_LOG, i, "sequence", text, symptoms)]
+    return []
+
+
+def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
+    """Clause 3: the ORDERED effect log, event by event."""
+    wrong_order = check_sequence(i, eager, compiled)
+    if wrong_order:
+        return wrong_order
     out = []
     for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects)):
         for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
-            bad = _value(rt, et, ct)
+            near = [x.effects[n][2][k] for x in noisy if n < len(x.effects) and k < len(x.effects[n][2])]
+            bad = _value(rt, et, ct, near)
             if bad:
                 out.append(Divergence(EFFECT_LOG, i, f"event {n} ({event_text(e[0], e[1])}) input {k}",
                                       f"saw different data: {bad[1]}", (DATA,)))
@@ -609,18 +938,85 @@ def _same_record(a: Run, b: Run) -> bool:
     return all(bitwise_equal(x, y) for x, y in _tensor_pairs(a, b))
 
 
-def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
+def _tensors_of(run: Run) -> list:
+    return list(run.outputs or []) + list(run.inputs_after) + [t for ev in run.effects for t in ev[2]]
+
+
+def _step_text(step) -> str:
+    op, said = step
+    return f"{op} gave {said!r}" if not isinstance(said, tuple) or said else op
+
+
+def another_path(eager: Run, ref: Run) -> str | None:
+    """How the float64 reference ``ref`` left eager's path on a binding (None: it did
+    not): another path recorded (``observe.PathRecorder``: a size from data, a
+    ``torch.cond`` branch), other call sites run, other counts or shapes of values.
+    Its values then say nothing of the error eager's path may carry."""
+    if eager.path is not None and ref.path is not None and eager.path != ref.path:
+        for a, b in zip(eager.path, ref.path):
+            if a != b:
+                return f"eager's {_step_text(a)}, float64's {_step_text(b)}"
+        return f"eager's path has {len(eager.path)} ops, float64's {len(ref.path)}"
+    if eager.calls != ref.calls:
+        return "float64 ran other custom-op call sites"
+    a, b = _tensors_of(eager), _tensors_of(ref)
+    if len(a) != len(b) or len(eager.outputs or []) != len(ref.outputs or []) or len(eager.effects) != len(ref.effects):
+        return "float64 returned or logged another number of values"
+    for x, y in zip(a, b):
+        if tuple(x.shape) != tuple(y.shape):
+            return f"float64 made a value of shape {tuple(y.shape)} where eager made {tuple(x.shape)}"
+    return None
+
+
+def judge_off_path(i: int, names, br: BindingRuns, compiled: Run) -> tuple[list[Divergence], list[str]]:
+    """A binding whose reference left eager's path (``another_path``): what still can
+    be judged, and the values that cannot.
+
+    The effect sequence, the number of returned values and every dtype are judged as
+    anywhere.  A value is right when it agrees with eager's (``numeric.agrees``, the
+    dtype's ``assert_close`` tolerances: compiled took eager's path) or with the
+    reference's (compiled took the float64 path: a size or branch off by eager's
+    rounding); one that does neither is not judged, since compiled may have taken a
+    path of its own through the same rounding, and no reference says what error that
+    path may carry.  The reference never widens a tolerance here."""
+    eager, ref = br.eager, br.reference
+    divs = check_sequence(i, eager, compiled)
+    if len(compiled.outputs) != len(eager.outputs):
+        divs.append(Divergence(WRONG_OUTPUT, i, "outputs",
+                               f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
+                               (COUNT,)))
+        return divs, []
+    triples = [(WRONG_OUTPUT, f"output {k}", r, e, c)
+               for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
+    triples += [(WRONG_MUTATION, f"input {name}", r, e, c)
+                for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
+    if not divs and len(ref.effects) == len(eager.effects):
+        triples += [(EFFECT_LOG, f"event {n} ({event_text(e[0], e[1])}) input {k}", rt, et, ct)
+                    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects))
+                    for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2]))]
+    unjudged = []
+    for kind, where, r, e, c in triples:
+        if c.dtype != e.dtype:
+            divs.append(Divergence(kind, i, where, f"dtype {c.dtype} != eager {e.dtype}", (DTYPE,)))
+        elif not (agrees(e, c) or agrees(r.to(c.dtype), c)):
+            unjudged.append(where)
+    return divs, unjudged
+
+
+def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = Asks()) -> Verdict:
     """Apply every clause to every binding's runs.
 
     A compiled run bit-identical to eager breaks no clause, so only the call trace
     (missed-dce) is looked at; any other run first gets its determinism check and
-    float64 reference (``BindingRuns.complete``).
+    float64 reference (``BindingRuns.complete``).  A binding whose reference took
+    another path than eager is judged by :func:`judge_off_path`.
     """
     for i, br in enumerate(runs):
         if br.eager.failure is not None:
             return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
+    diverged: list[int] = []
     crossed = False  # a requested graph break was met
     for i, br in enumerate(runs):
         c = br.compiled
@@ -629,7 +1025,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
         if c.coverage is not None:
             untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
             crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
-        declined = refusal(c)
+        declined = refusal(c, asks)
         if declined is not None:
             untested.append((REFUSED, declined))
             continue
@@ -644,9 +1040,19 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             divergences += failed
             if failed:
                 continue
-            divergences += check_outputs(i, br.eager, br.reference, c)
-            divergences += check_inputs(i, input_names, br.eager, br.reference, c)
-            divergences += check_effects(i, br.eager, br.reference, c)
+            left = another_path(br.eager_again, br.reference)
+            if left is not None:
+                diverged.append(i)
+                found, unjudged = judge_off_path(i, input_names, br, c)
+                divergences += found
+                if unjudged:
+                    untested.append((REFERENCE_DIVERGED, f"binding {i}: {left}; {', '.join(unjudged)} follow "
+                                                         "neither eager nor float64"))
+            else:
+                noisy = [n for n in br.noisy if n.failure is None and n.path == br.reference.path]
+                divergences += check_outputs(i, br.eager, br.reference, c, noisy)
+                divergences += check_inputs(i, input_names, br.eager, br.reference, c, noisy)
+                divergences += check_effects(i, br.eager, br.reference, c, noisy)
         if not untested and not crossed:
             divergences += check_dead_calls(i, dead_sites, c)
     compiled = [br.compiled for br in runs if br.compiled is not None]
@@ -654,7 +1060,25 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             and sum(c.coverage.graphs for c in compiled) == 0):
         untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
         divergences = [d for d in divergences if d.kind != MISSED_DCE]
-    return Verdict(OK, divergences, untested=untested)
+    missing = _hops_missing(asks, compiled)
+    if missing:
+        untested.append((HOP_INLINED, missing))
+    return Verdict(OK, divergences, untested=untested, diverged=diverged)
+
+
+def _hops_missing(asks: Asks, compiled: list) -> str | None:
+    """What the program asked to have compiled as a higher-order op and Dynamo's graphs
+    do not hold (None: all there, or this torch cannot say)."""
+    if not asks.hops or not compiled or any(c.coverage is None or c.coverage.hops is None for c in compiled):
+        return None
+    if sum(c.coverage.graphs for c in compiled) == 0:
+        return None  # no graph at all: said already
+    seen = {h for c in compiled for h in c.coverage.hops}
+    missing = sorted(asks.hops - seen)
+    if not missing:
+        return None
+    return (f"the program asked for {', '.join(missing)}; Dynamo's graphs hold "
+            f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")
 
 
 import os
@@ -700,10 +1124,12 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
     eager_fn = _through(step, program)
+    dtype = getattr(torch, spec.get("dtype", "float32"))
+    record = "cond" not in spec.get("hops", ())
     for i in range(len(spec["bindings"])):
         def complete(i=i):
-            return (run_once(eager_fn, make_inputs(spec, i, device), trace),
-                    run_once(eager_fn, make_inputs(spec, i, device, reference=True), trace))
+            return reference_runs(eager_fn, lambda ref: make_inputs(spec, i, device, reference=ref), trace,
+                                  dtype, spec["input_seed"] + i, record)
         eager = run_once(eager_fn, make_inputs(spec, i, device), trace)
         runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
     done = os.environ.get(EAGER_DONE_ENV)
@@ -715,7 +1141,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         for i, br in enumerate(runs):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
-    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
+    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:
@@ -743,7 +1170,7 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
     if child:
-        return FIXED_EXIT
+        return CANNOT_JUDGE_EXIT if verdict.status == OK and verdict.untested else FIXED_EXIT
     return conclude(spec, verdict)
 
 
@@ -764,6 +1191,12 @@ def conclude(spec: dict, verdict) -> int:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
         print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    if verdict.untested:
+        # code that did not run compiled, or a binding the contract could not judge,
+        # cannot show the bug: it is not fixed there, only not tested
+        print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "
+              f"and the bug did not show")
         return CANNOT_JUDGE_EXIT
     print(f"does not reproduce (saw no {spec['kind']})")
     return FIXED_EXIT

@@ -23,6 +23,16 @@ from fuzzer.program.ir import Case
 UNJUDGED = ("invalid", "nondeterministic", "flaky", "untested")
 
 
+class CannotJudge(Exception):
+    """The case says nothing of the compiler either way (:data:`UNJUDGED`: ``status``
+    says which, ``reason`` why).  Not an ``AssertionError``: nothing was shown broken,
+    and nothing was shown to hold either."""
+
+    def __init__(self, status: str, reason: str):
+        super().__init__(f"cannot judge this case ({status}): {reason}")
+        self.status, self.reason = status, reason
+
+
 class ContractViolation(AssertionError):
     """The compiled program broke the contract.  Its message holds the divergences
     and the brief repro (``fuzzer.corpus.brief``); ``entry`` is the unshrunk finding
@@ -39,8 +49,8 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     """Raise :class:`ContractViolation` when ``torch.compile`` breaks the contract on
     ``case``.  ``missed-dce`` (a performance finding) counts only with ``performance``.
     A case that cannot be judged (:data:`UNJUDGED`) is rejected through Hypothesis's
-    ``reject`` when Hypothesis runs it (it is not an example that passed), else
-    passes."""
+    ``reject`` when Hypothesis runs it (it is not an example that passed), and raises
+    :class:`CannotJudge` anywhere else."""
     from fuzzer.corpus import brief, repro
     from fuzzer.corpus.entry import Entry
     from fuzzer.judge import contract
@@ -51,6 +61,7 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     if not findings:
         if result.status in UNJUDGED:
             _reject()
+            raise CannotJudge(result.status, _why(result))
         return
     finding = findings[0]
     entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=None, device=finding.device,
@@ -61,6 +72,15 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     lines += [f"  {d.line()}" for d in finding.divergences[:5]]
     lines += ["", "repro (torch only; it fails while the bug is there):", "", short]
     raise ContractViolation("\n".join(lines), entry, repro.render(entry), short)
+
+
+def _why(result) -> str:
+    if result.verdict.reason:
+        return result.verdict.reason
+    if result.verdict.untested:
+        reason, message = result.verdict.untested[0]
+        return f"{reason}: {message.splitlines()[0] if message else ''}"
+    return f"{', '.join(result.flaky_kinds)} did not recur on a fresh compile" if result.flaky_kinds else ""
 
 
 def _reject() -> None:

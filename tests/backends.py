@@ -2,8 +2,11 @@
 
 ``dcefuzz_test_eager`` runs dynamo's graph as is. ``dcefuzz_test_drop_log`` deletes
 every ``e_log`` call from the graph: the bug class the effect-log clause exists for.
-Registered once per process, on import.
+Registered once per process, on import.  A process started with ``DCEFUZZ_TEST_FAULT``
+set (a repro script a test runs) also plants that test fault for its whole life.
 """
+
+import os
 
 import torch
 from torch._dynamo import list_backends, register_backend
@@ -47,3 +50,9 @@ if FAITHFUL not in list_backends(exclude_tags=()):
     register_backend(_drop_log, name=DROP_LOG)
     register_backend(_drop_log_and_mutation, name=DROP_LOG_AND_MUTATION)
     register_backend(_raise, name=RAISE)
+
+
+if os.environ.get("DCEFUZZ_TEST_FAULT"):
+    from fuzzer import faults
+
+    faults.get(os.environ["DCEFUZZ_TEST_FAULT"]).install()

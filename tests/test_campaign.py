@@ -33,3 +33,23 @@ def test_the_same_campaign_without_the_fault_is_clean(tmp_path):
     assert stats.statuses["clean"] + stats.statuses["finding"] == 3
     assert stats.statuses["untested"] == 0 and not stats.untested and not stats.mostly_untested
     assert stats.findings["missed-dce"] >= 1
+
+
+def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
+    """The judge itself raises (a test-only fault): each program is an internal error,
+    with its traceback in the campaign folder, nothing is saved, and the summary, the
+    state and `dcefuzz stats` say so."""
+    folder = CampaignFolder(tmp_path / "state")
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
+                    fault="test-internal-error")
+    lines = []
+    stats = run_campaign(config, Budget(programs=2), log=lines.append, folder=folder)
+    assert stats.programs == 2 and stats.statuses["internal-error"] == 2 and not stats.findings
+    assert stats.internal == {"trial": 2} and not (tmp_path / "corpus").exists()
+    assert "internal   2 (dcefuzz's own errors, never findings: trial 2" in stats.summary()
+    assert any("dcefuzz's own error, not a finding" in line for line in lines)
+    logged = [json.loads(line) for line in (folder.path / "internal-errors.jsonl").read_text().splitlines()]
+    assert [e["program"] for e in logged] == [0, 1] and "the judge itself failed" in logged[0]["traceback"]
+    state = json.loads(CliRunner().invoke(main, ["stats", str(folder.path), "--json"]).output)
+    assert state["internal_errors"] == {"trial": 2} and state["statuses"] == {"internal-error": 2}
+    assert "internal   2" in CliRunner().invoke(main, ["stats", str(folder.path)]).output

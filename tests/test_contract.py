@@ -420,18 +420,39 @@ def test_a_requested_break_is_told_apart_by_dynamos_message():
     assert Coverage.between(before, other, False).gaps[0][0] == observe.GRAPH_BREAK
 
 
-def _failing(failure: Failure):
-    runs = execute(CASE, "cpu", compiled=faithful)
+def _failing(failure: Failure, marks=()):
+    c = dataclasses.replace(CASE, program=dataclasses.replace(PROGRAM, mode=Mode(marks=tuple(marks))))
+    runs = execute(c, "cpu", compiled=faithful)
     for br in runs:
         br.compiled = Run(outputs=None, inputs_after=br.eager.inputs_after, failure=failure,
                           coverage=Coverage(frames=0, graphs=0))
-    return judge(CASE, runs)
+    return judge(c, runs)
+
+
+MARKED = [("x0", 0, "dynamic")]
+UNBACKED = [("x0", 0, "unbacked")]
+CONSTRAINT = Failure("ConstraintViolationError", "Constraints violated (L['x0'].size()[0])!", observe.COMPILE)
+GUARD = Failure("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression u0 < 0",
+                observe.COMPILE)
+USER = Failure("UserError", "Dynamic slicing on data-dependent value is not supported", observe.COMPILE)
 
 
 def test_dynamo_declining_a_mark_is_refused_not_a_finding():
-    v = _failing(Failure("ConstraintViolationError", "Constraints violated (L['x0'].size()[0])!", observe.COMPILE))
+    v = _failing(CONSTRAINT, MARKED)
     assert v.status == contract.OK and v.kinds() == []
     assert v.untested[0][0] == observe.REFUSED
+    assert _failing(GUARD, UNBACKED).untested[0][0] == observe.REFUSED
+    assert _failing(USER, UNBACKED).untested[0][0] == observe.REFUSED
+
+
+def test_a_refusal_needs_the_mark_that_asks_for_it():
+    """Dynamo may decline only what a mark asked: the same errors from a program with no
+    mark (a data-dependent program included), or with a mark that asks something else,
+    are Dynamo failing on a legal program."""
+    for failure, marks in ((CONSTRAINT, ()), (GUARD, ()), (USER, ()), (GUARD, MARKED),
+                           (CONSTRAINT, [("x0", 0, "maybe")]), (USER, [("x0", 0, "maybe")])):
+        v = _failing(failure, marks)
+        assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], (failure.type, marks)
 
 
 def test_the_same_error_from_a_backend_is_a_compile_error():
@@ -495,3 +516,147 @@ def test_low_precision_is_judged_with_its_own_tolerances(dtype):
     near = (ref * (1 + 2 * ulp)).to(dtype)  # two ulps off, as a fused kernel may be
     assert numeric.tensor_difference(ref, eager, near) is None
     assert numeric.tensor_difference(ref, eager, (ref * 1.1).to(dtype)) is not None
+
+
+# ------------------------------------------------------------------ the reference's path
+
+def _low(p, dtype="bfloat16"):
+    return dataclasses.replace(p, mode=Mode(dtype=dtype))
+
+
+#: bfloat16 ``sin(x0) + tanh(x1)``, and its positive elements: a size the data decides,
+#: which eager's rounding after every op can move against float64's
+SELECT = _low(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("unary", ["x0"], "v0", {"fn": "sin"}), ("unary", ["x1"], "v1", {"fn": "tanh"}),
+    ("add", ["v0", "v1"], "v2", {}), ("select_pos", ["v2"], "v3", {"size": "u3"})], outputs=["v3"]))
+#: the same sum deciding a ``torch.cond`` branch
+BRANCH = _low(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("unary", ["x0"], "v0", {"fn": "sin"}), ("unary", ["x1"], "v1", {"fn": "tanh"}),
+    ("add", ["v0", "v1"], "v2", {}), ("cond_sin", ["v2"], "v3", {"site": 0, "site2": 1})], outputs=["v3"]))
+#: input seeds (found by search) on which eager's bfloat16 keeps another number of
+#: elements than float64 (s0 = 200), takes another branch (s0 = 3), or neither
+ROUNDED, AGREED, OTHER_BRANCH = 8, 0, 498
+
+
+def _runs(stand_in, c):
+    """The runs of ``c`` with ``stand_in`` as the compiled code, wholly compiled, completed."""
+    runs = execute(c, "cpu", compiled=stand_in)
+    for br in runs:
+        br.compiled.coverage = WHOLLY
+        br.complete()
+    return runs
+
+
+def _float32_between_ops(x0, x1):
+    """What Inductor does: float32 between ops, one rounding at the end."""
+    return (torch.sin(x0.float()) + torch.tanh(x1.float())).to(x0.dtype)
+
+
+def test_a_size_off_by_eagers_rounding_is_allowed():
+    c = case(SELECT, [{"s0": 200}], seed=ROUNDED)
+
+    def rounded_once(x0, x1):
+        v2 = _float32_between_ops(x0, x1)
+        return (torch.masked_select(v2, v2 > 0),)
+    runs = _runs(rounded_once, c)
+    eager, ref, comp = runs[0].eager.outputs[0], runs[0].reference.outputs[0], runs[0].compiled.outputs[0]
+    assert comp.shape == ref.shape != eager.shape  # compiled kept float64's count, not eager's
+    v = judge(c, runs)
+    assert v.status == contract.OK and v.kinds() == [] and v.untested == [] and v.diverged == [0]
+
+
+def test_a_size_float64_agrees_with_eager_on_is_still_a_finding():
+    c = case(SELECT, [{"s0": 200}], seed=AGREED)
+
+    def one_fewer(x0, x1):
+        v2 = torch.sin(x0) + torch.tanh(x1)
+        return (torch.masked_select(v2, v2 > 0)[1:],)
+    v = verdict(one_fewer, c)
+    assert v.kinds() == [contract.WRONG_OUTPUT] and v.divergences[0].symptoms == (contract.SHAPE,)
+    assert v.diverged == []
+
+
+def test_a_size_neither_eager_nor_float64_kept_cannot_be_judged():
+    c = case(SELECT, [{"s0": 200}], seed=ROUNDED)
+
+    def two_fewer(x0, x1):
+        v2 = torch.sin(x0) + torch.tanh(x1)
+        return (torch.masked_select(v2, v2 > 0)[2:],)
+    v = verdict(two_fewer, c)
+    assert v.status == contract.OK and v.divergences == [] and v.diverged == [0]
+    assert [u[0] for u in v.untested] == [observe.REFERENCE_DIVERGED]
+
+
+def test_eagers_path_judged_where_float64_left_it_is_no_crash():
+    """The reference has another size than eager; compiled follows eager: comparing
+    compiled with float64 element by element would raise (a shape mismatch)."""
+    c = case(SELECT, [{"s0": 200}], seed=ROUNDED)
+
+    def eagers_path_nudged(x0, x1):
+        v2 = torch.sin(x0) + torch.tanh(x1)
+        v3 = torch.masked_select(v2, v2 > 0)
+        return (v3 + torch.finfo(v3.dtype).eps * v3,)  # within assert_close of eager
+    v = verdict(eagers_path_nudged, c)
+    assert v.status == contract.OK and v.kinds() == [] and v.untested == [] and v.diverged == [0]
+
+
+def test_a_reference_on_another_branch_widens_no_tolerance():
+    c = case(BRANCH, [{"s0": 3}], seed=OTHER_BRANCH)
+
+    def eagers_branch_wrong(x0, x1):   # eager's predicate was False
+        v2 = torch.sin(x0) + torch.tanh(x1)
+        return (ops.p_sin(v2 * 0.5, 1) + 0.05,)
+    runs = _runs(eagers_branch_wrong, c)
+    # the old rule, fed float64's other branch, would have excused the wrong values
+    r, e, comp = runs[0].reference.outputs[0], runs[0].eager.outputs[0], runs[0].compiled.outputs[0]
+    assert numeric.tensor_difference(r, e, comp) is None
+    v = judge(c, runs)
+    assert v.divergences == [] and v.diverged == [0]
+    assert [u[0] for u in v.untested] == [observe.REFERENCE_DIVERGED]   # untested, never clean
+
+    def float64s_branch(x0, x1):       # compiled rounds once, as float64 decides
+        return (ops.p_sin(_float32_between_ops(x0, x1), 0),)
+    v = verdict(float64s_branch, c)
+    assert v.status == contract.OK and v.kinds() == [] and v.untested == [] and v.diverged == [0]
+
+
+# ------------------------------------------------------------------ higher-order ops
+
+REGION = prog({"x0": ("s0",)}, [("in_region_p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])
+
+
+def _with_hops(hops, graphs=1):
+    return (Coverage(frames=1, graphs=graphs, hops=hops),)
+
+
+def test_an_asked_for_region_that_dynamo_inlined_is_untested():
+    def bare(x0):
+        return (ops.p_sin(x0, 0) * (1 + 1e-7),)   # differs a little, so the binding is judged
+    c = case(REGION)
+    inlined = verdict(bare, c, coverage=_with_hops(()))
+    assert inlined.kinds() == [] and [u[0] for u in inlined.untested] == [observe.HOP_INLINED]
+    kept = verdict(bare, c, coverage=_with_hops(("invoke_subgraph",)))
+    assert kept.kinds() == [] and kept.untested == []
+    # a torch that cannot say which higher-order ops its graphs hold is not judged on it
+    assert verdict(bare, c, coverage=_with_hops(None)).untested == []
+    # the other bindings reuse the first one's code: their runs add no graph and no hop
+    mixed = verdict(bare, c, coverage=_with_hops(("invoke_subgraph",)) + _with_hops((), graphs=0))
+    assert mixed.untested == []
+
+
+@pytest.mark.compile
+def test_dynamo_keeps_a_single_use_region_only_as_the_program_asks(monkeypatch):
+    """With its step (``codegen.KEEP_REGIONS``), a region the program calls once reaches
+    the backend; without it, Dynamo inlines it (where this torch inlines single-use
+    regions) and the case is untested, never clean."""
+    from fuzzer.judge.trial import run_trial
+
+    c = case(REGION)
+    kept = run_trial(c, "cpu", confirm=False)
+    hops = {h for br in execute(c, "cpu") for h in (br.compiled.coverage.hops or ())}
+    assert "invoke_subgraph" in hops and kept.status == "clean"
+    if not getattr(torch._dynamo.config, "inline_single_use_invoke_subgraph", False):
+        pytest.skip("this torch does not inline single-use regions")
+    monkeypatch.setattr(codegen, "KEEP_REGIONS", "{}")
+    inlined = run_trial(c, "cpu", confirm=False)
+    assert inlined.status == "untested" and inlined.untested_reason == observe.HOP_INLINED

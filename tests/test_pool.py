@@ -73,6 +73,15 @@ def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind,
     assert e.seed == program_seed(0, deadly[0]) and e.case == generate(e.seed)
 
 
+def test_an_error_of_dcefuzz_in_a_worker_is_counted_not_a_crash(tmp_path):
+    """The worker's judge raises: the program is an internal error, and neither the
+    worker's death (it does not die) nor the program is a finding."""
+    stats, state, entries = _campaign(tmp_path, "test-internal-error", programs=2)
+    assert stats.programs == 2 and state.statuses == {"internal-error": 2} and not state.findings
+    assert state.internal == {"trial": 2} and entries == []
+    assert (tmp_path / "state" / "internal-errors.jsonl").exists()
+
+
 def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tmp_path):
     # program 0 of seed 0 calls e_log, so the fault kills the worker compiling it
     assert any(s.form == "e_log" for s in generate(program_seed(0, 0)).program.body)

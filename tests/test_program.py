@@ -120,3 +120,21 @@ def test_json_round_trip():
     from fuzzer.program.ir import Case
     assert Case.from_json(c.to_json()) == c
     assert Case.from_json(c.to_json()).program.digest() == p.digest()
+
+
+def test_no_view_is_made_under_no_grad_of_a_value_that_requires_grad():
+    """Eager gives such a view requires_grad=True and no grad_fn, where torch.no_grad's
+    documentation says its results do not require grad: what a loss over it means is
+    not defined (docs/bugs.md), so programs never hold one."""
+    import dataclasses
+
+    from fuzzer.program.ir import Mode
+
+    def graded(body):
+        return dataclasses.replace(prog({"x0": ("s0",)}, body, outputs=[body[-1][2]]), mode=Mode(grad=True))
+    with pytest.raises(InvalidProgram, match="no_grad"):
+        check(graded([("narrow", ["x0"], "v0", {"dim": 0, "no_grad": True})]))
+    # a fresh result under no_grad, and a view of it, are clear: nothing requires grad
+    check(graded([("clone", ["x0"], "v0", {"no_grad": True}), ("narrow", ["v0"], "v1", {"dim": 0, "no_grad": True})]))
+    # and a view outside no_grad is a differentiable view
+    check(graded([("narrow", ["x0"], "v0", {"dim": 0})]))

@@ -77,3 +77,34 @@ def test_the_script_carries_the_contract_not_a_copy(tmp_path):
     for module in repro.CARRIED:
         assert repro.carried_source(module) in script
     assert "from fuzzer" not in script and "import fuzzer" not in script
+
+
+def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
+    """Under a compiler that graph-breaks at every custom op, an effect-log entry's bug
+    does not show, and nothing was compiled that could show it: replay says ERROR (not
+    FIXED), the script exits 125 (not 0: git bisect skips), the pytest plugin skips,
+    and ``assert_contract`` raises CannotJudge (outside Hypothesis)."""
+    import os
+
+    from fuzzer import faults
+    from fuzzer.testing import CannotJudge, assert_contract
+
+    entry = Entry(id="not-compiled", kind=contract.EFFECT_LOG, signature="effect-log|missing :: x", seed=None,
+                  device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+                  detail=["[effect-log] x"])
+    path, _ = save(entry, tmp_path)
+    assert replay_entry(path).outcome == FIXED   # wholly compiled, the bug absent: fixed
+    with faults.planted("test-graph-break"):
+        result = replay_entry(path)
+        assert result.outcome == ERROR and not result.judged and "graph-break" in result.detail
+        with pytest.raises(CannotJudge, match="untested"):
+            assert_contract(case(LOG), backend=backends.FAITHFUL)
+        items = pytester.runpytest_inprocess("--dcefuzz-corpus", str(tmp_path), "-p", "no:cacheprovider")
+        items.assert_outcomes(skipped=1)
+    run = subprocess.run(
+        [sys.executable, "-c",
+         "import runpy, sys; sys.path.insert(0, sys.argv[1]); import backends; "
+         "sys.argv = sys.argv[2:]; runpy.run_path(sys.argv[0], run_name='__main__')",
+         str(TESTS), str(path.with_suffix(".py"))],
+        capture_output=True, text=True, timeout=300, env=dict(os.environ, DCEFUZZ_TEST_FAULT="test-graph-break"))
+    assert run.returncode == 125 and "not wholly compiled" in run.stdout, run.stdout + run.stderr

@@ -45,3 +45,31 @@ def test_the_selftest_plants_the_catalogue_and_never_a_test_only_fault():
     assert sorted(option.type.choices) == sorted(CATALOGUE)
     r = CliRunner().invoke(main, ["selftest", "--fault", sorted(TEST_ONLY)[0]])
     assert r.exit_code == 2 and "Invalid value" in r.output
+
+
+def test_each_fault_gets_the_budget_it_carries_unless_told(monkeypatch):
+    """With no flags the self-test must pass on a stock torch: a fault that takes
+    cache pairs minutes to find gets those minutes, not a flat 60 s."""
+    from fuzzer.faults import CATALOGUE
+    from fuzzer.faults import selftest as module
+
+    given = {}
+
+    def record(name, seconds, seed, device, corpus_dir, log=None):
+        given[name] = seconds
+        return Row(name, CATALOGUE[name].bug_class, CATALOGUE[name].expected_kind, True, True)
+
+    monkeypatch.setattr(module, "check_fault", record)
+    r = CliRunner().invoke(main, ["selftest"])
+    assert r.exit_code == 0, r.output
+    assert given == {n: f.seconds for n, f in CATALOGUE.items()}
+    assert given["cache-key-ignores-custom-passes"] >= 600
+    assert "min of campaigns in all" in r.output
+    given.clear()
+    assert CliRunner().invoke(main, ["selftest", "--time-per-fault", "5s"]).exit_code == 0
+    assert set(given.values()) == {5.0}
+    given.clear()
+    assert CliRunner().invoke(main, ["selftest", "--quick"]).exit_code == 0
+    quick = {n for n, f in CATALOGUE.items() if f.quick}
+    assert set(given) == quick and {CATALOGUE[n].bug_class for n in quick} >= {
+        "effect-dropped", "mutation-lost", "effects-reordered", "dead-pure-kept", "compile-error"}

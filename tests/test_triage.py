@@ -115,7 +115,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 20
+    assert len(found) == 19
     by_entry = {e: b for b in found.values() for e in b.entries}
     # four stale caches (docs/caches.md): one bug per change of declaration and cache, the
     # fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -141,7 +141,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
     assert sorted(alone) == sorted(["effect-log-53422b20f411", "effect-log-7f567fe1fbf1", "compile-error-eed65f7fd108",
                                     "wrong-mutation-e9ffcc1687e2", "wrong-mutation-9ce848f551f8",
                                     "compile-error-202939e590dc",
-                                    "missed-dce-2de1ab0a92e0", "wrong-output-49540caa061c", "wrong-output-07d276f3d739",
+                                    "missed-dce-2de1ab0a92e0", "wrong-output-07d276f3d739",
                                     "runtime-error-19f9fe001276", "compile-error-7f4291785cef",
                                     "wrong-output-f160321431a4", "compile-error-5aec80006d98"])
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -151,8 +151,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "effect-log-53422b20f411", "compile-error-2442f8d5d1d2", "compile-error-202939e590dc",
         "wrong-output-07d276f3d739", "compile-error-5aec80006d98"}
     # the features' bugs, each blamed where it lives
-    assert {by_entry[e].blame for e in ("wrong-output-49540caa061c", "wrong-output-07d276f3d739",
-                                        "compile-error-5aec80006d98")} == {"aot_eager"}
+    assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-5aec80006d98")} == {"aot_eager"}
     assert by_entry["wrong-output-f160321431a4"].blame == "inductor:buffer_reuse"
     assert by_entry["missed-dce-2de1ab0a92e0"].blame == "eager"
 

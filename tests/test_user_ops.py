@@ -10,6 +10,7 @@ Compiles use stand-in backends (Dynamo only) except where the flow itself is
 the point.
 """
 
+import dataclasses
 import json
 import textwrap
 from pathlib import Path
@@ -18,6 +19,7 @@ import backends
 import pytest
 import torch
 from click.testing import CliRunner
+from helpers import prog
 from torch._dynamo import list_backends, register_backend
 
 from fuzzer.campaign.session import Budget, Config, run_campaign
@@ -28,7 +30,7 @@ from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import OpSet, generate
-from fuzzer.program.ir import Case, Program
+from fuzzer.program.ir import Case, Mode, Program, live_statements
 from fuzzer.user import audit, declared, gufunc, library, selection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,11 +212,11 @@ def test_the_declaration_check_catches_what_it_claims(tmp_path):
             return None
     '''))
     ops = {op.qualname: op for op in library.load(str(tmp_path / "liars.py")).ops}
-    bad = audit.audit(ops["liars::badfake"])
+    bad = audit.audit(ops["liars::badfake"]).problems
     assert [p.check for p in bad] == ["test_faketensor"] and "Shapes" in bad[0].message
-    never = audit.audit(ops["liars::never"], opcheck=False)
+    never = audit.audit(ops["liars::never"], opcheck=False).problems
     assert [(p.check, p.severity, p.argument) for p in never] == [("unused-declaration", audit.WARNING, "x")]
-    assert audit.audit(ops["liars::honest"]) == []
+    assert audit.audit(ops["liars::honest"]).problems == ()
 
 
 # ---------------------------------------------------------------- generation
@@ -250,6 +252,181 @@ def contract_dead(program: Program):
 def test_programs_without_user_ops_are_drawn_as_before(chosen):
     assert generate(11).program == generate(11, ops=selection.Selection().ops).program
     assert forms.form("opslib::matmul").site_traced is False
+
+
+# --------------------------------------------------- what a declaration says, all of it
+
+TRICKY = textwrap.dedent('''
+    """Ops whose declarations the check must read whole: scalars on which they lie or
+    fail, a write with an effect, a backward formula."""
+    import torch
+
+
+    def _ordered(opdef):
+        if hasattr(opdef, "register_effect"):
+            from torch._library.effects import EffectType
+            opdef.register_effect(EffectType.ORDERED)
+        else:
+            from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+            _register_effectful_op(opdef._opoverload, _EffectType.ORDERED)
+
+
+    @torch.library.custom_op("tricky::flagwrite", mutates_args=())
+    def flagwrite(x: torch.Tensor, flag: bool) -> torch.Tensor:
+        if flag:            # a lie only for flag=True: False is its first value
+            x.mul_(2)
+        return x * 3
+
+
+    @flagwrite.register_fake
+    def _(x, flag):
+        return torch.empty_like(x)
+
+
+    @torch.library.custom_op("tricky::picky", mutates_args=())
+    def picky(x: torch.Tensor, k: int) -> torch.Tensor:
+        if k == 2:
+            raise ValueError("k must be odd")
+        return x * k
+
+
+    @picky.register_fake
+    def _(x, k):
+        return torch.empty_like(x)
+
+
+    @torch.library.custom_op("tricky::logged_add", mutates_args=("a",))
+    def logged_add(a: torch.Tensor, b: torch.Tensor) -> None:
+        a.add_(b)
+
+
+    @logged_add.register_fake
+    def _(a, b):
+        return None
+
+
+    _ordered(logged_add)
+
+
+    @torch.library.custom_op("tricky::double", mutates_args=())
+    def double(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+
+    @double.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+
+    double.register_autograd(lambda ctx, grad: grad * 2)
+
+
+    @torch.library.custom_op("tricky::badgrad", mutates_args=())
+    def badgrad(x: torch.Tensor) -> torch.Tensor:
+        return x * 2
+
+
+    @badgrad.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+
+    def _broken(ctx, grad):
+        raise RuntimeError("this backward is broken")
+
+
+    badgrad.register_autograd(_broken)
+''')
+
+
+@pytest.fixture(scope="module")
+def tricky(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tricky")
+    (folder / "tricky_ops.py").write_text(TRICKY)
+    return library.load(str(folder / "tricky_ops.py"))
+
+
+def test_every_value_of_every_scalar_is_checked(tricky):
+    """The op writes its input only for flag=True; checking the first value alone
+    passed it, and campaigns blamed the compiler for its lie."""
+    checked = audit.audit(library.op("tricky::flagwrite"), opcheck=False)
+    assert [(p.check, p.argument) for p in checked.findings] == [("undeclared-write", "x")]
+    assert "with flag=True" in checked.findings[0].message
+
+
+def test_a_value_the_op_fails_on_is_dropped_from_what_programs_draw(tricky):
+    checked = audit.audit(library.op("tricky::picky"))
+    assert checked.findings == []
+    assert [(p.check, p.argument, p.severity) for p in checked.problems] == [("value-dropped", "k", audit.WARNING)]
+    assert [a.values for a in checked.op.scalars] == [(1, 3)]
+    chosen = selection.select([tricky.ref], only=True)
+    drawn = {s.attrs["scalars"]["k"] for seed in range(60) for s in generate(seed, ops=chosen.ops).program.body
+             if s.form == "tricky::picky"}
+    assert drawn and 2 not in drawn
+    assert chosen.ops.adjusted and "tricky::picky" in chosen.ops.user
+
+
+def test_an_op_that_writes_and_has_an_effect_is_judged_both_ways(tricky):
+    op = library.op("tricky::logged_add")
+    assert op.declaration == MUTATING and op.effect and forms.form(op.qualname).is_effectful
+    # its call on a dead intermediate is live: the effect must run
+    dead = _user_case(prog({"x0": ("s0",), "x1": ("s0",)}, [
+        ("clone", ["x0"], "v0", {}), ("tricky::logged_add", ["v0", "x1"], None, {"site": 0})]))
+    assert live_statements(dead.program) == {0, 1}
+    c = _user_case(prog({"x0": ("s0",), "x1": ("s0",)}, [
+        ("tricky::logged_add", ["x0", "x1"], None, {"site": 0}), ("e_log", ["x0"], None, {"site": 1})]))
+    ops = torch.ops
+
+    def reordered(x0, x1):
+        ops.dcefuzz.e_log(x0 + 0.0, 1)   # runs before the effectful write it follows
+        ops.tricky.logged_add(x0, x1)
+        return ()
+
+    def unwritten(x0, x1):
+        ops.tricky.logged_add(x0.clone(), x1)   # the write is lost, the effect kept
+        ops.dcefuzz.e_log(x0, 1)
+        return ()
+    assert _user_verdict(reordered, c).kinds() == [contract.EFFECT_LOG]
+    assert contract.WRONG_MUTATION in _user_verdict(unwritten, c).kinds()
+
+
+def test_a_users_backward_is_differentiated_through(tricky):
+    assert library.op("tricky::double").backward and forms.form("tricky::double").grad == forms.BACKWARD
+    grad = dataclasses.replace(prog({"x0": ("s0",)}, [("tricky::double", ["x0"], "v0", {"site": 0})],
+                                    outputs=["v0"]), mode=Mode(grad=True))
+    c = _user_case(grad)
+    _, step = codegen.build_with_step(c.program)
+
+    def with_grad_of(scale):
+        def program(x0):
+            v0 = torch.ops.tricky.double(x0)
+            return (v0 + (v0 - v0.detach()) * (scale - 1.0),)
+        return lambda x0: step(program, x0)
+    assert _user_verdict(with_grad_of(1.0), c).kinds() == []
+    wrong = _user_verdict(with_grad_of(3.0), c)
+    assert wrong.kinds() == [contract.WRONG_OUTPUT] and {d.where for d in wrong.divergences} == {"output 1"}
+    # a backward that fails is found by the check, and programs then take no gradient through it
+    fresh = declared.read("tricky::badgrad")   # as read, before any campaign's check adjusted it
+    assert fresh.backward
+    checked = audit.audit(fresh, opcheck=False)
+    assert [p.check for p in checked.problems] == ["backward"] and not checked.op.backward
+
+
+def _user_case(program):
+    from helpers import case
+
+    return case(dataclasses.replace(program, imports=(("tricky_ops", "."),)))
+
+
+def _user_verdict(stand_in, c):
+    from fuzzer.judge.execute import execute
+    from fuzzer.judge.observe import Coverage
+    from fuzzer.judge.trial import judge_case
+
+    runs = execute(c, "cpu", compiled=stand_in)
+    for br in runs:
+        br.compiled.coverage = Coverage(frames=1, graphs=1)
+    return judge_case(c, runs)
 
 
 # ------------------------------------------------------------------ contract

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from fuzzer.campaign.state import (
     DECLARATIONS_FILE,
+    INTERNAL_FILE,
     STATS_FILE,
     BadState,
     CampaignFolder,
@@ -83,7 +84,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         findings=sum((s.findings for s in states), Counter()), statuses=sum((s.statuses for s in states), Counter()),
         saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
-        features=dict(first.features), ops=dict(first.ops))
+        features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()))
     result = Merged(total)
     for folder in folders:
         entries, bad = store.load_all([CampaignFolder(folder).corpus]) if CampaignFolder(folder).corpus.exists() \
@@ -110,4 +111,8 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
             problems += [p for p in json.loads(path.read_text()) if p not in problems]
     if problems:
         atomic_write(target.path / DECLARATIONS_FILE, json.dumps(problems, indent=2) + "\n")
+    errors = [line for folder, state in zip(folders, states) if (Path(folder) / INTERNAL_FILE).exists()
+              for line in (Path(folder) / INTERNAL_FILE).read_text().splitlines() if line.strip()]
+    if errors:
+        atomic_write(target.path / INTERNAL_FILE, "".join(line + "\n" for line in errors))
     return result

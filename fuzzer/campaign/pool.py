@@ -58,6 +58,7 @@ from fuzzer.campaign.session import Budget, Config, Session, Stats, case_of
 from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
+from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
@@ -292,6 +293,17 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         nonlocal failed_starts
         frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
+        if kind == CRASH and w.index is not None and (w.process.exitcode or 0) > 0:
+            # an exit status, not a signal or the memory cap: an exception of dcefuzz's own
+            # code reached the top of the worker; ours, never a finding
+            t = w.tried
+            error = InternalError(WORKER, "WorkerExit", f"the worker ended: {detail}", "\n".join(frames))
+            session.finished(w.index, t.status if t else INTERNAL_ERROR,
+                             [Entry.from_json(e) for e in t.entries] if t else [],
+                             t.recompiles if t else 0, t.untested if t else None, [error])
+            w.release()
+            replace(w)
+            return
         if w.index is not None and w.triaging:
             # a probe under a switch or the bisector, not the program as compiled, died
             t = w.tried
@@ -392,7 +404,8 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 elif message[0] == "done":
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
-                    session.finished(index, report.status, entries, report.recompiles, report.untested)
+                    session.finished(index, report.status, entries, report.recompiles, report.untested,
+                                     report.internal_errors())
                     w.release()
                     w.programs += 1
                     w.rss_kb = report.rss_kb

@@ -22,6 +22,9 @@ from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept
+from fuzzer.internal import INTERNAL_ERROR, InternalError
+from fuzzer.internal import TRIAGE as TRIAGE_STAGE
+from fuzzer.internal import TRIAL as TRIAL_STAGE
 from fuzzer.judge import contract
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import FLAKY, UNTESTED, Finding, TrialResult, run_trial
@@ -120,6 +123,10 @@ class Stats:
     #: the corpus's bugs and entries, as of the last finding
     corpus_bugs: int = 0
     corpus_entries: int = 0
+    #: dcefuzz's own errors (``fuzzer.internal``) in this run, by the stage that raised
+    internal: Counter = field(default_factory=Counter)
+    #: where their tracebacks are (the campaign folder's ``internal-errors.jsonl``)
+    internal_log: str | None = None
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -146,7 +153,7 @@ class Stats:
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
-            features=dict(b.features), ops=dict(b.ops))
+            features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal)
 
     @property
     def mostly_untested(self) -> bool:
@@ -170,6 +177,9 @@ class Stats:
             f"{self.counted} hits of bugs with their examples already ({len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
             f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
+            f"internal   {sum(self.internal.values())} (dcefuzz's own errors, never findings"
+            + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
+            + (f"; tracebacks in {self.internal_log}" if self.internal_log and self.internal else "") + ")",
         ]
         if self.base.programs:
             total = self.to_state()
@@ -209,29 +219,40 @@ def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
-              judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None) -> Entry:
-    """The corpus entry of a finding, shrunk then triaged as the config says."""
+              judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
+              errors: list[InternalError] | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk then triaged as the config says (dcefuzz's
+    own errors on the way are added to ``errors``)."""
     start = time.monotonic()
-    entry = shrunk_entry(finding, seed, config, judge, seconds_left)
-    return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start))
+    entry = shrunk_entry(finding, seed, config, judge, seconds_left, errors)
+    return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start),
+                   errors)
 
 
-def triaged(entry: Entry, config: Config, seconds_left: float | None = None) -> Entry:
+def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
+            errors: list[InternalError] | None = None) -> Entry:
     """``entry`` with its culprit, when the config asks for triage and time is left.
 
     Crashes and timeouts are not triaged in-process (a probe that kills the process
     would take the triage with it), nor findings of a backend that is not one of
     torch's debugging stages (``fuzzer.triage.stage.STAGES``: no stage walk leads to it).
+    A triage that dcefuzz's own code breaks leaves the entry untriaged, the error in
+    ``errors``.
     """
     budget = config.triage_budget.within(seconds_left)
     if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
-    entry.culprit = blame.culprit_of(entry, entry.device, budget, config.fault, config.side_threads)
+    try:
+        entry.culprit = blame.culprit_of(entry, entry.device, budget, config.fault, config.side_threads)
+    except Exception as exc:  # noqa: BLE001 - our error: the entry is saved untriaged
+        if errors is None:
+            raise
+        errors.append(InternalError.of(TRIAGE_STAGE, exc))
     return entry
 
 
 def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
-                 seconds_left: float | None = None) -> Entry | None:
+                 seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
     """A stale-cache finding of a bug that has its examples already, triaged as found:
     it would only be counted, so it is not shrunk (None: any other finding).
 
@@ -245,13 +266,14 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = found_entry(finding, seed, config)
     if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
-    entry = triaged(entry, config, seconds_left)
+    entry = triaged(entry, config, seconds_left, errors)
     key = bug_key(entry)
     return entry if key in full and entry.statements >= full[key] else None
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
-                 judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None) -> Entry:
+                 judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
+                 errors: list[InternalError] | None = None) -> Entry:
     """The corpus entry of a finding, shrunk first when the config says so.
 
     ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
@@ -266,6 +288,8 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
         return found_entry(finding, seed, config)
     result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
                     budget, judge=judge or oracle_of(finding, config))
+    if errors is not None:
+        errors += result.errors
     if not result.confirmed:
         return found_entry(finding, seed, config)
     return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
@@ -278,7 +302,8 @@ def _progress_line(stats: Stats, extra: str = "") -> str:
     return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
             f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
             + f", {len(stats.bugs)} bugs, {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
-            f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested" + extra)
+            f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested"
+            + (f", {sum(stats.internal.values())} internal errors" if stats.internal else "") + extra)
 
 
 class Session:
@@ -356,13 +381,29 @@ class Session:
         index = next(self.pending)
         return index, program_seed(self.config.seed, index)
 
+    def internal_error(self, index: int, error: InternalError) -> None:
+        """Count one of dcefuzz's own errors met on program ``index``, and keep its
+        traceback in the campaign folder: our bug, never a finding."""
+        self.stats.internal[error.stage] += 1
+        where = ""
+        if self.folder is not None:
+            self.stats.internal_log = str(self.folder.log_internal(index, program_seed(self.config.seed, index),
+                                                                   error))
+            where = f" (traceback in {self.stats.internal_log})"
+        self.log(f"[{self.elapsed():6.0f}s] program {index}: dcefuzz's own error, not a finding: "
+                 f"{error.line()}{where}")
+
     def finished(self, index: int, status: str, entries: list[Entry],
-                 recompiles: int = 0, untested: str | None = None) -> list[str | None]:
+                 recompiles: int = 0, untested: str | None = None,
+                 errors: list[InternalError] = ()) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
-        ``untested`` is the first reason an untested program was not wholly compiled.
+        ``untested`` is the first reason an untested program was not wholly compiled;
+        ``errors`` are dcefuzz's own errors met on the way (``fuzzer.internal``).
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
+        for error in errors:
+            self.internal_error(index, error)
         self.stats.count(status)
         self.stats.recompiles += recompiles
         if untested is not None:
@@ -475,17 +516,23 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
         try:
             while not session.spent():
                 index, pseed = session.next_program()
-                result = trial_of(pseed, config)
-                entries = []
+                try:
+                    result = trial_of(pseed, config)
+                except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
+                    session.finished(index, INTERNAL_ERROR, [], errors=[InternalError.of(TRIAL_STAGE, exc)])
+                    session.tick()
+                    continue
+                entries, errors = [], []
                 for finding in result.findings:
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
                     entries.append(counted_only(finding, pseed, config, session.examples.full(),
-                                                session.seconds_left())
-                                   or entry_for(finding, pseed, config, seconds_left=session.seconds_left()))
+                                                session.seconds_left(), errors)
+                                   or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
+                                                errors=errors))
                 session.finished(index, result.status, entries, result.recompiles,
-                                 result.untested_reason)
+                                 result.untested_reason, errors)
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

@@ -31,6 +31,8 @@ from fuzzer.files import atomic_write, read_json
 
 STATE_FILE = "state.json"
 STATS_FILE = "stats.jsonl"
+#: dcefuzz's own errors (``fuzzer.internal``), one JSON line each, with the traceback
+INTERNAL_FILE = "internal-errors.jsonl"
 #: the user ops' declaration findings (``fuzzer.user.audit``), beside the state
 DECLARATIONS_FILE = "declarations.json"
 STATE_SCHEMA = 1
@@ -124,6 +126,8 @@ class CampaignState:
     #: the custom ops the programs may call, when a user's are among them
     #: (``{"builtin": bool, "user": [qualified names]}``; empty: dcefuzz's own)
     ops: dict = field(default_factory=dict)
+    #: dcefuzz's own errors (``fuzzer.internal``), by the stage that raised
+    internal: Counter = field(default_factory=Counter)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -131,6 +135,7 @@ class CampaignState:
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
                 "recompiles": self.recompiles, "untested": dict(self.untested),
+                "internal_errors": dict(self.internal),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {})}
 
     @classmethod
@@ -145,6 +150,7 @@ class CampaignState:
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
                        repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
                        untested=Counter(data.get("untested", {})),
+                       internal=Counter(data.get("internal_errors", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
                        ops=dict(data.get("ops", {})))
         except (KeyError, TypeError, ValueError) as exc:
@@ -189,6 +195,16 @@ class CampaignFolder:
         line.pop("schema", None)
         with open(self.path / STATS_FILE, "a") as fh:
             fh.write(json.dumps(line) + "\n")
+
+    def log_internal(self, index: int, program_seed: int, error) -> Path:
+        """Append one of dcefuzz's own errors (``fuzzer.internal.InternalError``), with the
+        program it met, to ``internal-errors.jsonl``; its path."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        line = {"time": round(time.time(), 1), "program": index, "program_seed": program_seed,
+                **error.to_json()}
+        with open(self.path / INTERNAL_FILE, "a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        return self.path / INTERNAL_FILE
 
     def stats_lines(self) -> list[dict]:
         f = self.path / STATS_FILE

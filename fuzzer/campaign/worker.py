@@ -52,6 +52,13 @@ class Report:
     recompiles: int = 0
     #: the first reason an untested program was not wholly compiled
     untested: str | None = None
+    #: dcefuzz's own errors met on the program (``fuzzer.internal``, as JSON)
+    errors: list[dict] = field(default_factory=list)
+
+    def internal_errors(self) -> list:
+        from fuzzer.internal import InternalError
+
+        return [InternalError.from_json(e) for e in self.errors]
 
 
 def freeze_heap() -> None:
@@ -94,11 +101,18 @@ class Worker:
             from fuzzer.user import library
 
             library.ensure(self.config.ops.imports)
+            library.apply(self.config.ops.adjusted)
 
     def __call__(self, message: tuple, send) -> None:
+        from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
+
         _, index, pseed, seconds_left, full = message
         end = None if seconds_left is None else time.monotonic() + seconds_left
-        send(("done", index, _program(send, index, pseed, self.config, end, full)))
+        try:
+            report = _program(send, index, pseed, self.config, end, full)
+        except Exception as exc:  # noqa: BLE001 - our error: reported, never a crash of the program
+            report = Report(INTERNAL_ERROR, 0.0, errors=[InternalError.of(WORKER, exc).to_json()], rss_kb=rss_kb())
+        send(("done", index, report))
         self.ran += 1
         if self.ran == self.limits.freeze_after_programs:
             freeze_heap()
@@ -110,9 +124,14 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     examples (``Examples.full``), whose findings are not shrunk where that can be told
     cheaply (``session.counted_only``)."""
     from fuzzer.campaign.session import counted_only, found_entry, oracle_of, shrunk_entry, trial_of, triaged
+    from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
 
     start = time.perf_counter()
-    result = trial_of(pseed, config)
+    try:
+        result = trial_of(pseed, config)
+    except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
+        return Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
+                      errors=[InternalError.of(TRIAL, exc).to_json()])
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
                     list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason)
@@ -129,12 +148,14 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     def left() -> float | None:
         return None if end is None else end - time.monotonic()
 
-    settled = [counted_only(f, pseed, config, full or {}, left()) for f in result.findings]
-    entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left())
+    errors: list = []
+    settled = [counted_only(f, pseed, config, full or {}, left(), errors) for f in result.findings]
+    entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors)
                for f, done in zip(result.findings, settled) if done is None]
     if config.triage:
         send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
-        entries = [triaged(e, config, left()) for e in entries]
+        entries = [triaged(e, config, left(), errors) for e in entries]
     entries += [e for e in settled if e is not None]
     return dataclasses.replace(report, entries=[e.to_json() for e in entries],
-                               seconds=time.perf_counter() - start, rss_kb=rss_kb())
+                               seconds=time.perf_counter() - start, rss_kb=rss_kb(),
+                               errors=[e.to_json() for e in errors])

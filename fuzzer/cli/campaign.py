@@ -9,7 +9,7 @@ import sys
 import click
 
 from fuzzer import __version__
-from fuzzer.campaign.state import DECLARATIONS_FILE
+from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
@@ -314,6 +314,9 @@ def _print_stats(state, lines) -> None:
     click.echo(f"recompiles {state.recompiles}")
     untested = ", ".join(f"{r} {n}" for r, n in sorted(state.untested.items()))
     click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
+    internal = ", ".join(f"{k} {n}" for k, n in sorted(state.internal.items()))
+    click.echo(f"internal   {sum(state.internal.values())} (dcefuzz's own errors, never findings"
+               + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
     if lines:

@@ -14,7 +14,9 @@ Exit status, as ``git bisect run`` reads it:
 * 0  it does not (fixed);
 * 125  the script cannot judge: the kind diverges with another bug class (the same
   failure worded anew by another torch, or another bug: neither this one nor fixed),
-  eager fails or disagrees with itself, the device is
+  the bug did not show but the program was not wholly compiled (a graph break it did
+  not ask for, a refusal, a skipped frame, an inlined region) or a binding could not
+  be judged, eager fails or disagrees with itself, the device is
   missing, or the script cannot even define its ops on this torch (an import error,
   a torch too old for the program).
 """
@@ -29,8 +31,8 @@ import time
 
 import torch
 
-from fuzzer.judge.contract import OK, BindingRuns, bug_class, judge_runs
-from fuzzer.judge.observe import caches_off, draw_inputs, run_once
+from fuzzer.judge.contract import OK, Asks, BindingRuns, bug_class, judge_runs
+from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -66,10 +68,12 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     caches off (no artifact of an earlier run may serve this one); the verdict."""
     runs = []
     eager_fn = _through(step, program)
+    dtype = getattr(torch, spec.get("dtype", "float32"))
+    record = "cond" not in spec.get("hops", ())
     for i in range(len(spec["bindings"])):
         def complete(i=i):
-            return (run_once(eager_fn, make_inputs(spec, i, device), trace),
-                    run_once(eager_fn, make_inputs(spec, i, device, reference=True), trace))
+            return reference_runs(eager_fn, lambda ref: make_inputs(spec, i, device, reference=ref), trace,
+                                  dtype, spec["input_seed"] + i, record)
         eager = run_once(eager_fn, make_inputs(spec, i, device), trace)
         runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
     done = os.environ.get(EAGER_DONE_ENV)
@@ -81,7 +85,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         for i, br in enumerate(runs):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
-    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs)
+    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:
@@ -109,7 +114,7 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
     if child:
-        return FIXED_EXIT
+        return CANNOT_JUDGE_EXIT if verdict.status == OK and verdict.untested else FIXED_EXIT
     return conclude(spec, verdict)
 
 
@@ -130,6 +135,12 @@ def conclude(spec: dict, verdict) -> int:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
         print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    if verdict.untested:
+        # code that did not run compiled, or a binding the contract could not judge,
+        # cannot show the bug: it is not fixed there, only not tested
+        print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "
+              f"and the bug did not show")
         return CANNOT_JUDGE_EXIT
     print(f"does not reproduce (saw no {spec['kind']})")
     return FIXED_EXIT

@@ -6,9 +6,11 @@ a stale-cache entry's cache pair is run twice, each time in two fresh processes.
 REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
 fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
 that kind.  ERROR: the entry cannot be read, its program no longer runs eagerly
-(an invalid or nondeterministic case cannot say anything about the compiler), or the
-kind still diverges with another bug class (another torch may word the same failure
-anew: calling that FIXED would be quietly wrong).
+(an invalid or nondeterministic case cannot say anything about the compiler), it
+was not wholly compiled or a binding could not be judged (untested: a bug not shown
+by code that did not run compiled is not fixed), or the kind still diverges with
+another bug class (another torch may word the same failure anew: calling that
+FIXED would be quietly wrong).
 """
 
 from __future__ import annotations
@@ -36,6 +38,10 @@ class ReplayResult:
     kind: str
     outcome: str
     detail: str
+    #: False where the replay could not judge the entry here (no such device, eager
+    #: fails, not wholly compiled, a binding the contract cannot judge): an ERROR that
+    #: says nothing of the bug, which the pytest plugin skips
+    judged: bool = True
 
     def to_json(self) -> dict:
         return dict(self.__dict__)
@@ -49,19 +55,21 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         return ReplayResult(str(path), Path(path).stem, "?", ERROR, str(exc))
     dev = device or entry.device
 
-    def result(outcome: str, detail: str) -> ReplayResult:
-        return ReplayResult(str(path), entry.id, entry.kind, outcome, detail)
+    def result(outcome: str, detail: str, judged: bool = True) -> ReplayResult:
+        return ReplayResult(str(path), entry.id, entry.kind, outcome, detail, judged)
 
     reason = device_unavailable(dev)
     if reason is not None:
         recorded = "" if device else " (the device it was found on; --device cpu replays it on the CPU)"
-        return result(ERROR, f"cannot run on {dev}{recorded}: {reason}")
+        return result(ERROR, f"cannot run on {dev}{recorded}: {reason}", judged=False)
     if entry.kind in PROCESS_KINDS:
         death = probe(entry.case, dev, entry.backend)
         if death.kind is not None and not death.after_eager:
-            return result(ERROR, f"eager execution {death.line()}")
+            return result(ERROR, f"eager execution {death.line()}", judged=False)
         if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
             return result(REPRODUCES, death.line())
+        if death.kind is None and not death.judged:
+            return result(ERROR, f"cannot judge: {death.line()}", judged=False)
         return result(FIXED, death.line())
     fresh = fresh_judge(entry, dev, entry.backend)  # a stale-cache entry's: a new pair
 
@@ -70,8 +78,14 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
     try:
         first = judge()
         if first.status != contract.OK:
-            return result(ERROR, f"{first.status}: {first.reason}")
+            return result(ERROR, f"{first.status}: {first.reason}", judged=False)
         divs = first.of_kind(entry.kind)
+        if not divs and first.untested:
+            # not wholly compiled, or a binding the contract could not judge: a bug that
+            # did not show there was not tested, so it is not fixed
+            reason, message = first.untested[0]
+            return result(ERROR, f"cannot judge ({reason}): {message.splitlines()[0] if message else ''}",
+                          judged=False)
         if not divs:
             return result(FIXED, "no divergence of this kind")
         if bug_class(entry.kind, divs) != entry.bug_class:

@@ -25,6 +25,7 @@ from fuzzer.corpus import driver
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
 from fuzzer.judge import contract, numeric, observe
+from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, custom_ops
 from fuzzer.user import tracing
@@ -78,10 +79,18 @@ def spec(entry: Entry) -> dict:
         "strided": [[i.name for i in program.inputs].index(n) for n in program.mode.strided],
         "aliases": [[[i.name for i in program.inputs].index(x) for x in pair] for pair in program.mode.aliases],
         "dead_pure_sites": sorted(dead_pure_sites(program)),
+        **_asked(program),
         "death": death,
         "memory_cap_mb": cap or PoolLimits().memory_mb,
         "time_limit_s": REPRO_TIME_LIMIT_S,
     }
+
+
+def _asked(program) -> dict:
+    """What the program asks of the compiler (``trial.asks_of``), where it asks anything."""
+    asks = asks_of(program)
+    return {**({"marks": sorted(asks.marks)} if asks.marks else {}),
+            **({"hops": sorted(asks.hops)} if asks.hops else {})}
 
 
 def render(entry: Entry) -> str:

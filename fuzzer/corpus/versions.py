@@ -42,8 +42,8 @@ class NotATorch(Exception):
 @dataclass
 class VersionResult(ReplayResult):
     #: the torch version of the interpreter the script ran under
-    version: str
-    python: str
+    version: str = ""
+    python: str = ""
 
 
 def _environment() -> dict:
@@ -130,7 +130,7 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
     try:
         entry = store.load(path)
     except BadEntry as exc:
-        return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version, python)
+        return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version=version, python=python)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-versions-") as tmp:
         script = Path(tmp) / f"{entry.id}.py"
         script.write_text(repro.render(entry))
@@ -142,4 +142,5 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
     outcome = outcome_of(code)
     entry.versions[version] = RECORDED[outcome]
     store.update(path, entry)
-    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, version, python)
+    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, code != CANNOT_JUDGE_EXIT,
+                         version=version, python=python)

@@ -27,6 +27,7 @@ from fuzzer.faults import (
     effect_dropped,
     effects_reordered,
     graph_break,
+    internal_error,
     mutation_lost,
     process,
     scoped,
@@ -44,9 +45,11 @@ CATALOGUE: dict[str, Fault] = {
 
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's
-#: isolation) or make Dynamo graph-break (for testing the untested rule); not part
+#: isolation), make Dynamo graph-break (for testing the untested rule) or break
+#: dcefuzz's own judge (for testing that our errors are never findings); not part
 #: of the self-test.
-TEST_ONLY: dict[str, Fault] = {f.name: f for module in (process, graph_break) for f in module.FAULTS}
+TEST_ONLY: dict[str, Fault] = {f.name: f for module in (process, graph_break, internal_error)
+                               for f in module.FAULTS}
 
 
 def get(name: str) -> Fault:

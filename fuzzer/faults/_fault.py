@@ -46,6 +46,12 @@ class Fault:
     #: (feature, weight) pairs a self-test draws its programs with: a fault confined to
     #: one feature's path (``fuzzer.faults.scoped``) is met only by such programs
     features: tuple = ()
+    #: the campaign time the self-test gives it by default: some three times what its
+    #: detection took on a 2-core machine (docs/faults.md), so a stock torch passes
+    seconds: float = 60.0
+    #: part of ``dcefuzz selftest --quick``: one fault per bug class, each found in
+    #: seconds, for a check that fits in CI
+    quick: bool = False
 
     def unavailable(self) -> str | None:
         """None when every target exists in this torch; else a one-line reason."""

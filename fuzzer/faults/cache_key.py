@@ -32,5 +32,8 @@ FAULTS = (
         description="the compile caches' key leaves out Inductor's custom graph passes",
         targets=(TARGET,),
         build=_build,
+        # cache pairs draw a config-changed variant for one program in about ten, and
+        # each pair is two processes and three compiles: ten minutes find it
+        seconds=900.0,
     ),
 )

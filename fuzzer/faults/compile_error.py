@@ -76,6 +76,7 @@ def _fault(dynamic: bool) -> Fault:
             + (" with symbolic sizes" if dynamic else "")),
         targets=(TARGET,),
         build=_build(dynamic),
+        quick=not dynamic,
     )
 
 

@@ -67,6 +67,7 @@ def _fault(dynamic: bool) -> Fault:
             + ", so FX DCE and Inductor's scheduler both keep dead calls"),
         targets=(IS_IMPURE, HAS_SIDE_EFFECTS) if dynamic else (IS_IMPURE,),
         build=_build(dynamic),
+        quick=not dynamic,
     )
 
 

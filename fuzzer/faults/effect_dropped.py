@@ -91,6 +91,7 @@ def _fault(dynamic: bool) -> Fault:
             "so FX DCE deletes calls whose result is unused"),
         targets=(HANDLE_EFFECTS, IS_IMPURE),
         build=_build(dynamic),
+        quick=not dynamic,
     )
 
 

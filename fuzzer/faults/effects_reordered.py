@@ -69,6 +69,7 @@ def _fault(dynamic: bool) -> Fault:
             "run in reverse"),
         targets=(TOPO_SORT,),
         build=_build(dynamic),
+        quick=not dynamic,
     )
 
 

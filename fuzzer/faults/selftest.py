@@ -104,6 +104,12 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
     return row
 
 
-def run_selftest(names: list[str], seconds: float, seed: int, device: str, corpus_dir: str,
+def budget_of(name: str, seconds: float | None = None) -> float:
+    """The campaign time a fault gets: ``seconds`` when given, else the fault's own."""
+    return faults.get(name).seconds if seconds is None else seconds
+
+
+def run_selftest(names: list[str], seconds: float | None, seed: int, device: str, corpus_dir: str,
                  log=None) -> list[Row]:
-    return [check_fault(n, seconds, seed, device, corpus_dir, log) for n in names]
+    """Check each fault, each within ``seconds`` or, when None, the budget it carries."""
+    return [check_fault(n, budget_of(n, seconds), seed, device, corpus_dir, log) for n in names]

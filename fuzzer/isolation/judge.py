@@ -40,6 +40,12 @@ from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
 
+#: the verdict of a candidate whose judging dcefuzz's own code broke: not the bug
+INTERNAL_VERDICT = "internal-error"
+#: what a child says of a case it ran to completion that was not wholly compiled
+UNTESTED = "untested"
+
+
 class _JudgeHandler:
     """The child's work: for each ("judge", case) the eager runs, then ("eager",),
     then the compiled runs and the judgement, then ("done", status)."""
@@ -51,18 +57,26 @@ class _JudgeHandler:
         from fuzzer.judge import trial  # noqa: F401 - loaded before "ready"
 
     def __call__(self, message: tuple, send) -> None:
+        from fuzzer.internal import INTERNAL_ERROR, SHRINK, InternalError
         from fuzzer.judge.execute import fresh_compile_state, run_compiled, run_eager
         from fuzzer.judge.trial import judge_case
 
-        case = Case.from_json(message[1])
-        fresh_compile_state()
-        runs = run_eager(case, self.device)
-        send(("eager",))
-        if any(br.eager.failure for br in runs):
-            send(("done", contract.INVALID))
+        try:
+            case = Case.from_json(message[1])
+            fresh_compile_state()
+            runs = run_eager(case, self.device)
+            send(("eager",))
+            if any(br.eager.failure for br in runs):
+                send(("done", contract.INVALID))
+                return
+            run_compiled(case, self.device, runs, backend=self.backend)
+            verdict = judge_case(case, runs)
+            status = UNTESTED if verdict.status == contract.OK and verdict.untested and not verdict.divergences \
+                else verdict.status
+        except Exception as exc:  # noqa: BLE001 - dcefuzz's own error: said, never a death
+            send(("done", INTERNAL_ERROR, InternalError.of(SHRINK, exc).line()))
             return
-        run_compiled(case, self.device, runs, backend=self.backend)
-        send(("done", judge_case(case, runs).status))
+        send(("done", status))
 
 
 @dataclass(frozen=True)
@@ -73,6 +87,14 @@ class Death:
     detail: str
     #: the child finished eager execution before it died (else the case is invalid)
     after_eager: bool = True
+    #: the child survived, but dcefuzz's own code raised in it (``fuzzer.internal``)
+    internal: bool = False
+
+    @property
+    def judged(self) -> bool:
+        """A survivor whose run said something of the compiler: not one that was not
+        wholly compiled (or could not be judged), nor one dcefuzz itself failed."""
+        return not (self.internal or f"({UNTESTED})" in self.detail)
 
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
@@ -166,11 +188,14 @@ class IsolatedJudge:
             if message[0] == "eager":
                 after_eager = True
             elif message[0] == "done":
-                return Death(None, f"ran to completion ({message[1]})")
+                said = f": {message[2]}" if len(message) > 2 else ""
+                return Death(None, f"ran to completion ({message[1]}{said})", internal=len(message) > 2)
 
     def __call__(self, case: Case) -> Verdict:
         """The shrinker's judge: a death after eager is a divergence of its kind."""
         death = self.run(case)
+        if death.internal:
+            return Verdict(INTERNAL_VERDICT, reason=death.detail)
         if death.kind is None:
             return Verdict(contract.OK)
         if not death.after_eager:

@@ -34,11 +34,23 @@ program asked for (``torch._dynamo.graph_break()``) leaves both sides compiled: 
 makes nothing untested, but ``missed-dce`` is not judged across it (a value live
 across a break is a graph's output).
 
-REFUSED: a compile error that declines what the program asked of the compiler
-(:func:`refusal`: a dim marked dynamic that the program specialises, Dynamo's own
-guard on a size marked unbacked) is the compiler's right, not a finding: the case
-is untested for that reason.  The same error from a backend (wrapped by Inductor or
-AOTAutograd) is a finding: the front end accepted the program.
+REFUSED: a compile error by which Dynamo declines what the program asked with its
+marks (:func:`refusal`, :data:`REFUSALS`: a dim marked dynamic that the program
+specialises, Dynamo's own guard on a size marked unbacked) is the compiler's right,
+not a finding: the case is untested for that reason.  A refusal needs the mark that
+asks for it; without one (a program with sizes from data included) the same error is
+a finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
+finding too: the front end accepted the program.
+
+HOP-INLINED: a region or ``torch.cond`` the program asked for (``Asks.hops``) that
+Dynamo's graphs do not hold was inlined: the case tested the bare calls, untested.
+
+THE REFERENCE'S PATH: where the float64 reference took another path than eager (a
+size from data or a branch moved by eager's rounding, :func:`another_path`), it
+vouches for nothing: a compiled value must agree with eager's or with the
+reference's, within ``assert_close``'s tolerances for its dtype, and one that does
+neither is not judged (the binding is untested, ``reference-diverged``); the
+reference never widens a tolerance (:func:`judge_off_path`).
 
 GRADIENTS: a program that takes gradients returns them after its own values
 (``codegen``'s ``step``), so clause 1 judges them like any returned value.
@@ -66,8 +78,9 @@ PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op who
 result is dead in the program (``fuzzer.program.ir.dead_pure_sites``) that the
 compiled code executed.
 
-A USER'S OP (``--ops``, ``fuzzer.user``) is judged by the clauses of the kind it
-declares, like dcefuzz's own, except where it cannot say which call ran: it takes
+A USER'S OP (``--ops``, ``fuzzer.user``) is judged by every clause its declaration
+calls for (its writes, its effect, both when it has both; its backward), like
+dcefuzz's own, except where it cannot say which call ran: it takes
 no call-site argument, so its effect events are ``(op, None)`` (clause 3 compares
 the sequence of op names and the data each event saw), and ``missed-dce`` is not
 judged for it.  An op that fails its declaration check (``fuzzer.user.audit``) is
@@ -85,8 +98,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fuzzer.judge.numeric import bitwise_equal, tensor_difference
-from fuzzer.judge.observe import COMPILE, NO_GRAPH, REFUSED, REQUESTED_BREAK, Run
+from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
+# one line each: a repro script drops the package's import lines when it carries this text
+from fuzzer.judge.observe import COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, Run
 
 WRONG_OUTPUT = "wrong-output"
 WRONG_MUTATION = "wrong-mutation"
@@ -176,8 +190,11 @@ class Verdict:
     status: str
     divergences: list[Divergence] = field(default_factory=list)
     reason: str = ""
-    #: (reason, message) of each way a compiled run was not wholly compiled
+    #: (reason, message) of each way a compiled run was not wholly compiled, or a
+    #: binding could not be judged
     untested: list[tuple[str, str]] = field(default_factory=list)
+    #: the bindings whose float64 reference took another path than eager
+    diverged: list[int] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Divergence]:
         return [d for d in self.divergences if d.kind == kind]
@@ -202,37 +219,59 @@ class BindingRuns:
     eager_again: Run | None = None
     reference: Run | None = None
     compiled: Run | None = None
-    _complete: Callable[[], tuple[Run, Run]] | None = field(default=None, repr=False)
+    #: float16 and bfloat16 programs: float64 runs with the dtype's rounding made up
+    #: (``observe.NoisyReference``), whose spread scales the numeric allowance
+    noisy: list = field(default_factory=list)
+    _complete: Callable[[], tuple] | None = field(default=None, repr=False)
 
     def complete(self) -> None:
         if self.eager_again is None or self.reference is None:
-            self.eager_again, self.reference = self._complete()
+            self.eager_again, self.reference, *noisy = self._complete()
+            self.noisy = list(noisy[0]) if noisy else []
+
+
+@dataclass(frozen=True)
+class Asks:
+    """What a program asks of the compiler beyond its body, which the verdict reads: the
+    kinds of mark it puts on input dims (``dynamic``, ``maybe``, ``unbacked``), and the
+    higher-order ops it means to have compiled (``cond``, ``invoke_subgraph``)."""
+
+    marks: frozenset = frozenset()
+    hops: frozenset = frozenset()
 
 
 # ------------------------------------------------------------------ clauses
 
-def _value(r, e, c) -> tuple[str, str] | None:
+def _value(r, e, c, noisy=()) -> tuple[str, str] | None:
     """(symptom, reason) when compiled value ``c`` breaks the numeric rule."""
     if tuple(c.shape) != tuple(e.shape):
         return SHAPE, f"shape {tuple(c.shape)} != eager {tuple(e.shape)}"
     if c.dtype != e.dtype:
         return DTYPE, f"dtype {c.dtype} != eager {e.dtype}"
-    why = tensor_difference(r, e, c)
+    why = tensor_difference(r, e, c, noisy=noisy)
     if why is None:
         return None
     return (NON_FINITE if why.startswith("non-finite") else VALUES), why
 
 
-#: exception types by which Dynamo itself declines what a program asked for; raised
-#: from a backend they arrive wrapped (InductorError, BackendCompilerFailed) instead
-REFUSAL_TYPES = ("ConstraintViolationError", "UserError", "GuardOnDataDependentSymNode")
+#: exception types by which Dynamo itself declines what a program asked of it, and the
+#: marks (``Asks.marks``) that ask it: a dim marked dynamic (or unbacked) that the
+#: program specialises, a guard on a size marked unbacked.  Without such a mark the
+#: same error is Dynamo failing on a program it had no reason to decline; raised from
+#: a backend they arrive wrapped (InductorError, BackendCompilerFailed) and are
+#: findings too
+REFUSALS: dict[str, frozenset] = {
+    "ConstraintViolationError": frozenset({"dynamic", "unbacked"}),
+    "UserError": frozenset({"dynamic", "unbacked"}),
+    "GuardOnDataDependentSymNode": frozenset({"unbacked"}),
+}
 
 
-def refusal(compiled: Run) -> str | None:
-    """The message, when the compiled run failed because the compiler declined the
-    program's marks or sizes from data (never a finding), else None."""
+def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
+    """The message, when the compiled run failed because the compiler declined what
+    the program asked with its marks (never a finding), else None."""
     f = compiled.failure
-    if f is None or f.stage != COMPILE or f.type not in REFUSAL_TYPES:
+    if f is None or f.stage != COMPILE or not REFUSALS.get(f.type, frozenset()) & asks.marks:
         return None
     return f.line()
 
@@ -246,7 +285,17 @@ def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
     return [Divergence(kind, i, f.stage, f.line())]
 
 
-def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+def _noisy(noisy, field_of, k: int) -> list:
+    """The ``k``-th tensor of each noisy reference's ``field_of`` (where it has one)."""
+    out = []
+    for n in noisy:
+        values = field_of(n)
+        if k < len(values):
+            out.append(values[k])
+    return out
+
+
+def check_outputs(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 1: returned values."""
     if len(compiled.outputs) != len(eager.outputs):
         return [Divergence(WRONG_OUTPUT, i, "outputs",
@@ -254,17 +303,17 @@ def check_outputs(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergenc
                            (COUNT,))]
     out = []
     for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
-        bad = _value(r, e, c)
+        bad = _value(r, e, c, _noisy(noisy, lambda n: n.outputs, k))
         if bad:
             out.append(Divergence(WRONG_OUTPUT, i, f"output {k}", bad[1], (bad[0],)))
     return out
 
 
-def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
+def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 2: final contents of every program input."""
     out = []
-    for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after):
-        bad = _value(r, e, c)
+    for k, (name, r, e, c) in enumerate(zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)):
+        bad = _value(r, e, c, _noisy(noisy, lambda n: n.inputs_after, k))
         if bad:
             out.append(Divergence(WRONG_MUTATION, i, f"input {name}", bad[1], (bad[0],)))
     return out
@@ -296,17 +345,26 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     return tuple(w for w, _ in parts), text
 
 
-def check_effects(i: int, eager: Run, ref: Run, compiled: Run) -> list[Divergence]:
-    """Clause 3: the ORDERED effect log, event by event."""
+def check_sequence(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+    """Clause 3's first half: the (op, site) sequence of the ORDERED effects."""
     expected = [(op, site) for op, site, _ in eager.effects]
     got = [(op, site) for op, site, _ in compiled.effects]
     if expected != got:
         symptoms, text = sequence_change(expected, got)
         return [Divergence(EFFECT_LOG, i, "sequence", text, symptoms)]
+    return []
+
+
+def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
+    """Clause 3: the ORDERED effect log, event by event."""
+    wrong_order = check_sequence(i, eager, compiled)
+    if wrong_order:
+        return wrong_order
     out = []
     for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects)):
         for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
-            bad = _value(rt, et, ct)
+            near = [x.effects[n][2][k] for x in noisy if n < len(x.effects) and k < len(x.effects[n][2])]
+            bad = _value(rt, et, ct, near)
             if bad:
                 out.append(Divergence(EFFECT_LOG, i, f"event {n} ({event_text(e[0], e[1])}) input {k}",
                                       f"saw different data: {bad[1]}", (DATA,)))
@@ -360,18 +418,85 @@ def _same_record(a: Run, b: Run) -> bool:
     return all(bitwise_equal(x, y) for x, y in _tensor_pairs(a, b))
 
 
-def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
+def _tensors_of(run: Run) -> list:
+    return list(run.outputs or []) + list(run.inputs_after) + [t for ev in run.effects for t in ev[2]]
+
+
+def _step_text(step) -> str:
+    op, said = step
+    return f"{op} gave {said!r}" if not isinstance(said, tuple) or said else op
+
+
+def another_path(eager: Run, ref: Run) -> str | None:
+    """How the float64 reference ``ref`` left eager's path on a binding (None: it did
+    not): another path recorded (``observe.PathRecorder``: a size from data, a
+    ``torch.cond`` branch), other call sites run, other counts or shapes of values.
+    Its values then say nothing of the error eager's path may carry."""
+    if eager.path is not None and ref.path is not None and eager.path != ref.path:
+        for a, b in zip(eager.path, ref.path):
+            if a != b:
+                return f"eager's {_step_text(a)}, float64's {_step_text(b)}"
+        return f"eager's path has {len(eager.path)} ops, float64's {len(ref.path)}"
+    if eager.calls != ref.calls:
+        return "float64 ran other custom-op call sites"
+    a, b = _tensors_of(eager), _tensors_of(ref)
+    if len(a) != len(b) or len(eager.outputs or []) != len(ref.outputs or []) or len(eager.effects) != len(ref.effects):
+        return "float64 returned or logged another number of values"
+    for x, y in zip(a, b):
+        if tuple(x.shape) != tuple(y.shape):
+            return f"float64 made a value of shape {tuple(y.shape)} where eager made {tuple(x.shape)}"
+    return None
+
+
+def judge_off_path(i: int, names, br: BindingRuns, compiled: Run) -> tuple[list[Divergence], list[str]]:
+    """A binding whose reference left eager's path (``another_path``): what still can
+    be judged, and the values that cannot.
+
+    The effect sequence, the number of returned values and every dtype are judged as
+    anywhere.  A value is right when it agrees with eager's (``numeric.agrees``, the
+    dtype's ``assert_close`` tolerances: compiled took eager's path) or with the
+    reference's (compiled took the float64 path: a size or branch off by eager's
+    rounding); one that does neither is not judged, since compiled may have taken a
+    path of its own through the same rounding, and no reference says what error that
+    path may carry.  The reference never widens a tolerance here."""
+    eager, ref = br.eager, br.reference
+    divs = check_sequence(i, eager, compiled)
+    if len(compiled.outputs) != len(eager.outputs):
+        divs.append(Divergence(WRONG_OUTPUT, i, "outputs",
+                               f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
+                               (COUNT,)))
+        return divs, []
+    triples = [(WRONG_OUTPUT, f"output {k}", r, e, c)
+               for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
+    triples += [(WRONG_MUTATION, f"input {name}", r, e, c)
+                for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
+    if not divs and len(ref.effects) == len(eager.effects):
+        triples += [(EFFECT_LOG, f"event {n} ({event_text(e[0], e[1])}) input {k}", rt, et, ct)
+                    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects))
+                    for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2]))]
+    unjudged = []
+    for kind, where, r, e, c in triples:
+        if c.dtype != e.dtype:
+            divs.append(Divergence(kind, i, where, f"dtype {c.dtype} != eager {e.dtype}", (DTYPE,)))
+        elif not (agrees(e, c) or agrees(r.to(c.dtype), c)):
+            unjudged.append(where)
+    return divs, unjudged
+
+
+def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = Asks()) -> Verdict:
     """Apply every clause to every binding's runs.
 
     A compiled run bit-identical to eager breaks no clause, so only the call trace
     (missed-dce) is looked at; any other run first gets its determinism check and
-    float64 reference (``BindingRuns.complete``).
+    float64 reference (``BindingRuns.complete``).  A binding whose reference took
+    another path than eager is judged by :func:`judge_off_path`.
     """
     for i, br in enumerate(runs):
         if br.eager.failure is not None:
             return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
+    diverged: list[int] = []
     crossed = False  # a requested graph break was met
     for i, br in enumerate(runs):
         c = br.compiled
@@ -380,7 +505,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
         if c.coverage is not None:
             untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
             crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
-        declined = refusal(c)
+        declined = refusal(c, asks)
         if declined is not None:
             untested.append((REFUSED, declined))
             continue
@@ -395,9 +520,19 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             divergences += failed
             if failed:
                 continue
-            divergences += check_outputs(i, br.eager, br.reference, c)
-            divergences += check_inputs(i, input_names, br.eager, br.reference, c)
-            divergences += check_effects(i, br.eager, br.reference, c)
+            left = another_path(br.eager_again, br.reference)
+            if left is not None:
+                diverged.append(i)
+                found, unjudged = judge_off_path(i, input_names, br, c)
+                divergences += found
+                if unjudged:
+                    untested.append((REFERENCE_DIVERGED, f"binding {i}: {left}; {', '.join(unjudged)} follow "
+                                                         "neither eager nor float64"))
+            else:
+                noisy = [n for n in br.noisy if n.failure is None and n.path == br.reference.path]
+                divergences += check_outputs(i, br.eager, br.reference, c, noisy)
+                divergences += check_inputs(i, input_names, br.eager, br.reference, c, noisy)
+                divergences += check_effects(i, br.eager, br.reference, c, noisy)
         if not untested and not crossed:
             divergences += check_dead_calls(i, dead_sites, c)
     compiled = [br.compiled for br in runs if br.compiled is not None]
@@ -405,4 +540,22 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns]) -> Verdict:
             and sum(c.coverage.graphs for c in compiled) == 0):
         untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
         divergences = [d for d in divergences if d.kind != MISSED_DCE]
-    return Verdict(OK, divergences, untested=untested)
+    missing = _hops_missing(asks, compiled)
+    if missing:
+        untested.append((HOP_INLINED, missing))
+    return Verdict(OK, divergences, untested=untested, diverged=diverged)
+
+
+def _hops_missing(asks: Asks, compiled: list) -> str | None:
+    """What the program asked to have compiled as a higher-order op and Dynamo's graphs
+    do not hold (None: all there, or this torch cannot say)."""
+    if not asks.hops or not compiled or any(c.coverage is None or c.coverage.hops is None for c in compiled):
+        return None
+    if sum(c.coverage.graphs for c in compiled) == 0:
+        return None  # no graph at all: said already
+    seen = {h for c in compiled for h in c.coverage.hops}
+    missing = sorted(asks.hops - seen)
+    if not missing:
+        return None
+    return (f"the program asked for {', '.join(missing)}; Dynamo's graphs hold "
+            f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")

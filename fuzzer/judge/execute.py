@@ -21,7 +21,7 @@ import torch
 from fuzzer.judge import observe
 from fuzzer.judge.contract import BindingRuns
 from fuzzer.judge.observe import Run
-from fuzzer.program import codegen, custom_ops, sizes
+from fuzzer.program import codegen, custom_ops, forms, sizes
 from fuzzer.program.ir import Case
 
 # whatever executes cases runs the standard op library (a cache pair's side process
@@ -78,10 +78,12 @@ def run_eager(case: Case, device: str) -> list[BindingRuns]:
     program, step = codegen.build_with_step(case.program)
     fn = codegen.driven(step, program)
     out = []
+    dtype = getattr(torch, case.program.mode.dtype)
+    record = not any(forms.form(s.form).hop == forms.COND for s in case.program.body)
     for i, binding in enumerate(case.bindings):
         def complete(i=i):
-            return (run_once(fn, make_inputs(case, i, device)),
-                    run_once(fn, make_inputs(case, i, device, reference=True)))
+            return observe.reference_runs(fn, lambda ref: make_inputs(case, i, device, reference=ref),
+                                          custom_ops.LIB.TRACE, dtype, case.input_seed + i, record)
         out.append(BindingRuns(binding=dict(binding), eager=run_once(fn, make_inputs(case, i, device)),
                                _complete=complete))
     return out

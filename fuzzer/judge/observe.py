@@ -34,7 +34,15 @@ NO_GRAPH = "no-graph"
 #: the compiler declined the program for what it asked (a dim marked dynamic that
 #: the program specialises, a guard on a size marked unbacked): ``contract.refusal``
 REFUSED = "refused"
-UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED)
+#: a region (``nested_compile_region``) or ``torch.cond`` the program asked for is
+#: not in the graphs Dynamo handed its backend: Dynamo inlined it, so the
+#: higher-order op was never compiled
+HOP_INLINED = "hop-inlined"
+#: the float64 reference took another path than eager (a size from data, a branch):
+#: it vouches for nothing on that binding, and what it cannot vouch for is unjudged
+REFERENCE_DIVERGED = "reference-diverged"
+UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
+                    REFERENCE_DIVERGED)
 #: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
 #: on either side are compiled, so it leaves nothing untested
 REQUESTED_BREAK = "requested-break"
@@ -149,9 +157,12 @@ class Coverage:
     graphs: int = 0
     #: (reason, Dynamo's message) for each way part of the run was not compiled
     gaps: tuple = ()
+    #: the higher-order ops (``cond``, ``invoke_subgraph``) in the graphs Dynamo
+    #: handed its backend during the run (None: this torch cannot say)
+    hops: tuple | None = None
 
     @classmethod
-    def between(cls, before: Counts, after: Counts, raised: bool) -> Coverage:
+    def between(cls, before: Counts, after: Counts, raised: bool, graphs_before: int = 0) -> Coverage:
         gaps = [(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
                 for m in _grown(before.graph_breaks, after.graph_breaks)]
         for m in _grown(before.unimplemented, after.unimplemented):
@@ -159,7 +170,171 @@ class Coverage:
         failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)
         if failed > 0 and not raised and not gaps:
             gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
-        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps))
+        hops = None
+        if GRAPHS.observed:
+            hops = tuple(sorted({op for graph in GRAPHS.graphs[graphs_before:] for op in graph.hops}))
+        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops)
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph Dynamo handed its backend: the targets it calls, and the higher-order
+    ops among them that reach the backend."""
+
+    ops: tuple
+    hops: tuple
+
+
+class GraphLog:
+    """The graphs Dynamo hands a backend in this process, in order.
+
+    Dynamo calls ``OutputGraph.call_user_compiler`` with each graph it captured; the
+    log wraps it (once per process) and keeps what the graph calls.  Dynamo then
+    inlines a region (``invoke_subgraph``) used once when
+    ``inline_single_use_invoke_subgraph`` is on, and every region when
+    ``inline_invoke_subgraph`` is: the log counts a region only where it survives.
+    On a torch without that method nothing is recorded (``observed`` is False).
+    """
+
+    def __init__(self) -> None:
+        self.graphs: list[Graph] = []
+        self.observed = False
+
+    def install(self) -> None:
+        if self.observed:
+            return
+        try:
+            from torch._dynamo.output_graph import OutputGraph
+        except ImportError:  # pragma: no cover - a torch without Dynamo's output graph
+            return
+        original = getattr(OutputGraph, "call_user_compiler", None)
+        if original is None:
+            return
+        log = self
+
+        def call_user_compiler(self, gm, example_inputs):
+            log.graphs.append(_graph_of(gm))
+            return original(self, gm, example_inputs)
+
+        OutputGraph.call_user_compiler = call_user_compiler
+        self.observed = True
+
+
+GRAPHS = GraphLog()
+
+
+def _graph_of(gm) -> Graph:
+    from torch._ops import HigherOrderOperator
+
+    config = torch._dynamo.config
+    ops, hops, regions = [], [], []
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, HigherOrderOperator):
+            ops.append(target.name())
+            if target.name() == "invoke_subgraph":
+                regions.append(str(node.args[1]))
+            else:
+                hops.append(target.name())
+        else:
+            ops.append(getattr(target, "__name__", str(target)) if callable(target) else str(target))
+    if regions and not getattr(config, "inline_invoke_subgraph", False):
+        single = getattr(config, "inline_single_use_invoke_subgraph", False)
+        if not single or any(regions.count(r) > 1 for r in regions):
+            hops.append("invoke_subgraph")
+    return Graph(tuple(ops), tuple(sorted(set(hops))))
+
+
+#: the ops that move or select data without rounding it: a noisy reference leaves
+#: their results as they are (``NoisyReference``)
+EXACT_OPS = frozenset({
+    "aten.clone", "aten.copy_", "aten._to_copy", "aten.masked_select", "aten.index", "aten.slice",
+    "aten.select", "aten.cat", "aten.stack", "aten.detach", "aten.alias", "aten.expand", "aten.zeros_like",
+    "aten.new_zeros", "aten.new_empty", "aten.empty_like", "aten.lift_fresh", "aten.t", "aten.transpose",
+    "aten.unsqueeze", "aten.view", "aten._unsafe_view", "aten.narrow", "aten.relu", "aten.neg",
+})
+
+
+def _modes():
+    """The dispatch modes the eager reference runs use (built on first use: torch's
+    ``TorchDispatchMode``)."""
+    from torch._ops import HigherOrderOperator
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class PathRecorder(TorchDispatchMode):
+        """Records the path a run takes: each op's name and the shapes it returns, and
+        the ints and bools it decides (``.item()``, a ``torch.cond`` predicate).  Two
+        runs of one program on one binding that record the same path took the same
+        branches and sizes from data."""
+
+        supports_higher_order_operators = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.path: list = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if isinstance(func, HigherOrderOperator):
+                pred = args[0] if args else None
+                decided = bool(pred) if isinstance(pred, torch.Tensor) and pred.numel() == 1 else None
+                self.path.append((func.name(), decided))
+                return func(*args, **(kwargs or {}))
+            out = func(*args, **(kwargs or {}))
+            self.path.append((str(func.overloadpacket), _shape_of(out)))
+            return out
+
+    class NoisyReference(PathRecorder):
+        """A float64 run with the rounding of a low precision made up: every result of
+        an op that computes (not one that only moves data) is multiplied in place by
+        ``1 + u``, ``u`` uniform in ``[-unit, unit]`` from a seeded generator.  How far
+        such a run lands from the exact reference at an element is how far rounding
+        errors can carry there: what can cancel into that element."""
+
+        def __init__(self, unit: float, seed: int) -> None:
+            super().__init__()
+            self.unit = unit
+            self.generator = torch.Generator().manual_seed(seed)
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = super().__torch_dispatch__(func, types, args, kwargs)
+            if isinstance(func, HigherOrderOperator) or str(func.overloadpacket) in EXACT_OPS:
+                return out
+            schema = getattr(func, "_schema", None)
+            if schema is not None and any(r.alias_info is not None and not r.alias_info.is_write
+                                          for r in schema.returns):
+                return out  # a view: its base was perturbed where it was computed
+            # what it returns, and what it writes (a mutating custom op returns nothing)
+            written = [a for a, arg in zip(args, schema.arguments if schema is not None else ())
+                       if arg.alias_info is not None and arg.alias_info.is_write]
+            for t in _tensors([out, written]):
+                if t.is_floating_point() and t.numel():
+                    noise = torch.rand(t.shape, generator=self.generator, dtype=torch.float64)
+                    t.mul_((noise * 2 - 1).mul_(self.unit).add_(1).to(device=t.device, dtype=t.dtype))
+            return out
+
+    return PathRecorder, NoisyReference
+
+
+def _tensors(value) -> list:
+    """The distinct tensors in a result or argument list (nested lists too)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    found: list = []
+    for v in value if isinstance(value, (tuple, list)) else ():
+        found += [t for t in _tensors(v) if not any(t is u for u in found)]
+    return found
+
+
+def _shape_of(value):
+    if isinstance(value, torch.Tensor):
+        return tuple(value.shape)
+    if isinstance(value, bool) or isinstance(value, int):
+        return value
+    if isinstance(value, (tuple, list)):
+        return tuple(_shape_of(v) for v in value)
+    return None
 
 
 @dataclass
@@ -173,6 +348,9 @@ class Run:
     failure: Failure | None = None
     #: compiled runs only: what Dynamo compiled and what it left to eager
     coverage: Coverage | None = None
+    #: eager runs recorded with a path (:class:`PathRecorder`): the ops that ran, the
+    #: shapes they returned and the ints and bools they decided (None: not recorded)
+    path: tuple | None = None
 
 
 def _compile_exception_types() -> tuple:
@@ -203,17 +381,72 @@ def stage_of(exc: BaseException, before: Counts, after: Counts) -> str:
     return COMPILE if started > finished else RUNTIME
 
 
-def run_once(fn, inputs: list, trace: dict, compiled: bool = False) -> Run:
+def run_recorded(fn, make_inputs, trace: dict, noise: tuple[float, int] | None = None) -> Run:
+    """An eager run with its path recorded (``Run.path``); with ``noise``, ``(unit,
+    seed)``, a float64 reference whose rounding a ``NoisyReference`` makes up.
+
+    ``make_inputs`` gives the run's inputs afresh: a run that the recording itself
+    breaks (a torch whose dispatch modes cannot pass a higher-order op) is made
+    again unrecorded, on new inputs; a noisy one that fails is returned failed, with
+    no path, and is not used.
+    """
+    recorder_class, noisy_class = _modes()
+    recorder = recorder_class() if noise is None else noisy_class(*noise)
+    run = run_once(fn, make_inputs(), trace, within=recorder)
+    if run.failure is None:
+        run.path = tuple(recorder.path)
+        return run
+    return run if noise is not None else run_once(fn, make_inputs(), trace)
+
+
+#: the noisy float64 references a float16 or bfloat16 binding gets (``NoisyReference``):
+#: the largest spread of three samples stands for what rounding can carry to an element
+NOISY_REFERENCES = 3
+
+
+def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int,
+                   record: bool = True) -> tuple[Run, Run, list[Run]]:
+    """What judges a compiled run that differs from eager on one binding: eager again
+    (is it deterministic? its path recorded), the float64 reference (its path
+    recorded) and, for a float16 or bfloat16 program, its noisy references, seeded by
+    ``seed``.  ``make_inputs(reference)`` gives the binding's inputs afresh (float64
+    for the reference).
+
+    ``record=False`` (a program with ``torch.cond``) runs them under no dispatch mode:
+    an eager ``torch.cond`` called under one leaves Dynamo's compile of its own eager
+    wrapper broken for the calls after it (torch 2.13).  Its branch then shows in the
+    call sites run, and its sizes in the values' shapes (``contract.another_path``).
+    """
+    if not record:
+        return (run_once(fn, make_inputs(False), trace), run_once(fn, make_inputs(True), trace), [])
+    again = run_recorded(fn, lambda: make_inputs(False), trace)
+    ref = run_recorded(fn, lambda: make_inputs(True), trace)
+    noisy = []
+    if dtype in (torch.float16, torch.bfloat16):
+        unit = torch.finfo(dtype).eps / 2
+        noisy = [run_recorded(fn, lambda: make_inputs(True), trace,
+                              noise=(unit, (seed * NOISY_REFERENCES + k) % 2**63))
+                 for k in range(NOISY_REFERENCES)]
+    return again, ref, noisy
+
+
+def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
+             within: contextlib.AbstractContextManager | None = None) -> Run:
     """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath.
 
     ``trace`` is the op library's record of calls and effects; it is cleared first.
+    ``within``: a context (a dispatch mode) the call alone runs in.
     """
     trace["calls"].clear()
     trace["effects"].clear()
     run = Run()
     before = Counts.now() if compiled else None
+    graphs = len(GRAPHS.graphs)
+    if compiled:
+        GRAPHS.install()
     try:
-        result = fn(*inputs)
+        with within if within is not None else contextlib.nullcontext():
+            result = fn(*inputs)
         run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
@@ -221,7 +454,8 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False) -> Run:
         run.failure = Failure(type(exc).__name__, str(exc), stage,
                               "".join(traceback.format_exception(exc))[-4000:])
     if compiled:
-        run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None)
+        run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
+                                        graphs_before=graphs)
     run.calls, run.effects = list(trace["calls"]), list(trace["effects"])
     trace["calls"].clear()
     trace["effects"].clear()

@@ -30,7 +30,8 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
 from fuzzer.judge.observe import caches_off
-from fuzzer.program.ir import Case, dead_pure_sites
+from fuzzer.program import forms
+from fuzzer.program.ir import Case, Program, dead_pure_sites
 
 FINDING = "finding"
 CLEAN = "clean"
@@ -71,10 +72,17 @@ class TrialResult:
         return self.verdict.untested[0][0] if self.status == UNTESTED else None
 
 
+def asks_of(program: Program) -> contract.Asks:
+    """What ``program`` asks of the compiler that the verdict reads: its marks' kinds,
+    the higher-order ops its forms mean to have compiled."""
+    return contract.Asks(marks=frozenset(how for _, _, how in program.mode.marks),
+                         hops=frozenset(f.hop for f in map(forms.form, (s.form for s in program.body)) if f.hop))
+
+
 def judge_case(case: Case, runs: list[BindingRuns]) -> Verdict:
     """The contract applied to ``case``'s runs."""
     names = [inp.name for inp in case.program.inputs]
-    return contract.judge_runs(names, dead_pure_sites(case.program), runs)
+    return contract.judge_runs(names, dead_pure_sites(case.program), runs, asks_of(case.program))
 
 
 def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:

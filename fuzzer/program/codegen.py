@@ -23,12 +23,21 @@ MARK_CALLS = {"dynamic": "torch._dynamo.mark_dynamic", "maybe": "torch._dynamo.m
 #: Dynamo settings a program with sizes from data needs, so they are traced rather
 #: than broken at
 CAPTURE = "capture_scalar_outputs=True, capture_dynamic_output_shape_ops=True"
+#: Dynamo settings a program with ``nested_compile_region`` needs so that its regions
+#: reach the backend: by default (where the setting exists) Dynamo inlines a region
+#: called once, and the program's regions are each called once per call site.  Only
+#: the settings this torch has are patched, so the text runs on any torch
+KEEP_REGIONS = '{k: False for k in ("inline_single_use_invoke_subgraph",) if hasattr(torch._dynamo.config, k)}'
+
+
+def has_regions(program: Program) -> bool:
+    return any(forms.form(s.form).hop == forms.REGION for s in program.body)
 
 
 def needs_step(program: Program) -> bool:
-    """Whether the program runs through a ``step`` (any mode but the default, or
-    sizes from data): otherwise the program is called as it is, as it always was."""
-    return not program.mode.is_default or features.needs_capture(program)
+    """Whether the program runs through a ``step`` (any mode but the default, sizes
+    from data, regions): otherwise the program is called as it is, as it always was."""
+    return not program.mode.is_default or features.needs_capture(program) or has_regions(program)
 
 
 def compile_args(program: Program) -> str:
@@ -63,8 +72,13 @@ def _step(program: Program) -> str:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
     if mode.grad:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
+    settings = []
     if features.needs_capture(program):
-        lines += [f"    with torch._dynamo.config.patch({CAPTURE}):", f"        outs = fn({params})"]
+        settings.append(f"torch._dynamo.config.patch({CAPTURE})")
+    if has_regions(program):
+        settings.append(f"torch._dynamo.config.patch({KEEP_REGIONS})")
+    if settings:
+        lines += [f"    with {', '.join(settings)}:", f"        outs = fn({params})"]
     else:
         lines.append(f"    outs = fn({params})")
     if mode.grad:

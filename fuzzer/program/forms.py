@@ -66,6 +66,12 @@ class Form:
     #: the form's own attributes for a new statement, drawn from an rng (None: the
     #: generator's table)
     draw: Callable[..., dict] | None = None
+    #: the higher-order op the form asks the compiler for (``cond``, ``invoke_subgraph``):
+    #: a compile whose graphs lack it tested the bare calls only
+    hop: str | None = None
+    #: an ORDERED effect besides what the category says: a user's op that writes and has
+    #: a registered effect is ``mutating`` and effectful both
+    effect: bool = False
 
     @property
     def is_view(self) -> bool:
@@ -74,6 +80,11 @@ class Form:
     @property
     def is_custom(self) -> bool:
         return self.custom is not None
+
+    @property
+    def is_effectful(self) -> bool:
+        """Its calls are ORDERED effects: each must run, once, in program order."""
+        return self.category == custom_ops.EFFECTFUL or self.effect
 
 
 # ---------------------------------------------------------------- typing helpers
@@ -314,6 +325,8 @@ def _region_of(name: str):
 
 #: the ops a program may call inside ``torch.compiler.nested_compile_region``
 REGION_OPS = ("p_sin", "e_tap", "m_scale")
+#: the higher-order ops of Dynamo's graph the hops forms ask for
+COND, REGION = "cond", "invoke_subgraph"
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (
@@ -343,10 +356,11 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),
     # higher-order ops around custom calls
     dataclasses.replace(_custom("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
-                                render=_render_cond), branches=True),
-    *(_custom(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
-              mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),
-              form=f"in_region_{name}", feature="hops", render=_region_of(name))
+                                render=_render_cond), branches=True, hop=COND),
+    *(dataclasses.replace(
+        _custom(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
+                mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),
+                form=f"in_region_{name}", feature="hops", render=_region_of(name)), hop=REGION)
       for name in REGION_OPS),
 )
 

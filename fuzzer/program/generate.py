@@ -94,6 +94,11 @@ class OpSet:
     user: tuple[str, ...] = ()
     #: (module, folder) of each user module, recorded in the program (``Program.imports``)
     imports: tuple[tuple[str, str], ...] = ()
+    #: what the user ops' declaration check changed in how programs call them (the
+    #: scalar values they fail on dropped, a backward that fails off), as
+    #: ``fuzzer.user.library.adjustment`` records: every process that draws programs
+    #: applies them after loading the modules
+    adjusted: tuple = ()
 
     def admits(self, form: forms.Form) -> bool:
         if form.custom is None:

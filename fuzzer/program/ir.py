@@ -34,7 +34,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import forms, sizes
-from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.custom_ops import PURE
 from fuzzer.program.sizes import Dims
 
 
@@ -218,7 +218,11 @@ class GradRules:
 
     * a form that has no backward (a mutating or effectful op, a size from data)
       may not read a value that requires grad, unless it returns nothing (``e_log``);
-    * a view requires grad when its base does, even one made under ``no_grad``;
+    * no view is made under ``no_grad`` of a value that requires grad: eager gives
+      such a view ``requires_grad=True`` and no ``grad_fn`` where ``torch.no_grad``'s
+      documentation says its results do not require grad, so what a loss over it
+      means is not defined (a compiled program has given its base gradients);
+    * a view requires grad when its base does;
     * a write goes only to a value that does not require grad, whose storage is not
       an input's (inputs are leaves), and that nothing requiring grad has read (the
       write would change what backward saved); outside ``no_grad`` every operand of
@@ -236,6 +240,9 @@ class GradRules:
         """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
         no_grad = bool(stmt.attrs.get("no_grad"))
         reads_grad = any(self.requires[a] for a in stmt.args)
+        if form.is_view and no_grad and reads_grad:
+            raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
+                                "meaning in a loss")
         if form.mutates:
             for w in form.mutates:
                 target = stmt.args[w]
@@ -246,7 +253,7 @@ class GradRules:
         if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
             raise forms.Illegal(f"{form.name} has no backward")
         result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
-        if form.is_view:  # a view made under no_grad still requires grad when its base does
+        if form.is_view:
             result = self.requires[stmt.args[0]]
         if result:
             self.read_by_grad |= {root[a] for a in stmt.args}
@@ -377,7 +384,7 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
                 continue
             form = forms.form(stmt.form)
             writes = {root[stmt.args[w]] for w in form.mutates}
-            if (form.category == EFFECTFUL or writes & live_roots
+            if (form.is_effectful or writes & live_roots
                     or (stmt.out is not None and stmt.out in live_values)):
                 live.add(n)
                 changed = True

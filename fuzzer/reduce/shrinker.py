@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.program import forms
@@ -181,6 +182,8 @@ class ShrinkResult:
     seconds: float
     exhausted: bool
     confirmed: bool
+    #: dcefuzz's own errors met judging candidates
+    errors: list = dataclasses.field(default_factory=list)
 
     def record(self) -> dict:
         return {"original_statements": self.original_statements, "statements": self.statements,
@@ -256,6 +259,9 @@ class Shrinker:
         self.calls = 0
         self.start = time.perf_counter()
         self.exhausted = False
+        #: dcefuzz's own errors while judging candidates (``fuzzer.internal``): such a
+        #: candidate is rejected, never taken for the bug
+        self.errors: list[InternalError] = []
 
     # -- the predicate ------------------------------------------------------
     def divergences_of(self, case: Case) -> list | None:
@@ -272,7 +278,12 @@ class Shrinker:
             self.exhausted = True
             raise BudgetExhausted
         self.calls += 1
-        verdict = self.judge(case)
+        try:
+            verdict = self.judge(case)
+        except Exception as exc:  # noqa: BLE001 - our error: the candidate says nothing of the bug
+            self.errors.append(InternalError.of(SHRINK, exc))
+            self.cache[key] = None
+            return None
         divs = verdict.of_kind(self.kind) if verdict.status == contract.OK else []
         result = divs if divs and contract.bug_class(self.kind, divs) == self.target else None
         self.cache[key] = result
@@ -493,7 +504,7 @@ def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backen
         case=best, signature=signature.of(kind, best, divs), divergences=divs,
         original_statements=len(case.program.body), statements=len(best.program.body),
         oracle_calls=shrinker.calls, seconds=time.perf_counter() - start,
-        exhausted=shrinker.exhausted, confirmed=confirmed,
+        exhausted=shrinker.exhausted, confirmed=confirmed, errors=list(shrinker.errors),
     )
 
 

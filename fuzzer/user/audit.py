@@ -12,10 +12,19 @@ named size 0, 1 and 2.  What it does not look for is checked by running the op
 eagerly on clones and comparing: an argument written but not declared, a declared
 write that never happens (a warning: an op may write only sometimes), an output
 that shares storage with an input.
+
+An op may lie only for some values of its scalars (it writes its input when
+``flag=True``, returns its input itself when ``k == 3``), and programs draw every
+value, so every check runs on every *variant*: the scalars at their first values,
+and each other value of each scalar with the rest at their first.  A value on which
+the op fails eagerly is dropped from what programs draw (a warning); the op is left
+out only when no value works.  An op that registers a backward formula is run
+backward once, so programs only differentiate through a backward that runs.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from fuzzer.user.declared import UserOp
@@ -51,6 +60,19 @@ class Problem:
         return f"{self.severity} {self.op}" + (f" ({self.argument})" if self.argument else "") + f": {self.message}"
 
 
+@dataclass(frozen=True)
+class Audited:
+    """What the check found of one op, and the op as programs may call it: with the
+    scalar values it failed on dropped, and no backward where its backward fails."""
+
+    op: UserOp
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def findings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == FINDING]
+
+
 def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
     """(label, shapes of the tensor arguments) of every input set the check uses."""
     n = len(op.tensors)
@@ -64,17 +86,32 @@ def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
     return out
 
 
-def _arguments(op: UserOp, shapes, device: str, seed: int):
+def variants(op: UserOp) -> list[dict]:
+    """The scalar values each check runs with: all at their first value, then each other
+    value of each scalar with the rest at their first."""
+    base = {a.name: a.values[0] for a in op.scalars}
+    out = [base]
+    for arg in op.scalars:
+        out += [{**base, arg.name: v} for v in arg.values[1:]]
+    return out
+
+
+def _label(values: dict) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in values.items())
+
+
+def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None = None, grad: bool = False):
     import torch
 
+    values = values if values is not None else variants(op)[0]
     gen = torch.Generator().manual_seed(seed)
-    tensors = iter(torch.randn(s, generator=gen).to(device) for s in shapes)
+    tensors = iter(torch.randn(s, generator=gen).to(device).requires_grad_(grad) for s in shapes)
     args, kwargs = [], {}
     for arg in op.arguments:
         if arg.is_tensor:
             value = next(tensors)
         elif arg.values:
-            value = arg.values[0]
+            value = values[arg.name]
         else:
             continue
         if arg.keyword:
@@ -104,20 +141,23 @@ def _results(out) -> list:
     return [o for o in (out or ()) if isinstance(o, torch.Tensor)]
 
 
-def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> list[Problem]:
-    """Every problem of ``op``: findings (it is left out of a campaign) and warnings."""
-    problems: list[Problem] = []
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}"
+
+
+def _eager(op: UserOp, values: dict, device: str, problems: list[Problem], never_written: set) -> str | None:
+    """The eager checks of one variant, their problems added to ``problems``; why the
+    op failed on it (None: it ran on every input set)."""
     names = [a.name for a in op.tensors]
-    never_written = {names[i] for i in op.mutates}
+    where = f" with {_label(values)}" if values else ""
     for n, (label, shapes) in enumerate(input_sets(op)):
-        args, kwargs = _arguments(op, shapes, device, seed=n)
+        args, kwargs = _arguments(op, shapes, device, seed=n, values=values)
         before = [t.clone() for t in _tensors_of(args, kwargs)]
         try:
             out = op.overload()(*args, **kwargs)
         except Exception as exc:  # noqa: BLE001 - any failure of the op is what is reported
-            problems.append(Problem(op.qualname, "eager", f"fails on {label} {shapes}: "
-                                    f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"))
-            return problems
+            return f"fails on {label} {shapes}{where}: {_first_line(exc)}"
         after = _tensors_of(args, kwargs)
         for i, (old, new) in enumerate(zip(before, after)):
             if _same(old, new):
@@ -126,38 +166,120 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> list[Problem
                 never_written.discard(names[i])
             elif not any(p.argument == names[i] and p.check == "undeclared-write" for p in problems):
                 problems.append(Problem(op.qualname, "undeclared-write",
-                                        f"writes argument {names[i]!r} (on {label} {shapes}) but does not "
+                                        f"writes argument {names[i]!r} (on {label} {shapes}{where}) but does not "
                                         "declare it: add it to mutates_args (schema Tensor(a!))", names[i]))
         for r, result in enumerate(_results(out)):
             for i, arg in enumerate(after):
                 if result.numel() and arg.numel() and \
-                        result.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr():
+                        result.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr() and \
+                        not any(p.check == "aliased-output" and p.argument == names[i] for p in problems):
                     problems.append(Problem(op.qualname, "aliased-output",
                                             f"result {r} shares storage with argument {names[i]!r} "
-                                            f"(on {label} {shapes}): a custom op's results must be fresh "
+                                            f"(on {label} {shapes}{where}): a custom op's results must be fresh "
                                             "tensors", names[i]))
+    return None
+
+
+def _kept_values(op: UserOp, failed: dict[int, str]) -> dict[str, tuple] | None:
+    """Each scalar's values that work, given the variants that failed (by index in
+    ``variants``); None when none works.  A value fails when its variant does; when the
+    first values' variant fails, the scalar whose other values work holds the bad one."""
+    every = variants(op)
+    if not failed:
+        return {a.name: a.values for a in op.scalars}
+    if len(failed) == len(every):
+        return None
+    kept, k = {}, 1
+    base_failed = 0 in failed
+    for arg in op.scalars:
+        own = range(k, k + len(arg.values) - 1)
+        k += len(arg.values) - 1
+        values = [v for j, v in zip(own, arg.values[1:]) if j not in failed]
+        # the first value works unless the base failed and this scalar's others rescue it
+        first_bad = base_failed and bool(values)
+        kept[arg.name] = tuple(([] if first_bad else [arg.values[0]]) + values)
+    if any(not v for v in kept.values()):
+        return None
+    return kept
+
+
+def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
+    """Every problem of ``op``: findings (it is left out of a campaign) and warnings,
+    and the op as programs may call it."""
+    problems: list[Problem] = []
+    names = [a.name for a in op.tensors]
+    never_written = {names[i] for i in op.mutates}
+    every = variants(op)
+    failed = {}
+    for k, values in enumerate(every):
+        why = _eager(op, values, device, problems, never_written)
+        if why is not None:
+            failed[k] = why
+    kept = _kept_values(op, failed)
+    if kept is None:
+        problems.append(Problem(op.qualname, "eager", next(iter(failed.values()))))
+        return Audited(op, tuple(problems))
+    for arg in op.scalars:
+        for v in arg.values:
+            if v not in kept[arg.name]:
+                why = next((w for k, w in failed.items() if every[k].get(arg.name) == v), "")
+                problems.append(Problem(op.qualname, "value-dropped",
+                                        f"programs will not pass {arg.name}={v!r}: the op {why}", arg.name, WARNING))
+    op = _with_values(op, kept)
     for name in sorted(never_written):
         problems.append(Problem(op.qualname, "unused-declaration",
                                 f"declares it writes {name!r} but no call wrote it", name, WARNING))
+    if op.backward:
+        broken = _backward_fails(op, device)
+        if broken is not None:
+            problems.append(Problem(op.qualname, "backward", f"its backward fails ({broken}): programs will not "
+                                    "take gradients through it", severity=WARNING))
+            op = dataclasses.replace(op, backward=False)
     if opcheck and not any(p.severity == FINDING for p in problems):
         problems += _opcheck(op, device)
-    return problems
+    return Audited(op, tuple(problems))
+
+
+def _with_values(op: UserOp, kept: dict[str, tuple]) -> UserOp:
+    arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept and a.values else a
+                      for a in op.arguments)
+    return dataclasses.replace(op, arguments=arguments)
+
+
+def _backward_fails(op: UserOp, device: str) -> str | None:
+    """Why running the op's backward once fails (None: it runs)."""
+    import torch
+
+    label, shapes = input_sets(op)[-1]
+    args, kwargs = _arguments(op, shapes, device, seed=200, grad=True)
+    try:
+        results = [r for r in _results(op.overload()(*args, **kwargs)) if r.is_floating_point()]
+        loss = sum(r.sum() for r in results if r.requires_grad)
+        if not isinstance(loss, torch.Tensor):
+            return "no result requires grad"
+        loss.backward()
+    except Exception as exc:  # noqa: BLE001 - the op's own failure is what is reported
+        return _first_line(exc)
+    return None
 
 
 def _opcheck(op: UserOp, device: str) -> list[Problem]:
     import torch
 
     problems = []
-    for n, (label, shapes) in enumerate(input_sets(op)[:len(SIZES)]):
-        args, kwargs = _arguments(op, shapes, device, seed=100 + n)
-        try:
-            results = torch.library.opcheck(op.overload(), args, kwargs, raise_exception=False)
-        except Exception as exc:  # noqa: BLE001 - opcheck itself failed: say so, as a finding
-            results = {"opcheck": exc}
-        for test, outcome in results.items():
-            if outcome == "SUCCESS" or any(p.check == test for p in problems):
-                continue
-            text = str(outcome).strip().splitlines()
-            problems.append(Problem(op.qualname, test, f"torch.library.opcheck {test} fails on {label} "
-                                    f"{shapes}: {text[0] if text else type(outcome).__name__}"))
+    for values in variants(op):
+        where = f" with {_label(values)}" if values else ""
+        for n, (label, shapes) in enumerate(input_sets(op)[:len(SIZES)]):
+            args, kwargs = _arguments(op, shapes, device, seed=100 + n, values=values)
+            try:
+                results = torch.library.opcheck(op.overload(), args, kwargs, raise_exception=False)
+            except Exception as exc:  # noqa: BLE001 - opcheck itself failed: say so, as a finding
+                results = {"opcheck": exc}
+            for test, outcome in results.items():
+                if outcome == "SUCCESS" or any(p.check == test for p in problems):
+                    continue
+                text = str(outcome).strip().splitlines()
+                problems.append(Problem(op.qualname, test, f"torch.library.opcheck {test} fails on {label} "
+                                        f"{shapes}{where}: {text[0] if text else type(outcome).__name__}"))
     return problems
+

@@ -48,7 +48,13 @@ class Argument:
 
 @dataclass(frozen=True)
 class UserOp:
-    """One op of a user's library, as the compiler sees it."""
+    """One op of a user's library, as the compiler sees it.
+
+    What it declares is not one kind alone: ``declaration`` says whether it writes
+    (``mutating``) or not, and, if not, whether it has an effect (``effectful``) or
+    is ``pure``; an op that writes and has a registered effect too is ``mutating``
+    with ``effect`` set, and is judged both ways (its writes, and its calls' order).
+    """
 
     qualname: str
     declaration: str
@@ -56,6 +62,11 @@ class UserOp:
     #: how many tensors it returns (0: it returns nothing)
     results: int
     gufunc: Gufunc = field(default_factory=Gufunc)
+    #: an effect is registered for it (ORDERED): its calls are logged and their order judged
+    effect: bool = False
+    #: a backward formula is registered for it (``register_autograd``, or an autograd
+    #: kernel): programs may take gradients through it
+    backward: bool = False
 
     @property
     def tensors(self) -> list[Argument]:
@@ -122,13 +133,32 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
             raise Unsupported(f"{qualname}: returns an alias of an argument ({schema}); "
                               "dcefuzz calls ops whose results are fresh")
     written = any(a.written for a in arguments)
-    declaration = MUTATING if written else EFFECTFUL if effect_of(qualname) is not None else PURE
+    effect = effect_of(qualname) is not None
+    declaration = MUTATING if written else EFFECTFUL if effect else PURE
     n_tensors = sum(a.is_tensor for a in arguments)
     if n_tensors == 0:
         raise Unsupported(f"{qualname}: takes no tensor")
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns),
-                  gufunc=gufunc.parse(signature, n_tensors, len(schema.returns)))
+                  gufunc=gufunc.parse(signature, n_tensors, len(schema.returns)), effect=effect,
+                  backward=declaration == PURE and bool(schema.returns) and has_backward(qualname))
+
+
+def has_backward(qualname: str) -> bool:
+    """Whether a backward formula is registered for the op: ``register_autograd`` on a
+    ``custom_op``, an autograd kernel registered for another op, or a composite kernel
+    (differentiable through the ops it is made of)."""
+    import torch
+
+    try:
+        from torch._library.custom_ops import _maybe_get_opdef
+    except ImportError:  # pragma: no cover - every supported torch has it
+        _maybe_get_opdef = None
+    opdef = _maybe_get_opdef(qualname) if _maybe_get_opdef is not None else None
+    if opdef is not None:
+        return getattr(opdef, "_backward_fn", None) is not None
+    return any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, key)
+               for key in ("Autograd", "CompositeImplicitAutograd"))
 
 
 def _argument(qualname: str, arg, given) -> Argument:

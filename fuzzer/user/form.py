@@ -82,5 +82,5 @@ def form_of(op: UserOp) -> forms.Form:
     return forms.Form(
         name=op.qualname, category=op.declaration, arity=len(op.tensors),
         infer=_infer(op), render=_render(op), mutates=op.mutates, custom=op.qualname,
-        returns=op.results > 0, grad=forms.NO_BACKWARD, site_traced=False,
-        fits=_fits(op), draw=_draw(op))
+        returns=op.results > 0, grad=forms.BACKWARD if op.backward else forms.NO_BACKWARD, site_traced=False,
+        fits=_fits(op), draw=_draw(op), effect=op.effect)

@@ -15,6 +15,7 @@ come from ``DCEFUZZ_SIGNATURES`` (qualified name to a gufunc signature) or
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import sys
 from dataclasses import dataclass, field
@@ -166,7 +167,7 @@ def load(ref) -> Library:
     if not library.ops:
         why = "; ".join(reason for _, reason in library.skipped)
         raise LoadError(f"{ref.name} registers no custom op dcefuzz can call" + (f": {why}" if why else ""))
-    effectful = [op.qualname for op in library.ops if op.declaration == declared.EFFECTFUL]
+    effectful = [op.qualname for op in library.ops if op.effect]
     if effectful and not tracing.supported():
         raise LoadError(f"{ref.name}: this torch cannot log the calls of its ORDERED ops {effectful} "
                         "(it lacks torch.library.get_kernel)")
@@ -195,6 +196,34 @@ def _held_ops(module) -> list[str]:
 def ensure(refs) -> list[Library]:
     """Load every module a program imports (``Program.imports``: (module, folder) pairs)."""
     return [load(ref if isinstance(ref, ModuleRef) else ModuleRef(*ref)) for ref in refs]
+
+
+def adjust(audited: UserOp) -> None:
+    """Programs call the loaded op of the same name as ``audited`` says (its declaration
+    check dropped scalar values it fails on, or a backward that fails): the op and its
+    statement form are replaced, in this process."""
+    for library in _loaded.values():
+        for k, candidate in enumerate(library.ops):
+            if candidate.qualname == audited.qualname:
+                library.ops[k] = audited
+                forms.add(form_of(audited))
+                return
+    raise KeyError(f"{audited.qualname} is not an op of a loaded module")
+
+
+def adjustment(audited: UserOp) -> tuple:
+    """What ``adjust`` changes, as data a worker process applies (``apply``)."""
+    return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward)
+
+
+def apply(adjustments) -> None:
+    """Apply ``adjustment`` records to the loaded ops (a worker, before its first program)."""
+    for qualname, values, backward in adjustments:
+        loaded = op(qualname)
+        kept = dict(values)
+        arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept else a
+                          for a in loaded.arguments)
+        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward))
 
 
 def op(qualname: str) -> UserOp:

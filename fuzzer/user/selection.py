@@ -54,15 +54,22 @@ def select(specs, only: bool = False, device: str = "cpu", check: bool = True,
         return Selection()
     libraries = [library.load(spec) for spec in specs]
     problems: list[audit.Problem] = []
+    adjusted = []
     for lib in libraries:
-        for op in lib.ops:
+        for op in list(lib.ops):
+            if not check:
+                continue
             if log is not None:
                 log(f"checking the declaration of {op.qualname}")
-            problems += audit.audit(op, device) if check else []
+            checked = audit.audit(op, device)
+            problems += checked.problems
+            if checked.op != op:
+                library.adjust(checked.op)
+                adjusted.append(library.adjustment(checked.op))
     selection = Selection(libraries, problems)
     kept = tuple(q for lib in libraries for q in lib.qualnames if q not in selection.left_out)
     if not kept and only:
         raise library.LoadError("every user op failed its declaration check: nothing left to fuzz")
     imports = tuple((lib.ref.name, lib.ref.root) for lib in libraries)
-    selection.ops = OpSet(builtin=not only, user=kept, imports=imports)
+    selection.ops = OpSet(builtin=not only, user=kept, imports=imports, adjusted=tuple(adjusted))
     return selection

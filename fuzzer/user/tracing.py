@@ -70,7 +70,7 @@ def script_source(program, brief: bool = False) -> str:
     two lines (a brief repro is read, then run where it was written)."""
     import os
 
-    from fuzzer.program import custom_ops, forms
+    from fuzzer.program import forms
 
     if not program.imports:
         return ""
@@ -88,7 +88,7 @@ def script_source(program, brief: bool = False) -> str:
                    f"'..', {folder!r}), {here!r}) if os.path.isdir(p)]"),
                   f"sys.path.insert(0, os.path.abspath(_found[0]) if _found else {here!r})",
                   f"importlib.import_module({module!r})"]
-    effectful = [q for q in program.user_ops() if forms.form(q).category == custom_ops.EFFECTFUL]
+    effectful = [q for q in program.user_ops() if forms.form(q).is_effectful]
     text = "\n".join(lines) + "\n"
     if effectful:
         text += "\n\n" + SOURCE + f"\n\n_trace_effects({effectful!r})\n"
