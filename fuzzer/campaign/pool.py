@@ -405,7 +405,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
                     session.finished(index, report.status, entries, report.recompiles, report.untested,
-                                     report.internal_errors())
+                                     report.internal_errors(), report.reached)
                     w.release()
                     w.programs += 1
                     w.rss_kb = report.rss_kb

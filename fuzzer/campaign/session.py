@@ -127,6 +127,8 @@ class Stats:
     internal: Counter = field(default_factory=Counter)
     #: where their tracebacks are (the campaign folder's ``internal-errors.jsonl``)
     internal_log: str | None = None
+    #: what the programs reached that the contract judges apart (``trial.reached``)
+    reached: Counter = field(default_factory=Counter)
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -153,7 +155,8 @@ class Stats:
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
-            features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal)
+            features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
+            reached=b.reached + self.reached)
 
     @property
     def mostly_untested(self) -> bool:
@@ -176,6 +179,7 @@ class Stats:
             f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures, "
             f"{self.counted} hits of bugs with their examples already ({len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
+            f"reached    " + (", ".join(f"{k} {n}" for k, n in sorted(self.reached.items())) or "nothing judged apart"),
             f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
             f"internal   {sum(self.internal.values())} (dcefuzz's own errors, never findings"
             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
@@ -395,15 +399,17 @@ class Session:
 
     def finished(self, index: int, status: str, entries: list[Entry],
                  recompiles: int = 0, untested: str | None = None,
-                 errors: list[InternalError] = ()) -> list[str | None]:
+                 errors: list[InternalError] = (), reached: dict | None = None) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
         ``untested`` is the first reason an untested program was not wholly compiled;
-        ``errors`` are dcefuzz's own errors met on the way (``fuzzer.internal``).
+        ``errors`` are dcefuzz's own errors met on the way (``fuzzer.internal``),
+        ``reached`` what the program reached (``trial.reached``).
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
         for error in errors:
             self.internal_error(index, error)
+        self.stats.reached.update(reached or {})
         self.stats.count(status)
         self.stats.recompiles += recompiles
         if untested is not None:
@@ -532,7 +538,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                                    or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
                                                 errors=errors))
                 session.finished(index, result.status, entries, result.recompiles,
-                                 result.untested_reason, errors)
+                                 result.untested_reason, errors, result.reached)
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

@@ -128,6 +128,8 @@ class CampaignState:
     ops: dict = field(default_factory=dict)
     #: dcefuzz's own errors (``fuzzer.internal``), by the stage that raised
     internal: Counter = field(default_factory=Counter)
+    #: what the programs reached that the contract judges apart (``judge.trial.reached``)
+    reached: Counter = field(default_factory=Counter)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -135,7 +137,7 @@ class CampaignState:
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
                 "recompiles": self.recompiles, "untested": dict(self.untested),
-                "internal_errors": dict(self.internal),
+                "internal_errors": dict(self.internal), "reached": dict(self.reached),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {})}
 
     @classmethod
@@ -151,6 +153,7 @@ class CampaignState:
                        repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
                        untested=Counter(data.get("untested", {})),
                        internal=Counter(data.get("internal_errors", {})),
+                       reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
                        ops=dict(data.get("ops", {})))
         except (KeyError, TypeError, ValueError) as exc:

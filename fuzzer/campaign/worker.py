@@ -54,6 +54,8 @@ class Report:
     untested: str | None = None
     #: dcefuzz's own errors met on the program (``fuzzer.internal``, as JSON)
     errors: list[dict] = field(default_factory=list)
+    #: what the program reached (``fuzzer.judge.trial.reached``)
+    reached: dict = field(default_factory=dict)
 
     def internal_errors(self) -> list:
         from fuzzer.internal import InternalError
@@ -134,7 +136,8 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
                       errors=[InternalError.of(TRIAL, exc).to_json()])
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
-                    list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason)
+                    list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason,
+                    reached=dict(result.reached))
     if not ((config.shrink or config.triage) and result.findings):
         return report
     send(("tried", index, report))

@@ -314,6 +314,8 @@ def _print_stats(state, lines) -> None:
     click.echo(f"recompiles {state.recompiles}")
     untested = ", ".join(f"{r} {n}" for r, n in sorted(state.untested.items()))
     click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
+    reached = ", ".join(f"{k} {n}" for k, n in sorted(state.reached.items()))
+    click.echo(f"reached    {reached or 'nothing judged apart'}")
     internal = ", ".join(f"{k} {n}" for k, n in sorted(state.internal.items()))
     click.echo(f"internal   {sum(state.internal.values())} (dcefuzz's own errors, never findings"
                + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")

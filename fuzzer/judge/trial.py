@@ -30,7 +30,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
 from fuzzer.judge.observe import caches_off
-from fuzzer.program import forms
+from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program, dead_pure_sites
 
 FINDING = "finding"
@@ -65,6 +65,8 @@ class TrialResult:
     seconds: float = 0.0
     #: dynamo recompilations of the program over its bindings (first judgement only)
     recompiles: int = 0
+    #: what the program reached that the contract treats apart (``reached``), as counts
+    reached: dict = field(default_factory=dict)
 
     @property
     def untested_reason(self) -> str | None:
@@ -114,6 +116,34 @@ def _recompiles(verdict_runs: list[BindingRuns]) -> int:
     return max(0, frames - 1)
 
 
+#: the counts ``reached`` keeps of a program's first judgement
+LOW_PRECISION_SIZES = "low-precision sizes from data"
+DIVERGED_BINDINGS = "bindings whose reference diverged"
+HOPS_ASKED = "hops asked"
+HOPS_COMPILED = "hops compiled"
+
+
+def reached(case: Case, runs: list[BindingRuns], verdict: Verdict) -> dict[str, int]:
+    """What a program reached that the contract judges apart, so a campaign can say how
+    much of it there was: a low-precision program with sizes from data, the bindings
+    whose float64 reference took another path, and whether the higher-order ops it
+    asked for were compiled."""
+    program = case.program
+    out = {}
+    if program.mode.dtype != "float32" and features.needs_capture(program):
+        out[LOW_PRECISION_SIZES] = 1
+    if verdict.diverged:
+        out[DIVERGED_BINDINGS] = len(verdict.diverged)
+    asked = asks_of(program).hops
+    if asked:
+        out[HOPS_ASKED] = 1
+        seen = {h for br in runs if br.compiled is not None and br.compiled.coverage is not None
+                for h in (br.compiled.coverage.hops or ())}
+        if asked <= seen:
+            out[HOPS_COMPILED] = 1
+    return out
+
+
 def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True) -> TrialResult:
     """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
     each kind it shows on a fresh, uncached compile."""
@@ -125,7 +155,7 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
 
     def done(status: str, findings=(), flaky=()) -> TrialResult:
         return TrialResult(status, verdict, list(findings), list(flaky), time.perf_counter() - start,
-                           recompiles)
+                           recompiles, reached(case, runs, verdict))
 
     if verdict.status != contract.OK:
         return done(verdict.status)
