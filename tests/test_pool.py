@@ -16,19 +16,19 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.pool import PoolLimits, run_pool
-from fuzzer.campaign.session import Budget, Config
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
-from fuzzer.corpus import repro
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
-from fuzzer.isolation.casualty import divergence_of
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.casualty import divergence_of
 from fuzzer.reduce.shrinker import ShrinkBudget
+from fuzzer.render import repro
 
 pytestmark = pytest.mark.compile
 
@@ -385,7 +385,7 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
 def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path):
     import multiprocessing
 
-    from fuzzer.campaign.pool import _Worker
+    from fuzzer.campaign.handle import WorkerHandle as _Worker
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
     before = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -507,8 +507,8 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_pat
 
 HUNG_PARENT = """
 import multiprocessing, os, signal, sys, time
-from fuzzer.campaign.pool import _Worker
-from fuzzer.campaign.session import Config
+from fuzzer.campaign.handle import WorkerHandle as _Worker
+from fuzzer.campaign.config import Config
 from fuzzer.limits import PoolLimits
 from fuzzer.program.generate import program_seed
 if __name__ == "__main__":

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from fuzzer.cli import main
-from fuzzer.corpus import brief
+from fuzzer.corpus.bugs import group
 from fuzzer.corpus.store import load
 from fuzzer.limits import REPORT
-from fuzzer.triage.bugs import group
+from fuzzer.render import brief
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: the committed corpus's bugs: (bug id, its smallest entry)

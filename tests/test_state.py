@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 from helpers import case, prog
 
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import run_campaign
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 from fuzzer.cli import main
 from fuzzer.judge.trial import run_trial
