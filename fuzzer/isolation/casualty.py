@@ -73,5 +73,5 @@ def shrink_casualty(entry: Entry, limits: PoolLimits = PoolLimits(),
             return Entry.build(death.kind, candidate, divs, seed=entry.seed, device=entry.device,
                                backend=entry.backend, fault=entry.fault, hits=entry.hits,
                                found=entry.found, shrink=record, torch_version=entry.torch_version,
-                               notes=entry.detail[1:])
+                               notes=entry.detail[1:], threads=entry.threads)
     return None
