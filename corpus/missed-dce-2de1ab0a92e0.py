@@ -1183,7 +1183,18 @@ def _device(spec: dict, argv: list) -> str | None:
     return device
 
 
+def rehash(spec: dict) -> None:
+    """Start this script again with the hash seed its finding was made under, when it
+    runs with another: some bugs show only under some orders of torch's sets."""
+    want = spec.get("hash_seed")
+    if want is not None and os.environ.get("PYTHONHASHSEED") != want:
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": want})
+
+
 def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) -> int:
+    if argv is None:
+        rehash(spec)
     argv = list(sys.argv[1:] if argv is None else argv)
     child = "--child" in argv
     argv = [a for a in argv if a != "--child"]
@@ -1197,6 +1208,8 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
     device = _device(spec, argv)
     if device is None:
         return CANNOT_JUDGE_EXIT
+    if spec.get("threads"):  # some bugs show only with as many threads as the fuzzer's process had
+        torch.set_num_threads(spec["threads"])
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
     if child:

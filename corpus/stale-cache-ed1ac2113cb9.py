@@ -1154,7 +1154,18 @@ def _device(spec: dict, argv: list) -> str | None:
     return device
 
 
+def rehash(spec: dict) -> None:
+    """Start this script again with the hash seed its finding was made under, when it
+    runs with another: some bugs show only under some orders of torch's sets."""
+    want = spec.get("hash_seed")
+    if want is not None and os.environ.get("PYTHONHASHSEED") != want:
+        sys.stdout.flush()
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": want})
+
+
 def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) -> int:
+    if argv is None:
+        rehash(spec)
     argv = list(sys.argv[1:] if argv is None else argv)
     child = "--child" in argv
     argv = [a for a in argv if a != "--child"]
@@ -1168,6 +1179,8 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
     device = _device(spec, argv)
     if device is None:
         return CANNOT_JUDGE_EXIT
+    if spec.get("threads"):  # some bugs show only with as many threads as the fuzzer's process had
+        torch.set_num_threads(spec["threads"])
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
     if child:
@@ -1442,6 +1455,8 @@ def pair_jobs(library_old: str, library_new: str, program: str, spec: dict, devi
 def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv: list | None = None) -> int:
     """A stale-cache repro script's entry point: ``--side JOB RECORD`` runs one side;
     otherwise run the pair on ``[cpu|cuda]`` and exit as ``driver.conclude`` says."""
+    if argv is None:
+        rehash(spec)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--side"]:
         return side_main(argv[1:])

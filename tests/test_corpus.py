@@ -81,3 +81,43 @@ def test_entries_in_expands_folders_and_names_strangers(tmp_path):
     found, bad = entries_in([tmp_path, tmp_path / "missing.json", path.with_suffix(".py")])
     assert found == [path, path]
     assert len(bad) == 1 and "missing.json" in bad[0]
+
+
+def test_an_entry_records_the_hash_seed_and_threads_its_finding_was_made_under(monkeypatch):
+    """Some torch bugs show only under some orders of its sets (the hash seed) or some
+    numbers of threads: the entry records both, and its repro script starts itself
+    again with the seed when it runs under another (so a replay sees what was found)."""
+    import torch
+
+    from fuzzer import hashseed
+    from fuzzer.corpus import driver, repro
+
+    monkeypatch.setattr(hashseed, "AT_START", "7")
+    e = make_entry()
+    e = Entry.build(e.kind, e.case, [], seed=1, device="cpu", backend="inductor")
+    assert e.hash_seed == "7" and e.threads == torch.get_num_threads()
+    again = Entry.from_json(e.to_json())
+    assert (again.hash_seed, again.threads) == ("7", e.threads)
+    spec = repro.spec(again)
+    assert spec["hash_seed"] == "7" and spec["threads"] == e.threads
+    started = []
+    monkeypatch.setattr(driver.os, "execve", lambda exe, argv, env: started.append(env["PYTHONHASHSEED"]))
+    monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    driver.rehash(spec)
+    assert started == ["7"]
+    monkeypatch.setenv("PYTHONHASHSEED", "7")
+    driver.rehash(spec)
+    assert started == ["7"]   # already under its seed: it runs on
+
+
+def test_the_command_line_runs_under_one_hash_seed(monkeypatch):
+    from fuzzer import hashseed
+
+    started = []
+    monkeypatch.setattr(hashseed.os, "execve", lambda exe, argv, env: started.append((argv[1:3], env["PYTHONHASHSEED"])))
+    monkeypatch.setattr(hashseed, "AT_START", None)
+    hashseed.pin(["run", "--programs", "1"])
+    assert started == [(["-m", "fuzzer"], hashseed.SEED)]
+    monkeypatch.setattr(hashseed, "AT_START", hashseed.SEED)
+    hashseed.pin(["run"])
+    assert len(started) == 1

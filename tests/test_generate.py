@@ -139,3 +139,17 @@ def test_an_aliased_input_is_a_view_of_its_base_and_strided_ones_keep_their_valu
         k = names.index(name)
         assert not xs[k].is_contiguous() or xs[k].numel() <= 1
         assert torch.equal(xs[k], make_inputs(plain, 0, "cpu")[k]) or name in (alias, base)
+
+
+def test_a_program_with_a_cond_gets_no_unbacked_mark():
+    """An eager torch.cond traces its branches with Dynamo, which a mark_unbacked reaches
+    and refuses: such a program would be invalid, whatever the compiler does."""
+    from fuzzer.program import forms
+
+    with_cond = [generate(seed, features={"hops": 1.0, "dynamic-mode": 1.0}) for seed in range(150)]
+    with_cond = [c for c in with_cond if any(forms.form(s.form).hop == forms.COND for s in c.program.body)]
+    assert len(with_cond) >= 5
+    assert all(how != "unbacked" for c in with_cond for _, _, how in c.program.mode.marks)
+    # programs without one still draw every kind of mark
+    others = [generate(seed, features={"dynamic-mode": 1.0}) for seed in range(60)]
+    assert {how for c in others for _, _, how in c.program.mode.marks} == {"dynamic", "maybe", "unbacked"}

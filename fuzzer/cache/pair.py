@@ -35,7 +35,7 @@ import torch
 
 from fuzzer.judge.contract import OK, BindingRuns, Verdict, check_stale, judge_runs
 from fuzzer.judge.observe import caches_off, run_once
-from fuzzer.render.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs
+from fuzzer.render.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs, rehash
 
 OLD, NEW = "old", "new"
 #: the on-disk caches a side can turn on: the setting of each, and the Dynamo counter
@@ -210,6 +210,8 @@ def pair_jobs(library_old: str, library_new: str, program: str, spec: dict, devi
 def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv: list | None = None) -> int:
     """A stale-cache repro script's entry point: ``--side JOB RECORD`` runs one side;
     otherwise run the pair on ``[cpu|cuda]`` and exit as ``driver.conclude`` says."""
+    if argv is None:
+        rehash(spec)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--side"]:
         return side_main(argv[1:])

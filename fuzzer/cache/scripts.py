@@ -40,6 +40,7 @@ def pair_spec(entry: Entry) -> dict:
         "config_new": dict(variant.config_new),
         "caches": list(ALL_CACHES),
         "time_limit_s": REPRO_TIME_LIMIT_S,
+        **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
     }
 
 

@@ -77,7 +77,7 @@ class WorkerStartError(RuntimeError):
 
 
 def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Config,
-                   frames: list[str] = (), candidate: bool = False) -> Entry:
+                   frames: list[str] = (), candidate: bool = False, threads: int | None = None) -> Entry:
     """The entry of a case whose worker died running it: the death is its one divergence.
 
     ``case`` is the program of seed ``pseed`` or, with ``candidate``, a shrink
@@ -88,7 +88,7 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
              if candidate else [])
     return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], seed=pseed,
                        device=config.device, backend=config.backend, fault=config.fault,
-                       notes=notes + [f"  at {f}" for f in frames])
+                       notes=notes + [f"  at {f}" for f in frames], threads=threads)
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
@@ -184,7 +184,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} on {on} at "
                             f"{stacks.innermost(frames)}, a hit of {known}")
             else:
-                entry = _process_entry(kind, detail, w.running(), w.pseed, config, frames,
+                entry = _process_entry(kind, detail, w.running(), w.pseed, config, frames, threads=limits.threads,
                                        candidate=w.candidate is not None)
                 path = session.finished(w.index, status, entries + [entry], recompiles, untested)[-1]
                 if title and path is not None:

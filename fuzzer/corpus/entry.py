@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from fuzzer import __version__
+from fuzzer import __version__, hashseed
 from fuzzer.judge.contract import Divergence
 from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram
@@ -72,6 +72,12 @@ class Entry:
     #: why this entry is a known bug (``dcefuzz known``): the pytest plugin then
     #: expects it to reproduce (xfail) rather than fail the run; None: not marked
     known_bug: str | None = None
+    #: torch's intra-op threads in the process that found it (``torch.get_num_threads``;
+    #: a campaign's workers run one each): some bugs show only with that many, so a
+    #: replay and the repro script run with it (None: not recorded, torch's default)
+    threads: int | None = None
+    #: the hash seed of the process that found it (``fuzzer.hashseed``; None: at random)
+    hash_seed: str | None = None
 
     @property
     def statements(self) -> int:
@@ -98,6 +104,8 @@ class Entry:
             "last_seen": self.last_seen,
             **({"variant": self.variant} if self.variant is not None else {}),
             **({"known_bug": self.known_bug} if self.known_bug is not None else {}),
+            **({"threads": self.threads} if self.threads is not None else {}),
+            **({"hash_seed": self.hash_seed} if self.hash_seed is not None else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -129,6 +137,8 @@ class Entry:
             culprit=Culprit.from_json(data["culprit"]) if data.get("culprit") else None,
             versions=dict(data.get("versions") or {}), last_seen=data.get("last_seen", ""),
             variant=data.get("variant"), known_bug=data.get("known_bug"),
+            threads=int(data["threads"]) if data.get("threads") is not None else None,
+            hash_seed=str(data["hash_seed"]) if data.get("hash_seed") is not None else None,
         )
 
     @classmethod
@@ -136,10 +146,12 @@ class Entry:
               device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
               shrink: dict | None = None, notes: Sequence[str] = (),
               torch_version: str | None = None, culprit: Culprit | None = None,
-              variant: dict | None = None) -> Entry:
+              variant: dict | None = None, threads: int | None = None) -> Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
-        ``notes`` are detail lines kept after the divergences (where a process died).
+        ``notes`` are detail lines kept after the divergences (where a process died);
+        ``threads`` the intra-op threads of the process that found it (default: this
+        process's).
         A program shrunk past its last call of a user's op no longer imports its module.
         """
         if case.program.imports and not case.program.user_ops():
@@ -147,6 +159,8 @@ class Entry:
         sig = signature.of(kind, case, list(divergences))
         return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
+                   threads=torch.get_num_threads() if threads is None else threads,
+                   hash_seed=hashseed.AT_START,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
                    found=found, shrink=shrink, culprit=culprit, variant=variant)
 
@@ -156,7 +170,7 @@ class Entry:
         device, backend, fault, hits, first-found time and torch, and the shrink's record."""
         return Entry.build(self.kind, case, divergences, seed=self.seed, device=self.device, backend=self.backend,
                            fault=self.fault, hits=self.hits, found=self.found, shrink=shrink,
-                           torch_version=self.torch_version, notes=notes)
+                           torch_version=self.torch_version, notes=notes, threads=self.threads)
 
     @property
     def seen(self) -> str:

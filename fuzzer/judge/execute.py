@@ -13,6 +13,7 @@ Nothing here judges; ``contract`` does.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 
@@ -52,6 +53,24 @@ def device_unavailable(device: str) -> str | None:
     if parsed.index is not None and parsed.index >= torch.cuda.device_count():
         return f"this machine has {torch.cuda.device_count()} CUDA devices"
     return None
+
+
+@contextlib.contextmanager
+def intra_op_threads(threads: int | None):
+    """Run the body with torch's intra-op threads at ``threads`` (None: as they are).
+
+    Some bugs show only with a given number (one, in a campaign's workers: Inductor's
+    CPU code generation reads it), so a saved finding is judged again with the number
+    of the process that found it (``Entry.threads``)."""
+    if threads is None or threads == torch.get_num_threads():
+        yield
+        return
+    old = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
 
 
 def make_inputs(case: Case, index: int, device: str, reference: bool = False) -> list[torch.Tensor]:

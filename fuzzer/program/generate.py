@@ -301,27 +301,38 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
+    cond = any(forms.form(s.form).hop == forms.COND for s in st.body)
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
-                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases)),
+                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
                       imports=ops.imports if any(not forms.form(s.form).site_traced for s in st.body) else ())
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = ()) -> Mode:
-    """The program's mode, from a stream of its own (the body's draws stay as they were)."""
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), cond: bool = False) -> Mode:
+    """The program's mode, from a stream of its own (the body's draws stay as they were).
+
+    A program with a ``torch.cond`` gets no ``mark_unbacked``: an eager ``torch.cond``
+    traces its branches with Dynamo, which the mark reaches, and refuses, so the
+    program would be invalid; such a mark is drawn as ``mark_dynamic`` instead (the
+    same draws, so every other program is what it was)."""
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
+
+    def mark() -> str:
+        how = rng.choice(MARKS)
+        return "dynamic" if cond and how == "unbacked" else how
+
     dynamic, marks = "true", []
     if feats.DYNAMIC_MODE in on:
         dynamic = rng.choice(("true", "auto"))
         dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
-        marks = [(n, k, rng.choice(MARKS)) for n, k in dims if rng.random() < MARK_SHARE]
+        marks = [(n, k, mark()) for n, k in dims if rng.random() < MARK_SHARE]
         if dynamic == "true" and not marks:
             n, k = rng.choice(dims)
-            marks = [(n, k, rng.choice(MARKS))]
+            marks = [(n, k, mark())]
     strided: list[str] = []
     if feats.STRIDED in on:
         own = [i for i in inputs if i.name not in dict(aliases)]  # an alias takes its base's layout

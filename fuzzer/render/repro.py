@@ -80,6 +80,8 @@ def spec(entry: Entry) -> dict:
         "death": death,
         "memory_cap_mb": cap or PoolLimits().memory_mb,
         "time_limit_s": REPRO_TIME_LIMIT_S,
+        **({"threads": entry.threads} if entry.threads is not None else {}),
+        **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
     }
 
 

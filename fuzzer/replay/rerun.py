@@ -23,7 +23,7 @@ from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.contract import PROCESS_KINDS, bug_class
-from fuzzer.judge.execute import device_unavailable
+from fuzzer.judge.execute import device_unavailable, intra_op_threads
 
 REPRODUCES = "REPRODUCES"
 FIXED = "FIXED"
@@ -73,7 +73,8 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
     fresh = kinds.oracle(entry, dev, entry.backend)  # as its kind judges it (a cache pair's: a new pair)
 
     def judge():
-        return fresh(entry.case)
+        with intra_op_threads(entry.threads):  # as many as the process that found it had
+            return fresh(entry.case)
     try:
         first = judge()
         if first.status != contract.OK:

@@ -15,6 +15,7 @@ from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
+from fuzzer.judge.execute import intra_op_threads
 from fuzzer.limits import PoolLimits
 from fuzzer.reduce.casualty import shrink_casualty
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
@@ -60,7 +61,7 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
         return _reshrink_casualty(entry, path, device, budget)
     kind = kinds.of(entry.kind)
     judge = kind.oracle(entry, device, entry.backend, entry.fault)
-    with faults.planted(None if kind.fault_in_sides else entry.fault):
+    with faults.planted(None if kind.fault_in_sides else entry.fault), intra_op_threads(entry.threads):
         verdict = judge(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs or contract.bug_class(entry.kind, divs) != entry.bug_class:
@@ -73,5 +74,5 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
         entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
         backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
         shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)})
+            "original_statements", before)}, threads=entry.threads)
     return put_in_place(entry, path, new), before, new.statements
