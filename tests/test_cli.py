@@ -163,7 +163,7 @@ def cuda_by_default(monkeypatch):
 
 
 def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
-    import fuzzer.cache.trial as judges  # replay judges through cache.trial.fresh_judge
+    import fuzzer.trials.program as judges  # a plain entry replays through its kind's oracle
 
     devices = []
     real = judges.judge_fresh
