@@ -1,7 +1,7 @@
 """A pytest plugin: every entry of a corpus folder as a test item.
 
 ``pytest --dcefuzz-corpus DIR`` (repeatable) collects each ``*.json`` entry of DIR
-as an item that replays it (``fuzzer.corpus.replay``) on the device it was found on
+as an item that replays it (``fuzzer.replay.rerun``) on the device it was found on
 (or ``--dcefuzz-device``).  An item passes while its bug stays fixed and fails when
 it reproduces; an entry marked as a known bug (``dcefuzz known ENTRY``) is expected
 to reproduce (xfail), and its passing is reported as XPASS (a failure under
@@ -76,7 +76,7 @@ class EntryItem(pytest.Item):
             self.add_marker(pytest.mark.xfail(reason=f"known bug: {self.known_bug}", raises=EntryReproduces))
 
     def runtest(self) -> None:
-        from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
+        from fuzzer.replay.rerun import ERROR, REPRODUCES, replay_entry
 
         result = replay_entry(self.entry_path, self.config.getoption("--dcefuzz-device"))
         if result.outcome == REPRODUCES:

@@ -35,7 +35,7 @@ class CannotJudge(Exception):
 
 class ContractViolation(AssertionError):
     """The compiled program broke the contract.  Its message holds the divergences
-    and the brief repro (``fuzzer.corpus.brief``); ``entry`` is the unshrunk finding
+    and the brief repro (``fuzzer.render.brief``); ``entry`` is the unshrunk finding
     (``fuzzer.corpus.entry.Entry``: ``fuzzer.corpus.store.save`` adds it to a corpus),
     ``repro`` its full standalone script (the contract carried, every binding)."""
 
@@ -51,9 +51,8 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     A case that cannot be judged (:data:`UNJUDGED`) is rejected through Hypothesis's
     ``reject`` when Hypothesis runs it (it is not an example that passed), and raises
     :class:`CannotJudge` anywhere else."""
-    from fuzzer.corpus import brief, repro
     from fuzzer.corpus.entry import Entry
-    from fuzzer.judge import contract
+    from fuzzer.judge import contract, kinds
     from fuzzer.judge.trial import run_trial
 
     result = run_trial(case, device, backend)
@@ -66,12 +65,12 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     finding = findings[0]
     entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=None, device=finding.device,
                         backend=finding.backend)
-    short = brief.render(entry)
+    short = kinds.brief(entry)
     lines = [(f"torch.compile broke the contract: {finding.kind} "
               f"({', '.join(f.kind for f in findings)} in all)")]
     lines += [f"  {d.line()}" for d in finding.divergences[:5]]
     lines += ["", "repro (torch only; it fails while the bug is there):", "", short]
-    raise ContractViolation("\n".join(lines), entry, repro.render(entry), short)
+    raise ContractViolation("\n".join(lines), entry, kinds.script(entry), short)
 
 
 def _why(result) -> str:

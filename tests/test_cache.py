@@ -179,9 +179,9 @@ def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
 
 
 def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path):
+    from fuzzer.corpus.bugs import key_of
     from fuzzer.corpus.entry import Entry
     from fuzzer.corpus.examples import Examples
-    from fuzzer.triage.bugs import key_of
 
     examples = Examples(tmp_path, cap=1)
     assert examples.full() == {}
@@ -205,9 +205,10 @@ def test_a_pair_is_clean_only_when_served_and_wholly_compiled(monkeypatch, gaps,
 def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypatch, tmp_path):
     """A stale-cache finding is triaged before its shrink only when a full bug shares its
     family, and kept unshrunk only when that triage puts it in the full bug."""
-    from fuzzer.campaign import session
+    from fuzzer.campaign import entries
+    from fuzzer.campaign.config import Config
+    from fuzzer.corpus.bugs import key_of
     from fuzzer.judge.trial import Finding
-    from fuzzer.triage.bugs import key_of
     from fuzzer.triage.culprit import Culprit
 
     triaged = []
@@ -217,18 +218,18 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
         entry.culprit = Culprit(stage="cache", subsystem="aot_autograd_cache", kind=contract.STALE_CACHE)
         return entry
 
-    monkeypatch.setattr(session, "triaged", stub)
+    monkeypatch.setattr(entries, "triaged", stub)
     divs = contract.check_stale(
         contract.Verdict(contract.OK, [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "x",
                                                            (contract.VALUES,))]),
         contract.Verdict(contract.OK), "config-changed")
     finding = Finding(contract.STALE_CACHE, PAIR_CASE, divs, "cpu", "inductor", variant=_config_variant().to_json())
-    config = session.Config(seed=0, device="cpu", corpus_dir=str(tmp_path), cache_pairs=True)
-    key = key_of(stub(session.found_entry(finding, 0, config), config))
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), trial="cache-pair")
+    key = key_of(stub(entries.found_entry(finding, 0, config), config))
     triaged.clear()
-    assert session.counted_only(finding, 0, config, {}) is None
-    assert session.counted_only(finding, 0, config, {"stale-cache|other @ cache:x": 1}) is None
+    assert entries.counted_only(finding, 0, config, {}) is None
+    assert entries.counted_only(finding, 0, config, {"stale-cache|other @ cache:x": 1}) is None
     assert triaged == []                                  # no full bug of its family: no triage
-    assert session.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
-    assert session.counted_only(finding, 0, config, {key: 2}).culprit is not None
+    assert entries.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
+    assert entries.counted_only(finding, 0, config, {key: 2}).culprit is not None
     assert len(triaged) == 2

@@ -5,7 +5,8 @@ import json
 import backends
 from click.testing import CliRunner
 
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import run_campaign
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 

@@ -12,7 +12,8 @@ import torch
 from click.testing import CliRunner
 from test_corpus import make_entry
 
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import run_campaign
 from fuzzer.cli import main, parse_duration
 from fuzzer.corpus.store import load, save
 
@@ -118,7 +119,7 @@ def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
 
 
 def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
-    from fuzzer.campaign.session import entry_for
+    from fuzzer.campaign.entries import entry_for
     from fuzzer.corpus import store as corpus_mod
     from fuzzer.judge.trial import run_trial
     from fuzzer.program.generate import generate, program_seed
@@ -162,7 +163,7 @@ def cuda_by_default(monkeypatch):
 
 
 def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
-    import fuzzer.cache.trial as judges  # replay judges through cache.trial.fresh_judge
+    import fuzzer.trials.program as judges  # a plain entry replays through its kind's oracle
 
     devices = []
     real = judges.judge_fresh
@@ -176,7 +177,7 @@ def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda
 
 
 def test_shrink_keeps_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
-    import fuzzer.reduce.reshrink as reshrink_mod
+    import fuzzer.replay.reshrink as reshrink_mod
 
     devices = []
     monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, device, budget: devices.append(device))

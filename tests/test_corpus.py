@@ -90,7 +90,7 @@ def test_an_entry_records_the_hash_seed_and_threads_its_finding_was_made_under(m
     import torch
 
     from fuzzer import hashseed
-    from fuzzer.corpus import driver, repro
+    from fuzzer.render import driver, repro
 
     monkeypatch.setattr(hashseed, "AT_START", "7")
     e = make_entry()

@@ -62,7 +62,7 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     assert {PURE, MUTATING, EFFECTFUL, forms.VIEW, forms.INPLACE} <= cats
     sizes = {v for c in cases for b in c.bindings for v in b.values()}
     assert {0, 1, 2, 7} <= sizes
-    from fuzzer.program.ir import dead_pure_sites
+    from fuzzer.program.liveness import dead_pure_sites
     assert any(dead_pure_sites(c.program) for c in cases)
     # writes to inputs, to views of inputs and to intermediates all occur
     targets = set()

@@ -182,9 +182,9 @@ def test_module_imports_only_torch():
 
 def _noisy(fn, x64: torch.Tensor, dtype, samples: int = 3) -> list:
     """``fn`` run in float64 with ``dtype``'s rounding made up after every op."""
-    from fuzzer.judge import observe
+    from fuzzer.judge import paths
 
-    _, noisy_class = observe._modes()
+    _, noisy_class = paths.modes()
     out = []
     for k in range(samples):
         with noisy_class(numeric.unit_roundoff(dtype), seed=k):

@@ -16,19 +16,19 @@ import time
 import pytest
 from click.testing import CliRunner
 
+from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.pool import PoolLimits, run_pool
-from fuzzer.campaign.session import Budget, Config
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
-from fuzzer.corpus import repro
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
-from fuzzer.isolation.casualty import divergence_of
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
+from fuzzer.reduce.casualty import divergence_of
 from fuzzer.reduce.shrinker import ShrinkBudget
+from fuzzer.render import repro
 
 pytestmark = pytest.mark.compile
 
@@ -264,11 +264,22 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
     import fuzzer.campaign.casualties as casualties
     from fuzzer.isolation.process import Aborted
 
+    from fuzzer.reduce.casualty import Reduced
+
+    class Casualty:
+        """An entry as the shrinker sees one: its reduced form is made by ``reduced``."""
+
+        def __init__(self, n):
+            self.n, self.detail = n, ["[crash] program: process died: SIGSEGV"]
+
+        def reduced(self, case, divergences, shrink, notes):
+            return f"reduced {self.n}"
+
     def slow_shrink(entry, limits, budget=None, stop=None):
         time.sleep(0.05)
         if stop.is_set():
             raise Aborted()
-        return f"reduced {entry}"
+        return Reduced(case=None, divergences=[], shrink={})
 
     monkeypatch.setattr(casualties, "shrink_casualty", slow_shrink)
     limits = PoolLimits(poll_seconds=0.001)
@@ -276,11 +287,12 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         shrinker = casualties.CasualtyShrinker(None, limits, log=lambda line: None)
         if attempt % 2:
             time.sleep(0.01)  # the thread is waiting for work, not starting
-        assert shrinker.submit(attempt, f"path{attempt}")
+        entry = Casualty(attempt)
+        assert shrinker.submit(entry, f"path{attempt}")
         shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
-        assert finished in ([], [(attempt, f"path{attempt}", f"reduced {attempt}",
-                                  "nothing smaller died the same way")])
+        assert finished in ([], [(entry, f"path{attempt}", f"reduced {attempt}",
+                                  "nothing smaller died the same way", None)])
         assert len(finished) + shrinker.todo.qsize() == 1
 
 
@@ -308,7 +320,7 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return
     assert not shrinker.thread.is_alive()
-    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign")
+    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None)
     assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink_calls
 
 
@@ -385,7 +397,7 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
 def test_devices_give_each_worker_its_own_gpu_and_bad_lists_are_refused(tmp_path):
     import multiprocessing
 
-    from fuzzer.campaign.pool import _Worker
+    from fuzzer.campaign.handle import WorkerHandle as _Worker
 
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
     before = os.environ.get("CUDA_VISIBLE_DEVICES")
@@ -507,8 +519,8 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_pat
 
 HUNG_PARENT = """
 import multiprocessing, os, signal, sys, time
-from fuzzer.campaign.pool import _Worker
-from fuzzer.campaign.session import Config
+from fuzzer.campaign.handle import WorkerHandle as _Worker
+from fuzzer.campaign.config import Config
 from fuzzer.limits import PoolLimits
 from fuzzer.program.generate import program_seed
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ import pytest
 from helpers import case, prog
 
 from fuzzer.program import codegen
-from fuzzer.program.ir import InvalidProgram, check, dead_pure_sites, live_statements
+from fuzzer.program.ir import InvalidProgram, check
+from fuzzer.program.liveness import dead_pure_sites, live_statements
 
 
 def test_views_share_storage_and_fresh_results_do_not():

@@ -10,9 +10,10 @@ import sys
 import backends
 import pytest
 
+from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.merge import merge
 from fuzzer.campaign.pool import run_pool
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.session import run_campaign
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard
 from fuzzer.corpus.store import load
 from fuzzer.judge.contract import CRASH, TIMEOUT

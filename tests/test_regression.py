@@ -16,8 +16,8 @@ import torch
 from helpers import case, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.replay import FIXED, REPRODUCES, replay_entry
 from fuzzer.corpus.store import Entry, load
+from fuzzer.replay.rerun import FIXED, REPRODUCES, replay_entry
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 ENTRIES = sorted(CORPUS.glob("*.json"))

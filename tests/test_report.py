@@ -10,10 +10,11 @@ import pytest
 from click.testing import CliRunner
 
 from fuzzer.cli import main
-from fuzzer.corpus import brief
+from fuzzer.corpus.bugs import group
 from fuzzer.corpus.store import load
+from fuzzer.judge import kinds
 from fuzzer.limits import REPORT
-from fuzzer.triage.bugs import group
+from fuzzer.render import brief
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: the committed corpus's bugs: (bug id, its smallest entry)
@@ -75,7 +76,7 @@ def test_the_inline_repro_is_short_and_parses(reports):
         code = inline_repro(result.stdout)
         assert len(code.splitlines()) <= REPORT.brief_lines, bug
         ast.parse(code)
-        assert code == brief.render(load(CORPUS / f"{BUGS[bug]}.json"))
+        assert code == kinds.brief(load(CORPUS / f"{BUGS[bug]}.json"))
         assert "torch.compile(program, dynamic=True, backend='inductor')" in code
 
 
@@ -94,7 +95,7 @@ def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
     code = inline_repro(text)
     assert len(code.splitlines()) <= REPORT.pair_brief_lines
     ast.parse(code)
-    assert code == brief.render(load(CORPUS / f"{entry_id}.json"))
+    assert code == kinds.brief(load(CORPUS / f"{entry_id}.json"))
 
 
 def test_a_prefix_or_an_entry_names_a_bug():
@@ -139,7 +140,7 @@ def test_each_brief_repro_fails_on_this_torch(tmp_path):
     for bug, entry_id in {**BUGS, **STALE}.items():
         entry = load(CORPUS / f"{entry_id}.json")
         script = tmp_path / f"{bug}.py"
-        script.write_text(brief.render(entry))
+        script.write_text(kinds.brief(entry))
         children[bug] = (brief.expected_failure(entry), subprocess.Popen(
             [sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True))

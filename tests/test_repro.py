@@ -1,6 +1,6 @@
 """One contract: the package and a standalone repro script give the same verdict.
 
-The script carries the contract as text (``fuzzer.corpus.repro``); this table of
+The script carries the contract as text (``fuzzer.render.repro``); this table of
 cases runs each one both ways: ``replay_entry`` in this process, and the entry's
 script in a subprocess (with the same stand-in backends registered first), and
 checks REPRODUCES / FIXED / ERROR against exit 1 / 0 / 125.
@@ -15,12 +15,12 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer.corpus import repro
 from fuzzer.corpus.entry import Entry
-from fuzzer.corpus.replay import ERROR, FIXED, REPRODUCES, replay_entry
 from fuzzer.corpus.store import save
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
+from fuzzer.render import repro
+from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, replay_entry
 
 TESTS = Path(__file__).resolve().parent
 EXIT = {REPRODUCES: 1, FIXED: 0, ERROR: 125}

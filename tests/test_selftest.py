@@ -3,9 +3,9 @@
 import pytest
 from click.testing import CliRunner
 
+from fuzzer.campaign.selftest import Row, table
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
-from fuzzer.faults.selftest import Row, table
 
 
 def test_table_lists_every_row():
@@ -50,8 +50,8 @@ def test_the_selftest_plants_the_catalogue_and_never_a_test_only_fault():
 def test_each_fault_gets_the_budget_it_carries_unless_told(monkeypatch):
     """With no flags the self-test must pass on a stock torch: a fault that takes
     cache pairs minutes to find gets those minutes, not a flat 60 s."""
+    from fuzzer.campaign import selftest as module
     from fuzzer.faults import CATALOGUE
-    from fuzzer.faults import selftest as module
 
     given = {}
 

@@ -16,13 +16,9 @@ from fuzzer.judge.contract import Divergence, Verdict
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case, check
 from fuzzer.reduce import signature
-from fuzzer.reduce.shrinker import (
-    ShrinkBudget,
-    complexity,
-    is_one_minimal,
-    remove_statements,
-    shrink,
-)
+from fuzzer.reduce.edits import remove_statements
+from fuzzer.reduce.order import complexity
+from fuzzer.reduce.shrinker import ShrinkBudget, is_one_minimal, shrink
 
 
 def count_judge(calls):
@@ -114,7 +110,8 @@ def test_the_budget_stops_cleanly_with_the_best_so_far():
 
 
 def test_a_campaigns_time_left_bounds_a_shrink_and_none_left_saves_the_finding_unshrunk():
-    from fuzzer.campaign.session import Config, entry_for
+    from fuzzer.campaign.config import Config
+    from fuzzer.campaign.entries import entry_for
     from fuzzer.judge.trial import Finding
     from fuzzer.program.ir import Stmt
 
@@ -213,7 +210,7 @@ def test_a_signature_writes_the_mode_and_renumbers_repeated_sites_and_sizes():
 
 def test_every_single_simplification_of_a_mode_is_offered():
     from fuzzer.program.ir import Mode
-    from fuzzer.reduce.shrinker import mode_complexity, simpler_modes
+    from fuzzer.reduce.order import mode_complexity, simpler_modes
 
     mode = Mode(dynamic="auto", marks=(("x0", 0, "unbacked"), ("x0", 1, "dynamic")), grad=True,
                 dtype="float16", strided=("x1",), aliases=(("x2", "x0"),))

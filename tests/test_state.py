@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 from helpers import case, prog
 
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import run_campaign
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 from fuzzer.cli import main
 from fuzzer.judge.trial import run_trial
@@ -143,10 +144,10 @@ def test_new_run_folders_are_named_by_start_time_and_never_shared(tmp_path):
 @pytest.fixture
 def cheap_run(tmp_path, monkeypatch):
     """``dcefuzz run`` in an empty current directory, compiling with the stand-in backend."""
-    import fuzzer.campaign.session as session_mod
+    import fuzzer.campaign.config as config_mod  # the run command builds its Config from here
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(session_mod, "Config", functools.partial(session_mod.Config, backend=backends.FAITHFUL))
+    monkeypatch.setattr(config_mod, "Config", functools.partial(config_mod.Config, backend=backends.FAITHFUL))
 
     def run(*args):
         return CliRunner().invoke(main, ["run", "--jobs", "0", "--programs", "1", "--no-shrink",

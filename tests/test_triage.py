@@ -8,10 +8,11 @@ import backends
 import pytest
 from helpers import case, prog
 
+from fuzzer.corpus import bugs
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import bugs, family, switches
+from fuzzer.triage import family, switches
 from fuzzer.triage.culprit import Culprit, localise
 from fuzzer.triage.probe import TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage

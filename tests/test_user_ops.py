@@ -22,7 +22,8 @@ from click.testing import CliRunner
 from helpers import prog
 from torch._dynamo import list_backends, register_backend
 
-from fuzzer.campaign.session import Budget, Config, run_campaign
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import run_campaign
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
@@ -30,7 +31,8 @@ from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import OpSet, generate
-from fuzzer.program.ir import Case, Mode, Program, live_statements
+from fuzzer.program.ir import Case, Mode, Program
+from fuzzer.program.liveness import live_statements
 from fuzzer.user import audit, declared, gufunc, library, selection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -245,7 +247,7 @@ def test_a_program_calling_user_ops_round_trips_through_json(chosen):
 
 
 def contract_dead(program: Program):
-    from fuzzer.program.ir import dead_pure_sites
+    from fuzzer.program.liveness import dead_pure_sites
     return dead_pure_sites(program)
 
 

@@ -14,8 +14,8 @@ import torch
 from click.testing import CliRunner
 
 from fuzzer.cli import main
-from fuzzer.corpus import versions
 from fuzzer.corpus.store import load
+from fuzzer.replay import versions
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: two statements, a real Inductor bug on the torch the corpus was found with

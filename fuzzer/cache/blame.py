@@ -12,7 +12,7 @@ the change while the inner one, recomputed, would have caught it.
 The culprit's stage is ``cache``, its subsystem the blamed cache, its pass the
 variant's label (``mutates-fixed``: what changed) and its switches the probe's outcome (``"fx_graph only": "gone"``), so bugs group by the
 variant's label (part of the bug class) and the cache
-(``fuzzer.triage.bugs``).
+(``fuzzer.corpus.bugs``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from fuzzer.cache.variants import Variant
 from fuzzer.judge import contract
 from fuzzer.program.ir import Case
 from fuzzer.triage.culprit import Culprit
-from fuzzer.triage.culprit import localise as triage_localise
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import Outcome, TriageBudget
 
@@ -68,13 +67,3 @@ def localise(case: Case, variant: Variant, bug_class: str, device: str,
                    switches=results, kind=contract.STALE_CACHE, oracle_calls=len(results),
                    seconds=time.perf_counter() - start, budget_exhausted=exhausted,
                    torch_version=torch.__version__)
-
-
-def culprit_of(entry, device: str, budget: TriageBudget = TriageBudget(), fault: str | None = None,
-               threads: int | None = None) -> Culprit:
-    """The culprit of any corpus entry: a stale-cache one's cache, else the compiler's
-    stage, switches and pass (``fuzzer.triage.culprit.localise``)."""
-    if entry.kind == contract.STALE_CACHE:
-        return localise(entry.case, Variant.from_json(entry.variant), entry.bug_class, device, budget,
-                        entry.backend, fault, threads)
-    return triage_localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend)

@@ -33,9 +33,9 @@ import tempfile
 
 import torch
 
-from fuzzer.corpus.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs, rehash
 from fuzzer.judge.contract import OK, BindingRuns, Verdict, check_stale, judge_runs
 from fuzzer.judge.observe import caches_off, run_once
+from fuzzer.render.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs, rehash
 
 OLD, NEW = "old", "new"
 #: the on-disk caches a side can turn on: the setting of each, and the Dynamo counter

@@ -16,13 +16,12 @@ import dataclasses
 import random
 import sys
 import time
-from collections.abc import Callable
 
 from fuzzer.cache import pair
 from fuzzer.cache.variants import Variant, draw
 from fuzzer.judge import contract
 from fuzzer.judge.contract import STALE_CACHE, Verdict, bug_class
-from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialResult, judge_fresh
+from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialResult
 from fuzzer.limits import CACHE
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, PURE
@@ -86,17 +85,6 @@ def judge_pair(case: Case, variant: Variant, device: str, backend: str = "induct
     except pair.SideFailed as exc:
         return Verdict(contract.INVALID, reason=str(exc))
     return pair.judge_pair([i.name for i in case.program.inputs], list(case.bindings), record, variant.label)
-
-
-def fresh_judge(found, device: str, backend: str, fault: str | None = None,
-                threads: int | None = None) -> Callable[[Case], Verdict]:
-    """What judges a case of ``found`` (a finding or an entry) afresh: a new pair with
-    its variant for a stale-cache one (``fault`` planted in the pair's sides), else a
-    fresh compile in this process (under whatever fault this process planted)."""
-    if found.kind == STALE_CACHE:
-        variant = Variant.from_json(found.variant)
-        return lambda case: judge_pair(case, variant, device, backend, fault=fault, threads=threads)
-    return lambda case: judge_fresh(case, device, backend)
 
 
 def run_cache_trial(case: Case, variant: Variant, device: str, backend: str = "inductor",

@@ -1,7 +1,7 @@
 """The campaign's shrinker of crash and timeout findings, on a thread of the parent.
 
 A casualty is saved at once, unshrunk, the moment its worker dies; shrinking it takes
-child processes (``fuzzer.isolation.casualty``) and minutes, so a thread does it while
+child processes (``fuzzer.reduce.casualty``) and minutes, so a thread does it while
 the workers go on, one casualty at a time, a few more waiting, the rest left unshrunk
 for ``dcefuzz shrink``.  The thread only computes reduced entries; the campaign loop
 saves them (``adopt``), so the session's counts and the corpus are touched by one
@@ -15,11 +15,13 @@ import threading
 import time
 from collections.abc import Callable
 
-from fuzzer.campaign.session import Config, Session
+from fuzzer.campaign.config import Config
+from fuzzer.campaign.session import Session
 from fuzzer.corpus.entry import Entry
-from fuzzer.isolation.casualty import shrink_casualty
+from fuzzer.internal import SHRINK, InternalError
 from fuzzer.isolation.process import STOP_GRACE_S, Aborted
 from fuzzer.limits import PoolLimits
+from fuzzer.reduce.casualty import shrink_casualty
 from fuzzer.reduce.shrinker import ShrinkBudget
 
 
@@ -67,14 +69,19 @@ class CasualtyShrinker:
                 self.busy.set()
             budget = ShrinkBudget(self.limits.casualty_shrink_calls,
                                   self.limits.casualty_shrink_seconds).within(self.seconds_left())
-            why = "nothing smaller died the same way"
+            why, error = "nothing smaller died the same way", None
             try:
-                reduced = shrink_casualty(entry, self.limits, budget, stop=self.stop)
+                smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)
+                # the notes (the stack where the original case died, what that case was)
+                # are kept: the reduced case dies the same way
+                reduced = None if smaller is None else entry.reduced(smaller.case, smaller.divergences,
+                                                                     smaller.shrink, notes=entry.detail[1:])
             except Aborted:
                 reduced, why = None, "its shrink stopped at the end of the campaign"
-            except Exception as exc:  # noqa: BLE001 - the unshrunk entry is already saved
-                reduced, why = None, f"its shrink failed: {type(exc).__name__}: {exc}"
-            self.done.put((entry, path, reduced, why))
+            except Exception as exc:  # noqa: BLE001 - ours: the unshrunk entry is already saved
+                error = InternalError.of(SHRINK, exc)
+                reduced, why = None, f"its shrink failed: {error.line()}"
+            self.done.put((entry, path, reduced, why, error))
             self.busy.clear()
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
@@ -85,10 +92,12 @@ class CasualtyShrinker:
         moved = []
         while True:
             try:
-                old, path, new, why = self.done.get_nowait()
+                old, path, new, why, error = self.done.get_nowait()
             except queue.Empty:
                 return moved
             self.waiting -= 1
+            if error is not None:
+                session.internal_error(None, error)
             if new is None:
                 self.log(f"{old.kind} {old.id} kept unshrunk ({why})")
                 continue

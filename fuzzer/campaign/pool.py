@@ -45,27 +45,26 @@ to do then takes at most ``PoolLimits.end_grace_seconds``.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import shutil
 import tempfile
 import time
 from multiprocessing.connection import wait
 
-from fuzzer.campaign import worker
+from fuzzer.campaign.handle import Processes, WorkerHandle, stop_all
 from fuzzer.campaign.casualties import CasualtyShrinker
-from fuzzer.campaign.session import Budget, Config, Session, Stats, case_of
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.session import Session
 from fuzzer.campaign.state import CampaignFolder, Shard
+from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
-from fuzzer.isolation import child, stacks
+from fuzzer.isolation import stacks
 from fuzzer.isolation.process import (
-    STOP_GRACE_S,
     died_detail,
     memory_detail,
     rss_kb,
-    stop_child,
     timeout_detail,
 )
 from fuzzer.judge import contract
@@ -73,104 +72,8 @@ from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
-#: seconds the idle workers have, together, to exit when the campaign ends
-END_STOP_S = 2 * STOP_GRACE_S
-
-
 class WorkerStartError(RuntimeError):
     """Workers keep dying before they are ready: nothing would ever run."""
-
-
-class _Worker:
-    """The parent's handle on one worker process."""
-
-    def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
-                 compile_threads: int = 1, stack_path: str | None = None):
-        self.slot, self.config = slot, config
-        self.stack_path = stack_path
-        self.conn, child_conn = ctx.Pipe()
-        env_key = "CUDA_VISIBLE_DEVICES"
-        saved = os.environ.get(env_key)
-        if device_index is not None:
-            os.environ[env_key] = device_index  # inherited by the spawned child at start
-        try:
-            self.process = ctx.Process(target=child.serve,
-                                       args=(child_conn, worker.Worker(config, limits), config.fault,
-                                             limits.threads, compile_threads, stack_path),
-                                       name=f"dcefuzz-worker-{slot}", daemon=True)
-            self.process.start()
-        finally:
-            if device_index is not None:
-                if saved is None:
-                    os.environ.pop(env_key, None)
-                else:
-                    os.environ[env_key] = saved
-        child_conn.close()
-        self.track(limits)
-
-    def track(self, limits: PoolLimits) -> None:
-        """What the pool knows of a worker just started: not ready, no program yet."""
-        self.ready = False
-        self.deadline = time.monotonic() + limits.start_seconds
-        self.index: int | None = None
-        self.pseed: int | None = None
-        #: the program's trial, reported before its findings are shrunk (unshrunk entries)
-        self.tried: worker.Report | None = None
-        #: the shrink candidate the worker announced last (a case, as JSON)
-        self.candidate: dict | None = None
-        #: the worker is triaging its shrunk findings (``tried`` holds them)
-        self.triaging = False
-        self.programs = 0
-        self.base_rss_kb = 0
-        self.rss_kb = 0
-
-    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None,
-               full: dict | None = None) -> None:
-        """Hand the worker a program; ``full``: the bugs that have their examples."""
-        self.index, self.pseed = index, pseed
-        self.limit(limits, ends_at)
-        self.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
-
-    def send(self, message: tuple) -> None:
-        self.conn.send(message)
-
-    def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
-        """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:
-        a triage's budget), cut to the campaign's end."""
-        self.deadline = time.monotonic() + limits.program_seconds + extra
-        if ends_at is not None:
-            self.deadline = min(self.deadline, ends_at)
-
-    def release(self) -> None:
-        """The program is over (reported, or counted as a casualty)."""
-        self.index = self.pseed = self.tried = self.candidate = None
-        self.triaging = False
-
-    def running(self) -> Case:
-        """What the worker was running: the candidate it announced, else its program."""
-        return Case.from_json(self.candidate) if self.candidate is not None else case_of(self.pseed, self.config)
-
-    def kill(self) -> None:
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-        self.conn.close()
-
-    def stack(self, ask: bool) -> list[str]:
-        """Where the worker was when it died (``ask``: it is alive; make it say)."""
-        if self.stack_path is None:
-            return []
-        if ask and self.process.is_alive():
-            stacks.dump_then(self.process.pid, self.stack_path)
-        return stacks.read(self.stack_path)
-
-    def forget_stack(self) -> None:
-        if self.stack_path is not None and os.path.exists(self.stack_path):
-            os.unlink(self.stack_path)
-
-    def stop(self) -> None:
-        # a worker between programs stops at once; the grace covers a slow exit
-        stop_child(self.process, self.conn, STOP_GRACE_S * 5)
 
 
 def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Config,
@@ -188,58 +91,10 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
                        notes=notes + [f"  at {f}" for f in frames], threads=threads)
 
 
-def _stop_all(workers: list[_Worker]) -> None:
-    """Stop every worker at once: kill those holding a program (or not ready), ask the
-    idle ones to stop and give them ``END_STOP_S`` together before they are killed."""
-    for w in workers:
-        if not w.process.is_alive():
-            continue
-        if w.index is not None or not w.ready:
-            w.process.kill()
-            continue
-        try:
-            w.conn.send(("stop",))
-        except OSError:
-            w.process.kill()
-    until = time.monotonic() + END_STOP_S
-    for w in workers:
-        w.process.join(max(0.0, until - time.monotonic()))
-        if w.process.is_alive():
-            w.process.kill()
-            w.process.join(5)
-        w.conn.close()
-
-
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
     """Casualties with one title are taken for one bug (None: too little to tell)."""
     where = stacks.innermost(frames)
     return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
-
-
-class Processes:
-    """How the pool starts its workers here: ``spawn``-ed processes on this machine,
-    one per job, or one per GPU of ``devices`` (each sees only its own).  Another
-    launcher (``fuzzer.campaign.ray_pool``) starts them elsewhere; the pool treats
-    every worker alike through the handle ``start`` returns (a pipe and a process)."""
-
-    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None):
-        self.config, self.limits = config, limits
-        self.ctx = multiprocessing.get_context("spawn")
-        self.slots = [str(d) for d in devices] if devices else [None] * jobs
-        # the cores are shared out: each worker's Inductor compiles kernels on its share
-        self.compile_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
-
-    def start(self, slot: int, stack_path: str) -> _Worker:
-        return _Worker(self.ctx, self.config, self.limits, slot, self.slots[slot], self.compile_threads,
-                       stack_path)
-
-    def status(self, workers: list) -> str:
-        """The pool's part of the progress line."""
-        alive = sum(1 for w in workers if w.process.is_alive())
-        return f"{alive}/{len(workers)} workers"
-
-    def close(self) -> None:
-        pass
 
 
 def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
@@ -255,7 +110,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
     started = itertools.count()
 
-    def start(slot: int) -> _Worker:
+    def start(slot: int) -> WorkerHandle:
         return launcher.start(slot, os.path.join(stack_dir, f"worker-{next(started)}.stack"))
 
     workers = [start(i) for i in range(len(launcher.slots))]
@@ -263,7 +118,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     #: casualty title -> the entry that stands for it (see ``_title``)
     titles: dict[str, str] = {}
 
-    def replace(w: _Worker) -> _Worker:
+    def replace(w: WorkerHandle) -> WorkerHandle:
         nonlocal replaced
         replaced += 1
         w.forget_stack()
@@ -286,7 +141,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                 "workers_replaced": replaced,
                 "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
 
-    def casualty(w: _Worker, kind: str, detail: str, alive: bool = False) -> None:
+    def casualty(w: WorkerHandle, kind: str, detail: str, alive: bool = False) -> None:
         """The worker is gone (or, ``alive``, about to be killed); what it was running (its
         program, or the shrink candidate it announced) becomes a finding, or a hit of the
         entry with the same title, beside the findings it had reported; start another."""
@@ -433,7 +288,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
         interrupted = True
         session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
     finally:
-        _stop_all(workers)
+        stop_all(workers)
         if shrinker is not None:
             # the shrink in progress may finish, but not past the deadline
             try:

@@ -35,8 +35,8 @@ import time
 import traceback
 from collections import Counter
 
-from fuzzer.campaign import pool, worker
-from fuzzer.campaign.session import Config
+from fuzzer.campaign import handle, worker
+from fuzzer.campaign.config import Config
 from fuzzer.isolation import stacks
 from fuzzer.limits import PoolLimits
 
@@ -193,7 +193,7 @@ class ActorProcess:
         self._gone.set()
 
 
-class ActorWorker(pool._Worker):
+class ActorWorker(handle.WorkerHandle):
     """The pool's handle on one actor: a pipe whose far end is a relay thread."""
 
     def __init__(self, remote_class, options: dict, config: Config, limits: PoolLimits, slot: int,

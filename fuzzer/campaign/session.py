@@ -11,303 +11,21 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from fuzzer import faults
-from fuzzer.cache import blame
-from fuzzer.cache import trial as cache_trial
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.entries import counted_only, entry_for, trial_of
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
+from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.internal import INTERNAL_ERROR, InternalError
-from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import TRIAL as TRIAL_STAGE
-from fuzzer.judge import contract
-from fuzzer.judge.contract import Verdict
-from fuzzer.judge.trial import FLAKY, UNTESTED, Finding, TrialResult, run_trial
-from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE
-from fuzzer.program.generate import BUILTIN, OpSet, generate, program_seed
-from fuzzer.program.ir import Case
-from fuzzer.reduce.shrinker import ShrinkBudget, shrink
-from fuzzer.triage.bugs import key_of as bug_key
-from fuzzer.triage.culprit import triageable
-from fuzzer.triage.family import family
-from fuzzer.triage.probe import TriageBudget
-
-
-@dataclass
-class Budget:
-    """Stop after ``seconds`` or ``programs``, whichever comes first (None: no limit)."""
-
-    seconds: float | None = None
-    programs: int | None = None
-
-    def spent(self, elapsed: float, done: int) -> bool:
-        return ((self.seconds is not None and elapsed >= self.seconds)
-                or (self.programs is not None and done >= self.programs))
-
-
-@dataclass(frozen=True)
-class Config:
-    seed: int
-    device: str
-    corpus_dir: str
-    backend: str = "inductor"
-    shrink: bool = True
-    shrink_budget: ShrinkBudget = ShrinkBudget()
-    fault: str | None = None
-    #: localise each finding once shrunk (``fuzzer.triage.culprit``)
-    triage: bool = True
-    triage_budget: TriageBudget = TriageBudget()
-    #: example entries kept per bug; further findings of it only count
-    examples_per_bug: int = TRIAGE.examples_per_bug
-    #: run each program as a cache pair (``fuzzer.cache``) instead of a trial
-    cache_pairs: bool = False
-    #: torch threads of each cache-pair side (None: torch's default)
-    side_threads: int | None = None
-    #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
-    features: tuple = ()
-    #: the custom ops programs may call: dcefuzz's own and the user's (``--ops``)
-    ops: OpSet = BUILTIN
-    #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
-    #: when the campaign starts
-    declarations: int = 0
-
-    @property
-    def feature_table(self) -> dict[str, float]:
-        return dict(self.features)
-
-    @property
-    def op_table(self) -> dict:
-        """The ops as the campaign's state records them (empty: dcefuzz's own)."""
-        if self.ops == BUILTIN:
-            return {}
-        return {"builtin": self.ops.builtin, "user": list(self.ops.user)}
-
-
-@dataclass
-class Stats:
-    """Counts of one campaign run, on top of those of the runs it resumes."""
-
-    base: CampaignState
-    run_programs: int = 0
-    seconds: float = 0.0
-    findings: Counter = field(default_factory=Counter)
-    statuses: Counter = field(default_factory=Counter)
-    saved: list[str] = field(default_factory=list)
-    repeats: int = 0
-    next_index: int = 0
-    done_above: list[int] = field(default_factory=list)
-    #: (program index, seconds since start) of the first finding of each kind
-    first: dict = field(default_factory=dict)
-    #: findings refused by the campaign's filter, by kind
-    ignored: Counter = field(default_factory=Counter)
-    last_entry: Entry | None = None
-    #: dynamo recompilations over this run's programs
-    recompiles: int = 0
-    #: ids of the entries this run found (new or repeated): its unique signatures
-    signatures: set[str] = field(default_factory=set)
-    #: programs not wholly compiled and with no finding, by the first reason
-    untested: Counter = field(default_factory=Counter)
-    #: programs stopped unfinished at the end of the time budget: not counted, so a
-    #: resumed campaign runs them again
-    stopped: int = 0
-    #: ids of the bugs this run hit, and of those new to the corpus
-    bugs: set[str] = field(default_factory=set)
-    new_bugs: set[str] = field(default_factory=set)
-    #: findings of a bug that already had its examples: counted, not saved
-    counted: int = 0
-    #: the corpus's bugs and entries, as of the last finding
-    corpus_bugs: int = 0
-    corpus_entries: int = 0
-    #: dcefuzz's own errors (``fuzzer.internal``) in this run, by the stage that raised
-    internal: Counter = field(default_factory=Counter)
-    #: where their tracebacks are (the campaign folder's ``internal-errors.jsonl``)
-    internal_log: str | None = None
-    #: what the programs reached that the contract judges apart (``trial.reached``)
-    reached: Counter = field(default_factory=Counter)
-
-    def __post_init__(self) -> None:
-        self.next_index = self.base.next_index
-        self.done_above = list(self.base.done_above)
-
-    def count(self, status: str) -> None:
-        self.run_programs += 1
-        self.statuses[status] += 1
-
-    @property
-    def programs(self) -> int:
-        return self.run_programs
-
-    @property
-    def rate(self) -> float:
-        return self.run_programs / self.seconds if self.seconds else 0.0
-
-    def to_state(self) -> CampaignState:
-        """The state to save: the base plus this run."""
-        b = self.base
-        return CampaignState(
-            seed=b.seed, shard=b.shard, next_index=self.next_index, done_above=list(self.done_above),
-            programs=b.programs + self.run_programs, seconds=b.seconds + self.seconds,
-            findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
-            saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
-            recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
-            features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
-            reached=b.reached + self.reached)
-
-    @property
-    def mostly_untested(self) -> bool:
-        """More than half of this run's programs were not wholly compiled."""
-        return sum(self.untested.values()) * 2 > self.run_programs > 0
-
-    def summary(self) -> str:
-        kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.findings.items())) or "none"
-        lines = [
-            f"programs   {self.programs} in {self.seconds:.0f}s ({self.rate * 60:.1f}/min)",
-            f"findings   {kinds}",
-            f"flaky      {self.statuses[FLAKY]}",
-            f"invalid    {self.statuses['invalid']} (generator defects)",
-            f"nondeterministic {self.statuses['nondeterministic']}",
-            f"untested   {sum(self.untested.values())} (not wholly compiled, never counted clean"
-            + (": " + ", ".join(f"{r} {n}" for r, n in sorted(self.untested.items())) if self.untested else "")
-            + ")",
-            f"bugs       {len(self.bugs)} hit ({len(self.new_bugs)} new); the corpus holds "
-            f"{self.corpus_bugs} bugs in {self.corpus_entries} entries (`dcefuzz bugs`)",
-            f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures, "
-            f"{self.counted} hits of bugs with their examples already ({len(self.signatures)} signatures in all)",
-            f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
-            f"reached    " + (", ".join(f"{k} {n}" for k, n in sorted(self.reached.items())) or "nothing judged apart"),
-            f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
-            f"internal   {sum(self.internal.values())} (dcefuzz's own errors, never findings"
-            + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
-            + (f"; tracebacks in {self.internal_log}" if self.internal_log and self.internal else "") + ")",
-        ]
-        if self.base.programs:
-            total = self.to_state()
-            lines.append(f"resumed    {total.programs} programs in all, next program index {total.next_index}")
-        return "\n".join(lines)
-
-
-def case_of(pseed: int, config: Config) -> Case:
-    """Program ``pseed`` as the config draws it (a cache pair's are its own)."""
-    if config.cache_pairs:
-        return cache_trial.cache_case(pseed)
-    return generate(pseed, features=config.feature_table, ops=config.ops)
-
-
-def trial_of(pseed: int, config: Config) -> TrialResult:
-    """Program ``pseed`` tried as the config says: a trial, or a cache pair."""
-    if config.cache_pairs:
-        case = case_of(pseed, config)
-        variant = cache_trial.variant_for(case, pseed)
-        if variant is None:
-            return TrialResult(UNTESTED, Verdict(contract.OK, untested=[("no-variant", "no variant applies")]))
-        return cache_trial.run_cache_trial(case, variant, config.device, config.backend, fault=config.fault,
-                                           threads=config.side_threads)
-    return run_trial(case_of(pseed, config), config.device, config.backend)
-
-
-def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
-    """What judges a candidate of ``finding`` afresh: a new compile, or for a
-    stale-cache finding a new pair with the finding's variant."""
-    return cache_trial.fresh_judge(finding, finding.device, finding.backend, config.fault, config.side_threads)
-
-
-def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
-    """The corpus entry of a finding as the trial confirmed it, unshrunk."""
-    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, variant=finding.variant)
-
-
-def entry_for(finding: Finding, seed: int | None, config: Config,
-              judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-              errors: list[InternalError] | None = None) -> Entry:
-    """The corpus entry of a finding, shrunk then triaged as the config says (dcefuzz's
-    own errors on the way are added to ``errors``)."""
-    start = time.monotonic()
-    entry = shrunk_entry(finding, seed, config, judge, seconds_left, errors)
-    return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start),
-                   errors)
-
-
-def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
-            errors: list[InternalError] | None = None) -> Entry:
-    """``entry`` with its culprit, when the config asks for triage and time is left.
-
-    Crashes and timeouts are not triaged in-process (a probe that kills the process
-    would take the triage with it), nor findings of a backend that is not one of
-    torch's debugging stages (``fuzzer.triage.stage.STAGES``: no stage walk leads to it).
-    A triage that dcefuzz's own code breaks leaves the entry untriaged, the error in
-    ``errors``.
-    """
-    budget = config.triage_budget.within(seconds_left)
-    if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
-        return entry
-    try:
-        entry.culprit = blame.culprit_of(entry, entry.device, budget, config.fault, config.side_threads)
-    except Exception as exc:  # noqa: BLE001 - our error: the entry is saved untriaged
-        if errors is None:
-            raise
-        errors.append(InternalError.of(TRIAGE_STAGE, exc))
-    return entry
-
-
-def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
-                 seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
-    """A stale-cache finding of a bug that has its examples already, triaged as found:
-    it would only be counted, so it is not shrunk (None: any other finding).
-
-    A stale-cache finding's culprit costs one pair while its shrink costs a dozen,
-    and the culprit with the bug class is all its bug's key needs: so it is triaged
-    first, and shrunk only if its bug still wants examples or it is smaller than the
-    largest one (``full``: ``Examples.full``).
-    """
-    if finding.kind != contract.STALE_CACHE or not config.triage:
-        return None
-    entry = found_entry(finding, seed, config)
-    if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
-        return None  # no full bug of its family: it is shrunk whatever its culprit
-    entry = triaged(entry, config, seconds_left, errors)
-    key = bug_key(entry)
-    return entry if key in full and entry.statements >= full[key] else None
-
-
-def shrunk_entry(finding: Finding, seed: int | None, config: Config,
-                 judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-                 errors: list[InternalError] | None = None) -> Entry:
-    """The corpus entry of a finding, shrunk first when the config says so.
-
-    ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
-    candidate to the parent before running it).  ``seconds_left`` is the campaign's
-    time left (None: no time budget): the shrink gets no more, and none at all when
-    it is spent, so the finding is saved as the trial confirmed it.
-    """
-    budget = (ShrinkBudget(CACHE.shrink_calls, CACHE.shrink_seconds) if finding.kind == contract.STALE_CACHE
-              else config.shrink_budget)
-    budget = budget.within(seconds_left)
-    if not config.shrink or budget.seconds <= 0:
-        return found_entry(finding, seed, config)
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config))
-    if errors is not None:
-        errors += result.errors
-    if not result.confirmed:
-        return found_entry(finding, seed, config)
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant)
-
-
-def _progress_line(stats: Stats, extra: str = "") -> str:
-    kinds = ", ".join(f"{k} {n}" for k, n in sorted(stats.findings.items()))
-    return (f"[{stats.seconds:6.0f}s] {stats.programs} programs, {stats.rate * 60:.1f}/min, "
-            f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
-            + f", {len(stats.bugs)} bugs, {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
-            f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested"
-            + (f", {sum(stats.internal.values())} internal errors" if stats.internal else "") + extra)
+from fuzzer.judge.trial import Finding
+from fuzzer.limits import CAMPAIGN
+from fuzzer.program.generate import program_seed
 
 
 class Session:
@@ -385,17 +103,18 @@ class Session:
         index = next(self.pending)
         return index, program_seed(self.config.seed, index)
 
-    def internal_error(self, index: int, error: InternalError) -> None:
-        """Count one of dcefuzz's own errors met on program ``index``, and keep its
-        traceback in the campaign folder: our bug, never a finding."""
+    def internal_error(self, index: int | None, error: InternalError) -> None:
+        """Count one of dcefuzz's own errors met on program ``index`` (None: on no one
+        program, as in shrinking a casualty), and keep its traceback in the campaign
+        folder: our bug, never a finding."""
         self.stats.internal[error.stage] += 1
         where = ""
         if self.folder is not None:
-            self.stats.internal_log = str(self.folder.log_internal(index, program_seed(self.config.seed, index),
-                                                                   error))
+            seed = None if index is None else program_seed(self.config.seed, index)
+            self.stats.internal_log = str(self.folder.log_internal(index, seed, error))
             where = f" (traceback in {self.stats.internal_log})"
-        self.log(f"[{self.elapsed():6.0f}s] program {index}: dcefuzz's own error, not a finding: "
-                 f"{error.line()}{where}")
+        on = "" if index is None else f"program {index}: "
+        self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}")
 
     def finished(self, index: int, status: str, entries: list[Entry],
                  recompiles: int = 0, untested: str | None = None,
@@ -486,7 +205,7 @@ class Session:
         if now - self.last_report >= CAMPAIGN.progress_every_s:
             self.last_report = now
             self.checkpoint(details() if details else None)
-            self.progress(_progress_line(self.stats, extra))
+            self.progress(progress_line(self.stats, extra))
 
     def checkpoint(self, details: dict | None = None) -> None:
         self.stats.seconds = self.elapsed()

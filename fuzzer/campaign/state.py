@@ -199,7 +199,7 @@ class CampaignFolder:
         with open(self.path / STATS_FILE, "a") as fh:
             fh.write(json.dumps(line) + "\n")
 
-    def log_internal(self, index: int, program_seed: int, error) -> Path:
+    def log_internal(self, index: int | None, program_seed: int | None, error) -> Path:
         """Append one of dcefuzz's own errors (``fuzzer.internal.InternalError``), with the
         program it met, to ``internal-errors.jsonl``; its path."""
         self.path.mkdir(parents=True, exist_ok=True)

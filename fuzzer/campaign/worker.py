@@ -125,7 +125,7 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     nothing of it outlives the call.  ``full``: the corpus's bugs that have their
     examples (``Examples.full``), whose findings are not shrunk where that can be told
     cheaply (``session.counted_only``)."""
-    from fuzzer.campaign.session import counted_only, found_entry, oracle_of, shrunk_entry, trial_of, triaged
+    from fuzzer.campaign.entries import counted_only, found_entry, oracle_of, shrunk_entry, triaged, trial_of
     from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
 
     start = time.perf_counter()

@@ -32,8 +32,8 @@ def triage(paths, device, again, triage_budget):
     kills the process would take the triage with it).  Then lists the bugs.
     """
     from fuzzer.corpus.store import entries_in, update
+    from fuzzer.judge import kinds
     from fuzzer.judge.execute import device_unavailable
-    from fuzzer.cache.blame import culprit_of
     from fuzzer.triage.culprit import triageable
 
     dev = resolve_entry_device(device)
@@ -51,7 +51,7 @@ def triage(paths, device, again, triage_budget):
         if reason is not None:
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
-        e.culprit = culprit_of(e, run_on, triage_budget)
+        e.culprit = kinds.of(e.kind).culprit(e, run_on, triage_budget)
         update(path, e)
         c = e.culprit
         click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
@@ -79,8 +79,8 @@ def corpus_folder(path: str | None) -> Path:
 
 
 def _bugs_of(folders):
+    from fuzzer.corpus.bugs import group
     from fuzzer.corpus.store import load_all
-    from fuzzer.triage.bugs import group
 
     entries, unreadable = load_all([str(f) for f in folders])
     return group(entries), entries, unreadable
@@ -145,10 +145,9 @@ def report(bug, folder, out):
     """
     import shutil
 
-    from fuzzer.corpus import brief
     from fuzzer.corpus.entry import SCRIPT_SUFFIX
-    from fuzzer.corpus.repro import render as full_script
-    from fuzzer.triage.report import NoSuchBug, pick, render
+    from fuzzer.judge import kinds
+    from fuzzer.render.report import NoSuchBug, pick, render
 
     where = corpus_folder(folder)
     found, entries, unreadable = _bugs_of([where])
@@ -173,7 +172,7 @@ def report(bug, folder, out):
     if script.is_file():
         shutil.copyfile(script, full)
     else:
-        full.write_text(full_script(entry))
-    (folder_out / f"{chosen.id}-repro.py").write_text(brief.render(entry))
+        full.write_text(kinds.script(entry))
+    (folder_out / f"{chosen.id}-repro.py").write_text(kinds.brief(entry))
     click.echo(text, nl=False)
     click.echo(f"wrote {folder_out / chosen.id}.md, {full.name}, {chosen.id}-repro.py", err=True)

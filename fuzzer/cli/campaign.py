@@ -9,6 +9,7 @@ import sys
 import click
 
 from fuzzer import __version__
+from fuzzer.cache.kind import NAME as PAIRS
 from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
@@ -24,6 +25,7 @@ from fuzzer.cli.options import (
     triage_option,
 )
 from fuzzer.files import atomic_write
+from fuzzer.judge.kinds import PROGRAM
 from fuzzer.limits import CACHE, TRIAGE
 
 
@@ -97,8 +99,9 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     its state, its stats log and, unless --corpus names another, its corpus/.
     A folder that already holds a campaign is only used again with --resume.
     """
+    from fuzzer.campaign.config import Budget, Config
     from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
-    from fuzzer.campaign.session import Budget, Config, run_campaign
+    from fuzzer.campaign.session import run_campaign
     from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 
     if ray_address is not None and jobs == 0:
@@ -152,7 +155,7 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    cache_pairs=cache_pairs, side_threads=max(1, (os.cpu_count() or 1) // workers),
+                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=max(1, (os.cpu_count() or 1) // workers),
                     features=tuple(feature_table.items()), ops=chosen.ops,
                     declarations=len(chosen.findings))
     display = _Display()
@@ -285,8 +288,8 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
 
 def _bugs(cf) -> list[dict]:
     """The bugs of the campaign folder's own corpus, with when each was first and last hit."""
+    from fuzzer.corpus.bugs import group
     from fuzzer.corpus.store import load_all
-    from fuzzer.triage.bugs import group
 
     if not cf.corpus.is_dir():
         return []

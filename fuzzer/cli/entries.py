@@ -37,7 +37,7 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
     from pathlib import Path
 
     from fuzzer.judge.execute import device_unavailable
-    from fuzzer.reduce.reshrink import reshrink
+    from fuzzer.replay.reshrink import reshrink
 
     # an entry names the modules of the user ops it calls; --ops loads them first,
     # from where they are now (the same module names)
@@ -78,15 +78,15 @@ def replay(paths, device, python, as_json):
     the script there, not here), and the verdict (reproduces, fixed or error) is
     RECORDED in the entry's JSON, under `versions`, keyed by PATH's torch version.
     """
-    from fuzzer.corpus.replay import ERROR, REPRODUCES, replay_entry
     from fuzzer.corpus.store import entries_in
+    from fuzzer.replay.rerun import ERROR, REPRODUCES, replay_entry
 
     if python is None:
         dev = resolve_entry_device(device)
         run = replay_entry
         where = ""
     else:
-        from fuzzer.corpus import versions
+        from fuzzer.replay import versions
 
         dev = _device_for_another_torch(device)
         try:
@@ -148,9 +148,9 @@ def show(entry):
 @click.argument("entry")
 def repro(entry):
     """Print the standalone repro script of an entry."""
-    from fuzzer.corpus import repro as scripts
+    from fuzzer.judge import kinds
 
-    click.echo(scripts.render(load_or_exit(entry)), nl=False)
+    click.echo(kinds.script(load_or_exit(entry)), nl=False)
 
 
 @main.command()

@@ -39,8 +39,8 @@ def selftest(names, seconds, quick, seed, device, corpus_dir):
     """
     import tempfile
 
+    from fuzzer.campaign.selftest import budget_of, run_selftest, table
     from fuzzer.faults import CATALOGUE
-    from fuzzer.faults.selftest import budget_of, run_selftest, table
 
     dev = resolve_device(device)
     names = list(names) or [n for n in catalogue_names() if not quick or CATALOGUE[n].quick]

@@ -9,7 +9,6 @@ detail lines are always derived the same way.
 from __future__ import annotations
 
 import dataclasses
-
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,7 +18,8 @@ import torch
 from fuzzer import __version__, hashseed
 from fuzzer.judge.contract import Divergence
 from fuzzer.program import codegen
-from fuzzer.program.ir import Case, InvalidProgram, dead_pure_sites
+from fuzzer.program.ir import Case, InvalidProgram
+from fuzzer.program.liveness import dead_pure_sites
 from fuzzer.reduce import signature
 from fuzzer.triage.culprit import Culprit
 
@@ -163,6 +163,14 @@ class Entry:
                    hash_seed=hashseed.AT_START,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
                    found=found, shrink=shrink, culprit=culprit, variant=variant)
+
+    def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: dict,
+                notes: Sequence[str] = ()) -> Entry:
+        """This entry's bug on a smaller ``case`` that shows it again: the same kind, seed,
+        device, backend, fault, hits, first-found time and torch, and the shrink's record."""
+        return Entry.build(self.kind, case, divergences, seed=self.seed, device=self.device, backend=self.backend,
+                           fault=self.fault, hits=self.hits, found=self.found, shrink=shrink,
+                           torch_version=self.torch_version, notes=notes, threads=self.threads)
 
     @property
     def seen(self) -> str:

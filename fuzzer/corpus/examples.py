@@ -2,7 +2,7 @@
 
 One root cause has many 1-minimal programs; a long campaign would save each of
 them (hundreds of entries for a handful of bugs).  ``Examples`` indexes the
-corpus folder by bug (``fuzzer.triage.bugs.key_of``) and keeps at most ``cap``
+corpus folder by bug (``fuzzer.corpus.bugs.key_of``) and keeps at most ``cap``
 entries per bug, the smallest: a finding of a bug that already has ``cap``
 examples either takes the place of the largest (when it is smaller; the hits and
 the first-found time of the one it replaces carry over) or only counts, as a hit
@@ -23,10 +23,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzzer.corpus import store
+from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.limits import TRIAGE
-from fuzzer.triage import bugs
 
 
 class Kept(str, enum.Enum):

@@ -14,9 +14,9 @@ import json
 import os
 from pathlib import Path
 
-from fuzzer.corpus import repro
 from fuzzer.corpus.entry import ENTRY_SUFFIX, SCRIPT_SUFFIX, BadEntry, Entry
 from fuzzer.files import atomic_write, read_json
+from fuzzer.judge import kinds
 
 
 def load(path: str | os.PathLike) -> Entry:
@@ -69,7 +69,7 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
 def update(path: str | os.PathLike, entry: Entry) -> None:
     """Write ``entry`` over the entry at ``path`` (script first, then the JSON)."""
     path = Path(path).with_suffix(ENTRY_SUFFIX)
-    atomic_write(path.with_suffix(SCRIPT_SUFFIX), repro.render(entry))
+    atomic_write(path.with_suffix(SCRIPT_SUFFIX), kinds.script(entry))
     atomic_write(path, json.dumps(entry.to_json(), indent=2) + "\n")
 
 

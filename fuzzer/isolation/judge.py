@@ -13,7 +13,7 @@ replayed and shrunk with the same machinery as the others:
   each one that kills it;
 
 A death counts only after eager execution finished in the child: a case whose eager
-run kills the process is invalid, not a compiler bug.  ``fuzzer.isolation.casualty``
+run kills the process is invalid, not a compiler bug.  ``fuzzer.reduce.casualty``
 shrinks crash and timeout entries with the judge.
 """
 
@@ -38,7 +38,6 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
-
 
 #: the verdict of a candidate whose judging dcefuzz's own code broke: not the bug
 INTERNAL_VERDICT = "internal-error"

@@ -1,7 +1,7 @@
 """The oracle contract: what torch.compile must preserve, and what it may change.
 
 This module is the contract, and the only copy of it: the package judges with it,
-and ``fuzzer.corpus.repro`` pastes its text (with ``numeric`` and ``observe``) into
+and ``fuzzer.render.repro`` pastes its text (with ``numeric`` and ``observe``) into
 every standalone repro script, so a repro judges exactly as the fuzzer did.  It
 therefore depends on torch and the standard library only.  ``docs/contract.md``
 states it in prose; each clause is one function with hand-written tests in
@@ -99,7 +99,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
-# one line each: a repro script drops the package's import lines when it carries this text
+
 from fuzzer.judge.observe import COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, Run
 
 WRONG_OUTPUT = "wrong-output"

@@ -31,7 +31,8 @@ from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
 from fuzzer.judge.observe import caches_off
 from fuzzer.program import features, forms
-from fuzzer.program.ir import Case, Program, dead_pure_sites
+from fuzzer.program.ir import Case, Program
+from fuzzer.program.liveness import dead_pure_sites
 
 FINDING = "finding"
 CLEAN = "clean"

@@ -17,19 +17,10 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import forms
+from fuzzer.program import forms, sources
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.ir import (
-    DTYPES,
-    MARKS,
-    Case,
-    GradRules,
-    Input,
-    Mode,
-    Program,
-    Stmt,
-    check,
-)
+from fuzzer.program.grad import GradRules
+from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -107,9 +98,6 @@ class OpSet:
 
 
 BUILTIN = OpSet()
-#: chance that a program with user ops gets inputs shaped for one of them (the first
-#: op with a signature other than one shape for all)
-USER_SHAPES_SHARE = 0.6
 
 
 def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
@@ -274,7 +262,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         # use every symbol once before reusing, so each one is readable from a shape
         shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
     shapes_drawn.extend([s] for s in unused)
-    shapes_drawn += _user_shapes(seed, ops, symbols)
+    shapes_drawn += sources.input_shapes(seed, ops, symbols)
     # an input that is a view of another: one more input, with the dims of the first
     aliases = []
     if feats.ALIASED in on and st.grad is None:
@@ -320,27 +308,6 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
-
-
-def _user_shapes(seed: int, ops: OpSet, symbols: tuple[str, ...]) -> list[list[str]]:
-    """Inputs shaped for the tensor arguments of one of the user's ops with a
-    signature, its letters mapped onto the program's symbols, from a stream of
-    their own (a program without user ops is drawn as it always was).  Random inputs
-    rarely fit ``(m,n),(n,p)->(m,p)``; these do."""
-    shaped = [f for f in (forms.FORMS.get(q) for q in ops.user) if f is not None and f.arity]
-    rng = random.Random(f"dcefuzz-user-{__version__}-{seed}")
-    if not shaped or rng.random() >= (USER_SHAPES_SHARE if ops.builtin else 1.0):
-        return []
-    form = rng.choice(shaped)
-    from fuzzer.user import library  # only a program with user ops gets here
-
-    gufunc = library.op(form.custom).gufunc
-    if gufunc.same_shape:
-        rank = rng.randint(1, GEN.max_rank)
-        dims = [rng.choice(symbols) for _ in range(rank)]
-        return [list(dims) for _ in range(form.arity)]
-    letters = {x: rng.choice(symbols) for x in gufunc.letters}
-    return [[x if x.isdigit() else letters[x] for x in core] for core in gufunc.inputs]
 
 
 def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), cond: bool = False) -> Mode:

@@ -22,9 +22,8 @@ A program's :class:`Mode` says how it is run beyond its body: how it is compiled
 (``dynamic=True`` or automatic dynamic), which input dims are marked, whether
 gradients are taken, the inputs' dtype and layout.  ``codegen`` prints all of it.
 
-:func:`dead_pure_sites` is the program-level liveness used by the ``missed-dce``
-report.  It over-approximates liveness (any write to a storage something live
-reads counts), so it never calls a needed call dead.
+The liveness behind the ``missed-dce`` report is ``fuzzer.program.liveness``; what
+autograd allows a program that takes gradients is ``fuzzer.program.grad``.
 """
 
 from __future__ import annotations
@@ -33,8 +32,8 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from fuzzer.program import forms, sizes
-from fuzzer.program.custom_ops import PURE
+from fuzzer.program import forms, sizes, sources
+from fuzzer.program.grad import GradRules
 from fuzzer.program.sizes import Dims
 
 
@@ -154,12 +153,11 @@ class Program:
             imports = tuple((str(i["module"]), str(i["path"])) for i in data.get("imports", ()))
         except (KeyError, TypeError) as exc:
             raise InvalidProgram(f"malformed program JSON: {exc!r}") from exc
-        if imports:
-            from fuzzer.user import library  # register the user's ops before the body is read
+        if imports:  # the ops it calls are registered before its body is read
             try:
-                library.ensure(imports)
-            except library.LoadError as exc:
-                raise InvalidProgram(f"the program calls a user's ops: {exc}") from exc
+                sources.load(imports)
+            except ValueError as exc:
+                raise InvalidProgram(f"the program calls ops it imports: {exc}") from exc
         try:
             return cls(
                 symbols=tuple(data["symbols"]),
@@ -207,58 +205,6 @@ class Typing:
 
     dims: dict[str, Dims]
     root: dict[str, str]
-
-
-class GradRules:
-    """What autograd allows a program whose inputs require grad, tracked value by value.
-
-    A value *requires grad* when it was computed, outside ``torch.no_grad()``, from
-    one that does; inputs do.  The rules keep eager from refusing the program (an
-    eager failure makes it invalid, never a finding):
-
-    * a form that has no backward (a mutating or effectful op, a size from data)
-      may not read a value that requires grad, unless it returns nothing (``e_log``);
-    * no view is made under ``no_grad`` of a value that requires grad: eager gives
-      such a view ``requires_grad=True`` and no ``grad_fn`` where ``torch.no_grad``'s
-      documentation says its results do not require grad, so what a loss over it
-      means is not defined (a compiled program has given its base gradients);
-    * a view requires grad when its base does;
-    * a write goes only to a value that does not require grad, whose storage is not
-      an input's (inputs are leaves), and that nothing requiring grad has read (the
-      write would change what backward saved); outside ``no_grad`` every operand of
-      a write must not require grad either.
-    """
-
-    def __init__(self) -> None:
-        self.requires: dict[str, bool] = {}
-        self.read_by_grad: set[str] = set()
-
-    def add_input(self, name: str) -> None:
-        self.requires[name] = True
-
-    def admit(self, stmt: Stmt, form, root: dict[str, str], inputs) -> None:
-        """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
-        no_grad = bool(stmt.attrs.get("no_grad"))
-        reads_grad = any(self.requires[a] for a in stmt.args)
-        if form.is_view and no_grad and reads_grad:
-            raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
-                                "meaning in a loss")
-        if form.mutates:
-            for w in form.mutates:
-                target = stmt.args[w]
-                if self.requires[target] or root[target] in inputs or root[target] in self.read_by_grad:
-                    raise forms.Illegal(f"autograd forbids writing {target}")
-            if reads_grad and not no_grad:
-                raise forms.Illegal("a write outside no_grad reads a value that requires grad")
-        if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
-            raise forms.Illegal(f"{form.name} has no backward")
-        result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
-        if form.is_view:
-            result = self.requires[stmt.args[0]]
-        if result:
-            self.read_by_grad |= {root[a] for a in stmt.args}
-        if stmt.out is not None:
-            self.requires[stmt.out] = result
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
@@ -366,45 +312,6 @@ def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:
             raise forms.Illegal(f"site {stmt.sites} repeats, but not as an identical call")
     for x in stmt.sites:
         calls.setdefault(x, stmt)
-
-
-def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
-    """Indices of statements whose work can reach an output, an input or an effect."""
-    typing = typing or check(program)
-    root = typing.root
-    inputs = {i.name for i in program.inputs}
-    live_values = set(program.outputs)
-    live_roots = {root[v] for v in live_values} | inputs
-    live: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for n, stmt in enumerate(program.body):
-            if n in live:
-                continue
-            form = forms.form(stmt.form)
-            writes = {root[stmt.args[w]] for w in form.mutates}
-            if (form.is_effectful or writes & live_roots
-                    or (stmt.out is not None and stmt.out in live_values)):
-                live.add(n)
-                changed = True
-                for a in stmt.args:
-                    live_values.add(a)
-                    live_roots.add(root[a])
-                if stmt.out is not None:
-                    live_roots.add(root[stmt.out])
-        # a value read by a live statement makes earlier writes to its storage live
-    return live
-
-
-def dead_pure_sites(program: Program) -> set[int]:
-    """Call sites of pure custom ops whose results nothing live ever reads."""
-    live = live_statements(program)
-    dead = {site for n, s in enumerate(program.body)
-            if n not in live and forms.category_of(s.form) == PURE and forms.form(s.form).site_traced
-            for site in s.sites}
-    # an identical call repeats its site: the site runs if any of its calls is live
-    return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,122 +40,20 @@ from dataclasses import dataclass
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
-from fuzzer.program import forms
-from fuzzer.program.ir import Case, Input, InvalidProgram, Mode, Program, Stmt, check
-from fuzzer.program.sizes import symbols_in
+from fuzzer.program.ir import Case, Input, InvalidProgram, Stmt, check
 from fuzzer.reduce import signature
-
-#: Simpler ops of the same declared kind, tried in order (arity may drop: extra
-#: operands are discarded).
-SIMPLER: dict[str, tuple[str, ...]] = {
-    "p_mix": ("p_sin",),
-    "p_head": ("p_sin",),
-    "p_rowsum": ("p_sin",),
-    "m_swap": ("m_addto", "m_scale"),
-    "m_shift": ("m_addto", "m_scale"),
-    "m_addto": ("m_scale",),
-    "m_cumrow": ("m_scale",),
-    "e_tap": ("e_log",),
-    "add": ("clone",),
-    "mul": ("clone",),
-    "scale": ("clone",),
-    "unary": ("clone",),
-    "sum": ("clone",),
-    "copy_": ("mul_",),
-    "add_": ("mul_",),
-    "p_pair": ("p_sin",),
-    "p_opt": ("p_opt_none", "p_sin"),
-    "p_opt_none": ("p_sin",),
-    "p_affine": ("p_sin",),
-    "m_unknown": ("m_addto", "m_scale"),
-    "m_list": ("m_scale",),
-    "cond_sin": ("p_sin",),
-    "in_region_p_sin": ("p_sin",),
-    "in_region_e_tap": ("e_tap",),
-    "in_region_m_scale": ("m_scale",),
-}
-SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
-
-#: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
-FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
-DEFAULT_FORM_COMPLEXITY = 2
-
-
-def complexity(case: Case) -> tuple:
-    """A well-founded order on cases: the shrinker only ever moves down it.
-
-    Statements first, then returned values, inputs, ranks, symbols, bindings, then
-    finer things: simpler forms, operands defined earlier, simpler attributes,
-    smaller sizes.  Because every accepted step strictly decreases this key, the
-    passes cannot cycle and the fixpoint is reached.
-    """
-    p = case.program
-    order = {i.name: n for n, i in enumerate(p.inputs)}
-    operand_pos = 0
-    for s in p.body:
-        operand_pos += sum(order.get(a, len(order)) for a in s.args)
-        if s.out is not None:
-            order[s.out] = len(order)
-
-    def attr_cost(k, v):
-        if k == "c":
-            return forms.CONSTANTS.index(v) if v in forms.CONSTANTS else len(forms.CONSTANTS)
-        if k == "fn":
-            return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
-        if k == "dim":
-            return v if isinstance(v, int) else 0
-        return 0
-
-    return (
-        len(p.body),
-        len(p.outputs),
-        len(p.inputs),
-        sum(len(i.dims) for i in p.inputs),
-        len(p.symbols),
-        len(case.bindings),
-        mode_complexity(p.mode),
-        sum(FORM_COMPLEXITY.get(s.form, DEFAULT_FORM_COMPLEXITY) for s in p.body),
-        operand_pos,
-        sum(attr_cost(k, v) for s in p.body for k, v in s.attrs.items() if k != "site"),
-        sum(v for b in case.bindings for v in b.values()),
-        sum(p.sym_min.values()),
-    )
-
-
-def mode_complexity(mode: Mode) -> int:
-    """How much of a mode there is: each mark, strided input, gradients, a dtype other
-    than float32 and automatic dynamic count one."""
-    return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true"))
-
-
-def simpler_modes(mode: Mode) -> Iterator[Mode]:
-    """Each single simplification of a mode."""
-    if mode.grad:
-        yield dataclasses.replace(mode, grad=False)
-    if mode.dynamic != "true":
-        yield dataclasses.replace(mode, dynamic="true")
-    if mode.dtype != "float32":
-        yield dataclasses.replace(mode, dtype="float32")
-    for m in mode.marks:
-        yield dataclasses.replace(mode, marks=tuple(x for x in mode.marks if x != m))
-    for n in mode.strided:
-        yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
-    for a in mode.aliases:
-        yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
-
-
-def without_input(mode: Mode, name: str) -> Mode:
-    """The mode once input ``name`` is gone."""
-    return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
-                               strided=tuple(n for n in mode.strided if n != name),
-                               aliases=tuple(a for a in mode.aliases if name not in a))
-
-
-def without_dim(mode: Mode, name: str, k: int) -> Mode:
-    """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
-    marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
-    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a))
+from fuzzer.reduce.edits import (
+    canonical_case,
+    drop_unused_symbols,
+    merge_symbols,
+    remove_statements,
+    simpler_stmt,
+    unused,
+    with_program,
+    without_dim,
+    without_input,
+)
+from fuzzer.reduce.order import SIMPLER, SIMPLEST_ATTRS, complexity, simpler_modes
 
 
 @dataclass(frozen=True)
@@ -197,48 +94,6 @@ class BudgetExhausted(Exception):
 
 def case_key(case: Case) -> str:
     return hashlib.sha256(json.dumps(case.to_json(), sort_keys=True).encode()).hexdigest()
-
-
-# ---------------------------------------------------------------- edits
-
-def _with(case: Case, **program_changes) -> Case:
-    return dataclasses.replace(case, program=dataclasses.replace(case.program, **program_changes))
-
-
-def remove_statements(case: Case, indices: set[int]) -> Case:
-    """Delete statements and, transitively, everything that reads what they defined."""
-    removed_values: set[str] = set()
-    body = []
-    for n, stmt in enumerate(case.program.body):
-        if n in indices or any(a in removed_values for a in stmt.args):
-            if stmt.out is not None:
-                removed_values.add(stmt.out)
-            continue
-        body.append(stmt)
-    outputs = tuple(o for o in case.program.outputs if o not in removed_values)
-    return _with(case, body=tuple(body), outputs=outputs)
-
-
-def drop_unused_symbols(case: Case) -> Case:
-    p = case.program
-    used = {s for i in p.inputs for d in i.dims for s in symbols_in(d)}
-    if used == set(p.symbols):
-        return case
-    symbols = tuple(s for s in p.symbols if s in used)
-    return dataclasses.replace(
-        case,
-        program=dataclasses.replace(p, symbols=symbols,
-                                    sym_min={s: v for s, v in p.sym_min.items() if s in used}),
-        bindings=tuple({s: v for s, v in b.items() if s in used} for b in case.bindings),
-    )
-
-
-def canonical_case(case: Case) -> Case:
-    """Renumber values, sites and symbols; the bindings follow the symbols."""
-    renamed = signature.canonical(case.program)
-    mapping = signature.symbol_renaming(case.program)
-    bindings = tuple({mapping[s]: v for s, v in b.items() if s in mapping} for b in case.bindings)
-    return dataclasses.replace(case, program=renamed, bindings=bindings)
 
 
 # ---------------------------------------------------------------- shrinker
@@ -341,11 +196,11 @@ class Shrinker:
     def pass_outputs(self) -> bool:
         changed = False
         outs = self.best.program.outputs
-        if outs and self.consider(_with(self.best, outputs=())):
+        if outs and self.consider(with_program(self.best, outputs=())):
             return True
         for o in outs:
             current = self.best.program.outputs
-            if o in current and self.consider(_with(self.best, outputs=tuple(x for x in current if x != o))):
+            if o in current and self.consider(with_program(self.best, outputs=tuple(x for x in current if x != o))):
                 changed = True
         return changed
 
@@ -355,7 +210,7 @@ class Shrinker:
             p = self.best.program
             if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
                 continue
-            cand = drop_unused_symbols(_with(self.best, inputs=tuple(i for i in p.inputs if i is not inp),
+            cand = drop_unused_symbols(with_program(self.best, inputs=tuple(i for i in p.inputs if i is not inp),
                                              mode=without_input(p.mode, inp.name)))
             changed |= self.consider(cand)
         return changed
@@ -377,8 +232,8 @@ class Shrinker:
                         stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
             # a simpler op of the same kind
             for simpler in SIMPLER.get(stmt.form, ()):
-                new = _simpler_stmt(stmt, simpler)
-                if new.out is None and stmt.out is not None and not _unused(p, stmt.out):
+                new = simpler_stmt(stmt, simpler)
+                if new.out is None and stmt.out is not None and not unused(p, stmt.out):
                     continue
                 yield self._replace_stmt(n, new)
             # simpler constants and attributes
@@ -391,7 +246,7 @@ class Shrinker:
     def _replace_stmt(self, n: int, stmt: Stmt) -> Case:
         body = list(self.best.program.body)
         body[n] = stmt
-        return _with(self.best, body=tuple(body))
+        return with_program(self.best, body=tuple(body))
 
     def _accept_first(self, edits: Callable[[], Iterator[Case]]) -> bool:
         """Take the first edit that keeps the bug, then regenerate; stop when none does."""
@@ -410,14 +265,14 @@ class Shrinker:
         for a in p.symbols:
             for b in p.symbols:
                 if a < b:
-                    yield _merge_symbols(case, b, a)
+                    yield merge_symbols(case, b, a)
         # drop a dim of an input (lower rank)
         for i, inp in enumerate(p.inputs):
             for k in range(len(inp.dims)):
                 if len(inp.dims) > 1:
                     dims = inp.dims[:k] + inp.dims[k + 1:]
                     inputs = p.inputs[:i] + (Input(inp.name, dims),) + p.inputs[i + 1:]
-                    yield drop_unused_symbols(_with(case, inputs=inputs, mode=without_dim(p.mode, inp.name, k)))
+                    yield drop_unused_symbols(with_program(case, inputs=inputs, mode=without_dim(p.mode, inp.name, k)))
         # smaller sizes, and smaller minimums
         for bi, b in enumerate(case.bindings):
             for s, v in b.items():
@@ -434,7 +289,7 @@ class Shrinker:
     def pass_mode(self) -> bool:
         """Simplify how the program runs: no gradients, dynamic=True, float32, no marks,
         contiguous inputs; each kept only if the bug needs it."""
-        return self._accept_first(lambda: (_with(self.best, mode=m) for m in simpler_modes(self.best.program.mode)))
+        return self._accept_first(lambda: (with_program(self.best, mode=m) for m in simpler_modes(self.best.program.mode)))
 
     PASSES = ("pass_bindings", "pass_statements", "pass_outputs", "pass_inputs",
               "pass_mode", "pass_rewrite", "pass_statements", "pass_sizes")
@@ -449,39 +304,6 @@ class Shrinker:
         except BudgetExhausted:
             pass
         return self.best
-
-
-def _simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
-    form = forms.form(simpler)
-    attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
-    if stmt.attrs.get("no_grad"):
-        attrs["no_grad"] = True
-    if simpler in ("mul_", "scale"):
-        attrs["c"] = SIMPLEST_ATTRS["c"]
-    # a form without a result can replace a call only if the call's result is unused
-    out = stmt.out if form.returns else None
-    return Stmt(simpler, stmt.args[:form.arity], out, attrs)
-
-
-def _unused(p: Program, value: str) -> bool:
-    return value not in p.outputs and not any(value in s.args for s in p.body)
-
-
-def _merge_symbols(case: Case, old: str, new: str) -> Case:
-    pat = re.compile(rf"\b{old}\b")
-
-    def dim(d: str) -> str:
-        return pat.sub(new, d)
-
-    p = case.program
-    inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims)) for i in p.inputs)
-    program = dataclasses.replace(
-        p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs,
-        sym_min={s: (max(v, p.sym_min.get(old, 0)) if s == new else v)
-                 for s, v in p.sym_min.items() if s != old})
-    bindings = tuple({s: v for s, v in b.items() if s != old} for b in case.bindings)
-    bindings = tuple({s: max(v, program.sym_min.get(s, 0)) for s, v in b.items()} for b in bindings)
-    return dataclasses.replace(case, program=program, bindings=bindings)
 
 
 def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
@@ -519,6 +341,6 @@ def is_one_minimal(case: Case, kind: str, divergences: list, judge) -> tuple[boo
         if s.divergences_of(remove_statements(case, {n})) is not None:
             keeps.append(f"statement {n}")
     for o in case.program.outputs:
-        if s.divergences_of(_with(case, outputs=tuple(x for x in case.program.outputs if x != o))) is not None:
+        if s.divergences_of(with_program(case, outputs=tuple(x for x in case.program.outputs if x != o))) is not None:
             keeps.append(f"output {o}")
     return not keeps, keeps

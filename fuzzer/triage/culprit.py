@@ -13,7 +13,7 @@ same bug class (``fuzzer.triage.probe``), within one budget:
    stage's subsystems, down to one pass or lowering.
 
 The *blame* is the part that names a root cause, and what bugs group by
-(``fuzzer.triage.bugs``): the stage, refined by the last switch that removes the
+(``fuzzer.corpus.bugs``): the stage, refined by the last switch that removes the
 bug (in pipeline order) or else by the pass the bisector found (for an error, the
 other way round: the bisector's last application is the pass that raises it,
 while a switch may avoid it only by reshaping that pass's input), and marked

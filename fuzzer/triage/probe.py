@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE
-from fuzzer.triage.family import family, leftover
 from fuzzer.program.ir import Case
+from fuzzer.triage.family import family, leftover
 
 
 class Outcome(str, enum.Enum):

@@ -3,13 +3,13 @@
 The script needs torch only.  It carries, as text, the very code the fuzzer judged
 with: the custom ops the program calls (the snippets ``custom_ops`` registered),
 the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), the
-contract (``contract``) and the driver (``fuzzer.corpus.driver``), then the
+contract (``contract``) and the driver (``fuzzer.render.driver``), then the
 program and a ``SPEC`` of the entry (bindings, input seed, the bug class to look
 for).  There is no second copy of the contract to drift.
 
 Exit status: 1 when the recorded bug reproduces, 0 when it does not, 125 when the
 script cannot judge, so that ``git bisect run python <id>.py`` works on a PyTorch
-checkout (see ``fuzzer.corpus.driver``).
+checkout (see ``fuzzer.render.driver``).
 """
 
 from __future__ import annotations
@@ -18,24 +18,20 @@ import inspect
 import pprint
 import re
 
-from fuzzer.cache import pair
-from fuzzer.cache.trial import ALL_CACHES, spec_of
-from fuzzer.cache.variants import Variant
-from fuzzer.corpus import driver
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
-from fuzzer.judge import contract, numeric, observe
+from fuzzer.judge import contract, numeric, observe, paths
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
-from fuzzer.program import codegen, custom_ops
-from fuzzer.user import tracing
-from fuzzer.program.ir import dead_pure_sites
+from fuzzer.program import codegen, sources
+from fuzzer.program.liveness import dead_pure_sites
+from fuzzer.render import driver
 
 #: how long a crash/timeout repro lets its child run before calling it a hang
 REPRO_TIME_LIMIT_S = 300
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, observe, contract, driver)
+CARRIED = (numeric, paths, observe, contract, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -49,7 +45,8 @@ sys.excepthook = lambda kind, value, tb: (
 '''
 
 _DOCSTRING = re.compile(r'^""".*?"""\n', re.S)
-_PACKAGE_IMPORT = re.compile(r"^(from __future__ import .*|from fuzzer[.\w]* import .*)\n", re.M)
+_PACKAGE_IMPORT = re.compile(r"^(from __future__ import .*|from fuzzer[.\w]* import \([^)]*\)|from fuzzer[.\w]* import .*)\n",
+                             re.M)
 
 
 def carried_source(module) -> str:
@@ -96,8 +93,7 @@ def _asked(program) -> dict:
 
 
 def render(entry: Entry) -> str:
-    if entry.kind == contract.STALE_CACHE:
-        return render_pair(entry)
+    """The standalone script of ``entry``, a program compiled once in one process."""
     header = (
         f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
         + "\n".join(entry.detail[:5]) + "\n\n"
@@ -110,8 +106,7 @@ def render(entry: Entry) -> str:
     parts = [
         header + "\nfrom __future__ import annotations\n",
         PREAMBLE,
-        custom_ops.source_for(entry.case.program.custom_ops()),
-        tracing.script_source(entry.case.program),
+        sources.script(entry.case.program),
         *[carried_source(m) for m in CARRIED],
         codegen.source(entry.case.program),
         "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",
@@ -119,63 +114,3 @@ def render(entry: Entry) -> str:
         + (", step=step" if codegen.needs_step(entry.case.program) else "") + "))\n",
     ]
     return "\n\n".join(p.strip("\n") + "\n" for p in parts if p.strip())
-
-
-#: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, observe, contract, driver, pair)
-
-
-def pair_spec(entry: Entry) -> dict:
-    """What a stale-cache script's pair needs to know of its entry."""
-    variant = Variant.from_json(entry.variant)
-    program = entry.case.program
-    return {
-        "id": entry.id,
-        "kind": entry.kind,
-        "bug_class": entry.bug_class,
-        "label": variant.label,
-        "variant": variant.detail,
-        "device": entry.device,
-        **spec_of(entry.case, entry.backend),
-        "input_names": [i.name for i in program.inputs],
-        "grad": variant.grad,
-        "config_old": dict(variant.config_old),
-        "config_new": dict(variant.config_new),
-        "caches": list(ALL_CACHES),
-        "time_limit_s": REPRO_TIME_LIMIT_S,
-        **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
-    }
-
-
-def render_pair(entry: Entry) -> str:
-    """The script of a stale-cache finding: each side's op library as a string (a
-    process registers an op once, so each side registers its own, in a process of
-    its own), the program as a string too; run bare, it runs itself twice more with
-    ``--side``, the old then the new side, on one new, empty cache folder."""
-    variant = Variant.from_json(entry.variant)
-    names = entry.case.program.custom_ops()
-    header = (
-        f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
-        f"The declaration changed between two runs: {variant.detail}.\n"
-        "A compile of the new declaration, served by the on-disk cache that a compile of the\n"
-        "old one filled, breaks the contract where a compile from empty caches does not:\n\n"
-        + "\n".join(entry.detail[:5]) + "\n\n"
-        + f"Found with torch {entry.torch_version} on {entry.device}"
-        + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
-        + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
-        + "It runs itself twice more (--side), as the old then the new declaration, in two\n"
-        + "fresh processes sharing a new, empty cache folder.\n"
-        + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
-        + '"""\n'
-    )
-    parts = [
-        header + "\nfrom __future__ import annotations\n",
-        PREAMBLE,
-        *[carried_source(m) for m in PAIR_CARRIED],
-        f"LIBRARY_OLD = {variant.library(names, pair.OLD)!r}\n",
-        f"LIBRARY_NEW = {variant.library(names, pair.NEW)!r}\n",
-        f"PROGRAM = {codegen.source(entry.case.program)!r}\n",
-        "SPEC = " + pprint.pformat(pair_spec(entry), sort_dicts=False, width=100) + "\n",
-        'if __name__ == "__main__":\n    sys.exit(pair_main(SPEC, LIBRARY_OLD, LIBRARY_NEW, PROGRAM))\n',
-    ]
-    return "\n\n".join(p.strip("\n") + "\n" for p in parts)

@@ -18,11 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzzer.cache.trial import fresh_judge
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
-from fuzzer.judge import contract
+from fuzzer.judge import contract, kinds
 from fuzzer.judge.contract import PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 
@@ -71,7 +70,7 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         if death.kind is None and not death.judged:
             return result(ERROR, f"cannot judge: {death.line()}", judged=False)
         return result(FIXED, death.line())
-    fresh = fresh_judge(entry, dev, entry.backend)  # a stale-cache entry's: a new pair
+    fresh = kinds.oracle(entry, dev, entry.backend)  # as its kind judges it (a cache pair's: a new pair)
 
     def judge():
         with intra_op_threads(entry.threads):  # as many as the process that found it had

@@ -19,8 +19,10 @@ import dataclasses
 from dataclasses import dataclass
 
 from fuzzer import faults
-from fuzzer.campaign.session import Budget, Config, oracle_of, run_campaign
-from fuzzer.judge import contract
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.entries import oracle_of
+from fuzzer.campaign.session import run_campaign
+from fuzzer.judge import contract, kinds
 from fuzzer.limits import SELFTEST
 
 
@@ -86,7 +88,7 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
 
     # a fault of the cache key shows on cache pairs only, and its sides carry it
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
-                    cache_pairs=fault.expected_kind == contract.STALE_CACHE, features=fault.features)
+                    trial=kinds.of(fault.expected_kind).name, features=fault.features)
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs

@@ -11,14 +11,13 @@ import dataclasses
 import os
 
 from fuzzer import faults
-from fuzzer.cache.trial import fresh_judge
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
-from fuzzer.isolation.casualty import shrink_casualty
 from fuzzer.isolation.judge import probe
-from fuzzer.judge import contract
+from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import intra_op_threads
 from fuzzer.limits import PoolLimits
+from fuzzer.reduce.casualty import shrink_casualty
 from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
 
@@ -32,9 +31,10 @@ def _reshrink_casualty(entry: Entry, path, device: str, budget: ShrinkBudget):
         return None
     budget = ShrinkBudget(min(budget.oracle_calls, limits.casualty_shrink_calls),
                           min(budget.seconds, limits.casualty_shrink_seconds))
-    new = shrink_casualty(moved, limits, budget)
-    if new is None:
+    smaller = shrink_casualty(moved, limits, budget)
+    if smaller is None:
         return path, entry.statements, entry.statements
+    new = moved.reduced(smaller.case, smaller.divergences, smaller.shrink, notes=entry.detail[1:])
     return put_in_place(entry, path, new), entry.statements, new.statements
 
 
@@ -59,8 +59,9 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
     """
     if entry.kind in contract.PROCESS_KINDS:
         return _reshrink_casualty(entry, path, device, budget)
-    judge = fresh_judge(entry, device, entry.backend, entry.fault)  # a pair's sides plant the fault
-    with faults.planted(None if entry.kind == contract.STALE_CACHE else entry.fault), intra_op_threads(entry.threads):
+    kind = kinds.of(entry.kind)
+    judge = kind.oracle(entry, device, entry.backend, entry.fault)
+    with faults.planted(None if kind.fault_in_sides else entry.fault), intra_op_threads(entry.threads):
         verdict = judge(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs or contract.bug_class(entry.kind, divs) != entry.bug_class:

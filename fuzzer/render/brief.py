@@ -1,6 +1,6 @@
 """The brief repro: a finding in the thirty-odd lines an issue shows inline.
 
-The full script (``fuzzer.corpus.repro``) carries the whole contract, every binding
+The full script (``fuzzer.render.repro``) carries the whole contract, every binding
 and a float64 reference, so that it can judge any torch and drive ``git bisect
 run``.  A PyTorch developer reading an issue needs less, and needs it at a glance:
 the custom ops the program calls, the program, the inputs of the one binding the
@@ -24,23 +24,19 @@ running it (``tests/test_report.py``).
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass
 
-from fuzzer.cache import pair
-from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract
-from fuzzer.program import codegen, custom_ops, forms, sizes
-from fuzzer.program.ir import dead_pure_sites
-from fuzzer.user import tracing
+from fuzzer.program import codegen, forms, sizes, sources
+from fuzzer.program.liveness import dead_pure_sites
 
 #: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
 #: the call trace, or nothing
 ORDER, DATA, CALLS, NOTHING = "order", "data", "calls", "nothing"
 
-_HOOKS = {
+HOOKS = {
     ORDER: '''\
 LOG = []  # op@site of each effectful call, in the order they ran
 def _hit(op, site, *inputs, effect=False):
@@ -95,7 +91,6 @@ CHECKS: dict[str, Check] = {
 }
 
 _BINDING = re.compile(r"^\[[\w-]+\] binding (\d+), ")
-_REGISTER = re.compile(r"\n+_register_ordered\((\w+)\)$", re.MULTILINE)
 
 
 def check_key(entry: Entry) -> str:
@@ -136,22 +131,10 @@ def expected_failure(entry: Entry) -> str:
     return contract.normalise_message(detail).split(":", 1)[0]
 
 
-def _fold(text: str, blank: str = "\n") -> str:
+def fold(text: str, blank: str = "\n") -> str:
     """Runs of blank lines as ``blank`` (one blank line, or none): the brief is read
     in an issue, not linted."""
     return re.sub(r"\n{2,}", "\n" + blank, text.strip("\n")) + "\n"
-
-
-def _snippet(source: str) -> str:
-    ordered = r"\n\1.register_effect(torch._library.effects.EffectType.ORDERED)"
-    return _fold(_REGISTER.sub(ordered, source), blank="")
-
-
-def _ops(entry: Entry, skip: str = "") -> str:
-    names = [n for n in entry.case.program.custom_ops() if n != skip]
-    grad = entry.case.program.mode.grad  # only a program that takes gradients needs the backwards
-    return "\n".join(_snippet(custom_ops.with_backward(custom_ops.BY_NAME[n]) if grad
-                               else custom_ops.BY_NAME[n].source) for n in names)
 
 
 def _redrawn(entry: Entry) -> bool:
@@ -162,7 +145,7 @@ def _redrawn(entry: Entry) -> bool:
     return bool(mode.strided or mode.aliases)
 
 
-def _inputs(entry: Entry, index: int) -> list[str]:
+def input_lines(entry: Entry, index: int) -> list[str]:
     """The inputs of binding ``index``, drawn as ``execute.make_inputs`` draws them."""
     binding = entry.case.bindings[index]
     names = ", ".join(f"{k}={v}" for k, v in binding.items())
@@ -205,7 +188,7 @@ def _warm_up(entry: Entry) -> list[str]:
         return []
     lines = [f"compiled_fn = {_compile_call(entry)}"]
     for k in range(index):
-        drawn = _inputs(entry, k)
+        drawn = input_lines(entry, k)
         if _redrawn(entry):
             lines += drawn + ["compiled_fn(*inputs())"]
         else:
@@ -214,7 +197,7 @@ def _warm_up(entry: Entry) -> list[str]:
     return lines
 
 
-def _runs(entry: Entry, check: Check, grads: bool = False, warmed: bool = False) -> list[str]:
+def run_lines(entry: Entry, check: Check, grads: bool = False, warmed: bool = False) -> list[str]:
     """Eager, then compiled (through ``compiled_fn`` when earlier bindings ``warmed`` it)."""
     compile_call = "compiled_fn" if warmed else _compile_call(entry, grads)
     clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
@@ -247,62 +230,16 @@ def _what_happens(entry: Entry) -> str:
     return "raises " + entry.detail[0].split(": ", 1)[1][:80]
 
 
-_PAIR_HEAD = '''\
-import os, subprocess, sys, tempfile
-import torch
-
-if len(sys.argv) == 1:  # the old declaration, then the new, in two fresh processes sharing one cache
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp())
-    for side in ("old", "new"):
-        done = subprocess.run([sys.executable, __file__, side], env=env)
-    sys.exit(done.returncode)
-OLD = sys.argv[1] == "old"
-'''
-
-
-def _indented(text: str) -> str:
-    return "".join("    " + line if line.strip() else line for line in text.splitlines(True))
-
-
-def render_pair(entry: Entry) -> str:
-    """The brief of a stale-cache finding: the script runs itself as the old side and
-    as the new one, on one new cache folder; only the new side asserts."""
-    variant = Variant.from_json(entry.variant)
-    check = check_of(entry)
-    parts = [_PAIR_HEAD, _HOOKS[check.records]]
-    if variant.op:
-        parts.append(f"if OLD:  # {variant.detail}\n" + _indented(_snippet(variant.old))
-                     + "else:\n" + _indented(_snippet(variant.new)))
-    for path, value in variant.config_old.items():
-        if isinstance(value, dict) and "custom_pass" in value:
-            maker = pair.CUSTOM_PASSES[value["custom_pass"]]
-            parts.append(inspect.getsource(maker))
-            value = f"{maker.__name__}()"
-        else:
-            value = repr(value)
-        parts.append(f"if OLD:  # {variant.detail}\n    {path} = {value}")
-    others = _ops(entry, skip=variant.op)
-    if variant.grad:
-        names = [n for n in entry.case.program.custom_ops() if n != variant.op]
-        others = "\n".join(_snippet(variant.library([n], "new").split(custom_ops.HEADER, 1)[1]) for n in names)
-        parts.append(inspect.getsource(pair.with_grads))
-    parts += [others, codegen.source(entry.case.program)]
-    runs = _inputs(entry, binding_index(entry)) + _runs(entry, check, grads=variant.grad)
-    parts.append("\n".join(runs) + "\nif not OLD:\n" + "".join(f"    {line}\n" for line in check.assertion))
-    return "\n".join(_fold(p) for p in parts if p.strip())
-
-
 def render(entry: Entry) -> str:
-    """The brief repro of ``entry``: standalone, torch only, fails where the bug is."""
-    if entry.kind == contract.STALE_CACHE:
-        return render_pair(entry)
+    """The brief repro of ``entry`` (a program compiled once): standalone, torch only,
+    fails where the bug is."""
     check = check_of(entry)
-    ops = _ops(entry)
+    ops = sources.script(entry.case.program, brief=True)
     head = "import functools\n" if codegen.needs_step(entry.case.program) else ""
     head += "from typing import Optional\n" if "Optional[" in ops else ""
     warm = _warm_up(entry)
-    parts = [head + ("\n" if head else "") + "import torch\n", _HOOKS[check.records], ops,
-             tracing.script_source(entry.case.program, brief=True), codegen.source(entry.case.program),
-             "\n".join(warm + _inputs(entry, binding_index(entry)) + _runs(entry, check, warmed=bool(warm))
+    parts = [head + ("\n" if head else "") + "import torch\n", HOOKS[check.records], ops,
+             codegen.source(entry.case.program),
+             "\n".join(warm + input_lines(entry, binding_index(entry)) + run_lines(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
-    return "\n".join(_fold(p) for p in parts if p.strip())
+    return "\n".join(fold(p) for p in parts if p.strip())

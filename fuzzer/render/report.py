@@ -4,7 +4,7 @@ A maintainer triaging an issue wants, in this order: what goes wrong, a repro
 they can read at a glance and paste into a terminal, which releases have it, and
 anything that narrows down where it lives.  So the report is the bug's title
 phrased as an issue title (``[inductor] ... (reorder_for_peak_memory)``), the
-brief repro of one entry inline (``fuzzer.corpus.brief``), what eager and
+brief repro of one entry inline (``fuzzer.render.brief``), what eager and
 compiled did on that binding (the entry's detail lines), the culprit's evidence
 (the first debugging backend that shows it, each switch thrown with the config
 line that throws it, the bisector's pass), how many distinct programs hit it,
@@ -22,22 +22,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fuzzer.cache import variants
-from fuzzer.corpus import brief
+from fuzzer.corpus import bugs
+from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract
+from fuzzer.judge import contract, kinds
 from fuzzer.limits import REPORT
 from fuzzer.program import sizes
-from fuzzer.triage import bugs, switches
-from fuzzer.triage.bugs import Bug
+from fuzzer.render import brief
+from fuzzer.triage import switches
 from fuzzer.triage.stage import STAGES
 
 #: the area tag of an issue title, by the first debugging backend that shows the bug
 AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
         "inductor": "inductor"}
-#: the area tag of a stale-cache issue, and the cache's name, by the blamed cache
-CACHE_AREA = {"aot_autograd_cache": ("aotdispatch", "AOTAutograd cache"),
-              "fx_graph_cache": ("inductor", "FX graph cache")}
 #: where a corrupted value lands, by the kind of entry that saw it
 LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
          contract.WRONG_OUTPUT: "returned"}
@@ -86,18 +83,9 @@ def _inner(bug: Bug) -> str:
     return bug.blame.partition(":")[2] if bug.blame else ""
 
 
-def _change(bug: Bug) -> str:
-    """A stale-cache bug's change of declaration, in words (its label is in the family)."""
-    labels = [w.partition(":")[0] for w in bug.family.partition("|")[2].split(",")]
-    return next((variants.CHANGE_WORDS[w] for w in labels if w in variants.CHANGE_WORDS), "it changes")
-
-
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
     kind, _, rest = bug.family.partition("|")
-    if kind == contract.STALE_CACHE:
-        cache = CACHE_AREA.get(bug.culprit.subsystem if bug.culprit else "", ("", "an on-disk compile cache"))[1]
-        return f"{cache} serves code compiled for a custom op's old declaration after {_change(bug)}"
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)
     if kind == contract.EFFECT_LOG:
@@ -107,18 +95,51 @@ def subject(bug: Bug) -> str:
     return bugs.what(bug.family)
 
 
+@dataclass(frozen=True)
+class Issue:
+    """What an issue says that depends on how its program was tried: a plain trial's
+    words (:func:`plain_issue`), or a trial kind's own (``TrialKind.issue``: a cache
+    pair's bug is about two processes and a declaration that changed)."""
+
+    #: the title, without its leading ``# ``
+    title: str
+    #: the first paragraph: what the program does wrong, and under what
+    opening: str
+    #: the lines under "Where it goes wrong"
+    evidence: tuple[str, ...]
+    #: what the attached full script does, as the end of a sentence
+    runs: str
+
+
 def issue_title(bug: Bug) -> str:
     """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
     static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
-    if bug.family.startswith(contract.STALE_CACHE):
-        return f"[{CACHE_AREA.get(bug.culprit.subsystem if bug.culprit else '', ('torch.compile',))[0]}] "\
-               + subject(bug)
     area = AREA.get(stage, "torch.compile")
     inner = _inner(bug)
     shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
               else " under dynamic shapes")
     return f"[{area}] {subject(bug)}{shapes}" + (f" ({inner})" if inner else "")
+
+
+def says(entry: Entry) -> str:
+    """One sentence of what the compiled program does wrong."""
+    return SAYS.get(brief.check_key(entry), "differs from eager")
+
+
+def plain_issue(bug: Bug, entry: Entry) -> Issue:
+    """An issue's words for a program compiled once and judged against eager."""
+    opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
+               f"program below {says(entry)}. Its custom ops are honest: `mutates_args` names exactly what "
+               "each writes, fake impls match, outputs are fresh tensors.")
+    runs = ("runs eager and compiled over every recorded size binding, judges them with the fuzzer's "
+            "contract (float64 reference, effect log, inputs after the call)")
+    return Issue(issue_title(bug), opening, tuple(culprit_lines(bug)), runs)
+
+
+def issue_of(bug: Bug, entry: Entry) -> Issue:
+    """The words of ``bug``'s issue, as the trial kind of its entry has them."""
+    return kinds.of(entry.kind).issue(bug, entry) or plain_issue(bug, entry)
 
 
 @dataclass(frozen=True)
@@ -170,8 +191,6 @@ def culprit_lines(bug: Bug) -> list[str]:
     c = bug.culprit
     if c is None or c.stage is None:
         return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
-    if c.kind == contract.STALE_CACHE:
-        return _cache_lines(c)
     earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
     lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
              + (f" ({', '.join(f'`{s}`' for s in earlier)} do not)." if earlier else ".")]
@@ -194,26 +213,6 @@ def culprit_lines(bug: Bug) -> list[str]:
     return lines
 
 
-def _cache_lines(c) -> list[str]:
-    """The evidence of a stale-cache bug: the pair run again with the FX graph cache alone."""
-    alone = c.switches.get("fx_graph only")
-    name = CACHE_AREA.get(c.subsystem, ("", c.subsystem))[1]
-    lines = [f"- **Cache**: the {name}."]
-    if alone == "gone":
-        lines.append("- With the FX graph cache alone (`torch._functorch.config.enable_autograd_cache = False`) "
-                     "the new process compiles afresh and is right: the AOTAutograd cache's key, computed "
-                     "from Dynamo's graph, does not change with the declaration, and a hit loads the FX graph "
-                     "it stored without computing that graph's key again.")
-        lines.append("- **Workaround**: `torch._functorch.config.enable_autograd_cache = False`, or an empty "
-                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
-    elif alone == "stays":
-        lines.append("- With the FX graph cache alone the new process is still served the old code: that "
-                     "cache's key does not change with the declaration either.")
-        lines.append("- **Workaround**: `torch._inductor.config.fx_graph_cache = False`, or an empty "
-                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
-    return lines
-
-
 def _versions(bug: Bug) -> list[str]:
     by_verdict: dict[str, list[str]] = {}
     for version, verdict in bug.versions.items():
@@ -222,7 +221,7 @@ def _versions(bug: Bug) -> list[str]:
     return [f"- {words.get(v, v)}: {', '.join(versions)}" for v, versions in by_verdict.items()]
 
 
-def found_by(bug: Bug, entry: Entry, full_script: str) -> str:
+def found_by(bug: Bug, entry: Entry, full_script: str, runs: str) -> str:
     """Where the bug came from, how common it is, and what the attachment is."""
     others = len(bug.entries) - 1
     shown = "the smallest" if entry.id == bug.smallest else entry.id
@@ -231,12 +230,6 @@ def found_by(bug: Bug, entry: Entry, full_script: str) -> str:
                 f"({bug.hits} hits in all); the one above is {shown}.")
     else:
         hits = f"One program hit it ({bug.hits} {'hit' if bug.hits == 1 else 'hits'})."
-    runs = ("runs eager and compiled over every recorded size binding, judges them with the fuzzer's "
-            "contract (float64 reference, effect log, inputs after the call)")
-    if entry.kind == contract.STALE_CACHE:
-        runs = ("runs the old and the new declaration in two processes sharing a new cache folder, and "
-                "judges the new one's cached compile against its compile from empty caches with the "
-                "fuzzer's contract (float64 reference, effect log, inputs after the call)")
     return ("Found by dcefuzz, a differential fuzzer for custom ops under `torch.compile`. " + hits
             + f" The full standalone script is attached (`{full_script}`, torch only): it {runs} and "
             "exits 1 when the bug reproduces, 0 when it does not, so it works with `git bisect run`.")
@@ -250,31 +243,20 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
     shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
     reproduces = ", ".join(v for v, verdict in bug.versions.items() if verdict == bugs.REPRODUCES)
     failure = brief.expected_failure(entry)
-    says = SAYS.get(brief.check_key(entry), "differs from eager")
-    opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
-               f"program below {says}. Its custom ops are honest: `mutates_args` names exactly what "
-               "each writes, fake impls match, outputs are fresh tensors.")
-    if entry.kind == contract.STALE_CACHE:
-        variant = variants.Variant.from_json(entry.variant)
-        opening = (f"With the on-disk compile caches on (the default), a program compiled in a new process "
-                   f"after a custom op's declaration changed ({_code(variant.detail)}) is served the code "
-                   f"compiled for the old declaration: it {says}. Compiled from empty caches, it is right. "
-                   "The script below runs itself twice, as the old and then the new declaration, in two "
-                   "processes sharing one new cache folder; only the new one asserts. The new declaration "
-                   "is honest; the old one is what its author fixed.")
+    issue = issue_of(bug, entry)
     fails = (f"On torch {reproduces or entry.torch_version} this fails with "
              f"{_code(failure) if failure.isidentifier() else failure}.")
     lines = [
-        f"# {issue_title(bug)}", "",
+        f"# {issue.title}", "",
         "### 🐛 Describe the bug", "",
-        opening, "",
-        "```python", brief.render(entry).rstrip("\n"), "```", "",
+        issue.opening, "",
+        "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
         f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
         *[f"- {line}" for line in happens(entry)], "",
         "### Where it goes wrong", "",
-        *culprit_lines(bug), "",
-        found_by(bug, entry, full_script), "",
+        *issue.evidence, "",
+        found_by(bug, entry, full_script, issue.runs), "",
         "### Versions", "",
         *_versions(bug),
     ]

@@ -4,6 +4,10 @@ The shrinker's usual judge runs candidates in this process, which a candidate th
 segfaults would take down.  Here the judge is an ``IsolatedJudge`` (a child that
 stays warm across the candidates it survives) and the reduced case is confirmed in
 a fresh process under the campaign's own limits before it replaces the entry.
+
+The entry is read (its case, its death, where it was found) and never built here: a
+reduced casualty is a :class:`Reduced` case, and the entry that stands for it is
+made by the corpus (``Entry.reduced``).
 """
 
 from __future__ import annotations
@@ -11,32 +15,44 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.judge import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
 from fuzzer.limits import PoolLimits
-from fuzzer.reduce.shrinker import ShrinkBudget, canonical_case, shrink
+from fuzzer.program.ir import Case
+from fuzzer.reduce.edits import canonical_case
+from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
 #: "[crash] program 7: process died: SIGSEGV" (a campaign's casualty) or
 #: "[crash] binding 0, process: process died: SIGSEGV" (a shrunk one)
 _DETAIL_LINE = re.compile(r"^\[[\w-]+\] [^:]*: (?P<detail>.*)$")
 
 
-def divergence_of(entry: Entry) -> Divergence:
+@dataclass(frozen=True)
+class Reduced:
+    """A casualty's smaller case, confirmed to die the same way in a fresh process."""
+
+    case: Case
+    divergences: list
+    #: the shrink's record (``ShrinkResult.record``, confirmed in a fresh process)
+    shrink: dict
+
+
+def divergence_of(entry) -> Divergence:
     """The divergence a crash or timeout entry records (its detail line, parsed)."""
     line = entry.detail[0] if entry.detail else ""
     m = _DETAIL_LINE.match(line)
     return Divergence(entry.kind, 0, "process", m.group("detail") if m else line)
 
 
-def shrink_casualty(entry: Entry, limits: PoolLimits = PoolLimits(),
+def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
                     budget: ShrinkBudget | None = None, candidate_seconds: float | None = None,
                     stop: threading.Event | None = None,
-                    log: Callable[[str], None] | None = None) -> Entry | None:
-    """Shrink a crash or timeout entry; the reduced entry, or None if nothing smaller
-    was confirmed.
+                    log: Callable[[str], None] | None = None) -> Reduced | None:
+    """Shrink a crash or timeout entry (``fuzzer.corpus.entry.Entry``); its smaller
+    case, or None if nothing smaller was confirmed.
 
     Candidates run in an ``IsolatedJudge`` (a timeout candidate gets
     ``candidate_seconds``, shorter than the campaign's limit, or shrinking a hang
@@ -68,10 +84,5 @@ def shrink_casualty(entry: Entry, limits: PoolLimits = PoolLimits(),
             if log:
                 log(f"shrunk {entry.kind} {entry.id}: {entry.statements} -> "
                     f"{len(candidate.program.body)} statements")
-            # the notes (the stack where the original case died, what that case was) are
-            # kept: the reduced case dies the same way
-            return Entry.build(death.kind, candidate, divs, seed=entry.seed, device=entry.device,
-                               backend=entry.backend, fault=entry.fault, hits=entry.hits,
-                               found=entry.found, shrink=record, torch_version=entry.torch_version,
-                               notes=entry.detail[1:], threads=entry.threads)
+            return Reduced(candidate, divs, record)
     return None

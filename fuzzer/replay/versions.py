@@ -4,7 +4,7 @@ This process has one torch; whether a bug is fixed in a newer release, or alread
 there in an older one, is a question for another install.  An entry's repro script
 needs only torch and the standard library, so it runs under any interpreter (another
 virtualenv's ``python``).  Its exit status is the verdict (1 reproduces, 0 fixed,
-anything else, 125 included, an error: see ``fuzzer.corpus.driver``), and it is kept
+anything else, 125 included, an error: see ``fuzzer.render.driver``), and it is kept
 in the entry's ``versions`` map under that interpreter's torch version, where
 ``dcefuzz bugs`` reads it.  The script is rendered afresh from the entry, so what
 runs is what this dcefuzz would write, not a stale ``.py`` beside the JSON.
@@ -21,12 +21,12 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzzer.corpus import repro, store
+from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry
-from fuzzer.corpus.driver import CANNOT_JUDGE_EXIT, FIXED_EXIT, REPRODUCES_EXIT
-from fuzzer.corpus.replay import ERROR, FIXED, REPRODUCES, ReplayResult
+from fuzzer.judge import kinds
 from fuzzer.limits import VERSIONS
-from fuzzer.triage import bugs
+from fuzzer.render.driver import CANNOT_JUDGE_EXIT, FIXED_EXIT, REPRODUCES_EXIT
+from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, ReplayResult
 
 #: a replay's outcome as the entry's ``versions`` map records it
 RECORDED = {REPRODUCES: bugs.REPRODUCES, FIXED: bugs.FIXED, ERROR: bugs.ERROR}
@@ -133,7 +133,7 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
         return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version=version, python=python)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-versions-") as tmp:
         script = Path(tmp) / f"{entry.id}.py"
-        script.write_text(repro.render(entry))
+        script.write_text(kinds.script(entry))
         try:
             code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
             detail = _detail(code, out, err, timeout)

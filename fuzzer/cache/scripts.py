@@ -1,0 +1,124 @@
+"""A stale-cache finding's scripts: the full one, which runs its cache pair and judges
+it with the carried contract, and the brief one an issue shows.  A cache pair's
+program runs in two processes, each registering its own op library, so its scripts
+are not a plain trial's (``fuzzer.render``, whose helpers they use)."""
+
+from __future__ import annotations
+
+import inspect
+import pprint
+
+from fuzzer.cache import pair
+from fuzzer.cache.trial import ALL_CACHES, spec_of
+from fuzzer.cache.variants import Variant
+from fuzzer.corpus.entry import Entry
+from fuzzer.judge import contract, numeric, observe, paths
+from fuzzer.program import codegen, custom_ops
+from fuzzer.render import driver
+from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_lines, run_lines
+from fuzzer.render.repro import PREAMBLE, REPRO_TIME_LIMIT_S, carried_source
+
+#: the modules a stale-cache script carries (its pair too), in the order their names are needed
+PAIR_CARRIED = (numeric, paths, observe, contract, driver, pair)
+
+
+def pair_spec(entry: Entry) -> dict:
+    """What a stale-cache script's pair needs to know of its entry."""
+    variant = Variant.from_json(entry.variant)
+    program = entry.case.program
+    return {
+        "id": entry.id,
+        "kind": entry.kind,
+        "bug_class": entry.bug_class,
+        "label": variant.label,
+        "variant": variant.detail,
+        "device": entry.device,
+        **spec_of(entry.case, entry.backend),
+        "input_names": [i.name for i in program.inputs],
+        "grad": variant.grad,
+        "config_old": dict(variant.config_old),
+        "config_new": dict(variant.config_new),
+        "caches": list(ALL_CACHES),
+        "time_limit_s": REPRO_TIME_LIMIT_S,
+        **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
+    }
+
+
+def script(entry: Entry) -> str:
+    """The script of a stale-cache finding: each side's op library as a string (a
+    process registers an op once, so each side registers its own, in a process of
+    its own), the program as a string too; run bare, it runs itself twice more with
+    ``--side``, the old then the new side, on one new, empty cache folder."""
+    variant = Variant.from_json(entry.variant)
+    names = entry.case.program.custom_ops()
+    header = (
+        f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
+        f"The declaration changed between two runs: {variant.detail}.\n"
+        "A compile of the new declaration, served by the on-disk cache that a compile of the\n"
+        "old one filled, breaks the contract where a compile from empty caches does not:\n\n"
+        + "\n".join(entry.detail[:5]) + "\n\n"
+        + f"Found with torch {entry.torch_version} on {entry.device}"
+        + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
+        + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
+        + "It runs itself twice more (--side), as the old then the new declaration, in two\n"
+        + "fresh processes sharing a new, empty cache folder.\n"
+        + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
+        + '"""\n'
+    )
+    parts = [
+        header + "\nfrom __future__ import annotations\n",
+        PREAMBLE,
+        *[carried_source(m) for m in PAIR_CARRIED],
+        f"LIBRARY_OLD = {variant.library(names, pair.OLD)!r}\n",
+        f"LIBRARY_NEW = {variant.library(names, pair.NEW)!r}\n",
+        f"PROGRAM = {codegen.source(entry.case.program)!r}\n",
+        "SPEC = " + pprint.pformat(pair_spec(entry), sort_dicts=False, width=100) + "\n",
+        'if __name__ == "__main__":\n    sys.exit(pair_main(SPEC, LIBRARY_OLD, LIBRARY_NEW, PROGRAM))\n',
+    ]
+    return "\n\n".join(p.strip("\n") + "\n" for p in parts)
+
+
+_PAIR_HEAD = '''\
+import os, subprocess, sys, tempfile
+import torch
+
+if len(sys.argv) == 1:  # the old declaration, then the new, in two fresh processes sharing one cache
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp())
+    for side in ("old", "new"):
+        done = subprocess.run([sys.executable, __file__, side], env=env)
+    sys.exit(done.returncode)
+OLD = sys.argv[1] == "old"
+'''
+
+
+def _indented(text: str) -> str:
+    return "".join("    " + line if line.strip() else line for line in text.splitlines(True))
+
+
+def brief(entry: Entry) -> str:
+    """The brief of a stale-cache finding: the script runs itself as the old side and
+    as the new one, on one new cache folder; only the new side asserts."""
+    variant = Variant.from_json(entry.variant)
+    check = check_of(entry)
+    parts = [_PAIR_HEAD, HOOKS[check.records]]
+    if variant.op:
+        parts.append(f"if OLD:  # {variant.detail}\n" + _indented(custom_ops.brief_snippet(variant.old))
+                     + "else:\n" + _indented(custom_ops.brief_snippet(variant.new)))
+    for path, value in variant.config_old.items():
+        if isinstance(value, dict) and "custom_pass" in value:
+            maker = pair.CUSTOM_PASSES[value["custom_pass"]]
+            parts.append(inspect.getsource(maker))
+            value = f"{maker.__name__}()"
+        else:
+            value = repr(value)
+        parts.append(f"if OLD:  # {variant.detail}\n    {path} = {value}")
+    others = custom_ops.brief_source([n for n in entry.case.program.custom_ops() if n != variant.op],
+                                     grad=entry.case.program.mode.grad)
+    if variant.grad:
+        names = [n for n in entry.case.program.custom_ops() if n != variant.op]
+        others = "\n".join(custom_ops.brief_snippet(variant.library([n], "new").split(custom_ops.HEADER, 1)[1]) for n in names)
+        parts.append(inspect.getsource(pair.with_grads))
+    parts += [others, codegen.source(entry.case.program)]
+    runs = input_lines(entry, binding_index(entry)) + run_lines(entry, check, grads=variant.grad)
+    parts.append("\n".join(runs) + "\nif not OLD:\n" + "".join(f"    {line}\n" for line in check.assertion))
+    return "\n".join(fold(p) for p in parts if p.strip())

@@ -1,0 +1,62 @@
+"""What a campaign runs: its settings (``Config``), and when it stops (``Budget``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fuzzer.judge import kinds
+from fuzzer.limits import TRIAGE
+from fuzzer.program.generate import BUILTIN, OpSet
+from fuzzer.reduce.shrinker import ShrinkBudget
+from fuzzer.triage.probe import TriageBudget
+
+
+@dataclass
+class Budget:
+    """Stop after ``seconds`` or ``programs``, whichever comes first (None: no limit)."""
+
+    seconds: float | None = None
+    programs: int | None = None
+
+    def spent(self, elapsed: float, done: int) -> bool:
+        return ((self.seconds is not None and elapsed >= self.seconds)
+                or (self.programs is not None and done >= self.programs))
+
+
+@dataclass(frozen=True)
+class Config:
+    seed: int
+    device: str
+    corpus_dir: str
+    backend: str = "inductor"
+    shrink: bool = True
+    shrink_budget: ShrinkBudget = ShrinkBudget()
+    fault: str | None = None
+    #: localise each finding once shrunk (``fuzzer.triage.culprit``)
+    triage: bool = True
+    triage_budget: TriageBudget = TriageBudget()
+    #: example entries kept per bug; further findings of it only count
+    examples_per_bug: int = TRIAGE.examples_per_bug
+    #: how each program is tried: the name of a trial kind (``fuzzer.judge.kinds``:
+    #: ``program``, or ``cache-pair`` for ``--cache-pairs``)
+    trial: str = kinds.PROGRAM
+    #: torch threads of each cache-pair side (None: torch's default)
+    side_threads: int | None = None
+    #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
+    features: tuple = ()
+    #: the custom ops programs may call: dcefuzz's own and the user's (``--ops``)
+    ops: OpSet = BUILTIN
+    #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
+    #: when the campaign starts
+    declarations: int = 0
+
+    @property
+    def feature_table(self) -> dict[str, float]:
+        return dict(self.features)
+
+    @property
+    def op_table(self) -> dict:
+        """The ops as the campaign's state records them (empty: dcefuzz's own)."""
+        if self.ops == BUILTIN:
+            return {}
+        return {"builtin": self.ops.builtin, "user": list(self.ops.user)}

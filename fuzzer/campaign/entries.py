@@ -1,0 +1,124 @@
+"""From a program to its findings' corpus entries, as a campaign's config says: the
+program's case and trial (its trial kind's, ``fuzzer.judge.kinds``), each finding's
+entry unshrunk, shrunk, triaged, or triaged first and only counted.  The in-process
+loop (``fuzzer.campaign.session``) and the workers (``fuzzer.campaign.worker``) both
+make entries here, so an entry is made one way."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from fuzzer.campaign.config import Config
+from fuzzer.corpus.bugs import key_of as bug_key
+from fuzzer.corpus.entry import Entry
+from fuzzer.internal import TRIAGE as TRIAGE_STAGE
+from fuzzer.internal import InternalError
+from fuzzer.judge import kinds
+from fuzzer.judge.contract import Verdict
+from fuzzer.judge.trial import Finding, TrialResult
+from fuzzer.program.ir import Case
+from fuzzer.reduce.shrinker import shrink
+from fuzzer.triage.culprit import triageable
+from fuzzer.triage.family import family
+
+
+def case_of(pseed: int, config: Config) -> Case:
+    """Program ``pseed`` as the config's trial kind draws it."""
+    return kinds.get(config.trial).case(pseed, config)
+
+
+def trial_of(pseed: int, config: Config) -> TrialResult:
+    """Program ``pseed`` tried as the config's trial kind tries it."""
+    return kinds.get(config.trial).trial(pseed, config)
+
+
+def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
+    """What judges a candidate of ``finding`` afresh, as its trial kind does (a new
+    compile here, or a new cache pair with the finding's variant)."""
+    return kinds.oracle(finding, finding.device, finding.backend, config.fault, config.side_threads)
+
+
+def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
+    """The corpus entry of a finding as the trial confirmed it, unshrunk."""
+    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, variant=finding.variant)
+
+
+def entry_for(finding: Finding, seed: int | None, config: Config,
+              judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
+              errors: list[InternalError] | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk then triaged as the config says (dcefuzz's
+    own errors on the way are added to ``errors``)."""
+    start = time.monotonic()
+    entry = shrunk_entry(finding, seed, config, judge, seconds_left, errors)
+    return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start),
+                   errors)
+
+
+def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
+            errors: list[InternalError] | None = None) -> Entry:
+    """``entry`` with its culprit, when the config asks for triage and time is left.
+
+    Crashes and timeouts are not triaged in-process (a probe that kills the process
+    would take the triage with it), nor findings of a backend that is not one of
+    torch's debugging stages (``fuzzer.triage.stage.STAGES``: no stage walk leads to it).
+    A triage that dcefuzz's own code breaks leaves the entry untriaged, the error in
+    ``errors``.
+    """
+    budget = config.triage_budget.within(seconds_left)
+    if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
+        return entry
+    try:
+        entry.culprit = kinds.of(entry.kind).culprit(entry, entry.device, budget, config.fault, config.side_threads)
+    except Exception as exc:  # noqa: BLE001 - our error: the entry is saved untriaged
+        if errors is None:
+            raise
+        errors.append(InternalError.of(TRIAGE_STAGE, exc))
+    return entry
+
+
+def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
+                 seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
+    """A finding of a bug that has its examples already, triaged as found: it would
+    only be counted, so it is not shrunk (None: any other finding, or one whose kind
+    shrinks first).
+
+    For a trial kind whose culprit costs less than its shrink (``triage_first``: a
+    cache pair's culprit is one pair, its shrink a dozen), the culprit with the bug
+    class is all the bug's key needs: so such a finding is triaged first, and shrunk
+    only if its bug still wants examples or it is smaller than the largest one
+    (``full``: ``Examples.full``).
+    """
+    if not kinds.of(finding.kind).triage_first or not config.triage:
+        return None
+    entry = found_entry(finding, seed, config)
+    if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
+        return None  # no full bug of its family: it is shrunk whatever its culprit
+    entry = triaged(entry, config, seconds_left, errors)
+    key = bug_key(entry)
+    return entry if key in full and entry.statements >= full[key] else None
+
+
+def shrunk_entry(finding: Finding, seed: int | None, config: Config,
+                 judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
+                 errors: list[InternalError] | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk first when the config says so.
+
+    ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
+    candidate to the parent before running it).  ``seconds_left`` is the campaign's
+    time left (None: no time budget): the shrink gets no more, and none at all when
+    it is spent, so the finding is saved as the trial confirmed it.
+    """
+    budget = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
+    if not config.shrink or budget.seconds <= 0:
+        return found_entry(finding, seed, config)
+    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
+                    budget, judge=judge or oracle_of(finding, config))
+    if errors is not None:
+        errors += result.errors
+    if not result.confirmed:
+        return found_entry(finding, seed, config)
+    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, shrink=result.record(),
+                       variant=finding.variant)

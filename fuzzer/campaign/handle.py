@@ -1,0 +1,163 @@
+"""The pool's handle on one worker process, and the launcher that starts them here.
+
+The pool (``fuzzer.campaign.pool``) schedules programs and watches deaths through a
+handle with a pipe and a process; ``Processes`` starts ``spawn``-ed workers on this
+machine, ``fuzzer.campaign.ray_pool`` Ray actors behind the same handle.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+
+from fuzzer.campaign import worker
+from fuzzer.campaign.config import Config
+from fuzzer.campaign.entries import case_of
+from fuzzer.isolation import child, stacks
+from fuzzer.isolation.process import STOP_GRACE_S, stop_child
+from fuzzer.limits import PoolLimits
+from fuzzer.program.ir import Case
+
+#: seconds the idle workers have, together, to exit when the campaign ends
+END_STOP_S = 2 * STOP_GRACE_S
+
+
+class WorkerHandle:
+    """The parent's handle on one worker process."""
+
+    def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
+                 compile_threads: int = 1, stack_path: str | None = None):
+        self.slot, self.config = slot, config
+        self.stack_path = stack_path
+        self.conn, child_conn = ctx.Pipe()
+        env_key = "CUDA_VISIBLE_DEVICES"
+        saved = os.environ.get(env_key)
+        if device_index is not None:
+            os.environ[env_key] = device_index  # inherited by the spawned child at start
+        try:
+            self.process = ctx.Process(target=child.serve,
+                                       args=(child_conn, worker.Worker(config, limits), config.fault,
+                                             limits.threads, compile_threads, stack_path),
+                                       name=f"dcefuzz-worker-{slot}", daemon=True)
+            self.process.start()
+        finally:
+            if device_index is not None:
+                if saved is None:
+                    os.environ.pop(env_key, None)
+                else:
+                    os.environ[env_key] = saved
+        child_conn.close()
+        self.track(limits)
+
+    def track(self, limits: PoolLimits) -> None:
+        """What the pool knows of a worker just started: not ready, no program yet."""
+        self.ready = False
+        self.deadline = time.monotonic() + limits.start_seconds
+        self.index: int | None = None
+        self.pseed: int | None = None
+        #: the program's trial, reported before its findings are shrunk (unshrunk entries)
+        self.tried: worker.Report | None = None
+        #: the shrink candidate the worker announced last (a case, as JSON)
+        self.candidate: dict | None = None
+        #: the worker is triaging its shrunk findings (``tried`` holds them)
+        self.triaging = False
+        self.programs = 0
+        self.base_rss_kb = 0
+        self.rss_kb = 0
+
+    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None,
+               full: dict | None = None) -> None:
+        """Hand the worker a program; ``full``: the bugs that have their examples."""
+        self.index, self.pseed = index, pseed
+        self.limit(limits, ends_at)
+        self.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
+
+    def send(self, message: tuple) -> None:
+        self.conn.send(message)
+
+    def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
+        """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:
+        a triage's budget), cut to the campaign's end."""
+        self.deadline = time.monotonic() + limits.program_seconds + extra
+        if ends_at is not None:
+            self.deadline = min(self.deadline, ends_at)
+
+    def release(self) -> None:
+        """The program is over (reported, or counted as a casualty)."""
+        self.index = self.pseed = self.tried = self.candidate = None
+        self.triaging = False
+
+    def running(self) -> Case:
+        """What the worker was running: the candidate it announced, else its program."""
+        return Case.from_json(self.candidate) if self.candidate is not None else case_of(self.pseed, self.config)
+
+    def kill(self) -> None:
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+        self.conn.close()
+
+    def stack(self, ask: bool) -> list[str]:
+        """Where the worker was when it died (``ask``: it is alive; make it say)."""
+        if self.stack_path is None:
+            return []
+        if ask and self.process.is_alive():
+            stacks.dump_then(self.process.pid, self.stack_path)
+        return stacks.read(self.stack_path)
+
+    def forget_stack(self) -> None:
+        if self.stack_path is not None and os.path.exists(self.stack_path):
+            os.unlink(self.stack_path)
+
+    def stop(self) -> None:
+        # a worker between programs stops at once; the grace covers a slow exit
+        stop_child(self.process, self.conn, STOP_GRACE_S * 5)
+
+
+def stop_all(workers: list[WorkerHandle]) -> None:
+    """Stop every worker at once: kill those holding a program (or not ready), ask the
+    idle ones to stop and give them ``END_STOP_S`` together before they are killed."""
+    for w in workers:
+        if not w.process.is_alive():
+            continue
+        if w.index is not None or not w.ready:
+            w.process.kill()
+            continue
+        try:
+            w.conn.send(("stop",))
+        except OSError:
+            w.process.kill()
+    until = time.monotonic() + END_STOP_S
+    for w in workers:
+        w.process.join(max(0.0, until - time.monotonic()))
+        if w.process.is_alive():
+            w.process.kill()
+            w.process.join(5)
+        w.conn.close()
+
+
+class Processes:
+    """How the pool starts its workers here: ``spawn``-ed processes on this machine,
+    one per job, or one per GPU of ``devices`` (each sees only its own).  Another
+    launcher (``fuzzer.campaign.ray_pool``) starts them elsewhere; the pool treats
+    every worker alike through the handle ``start`` returns (a pipe and a process)."""
+
+    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None):
+        self.config, self.limits = config, limits
+        self.ctx = multiprocessing.get_context("spawn")
+        self.slots = [str(d) for d in devices] if devices else [None] * jobs
+        # the cores are shared out: each worker's Inductor compiles kernels on its share
+        self.compile_threads = max(1, (os.cpu_count() or 1) // len(self.slots))
+
+    def start(self, slot: int, stack_path: str) -> WorkerHandle:
+        return WorkerHandle(self.ctx, self.config, self.limits, slot, self.slots[slot], self.compile_threads,
+                       stack_path)
+
+    def status(self, workers: list) -> str:
+        """The pool's part of the progress line."""
+        alive = sum(1 for w in workers if w.process.is_alive())
+        return f"{alive}/{len(workers)} workers"
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,57 @@
+"""What autograd allows a program that takes gradients, statement by statement."""
+
+from __future__ import annotations
+
+from fuzzer.program import forms
+
+
+class GradRules:
+    """What autograd allows a program whose inputs require grad, tracked value by value.
+
+    A value *requires grad* when it was computed, outside ``torch.no_grad()``, from
+    one that does; inputs do.  The rules keep eager from refusing the program (an
+    eager failure makes it invalid, never a finding):
+
+    * a form that has no backward (a mutating or effectful op, a size from data)
+      may not read a value that requires grad, unless it returns nothing (``e_log``);
+    * no view is made under ``no_grad`` of a value that requires grad: eager gives
+      such a view ``requires_grad=True`` and no ``grad_fn`` where ``torch.no_grad``'s
+      documentation says its results do not require grad, so what a loss over it
+      means is not defined (a compiled program has given its base gradients);
+    * a view requires grad when its base does;
+    * a write goes only to a value that does not require grad, whose storage is not
+      an input's (inputs are leaves), and that nothing requiring grad has read (the
+      write would change what backward saved); outside ``no_grad`` every operand of
+      a write must not require grad either.
+    """
+
+    def __init__(self) -> None:
+        self.requires: dict[str, bool] = {}
+        self.read_by_grad: set[str] = set()
+
+    def add_input(self, name: str) -> None:
+        self.requires[name] = True
+
+    def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
+        """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
+        no_grad = bool(stmt.attrs.get("no_grad"))
+        reads_grad = any(self.requires[a] for a in stmt.args)
+        if form.is_view and no_grad and reads_grad:
+            raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
+                                "meaning in a loss")
+        if form.mutates:
+            for w in form.mutates:
+                target = stmt.args[w]
+                if self.requires[target] or root[target] in inputs or root[target] in self.read_by_grad:
+                    raise forms.Illegal(f"autograd forbids writing {target}")
+            if reads_grad and not no_grad:
+                raise forms.Illegal("a write outside no_grad reads a value that requires grad")
+        if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
+            raise forms.Illegal(f"{form.name} has no backward")
+        result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
+        if form.is_view:
+            result = self.requires[stmt.args[0]]
+        if result:
+            self.read_by_grad |= {root[a] for a in stmt.args}
+        if stmt.out is not None:
+            self.requires[stmt.out] = result

@@ -1,0 +1,65 @@
+"""One custom op of dcefuzz's library, as a record: its name, what it declares (pure,
+mutating, effectful) and its defining source, with the header every snippet shares.
+The table of ops is ``fuzzer.program.op_snippets``; registering and carrying them is
+``fuzzer.program.custom_ops``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+NAMESPACE = "dcefuzz"
+
+PURE = "pure"
+MUTATING = "mutating"
+EFFECTFUL = "effectful"
+#: what an op's author declares it does, which is all the compiler may rely on
+DECLARATIONS = (PURE, MUTATING, EFFECTFUL)
+
+#: Shared by every snippet: the run-time trace and effect registration that works
+#: across torch releases (``CustomOpDef.register_effect`` appeared after the private
+#: ``_register_effectful_op``; feature-detect rather than pin a release).
+HEADER = '''\
+from typing import Optional
+
+import torch
+
+TRACE = {"calls": [], "effects": []}
+
+
+def _hit(op, site, *tensors, effect=False):
+    """Record that call site `site` of `op` ran; effects keep a copy of their inputs."""
+    TRACE["calls"].append((op, site))
+    if effect:
+        TRACE["effects"].append((op, site, tuple(t.detach().to("cpu", copy=True) for t in tensors)))
+
+
+def _register_ordered(opdef):
+    """Mark a custom op as an ORDERED side effect on any torch from 2.11 on."""
+    if hasattr(opdef, "register_effect"):
+        from torch._library.effects import EffectType
+        opdef.register_effect(EffectType.ORDERED)
+    else:
+        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+        _register_effectful_op(opdef._opoverload, _EffectType.ORDERED)
+'''
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    """One registered operator: its name, what it declares (pure, mutating or
+    effectful) and its defining source."""
+
+    name: str
+    declaration: str
+    source: str
+    doc: str
+
+    @property
+    def qualname(self) -> str:
+        return f"{NAMESPACE}::{self.name}"
+
+    @property
+    def returns(self) -> bool:
+        """Whether the op returns a tensor (read off its declared signature)."""
+        header = self.source.split(f"def {self.name}(", 1)[1].split(":\n", 1)[0]
+        return not header.rstrip().endswith("-> None")

@@ -1,0 +1,100 @@
+"""Op sources: where the custom ops a program calls come from, each behind one small
+interface.
+
+dcefuzz's own ops (``fuzzer.program.custom_ops``) are one source; a user's library
+(``--ops``) is another.  What the rest of the pipeline needs of a source is small:
+make the ops a program names callable in this process before its body is read
+(``load``), give the generator inputs shaped for them (``input_shapes``), and write
+what a repro script or a brief needs so that the ops exist there too (``script``).
+The stages that need it (reading a program, generating one, rendering its repro)
+ask every source here and never name one.
+
+dcefuzz's own source is here; others are registered through the entry point group
+:data:`GROUP` (a package's ``pyproject.toml``), found without importing the package
+that defines them.  ``register`` adds one by hand (tests).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from fuzzer.program import custom_ops
+
+#: the entry point group op sources are registered in
+GROUP = "dcefuzz.op_sources"
+
+
+class OpSource(Protocol):
+    """Where some of a program's custom ops come from."""
+
+    name: str
+
+    def load(self, imports: tuple) -> None:
+        """Make the ops of a program's ``imports`` (``Program.imports``) callable here,
+        their statement forms registered; raise ``ValueError`` when it cannot."""
+
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+        """Extra inputs, as dims over ``symbols``, that program ``seed`` gets so its ops
+        (``ops``: the generator's ``OpSet``) have operands that fit them."""
+
+    def script(self, program, brief: bool = False) -> str:
+        """What a repro script (``brief``: a brief repro) needs, before the program, for
+        the program's ops of this source to exist there ("" when it calls none)."""
+
+
+class Builtin:
+    """dcefuzz's own ops: registered once per process (``custom_ops.install``), carried
+    into scripts as the very snippets the fuzzer registered."""
+
+    name = "dcefuzz"
+
+    def load(self, imports: tuple) -> None:
+        custom_ops.install()
+
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+        return []
+
+    def script(self, program, brief: bool = False) -> str:
+        names = program.custom_ops()
+        if brief:
+            return custom_ops.brief_source(names, grad=program.mode.grad)
+        # the header (the trace, the effect registration) always: other sources' text uses it
+        return custom_ops.source_for(names)
+
+
+BUILTIN = Builtin()
+_SOURCES: dict[str, OpSource] = {BUILTIN.name: BUILTIN}
+_loaded = False
+
+
+def register(source: OpSource) -> OpSource:
+    _SOURCES[source.name] = source
+    return source
+
+
+def all_sources() -> list[OpSource]:
+    """Every source, dcefuzz's own first (the others' script text builds on its header)."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from importlib.metadata import entry_points
+
+        for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
+            if point.name not in _SOURCES:
+                register(point.load())
+    return [BUILTIN] + [s for name, s in sorted(_SOURCES.items()) if s is not BUILTIN]
+
+
+def load(imports: tuple) -> None:
+    """Make every op a program with ``imports`` calls callable here."""
+    for source in all_sources():
+        source.load(imports)
+
+
+def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+    return [dims for source in all_sources() for dims in source.input_shapes(seed, ops, symbols)]
+
+
+def script(program, brief: bool = False) -> str:
+    """What a script needs for every op ``program`` calls, source after source."""
+    return "\n\n".join(text for text in (s.script(program, brief) for s in all_sources()) if text.strip())

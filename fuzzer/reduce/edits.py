@@ -1,0 +1,102 @@
+"""Edits of a case the shrinker proposes: each gives another legal-looking case (the
+IR's check and the oracle decide whether it is one), never changing the bug's class
+on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from fuzzer.program import forms
+from fuzzer.program.ir import Case, Input, Mode, Program, Stmt
+from fuzzer.program.sizes import symbols_in
+from fuzzer.reduce import signature
+from fuzzer.reduce.order import SIMPLEST_ATTRS
+
+
+def with_program(case: Case, **program_changes) -> Case:
+    return dataclasses.replace(case, program=dataclasses.replace(case.program, **program_changes))
+
+
+def remove_statements(case: Case, indices: set[int]) -> Case:
+    """Delete statements and, transitively, everything that reads what they defined."""
+    removed_values: set[str] = set()
+    body = []
+    for n, stmt in enumerate(case.program.body):
+        if n in indices or any(a in removed_values for a in stmt.args):
+            if stmt.out is not None:
+                removed_values.add(stmt.out)
+            continue
+        body.append(stmt)
+    outputs = tuple(o for o in case.program.outputs if o not in removed_values)
+    return with_program(case, body=tuple(body), outputs=outputs)
+
+
+def drop_unused_symbols(case: Case) -> Case:
+    p = case.program
+    used = {s for i in p.inputs for d in i.dims for s in symbols_in(d)}
+    if used == set(p.symbols):
+        return case
+    symbols = tuple(s for s in p.symbols if s in used)
+    return dataclasses.replace(
+        case,
+        program=dataclasses.replace(p, symbols=symbols,
+                                    sym_min={s: v for s, v in p.sym_min.items() if s in used}),
+        bindings=tuple({s: v for s, v in b.items() if s in used} for b in case.bindings),
+    )
+
+
+def canonical_case(case: Case) -> Case:
+    """Renumber values, sites and symbols; the bindings follow the symbols."""
+    renamed = signature.canonical(case.program)
+    mapping = signature.symbol_renaming(case.program)
+    bindings = tuple({mapping[s]: v for s, v in b.items() if s in mapping} for b in case.bindings)
+    return dataclasses.replace(case, program=renamed, bindings=bindings)
+
+
+
+
+def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
+    form = forms.form(simpler)
+    attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
+    if stmt.attrs.get("no_grad"):
+        attrs["no_grad"] = True
+    if simpler in ("mul_", "scale"):
+        attrs["c"] = SIMPLEST_ATTRS["c"]
+    # a form without a result can replace a call only if the call's result is unused
+    out = stmt.out if form.returns else None
+    return Stmt(simpler, stmt.args[:form.arity], out, attrs)
+
+
+def unused(p: Program, value: str) -> bool:
+    return value not in p.outputs and not any(value in s.args for s in p.body)
+
+
+def merge_symbols(case: Case, old: str, new: str) -> Case:
+    pat = re.compile(rf"\b{old}\b")
+
+    def dim(d: str) -> str:
+        return pat.sub(new, d)
+
+    p = case.program
+    inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims)) for i in p.inputs)
+    program = dataclasses.replace(
+        p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs,
+        sym_min={s: (max(v, p.sym_min.get(old, 0)) if s == new else v)
+                 for s, v in p.sym_min.items() if s != old})
+    bindings = tuple({s: v for s, v in b.items() if s != old} for b in case.bindings)
+    bindings = tuple({s: max(v, program.sym_min.get(s, 0)) for s, v in b.items()} for b in bindings)
+    return dataclasses.replace(case, program=program, bindings=bindings)
+
+
+def without_input(mode: Mode, name: str) -> Mode:
+    """The mode once input ``name`` is gone."""
+    return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
+                               strided=tuple(n for n in mode.strided if n != name),
+                               aliases=tuple(a for a in mode.aliases if name not in a))
+
+
+def without_dim(mode: Mode, name: str, k: int) -> Mode:
+    """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
+    marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
+    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a))

@@ -1,0 +1,115 @@
+"""The order the shrinker moves down, and the simpler forms it tries.
+
+Every accepted step of a shrink strictly decreases :func:`complexity`, a tuple
+compared in order (statements first, then returned values, inputs, ranks, symbols,
+bindings, the mode, simpler forms, operands defined earlier, simpler attributes,
+smaller sizes): a well-founded order, so the passes cannot cycle and the fixpoint is
+reached.  ``SIMPLER`` says which op may replace which, of the same declared kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+
+from fuzzer.program import forms
+from fuzzer.program.ir import Case, Mode
+
+#: Simpler ops of the same declared kind, tried in order (arity may drop: extra
+#: operands are discarded).
+SIMPLER: dict[str, tuple[str, ...]] = {
+    "p_mix": ("p_sin",),
+    "p_head": ("p_sin",),
+    "p_rowsum": ("p_sin",),
+    "m_swap": ("m_addto", "m_scale"),
+    "m_shift": ("m_addto", "m_scale"),
+    "m_addto": ("m_scale",),
+    "m_cumrow": ("m_scale",),
+    "e_tap": ("e_log",),
+    "add": ("clone",),
+    "mul": ("clone",),
+    "scale": ("clone",),
+    "unary": ("clone",),
+    "sum": ("clone",),
+    "copy_": ("mul_",),
+    "add_": ("mul_",),
+    "p_pair": ("p_sin",),
+    "p_opt": ("p_opt_none", "p_sin"),
+    "p_opt_none": ("p_sin",),
+    "p_affine": ("p_sin",),
+    "m_unknown": ("m_addto", "m_scale"),
+    "m_list": ("m_scale",),
+    "cond_sin": ("p_sin",),
+    "in_region_p_sin": ("p_sin",),
+    "in_region_e_tap": ("e_tap",),
+    "in_region_m_scale": ("m_scale",),
+}
+SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
+
+#: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
+FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
+DEFAULT_FORM_COMPLEXITY = 2
+
+
+def complexity(case: Case) -> tuple:
+    """A well-founded order on cases: the shrinker only ever moves down it.
+
+    Statements first, then returned values, inputs, ranks, symbols, bindings, then
+    finer things: simpler forms, operands defined earlier, simpler attributes,
+    smaller sizes.  Because every accepted step strictly decreases this key, the
+    passes cannot cycle and the fixpoint is reached.
+    """
+    p = case.program
+    order = {i.name: n for n, i in enumerate(p.inputs)}
+    operand_pos = 0
+    for s in p.body:
+        operand_pos += sum(order.get(a, len(order)) for a in s.args)
+        if s.out is not None:
+            order[s.out] = len(order)
+
+    def attr_cost(k, v):
+        if k == "c":
+            return forms.CONSTANTS.index(v) if v in forms.CONSTANTS else len(forms.CONSTANTS)
+        if k == "fn":
+            return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
+        if k == "dim":
+            return v if isinstance(v, int) else 0
+        return 0
+
+    return (
+        len(p.body),
+        len(p.outputs),
+        len(p.inputs),
+        sum(len(i.dims) for i in p.inputs),
+        len(p.symbols),
+        len(case.bindings),
+        mode_complexity(p.mode),
+        sum(FORM_COMPLEXITY.get(s.form, DEFAULT_FORM_COMPLEXITY) for s in p.body),
+        operand_pos,
+        sum(attr_cost(k, v) for s in p.body for k, v in s.attrs.items() if k != "site"),
+        sum(v for b in case.bindings for v in b.values()),
+        sum(p.sym_min.values()),
+    )
+
+
+def mode_complexity(mode: Mode) -> int:
+    """How much of a mode there is: each mark, strided input, gradients, a dtype other
+    than float32 and automatic dynamic count one."""
+    return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
+            + (mode.dynamic != "true"))
+
+
+def simpler_modes(mode: Mode) -> Iterator[Mode]:
+    """Each single simplification of a mode."""
+    if mode.grad:
+        yield dataclasses.replace(mode, grad=False)
+    if mode.dynamic != "true":
+        yield dataclasses.replace(mode, dynamic="true")
+    if mode.dtype != "float32":
+        yield dataclasses.replace(mode, dtype="float32")
+    for m in mode.marks:
+        yield dataclasses.replace(mode, marks=tuple(x for x in mode.marks if x != m))
+    for n in mode.strided:
+        yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
+    for a in mode.aliases:
+        yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))

@@ -1,0 +1,52 @@
+"""The plain trial kind: a program compiled once in this process and judged against
+eager (``fuzzer.judge.trial``), shrunk by fresh compiles here, its repro script and
+brief written by ``fuzzer.render``, its culprit found by ``fuzzer.triage``.
+
+Registered as the trial kind ``program`` (``fuzzer.judge.kinds``) through this
+package's entry points; every finding that no other kind owns is its.
+"""
+
+from __future__ import annotations
+
+from fuzzer.judge.kinds import PROGRAM
+from fuzzer.judge.trial import judge_fresh, run_trial
+from fuzzer.program.generate import generate
+from fuzzer.render import brief, repro
+from fuzzer.triage.culprit import localise
+
+
+class ProgramTrials:
+    """A program, its bindings run in order through one ``torch.compile``."""
+
+    name = PROGRAM
+    findings: tuple[str, ...] = ()
+    fault_in_sides = False
+    triage_first = False
+
+    def case(self, program_seed: int, config):
+        return generate(program_seed, features=config.feature_table, ops=config.ops)
+
+    def trial(self, program_seed: int, config):
+        return run_trial(self.case(program_seed, config), config.device, config.backend)
+
+    def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):
+        # a fresh compile in this process, under whatever fault this process planted
+        return lambda case: judge_fresh(case, device, backend)
+
+    def shrink_budget(self, config):
+        return config.shrink_budget
+
+    def script(self, entry) -> str:
+        return repro.render(entry)
+
+    def brief(self, entry) -> str:
+        return brief.render(entry)
+
+    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None):
+        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend)
+
+    def issue(self, bug, entry):
+        return None  # the plain words of ``fuzzer.render.report``
+
+
+KIND = ProgramTrials()

@@ -1,0 +1,53 @@
+"""A user's library as an op source (``fuzzer.program.sources``): its modules loaded by
+path for a program that imports them, inputs shaped for its ops' signatures, and, in
+a repro script, its modules imported and its ORDERED ops logged.
+
+Registered as the op source ``user`` through this package's entry points.
+"""
+
+from __future__ import annotations
+
+import random
+
+from fuzzer import __version__
+from fuzzer.limits import GEN
+from fuzzer.program import forms
+from fuzzer.user import library, tracing
+
+#: chance that a program with user ops gets inputs shaped for one of them (the first
+#: op with a signature other than one shape for all)
+USER_SHAPES_SHARE = 0.6
+
+
+class UserLibraries:
+    """The modules ``--ops`` named, as a program records them (``Program.imports``)."""
+
+    name = "user"
+
+    def load(self, imports: tuple) -> None:
+        if imports:
+            library.ensure(imports)
+
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+        """Inputs shaped for the tensor arguments of one of the user's ops with a
+        signature, its letters mapped onto the program's symbols, from a stream of
+        their own (a program without user ops is drawn as it always was).  Random
+        inputs rarely fit ``(m,n),(n,p)->(m,p)``; these do."""
+        shaped = [f for f in (forms.FORMS.get(q) for q in ops.user) if f is not None and f.arity]
+        rng = random.Random(f"dcefuzz-user-{__version__}-{seed}")
+        if not shaped or rng.random() >= (USER_SHAPES_SHARE if ops.builtin else 1.0):
+            return []
+        form = rng.choice(shaped)
+        gufunc = library.op(form.custom).gufunc
+        if gufunc.same_shape:
+            rank = rng.randint(1, GEN.max_rank)
+            dims = [rng.choice(symbols) for _ in range(rank)]
+            return [list(dims) for _ in range(form.arity)]
+        letters = {x: rng.choice(symbols) for x in gufunc.letters}
+        return [[x if x.isdigit() else letters[x] for x in core] for core in gufunc.inputs]
+
+    def script(self, program, brief: bool = False) -> str:
+        return tracing.script_source(program, brief)
+
+
+SOURCE = UserLibraries()
