@@ -117,6 +117,7 @@ def _list_bugs(folders, as_json: bool) -> None:
         click.echo(f"  smallest  {b.smallest} ({size[b.smallest]} statements)")
         click.echo(f"  seen      first {b.first_seen}, last {b.last_seen}")
         click.echo("  versions  " + ", ".join(f"{v} {r}" for v, r in b.versions.items()))
+        click.echo(f"  history   {b.history.line()}")
 
 
 @main.command()

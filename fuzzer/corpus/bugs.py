@@ -20,12 +20,10 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
 from fuzzer.judge import contract
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
-
-#: the verdict of one torch version on a bug's repro, worst first when merging members
-REPRODUCES, FIXED, ERROR = "reproduces", "fixed", "error"
 
 
 def _frame(detail: list[str]) -> str | None:
@@ -115,6 +113,11 @@ class Bug:
     def smallest(self) -> str:
         return self.entries[0]
 
+    @property
+    def history(self) -> History:
+        """Where it came in and went out, over the releases its repros ran under."""
+        return history(self.versions)
+
     def to_json(self) -> dict:
         culprit = {"stage": None}
         if self.culprit is not None:
@@ -126,7 +129,7 @@ class Bug:
         return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
                 "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
                 "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
-                "versions": dict(self.versions)}
+                "versions": dict(self.versions), **self.history.to_json()}
 
 
 def _versions(members) -> dict:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fuzzer.corpus import bugs
+from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, kinds
@@ -246,10 +246,17 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
     issue = issue_of(bug, entry)
     fails = (f"On torch {reproduces or entry.torch_version} this fails with "
              f"{_code(failure) if failure.isidentifier() else failure}.")
+    story = bug.history
+    title, opening = issue.title, issue.opening
+    if story.regression:
+        earlier = [r for r, v in story.releases if v == bugs.FIXED and releases.release(r) < releases.release(story.introduced)]
+        title = f"[regression {story.introduced}] {title}"
+        opening = (f"A regression: torch {earlier[-1]} runs this program right, {story.introduced} does not. "
+                   + opening)
     lines = [
-        f"# {issue.title}", "",
+        f"# {title}", "",
         "### 🐛 Describe the bug", "",
-        issue.opening, "",
+        opening, "",
         "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
         f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
@@ -259,5 +266,6 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
         found_by(bug, entry, full_script, issue.runs), "",
         "### Versions", "",
         *_versions(bug),
+        f"- History: {story.line()}",
     ]
     return "\n".join(lines) + "\n"
