@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from fuzzer.cli import main
 from fuzzer.corpus.bugs import group
-from fuzzer.corpus.store import load
+from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import kinds
 from fuzzer.limits import REPORT
 from fuzzer.render import brief
@@ -39,7 +39,7 @@ def reports():
 
 
 def test_the_corpus_has_the_bugs_the_tests_name():
-    found = {b.id: b.smallest for b in group(load(p) for p in CORPUS.glob("*.json"))}
+    found = {b.id: b.smallest for b in group(load(p) for p in entries_in([CORPUS])[0])}
     assert {bug: found.get(bug) for bug in {**BUGS, **STALE}} == {**BUGS, **STALE}
 
 

@@ -53,6 +53,9 @@ class Config:
     #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
     #: when the campaign starts
     declarations: int = 0
+    #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
+    #: their findings are triaged, to be recognised, and counted, never shrunk
+    known: tuple = ()
 
     @property
     def feature_table(self) -> dict[str, float]:

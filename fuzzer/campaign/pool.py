@@ -232,7 +232,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             for w in workers:
                 if w.ready and w.index is None and not session.spent(
                         in_flight=sum(1 for x in workers if x.index is not None)):
-                    w.assign(session.next_program(), limits, ends_at, session.examples.full())
+                    w.assign(session.next_program(), limits, ends_at, session.full())
             conns = {w.conn: w for w in workers}
             left = session.seconds_left()
             poll = limits.poll_seconds if left is None else max(0.0, min(limits.poll_seconds, left))

@@ -29,6 +29,25 @@ from fuzzer.judge.kinds import PROGRAM
 from fuzzer.limits import CACHE, TRIAGE
 
 
+def _known_keys(folder: str | None) -> tuple:
+    """The bug keys of ``folder``'s entries that its upstream.json links to a public issue."""
+    if folder is None:
+        return ()
+    from fuzzer.corpus import bugs, upstream
+    from fuzzer.corpus.store import load_all
+
+    try:
+        known = upstream.load(folder)
+    except upstream.UpstreamError as exc:
+        raise click.BadParameter(str(exc), param_hint="--known-upstream") from None
+    if not known.records:
+        raise click.BadParameter(f"{folder} has no {upstream.FILE}", param_hint="--known-upstream")
+    entries, _ = load_all([folder])
+    keys = sorted({bugs.key_of(e) for e in entries if any(r.known for r in known.of([e.id]))})
+    click.echo(f"known upstream: {len(keys)} bugs of {folder} are counted, not shrunk", err=True)
+    return tuple(keys)
+
+
 @main.command()
 @click.option("--time", "seconds", type=Duration(), default=None,
               help="Fuzz for this long (90s, 10m, 2h).")
@@ -36,6 +55,9 @@ from fuzzer.limits import CACHE, TRIAGE
               help="Fuzz this many programs.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
               help="Campaign seed: with --blind, program i is a pure function of (seed, i).")
+@click.option("--known-upstream", "known_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="A corpus folder with an upstream.json (e.g. corpus): findings of the bugs it names as "
+                   "public are triaged, to be recognised, and counted, never shrunk.")
 @click.option("--feedback/--blind", default=True, show_default=True,
               help="Feedback: programs come from a pool of those that made the compiler do something "
                    "new, mutated, as well as fresh, in shares that follow what pays (docs/campaigns.md). "
@@ -82,7 +104,7 @@ from fuzzer.limits import CACHE, TRIAGE
 def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir, resume, jobs, devices,
         program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
         strict_declarations, fault, no_shrink, shrink_budget, no_triage,
-        triage_budget, examples_per_bug):
+        triage_budget, examples_per_bug, known_dir):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
@@ -169,7 +191,7 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
                     trial=PAIRS if cache_pairs else PROGRAM, side_threads=max(1, (os.cpu_count() or 1) // workers),
                     features=tuple(feature_table.items()), ops=chosen.ops,
-                    declarations=len(chosen.findings), feedback=feedback)
+                    declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:

@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from fuzzer.corpus import upstream
 from fuzzer.corpus.entry import ENTRY_SUFFIX, SCRIPT_SUFFIX, BadEntry, Entry
 from fuzzer.files import atomic_write, read_json
 from fuzzer.judge import kinds
@@ -89,13 +90,18 @@ def remove(path: str | os.PathLike) -> None:
             pass
 
 
+#: files a corpus folder holds beside its entries
+NOT_ENTRIES = frozenset({upstream.FILE})
+
+
 def entries_in(paths) -> tuple[list[Path], list[str]]:
     """Expand files and folders into entry JSON paths; name what isn't one."""
     found, bad = [], []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found += sorted(q for q in p.glob(f"*{ENTRY_SUFFIX}") if not q.name.startswith("."))
+            found += sorted(q for q in p.glob(f"*{ENTRY_SUFFIX}")
+                            if not q.name.startswith(".") and q.name not in NOT_ENTRIES)
         elif p.suffix in (ENTRY_SUFFIX, SCRIPT_SUFFIX) and p.with_suffix(ENTRY_SUFFIX).exists():
             found.append(p.with_suffix(ENTRY_SUFFIX))
         else:
