@@ -27,7 +27,7 @@ class WorkerHandle:
     """The parent's handle on one worker process."""
 
     def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
-                 compile_threads: int = 1, stack_path: str | None = None):
+                 compile_threads: int = 1, stack_path: str | None = None, log_path: str | None = None):
         self.slot, self.config = slot, config
         self.stack_path = stack_path
         self.conn, child_conn = ctx.Pipe()
@@ -38,7 +38,7 @@ class WorkerHandle:
         try:
             self.process = ctx.Process(target=child.serve,
                                        args=(child_conn, worker.Worker(config, limits), config.fault,
-                                             limits.threads, compile_threads, stack_path),
+                                             limits.threads, compile_threads, stack_path, log_path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -149,8 +149,11 @@ class Processes:
     launcher (``fuzzer.campaign.ray_pool``) starts them elsewhere; the pool treats
     every worker alike through the handle ``start`` returns (a pipe and a process)."""
 
-    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None):
+    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None,
+                 log_path: str | None = None):
         self.config, self.limits = config, limits
+        #: where the workers' standard error goes (None: the campaign's terminal)
+        self.log_path = log_path
         self.ctx = multiprocessing.get_context("spawn")
         self.slots = [str(d) for d in devices] if devices else [None] * jobs
         # the cores are shared out: each worker's Inductor compiles kernels on its share
@@ -158,7 +161,7 @@ class Processes:
 
     def start(self, slot: int, stack_path: str) -> WorkerHandle:
         return WorkerHandle(self.ctx, self.config, self.limits, slot, self.slots[slot], self.compile_threads,
-                       stack_path)
+                            stack_path, self.log_path)
 
     def status(self, workers: list) -> str:
         """The pool's part of the progress line."""

@@ -106,7 +106,8 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
     session = Session(config, budget, shard, folder, resume, log, progress)
     ends_at = session.ends_at()
     shrinker = CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
-    launcher = launcher or Processes(config, limits, jobs, devices)
+    launcher = launcher or Processes(config, limits, jobs, devices,
+                                     log_path=str(folder.torch_log) if folder is not None else None)
     stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
     started = itertools.count()
 

@@ -39,6 +39,9 @@ DECLARATIONS_FILE = "declarations.json"
 FEEDBACK_FILE = "feedback.json"
 #: one line per bug as the run first hits it: when, on which program, whether new
 BUGS_FILE = "bugs.jsonl"
+#: what torch logs in the workers (Dynamo's ERROR lines with their stacks, Inductor's
+#: warnings): the campaign's terminal shows dcefuzz's lines only
+TORCH_LOG = "torch.log"
 STATE_SCHEMA = 1
 
 
@@ -180,6 +183,10 @@ class CampaignFolder:
     def corpus(self) -> Path:
         """The folder's own corpus (used unless the campaign names another)."""
         return self.path / CORPUS_FOLDER
+
+    @property
+    def torch_log(self) -> Path:
+        return self.path / TORCH_LOG
 
     def holds_campaign(self) -> bool:
         return (self.path / STATE_FILE).exists() or (self.path / STATS_FILE).exists()

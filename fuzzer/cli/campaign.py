@@ -217,6 +217,8 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     click.echo(stats.summary())
     click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
     click.echo(f"corpus     {corpus_dir}")
+    if folder.torch_log.is_file() and folder.torch_log.stat().st_size:
+        click.echo(f"torch log  {folder.torch_log} (what torch printed in the workers)")
     for path in stats.saved:
         click.echo(f"saved {path}")
     if chosen.findings:

@@ -53,16 +53,20 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
             old = None
         if old is not None:
             new = False
-            hits = old.hits + entry.hits
+            when = now()
             if entry.statements < old.statements:
-                entry.hits, entry.found, entry.last_seen = hits, old.found, now()
+                count = entry.hits
+                entry.hits, entry.found, entry.hit_times = old.hits, old.found, []
+                entry.hit(when, count, old.hit_times)
                 entry.known_bug = entry.known_bug or old.known_bug
             else:
-                old.hits, old.last_seen = hits, now()
+                old.hit(when, entry.hits)
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
         entry.found = now()
+    if not entry.hit_times:
+        entry.hit_times = [entry.found] * min(entry.hits, 1)
     update(path, entry)
     return path, new
 
