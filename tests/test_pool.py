@@ -55,6 +55,7 @@ def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind,
     limits = PoolLimits(program_seconds=8, memory_mb=3072, poll_seconds=0.1) if fault == "test-hang" else LIMITS
     stats, state, entries = _campaign(tmp_path, fault, limits)
     assert stats.programs == PROGRAMS
+    assert (tmp_path / "state" / "torch.log").is_file()  # the workers' standard error
     assert state.programs == PROGRAMS and state.next_index == PROGRAMS and not state.done_above
     assert sum(state.statuses.values()) == PROGRAMS
     deadly = [i for i in range(PROGRAMS)
@@ -548,3 +549,26 @@ def test_a_worker_hung_in_a_compile_dies_with_its_parent(tmp_path):
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def _speak(path):
+    import os
+    import sys
+
+    from fuzzer.isolation import child
+
+    child.to_log(path)
+    print("from python", file=sys.stderr, flush=True)
+    os.write(2, b"from the fd\n")
+
+
+def test_a_child_sends_its_standard_error_to_the_log(tmp_path, capfd):
+    import multiprocessing
+
+    log = tmp_path / "run" / "torch.log"  # the folder may not exist yet
+    p = multiprocessing.get_context("spawn").Process(target=_speak, args=(str(log),))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert log.read_text() == "from python\nfrom the fd\n"
+    assert "from" not in capfd.readouterr().err
