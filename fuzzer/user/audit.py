@@ -39,6 +39,18 @@ SAME_SHAPE_TAIL = 3
 
 FINDING = "finding"
 WARNING = "warning"
+#: the op is left out, and it is no lie: no kernel here, or dcefuzz's inputs or types
+#: do not suit it (the advice says what to give)
+SKIP = "skip"
+#: dispatch keys whose kernel runs an op on each device type
+KERNEL_KEYS = {"cpu": ("CPU",), "cuda": ("CUDA",)}
+COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                  "CompositeExplicitAutogradNonFunctional")
+#: opcheck tests whose failure is evidence the declaration is false
+LIES = ("test_schema", "test_autograd_registration", "test_faketensor")
+#: opcheck tests that also fail on torch's own bugs: a lie only when eager or the fake
+#: impl disagrees with the declaration too
+AOT_TESTS = ("test_aot_dispatch_static", "test_aot_dispatch_dynamic")
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,10 @@ class Audited:
     @property
     def findings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == FINDING]
+
+    @property
+    def skipped(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == SKIP]
 
 
 def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
@@ -106,12 +122,14 @@ def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None =
     values = values if values is not None else variants(op)[0]
     gen = torch.Generator().manual_seed(seed)
     tensors = iter(torch.randn(s, generator=gen).to(device).requires_grad_(grad) for s in shapes)
+    sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
+             for letter, n in zip(core, shape) if not letter.isdigit()}
     args, kwargs = [], {}
     for arg in op.arguments:
         if arg.is_tensor:
             value = next(tensors)
         elif arg.values:
-            value = values[arg.name]
+            value = arg.python(values[arg.name], sizes, device)
         else:
             continue
         if arg.keyword:
@@ -207,6 +225,10 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
     """Every problem of ``op``: findings (it is left out of a campaign) and warnings,
     and the op as programs may call it."""
     problems: list[Problem] = []
+    if not has_kernel(op.qualname, device):
+        return Audited(op, (Problem(op.qualname, "no-kernel", f"no kernel for {device} (registered for "
+                                    f"{', '.join(kernels(op.qualname)) or 'nothing'}): fuzz it where it runs "
+                                    "(--device)", severity=SKIP),))
     names = [a.name for a in op.tensors]
     never_written = {names[i] for i in op.mutates}
     every = variants(op)
@@ -217,7 +239,10 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
             failed[k] = why
     kept = _kept_values(op, failed)
     if kept is None:
-        problems.append(Problem(op.qualname, "eager", next(iter(failed.values()))))
+        advice = ("give its signature" if op.gufunc.same_shape else "check its signature") + \
+            " or its scalars' values (DCEFUZZ_SIGNATURES, DCEFUZZ_SCALARS or a hints file)"
+        problems.append(Problem(op.qualname, "eager", f"{next(iter(failed.values()))}: the op refuses dcefuzz's "
+                                f"inputs, which is no lie: {advice}", severity=SKIP))
         return Audited(op, tuple(problems))
     for arg in op.scalars:
         for v in arg.values:
@@ -263,7 +288,41 @@ def _backward_fails(op: UserOp, device: str) -> str | None:
     return None
 
 
+def kernels(qualname: str) -> list[str]:
+    """The dispatch keys of the kernels the op has, of those that run it somewhere."""
+    import torch
+
+    keys = [k for keys in KERNEL_KEYS.values() for k in keys] + list(COMPOSITE_KEYS) + ["Meta"]
+    return [k for k in keys if torch._C._dispatch_has_kernel_for_dispatch_key(qualname, k)]
+
+
+def has_kernel(qualname: str, device: str) -> bool:
+    """Whether the op runs on ``device``'s type: a kernel for it, or a composite one."""
+    import torch
+
+    wanted = KERNEL_KEYS.get(torch.device(device).type, ()) + COMPOSITE_KEYS
+    return any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, k) for k in wanted)
+
+
 def _opcheck(op: UserOp, device: str) -> list[Problem]:
+    """opcheck's failures: a lie where the test is about the declaration (schema,
+    autograd registration, fake impl); an AOT dispatch failure with those passing
+    and the eager checks clean may be torch's own, so it leaves the op out as a skip
+    that says so; opcheck itself failing to run is a skip too."""
+    problems = opcheck_problems(op, device)
+    lied = any(p.check in LIES for p in problems)
+    out = []
+    for p in problems:
+        if p.check in AOT_TESTS and not lied:
+            p = Problem(p.op, p.check, p.message + ": the schema and the fake impl pass, so this may be torch's "
+                        "bug rather than a false declaration", p.argument, SKIP)
+        elif p.check == "opcheck":
+            p = Problem(p.op, p.check, p.message, p.argument, SKIP)
+        out.append(p)
+    return out
+
+
+def opcheck_problems(op: UserOp, device: str) -> list[Problem]:
     import torch
 
     problems = []

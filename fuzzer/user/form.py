@@ -43,12 +43,13 @@ def _render(op: UserOp):
     def render(args, attrs, dims):
         tensors = iter(args)
         values = attrs.get(SCALARS, {})
+        letters = op.gufunc.bind(list(dims)) if dims else {}
         parts = []
         for arg in op.arguments:
             if arg.is_tensor:
                 text = next(tensors)
             elif arg.values:
-                text = repr(values[arg.name])
+                text = arg.code(values[arg.name], letters, args[0])
             else:
                 continue  # left at its default
             parts.append(f"{arg.name}={text}" if arg.keyword else text)
