@@ -125,14 +125,16 @@ def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None =
     sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
              for letter, n in zip(core, shape) if not letter.isdigit()}
     args, kwargs = [], {}
+    by_name = False  # once an argument is left at its default, the rest go by name
     for arg in op.arguments:
         if arg.is_tensor:
             value = next(tensors)
         elif arg.values:
             value = arg.python(values[arg.name], sizes, device)
         else:
+            by_name = True
             continue
-        if arg.keyword:
+        if arg.keyword or by_name:
             kwargs[arg.name] = value
         else:
             args.append(value)
@@ -251,6 +253,17 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
                 problems.append(Problem(op.qualname, "value-dropped",
                                         f"programs will not pass {arg.name}={v!r}: the op {why}", arg.name, WARNING))
     op = _with_values(op, kept)
+    wrong = _result_dtypes(op, device)
+    if wrong:
+        takes = tuple(i for i in range(op.results) if i not in wrong)
+        if not takes:
+            problems.append(Problem(op.qualname, "result-dtype", f"returns {', '.join(sorted(set(wrong.values())))} "
+                                    "tensors: programs carry float32 tensors whose shapes the signature gives",
+                                    severity=SKIP))
+            return Audited(op, tuple(problems))
+        problems.append(Problem(op.qualname, "result-dtype", f"programs take only results {list(takes)}: the others "
+                                f"are {', '.join(sorted(set(wrong.values())))}", severity=WARNING))
+        op = dataclasses.replace(op, takes=takes)
     for name in sorted(never_written):
         problems.append(Problem(op.qualname, "unused-declaration",
                                 f"declares it writes {name!r} but no call wrote it", name, WARNING))
@@ -269,6 +282,29 @@ def _with_values(op: UserOp, kept: dict[str, tuple]) -> UserOp:
     arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept and a.values else a
                       for a in op.arguments)
     return dataclasses.replace(op, arguments=arguments)
+
+
+def _result_dtypes(op: UserOp, device: str) -> dict[int, str]:
+    """The results, by index, that programs cannot take: another dtype than the
+    inputs' (float32), or another shape than the signature gives (typing would be
+    wrong about it)."""
+    import torch
+
+    label, shapes = input_sets(op)[-1]
+    args, kwargs = _arguments(op, shapes, device, seed=300)
+    try:
+        results = _results(op.overload()(*args, **kwargs))
+    except Exception:  # noqa: BLE001 - the eager checks already ran this op on these inputs
+        return {}
+    want = [tuple(int(d) for d in dims) for dims in
+            op.gufunc.results([tuple(str(n) for n in s) for s in shapes], len(results))]
+    out = {}
+    for i, r in enumerate(results):
+        if r.dtype != torch.float32:
+            out[i] = str(r.dtype).removeprefix("torch.")
+        elif tuple(r.shape) != want[i]:
+            out[i] = f"shaped {tuple(r.shape)} where the signature gives {want[i]} (give its signature)"
+    return out
 
 
 def _backward_fails(op: UserOp, device: str) -> str | None:
@@ -310,16 +346,43 @@ def _opcheck(op: UserOp, device: str) -> list[Problem]:
     and the eager checks clean may be torch's own, so it leaves the op out as a skip
     that says so; opcheck itself failing to run is a skip too."""
     problems = opcheck_problems(op, device)
-    lied = any(p.check in LIES for p in problems)
+    refused = _fake_refuses(op, device)
+    if refused is not None:
+        problems = [p for p in problems if p.check != "test_faketensor"] + [Problem(
+            op.qualname, "test_faketensor", f"its fake impl refuses dcefuzz's inputs ({refused}), which is no lie: "
+            "give the dtypes or shapes it wants (a hints file)", severity=SKIP)]
+    lied = any(p.check in LIES and p.severity == FINDING for p in problems)
     out = []
     for p in problems:
-        if p.check in AOT_TESTS and not lied:
+        if p.check in AOT_TESTS and refused is not None:
+            p = Problem(p.op, p.check, p.message + ": the fake impl refuses these inputs too", p.argument, SKIP)
+        elif p.check in AOT_TESTS and not lied:
             p = Problem(p.op, p.check, p.message + ": the schema and the fake impl pass, so this may be torch's "
                         "bug rather than a false declaration", p.argument, SKIP)
         elif p.check == "opcheck":
             p = Problem(p.op, p.check, p.message, p.argument, SKIP)
         out.append(p)
     return out
+
+
+def _fake_refuses(op: UserOp, device: str) -> str | None:
+    """Why the op's fake impl raises on dcefuzz's inputs (None: it runs).  A fake impl
+    that checks its inputs (``torch._check(A.dtype == torch.uint8)``) and refuses ours
+    says what it wants, not something false: metadata it gets wrong is the lie, and
+    opcheck's fake test reports that."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    label, shapes = input_sets(op)[1]
+    args, kwargs = _arguments(op, shapes, device, seed=400)
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        fake_args = [mode.from_tensor(a) if hasattr(a, "dtype") and hasattr(a, "shape") else a for a in args]
+        fake_kwargs = {k: mode.from_tensor(v) if hasattr(v, "dtype") and hasattr(v, "shape") else v
+                       for k, v in kwargs.items()}
+        try:
+            op.overload()(*fake_args, **fake_kwargs)
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is reported
+            return _first_line(exc)
+    return None
 
 
 def opcheck_problems(op: UserOp, device: str) -> list[Problem]:

@@ -72,6 +72,13 @@ class UserOp:
     #: a backward formula is registered for it (``register_autograd``, or an autograd
     #: kernel): programs may take gradients through it
     backward: bool = False
+    #: the results a program may take (None: every one): those of the program's dtype,
+    #: as the declaration check found (a quantiser's packed ``uint8`` result is not)
+    takes: tuple[int, ...] | None = None
+
+    @property
+    def taken(self) -> tuple[int, ...]:
+        return self.takes if self.takes is not None else tuple(range(self.results))
 
     @property
     def tensors(self) -> list[Argument]:

@@ -254,17 +254,19 @@ def adjust(audited: UserOp) -> None:
 
 def adjustment(audited: UserOp) -> tuple:
     """What ``adjust`` changes, as data a worker process applies (``apply``)."""
-    return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward)
+    return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward,
+            audited.takes)
 
 
 def apply(adjustments) -> None:
     """Apply ``adjustment`` records to the loaded ops (a worker, before its first program)."""
-    for qualname, values, backward in adjustments:
+    for qualname, values, backward, *rest in adjustments:
         loaded = op(qualname)
         kept = dict(values)
         arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept else a
                           for a in loaded.arguments)
-        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward))
+        takes = tuple(rest[0]) if rest and rest[0] is not None else None
+        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward, takes=takes))
 
 
 def op(qualname: str) -> UserOp:
