@@ -54,13 +54,16 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
         if old is not None:
             new = False
             when = now()
+            # the incoming copy's own hit times (a merged shard's) are kept; its other hits are now
+            timed = entry.hit_times[-entry.hits:] if entry.hits else []
+            untimed = max(0, entry.hits - len(timed))
             if entry.statements < old.statements:
-                count = entry.hits
-                entry.hits, entry.found, entry.hit_times = old.hits, old.found, []
-                entry.hit(when, count, old.hit_times)
+                entry.hits, entry.found, entry.hit_times = old.hits + len(timed), old.found, []
+                entry.hit(when, untimed, old.hit_times + timed)
                 entry.known_bug = entry.known_bug or old.known_bug
             else:
-                old.hit(when, entry.hits)
+                old.hits += len(timed)
+                old.hit(when, untimed, timed)
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
