@@ -121,3 +121,22 @@ def test_the_command_line_runs_under_one_hash_seed(monkeypatch):
     monkeypatch.setattr(hashseed, "AT_START", hashseed.SEED)
     hashseed.pin(["run"])
     assert len(started) == 1
+
+
+def test_every_hit_is_timed_and_a_smaller_example_keeps_the_times(tmp_path, monkeypatch):
+    from fuzzer.corpus import store
+
+    clock = iter(f"2026-12-01T00:00:0{i}+00:00" for i in range(10))
+    monkeypatch.setattr(store, "now", lambda: next(clock))
+    path, _ = save(make_entry(), tmp_path)
+    save(make_entry(), tmp_path)
+    save(make_entry(), tmp_path)
+    held = load(path)
+    assert held.hits == 3 and held.hit_times == [f"2026-12-01T00:00:0{i}+00:00" for i in range(3)]
+    assert held.last_seen == held.hit_times[-1]
+    smaller = make_entry()
+    smaller.case = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 1})]))
+    save(smaller, tmp_path)  # the same id, fewer statements: it takes the entry's place
+    held = load(path)
+    assert held.statements == 1 and held.hits == 4 and len(held.hit_times) == 4
+    assert held.found == "2026-12-01T00:00:00+00:00"

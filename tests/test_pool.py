@@ -55,6 +55,7 @@ def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind,
     limits = PoolLimits(program_seconds=8, memory_mb=3072, poll_seconds=0.1) if fault == "test-hang" else LIMITS
     stats, state, entries = _campaign(tmp_path, fault, limits)
     assert stats.programs == PROGRAMS
+    assert (tmp_path / "state" / "torch.log").is_file()  # the workers' standard error
     assert state.programs == PROGRAMS and state.next_index == PROGRAMS and not state.done_above
     assert sum(state.statuses.values()) == PROGRAMS
     deadly = [i for i in range(PROGRAMS)
@@ -487,7 +488,8 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_pat
     corpus_dir = tmp_path / "corpus"
     proc = subprocess.Popen(
         [sys.executable, "-m", "fuzzer", "run", "--time", "5m", "--corpus", str(corpus_dir),
-         "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink"],
+         "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink",
+         "--blind", "--features", "none"],  # the stream whose first finding is the fault's
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
     workers: list[int] = []
@@ -522,12 +524,13 @@ import multiprocessing, os, signal, sys, time
 from fuzzer.campaign.handle import WorkerHandle as _Worker
 from fuzzer.campaign.config import Config
 from fuzzer.limits import PoolLimits
+from fuzzer.feedback.director import Recipe
 from fuzzer.program.generate import program_seed
 if __name__ == "__main__":
     config = Config(seed=0, device="cpu", corpus_dir=sys.argv[1], fault="test-hang")
     w = _Worker(multiprocessing.get_context("spawn"), config, PoolLimits(), 0, None)
     assert w.conn.recv()[0] == "ready"
-    w.assign(0, program_seed(0, 0), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
+    w.assign(Recipe(0, program_seed(0, 0), "blind"), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
     print(w.process.pid, flush=True)
     time.sleep(3)
     os.kill(os.getpid(), signal.SIGKILL)
@@ -548,3 +551,26 @@ def test_a_worker_hung_in_a_compile_dies_with_its_parent(tmp_path):
     finally:
         if _alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def _speak(path):
+    import os
+    import sys
+
+    from fuzzer.isolation import child
+
+    child.to_log(path)
+    print("from python", file=sys.stderr, flush=True)
+    os.write(2, b"from the fd\n")
+
+
+def test_a_child_sends_its_standard_error_to_the_log(tmp_path, capfd):
+    import multiprocessing
+
+    log = tmp_path / "run" / "torch.log"  # the folder may not exist yet
+    p = multiprocessing.get_context("spawn").Process(target=_speak, args=(str(log),))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert log.read_text() == "from python\nfrom the fd\n"
+    assert "from" not in capfd.readouterr().err

@@ -16,11 +16,11 @@ import torch
 from helpers import case, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.store import Entry, load
+from fuzzer.corpus.store import Entry, entries_in, load
 from fuzzer.replay.rerun import FIXED, REPRODUCES, replay_entry
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
-ENTRIES = sorted(CORPUS.glob("*.json"))
+ENTRIES = entries_in([CORPUS])[0]
 
 
 #: the stale-cache entry the default run replays, the quickest (18 s on two cores); a

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from fuzzer.cli import main
 from fuzzer.corpus.bugs import group
-from fuzzer.corpus.store import load
+from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import kinds
 from fuzzer.limits import REPORT
 from fuzzer.render import brief
@@ -39,7 +39,7 @@ def reports():
 
 
 def test_the_corpus_has_the_bugs_the_tests_name():
-    found = {b.id: b.smallest for b in group(load(p) for p in CORPUS.glob("*.json"))}
+    found = {b.id: b.smallest for b in group(load(p) for p in entries_in([CORPUS])[0])}
     assert {bug: found.get(bug) for bug in {**BUGS, **STALE}} == {**BUGS, **STALE}
 
 
@@ -150,3 +150,15 @@ def test_each_brief_repro_fails_on_this_torch(tmp_path):
         assert child.returncode == 1, (bug, out[-2000:])
         assert last.split(":", 1)[0].rsplit(".", 1)[-1] == failure, (bug, last)
     assert {f for f, _ in children.values()} == {"AssertionError", "InductorError"}
+
+
+def test_a_bugs_title_names_the_statements_what_goes_wrong_and_the_switch():
+    """A triager reads the program's terms, not the family's: the smallest entry's
+    statements, where the wrong values land, and the switch that removes it; a long
+    program is named by the ops it calls."""
+    found = {b.smallest: b for b in group(load(p) for p in entries_in([CORPUS])[0])}
+    assert found["wrong-mutation-9ce848f551f8"].title == (
+        "`x1.copy_(x0); x0.mul_(0.5)`: wrong values written to an input in inductor, "
+        "gone with remove_noop_ops off")
+    assert found["wrong-output-f160321431a4"].title.startswith(
+        "calls p_sin, clone, mul, transpose (with gradients): wrong values returned in inductor")

@@ -46,13 +46,25 @@ class Config:
     features: tuple = ()
     #: the custom ops programs may call: dcefuzz's own and the user's (``--ops``)
     ops: OpSet = BUILTIN
+    #: feedback-directed generation (``fuzzer.feedback``): programs from a pool of those
+    #: that reached something rare, as well as fresh; False: every program is drawn
+    #: from its seed alone (``--blind``)
+    feedback: bool = False
     #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
     #: when the campaign starts
     declarations: int = 0
+    #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
+    #: their findings are triaged, to be recognised, and counted, never shrunk
+    known: tuple = ()
 
     @property
     def feature_table(self) -> dict[str, float]:
         return dict(self.features)
+
+    @property
+    def steered(self) -> bool:
+        """Whether this campaign's programs come from a feedback director."""
+        return self.feedback and kinds.get(self.trial).steerable
 
     @property
     def op_table(self) -> dict:

@@ -28,9 +28,10 @@ def case_of(pseed: int, config: Config) -> Case:
     return kinds.get(config.trial).case(pseed, config)
 
 
-def trial_of(pseed: int, config: Config) -> TrialResult:
-    """Program ``pseed`` tried as the config's trial kind tries it."""
-    return kinds.get(config.trial).trial(pseed, config)
+def trial_of(pseed: int, config: Config, case: Case | None = None) -> TrialResult:
+    """Program ``pseed`` (or ``case``, what feedback made of that index) tried as the
+    config's trial kind tries it."""
+    return kinds.get(config.trial).trial(pseed, config, case)
 
 
 def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:
@@ -81,16 +82,17 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
 def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
     """A finding of a bug that has its examples already, triaged as found: it would
-    only be counted, so it is not shrunk (None: any other finding, or one whose kind
-    shrinks first).
+    only be counted, so it is not shrunk (None: any other finding).
 
-    For a trial kind whose culprit costs less than its shrink (``triage_first``: a
-    cache pair's culprit is one pair, its shrink a dozen), the culprit with the bug
-    class is all the bug's key needs: so such a finding is triaged first, and shrunk
-    only if its bug still wants examples or it is smaller than the largest one
-    (``full``: ``Examples.full``).
+    Most findings of a campaign are of bugs it has found before, and a full shrink
+    (up to 150 fresh compiles) is wasted on one that will only be counted.  The
+    culprit with the bug class is all a bug's key needs, and costs a few compiles: so
+    a finding whose family (``fuzzer.triage.family``) has a bug with its examples
+    (``full``: ``Examples.full``) is triaged first, as found, and shrunk only if its
+    bug still wants examples or it is smaller than the bug's largest one.  Its
+    classification is then all it costs.
     """
-    if not kinds.of(finding.kind).triage_first or not config.triage:
+    if not config.triage:
         return None
     entry = found_entry(finding, seed, config)
     if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):

@@ -27,7 +27,7 @@ class WorkerHandle:
     """The parent's handle on one worker process."""
 
     def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
-                 compile_threads: int = 1, stack_path: str | None = None):
+                 compile_threads: int = 1, stack_path: str | None = None, log_path: str | None = None):
         self.slot, self.config = slot, config
         self.stack_path = stack_path
         self.conn, child_conn = ctx.Pipe()
@@ -38,7 +38,7 @@ class WorkerHandle:
         try:
             self.process = ctx.Process(target=child.serve,
                                        args=(child_conn, worker.Worker(config, limits), config.fault,
-                                             limits.threads, compile_threads, stack_path),
+                                             limits.threads, compile_threads, stack_path, log_path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -56,6 +56,8 @@ class WorkerHandle:
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None
         self.pseed: int | None = None
+        #: the program's case as feedback made it (JSON; None: drawn from ``pseed``)
+        self.case: dict | None = None
         #: the program's trial, reported before its findings are shrunk (unshrunk entries)
         self.tried: worker.Report | None = None
         #: the shrink candidate the worker announced last (a case, as JSON)
@@ -66,12 +68,14 @@ class WorkerHandle:
         self.base_rss_kb = 0
         self.rss_kb = 0
 
-    def assign(self, index: int, pseed: int, limits: PoolLimits, ends_at: float | None,
-               full: dict | None = None) -> None:
-        """Hand the worker a program; ``full``: the bugs that have their examples."""
-        self.index, self.pseed = index, pseed
+    def assign(self, recipe, limits: PoolLimits, ends_at: float | None, full: dict | None = None) -> None:
+        """Hand the worker a program (a ``fuzzer.feedback.director.Recipe``: its index, seed
+        and, with feedback, its case); ``full``: the bugs that have their examples."""
+        self.index, self.pseed = recipe.index, recipe.seed
+        self.case = None if recipe.case is None else recipe.case.to_json()
         self.limit(limits, ends_at)
-        self.send(("run", index, pseed, None if ends_at is None else ends_at - time.monotonic(), full or {}))
+        self.send(("run", recipe.index, recipe.seed, None if ends_at is None else ends_at - time.monotonic(),
+                   full or {}, self.case))
 
     def send(self, message: tuple) -> None:
         self.conn.send(message)
@@ -85,12 +89,14 @@ class WorkerHandle:
 
     def release(self) -> None:
         """The program is over (reported, or counted as a casualty)."""
-        self.index = self.pseed = self.tried = self.candidate = None
+        self.index = self.pseed = self.tried = self.candidate = self.case = None
         self.triaging = False
 
     def running(self) -> Case:
         """What the worker was running: the candidate it announced, else its program."""
-        return Case.from_json(self.candidate) if self.candidate is not None else case_of(self.pseed, self.config)
+        if self.candidate is not None:
+            return Case.from_json(self.candidate)
+        return Case.from_json(self.case) if self.case is not None else case_of(self.pseed, self.config)
 
     def kill(self) -> None:
         if self.process.is_alive():
@@ -143,8 +149,11 @@ class Processes:
     launcher (``fuzzer.campaign.ray_pool``) starts them elsewhere; the pool treats
     every worker alike through the handle ``start`` returns (a pipe and a process)."""
 
-    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None):
+    def __init__(self, config: Config, limits: PoolLimits, jobs: int = 1, devices: list[str] | None = None,
+                 log_path: str | None = None):
         self.config, self.limits = config, limits
+        #: where the workers' standard error goes (None: the campaign's terminal)
+        self.log_path = log_path
         self.ctx = multiprocessing.get_context("spawn")
         self.slots = [str(d) for d in devices] if devices else [None] * jobs
         # the cores are shared out: each worker's Inductor compiles kernels on its share
@@ -152,7 +161,7 @@ class Processes:
 
     def start(self, slot: int, stack_path: str) -> WorkerHandle:
         return WorkerHandle(self.ctx, self.config, self.limits, slot, self.slots[slot], self.compile_threads,
-                       stack_path)
+                            stack_path, self.log_path)
 
     def status(self, workers: list) -> str:
         """The pool's part of the progress line."""

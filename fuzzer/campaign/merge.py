@@ -18,6 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fuzzer.feedback.director import merged as merged_feedback
 from fuzzer.campaign.state import (
     DECLARATIONS_FILE,
     INTERNAL_FILE,
@@ -64,7 +65,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     first = states[0]
     for folder, state in zip(folders, states):
         for what, mine, theirs in (("seed", state.seed, first.seed), ("features", state.features, first.features),
-                                   ("ops", state.ops, first.ops)):
+                                   ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback)):
             if mine != theirs:
                 raise BadState(f"{folder} ran {what} {mine!r}, {folders[0]} {theirs!r}: only shards of one "
                                "campaign merge")
@@ -85,8 +86,11 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
         features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
-        reached=sum((s.reached for s in states), Counter()))
+        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback)
     result = Merged(total)
+    pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]
+    if pools:
+        target.save_feedback(merged_feedback(pools))
     for folder in folders:
         entries, bad = store.load_all([CampaignFolder(folder).corpus]) if CampaignFolder(folder).corpus.exists() \
             else ([], [])

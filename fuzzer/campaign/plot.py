@@ -4,7 +4,9 @@ Three panels over elapsed time answer what a runner asks of a long campaign: is 
 still finding things (distinct bugs and corpus entries, the discovery curve), has it
 slowed down (programs per minute between progress lines, raw and smoothed), and is a
 worker growing toward its memory cap (resident MiB per worker, with the moments a
-worker was replaced).
+worker was replaced).  A feedback campaign's log has a fourth: the pool's size and the
+distinct tokens of signal seen, which flatten when generation stops reaching new
+compiler behaviour.
 
 matplotlib is an optional extra (``pip install 'dcefuzz[plot]'``): a fuzzing machine
 needs none of it, so it is imported here only, when a plot is asked for, and drawn with
@@ -72,9 +74,12 @@ def series(lines: list[dict]) -> dict:
         now = ln.get("workers_replaced", 0)
         replaced_at += [m] * max(0, now - before)
         before = now
+    has_pool = any("pool" in ln for ln in lines)
+    pool = [ln.get("pool", nan) for ln in lines] if has_pool else None
+    tokens = [ln.get("tokens", nan) for ln in lines] if has_pool else None
     return {"minutes": minutes, "bugs": bugs, "entries": entries, "rate": rate,
             "smooth": smooth, "window_s": window, "mean_rate": total, "rss": rss,
-            "replaced_at": replaced_at}
+            "replaced_at": replaced_at, "pool": pool, "tokens": tokens}
 
 
 def _figure_api():
@@ -94,9 +99,11 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     s = series(lines)
     x = s["minutes"]
 
-    fig = Figure(figsize=(9, 10), dpi=100, layout="constrained")
+    steered = s["pool"] is not None
+    fig = Figure(figsize=(9, 13 if steered else 10), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
-    found, speed, memory = fig.subplots(3, 1, sharex=True)
+    panels = fig.subplots(4 if steered else 3, 1, sharex=True)
+    found, speed, memory = panels[:3]
     if title:
         fig.suptitle(title)
 
@@ -136,7 +143,21 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     memory.set_xlabel("elapsed minutes")
     memory.set_xlim(left=0, right=max(x[-1], 1 / 6))
 
-    for ax in (found, speed, memory):
+    if steered:
+        signal = panels[3]
+        memory.set_xlabel("")
+        signal.plot(x, s["pool"], drawstyle="steps-post", color="tab:purple", label="programs in the pool")
+        signal.set_ylabel("pool")
+        signal.set_ylim(bottom=0)
+        tokens = signal.twinx()
+        tokens.plot(x, s["tokens"], drawstyle="steps-post", color="tab:orange", label="distinct tokens of signal")
+        tokens.set_ylabel("tokens")
+        tokens.set_ylim(bottom=0)
+        signal.set_title("Feedback: the pool and the signal it has seen", loc="left")
+        handles = signal.get_legend_handles_labels()[0] + tokens.get_legend_handles_labels()[0]
+        signal.legend(handles, [h.get_label() for h in handles], loc="upper left")
+        signal.set_xlabel("elapsed minutes")
+    for ax in panels:
         ax.grid(True, alpha=0.3)
     out = Path(out)
     fig.savefig(out, format="png")

@@ -60,7 +60,7 @@ from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
-from fuzzer.isolation import stacks
+from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import (
     died_detail,
     memory_detail,
@@ -102,11 +102,28 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
              folder: CampaignFolder | None = None, resume: bool = False,
              log=None, progress=None, launcher=None) -> Stats:
     """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given),
-    or on the workers ``launcher`` starts (default: :class:`Processes` here)."""
+    or on the workers ``launcher`` starts (default: :class:`Processes` here).
+
+    What torch prints in the workers, and in the children the parent's own helpers
+    start (the casualty shrinker's judges), goes to the folder's ``torch.log``."""
+    saved = os.environ.get(child.LOG_ENV)
+    if folder is not None:
+        os.environ[child.LOG_ENV] = str(folder.torch_log)
+    try:
+        return _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log, progress, launcher)
+    finally:
+        if saved is None:
+            os.environ.pop(child.LOG_ENV, None)
+        else:
+            os.environ[child.LOG_ENV] = saved
+
+
+def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log, progress, launcher) -> Stats:
     session = Session(config, budget, shard, folder, resume, log, progress)
     ends_at = session.ends_at()
     shrinker = CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
-    launcher = launcher or Processes(config, limits, jobs, devices)
+    log_path = str(folder.torch_log) if folder is not None else None
+    launcher = launcher or Processes(config, limits, jobs, devices, log_path=log_path)
     stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
     started = itertools.count()
 
@@ -232,7 +249,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
             for w in workers:
                 if w.ready and w.index is None and not session.spent(
                         in_flight=sum(1 for x in workers if x.index is not None)):
-                    w.assign(*session.next_program(), limits, ends_at, session.examples.full())
+                    w.assign(session.next_program(), limits, ends_at, session.full())
             conns = {w.conn: w for w in workers}
             left = session.seconds_left()
             poll = limits.poll_seconds if left is None else max(0.0, min(limits.poll_seconds, left))
@@ -260,7 +277,7 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
                     _, index, report = message
                     entries = [Entry.from_json(e) for e in report.entries]
                     session.finished(index, report.status, entries, report.recompiles, report.untested,
-                                     report.internal_errors(), report.reached)
+                                     report.internal_errors(), report.reached, tuple(report.signal))
                     w.release()
                     w.programs += 1
                     w.rss_kb = report.rss_kb

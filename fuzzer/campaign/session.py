@@ -1,7 +1,9 @@
 """A campaign: generate, try, shrink and save, program after program, within a budget.
 
-Program ``i`` of a campaign with seed ``S`` is ``generate(program_seed(S, i))``: any
-program can be regenerated from the seed and its index alone.  Each confirmed
+Program ``i`` of a blind campaign with seed ``S`` is ``generate(program_seed(S, i))``:
+any program can be regenerated from the seed and its index alone.  A feedback
+campaign's programs come from its director (``fuzzer.feedback.director``), which
+learns from each program's outcome here; its entries carry their whole programs.  Each confirmed
 finding is shrunk (unless disabled) and saved the moment it is ready, atomically,
 one entry per signature, so stopping the campaign at any point loses nothing
 already found.
@@ -19,8 +21,10 @@ from fuzzer.campaign.entries import counted_only, entry_for, trial_of
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
+from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept
+from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
 from fuzzer.judge.trial import Finding
@@ -45,7 +49,7 @@ class Session:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
-                              ops=config.op_table)
+                              ops=config.op_table, feedback=config.steered)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -59,9 +63,19 @@ class Session:
             if state.ops != config.op_table:
                 raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
                                f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")
+            if state.feedback != config.steered:
+                was = "with feedback" if state.feedback else "blind"
+                raise BadState(f"{folder.path} drew its programs {was}: resume with the same "
+                               f"{'--feedback' if state.feedback else '--blind'}")
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
+        #: the feedback campaign's director (None: blind), restored on resume
+        self.director = Director(config.seed, config.feature_table, config.ops) if config.steered else None
+        if self.director is not None and resume:
+            saved = folder.load_feedback()
+            if saved is not None:
+                self.director.load(saved)
         if config.declarations and not resume:
             self.stats.findings["declaration"] += config.declarations
         self.examples = Examples(config.corpus_dir, config.examples_per_bug)
@@ -82,6 +96,12 @@ class Session:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
+    def full(self) -> dict[str, int]:
+        """The bugs whose findings are only counted: those with their examples
+        (``Examples.full``), and those known upstream (``Config.known``), which any
+        program of the bug hits no smaller than nothing."""
+        return {**self.examples.full(), **{key: 0 for key in self.config.known}}
+
     def spent(self, in_flight: int = 0) -> bool:
         return self.budget.spent(self.elapsed(), self.stats.run_programs + in_flight)
 
@@ -99,9 +119,13 @@ class Session:
         left = self.seconds_left()
         return left is not None and left <= 0
 
-    def next_program(self) -> tuple[int, int]:
+    def next_program(self) -> Recipe:
+        """What the next program is: its index, seed and, with feedback, its case."""
         index = next(self.pending)
-        return index, program_seed(self.config.seed, index)
+        pseed = program_seed(self.config.seed, index)
+        if self.director is None:
+            return Recipe(index, pseed, "blind")
+        return self.director.next(index, pseed)
 
     def internal_error(self, index: int | None, error: InternalError) -> None:
         """Count one of dcefuzz's own errors met on program ``index`` (None: on no one
@@ -118,12 +142,14 @@ class Session:
 
     def finished(self, index: int, status: str, entries: list[Entry],
                  recompiles: int = 0, untested: str | None = None,
-                 errors: list[InternalError] = (), reached: dict | None = None) -> list[str | None]:
+                 errors: list[InternalError] = (), reached: dict | None = None,
+                 signal: tuple[str, ...] = ()) -> list[str | None]:
         """Count a finished program and save its entries (dedup by signature).
 
         ``untested`` is the first reason an untested program was not wholly compiled;
         ``errors`` are dcefuzz's own errors met on the way (``fuzzer.internal``),
-        ``reached`` what the program reached (``trial.reached``).
+        ``reached`` what the program reached (``trial.reached``), ``signal`` what the
+        compiler did with it (``fuzzer.judge.signal``), which the director learns from.
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
         for error in errors:
@@ -135,15 +161,22 @@ class Session:
             self.stats.untested[untested] += 1
         self.done.add(index)
         paths: list[str | None] = []
+        new_bugs = known = 0
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
             saved = self.examples.save(entry)
             path, new = saved.path, saved.kept in (Kept.NEW, Kept.REPLACED)
             self.stats.signatures.add(entry.id)
+            if saved.bug not in self.stats.bugs:
+                self.stats.bug_first[saved.bug] = self.elapsed()
+                if self.folder is not None:
+                    self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry), entry.kind, saved.new_bug)
             self.stats.bugs.add(saved.bug)
             if saved.new_bug:
                 self.stats.new_bugs.add(saved.bug)
+                new_bugs += 1
+            known += saved.kept in (Kept.COUNTED, Kept.REPEAT)
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
             if new:
@@ -158,6 +191,12 @@ class Session:
             paths.append(str(path) if new else None)
             self.stats.last_entry = entry
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
+        if self.director is not None:
+            self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
+                                                 new_bugs, known))
+        if self.director is not None:
+            self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
+                                                 new_bugs, known))
         # the watermark: every index of this shard below it is done
         mark = self.stats.next_index
         while mark in self.done:
@@ -209,11 +248,18 @@ class Session:
 
     def checkpoint(self, details: dict | None = None) -> None:
         self.stats.seconds = self.elapsed()
+        feedback = {}
+        if self.director is not None:
+            self.stats.feedback = self.director.line()
+            summary = self.director.summary()
+            feedback = {"pool": summary["pool"], "tokens": summary["tokens"], "arms": summary["arms"]}
         if self.folder is not None:
             snapshot = self.stats.to_state()
             self.folder.save(snapshot)
+            if self.director is not None:
+                self.folder.save_feedback(self.director.to_json())
             self.folder.log_stats(snapshot, bugs=self.stats.corpus_bugs, entries=self.stats.corpus_entries,
-                                  **(details or {}))
+                                  run_bugs=len(self.stats.bugs), **feedback, **(details or {}))
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
@@ -240,9 +286,10 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     with faults.planted(config.fault):
         try:
             while not session.spent():
-                index, pseed = session.next_program()
+                recipe = session.next_program()
+                index, pseed = recipe.index, recipe.seed
                 try:
-                    result = trial_of(pseed, config)
+                    result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
                     session.finished(index, INTERNAL_ERROR, [], errors=[InternalError.of(TRIAL_STAGE, exc)])
                     session.tick()
@@ -252,12 +299,12 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
-                    entries.append(counted_only(finding, pseed, config, session.examples.full(),
+                    entries.append(counted_only(finding, pseed, config, session.full(),
                                                 session.seconds_left(), errors)
                                    or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
                                                 errors=errors))
                 session.finished(index, result.status, entries, result.recompiles,
-                                 result.untested_reason, errors, result.reached)
+                                 result.untested_reason, errors, result.reached, result.signal)
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

@@ -35,6 +35,13 @@ STATS_FILE = "stats.jsonl"
 INTERNAL_FILE = "internal-errors.jsonl"
 #: the user ops' declaration findings (``fuzzer.user.audit``), beside the state
 DECLARATIONS_FILE = "declarations.json"
+#: a feedback campaign's pool and schedule (``fuzzer.feedback.director``)
+FEEDBACK_FILE = "feedback.json"
+#: one line per bug as the run first hits it: when, on which program, whether new
+BUGS_FILE = "bugs.jsonl"
+#: what torch logs in the workers (Dynamo's ERROR lines with their stacks, Inductor's
+#: warnings): the campaign's terminal shows dcefuzz's lines only
+TORCH_LOG = "torch.log"
 STATE_SCHEMA = 1
 
 
@@ -130,6 +137,9 @@ class CampaignState:
     internal: Counter = field(default_factory=Counter)
     #: what the programs reached that the contract judges apart (``judge.trial.reached``)
     reached: Counter = field(default_factory=Counter)
+    #: whether the programs came from a feedback director (``fuzzer.feedback``): a
+    #: resumed campaign must keep to the same
+    feedback: bool = False
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -138,7 +148,8 @@ class CampaignState:
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
                 "recompiles": self.recompiles, "untested": dict(self.untested),
                 "internal_errors": dict(self.internal), "reached": dict(self.reached),
-                "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {})}
+                "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {}),
+                **({"feedback": True} if self.feedback else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -155,7 +166,7 @@ class CampaignState:
                        internal=Counter(data.get("internal_errors", {})),
                        reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
-                       ops=dict(data.get("ops", {})))
+                       ops=dict(data.get("ops", {})), feedback=bool(data.get("feedback", False)))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise
@@ -172,6 +183,10 @@ class CampaignFolder:
     def corpus(self) -> Path:
         """The folder's own corpus (used unless the campaign names another)."""
         return self.path / CORPUS_FOLDER
+
+    @property
+    def torch_log(self) -> Path:
+        return self.path / TORCH_LOG
 
     def holds_campaign(self) -> bool:
         return (self.path / STATE_FILE).exists() or (self.path / STATS_FILE).exists()
@@ -198,6 +213,36 @@ class CampaignFolder:
         line.pop("schema", None)
         with open(self.path / STATS_FILE, "a") as fh:
             fh.write(json.dumps(line) + "\n")
+
+    def save_feedback(self, data: dict) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.path / FEEDBACK_FILE, json.dumps(data) + "\n")
+
+    def load_feedback(self) -> dict | None:
+        """The saved feedback state, or None where the campaign has none yet."""
+        if not (self.path / FEEDBACK_FILE).exists():
+            return None
+        return read_json(self.path / FEEDBACK_FILE, BadState, "no feedback state")
+
+    def log_bug(self, seconds: float, index: int, bug: str, key: str, kind: str, new: bool) -> None:
+        """Append a bug's first hit in this run (``new``: new to the corpus too)."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        line = {"time": round(time.time(), 1), "seconds": round(seconds, 1), "program": index, "bug": bug,
+                "key": key, "kind": kind, "new": new}
+        with open(self.path / BUGS_FILE, "a") as fh:
+            fh.write(json.dumps(line) + "\n")
+
+    def bug_lines(self) -> list[dict]:
+        f = self.path / BUGS_FILE
+        if not f.exists():
+            return []
+        out = []
+        for raw in f.read_text().splitlines():
+            try:
+                out.append(json.loads(raw))
+            except json.JSONDecodeError:
+                continue
+        return out
 
     def log_internal(self, index: int | None, program_seed: int | None, error) -> Path:
         """Append one of dcefuzz's own errors (``fuzzer.internal.InternalError``), with the

@@ -52,6 +52,10 @@ class Stats:
     internal_log: str | None = None
     #: what the programs reached that the contract judges apart (``trial.reached``)
     reached: Counter = field(default_factory=Counter)
+    #: seconds into this run at which each bug it hit was first hit
+    bug_first: dict = field(default_factory=dict)
+    #: the feedback director's line (pool, tokens, arms), as of the last checkpoint
+    feedback: str = ""
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -79,7 +83,7 @@ class Stats:
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
             features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
-            reached=b.reached + self.reached)
+            reached=b.reached + self.reached, feedback=b.feedback)
 
     @property
     def mostly_untested(self) -> bool:
@@ -108,6 +112,8 @@ class Stats:
             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
             + (f"; tracebacks in {self.internal_log}" if self.internal_log and self.internal else "") + ")",
         ]
+        if self.feedback:
+            lines.append(f"feedback   {self.feedback}")
         if self.base.programs:
             total = self.to_state()
             lines.append(f"resumed    {total.programs} programs in all, next program index {total.next_index}")
@@ -120,4 +126,5 @@ def progress_line(stats: Stats, extra: str = "") -> str:
             f"{sum(stats.findings.values())} findings" + (f" ({kinds})" if kinds else "")
             + f", {len(stats.bugs)} bugs, {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
             f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested"
-            + (f", {sum(stats.internal.values())} internal errors" if stats.internal else "") + extra)
+            + (f", {sum(stats.internal.values())} internal errors" if stats.internal else "")
+            + (f", {stats.feedback.split(';')[0]}" if stats.feedback else "") + extra)

@@ -8,7 +8,7 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages, on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   ("run", index, program_seed, seconds_left, full)
+    parent -> worker   ("run", index, program_seed, seconds_left, full, case)
     worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
                        ("candidate", index, case)    a shrink candidate it is about to run (JSON)
                        ("triaging", index, Report)   the program's entries, shrunk, before triage
@@ -21,7 +21,8 @@ from "tried" and blames the death on the candidate, not on the program (which th
 trial just ran without dying).  Each candidate starts a new program time limit:
 shrinking a finding legitimately takes longer than running a program, and the shrink
 budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
-the campaign has left (None: no time budget); the shrink budget is cut to it, since the
+the campaign has left (None: no time budget); ``case`` the program as a feedback
+campaign made it (JSON; None: the worker draws it from ``program_seed``); the shrink budget is cut to it, since the
 parent kills a worker still holding a program at the campaign's deadline.
 
 Triage (``fuzzer.triage``) compiles the shrunk findings again with Inductor's switches
@@ -56,6 +57,8 @@ class Report:
     errors: list[dict] = field(default_factory=list)
     #: what the program reached (``fuzzer.judge.trial.reached``)
     reached: dict = field(default_factory=dict)
+    #: what the compiler did with it (``fuzzer.judge.signal``), when feedback asks
+    signal: list[str] = field(default_factory=list)
 
     def internal_errors(self) -> list:
         from fuzzer.internal import InternalError
@@ -108,10 +111,10 @@ class Worker:
     def __call__(self, message: tuple, send) -> None:
         from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
 
-        _, index, pseed, seconds_left, full = message
+        _, index, pseed, seconds_left, full, case = message
         end = None if seconds_left is None else time.monotonic() + seconds_left
         try:
-            report = _program(send, index, pseed, self.config, end, full)
+            report = _program(send, index, pseed, self.config, end, full, case)
         except Exception as exc:  # noqa: BLE001 - our error: reported, never a crash of the program
             report = Report(INTERNAL_ERROR, 0.0, errors=[InternalError.of(WORKER, exc).to_json()], rss_kb=rss_kb())
         send(("done", index, report))
@@ -120,24 +123,26 @@ class Worker:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config, end: float | None, full: dict | None = None) -> Report:
+def _program(send, index: int, pseed: int, config, end: float | None, full: dict | None = None,
+             case: dict | None = None) -> Report:
     """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
     nothing of it outlives the call.  ``full``: the corpus's bugs that have their
     examples (``Examples.full``), whose findings are not shrunk where that can be told
-    cheaply (``session.counted_only``)."""
+    cheaply (``session.counted_only``); ``case``: the program feedback made (JSON)."""
     from fuzzer.campaign.entries import counted_only, found_entry, oracle_of, shrunk_entry, triaged, trial_of
     from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
+    from fuzzer.program.ir import Case
 
     start = time.perf_counter()
     try:
-        result = trial_of(pseed, config)
+        result = trial_of(pseed, config, None if case is None else Case.from_json(case))
     except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
         return Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
                       errors=[InternalError.of(TRIAL, exc).to_json()])
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
                     list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason,
-                    reached=dict(result.reached))
+                    reached=dict(result.reached), signal=list(result.signal))
     if not ((config.shrink or config.triage) and result.findings):
         return report
     send(("tried", index, report))

@@ -7,7 +7,7 @@ commands when imported here.
 import sys
 
 from fuzzer import hashseed
-from fuzzer.cli import bugs, campaign, entries, faults, ops  # noqa: F401 - each adds its commands
+from fuzzer.cli import bugs, campaign, entries, faults, ops, site  # noqa: F401 - each adds its commands
 from fuzzer.cli.app import main
 from fuzzer.cli.faults import selftest
 from fuzzer.cli.options import parse_duration

@@ -86,49 +86,67 @@ def _bugs_of(folders):
     return group(entries), entries, unreadable
 
 
-def _list_bugs(folders, as_json: bool) -> None:
+def _upstream_of(folders):
+    """The upstream records of ``folders`` joined; a bad file is a usage error."""
+    from fuzzer.corpus import upstream
+
+    records = []
+    for f in folders:
+        try:
+            records += upstream.load(f).records
+        except upstream.UpstreamError as exc:
+            raise click.UsageError(str(exc)) from exc
+    return upstream.Upstream(tuple(records))
+
+
+def _list_bugs(folders, as_json: bool, as_markdown: bool = False) -> None:
+    from fuzzer.corpus import upstream
+    from fuzzer.render.table import culprit_words, markdown
+
     bugs, entries, unreadable = _bugs_of(folders)
+    known = _upstream_of(folders)
     for line in unreadable:
         click.echo(f"error: {line}", err=True)
+    for line in known.check(bugs):
+        click.echo(f"warning: {upstream.FILE}: {line}", err=True)
     if as_json:
-        click.echo(json.dumps([b.to_json() for b in bugs], indent=2))
+        click.echo(json.dumps([{**b.to_json(), "upstream": upstream.summary(known.of(b.entries))}
+                               for b in bugs], indent=2))
+        return
+    if as_markdown:
+        click.echo(markdown(bugs, known), nl=False)
         return
     size = {e.id: e.statements for e in entries}
     click.echo(f"{len(bugs)} bugs in {len(entries)} entries ({', '.join(str(f) for f in folders)})")
     for b in bugs:
-        c = b.culprit
         click.echo(f"\n{b.id}  {b.title}")
-        where = [f"stage {c.stage}"] if c is not None else []
-        if c is not None and c.stage == "cache":  # a stale-cache bug: the cache and the variant
-            where += [f"cache {c.subsystem}", f"variant {c.pass_name}"] + [
-                f"{probe}: {outcome}" for probe, outcome in c.switches.items()]
-            c = None
-        if c is not None and b.blame and ":" in b.blame:
-            where.append(f"blame {b.blame.split(':', 1)[1]}")
-        if c is not None and c.subsystem:
-            where.append(f"bisector {c.subsystem}" + (f"/{c.pass_name}" if c.pass_name else ""))
-        gone = [s for s, v in (c.switches if c else {}).items() if v == "gone"]
-        if gone:
-            where.append("gone with " + ", ".join(gone) + " off")
-        click.echo(f"  culprit   {'; '.join(where) or (b.blame or 'not triaged')}")
+        click.echo(f"  culprit   {'; '.join(culprit_words(b))}")
         click.echo(f"  kinds     {', '.join(b.kinds)}")
         click.echo(f"  entries   {len(b.entries)}: {', '.join(b.entries)}")
         click.echo(f"  hits      {b.hits}")
         click.echo(f"  smallest  {b.smallest} ({size[b.smallest]} statements)")
         click.echo(f"  seen      first {b.first_seen}, last {b.last_seen}")
         click.echo("  versions  " + ", ".join(f"{v} {r}" for v, r in b.versions.items()))
+        click.echo(f"  history   {b.history.line()}")
+        click.echo(f"  upstream  {upstream.line(known.of(b.entries))}")
 
 
 @main.command()
 @click.argument("folder", required=False)
-@click.option("--json", "as_json", is_flag=True, help="A JSON list of bugs on stdout.")
-def bugs(folder, as_json):
+@click.option("--json", "as_json", is_flag=True, help="A JSON list of bugs on stdout (with an upstream key each).")
+@click.option("--markdown", "as_markdown", is_flag=True,
+              help="The bugs as a markdown table (docs/bugs.md's), from the entries and upstream.json.")
+def bugs(folder, as_json, as_markdown):
     """List the bugs of a corpus: its entries grouped by culprit and bug class.
 
     DIR is a corpus folder or a campaign folder (default: the newest campaign under
     .dcefuzz/runs).  Entries not yet triaged each stand alone (`dcefuzz triage DIR`).
+    What is public about each bug comes from the folder's upstream.json, keyed by
+    member entries (see docs/bugs.md).
     """
-    _list_bugs([corpus_folder(folder)], as_json)
+    if as_json and as_markdown:
+        raise click.UsageError("--json and --markdown: choose one")
+    _list_bugs([corpus_folder(folder)], as_json, as_markdown)
 
 
 @main.command()
@@ -158,16 +176,17 @@ def report(bug, folder, out):
     except NoSuchBug as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    known = _upstream_of([where]).of(chosen.entries)
     script = where / f"{entry.id}{SCRIPT_SUFFIX}"
     if out is None:
-        click.echo(render(chosen, entry, script.name), nl=False)
+        click.echo(render(chosen, entry, script.name, known), nl=False)
         shown = script if script.is_file() else f"not on disk: `dcefuzz repro {where / entry.id}.json` prints it"
         click.echo(f"full script to attach: {shown}", err=True)
         return
     folder_out = Path(out)
     folder_out.mkdir(parents=True, exist_ok=True)
     full = folder_out / f"{chosen.id}-full.py"
-    text = render(chosen, entry, full.name)
+    text = render(chosen, entry, full.name, known)
     (folder_out / f"{chosen.id}.md").write_text(text)
     if script.is_file():
         shutil.copyfile(script, full)

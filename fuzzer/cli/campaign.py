@@ -29,13 +29,39 @@ from fuzzer.judge.kinds import PROGRAM
 from fuzzer.limits import CACHE, TRIAGE
 
 
+def _known_keys(folder: str | None) -> tuple:
+    """The bug keys of ``folder``'s entries that its upstream.json links to a public issue."""
+    if folder is None:
+        return ()
+    from fuzzer.corpus import bugs, upstream
+    from fuzzer.corpus.store import load_all
+
+    try:
+        known = upstream.load(folder)
+    except upstream.UpstreamError as exc:
+        raise click.BadParameter(str(exc), param_hint="--known-upstream") from None
+    if not known.records:
+        raise click.BadParameter(f"{folder} has no {upstream.FILE}", param_hint="--known-upstream")
+    entries, _ = load_all([folder])
+    keys = sorted({bugs.key_of(e) for e in entries if any(r.known for r in known.of([e.id]))})
+    click.echo(f"known upstream: {len(keys)} bugs of {folder} are counted, not shrunk", err=True)
+    return tuple(keys)
+
+
 @main.command()
 @click.option("--time", "seconds", type=Duration(), default=None,
               help="Fuzz for this long (90s, 10m, 2h).")
 @click.option("--programs", type=click.IntRange(min=1), default=None,
               help="Fuzz this many programs.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Campaign seed: program i is a pure function of (seed, i).")
+              help="Campaign seed: with --blind, program i is a pure function of (seed, i).")
+@click.option("--known-upstream", "known_dir", type=click.Path(file_okay=False, exists=True), default=None,
+              help="A corpus folder with an upstream.json (e.g. corpus): findings of the bugs it names as "
+                   "public are triaged, to be recognised, and counted, never shrunk.")
+@click.option("--feedback/--blind", default=True, show_default=True,
+              help="Feedback: programs come from a pool of those that made the compiler do something "
+                   "new, mutated, as well as fresh, in shares that follow what pays (docs/campaigns.md). "
+                   "Blind: every program is drawn from (seed, index) alone.  Cache pairs are blind.")
 @click.option("--device", default=None, help=DEVICE_HELP)
 @click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
               help="Folder for findings (default: corpus/ in the campaign folder).")
@@ -75,10 +101,10 @@ from fuzzer.limits import CACHE, TRIAGE
 @triage_option
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
-def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, jobs, devices,
+def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir, resume, jobs, devices,
         program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
         strict_declarations, fault, no_shrink, shrink_budget, no_triage,
-        triage_budget, examples_per_bug):
+        triage_budget, examples_per_bug, known_dir):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
@@ -94,6 +120,13 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     dynamic-shape modes, sizes from data, richer op signatures, identical calls,
     float16/bfloat16, strided inputs, torch.cond and nested_compile_region.  Cache
     pairs draw programs without features.
+
+    By default the campaign learns from what the compiler did with each program
+    (its graphs, passes, counters): programs that did something new join a pool,
+    and later programs are mutants of them as well as fresh ones (docs/campaigns.md).
+    With --jobs 0 the same seed gives the same programs; with workers the pool
+    follows the order reports arrive in.  --blind draws every program from (seed,
+    index) alone, as dcefuzz did before feedback.
 
     Each campaign gets a folder of its own (printed at start and in the summary):
     its state, its stats log and, unless --corpus names another, its corpus/.
@@ -146,6 +179,7 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
                        f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
             sys.exit(1)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
+               + (", feedback" if feedback and not cache_pairs else ", blind")
                + (f", fault {fault} planted" if fault else "")
                + f"\nfeatures {feats.describe(feature_table)}"
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
@@ -157,7 +191,7 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
                     trial=PAIRS if cache_pairs else PROGRAM, side_threads=max(1, (os.cpu_count() or 1) // workers),
                     features=tuple(feature_table.items()), ops=chosen.ops,
-                    declarations=len(chosen.findings))
+                    declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
     display = _Display()
     budget = Budget(seconds=seconds, programs=programs)
     try:
@@ -183,6 +217,8 @@ def run(seconds, programs, seed, device, corpus_dir, shard, state_dir, resume, j
     click.echo(stats.summary())
     click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
     click.echo(f"corpus     {corpus_dir}")
+    if folder.torch_log.is_file() and folder.torch_log.stat().st_size:
+        click.echo(f"torch log  {folder.torch_log} (what torch printed in the workers)")
     for path in stats.saved:
         click.echo(f"saved {path}")
     if chosen.findings:
@@ -261,7 +297,7 @@ def stats(folder, as_json, plot_path):
     if as_json:
         click.echo(json.dumps({**state.to_json(), "bugs": found}, indent=2))
     else:
-        _print_stats(state, lines)
+        _print_stats(state, lines, cf.load_feedback())
         _print_bugs(cf, found)
     if plot_path is not None:
         _plot(cf, state, lines, plot_path, quiet_stdout=as_json)
@@ -307,7 +343,24 @@ def _print_bugs(cf, found: list[dict]) -> None:
                    f"last {b['last_seen']}  {b['title']}")
 
 
-def _print_stats(state, lines) -> None:
+def _print_feedback(saved: dict) -> None:
+    """What a feedback campaign's director holds: the pool, the signal, each arm's plays
+    and mean reward, the feature weights fresh programs get now."""
+    from fuzzer.feedback.director import Director
+
+    director = Director(int(saved.get("seed", 0)), {f: 0.5 for f in saved.get("features", {})})
+    director.load(saved)
+    summary = director.summary()
+    click.echo(f"feedback   pool {summary['pool']} programs, {summary['tokens']} distinct tokens of signal, "
+               f"{director.played} programs learnt from")
+    arms = ", ".join(f"{name} {plays} ({mean:+.2f})" for name, (plays, mean) in summary["arms"].items() if plays)
+    click.echo(f"arms       {arms or 'none played'} (programs, mean reward)")
+    if summary["discarded"]:
+        click.echo("discarded  " + ", ".join(f"{k} {v}" for k, v in sorted(summary["discarded"].items()))
+                   + " (mutants the IR refused: a fresh program instead)")
+
+
+def _print_stats(state, lines, feedback: dict | None = None) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
     click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
@@ -324,16 +377,18 @@ def _print_stats(state, lines) -> None:
                + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")
     statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
     click.echo(f"statuses   {statuses}")
+    if feedback is not None:
+        _print_feedback(feedback)
     if lines:
         click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} {'bugs':>5s} "
-                   f"{'workers':>8s} {'max rss MiB':>12s}")
+                   f"{'workers':>8s} {'max rss MiB':>12s}" + (f" {'pool':>5s} {'tokens':>6s}" if feedback else ""))
         step = max(1, len(lines) // 10)
         for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
             per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
             rss = max(ln.get("worker_rss_mb") or [0])
             click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
                        f"{sum(ln['findings'].values()):9d} {ln.get('bugs', ''):>5} {ln.get('workers_alive', ''):>8} "
-                       f"{rss or '':>12}")
+                       f"{rss or '':>12}" + (f" {ln.get('pool', ''):>5} {ln.get('tokens', ''):>6}" if feedback else ""))
         # past the workers' warm-up, so the range shows growth, not start-up
         warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
                 for mb in ln.get("worker_rss_mb") or [] if mb]

@@ -21,8 +21,15 @@ def check_ops(specs, device, as_json):
     sizes 0, 1 and 2, then what opcheck does not look for (an argument written but not
     declared, a declared write that never happens, a result that aliases an argument).
 
-    Exit 1 when an op has a declaration finding, 0 when none has (warnings do not
-    count), 2 when a module cannot be loaded or registers no op dcefuzz can call.
+    MODULE_OR_FILE is a module, a file, or a hints file (.toml or .json) for a library
+    you do not own (docs/user-ops.md).  One row per op: its kind, whether a campaign
+    would use it, and why not.  A declaration finding is evidence of a lie (an
+    undeclared write, an aliased result, opcheck's schema, fake or autograd-registration
+    test failing); no kernel for the device, an op that refuses dcefuzz's inputs, a type
+    dcefuzz cannot make, or an AOT-dispatch failure the fake impl does not explain are
+    skips, with advice.  Exit 1 when an op has a declaration finding, 0 when none has
+    (skips and warnings do not count), 2 when a module cannot be loaded or registers
+    no op dcefuzz can call.
     """
     from fuzzer.user import library, selection
 
@@ -31,16 +38,21 @@ def check_ops(specs, device, as_json):
     except library.LoadError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    rows = chosen.table()
     if as_json:
         ops = [{"op": op.qualname, "module": lib.ref.name, "declaration": op.declaration,
                 "signature": op.gufunc.text or None,
                 "ok": op.qualname not in chosen.left_out}
                for lib in chosen.libraries for op in lib.ops]
-        skipped = [{"op": q, "reason": why} for lib in chosen.libraries for q, why in lib.skipped]
-        click.echo(json.dumps({"ops": ops, "skipped": skipped, "problems": chosen.to_json()}, indent=2))
+        skipped = [{"op": r["op"], "reason": r["why"]} for r in rows if r["status"] == "skipped"]
+        click.echo(json.dumps({"ops": ops, "skipped": skipped, "table": rows, "problems": chosen.to_json()},
+                              indent=2))
     else:
-        for line in chosen.lines():
-            click.echo(line)
-        click.echo(f"{sum(len(lib.ops) for lib in chosen.libraries)} ops, "
-                   f"{len(chosen.left_out)} with a declaration finding")
+        width = max((len(r["op"]) for r in rows), default=2)
+        click.echo(f"{'op':{width}}  {'kind':9}  {'status':8}  why")
+        for r in rows:
+            click.echo(f"{r['op']:{width}}  {r['kind'] or '-':9}  {r['status']:8}  {r['why']}")
+        counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("used", "skipped", "finding")}
+        click.echo(f"{len(rows)} ops: {counts['used']} used, {counts['skipped']} skipped, "
+                   f"{counts['finding']} with a declaration finding")
     sys.exit(1 if chosen.findings else 0)

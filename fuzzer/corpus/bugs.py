@@ -17,15 +17,15 @@ corpus and every run.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
 from fuzzer.judge import contract
+from fuzzer.program import codegen
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
-
-#: the verdict of one torch version on a bug's repro, worst first when merging members
-REPRODUCES, FIXED, ERROR = "reproduces", "fixed", "error"
 
 
 def _frame(detail: list[str]) -> str | None:
@@ -77,9 +77,48 @@ def what(fam: str) -> str:
     return _WHAT.get(kind, kind + " {}").format(rest.replace(",", ", ")).strip()
 
 
-def title(fam: str, culprit: Culprit | None, blame: str | None) -> str:
-    """A one-line human title: what goes wrong, and where."""
-    what_goes_wrong = what(fam)
+#: the longest statement pattern a title quotes whole (longer: the ops it calls)
+PATTERN_CHARS = 100
+_SIZE_LINE = re.compile(r"^s\d+ = x\d+\.shape\[\d+\]$")
+_CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
+#: where a corrupted value lands, by the kind that saw it
+LANDS = {contract.WRONG_OUTPUT: "returned", contract.WRONG_MUTATION: "written to an input",
+         contract.EFFECT_LOG: "seen by an effectful op"}
+
+
+def pattern(entry) -> str:
+    """The statements of an entry's program as a title quotes them: its body without
+    the size reads and an empty return, custom ops by their short names, joined by
+    ``; ``; where that is too long, the calls it makes, in order."""
+    body = [line.strip() for line in codegen.source(entry.case.program).splitlines()[1:]]
+    body = [line for line in body if line and not _SIZE_LINE.match(line) and line != "return ()"]
+    text = "; ".join(line.replace("torch.ops.dcefuzz.", "") for line in body)
+    if len(text) <= PATTERN_CHARS:
+        return text
+    forms = list(dict.fromkeys(stmt.form for stmt in entry.case.program.body))
+    mode = entry.case.program.mode
+    extra = [w for w, on in (("with gradients", mode.grad), ("strided inputs", mode.strided),
+                             ("aliased inputs", mode.aliases), (mode.dtype, mode.dtype != "float32")) if on]
+    return ("calls " + ", ".join(forms) + (f" ({', '.join(extra)})" if extra else "")) if forms else ""
+
+
+def what_in(fam: str, kinds: Iterable[str]) -> str:
+    """What goes wrong, where the corrupted values land when the family merges them."""
+    if fam.partition("|")[0] == CORRUPTED:
+        lands = [LANDS[k] for k in kinds if k in LANDS]
+        return "wrong values " + " or ".join(lands) if lands else what(fam)
+    return what(fam)
+
+
+def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
+          kinds: Iterable[str] = ()) -> str:
+    """A one-line human title: the program's statements (``shown``: ``pattern``), what
+    goes wrong, and where: the stage and the switch that removes it or the pass it
+    needs."""
+    what_goes_wrong = what_in(fam, kinds)
+    if shown and blame is not None and not blame.startswith(("process:", "cache:")):
+        quoted = shown if shown.startswith("calls ") else f"`{shown}`"
+        what_goes_wrong = f"{quoted}: {what_goes_wrong}"
     if blame is None:
         return f"{what_goes_wrong} (not localised)"
     stage, _, inner = blame.partition(":")
@@ -115,6 +154,11 @@ class Bug:
     def smallest(self) -> str:
         return self.entries[0]
 
+    @property
+    def history(self) -> History:
+        """Where it came in and went out, over the releases its repros ran under."""
+        return history(self.versions)
+
     def to_json(self) -> dict:
         culprit = {"stage": None}
         if self.culprit is not None:
@@ -126,7 +170,7 @@ class Bug:
         return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
                 "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
                 "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
-                "versions": dict(self.versions)}
+                "versions": dict(self.versions), **self.history.to_json()}
 
 
 def _versions(members) -> dict:
@@ -154,10 +198,10 @@ def group(entries: Iterable) -> list[Bug]:
         lead = members[0]
         blame = blame_of(lead)
         fam = family(lead.bug_class)
+        seen = tuple(k for k in contract.KINDS + contract.PROCESS_KINDS if any(e.kind == k for e in members))
         bugs.append(Bug(
-            id=bug_id(key), key=key, title=title(fam, lead.culprit, blame), family=fam, blame=blame,
-            culprit=lead.culprit, kinds=tuple(k for k in contract.KINDS + contract.PROCESS_KINDS
-                                              if any(e.kind == k for e in members)),
+            id=bug_id(key), key=key, title=title(fam, lead.culprit, blame, pattern(lead), seen), family=fam,
+            blame=blame, culprit=lead.culprit, kinds=seen,
             entries=tuple(e.id for e in members), hits=sum(e.hits for e in members),
             first_seen=min(e.found for e in members), last_seen=max(e.seen for e in members),
             versions=_versions(members)))

@@ -24,6 +24,8 @@ from fuzzer.reduce import signature
 from fuzzer.triage.culprit import Culprit
 
 SCHEMA = 1
+#: the hit times an entry keeps, the newest (its hit count goes on counting)
+HIT_TIMES_KEPT = 500
 ENTRY_SUFFIX = ".json"
 SCRIPT_SUFFIX = ".py"
 
@@ -78,6 +80,15 @@ class Entry:
     threads: int | None = None
     #: the hash seed of the process that found it (``fuzzer.hashseed``; None: at random)
     hash_seed: str | None = None
+    #: when each hit happened (ISO times, the newest ``HIT_TIMES_KEPT``): a bug's hits
+    #: over time; entries saved before hits were timed have none
+    hit_times: list = field(default_factory=list)
+
+    def hit(self, when: str, count: int = 1, times: Sequence[str] = ()) -> None:
+        """Count ``count`` hits more, at ``when``; ``times``: another copy's hit times, kept too."""
+        self.hits += count
+        self.last_seen = when
+        self.hit_times = sorted([*self.hit_times, *times, *[when] * count])[-HIT_TIMES_KEPT:]
 
     @property
     def statements(self) -> int:
@@ -106,6 +117,7 @@ class Entry:
             **({"known_bug": self.known_bug} if self.known_bug is not None else {}),
             **({"threads": self.threads} if self.threads is not None else {}),
             **({"hash_seed": self.hash_seed} if self.hash_seed is not None else {}),
+            **({"hit_times": list(self.hit_times)} if self.hit_times else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -139,6 +151,7 @@ class Entry:
             variant=data.get("variant"), known_bug=data.get("known_bug"),
             threads=int(data["threads"]) if data.get("threads") is not None else None,
             hash_seed=str(data["hash_seed"]) if data.get("hash_seed") is not None else None,
+            hit_times=[str(t) for t in data.get("hit_times") or []],
         )
 
     @classmethod

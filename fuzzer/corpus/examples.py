@@ -122,7 +122,8 @@ class Examples:
             try:
                 old = store.load(largest.path)
                 entry = dataclasses.replace(entry, hits=entry.hits + old.hits,
-                                            found=min(filter(None, (entry.found, old.found)), default=""))
+                                            found=min(filter(None, (entry.found, old.found)), default=""),
+                                            hit_times=sorted(old.hit_times + [store.now()] * entry.hits))
             except BadEntry:
                 pass
             path, _ = store.save(entry, self.folder)
@@ -137,7 +138,7 @@ class Examples:
             path, _ = store.save(entry, self.folder)
             self._add(key, entry, path)
             return Saved(Kept.NEW, path, bug, False)
-        held.hits += entry.hits
-        held.last_seen = store.now()
+        when = store.now()
+        held.hit(when, entry.hits)
         store.update(smallest.path, held)
         return Saved(Kept.COUNTED, smallest.path, bug, False)

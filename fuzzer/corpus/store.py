@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from fuzzer.corpus import upstream
 from fuzzer.corpus.entry import ENTRY_SUFFIX, SCRIPT_SUFFIX, BadEntry, Entry
 from fuzzer.files import atomic_write, read_json
 from fuzzer.judge import kinds
@@ -52,16 +53,23 @@ def save(entry: Entry, folder: str | os.PathLike) -> tuple[Path, bool]:
             old = None
         if old is not None:
             new = False
-            hits = old.hits + entry.hits
+            when = now()
+            # the incoming copy's own hit times (a merged shard's) are kept; its other hits are now
+            timed = entry.hit_times[-entry.hits:] if entry.hits else []
+            untimed = max(0, entry.hits - len(timed))
             if entry.statements < old.statements:
-                entry.hits, entry.found, entry.last_seen = hits, old.found, now()
+                entry.hits, entry.found, entry.hit_times = old.hits + len(timed), old.found, []
+                entry.hit(when, untimed, old.hit_times + timed)
                 entry.known_bug = entry.known_bug or old.known_bug
             else:
-                old.hits, old.last_seen = hits, now()
+                old.hits += len(timed)
+                old.hit(when, untimed, timed)
                 atomic_write(path, json.dumps(old.to_json(), indent=2) + "\n")
                 return path, False
     if not entry.found:
         entry.found = now()
+    if not entry.hit_times:
+        entry.hit_times = [entry.found] * min(entry.hits, 1)
     update(path, entry)
     return path, new
 
@@ -89,13 +97,18 @@ def remove(path: str | os.PathLike) -> None:
             pass
 
 
+#: files a corpus folder holds beside its entries
+NOT_ENTRIES = frozenset({upstream.FILE})
+
+
 def entries_in(paths) -> tuple[list[Path], list[str]]:
     """Expand files and folders into entry JSON paths; name what isn't one."""
     found, bad = [], []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            found += sorted(q for q in p.glob(f"*{ENTRY_SUFFIX}") if not q.name.startswith("."))
+            found += sorted(q for q in p.glob(f"*{ENTRY_SUFFIX}")
+                            if not q.name.startswith(".") and q.name not in NOT_ENTRIES)
         elif p.suffix in (ENTRY_SUFFIX, SCRIPT_SUFFIX) and p.with_suffix(ENTRY_SUFFIX).exists():
             found.append(p.with_suffix(ENTRY_SUFFIX))
         else:

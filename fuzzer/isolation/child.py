@@ -62,9 +62,32 @@ def die_with_parent() -> None:
         raise SystemExit(0)
 
 
+#: where a child sends its standard error when its parent names no file (set by a
+#: campaign for the children its own helpers start, e.g. the casualty shrinker's judges)
+LOG_ENV = "DCEFUZZ_CHILD_LOG"
+
+
+def to_log(path: str) -> None:
+    """Send this process's standard error (torch's log lines, Python's warnings,
+    faulthandler's default stream) to the file ``path``, appended.  The child speaks
+    to its parent through the pipe only, so nothing of dcefuzz's is lost there."""
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        return  # the log cannot be written: the lines go where they went
+    sys.stderr.flush()
+    os.dup2(fd, 2)
+    os.close(fd)
+
+
 def serve(conn, handler: Handler, fault: str | None, threads: int,
-          compile_threads: int | None = None, stack_path: str | None = None) -> Any:
+          compile_threads: int | None = None, stack_path: str | None = None,
+          log_path: str | None = None) -> Any:
     die_with_parent()
+    log_path = log_path or os.environ.get(LOG_ENV)
+    if log_path:
+        to_log(log_path)
     if stack_path:
         from fuzzer.isolation import stacks
         stacks.arm(stack_path)

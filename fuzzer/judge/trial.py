@@ -30,6 +30,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
 from fuzzer.judge.observe import caches_off
+from fuzzer.judge.signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_pure_sites
@@ -68,6 +69,8 @@ class TrialResult:
     recompiles: int = 0
     #: what the program reached that the contract treats apart (``reached``), as counts
     reached: dict = field(default_factory=dict)
+    #: what the compiler did with it (``fuzzer.judge.signal``), when asked for
+    signal: tuple[str, ...] = ()
 
     @property
     def untested_reason(self) -> str | None:
@@ -145,18 +148,31 @@ def reached(case: Case, runs: list[BindingRuns], verdict: Verdict) -> dict[str, 
     return out
 
 
-def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True) -> TrialResult:
+def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True,
+              signal: bool = False) -> TrialResult:
     """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
-    each kind it shows on a fresh, uncached compile."""
+    each kind it shows on a fresh, uncached compile.
+
+    ``signal``: record what the compiler did (``fuzzer.judge.signal``) in the first
+    compile, made then without the on-disk caches: a cached graph runs none of the
+    passes the signal reads, and what a program's signal is must not depend on what
+    an earlier run left on disk (feedback's pool, and so its programs, follow it)."""
     start = time.perf_counter()
     fresh_compile_state()
-    runs = execute(case, device, backend=backend)
-    verdict = judge_case(case, runs)
+    tokens: tuple[str, ...] = ()
+    if signal:
+        with caches_off(), RECORDER.recording() as recording:
+            runs = execute(case, device, backend=backend)
+            verdict = judge_case(case, runs)
+        tokens = tuple(sorted(recording.signal))
+    else:
+        runs = execute(case, device, backend=backend)
+        verdict = judge_case(case, runs)
     recompiles = _recompiles(runs)
 
     def done(status: str, findings=(), flaky=()) -> TrialResult:
         return TrialResult(status, verdict, list(findings), list(flaky), time.perf_counter() - start,
-                           recompiles, reached(case, runs, verdict))
+                           recompiles, reached(case, runs, verdict), tokens)
 
     if verdict.status != contract.OK:
         return done(verdict.status)

@@ -12,136 +12,34 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from fuzzer.program import custom_ops, sizes
+from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read as forms.X
+    ATEN,
+    BACKWARD,
+    CONSTANTS,
+    CONTROL,
+    INPLACE,
+    NO_BACKWARD,
+    UNARY_FUNCTIONS,
+    VIEW,
+    Form,
+    Illegal,
+    broadcast_into,
+    const,
+    data_size,
+    dim_attr,
+    infer_binary,
+    infer_inplace_binary,
+    infer_inplace_scale,
+    infer_unary,
+    known_dim,
+    need_rank,
+    replace_dim,
+    same_dims,
+)
 from fuzzer.program.sizes import Dims
-
-# Categories of the ordinary (aten) forms; a custom form's category is what its op
-# declares (custom_ops.PURE, MUTATING or EFFECTFUL).
-ATEN = "aten"          # fresh result, no writes
-VIEW = "view"          # result aliases operand 0
-INPLACE = "inplace"    # writes operand 0, no result
-CONTROL = "control"    # no operands: steers the compiler (a graph break)
-
-#: whether a form's result has a backward (every aten form and the pure custom ops
-#: do); a form without one may not read a value that requires grad
-BACKWARD = "backward"
-NO_BACKWARD = "no-backward"
-
-#: Scalars the generator may use; kept small so values stay in a tame range.
-CONSTANTS = (0.5, 2.0, -1.0, 1.5)
-UNARY_FUNCTIONS = ("sin", "tanh", "relu", "sigmoid")
-
-
-class Illegal(ValueError):
-    """Operands or attributes that this form cannot take."""
-
-
-@dataclass(frozen=True)
-class Form:
-    name: str
-    category: str
-    arity: int
-    infer: Callable[[list[Dims], dict, dict[str, int]], Dims | None]
-    render: Callable[[list[str], dict, list[Dims]], str]
-    mutates: tuple[int, ...] = ()
-    custom: str | None = None
-    #: whether the form defines a value (in-place aten ops and None-returning
-    #: custom ops do not)
-    returns: bool = True
-    #: the feature (``fuzzer.program.features``) a program must have on to draw the
-    #: form; None: every program may
-    feature: str | None = None
-    grad: str = BACKWARD
-    #: a ``torch.cond`` of two calls: one site per branch
-    branches: bool = False
-    #: whether the op's calls log their site in the trace: dcefuzz's own ops do; a
-    #: user's op (``fuzzer.user``) takes no site argument, so a dead call of it that
-    #: still runs cannot be told from a live one
-    site_traced: bool = True
-    #: whether operands chosen so far (a prefix) fit the form: the generator asks it
-    #: of each candidate operand (None: the rules built into the generator)
-    fits: Callable[[list[Dims]], bool] | None = None
-    #: the form's own attributes for a new statement, drawn from an rng (None: the
-    #: generator's table)
-    draw: Callable[..., dict] | None = None
-    #: the higher-order op the form asks the compiler for (``cond``, ``invoke_subgraph``):
-    #: a compile whose graphs lack it tested the bare calls only
-    hop: str | None = None
-    #: an ORDERED effect besides what the category says: a user's op that writes and has
-    #: a registered effect is ``mutating`` and effectful both
-    effect: bool = False
-
-    @property
-    def is_view(self) -> bool:
-        return self.category == VIEW
-
-    @property
-    def is_custom(self) -> bool:
-        return self.custom is not None
-
-    @property
-    def is_effectful(self) -> bool:
-        """Its calls are ORDERED effects: each must run, once, in program order."""
-        return self.category == custom_ops.EFFECTFUL or self.effect
-
-
-# ---------------------------------------------------------------- typing helpers
-
-def _need_rank(dims: Dims, rank: int) -> None:
-    if len(dims) < rank:
-        raise Illegal(f"needs rank >= {rank}, got {len(dims)}")
-
-
-def _same(a: Dims, b: Dims) -> Dims:
-    if a != b:
-        raise Illegal(f"shapes differ: {a} vs {b}")
-    return a
-
-
-def _broadcast_into(a: Dims, b: Dims) -> Dims:
-    """b may broadcast into a by being a trailing suffix of a's dims."""
-    if len(b) > len(a) or tuple(a[len(a) - len(b):]) != tuple(b):
-        raise Illegal(f"{b} does not broadcast into {a}")
-    return a
-
-
-def _known(dim: str) -> str:
-    """A dim the form writes into the program's text: not one only the data knows."""
-    if sizes.has_unbacked(dim):
-        raise Illegal(f"dim {dim!r} depends on data")
-    return dim
-
-
-def _data_size(attrs: dict) -> Dims:
-    size = attrs.get("size")
-    if not isinstance(size, str) or not sizes.is_unbacked(size):
-        raise Illegal(f"a size from data needs a name like u3, got {size!r}")
-    return (size,)
-
-
-def _dim_attr(attrs: dict, dims: Dims) -> int:
-    dim = attrs.get("dim", 0)
-    if not isinstance(dim, int) or not 0 <= dim < len(dims):
-        raise Illegal(f"dim {dim!r} out of range for rank {len(dims)}")
-    return dim
-
-
-def _const(attrs: dict) -> float:
-    c = attrs.get("c")
-    if c not in CONSTANTS:
-        raise Illegal(f"constant {c!r} not in {CONSTANTS}")
-    return c
-
-
-def _replace(dims: Dims, i: int, new: str | None) -> Dims:
-    out = list(dims)
-    if new is None:
-        del out[i]
-    else:
-        out[i] = new
-    return tuple(out)
+from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
 
 
 def _slice_text(arg: str, dim: int, stop: str) -> str:
@@ -150,60 +48,50 @@ def _slice_text(arg: str, dim: int, stop: str) -> str:
 
 # ------------------------------------------------------------------- aten forms
 
-def _infer_binary(t, attrs, m):
-    return _broadcast_into(t[0], t[1])
-
-
-def _infer_unary(t, attrs, m):
-    if attrs.get("fn") not in UNARY_FUNCTIONS:
-        raise Illegal(f"unknown function {attrs.get('fn')!r}")
-    return t[0]
-
-
 def _infer_sum(t, attrs, m):
-    return _replace(t[0], _dim_attr(attrs, t[0]), None)
+    return replace_dim(t[0], dim_attr(attrs, t[0]), None)
+
+
 
 
 def _infer_head(t, attrs, m):
-    dim = _dim_attr(attrs, t[0])
-    return _replace(t[0], dim, sizes.half(_known(t[0][dim])))
+    dim = dim_attr(attrs, t[0])
+    return replace_dim(t[0], dim, sizes.half(known_dim(t[0][dim])))
+
+
 
 
 def _infer_narrow(t, attrs, m):
-    dim = _dim_attr(attrs, t[0])
-    _known(t[0][dim])
+    dim = dim_attr(attrs, t[0])
+    known_dim(t[0][dim])
     if sizes.smallest(t[0][dim], m) < 1:
         raise Illegal(f"narrow needs dim {t[0][dim]!r} >= 1 for every binding")
-    return _replace(t[0], dim, sizes.minus_one(t[0][dim]))
+    return replace_dim(t[0], dim, sizes.minus_one(t[0][dim]))
+
+
 
 
 def _infer_transpose(t, attrs, m):
-    _need_rank(t[0], 2)
+    need_rank(t[0], 2)
     return (t[0][1], t[0][0]) + tuple(t[0][2:])
+
+
 
 
 def _infer_head_pos(t, attrs, m):
     if len(t[0]) != 1:
         raise Illegal("head_pos takes a rank-1 operand")
-    return _data_size(attrs)
+    return data_size(attrs)
 
 
-def _infer_inplace_scale(t, attrs, m):
-    _const(attrs)
-    return None
-
-
-def _infer_inplace_binary(t, attrs, m):
-    _broadcast_into(t[0], t[1])
-    return None
 
 
 ATEN_FORMS: tuple[Form, ...] = (
-    Form("add", ATEN, 2, _infer_binary, lambda a, at, d: f"{a[0]} + {a[1]}"),
-    Form("mul", ATEN, 2, _infer_binary, lambda a, at, d: f"{a[0]} * {a[1]}"),
-    Form("scale", ATEN, 1, lambda t, at, m: (_const(at), t[0])[1],
+    Form("add", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} + {a[1]}"),
+    Form("mul", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} * {a[1]}"),
+    Form("scale", ATEN, 1, lambda t, at, m: (const(at), t[0])[1],
          lambda a, at, d: f"{a[0]} * {at['c']}"),
-    Form("unary", ATEN, 1, _infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})"),
+    Form("unary", ATEN, 1, infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})"),
     Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})"),
     Form("clone", ATEN, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.clone()"),
     Form("head", VIEW, 1, _infer_head,
@@ -213,21 +101,31 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)"),
     Form("unsqueeze", VIEW, 1, lambda t, at, m: ("1",) + tuple(t[0]),
          lambda a, at, d: f"{a[0]}.unsqueeze(0)"),
-    Form("add_", INPLACE, 2, _infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
+    Form("add_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
          mutates=(0,), returns=False),
-    Form("mul_", INPLACE, 1, _infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
+    Form("mul_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
          mutates=(0,), returns=False),
-    Form("copy_", INPLACE, 2, _infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
+    Form("copy_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
          mutates=(0,), returns=False),
     # graph breaks the program asks for (fullgraph=False): not a reason to call it untested
     Form("graph_break", CONTROL, 0, lambda t, at, m: None, lambda a, at, d: "torch._dynamo.graph_break()",
          returns=False, feature="graph-break", grad=NO_BACKWARD),
     # sizes only the data knows: a nonzero-like selection, and an .item() feeding a view
-    Form("select_pos", ATEN, 1, lambda t, at, m: _data_size(at),
+    Form("select_pos", ATEN, 1, lambda t, at, m: data_size(at),
          lambda a, at, d: f"torch.masked_select({a[0]}, {a[0]} > 0)", feature="data-dependent"),
     Form("head_pos", VIEW, 1, _infer_head_pos,
          lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent"),
 )
+
+#: the forms that take a ``dim``, a constant ``c`` or a function ``fn`` attribute: the
+#: generator draws them (``generate._attrs_for``)
+DIM_FORMS = frozenset({"sum", "head", "narrow", "select", "slice_step", "chunk", "squeeze", "flip", "index_select",
+                       "take_even", "index_add_", "index_copy_"})
+CONST_FORMS = frozenset({"scale", "mul_", "masked_fill", "masked_fill_", "index_put_", "fill_", "div_"})
+FN_FORMS = frozenset({"unary", "unary_"})
+#: binary forms whose second operand may broadcast into the first (the others take
+#: two operands of the same dims)
+BROADCAST_FORMS = frozenset({"add", "mul", "add_", "copy_", "where", "sub_", "lerp_"})
 
 
 def _py(expr: str) -> str:
@@ -249,24 +147,24 @@ def _custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = No
 
 def _infer_same2(result: bool):
     def infer(t, attrs, m):
-        dims = _same(t[0], t[1])
+        dims = same_dims(t[0], t[1])
         return dims if result else None
     return infer
 
 
 def _infer_rowsum(t, attrs, m):
-    _need_rank(t[0], 1)
+    need_rank(t[0], 1)
     return tuple(t[0][:-1])
 
 
 def _infer_p_head(t, attrs, m):
-    _need_rank(t[0], 1)
-    return (sizes.half(_known(t[0][0])),) + tuple(t[0][1:])
+    need_rank(t[0], 1)
+    return (sizes.half(known_dim(t[0][0])),) + tuple(t[0][1:])
 
 
 def _infer_rank1(result):
     def infer(t, attrs, m):
-        _need_rank(t[0], 1)
+        need_rank(t[0], 1)
         return result(t)
     return infer
 
@@ -295,7 +193,7 @@ INTS = (0, 1, 3)
 
 
 def _infer_affine(t, attrs, m):
-    _const({"c": attrs.get("a")})
+    const({"c": attrs.get("a")})
     if attrs.get("k") not in INTS or not isinstance(attrs.get("flag"), bool):
         raise Illegal(f"bad scalars {attrs!r}")
     return t[0]
@@ -336,10 +234,10 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("p_head", 1, _infer_p_head, extra=lambda d, at: _py(sizes.half(d[0][0]))),
     _custom("m_addto", 2, _infer_same2(False), mutates=(0,)),
     _custom("m_scale", 1, lambda t, at, m: None, mutates=(0,)),
-    _custom("m_shift", 2, lambda t, at, m: (_need_rank(t[0], 1), _same(t[0], t[1]))[1],
+    _custom("m_shift", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1],
             mutates=(0,)),
     _custom("m_cumrow", 1, _infer_rank1(lambda t: None), mutates=(0,)),
-    _custom("m_swap", 2, lambda t, at, m: (_need_rank(t[0], 1), _same(t[0], t[1]))[1][1:],
+    _custom("m_swap", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1][1:],
             mutates=(0, 1)),
     _custom("e_log", 1, lambda t, at, m: None),
     _custom("e_tap", 1, lambda t, at, m: t[0]),
@@ -350,7 +248,7 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
             render=lambda a, at, d: f"{_op_text('p_opt')}({a[0]}, None, {at['site']})"),
     _custom("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine),
-    _custom("p_pos", 1, lambda t, at, m: _data_size(at), feature="data-dependent", grad=NO_BACKWARD),
+    _custom("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD),
     _custom("m_list", 2, _infer_same2(False), mutates=(0, 1), feature="signatures",
             render=lambda a, at, d: f"{_op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
     _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),
@@ -364,10 +262,10 @@ CUSTOM_FORMS: tuple[Form, ...] = (
       for name in REGION_OPS),
 )
 
-FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + CUSTOM_FORMS}
+FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
-assert len(FORMS) == len(ATEN_FORMS + CUSTOM_FORMS), "form names are unique"
+assert len(FORMS) == len(ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS), "form names are unique"
 
 
 def add(new: Form) -> None:

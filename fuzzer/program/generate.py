@@ -107,13 +107,13 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
             attrs["no_grad"] = True
         return attrs
     attrs: dict = {}
-    if form.name in ("sum", "head", "narrow"):
+    if form.name in forms.DIM_FORMS:
         if not dims0:
             raise forms.Illegal("needs rank >= 1")
         attrs["dim"] = st.rng.randrange(len(dims0))
-    if form.name in ("scale", "mul_"):
+    if form.name in forms.CONST_FORMS:
         attrs["c"] = st.rng.choice(forms.CONSTANTS)
-    if form.name == "unary":
+    if form.name in forms.FN_FORMS:
         attrs["fn"] = st.rng.choice(forms.UNARY_FUNCTIONS)
     if form.name == "p_pair":
         attrs["take"] = st.rng.randrange(2)
@@ -127,23 +127,24 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
     return attrs
 
 
-def _propose(form: forms.Form, st: _State) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` over the current values."""
+def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | None:
+    """One attempt at a legal statement of ``form`` over the current values (``first``:
+    its first operand, where a mutation chooses it; the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
     if form.fits is not None:
-        args = _operands(form, st)
+        args = _operands(form, st, first)
         if args is None:
             return None
         first = args[0]
     else:
-        first = st.pick(st.order)
+        first = st.pick(st.order) if first is None else first
         args = [first]
     if form.arity == 2 and form.fits is None:
         want = st.dims[first]
         def fits(v: str) -> bool:
             d = st.dims[v]
-            if form.name in ("add", "mul", "add_", "copy_"):
+            if form.name in forms.BROADCAST_FORMS:
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
@@ -171,12 +172,16 @@ def _propose(form: forms.Form, st: _State) -> Stmt | None:
     return stmt if _grad_admits(stmt, form, st) else None
 
 
-def _operands(form: forms.Form, st: _State) -> list[str] | None:
+def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[str] | None:
     """Operands for a form that says which fit (a user's op), picked one at a time:
     each must fit with those before it, and a written operand shares storage with no
-    other."""
+    other (``first``: the first one, chosen by a mutation)."""
     args: list[str] = []
-    for k in range(form.arity):
+    if first is not None:
+        if not form.fits([st.dims[first]]):
+            return None
+        args.append(first)
+    for k in range(len(args), form.arity):
         def ok(v: str) -> bool:
             if not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
@@ -231,6 +236,48 @@ def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dic
         if (f.feature is None or f.feature in on) and ops.admits(f):
             table.setdefault(f.category, []).append(f)
     return table
+
+
+# ------------------------------------------------------------------ for mutations
+
+def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = GEN) -> _State:
+    """The generator's state after the first ``k`` statements of ``program``, for a
+    mutation (``fuzzer.feedback.mutate``) that grows the program there: every value
+    defined by then with its dims and storage root, what autograd allows, and value
+    names and call sites past every one the program uses, so nothing new clashes with
+    the statements that follow."""
+    prefix = Program(program.symbols, program.sym_min, program.inputs, program.body[:k], (), program.mode,
+                     program.imports)
+    typing = check(prefix)
+    st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
+                grad=GradRules() if program.mode.grad else None)
+    st.dims, st.root = dict(typing.dims), dict(typing.root)
+    st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
+    st.inputs = frozenset(i.name for i in program.inputs)
+    for name in st.inputs if st.grad is not None else ():
+        st.grad.add_input(name)
+    for stmt in prefix.body if st.grad is not None else ():
+        st.grad.admit(stmt, forms.form(stmt.form), st.root, st.inputs)
+    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.attrs.get("size"))
+               if isinstance(n, str) and n[1:].isdigit()]
+    st.next_value = 1 + max(numbers, default=-1)
+    st.next_site = 1 + max((x for s in program.body for x in s.sites), default=-1)
+    return st
+
+
+def propose(form: forms.Form, draft: _State, first: str | None = None) -> Stmt | None:
+    """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
+    return _propose(form, draft, first)
+
+
+def commit(stmt: Stmt, draft: _State) -> None:
+    """Add ``stmt`` to ``draft``: its result becomes an operand later statements may read."""
+    _commit(stmt, draft)
+
+
+def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+    """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
+    return _forms_by_category(on, ops)
 
 
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,

@@ -125,9 +125,9 @@ class Program:
     body: tuple[Stmt, ...] = ()
     outputs: tuple[str, ...] = ()
     mode: Mode = field(default_factory=Mode)
-    #: the user modules whose ops it calls (``fuzzer.user``), as (module, folder)
-    #: pairs: whoever reads the program imports them first
-    imports: tuple[tuple[str, str], ...] = ()
+    #: the user modules whose ops it calls (``fuzzer.user``), as (module, folder) or
+    #: (module, folder, hints file): whoever reads the program imports them first
+    imports: tuple[tuple[str, ...], ...] = ()
 
     # ------------------------------------------------------------- serialisation
     def to_json(self) -> dict:
@@ -144,13 +144,15 @@ class Program:
         if not self.mode.is_default:
             data["mode"] = self.mode.to_json()
         if self.imports:
-            data["imports"] = [{"module": m, "path": p} for m, p in self.imports]
+            data["imports"] = [{"module": i[0], "path": i[1], **({"hints": i[2]} if len(i) > 2 else {})}
+                               for i in self.imports]
         return data
 
     @classmethod
     def from_json(cls, data: dict) -> Program:
         try:
-            imports = tuple((str(i["module"]), str(i["path"])) for i in data.get("imports", ()))
+            imports = tuple((str(i["module"]), str(i["path"])) + ((str(i["hints"]),) if i.get("hints") else ())
+                            for i in data.get("imports", ()))
         except (KeyError, TypeError) as exc:
             raise InvalidProgram(f"malformed program JSON: {exc!r}") from exc
         if imports:  # the ops it calls are registered before its body is read

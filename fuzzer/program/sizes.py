@@ -50,11 +50,23 @@ def half(expr: str) -> str:
     return f"{_atom(expr)} // 2"
 
 
+def ceil_half(expr: str) -> str:
+    """The dim of ``x[::2]`` or ``x.chunk(2)[0]``: ``(d + 1) // 2``."""
+    if expr.isdigit():
+        return str((int(expr) + 1) // 2)
+    return f"({_atom(expr)} + 1) // 2"
+
+
 def minus_one(expr: str) -> str:
     """The dim of ``x.narrow(dim, 1, d - 1)``."""
     if expr.isdigit():
         return str(int(expr) - 1)
     return f"{_atom(expr)} - 1"
+
+
+def rename(expr: str, mapping: dict[str, str]) -> str:
+    """``expr`` with its symbols renamed (those ``mapping`` lacks stay)."""
+    return _SYMBOL.sub(lambda m: mapping.get(m.group(0), m.group(0)), expr)
 
 
 def symbols_in(expr: str) -> set[str]:

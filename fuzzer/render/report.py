@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fuzzer.corpus import bugs
+from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, kinds
@@ -235,9 +235,23 @@ def found_by(bug: Bug, entry: Entry, full_script: str, runs: str) -> str:
             "exits 1 when the bug reproduces, 0 when it does not, so it works with `git bisect run`.")
 
 
-def render(bug: Bug, entry: Entry, full_script: str) -> str:
+def _public(known) -> list[str]:
+    """What is already public (``fuzzer.corpus.upstream`` records), for the reader
+    to check before filing: an issue already open is a comment, not a new issue."""
+    if not known:
+        return []
+    links = [link for r in known for link in r.links]
+    notes = [r.note for r in known if r.note]
+    if not any(r.known for r in known):
+        return ["", "### Already public", "",
+                f"Nothing public about this cause (the tracker searched {max(r.searched for r in known)}).",
+                *[f"- {link.line()}" for link in links], *[f"- {n}" for n in notes]]
+    return ["", "### Already public", "", *[f"- {link.line()}" for link in links], *[f"- {n}" for n in notes]]
+
+
+def render(bug: Bug, entry: Entry, full_script: str, known=()) -> str:
     """The issue: a ``# title`` line, then the body; ``full_script`` is the name the
-    attached full script goes by."""
+    attached full script goes by; ``known``, the bug's upstream records."""
     binding = entry.case.bindings[brief.binding_index(entry)]
     sizes_of = ", ".join(f"{k}={v}" for k, v in binding.items())
     shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
@@ -246,10 +260,17 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
     issue = issue_of(bug, entry)
     fails = (f"On torch {reproduces or entry.torch_version} this fails with "
              f"{_code(failure) if failure.isidentifier() else failure}.")
+    story = bug.history
+    title, opening = issue.title, issue.opening
+    if story.regression:
+        earlier = [r for r, v in story.releases if v == bugs.FIXED and releases.release(r) < releases.release(story.introduced)]
+        title = f"[regression {story.introduced}] {title}"
+        opening = (f"A regression: torch {earlier[-1]} runs this program right, {story.introduced} does not. "
+                   + opening)
     lines = [
-        f"# {issue.title}", "",
+        f"# {title}", "",
         "### 🐛 Describe the bug", "",
-        issue.opening, "",
+        opening, "",
         "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
         f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
@@ -259,5 +280,7 @@ def render(bug: Bug, entry: Entry, full_script: str) -> str:
         found_by(bug, entry, full_script, issue.runs), "",
         "### Versions", "",
         *_versions(bug),
+        f"- History: {story.line()}",
+        *_public(known),
     ]
     return "\n".join(lines) + "\n"

@@ -21,13 +21,14 @@ class ProgramTrials:
     name = PROGRAM
     findings: tuple[str, ...] = ()
     fault_in_sides = False
-    triage_first = False
+    steerable = True
 
     def case(self, program_seed: int, config):
         return generate(program_seed, features=config.feature_table, ops=config.ops)
 
-    def trial(self, program_seed: int, config):
-        return run_trial(self.case(program_seed, config), config.device, config.backend)
+    def trial(self, program_seed: int, config, case=None):
+        case = self.case(program_seed, config) if case is None else case
+        return run_trial(case, config.device, config.backend, signal=config.feedback)
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):
         # a fresh compile in this process, under whatever fault this process planted

@@ -39,6 +39,18 @@ SAME_SHAPE_TAIL = 3
 
 FINDING = "finding"
 WARNING = "warning"
+#: the op is left out, and it is no lie: no kernel here, or dcefuzz's inputs or types
+#: do not suit it (the advice says what to give)
+SKIP = "skip"
+#: dispatch keys whose kernel runs an op on each device type
+KERNEL_KEYS = {"cpu": ("CPU",), "cuda": ("CUDA",)}
+COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd",
+                  "CompositeExplicitAutogradNonFunctional")
+#: opcheck tests whose failure is evidence the declaration is false
+LIES = ("test_schema", "test_autograd_registration", "test_faketensor")
+#: opcheck tests that also fail on torch's own bugs: a lie only when eager or the fake
+#: impl disagrees with the declaration too
+AOT_TESTS = ("test_aot_dispatch_static", "test_aot_dispatch_dynamic")
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,10 @@ class Audited:
     @property
     def findings(self) -> list[Problem]:
         return [p for p in self.problems if p.severity == FINDING]
+
+    @property
+    def skipped(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == SKIP]
 
 
 def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
@@ -106,15 +122,19 @@ def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None =
     values = values if values is not None else variants(op)[0]
     gen = torch.Generator().manual_seed(seed)
     tensors = iter(torch.randn(s, generator=gen).to(device).requires_grad_(grad) for s in shapes)
+    sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
+             for letter, n in zip(core, shape) if not letter.isdigit()}
     args, kwargs = [], {}
+    by_name = False  # once an argument is left at its default, the rest go by name
     for arg in op.arguments:
         if arg.is_tensor:
             value = next(tensors)
         elif arg.values:
-            value = values[arg.name]
+            value = arg.python(values[arg.name], sizes, device)
         else:
+            by_name = True
             continue
-        if arg.keyword:
+        if arg.keyword or by_name:
             kwargs[arg.name] = value
         else:
             args.append(value)
@@ -207,6 +227,10 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
     """Every problem of ``op``: findings (it is left out of a campaign) and warnings,
     and the op as programs may call it."""
     problems: list[Problem] = []
+    if not has_kernel(op.qualname, device):
+        return Audited(op, (Problem(op.qualname, "no-kernel", f"no kernel for {device} (registered for "
+                                    f"{', '.join(kernels(op.qualname)) or 'nothing'}): fuzz it where it runs "
+                                    "(--device)", severity=SKIP),))
     names = [a.name for a in op.tensors]
     never_written = {names[i] for i in op.mutates}
     every = variants(op)
@@ -217,7 +241,10 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
             failed[k] = why
     kept = _kept_values(op, failed)
     if kept is None:
-        problems.append(Problem(op.qualname, "eager", next(iter(failed.values()))))
+        advice = ("give its signature" if op.gufunc.same_shape else "check its signature") + \
+            " or its scalars' values (DCEFUZZ_SIGNATURES, DCEFUZZ_SCALARS or a hints file)"
+        problems.append(Problem(op.qualname, "eager", f"{next(iter(failed.values()))}: the op refuses dcefuzz's "
+                                f"inputs, which is no lie: {advice}", severity=SKIP))
         return Audited(op, tuple(problems))
     for arg in op.scalars:
         for v in arg.values:
@@ -226,6 +253,17 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
                 problems.append(Problem(op.qualname, "value-dropped",
                                         f"programs will not pass {arg.name}={v!r}: the op {why}", arg.name, WARNING))
     op = _with_values(op, kept)
+    wrong = _result_dtypes(op, device)
+    if wrong:
+        takes = tuple(i for i in range(op.results) if i not in wrong)
+        if not takes:
+            problems.append(Problem(op.qualname, "result-dtype", f"returns {', '.join(sorted(set(wrong.values())))} "
+                                    "tensors: programs carry float32 tensors whose shapes the signature gives",
+                                    severity=SKIP))
+            return Audited(op, tuple(problems))
+        problems.append(Problem(op.qualname, "result-dtype", f"programs take only results {list(takes)}: the others "
+                                f"are {', '.join(sorted(set(wrong.values())))}", severity=WARNING))
+        op = dataclasses.replace(op, takes=takes)
     for name in sorted(never_written):
         problems.append(Problem(op.qualname, "unused-declaration",
                                 f"declares it writes {name!r} but no call wrote it", name, WARNING))
@@ -246,6 +284,29 @@ def _with_values(op: UserOp, kept: dict[str, tuple]) -> UserOp:
     return dataclasses.replace(op, arguments=arguments)
 
 
+def _result_dtypes(op: UserOp, device: str) -> dict[int, str]:
+    """The results, by index, that programs cannot take: another dtype than the
+    inputs' (float32), or another shape than the signature gives (typing would be
+    wrong about it)."""
+    import torch
+
+    label, shapes = input_sets(op)[-1]
+    args, kwargs = _arguments(op, shapes, device, seed=300)
+    try:
+        results = _results(op.overload()(*args, **kwargs))
+    except Exception:  # noqa: BLE001 - the eager checks already ran this op on these inputs
+        return {}
+    want = [tuple(int(d) for d in dims) for dims in
+            op.gufunc.results([tuple(str(n) for n in s) for s in shapes], len(results))]
+    out = {}
+    for i, r in enumerate(results):
+        if r.dtype != torch.float32:
+            out[i] = str(r.dtype).removeprefix("torch.")
+        elif tuple(r.shape) != want[i]:
+            out[i] = f"shaped {tuple(r.shape)} where the signature gives {want[i]} (give its signature)"
+    return out
+
+
 def _backward_fails(op: UserOp, device: str) -> str | None:
     """Why running the op's backward once fails (None: it runs)."""
     import torch
@@ -263,7 +324,68 @@ def _backward_fails(op: UserOp, device: str) -> str | None:
     return None
 
 
+def kernels(qualname: str) -> list[str]:
+    """The dispatch keys of the kernels the op has, of those that run it somewhere."""
+    import torch
+
+    keys = [k for keys in KERNEL_KEYS.values() for k in keys] + list(COMPOSITE_KEYS) + ["Meta"]
+    return [k for k in keys if torch._C._dispatch_has_kernel_for_dispatch_key(qualname, k)]
+
+
+def has_kernel(qualname: str, device: str) -> bool:
+    """Whether the op runs on ``device``'s type: a kernel for it, or a composite one."""
+    import torch
+
+    wanted = KERNEL_KEYS.get(torch.device(device).type, ()) + COMPOSITE_KEYS
+    return any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, k) for k in wanted)
+
+
 def _opcheck(op: UserOp, device: str) -> list[Problem]:
+    """opcheck's failures: a lie where the test is about the declaration (schema,
+    autograd registration, fake impl); an AOT dispatch failure with those passing
+    and the eager checks clean may be torch's own, so it leaves the op out as a skip
+    that says so; opcheck itself failing to run is a skip too."""
+    problems = opcheck_problems(op, device)
+    refused = _fake_refuses(op, device)
+    if refused is not None:
+        problems = [p for p in problems if p.check != "test_faketensor"] + [Problem(
+            op.qualname, "test_faketensor", f"its fake impl refuses dcefuzz's inputs ({refused}), which is no lie: "
+            "give the dtypes or shapes it wants (a hints file)", severity=SKIP)]
+    lied = any(p.check in LIES and p.severity == FINDING for p in problems)
+    out = []
+    for p in problems:
+        if p.check in AOT_TESTS and refused is not None:
+            p = Problem(p.op, p.check, p.message + ": the fake impl refuses these inputs too", p.argument, SKIP)
+        elif p.check in AOT_TESTS and not lied:
+            p = Problem(p.op, p.check, p.message + ": the schema and the fake impl pass, so this may be torch's "
+                        "bug rather than a false declaration", p.argument, SKIP)
+        elif p.check == "opcheck":
+            p = Problem(p.op, p.check, p.message, p.argument, SKIP)
+        out.append(p)
+    return out
+
+
+def _fake_refuses(op: UserOp, device: str) -> str | None:
+    """Why the op's fake impl raises on dcefuzz's inputs (None: it runs).  A fake impl
+    that checks its inputs (``torch._check(A.dtype == torch.uint8)``) and refuses ours
+    says what it wants, not something false: metadata it gets wrong is the lie, and
+    opcheck's fake test reports that."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    label, shapes = input_sets(op)[1]
+    args, kwargs = _arguments(op, shapes, device, seed=400)
+    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
+        fake_args = [mode.from_tensor(a) if hasattr(a, "dtype") and hasattr(a, "shape") else a for a in args]
+        fake_kwargs = {k: mode.from_tensor(v) if hasattr(v, "dtype") and hasattr(v, "shape") else v
+                       for k, v in kwargs.items()}
+        try:
+            op.overload()(*fake_args, **fake_kwargs)
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is reported
+            return _first_line(exc)
+    return None
+
+
+def opcheck_problems(op: UserOp, device: str) -> list[Problem]:
     import torch
 
     problems = []

@@ -5,7 +5,8 @@ when its schema says ``Tensor(a!)`` (``mutates_args``), the op is effectful when
 effect is registered for it, pure otherwise.  Which tensors may go in and what comes
 out are read the same way; the shapes they must have come from the op's signature
 (``fuzzer.user.gufunc``), and the values of its scalar arguments from
-:data:`SCALAR_VALUES` unless its module gives others.
+:data:`SCALAR_VALUES` unless its module gives others.  A scalar is read by the type
+the op means (``fuzzer.user.argtypes``: a dtype stored as ``int`` is a ``ScalarType``).
 """
 
 from __future__ import annotations
@@ -13,18 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.user import gufunc
+from fuzzer.user import argtypes, gufunc
 from fuzzer.user.gufunc import Gufunc
 
-#: the values a scalar argument takes, by schema type, unless the op's module gives
+#: the values a number or flag argument takes unless the op's module or hints give
 #: its own (``DCEFUZZ_SCALARS``): small, and none of them zero, so a scalar used as a
-#: divisor or a count stays tame
-SCALAR_VALUES: dict[str, tuple] = {
-    "int": (1, 2, 3),
-    "SymInt": (1, 2, 3),
-    "float": (0.5, 2.0, -1.0),
-    "bool": (False, True),
-}
+#: divisor or a count stays tame.  Drawn even where the op has a default: they are
+#: what a caller passes.
+SCALAR_VALUES: dict[str, tuple] = {k: argtypes.DEFAULT_VALUES[k] for k in ("int", "SymInt", "float", "bool")}
 
 
 class Unsupported(ValueError):
@@ -44,6 +41,14 @@ class Argument:
     @property
     def is_tensor(self) -> bool:
         return self.type == "Tensor"
+
+    def code(self, value, letters, first_tensor: str) -> str:
+        """``value`` as program code (``fuzzer.user.argtypes.code``)."""
+        return argtypes.code(self.type, value, letters, first_tensor)
+
+    def python(self, value, sizes, device: str):
+        """``value`` as the op receives it (``fuzzer.user.argtypes.python``)."""
+        return argtypes.python(self.type, value, sizes, device)
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,13 @@ class UserOp:
     #: a backward formula is registered for it (``register_autograd``, or an autograd
     #: kernel): programs may take gradients through it
     backward: bool = False
+    #: the results a program may take (None: every one): those of the program's dtype,
+    #: as the declaration check found (a quantiser's packed ``uint8`` result is not)
+    takes: tuple[int, ...] | None = None
+
+    @property
+    def taken(self) -> tuple[int, ...]:
+        return self.takes if self.takes is not None else tuple(range(self.results))
 
     @property
     def tensors(self) -> list[Argument]:
@@ -109,10 +121,14 @@ def effect_of(qualname: str):
     return effects.SIDE_EFFECTS.get(overload_of(qualname))
 
 
-def read(qualname: str, signature: str | None = None, scalars: dict | None = None) -> UserOp:
+def read(qualname: str, signature: str | None = None, scalars: dict | None = None,
+         dtypes: dict | None = None) -> UserOp:
     """The op's declaration; raises :class:`Unsupported` for an op dcefuzz cannot call,
-    and ``gufunc.SignatureError`` for a signature that does not fit it."""
+    and ``gufunc.SignatureError`` for a signature that does not fit it.  ``dtypes``:
+    the dtype a tensor argument takes, by name (hints)."""
     import torch
+
+    from fuzzer.user.hints import PROGRAM_DTYPES
 
     scalars = scalars or {}
     try:
@@ -120,9 +136,17 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     except (AttributeError, RuntimeError) as exc:
         raise Unsupported(f"{qualname}: no such op registered ({exc})") from None
     schema = op._schema
+    for name, dtype in (dtypes or {}).items():
+        if name not in {a.name for a in schema.arguments}:
+            raise Unsupported(f"{qualname}: a dtype given for an argument it does not have: {name!r}")
+        if str(dtype).removeprefix("torch.") not in PROGRAM_DTYPES:
+            raise Unsupported(f"{qualname}: argument {name!r} takes {dtype} tensors; programs make "
+                              f"{', '.join(PROGRAM_DTYPES)} tensors only")
+    n_in = sum(1 for a in schema.arguments if _tensor_type(a) is not None)
+    parsed = gufunc.parse(signature, n_in, len(schema.returns)) if n_in else Gufunc()
     arguments = []
     for arg in schema.arguments:
-        arguments.append(_argument(qualname, arg, scalars.get(arg.name)))
+        arguments.append(_argument(qualname, arg, scalars.get(arg.name), tuple(parsed.letters)))
     unknown = set(scalars) - {a.name for a in schema.arguments}
     if unknown:
         raise Unsupported(f"{qualname}: values given for arguments it does not have: {sorted(unknown)}")
@@ -139,8 +163,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     if n_tensors == 0:
         raise Unsupported(f"{qualname}: takes no tensor")
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
-                  results=len(schema.returns),
-                  gufunc=gufunc.parse(signature, n_tensors, len(schema.returns)), effect=effect,
+                  results=len(schema.returns), gufunc=parsed, effect=effect,
                   backward=declaration == PURE and bool(schema.returns) and has_backward(qualname))
 
 
@@ -161,24 +184,39 @@ def has_backward(qualname: str) -> bool:
                for key in ("Autograd", "CompositeImplicitAutograd"))
 
 
-def _argument(qualname: str, arg, given) -> Argument:
+def _tensor_type(arg):
     import torch
 
     kind = arg.type
     if isinstance(kind, torch.OptionalType) and isinstance(kind.getElementType(), torch.TensorType):
         kind = kind.getElementType()
+    return kind if isinstance(kind, torch.TensorType) else None
+
+
+def _argument(qualname: str, arg, given, letters: tuple[str, ...] = ()) -> Argument:
     written = arg.alias_info is not None and arg.alias_info.is_write
-    if isinstance(kind, torch.TensorType):
+    if _tensor_type(arg) is not None:
         return Argument(arg.name, "Tensor", written=written, keyword=arg.kwarg_only)
-    type_name = str(kind)
+    kind = argtypes.real_type(arg)
     if given is not None:
         values = tuple(given)
         if not values:
             raise Unsupported(f"{qualname}: no values given for argument {arg.name!r}")
-        return Argument(arg.name, type_name, keyword=arg.kwarg_only, values=values)
-    if type_name in SCALAR_VALUES:
-        return Argument(arg.name, type_name, keyword=arg.kwarg_only, values=SCALAR_VALUES[type_name])
+        if kind not in argtypes.DEFAULT_VALUES:
+            raise Unsupported(f"{qualname}: argument {arg.name!r} is a {kind}, a type dcefuzz cannot make")
+        try:
+            values = tuple(argtypes.check(kind, v, letters) for v in values)
+        except argtypes.BadValue as exc:
+            raise Unsupported(f"{qualname}: argument {arg.name!r}: {exc}") from None
+        return Argument(arg.name, kind, keyword=arg.kwarg_only, values=values)
+    if kind in SCALAR_VALUES:
+        return Argument(arg.name, kind, keyword=arg.kwarg_only, values=SCALAR_VALUES[kind])
     if arg.has_default_value():
-        return Argument(arg.name, type_name, keyword=True)  # left at its default
-    raise Unsupported(f"{qualname}: argument {arg.name!r} of type {type_name} needs values "
-                      f"(give them in DCEFUZZ_SCALARS)")
+        return Argument(arg.name, kind, keyword=True)  # left at its default: what the op means by it
+    made = argtypes.DEFAULT_VALUES.get(kind)
+    if made is not None:
+        return Argument(arg.name, kind, keyword=arg.kwarg_only, values=made)
+    if kind in argtypes.DEFAULT_VALUES:
+        raise Unsupported(f"{qualname}: argument {arg.name!r} of type {kind} needs values "
+                          f"(give them in DCEFUZZ_SCALARS or a hints file)")
+    raise Unsupported(f"{qualname}: argument {arg.name!r} is a {kind}, a type dcefuzz cannot make")

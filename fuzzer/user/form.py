@@ -33,8 +33,8 @@ def _infer(op: UserOp):
         if op.results == 0:
             return None
         take = attrs.get("take", 0)
-        if op.results > 1 and take not in range(op.results):
-            raise forms.Illegal(f"{op.qualname}: take must be below {op.results}, got {take!r}")
+        if op.results > 1 and take not in op.taken:
+            raise forms.Illegal(f"{op.qualname}: take must be one of {op.taken}, got {take!r}")
         return results[take]
     return infer
 
@@ -43,15 +43,18 @@ def _render(op: UserOp):
     def render(args, attrs, dims):
         tensors = iter(args)
         values = attrs.get(SCALARS, {})
+        letters = op.gufunc.bind(list(dims)) if dims else {}
         parts = []
+        by_name = False  # once an argument is left at its default, the rest go by name
         for arg in op.arguments:
             if arg.is_tensor:
                 text = next(tensors)
             elif arg.values:
-                text = repr(values[arg.name])
+                text = arg.code(values[arg.name], letters, args[0])
             else:
+                by_name = True
                 continue  # left at its default
-            parts.append(f"{arg.name}={text}" if arg.keyword else text)
+            parts.append(f"{arg.name}={text}" if arg.keyword or by_name else text)
         call = f"{op.call}({', '.join(parts)})"
         return f"{call}[{attrs.get('take', 0)}]" if op.results > 1 else call
     return render
@@ -73,7 +76,7 @@ def _draw(op: UserOp):
         if op.scalars:
             attrs[SCALARS] = {arg.name: rng.choice(arg.values) for arg in op.scalars}
         if op.results > 1:
-            attrs["take"] = rng.randrange(op.results)
+            attrs["take"] = rng.choice(op.taken)
         return attrs
     return draw
 

@@ -21,8 +21,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import fnmatch
+
 from fuzzer.program import forms
-from fuzzer.user import declared, gufunc, tracing
+from fuzzer.user import declared, gufunc, hints, tracing
 from fuzzer.user.declared import UserOp
 from fuzzer.user.form import form_of
 
@@ -68,11 +70,24 @@ class ModuleRef:
 
     name: str
     root: str
+    #: a hints file for a library the user does not own (``fuzzer.user.hints``; "": none),
+    #: recorded like ``root``
+    hints: str = ""
 
     @classmethod
     def of(cls, spec: str) -> ModuleRef:
-        """``spec`` as given to ``--ops``: a ``.py`` file, a package folder or a
-        dotted module name importable from here."""
+        """``spec`` as given to ``--ops``: a ``.py`` file, a package folder, a dotted
+        module name importable from here, or a hints file naming one."""
+        if hints.is_hints(spec):
+            try:
+                given = hints.load(spec)
+            except hints.HintsError as exc:
+                raise LoadError(f"--ops {spec}: {exc}") from None
+            target = given.library
+            beside = Path(spec).resolve().parent / target
+            if target.endswith(".py") or beside.is_dir():
+                target = str(beside)  # a file or folder named relative to the hints file
+            return dataclasses.replace(cls.of(target), hints=_recorded(Path(spec).resolve()))
         path = Path(spec)
         if spec.endswith(".py") or path.is_dir():
             if not path.exists():
@@ -102,6 +117,11 @@ class ModuleRef:
         for _ in range(depth):
             folder = folder.parent
         return cls(module.__name__, _recorded(folder))
+
+    @property
+    def imported(self) -> tuple:
+        """As a program records it (``Program.imports``)."""
+        return (self.name, self.root, self.hints) if self.hints else (self.name, self.root)
 
     def import_(self):
         """Import the module from its folder (once per process)."""
@@ -145,8 +165,26 @@ def load(ref) -> Library:
         raise LoadError(f"{ref.name} (from {ref.root}): cannot import it: {type(exc).__name__}: {exc}") from exc
     signatures = dict(getattr(module, SIGNATURES, {}) or {})
     scalars = dict(getattr(module, SCALARS, {}) or {})
+    dtypes: dict = {}
+    given_hints = None
+    if ref.hints:
+        try:
+            given_hints = hints.load(ref.hints)
+        except hints.HintsError as exc:
+            raise LoadError(str(exc)) from None
+        for qualname, h in given_hints.ops.items():
+            if h.signature is not None:
+                signatures[qualname] = h.signature
+            if h.scalars:
+                scalars[qualname] = h.scalars
+            if h.dtypes:
+                dtypes[qualname] = h.dtypes
     found = set(_held_ops(module)) | set(signatures) | set(scalars)
-    if fresh:
+    if given_hints is not None and given_hints.include:
+        # a library not owned: the ops the hints include, wherever they were registered
+        found |= {n for n in torch._C._dispatch_get_all_op_names()
+                  if any(fnmatch.fnmatchcase(n, g) for g in given_hints.include)}
+    elif fresh:
         # ops that appeared while it was imported, in its namespaces (not those of
         # libraries it imports), or all of them when it holds none
         namespaces = {n.split("::")[0] for n in found}
@@ -156,17 +194,20 @@ def load(ref) -> Library:
     for qualname in sorted(found):
         if qualname.split("::")[0] in RESERVED:
             continue
+        if given_hints is not None and not given_hints.wants(qualname):
+            continue
         given = DECLARED.get(qualname, {})
         try:
             op = declared.read(qualname, signatures.get(qualname, given.get("signature")),
-                               scalars.get(qualname, given.get("scalars")))
+                               scalars.get(qualname, given.get("scalars")), dtypes.get(qualname))
         except (declared.Unsupported, gufunc.SignatureError) as exc:
             library.skipped.append((qualname, str(exc)))
             continue
         library.ops.append(op)
     if not library.ops:
         why = "; ".join(reason for _, reason in library.skipped)
-        raise LoadError(f"{ref.name} registers no custom op dcefuzz can call" + (f": {why}" if why else ""))
+        raise LoadError(f"{ref.name}{' with ' + ref.hints if ref.hints else ''} registers no custom op dcefuzz "
+                        "can call" + (f": {why}" if why else ""))
     effectful = [op.qualname for op in library.ops if op.effect]
     if effectful and not tracing.supported():
         raise LoadError(f"{ref.name}: this torch cannot log the calls of its ORDERED ops {effectful} "
@@ -213,17 +254,19 @@ def adjust(audited: UserOp) -> None:
 
 def adjustment(audited: UserOp) -> tuple:
     """What ``adjust`` changes, as data a worker process applies (``apply``)."""
-    return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward)
+    return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward,
+            audited.takes)
 
 
 def apply(adjustments) -> None:
     """Apply ``adjustment`` records to the loaded ops (a worker, before its first program)."""
-    for qualname, values, backward in adjustments:
+    for qualname, values, backward, *rest in adjustments:
         loaded = op(qualname)
         kept = dict(values)
         arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept else a
                           for a in loaded.arguments)
-        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward))
+        takes = tuple(rest[0]) if rest and rest[0] is not None else None
+        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward, takes=takes))
 
 
 def op(qualname: str) -> UserOp:

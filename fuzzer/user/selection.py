@@ -25,8 +25,31 @@ class Selection:
         return [p for p in self.problems if p.severity == audit.FINDING]
 
     @property
+    def skipped(self) -> list[audit.Problem]:
+        return [p for p in self.problems if p.severity == audit.SKIP]
+
+    @property
     def left_out(self) -> list[str]:
-        return sorted({p.op for p in self.findings})
+        """Ops a campaign does not call: a declaration finding, or a reason to skip it."""
+        return sorted({p.op for p in self.findings + self.skipped})
+
+    def table(self) -> list[dict]:
+        """One row per op of the libraries: its kind, whether it is used, and why not."""
+        rows = []
+        finding = {p.op for p in self.findings}
+        for lib in self.libraries:
+            for op in lib.ops:
+                mine = [p for p in self.problems if p.op == op.qualname]
+                status = ("finding" if op.qualname in finding else
+                          "skipped" if any(p.severity == audit.SKIP for p in mine) else "used")
+                shown = [p for p in mine if p.severity != audit.WARNING] if status != "used" else mine
+                rows.append({"op": op.qualname, "module": lib.ref.name, "kind": op.declaration,
+                             "signature": op.gufunc.text or None, "status": status,
+                             "why": "; ".join(p.message for p in shown)})
+            for qualname, why in lib.skipped:
+                rows.append({"op": qualname, "module": lib.ref.name, "kind": None, "signature": None,
+                             "status": "skipped", "why": why})
+        return rows
 
     def lines(self) -> list[str]:
         """What a user reads before the campaign: what was loaded, what was wrong."""
@@ -69,7 +92,9 @@ def select(specs, only: bool = False, device: str = "cpu", check: bool = True,
     selection = Selection(libraries, problems)
     kept = tuple(q for lib in libraries for q in lib.qualnames if q not in selection.left_out)
     if not kept and only:
-        raise library.LoadError("every user op failed its declaration check: nothing left to fuzz")
-    imports = tuple((lib.ref.name, lib.ref.root) for lib in libraries)
+        raise library.LoadError(f"no user op is left to fuzz: {len({p.op for p in selection.findings})} with a "
+                                f"declaration finding, {len({p.op for p in selection.skipped})} skipped "
+                                "(dcefuzz check-ops says why)")
+    imports = tuple(lib.ref.imported for lib in libraries)
     selection.ops = OpSet(builtin=not only, user=kept, imports=imports, adjusted=tuple(adjusted))
     return selection

@@ -80,9 +80,9 @@ def script_source(program, brief: bool = False) -> str:
              "# corpus folder sits in), else where it was when this script was written"]
     if brief:
         lines = ["import sys", ""]
-        for module, folder in program.imports:
+        for module, folder, *_ in program.imports:
             lines += [f"sys.path.insert(0, {os.path.abspath(folder)!r})", f"import {module}"]
-    for module, folder in () if brief else program.imports:
+    for module, folder, *_ in () if brief else program.imports:
         here = os.path.abspath(folder)
         lines += [(f"_found = [p for p in ({folder!r}, os.path.join(os.path.dirname(os.path.abspath(__file__)), "
                    f"'..', {folder!r}), {here!r}) if os.path.isdir(p)]"),

@@ -1,0 +1,177 @@
+"""What is already public about a bug: its issues and pull requests upstream, as data.
+
+A bug's id is a hash of its grouping key, so it changes whenever the grouping does.
+The upstream file (``corpus/upstream.json``) is therefore keyed by *member entries*:
+each record names the entries it was written for, and a bug takes every record one of
+its entries is named in.  A regrouping that moves entries between bugs moves their
+records with them; a record whose entries land in two bugs speaks for both, and
+``check`` says so.
+
+A record:
+
+    {"entries": ["effect-log-915158cff0e3", ...],
+     "links": [{"ref": "pytorch/pytorch#189454", "kind": "issue", "state": "open",
+                "note": "the dropped ordering edge"}, ...],
+     "searched": "2026-11-30",
+     "note": "one line for the table"}
+
+A link's ``relation`` is ``same`` (the default: the issue or PR is about this cause)
+or ``related`` (near it only).  A record without a ``same`` link, with ``searched``
+set, says "searched, nothing public about its cause": a **new** bug.  A bug no record
+names was never looked up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: the file's name in a corpus folder
+FILE = "upstream.json"
+#: how a link bears on the bug: its cause itself, or only near it (a related report,
+#: another trigger of the same crash); only ``same`` makes a bug known upstream
+RELATIONS = ("same", "related")
+#: a link's kinds and the states each may be in
+STATES = {
+    "issue": ("open", "closed", "fixed"),
+    "pr": ("open", "merged", "closed-unmerged", "reverted"),
+}
+
+
+class UpstreamError(ValueError):
+    """The upstream file does not read as records."""
+
+
+@dataclass(frozen=True)
+class Link:
+    ref: str
+    kind: str
+    state: str
+    note: str = ""
+    relation: str = "same"
+
+    def line(self) -> str:
+        near = "related: " if self.relation != "same" else ""
+        return f"{near}{self.ref} ({self.kind}, {self.state}" + (f": {self.note}" if self.note else "") + ")"
+
+    def to_json(self) -> dict:
+        return {"ref": self.ref, "kind": self.kind, "state": self.state, "relation": self.relation,
+                **({"note": self.note} if self.note else {})}
+
+
+@dataclass(frozen=True)
+class Record:
+    entries: tuple[str, ...]
+    links: tuple[Link, ...]
+    note: str = ""
+    searched: str = ""
+
+    @property
+    def known(self) -> bool:
+        """A public issue or PR is about this cause itself."""
+        return any(link.relation == "same" for link in self.links)
+
+    def to_json(self) -> dict:
+        return {"entries": list(self.entries), "links": [link.to_json() for link in self.links],
+                "note": self.note, "searched": self.searched}
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The records of a corpus, found by member entry."""
+
+    records: tuple[Record, ...] = ()
+    _by_entry: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        for r in self.records:
+            for e in r.entries:
+                self._by_entry.setdefault(e, []).append(r)
+
+    def of(self, entries: Iterable[str]) -> tuple[Record, ...]:
+        """The records any of ``entries`` is named in, each once, in file order."""
+        seen: list[Record] = []
+        for e in entries:
+            for r in self._by_entry.get(e, ()):
+                if r not in seen:
+                    seen.append(r)
+        return tuple(sorted(seen, key=self.records.index))
+
+    def check(self, bugs) -> list[str]:
+        """What does not fit: records naming entries no bug holds, records split across bugs."""
+        holder = {e: b.id for b in bugs for e in b.entries}
+        problems = []
+        for n, r in enumerate(self.records):
+            missing = [e for e in r.entries if e not in holder]
+            if missing:
+                problems.append(f"record {n} ({_label(r)}): no such entry {', '.join(missing)}")
+            owners = sorted({holder[e] for e in r.entries if e in holder})
+            if len(owners) > 1:
+                problems.append(f"record {n} ({_label(r)}): its entries are in {len(owners)} bugs: {', '.join(owners)}")
+        return problems
+
+
+def _label(r: Record) -> str:
+    return r.note or (r.links[0].ref if r.links else "no links")
+
+
+def summary(records: tuple[Record, ...]) -> dict:
+    """A bug's ``upstream`` key: its links, its notes, and whether it is new."""
+    if not records:
+        return {"known": None, "links": [], "note": ""}
+    links = [link for r in records for link in r.links]
+    return {"known": any(r.known for r in records), "links": [link.to_json() for link in links],
+            "note": "; ".join(r.note for r in records if r.note)}
+
+
+def line(records: tuple[Record, ...]) -> str:
+    """One line: ``new (searched 2026-11-30)``, the links, or ``not looked up``."""
+    if not records:
+        return "not looked up"
+    links = [link for r in records for link in r.links]
+    searched = max(r.searched for r in records)
+    if not any(r.known for r in records):
+        near = "; ".join(link.line() for link in links)
+        return f"new: nothing public about its cause (searched {searched})" + (f"; {near}" if near else "")
+    return "; ".join(link.line() for link in links)
+
+
+def parse(data) -> Upstream:
+    if not isinstance(data, dict) or not isinstance(data.get("bugs"), list):
+        raise UpstreamError('expected {"bugs": [records]}')
+    records = []
+    for n, raw in enumerate(data["bugs"]):
+        where = f"record {n}"
+        if not isinstance(raw, dict) or not raw.get("entries"):
+            raise UpstreamError(f"{where}: a record names its entries")
+        links = []
+        for link in raw.get("links", []):
+            kind, state = link.get("kind"), link.get("state")
+            if kind not in STATES or state not in STATES[kind]:
+                raise UpstreamError(f"{where}: {link.get('ref')}: kind {kind!r} and state {state!r}; "
+                                    f"expected one of {STATES}")
+            if not str(link.get("ref", "")).count("#") == 1:
+                raise UpstreamError(f"{where}: a link's ref is owner/repo#number, not {link.get('ref')!r}")
+            relation = link.get("relation", "same")
+            if relation not in RELATIONS:
+                raise UpstreamError(f"{where}: {link['ref']}: relation {relation!r}; expected one of {RELATIONS}")
+            links.append(Link(link["ref"], kind, state, link.get("note", ""), relation))
+        if not links and not raw.get("searched"):
+            raise UpstreamError(f"{where}: no links and no date searched")
+        records.append(Record(tuple(raw["entries"]), tuple(links), raw.get("note", ""), raw.get("searched", "")))
+    return Upstream(tuple(records))
+
+
+def load(folder: Path) -> Upstream:
+    """The corpus folder's upstream file; none there, no records."""
+    path = Path(folder) / FILE
+    if not path.is_file():
+        return Upstream()
+    try:
+        return parse(json.loads(path.read_text()))
+    except json.JSONDecodeError as exc:
+        raise UpstreamError(f"{path}: {exc}") from exc
+    except UpstreamError as exc:
+        raise UpstreamError(f"{path}: {exc}") from exc

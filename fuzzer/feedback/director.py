@@ -1,0 +1,179 @@
+"""The director: the parent's side of a feedback campaign.
+
+For each program index it decides what the program is (``next``): drawn fresh, with
+the feature weights that pay, or a mutant of a pooled program, by the arm the bandit
+chooses; and when the program's report comes back (``observe``) it counts the
+signal, rewards the arm, and pools the program if it showed something new.  Workers
+and Ray actors never see the pool: the parent sends each one the case to try, so all
+of them share one pool.
+
+Reproducibility: every choice for index ``i`` draws from a stream seeded by the
+campaign seed and ``i``, and from the pool as the reports before it left it.  With
+``--jobs 0`` the reports arrive in index order, so the same seed (and torch) gives the
+same programs; with workers, which report comes first depends on timing, and so do
+the pool and the programs after it.  Every entry carries its whole program, so a
+finding replays without the pool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from dataclasses import dataclass
+
+from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
+from fuzzer.feedback.pool import Pool, Seed
+from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Schedule
+from fuzzer.program.generate import BUILTIN, OpSet, derive_seed, generate
+from fuzzer.program.ir import Case
+
+#: attempts at a legal mutant before the director draws a fresh program instead
+MUTANT_ATTEMPTS = 4
+#: statuses that say nothing of the compiler: not pooled, no reward either way
+NOT_JUDGED = ("invalid", "internal-error", "nondeterministic")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """What program ``index`` of a campaign is."""
+
+    index: int
+    #: the index's program seed (``generate.program_seed``)
+    seed: int
+    #: ``fresh``, a mutation's name, or ``blind`` (the worker draws the program from
+    #: ``seed`` as a campaign without feedback does)
+    arm: str
+    case: Case | None = None
+    #: the index of the pooled program it mutates
+    parent: int | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a tried program gave, as the parent saw it saved."""
+
+    status: str
+    signal: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    new_bugs: int = 0
+    #: findings of bugs whose examples were full, or repeats of a saved signature
+    known: int = 0
+
+
+class Director:
+    def __init__(self, seed: int, features: dict[str, float], ops: OpSet = BUILTIN,
+                 schedule: Schedule = SCHEDULE) -> None:
+        self.seed, self.ops, self.schedule = seed, ops, schedule
+        self.on = frozenset(f for f, w in features.items() if w > 0)
+        self.pool = Pool(cap=schedule.pool_cap, known_penalty=schedule.known_penalty)
+        self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
+        self.weights = FeatureWeights(features, schedule)
+        self.in_flight: dict[int, Recipe] = {}
+        #: mutants the IR refused, by mutation (a fresh program was drawn instead)
+        self.discarded: dict[str, int] = {}
+        self.played = 0
+
+    # ---------------------------------------------------------------- choosing
+    def next(self, index: int, program_seed: int) -> Recipe:
+        rng = random.Random(derive_seed("feedback", self.seed, index))
+        allowed = [FRESH]
+        if self.played >= self.schedule.warmup and self.pool.seeds:
+            allowed += [m for m, spec in MUTATIONS.items() if not spec.needs_donor or len(self.pool.seeds) > 1]
+        arm = self.bandit.choose(rng, allowed)
+        recipe = None
+        if arm != FRESH:
+            recipe = self._mutant(index, program_seed, arm, rng)
+        if recipe is None:
+            case = generate(program_seed, features=self.weights.table(), ops=self.ops)
+            recipe = Recipe(index, program_seed, FRESH, case)
+        self.in_flight[index] = recipe
+        return recipe
+
+    def _mutant(self, index: int, program_seed: int, arm: str, rng: random.Random) -> Recipe | None:
+        parent = self.pool.pick(rng)
+        for _ in range(MUTANT_ATTEMPTS):
+            donor = self.pool.pick(rng, besides=parent) if MUTATIONS[arm].needs_donor else None
+            ctx = Context(on=self.on, ops=self.ops, donor=donor.case if donor else None)
+            mutant = mutate(arm, parent.case, rng, ctx)
+            if mutant is not None:
+                parent.picks += 1
+                mutant = dataclasses.replace(mutant, input_seed=derive_seed("inputs", program_seed))
+                return Recipe(index, program_seed, arm, mutant, parent.index)
+        self.discarded[arm] = self.discarded.get(arm, 0) + 1
+        return None
+
+    # --------------------------------------------------------------- learning
+    def reward_of(self, outcome: Outcome, novel: int) -> float:
+        """What a program gave: its new tokens, its new bugs; a program that hit a known
+        bug gets nothing for new tokens, which that bug's own path through the compiler
+        (an error's passes) mostly explains."""
+        s = self.schedule
+        reward = s.new_bug * outcome.new_bugs + s.known_bug * outcome.known
+        if novel and not outcome.known:
+            reward += s.novel + s.per_novel * min(s.novel_cap, novel - 1)
+        return reward
+
+    def observe(self, index: int, outcome: Outcome) -> float | None:
+        """Learn from program ``index``'s outcome; returns its reward (None: not one of
+        the director's programs, as after a resume)."""
+        recipe = self.in_flight.pop(index, None)
+        if recipe is None or recipe.case is None:
+            return None
+        self.played += 1
+        if outcome.status in NOT_JUDGED:
+            return 0.0
+        tokens = set(outcome.signal) | {f"status:{outcome.status}"} | {f"finding:{k}" for k in outcome.kinds}
+        novel = self.pool.observe(tokens)
+        reward = self.reward_of(outcome, len(novel))
+        self.bandit.reward(recipe.arm, reward)
+        if recipe.arm == FRESH:
+            self.weights.add(set(recipe.case.program.features()), reward)
+        parent = self.pool.by_index(recipe.parent) if recipe.parent is not None else None
+        if parent is not None:
+            parent.yielded += bool(novel or outcome.new_bugs)
+            parent.known += outcome.known > 0
+        # a program whose finding is a known bug shows that bug again in its mutants
+        if novel and not outcome.known:
+            self.pool.admit(Seed(recipe.case, frozenset(tokens), index, recipe.arm))
+        return reward
+
+    # ----------------------------------------------------------- what it holds
+    def summary(self) -> dict:
+        return {"pool": len(self.pool.seeds), "tokens": len(self.pool.counts),
+                "arms": {a.name: [a.plays, round(a.mean, 3)] for a in self.bandit.arms.values()},
+                "features": self.weights.table(), "discarded": dict(self.discarded)}
+
+    def line(self) -> str:
+        arms = ", ".join(f"{a.name} {a.plays}" for a in self.bandit.arms.values() if a.plays)
+        return f"pool {len(self.pool.seeds)}, {len(self.pool.counts)} tokens; " + (arms or "no programs yet")
+
+    def to_json(self) -> dict:
+        return {"seed": self.seed, "played": self.played, "pool": self.pool.to_json(),
+                "bandit": self.bandit.to_json(), "features": self.weights.to_json(),
+                "discarded": dict(self.discarded)}
+
+    def load(self, data: dict) -> None:
+        """Restore what a saved campaign's director had learnt (``--resume``)."""
+        self.played = int(data.get("played", 0))
+        self.pool = Pool.from_json(data.get("pool", {}), cap=self.schedule.pool_cap)
+        self.pool.known_penalty = self.schedule.known_penalty
+        self.bandit.load(data.get("bandit", {}))
+        self.weights.load(data.get("features", {}))
+        self.discarded = {str(k): int(v) for k, v in data.get("discarded", {}).items()}
+
+
+def merged(saved: list[dict]) -> dict:
+    """The saved states of several feedback campaigns (shards of one) as one: their
+    pools joined (``Pool.merged``), their counts added; the bandit and feature tallies
+    are the first's, which a resumed run goes on learning from."""
+    pools = [Pool.from_json(d.get("pool", {})) for d in saved]
+    pool = pools[0]
+    for other in pools[1:]:
+        pool = pool.merged(other)
+    first = dict(saved[0])
+    discarded: dict[str, int] = {}
+    for d in saved:
+        for k, v in d.get("discarded", {}).items():
+            discarded[k] = discarded.get(k, 0) + int(v)
+    return {**first, "played": sum(int(d.get("played", 0)) for d in saved), "pool": pool.to_json(),
+            "discarded": discarded}

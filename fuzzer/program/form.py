@@ -1,0 +1,169 @@
+"""The statement form: what a program statement may be, how it types and how it reads.
+
+A form is an op spec in the NNSmith sense: it knows its category, how many tensor
+operands it takes, which of them it writes, whether its result aliases its first
+operand, the output dims it produces (or :class:`Illegal` when operands don't fit),
+and the Python text it lowers to.  This module holds the record and the typing rules
+forms share; the forms themselves are in ``forms`` (aten and custom ops, and the
+registry) and ``tensor_forms`` (the views and indexing of the tensor API).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fuzzer.program import custom_ops, sizes
+from fuzzer.program.sizes import Dims
+
+# Categories of the ordinary (aten) forms; a custom form's category is what its op
+# declares (custom_ops.PURE, MUTATING or EFFECTFUL).
+ATEN = "aten"          # fresh result, no writes
+VIEW = "view"          # result aliases operand 0
+INPLACE = "inplace"    # writes operand 0, no result
+CONTROL = "control"    # no operands: steers the compiler (a graph break)
+
+#: whether a form's result has a backward (every aten form and the pure custom ops
+#: do); a form without one may not read a value that requires grad
+BACKWARD = "backward"
+NO_BACKWARD = "no-backward"
+
+#: Scalars the generator may use; kept small so values stay in a tame range.
+CONSTANTS = (0.5, 2.0, -1.0, 1.5)
+UNARY_FUNCTIONS = ("sin", "tanh", "relu", "sigmoid")
+
+
+class Illegal(ValueError):
+    """Operands or attributes that this form cannot take."""
+
+
+@dataclass(frozen=True)
+class Form:
+    name: str
+    category: str
+    arity: int
+    infer: Callable[[list[Dims], dict, dict[str, int]], Dims | None]
+    render: Callable[[list[str], dict, list[Dims]], str]
+    mutates: tuple[int, ...] = ()
+    custom: str | None = None
+    #: whether the form defines a value (in-place aten ops and None-returning
+    #: custom ops do not)
+    returns: bool = True
+    #: the feature (``fuzzer.program.features``) a program must have on to draw the
+    #: form; None: every program may
+    feature: str | None = None
+    grad: str = BACKWARD
+    #: a ``torch.cond`` of two calls: one site per branch
+    branches: bool = False
+    #: whether the op's calls log their site in the trace: dcefuzz's own ops do; a
+    #: user's op (``fuzzer.user``) takes no site argument, so a dead call of it that
+    #: still runs cannot be told from a live one
+    site_traced: bool = True
+    #: whether operands chosen so far (a prefix) fit the form: the generator asks it
+    #: of each candidate operand (None: the rules built into the generator)
+    fits: Callable[[list[Dims]], bool] | None = None
+    #: the form's own attributes for a new statement, drawn from an rng (None: the
+    #: generator's table)
+    draw: Callable[..., dict] | None = None
+    #: the higher-order op the form asks the compiler for (``cond``, ``invoke_subgraph``):
+    #: a compile whose graphs lack it tested the bare calls only
+    hop: str | None = None
+    #: an ORDERED effect besides what the category says: a user's op that writes and has
+    #: a registered effect is ``mutating`` and effectful both
+    effect: bool = False
+
+    @property
+    def is_view(self) -> bool:
+        return self.category == VIEW
+
+    @property
+    def is_custom(self) -> bool:
+        return self.custom is not None
+
+    @property
+    def is_effectful(self) -> bool:
+        """Its calls are ORDERED effects: each must run, once, in program order."""
+        return self.category == custom_ops.EFFECTFUL or self.effect
+
+
+# ---------------------------------------------------------------- typing rules
+
+def need_rank(dims: Dims, rank: int) -> None:
+    if len(dims) < rank:
+        raise Illegal(f"needs rank >= {rank}, got {len(dims)}")
+
+
+def same_dims(a: Dims, b: Dims) -> Dims:
+    if a != b:
+        raise Illegal(f"shapes differ: {a} vs {b}")
+    return a
+
+
+def broadcast_into(a: Dims, b: Dims) -> Dims:
+    """b may broadcast into a by being a trailing suffix of a's dims."""
+    if len(b) > len(a) or tuple(a[len(a) - len(b):]) != tuple(b):
+        raise Illegal(f"{b} does not broadcast into {a}")
+    return a
+
+
+def known_dim(dim: str) -> str:
+    """A dim the form writes into the program's text: not one only the data knows."""
+    if sizes.has_unbacked(dim):
+        raise Illegal(f"dim {dim!r} depends on data")
+    return dim
+
+
+def data_size(attrs: dict) -> Dims:
+    size = attrs.get("size")
+    if not isinstance(size, str) or not sizes.is_unbacked(size):
+        raise Illegal(f"a size from data needs a name like u3, got {size!r}")
+    return (size,)
+
+
+def dim_attr(attrs: dict, dims: Dims) -> int:
+    dim = attrs.get("dim", 0)
+    if not isinstance(dim, int) or not 0 <= dim < len(dims):
+        raise Illegal(f"dim {dim!r} out of range for rank {len(dims)}")
+    return dim
+
+
+def const(attrs: dict) -> float:
+    c = attrs.get("c")
+    if c not in CONSTANTS:
+        raise Illegal(f"constant {c!r} not in {CONSTANTS}")
+    return c
+
+
+def replace_dim(dims: Dims, i: int, new: str | None) -> Dims:
+    out = list(dims)
+    if new is None:
+        del out[i]
+    else:
+        out[i] = new
+    return tuple(out)
+
+
+def infer_binary(t, attrs, m):
+    return broadcast_into(t[0], t[1])
+
+
+
+
+def infer_unary(t, attrs, m):
+    if attrs.get("fn") not in UNARY_FUNCTIONS:
+        raise Illegal(f"unknown function {attrs.get('fn')!r}")
+    return t[0]
+
+
+
+
+def infer_inplace_scale(t, attrs, m):
+    const(attrs)
+    return None
+
+
+
+
+def infer_inplace_binary(t, attrs, m):
+    broadcast_into(t[0], t[1])
+    return None

@@ -1,0 +1,199 @@
+"""The feedback loop without compiling: the pool, the bandit, the feature weights and
+the director, fed hand-made outcomes; then what campaigns make of it."""
+
+import random
+
+import backends
+import pytest
+
+from fuzzer.feedback.director import Director, Outcome, merged
+from fuzzer.feedback.mutate import MUTATIONS
+from fuzzer.feedback.pool import Pool, Seed
+from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights
+from fuzzer.program import features as feats
+from fuzzer.program.generate import generate, program_seed
+
+
+def _case(i: int):
+    return generate(program_seed(9, i), features=feats.ALL)
+
+
+def test_the_pool_admits_by_novelty_and_values_rare_tokens():
+    pool = Pool(cap=2)
+    assert pool.observe({"a", "b"}) == {"a", "b"}
+    assert pool.observe({"a", "c"}) == {"c"}
+    assert pool.observe({"a"}) == set()
+    common, rare = Seed(_case(0), frozenset({"a"}), 0, FRESH), Seed(_case(1), frozenset({"c"}), 1, FRESH)
+    pool.admit(common)
+    pool.admit(rare)
+    assert pool.worth(rare) > pool.worth(common)  # a seen by 3 programs, c by 1
+    picks = [pool.pick(random.Random(k)) for k in range(200)]
+    assert picks.count(rare) > picks.count(common)
+    # a known bug hit by a seed's mutants divides its worth
+    rare.known = 1
+    assert pool.worth(rare) == pytest.approx(1.0 / SCHEDULE.known_penalty)
+    # over the cap, the least worthy goes: the rare seed, now that it hits a known bug
+    pool.admit(Seed(_case(2), frozenset({"b", "c"}), 2, FRESH))
+    assert [s.index for s in pool.seeds] == [0, 2]
+
+
+def test_the_pool_round_trips_and_merges():
+    a, b = Pool(), Pool()
+    a.observe({"x", "y"})
+    a.admit(Seed(_case(0), frozenset({"x"}), 0, FRESH))
+    b.observe({"y", "z"})
+    b.admit(Seed(_case(0), frozenset({"x"}), 5, "insert"))  # the same program: kept once
+    b.admit(Seed(_case(1), frozenset({"z"}), 6, "insert"))
+    again = Pool.from_json(a.to_json())
+    assert again.counts == a.counts and [s.case for s in again.seeds] == [s.case for s in a.seeds]
+    both = a.merged(b)
+    assert both.counts == {"x": 1, "y": 2, "z": 1} and both.programs == 2
+    assert sorted(s.case.program.digest() for s in both.seeds) == sorted(
+        {_case(0).program.digest(), _case(1).program.digest()})
+
+
+def test_the_bandit_plays_every_arm_then_favours_what_pays():
+    bandit = Bandit(["fresh", "insert", "delete"])
+    rng = random.Random(0)
+    first = [bandit.choose(rng, ["fresh", "insert", "delete"]) for _ in range(1)]
+    assert first == ["fresh"]
+    for name in ("fresh", "insert", "delete"):
+        bandit.reward(name, 0.0)
+    for _ in range(60):
+        arm = bandit.choose(rng, ["fresh", "insert", "delete"])
+        bandit.reward(arm, 1.0 if arm == "insert" else 0.0)
+    plays = {name: arm.plays for name, arm in bandit.arms.items()}
+    assert plays["insert"] > plays["fresh"] and plays["insert"] > plays["delete"]
+    again = Bandit(["fresh", "insert", "delete"])
+    again.load(bandit.to_json())
+    assert again.to_json() == bandit.to_json()
+
+
+def test_feature_weights_follow_what_pays_within_bounds():
+    w = FeatureWeights({"hops": 0.15, "dtypes": 0.2})
+    assert w.table() == {"hops": 0.15, "dtypes": 0.2}  # no evidence yet
+    for k in range(40):
+        w.add({"hops"} if k % 2 else set(), 1.0 if k % 2 else 0.0)
+    table = w.table()
+    assert table["hops"] > 0.15 and table["hops"] <= SCHEDULE.feature_ceiling
+    assert table["dtypes"] == 0.2 or table["dtypes"] >= SCHEDULE.feature_floor
+
+
+def _drive(director: Director, n: int, outcome_of, seed: int = 1) -> list:
+    recipes = []
+    for i in range(n):
+        r = director.next(i, program_seed(seed, i))
+        recipes.append(r)
+        director.observe(i, outcome_of(i, r))
+    return recipes
+
+
+def _novel(i, r):
+    return Outcome("clean", (f"t{i}", "common"))
+
+
+def test_the_director_warms_up_fresh_then_mutates_the_pool():
+    d = Director(1, feats.ALL)
+    recipes = _drive(d, 60, _novel)
+    assert all(r.arm == FRESH for r in recipes[:SCHEDULE.warmup])
+    assert {r.arm for r in recipes[SCHEDULE.warmup:]} & set(MUTATIONS)
+    for r in recipes:
+        r.case.validate()
+    mutants = [r for r in recipes if r.arm != FRESH]
+    assert all(r.parent is not None for r in mutants)
+    assert len(d.pool.seeds) == 60 and d.played == 60
+
+
+def test_the_same_outcomes_give_the_same_programs_and_a_resumed_director_goes_on_the_same():
+    """What --jobs 0 promises: reports in index order, so the same seed, the same programs."""
+    a, b = Director(1, feats.ALL), Director(1, feats.ALL)
+    ra, rb = _drive(a, 40, _novel), _drive(b, 40, _novel)
+    assert [r.case for r in ra] == [r.case for r in rb]
+    # saved at 40 and restored, it makes the programs the original makes next
+    c = Director(1, feats.ALL)
+    c.load(a.to_json())
+    for i in range(40, 55):
+        x, y = a.next(i, program_seed(1, i)), c.next(i, program_seed(1, i))
+        assert x.case == y.case and x.arm == y.arm
+        a.observe(i, _novel(i, x))
+        c.observe(i, _novel(i, y))
+
+
+def test_a_known_bug_is_steered_away_from():
+    """A mutant that hits a bug with its examples is not pooled, its parent loses worth,
+    and its arm's reward is negative."""
+    d = Director(1, feats.ALL)
+    _drive(d, SCHEDULE.warmup, _novel)
+    r = d.next(100, program_seed(1, 100))
+    while r.arm == FRESH:
+        d.observe(r.index, _novel(r.index, r))
+        r = d.next(r.index + 1, program_seed(1, r.index + 1))
+    parent = d.pool.by_index(r.parent)
+    before, pooled = d.pool.worth(parent), len(d.pool.seeds)
+    reward = d.observe(r.index, Outcome("finding", ("new-token",), ("compile-error",), 0, 1))
+    assert reward < 0 and len(d.pool.seeds) == pooled
+    assert d.pool.worth(parent) < before
+    assert d.bandit.arms[r.arm].rewards[-1] < 0
+
+
+def test_nothing_is_learnt_from_programs_that_say_nothing_of_the_compiler():
+    d = Director(1, feats.ALL)
+    r = d.next(0, program_seed(1, 0))
+    assert d.observe(0, Outcome("invalid", ("x",))) == 0.0
+    assert not d.pool.seeds and not d.pool.counts
+
+
+def test_merged_feedback_states_join_their_pools():
+    a, b, c = Director(1, feats.ALL), Director(1, feats.ALL), Director(1, feats.ALL)
+    _drive(a, 5, _novel)
+    _drive(b, 5, lambda i, r: Outcome("clean", (f"u{i}",)), seed=2)
+    _drive(c, 5, lambda i, r: Outcome("clean", (f"w{i}",)))  # a's very programs: each kept once
+    both = merged([a.to_json(), b.to_json(), c.to_json()])
+    assert both["played"] == 15 and len(both["pool"]["seeds"]) == 10
+    assert set(both["pool"]["counts"]) >= {"t0", "u0", "common"}
+
+
+def test_a_blind_session_draws_each_program_from_its_seed(tmp_path):
+    """--blind is the stream before feedback: program i is generate(program_seed(S, i))."""
+    from fuzzer.campaign.config import Budget, Config
+    from fuzzer.campaign.session import Session
+
+    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path)), Budget(programs=3))
+    assert session.director is None
+    recipe = session.next_program()
+    assert (recipe.arm, recipe.case, recipe.seed) == ("blind", None, program_seed(4, recipe.index))
+    steered = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path), feedback=True), Budget(programs=3))
+    assert steered.director is not None and steered.next_program().case is not None
+
+
+@pytest.fixture
+def feedback_campaign(tmp_path):
+    from fuzzer.campaign.config import Budget, Config
+    from fuzzer.campaign.session import run_campaign
+    from fuzzer.campaign.state import CampaignFolder
+
+    def run(name: str, programs: int, resume: bool = False, feedback: bool = True, folder=None):
+        folder = CampaignFolder(folder or tmp_path / name)
+        config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path / name / "corpus"),
+                        backend=backends.FAITHFUL, shrink=False, triage=False, feedback=feedback,
+                        features=tuple(feats.ALL.items()))
+        stats = run_campaign(config, Budget(programs=programs), log=lambda line: None, folder=folder,
+                             resume=resume)
+        return stats, folder
+    return run
+
+
+def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(feedback_campaign):
+    from fuzzer.campaign.state import BadState
+
+    one, f1 = feedback_campaign("one", 20)
+    two, f2 = feedback_campaign("two", 20)
+    s1, s2 = f1.load_feedback(), f2.load_feedback()
+    assert s1["played"] == 20 and s1["pool"]["seeds"]
+    assert s1["pool"] == s2["pool"] and s1["bandit"] == s2["bandit"]
+    assert "feedback   pool" in one.summary()
+    again, _ = feedback_campaign("one", 5, resume=True)
+    assert f1.load_feedback()["played"] == 25
+    assert f1.load().feedback
+    with pytest.raises(BadState, match="--feedback"):
+        feedback_campaign("one", 1, resume=True, feedback=False)

@@ -1,0 +1,119 @@
+"""The upstream file: what is public about a bug, keyed by member entries, in bugs,
+its JSON, its markdown table and its report; and campaigns that count known bugs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fuzzer.cli import main
+from fuzzer.corpus import upstream
+from fuzzer.corpus.bugs import group
+from fuzzer.corpus.store import entries_in, load_all
+from fuzzer.render.table import markdown
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+#: two entries of two different committed bugs
+KNOWN, NEW = "effect-log-915158cff0e3", "wrong-output-07d276f3d739"
+
+
+def _folder(tmp_path: Path, records: list[dict]) -> Path:
+    for name in (KNOWN, NEW):
+        shutil.copyfile(CORPUS / f"{name}.json", tmp_path / f"{name}.json")
+    (tmp_path / upstream.FILE).write_text(json.dumps({"bugs": records}))
+    return tmp_path
+
+
+RECORDS = [
+    {"entries": [KNOWN], "note": "the dropped ordering edge",
+     "links": [{"ref": "pytorch/pytorch#189454", "kind": "issue", "state": "open"},
+               {"ref": "pytorch/pytorch#189209", "kind": "pr", "state": "open"}]},
+    {"entries": [NEW], "searched": "2026-11-30",
+     "links": [{"ref": "pytorch/pytorch#133512", "kind": "issue", "state": "open", "relation": "related"}]},
+]
+
+
+def test_records_are_found_by_member_entry_and_say_known_or_new(tmp_path):
+    folder = _folder(tmp_path, RECORDS)
+    known = upstream.load(folder)
+    entries, bad = load_all([folder])
+    assert not bad and len(entries) == 2  # upstream.json is not read as an entry
+    assert [p.name for p in entries_in([folder])[0]] == sorted(f"{n}.json" for n in (KNOWN, NEW))
+    by_entry = {b.entries[0]: b for b in group(entries)}
+    assert upstream.summary(known.of(by_entry[KNOWN].entries))["known"] is True
+    assert upstream.summary(known.of(by_entry[NEW].entries))["known"] is False
+    assert upstream.line(known.of(by_entry[NEW].entries)).startswith("new: nothing public about its cause")
+    assert upstream.line(()) == "not looked up"
+    assert known.check(group(entries)) == []
+    table = markdown(group(entries), known)
+    row = next(line for line in table.splitlines() if by_entry[KNOWN].id in line)
+    assert "known: pytorch/pytorch#189454 (issue, open), pytorch/pytorch#189209 (pr, open)" in row
+    row = next(line for line in table.splitlines() if by_entry[NEW].id in line)
+    assert "**new**: related: pytorch/pytorch#133512 (issue, open)" in row
+
+
+def test_check_names_missing_entries_and_records_split_over_bugs(tmp_path):
+    folder = _folder(tmp_path, [{"entries": [KNOWN, NEW, "gone-000"], "searched": "2026-11-30"}])
+    entries, _ = load_all([folder])
+    problems = upstream.load(folder).check(group(entries))
+    assert any("no such entry gone-000" in p for p in problems)
+    assert any("in 2 bugs" in p for p in problems)
+
+
+@pytest.mark.parametrize("bad, says", [
+    ({"records": []}, "expected"),
+    ({"bugs": [{"links": []}]}, "names its entries"),
+    ({"bugs": [{"entries": ["a"]}]}, "no links and no date"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "pytorch/pytorch#1", "kind": "issue", "state": "merged"}]}]},
+     "state 'merged'"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "1", "kind": "pr", "state": "open"}]}]}, "owner/repo#number"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "open", "relation": "x"}]}]},
+     "relation"),
+])
+def test_a_bad_file_is_refused_with_the_reason(bad, says):
+    with pytest.raises(upstream.UpstreamError, match=says):
+        upstream.parse(bad)
+
+
+def test_bugs_json_markdown_and_report_carry_upstream(tmp_path):
+    folder = _folder(tmp_path, RECORDS)
+    runner = CliRunner()
+    listed = json.loads(runner.invoke(main, ["bugs", str(folder), "--json"]).output)
+    by_entry = {b["entries"][0]: b for b in listed}
+    assert by_entry[KNOWN]["upstream"]["known"] is True
+    assert by_entry[KNOWN]["upstream"]["links"][0]["ref"] == "pytorch/pytorch#189454"
+    assert by_entry[NEW]["upstream"]["known"] is False
+    text = runner.invoke(main, ["bugs", str(folder)]).output
+    assert "upstream  pytorch/pytorch#189454 (issue, open)" in text
+    table = runner.invoke(main, ["bugs", str(folder), "--markdown"]).output
+    assert table.startswith("| bug | what | culprit | entries |")
+    issue = runner.invoke(main, ["report", KNOWN, str(folder)]).output
+    assert "### Already public" in issue and "pytorch/pytorch#189454 (issue, open)" in issue
+    (folder / upstream.FILE).write_text("{")
+    refused = runner.invoke(main, ["bugs", str(folder)])
+    assert refused.exit_code == 2 and upstream.FILE in refused.output
+
+
+def test_known_upstream_keys_are_the_linked_bugs(tmp_path):
+    from fuzzer.cli.campaign import _known_keys
+    from fuzzer.corpus.bugs import key_of
+
+    folder = _folder(tmp_path, RECORDS)
+    entries = {e.id: e for e in load_all([folder])[0]}
+    assert _known_keys(str(folder)) == (key_of(entries[KNOWN]),)
+
+
+def test_the_committed_upstream_file_fits_the_committed_corpus():
+    """Every record names entries of corpus/, each record within one bug, and
+    docs/bugs.md's table is what ``dcefuzz bugs corpus --markdown`` prints."""
+    entries, bad = load_all([CORPUS])
+    assert not bad
+    known = upstream.load(CORPUS)
+    assert known.records, "corpus/upstream.json is missing"
+    assert known.check(group(entries)) == []
+    table = markdown(group(entries), known)
+    assert table in (CORPUS.parent / "docs" / "bugs.md").read_text()
