@@ -158,6 +158,7 @@ def test_a_campaign_folder_renders_its_page(tmp_path):
     page = parse(out / "campaign.html")
     text = " ".join(page.text)
     assert "unsupported <op>" in text and "effect-log 1" in text and "pool 2" in text
+    assert "0 flaky" in text and "0 invalid" in text
     assert "torch.log" in page.links and (out / "torch.log").read_text().startswith("E1201")
     assert sum(1 for t, _ in page.tags if t == "svg") == 4  # discovery, rate, memory, pool
     assert "campaign.html" in parse(out / "index.html").links

@@ -215,6 +215,8 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
             "minutes": f"{seconds / 60:.1f}", "rate": f"{programs / seconds * 60:.1f}" if seconds else "-",
             "findings": sorted((state.get("findings") or {}).items()),
             "statuses": sorted((state.get("statuses") or {}).items()),
+            "flaky": (state.get("statuses") or {}).get("flaky", 0),
+            "invalid": (state.get("statuses") or {}).get("invalid", 0),
             "untested": sorted((state.get("untested") or {}).items()),
             "internal": sorted((state.get("internal_errors") or {}).items()),
             "reached": sorted((state.get("reached") or {}).items()),
