@@ -47,7 +47,9 @@ def pytest_configure(config) -> None:
 
 def pytest_collect_file(file_path: Path, parent):
     corpora = getattr(parent.config, "_dcefuzz_corpora", [])
-    if file_path.suffix == ".json" and file_path.parent.resolve() in corpora:
+    from fuzzer.corpus.store import NOT_ENTRIES
+
+    if file_path.suffix == ".json" and file_path.parent.resolve() in corpora and file_path.name not in NOT_ENTRIES:
         return EntryFile.from_parent(parent, path=file_path)
     return None
 

@@ -547,7 +547,9 @@ def test_the_plugin_collects_the_committed_corpus(pytester):
     corpus = ROOT / "corpus"
     result = pytester.runpytest_inprocess("--dcefuzz-corpus", str(corpus), "--collect-only", "-q")
     collected = {line.split("::")[-1] for line in result.stdout.lines if ".json::" in line}
-    assert collected == {p.stem for p in corpus.glob("*.json")}
+    from fuzzer.corpus.store import entries_in
+
+    assert collected == {p.stem for p in entries_in([corpus])[0]}  # upstream.json is no entry
 
 
 def test_the_plugin_fails_a_reproducing_entry_and_expects_a_known_one(pytester, tmp_path):
