@@ -6,7 +6,7 @@ compared (FuzzBench, Magma), trial by trial.
     python benchmarks/yield.py --report benchmarks/results/yield-2.13.jsonl [--plot yield.png]
 
 A *configuration* is a name and the ``dcefuzz run`` flags it adds (``CONFIGS``:
-``blind`` is ``--blind``, ``feedback`` the default).  Trial ``k`` of every
+``blind`` is ``--blind``, ``feedback`` is ``--feedback``).  Trial ``k`` of every
 configuration runs with campaign seed ``--seed + k`` for ``--minutes`` wall-clock
 minutes with ``--jobs`` workers, in a fresh campaign folder and corpus and with fresh
 compile caches (a ``TORCHINDUCTOR_CACHE_DIR`` of its own), every feature on.  The
@@ -46,7 +46,7 @@ from pathlib import Path
 #: configuration name -> the ``dcefuzz run`` flags it adds
 CONFIGS = {
     "blind": ["--blind"],
-    "feedback": [],
+    "feedback": ["--feedback"],
 }
 #: resolution of the discovery curve, in seconds
 STEP = 10.0

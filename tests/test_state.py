@@ -216,3 +216,18 @@ def test_resume_needs_the_folder_to_resume(tmp_path, cheap_run):
 def _saved(result):
     """The entry paths the run printed (``saved PATH`` lines, after the summary)."""
     return re.findall(r"^saved (\S+\.json)$", result.stdout, re.M)
+
+
+def test_a_resume_without_either_flag_carries_on_as_the_campaign_ran(tmp_path, cheap_run):
+    """Blind is the default; a feedback campaign resumed with neither --feedback nor
+    --blind goes on with feedback (naming the other flag is refused)."""
+    first = cheap_run("--state", "fb", "--feedback")
+    assert first.exit_code == 0, first.output
+    assert CampaignFolder(tmp_path / "fb").load().feedback
+    again = cheap_run("--state", "fb", "--resume", "--programs", "2")
+    assert again.exit_code == 0, again.output
+    assert CampaignFolder(tmp_path / "fb").load_feedback()["played"] == 3  # 1, then 2 more, steered
+    refused = cheap_run("--state", "fb", "--resume", "--blind", "--programs", "3")
+    assert refused.exit_code == 2 and "--feedback" in refused.output
+    blind = cheap_run("--state", "plain")
+    assert blind.exit_code == 0 and not CampaignFolder(tmp_path / "plain").load().feedback
