@@ -233,16 +233,7 @@ class CampaignFolder:
             fh.write(json.dumps(line) + "\n")
 
     def bug_lines(self) -> list[dict]:
-        f = self.path / BUGS_FILE
-        if not f.exists():
-            return []
-        out = []
-        for raw in f.read_text().splitlines():
-            try:
-                out.append(json.loads(raw))
-            except json.JSONDecodeError:
-                continue
-        return out
+        return _json_lines(self.path / BUGS_FILE)
 
     def log_internal(self, index: int | None, program_seed: int | None, error) -> Path:
         """Append one of dcefuzz's own errors (``fuzzer.internal.InternalError``), with the
@@ -255,13 +246,18 @@ class CampaignFolder:
         return self.path / INTERNAL_FILE
 
     def stats_lines(self) -> list[dict]:
-        f = self.path / STATS_FILE
-        if not f.exists():
-            return []
-        lines = []
-        for raw in f.read_text().splitlines():
-            try:
-                lines.append(json.loads(raw))
-            except json.JSONDecodeError:
-                continue  # a line cut short by a kill: the rest still reads
-        return lines
+        return _json_lines(self.path / STATS_FILE)
+
+
+def _json_lines(path: Path) -> list[dict]:
+    """A JSON-lines log, read: none there, no lines; a line cut short by a kill is
+    skipped, the rest still reads."""
+    if not path.exists():
+        return []
+    out = []
+    for raw in path.read_text().splitlines():
+        try:
+            out.append(json.loads(raw))
+        except json.JSONDecodeError:
+            continue
+    return out
