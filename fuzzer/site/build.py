@@ -182,7 +182,7 @@ def _bug_row(b: Bug, members: list[Entry], known: upstream.Upstream) -> dict:
 
 def _campaign(cf: CampaignFolder, out: Path) -> dict:
     state = json.loads((cf.path / "state.json").read_text()) if (cf.path / "state.json").is_file() else {}
-    lines = cf.stats_lines() if (cf.path / "stats.jsonl").is_file() else []
+    lines = cf.stats_lines()
     s = series(lines) if lines else None
     charts = []
     if s is not None:
