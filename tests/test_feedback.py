@@ -136,6 +136,20 @@ def test_a_known_bug_is_steered_away_from():
     assert d.bandit.arms[r.arm].rewards[-1] < 0
 
 
+def test_a_program_that_found_a_new_bug_is_pooled_and_worth_more_whatever_its_tokens():
+    d = Director(1, feats.ALL)
+    _drive(d, 4, _novel)
+    r = d.next(4, program_seed(1, 4))
+    # nothing novel in its signal: only the bug makes it worth keeping
+    d.observe(r.index, Outcome("finding", ("common",), ("effect-log",), 1, 0))
+    bugged = d.pool.by_index(4)
+    assert bugged is not None and bugged.bugs == 1
+    unbugged = Seed(bugged.case, bugged.tokens, 4, bugged.arm)
+    assert d.pool.worth(bugged) == pytest.approx(SCHEDULE.bug_bonus * d.pool.worth(unbugged))
+    # and it round-trips with its count
+    assert Pool.from_json(d.pool.to_json()).by_index(4).bugs == 1
+
+
 def test_nothing_is_learnt_from_programs_that_say_nothing_of_the_compiler():
     d = Director(1, feats.ALL)
     r = d.next(0, program_seed(1, 0))

@@ -65,7 +65,7 @@ class Director:
                  schedule: Schedule = SCHEDULE) -> None:
         self.seed, self.ops, self.schedule = seed, ops, schedule
         self.on = frozenset(f for f, w in features.items() if w > 0)
-        self.pool = Pool(cap=schedule.pool_cap, known_penalty=schedule.known_penalty)
+        self.pool = Pool(cap=schedule.pool_cap, known_penalty=schedule.known_penalty, bug_bonus=schedule.bug_bonus)
         self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
         self.weights = FeatureWeights(features, schedule)
         self.in_flight: dict[int, Recipe] = {}
@@ -132,9 +132,10 @@ class Director:
         if parent is not None:
             parent.yielded += bool(novel or outcome.new_bugs)
             parent.known += outcome.known > 0
-        # a program whose finding is a known bug shows that bug again in its mutants
-        if novel and not outcome.known:
-            self.pool.admit(Seed(recipe.case, frozenset(tokens), index, recipe.arm))
+        # a program whose finding is a known bug shows that bug again in its mutants;
+        # one that found a new bug is where the next one is likeliest (``Pool``)
+        if (novel or outcome.new_bugs) and not outcome.known:
+            self.pool.admit(Seed(recipe.case, frozenset(tokens), index, recipe.arm, bugs=outcome.new_bugs))
         return reward
 
     # ----------------------------------------------------------- what it holds
@@ -156,7 +157,7 @@ class Director:
         """Restore what a saved campaign's director had learnt (``--resume``)."""
         self.played = int(data.get("played", 0))
         self.pool = Pool.from_json(data.get("pool", {}), cap=self.schedule.pool_cap)
-        self.pool.known_penalty = self.schedule.known_penalty
+        self.pool.known_penalty, self.pool.bug_bonus = self.schedule.known_penalty, self.schedule.bug_bonus
         self.bandit.load(data.get("bandit", {}))
         self.weights.load(data.get("features", {}))
         self.discarded = {str(k): int(v) for k, v in data.get("discarded", {}).items()}

@@ -7,7 +7,10 @@ programs, pooled or not, so a seed's worth is what is rare in it: the sum over i
 tokens of one over their counts (the rarity that AFL++'s ``rare`` schedule and
 libFuzzer's entropic power schedule favour).  A seed's worth falls with each time it
 was picked, and with each known bug its mutants hit (a program that hits a known bug
-keeps hitting it); the pool keeps the ``cap`` worthiest.
+keeps hitting it); the pool keeps the ``cap`` worthiest.  A program that found a new
+bug joins too, whatever its tokens, its worth multiplied for each such bug: bugs of
+a compiler cluster (the same pass, another path into it), so the neighbourhood of a
+new one is where the next is likeliest.
 
 Everything is data: the pool is saved in the campaign folder, restored by
 ``--resume`` and joined by ``dcefuzz merge``.
@@ -36,22 +39,27 @@ class Seed:
     yielded: int = 0
     #: mutants of it (or itself) that hit a bug whose examples were full
     known: int = 0
+    #: new bugs it found when it was tried
+    bugs: int = 0
 
     def to_json(self) -> dict:
         return {"case": self.case.to_json(), "tokens": sorted(self.tokens), "index": self.index, "arm": self.arm,
-                "picks": self.picks, "yielded": self.yielded, "known": self.known}
+                "picks": self.picks, "yielded": self.yielded, "known": self.known, "bugs": self.bugs}
 
     @classmethod
     def from_json(cls, data: dict) -> Seed:
         return cls(Case.from_json(data["case"]), frozenset(data["tokens"]), int(data["index"]), str(data["arm"]),
-                   int(data.get("picks", 0)), int(data.get("yielded", 0)), int(data.get("known", 0)))
+                   int(data.get("picks", 0)), int(data.get("yielded", 0)), int(data.get("known", 0)),
+                   int(data.get("bugs", 0)))
 
 
 @dataclass
 class Pool:
     cap: int = 400
-    #: how much each hit of a known bug divides a seed's worth
+    #: how much each hit of a known bug divides a seed's worth, and each new bug it
+    #: found multiplies it
     known_penalty: float = 4.0
+    bug_bonus: float = 4.0
     seeds: list[Seed] = field(default_factory=list)
     #: programs that showed each token
     counts: Counter = field(default_factory=Counter)
@@ -70,7 +78,7 @@ class Pool:
 
     def worth(self, seed: Seed) -> float:
         rarity = sum(1.0 / max(1, self.counts[t]) for t in seed.tokens)
-        return rarity / (1.0 + seed.picks) ** 0.5 / self.known_penalty ** seed.known
+        return rarity / (1.0 + seed.picks) ** 0.5 * self.bug_bonus ** seed.bugs / self.known_penalty ** seed.known
 
     def admit(self, seed: Seed) -> None:
         self.seeds.append(seed)
@@ -103,7 +111,7 @@ class Pool:
     def merged(self, other: Pool) -> Pool:
         """The two pools as one: token counts added, every distinct program kept (the
         worthiest ``cap`` of them)."""
-        out = Pool(cap=max(self.cap, other.cap), known_penalty=self.known_penalty)
+        out = Pool(cap=max(self.cap, other.cap), known_penalty=self.known_penalty, bug_bonus=self.bug_bonus)
         out.counts = self.counts + other.counts
         out.programs = self.programs + other.programs
         seen = set()

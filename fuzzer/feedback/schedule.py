@@ -42,8 +42,10 @@ class Schedule:
     new_bug: float = 5.0
     #: reward of a finding of a bug whose examples were already full
     known_bug: float = -0.5
-    #: a seed's worth is divided by this for each known bug it or its mutants hit
+    #: a seed's worth is divided by this for each known bug it or its mutants hit, and
+    #: multiplied by ``bug_bonus`` for each new bug it found
     known_penalty: float = 4.0
+    bug_bonus: float = 4.0
     #: bounds of a feature's weight, and fresh programs with (and without) it needed
     #: before its weight moves
     feature_floor: float = 0.05

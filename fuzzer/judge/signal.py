@@ -10,7 +10,10 @@ apart, in the spirit of a coverage-guided fuzzer's edges and WhiteFox's pattern 
   runs through ``torch.fx.passes.graph_transform_observer.GraphTransformObserver``),
   and ``pass:<name>:+<op>`` / ``pass:<name>:-<op>`` for the ops it added or removed;
 * ``graph:<op>``: an op in a graph as the last pass left it (the post-grad graph that
-  Inductor lowers, the forward and backward of a training graph);
+  Inductor lowers, the forward and backward of a training graph), and
+  ``edge:<op>><user>`` for each op that feeds another there, as a coverage-guided
+  fuzzer counts edges and not only blocks: which ops meet is what a pass matches on,
+  and the op set alone stops telling programs apart within minutes;
 * ``metric:<name>:<bucket>``: Inductor's scheduler and codegen counts (kernels, nodes
   before fusion, loop reorderings), bucketed as AFL buckets hit counts;
 * ``counter:<group>:<key>:<bucket>``: Dynamo's and Inductor's counters that grew
@@ -49,15 +52,31 @@ def bucket(n: int) -> str:
     return "0"
 
 
+def _name(node) -> str:
+    target = node.target
+    return str(target.name() if hasattr(target, "name") and callable(target.name) else
+               getattr(target, "__name__", target))
+
+
 def _targets(graph) -> Counter:
-    ops: Counter = Counter()
-    for node in graph.nodes:
-        if node.op == "call_function":
-            target = node.target
-            name = target.name() if hasattr(target, "name") and callable(target.name) else \
-                getattr(target, "__name__", str(target))
-            ops[str(name)] += 1
-    return ops
+    return Counter(_name(node) for node in graph.nodes if node.op == "call_function")
+
+
+def _users(node) -> list:
+    """The ops that read ``node``, through the ``getitem`` that unpacks a tuple result
+    (a higher-order op's, a mutating op's)."""
+    out = []
+    for user in node.users:
+        if user.op != "call_function":
+            continue
+        out.extend(_users(user) if _name(user) == "getitem" else [user])
+    return out
+
+
+def _edges(graph) -> set[str]:
+    """Each op that feeds another op of ``graph``, as ``edge:<op>><user>``."""
+    return {f"edge:{_name(node)}>{_name(user)}" for node in graph.nodes
+            if node.op == "call_function" and _name(node) != "getitem" for user in _users(node)}
 
 
 class Recording:
@@ -67,12 +86,15 @@ class Recording:
         self.tokens: set[str] = set()
         #: the tokens, once the recording has ended
         self.signal: frozenset[str] = frozenset()
-        #: the op multiset of each graph module as its latest pass left it
+        #: the op multiset of each graph module as its latest pass left it, and the
+        #: module itself (its edges are read once, when the recording ends)
         self.last: dict[int, Counter] = {}
+        self.modules: dict[int, object] = {}
 
     def passed(self, name: str, gm, before: Counter) -> None:
         after = _targets(gm.graph)
         self.last[id(gm)] = after
+        self.modules[id(gm)] = gm
         if after == before:
             return
         self.tokens.add(f"pass:{name}")
@@ -88,6 +110,9 @@ class Recording:
             self.tokens.update(f"dynamo:{op}" for op in graph.ops)
         for ops in self.last.values():
             self.tokens.update(f"graph:{op}" for op in ops)
+        for gm in self.modules.values():
+            self.tokens.update(_edges(gm.graph))
+        self.modules.clear()
         for (group, key), n in _counters().items():
             grown = n - counters_before.get((group, key), 0)
             if grown > 0:
