@@ -12,13 +12,14 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer.judge import contract, numeric, observe
+from fuzzer.judge import contract, numeric, observe, raised
 from fuzzer.judge.contract import BindingRuns
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage, Failure, Run
 from fuzzer.judge.trial import judge_case as judge
 from fuzzer.program import codegen
 from fuzzer.program.ir import Mode
+from fuzzer.triage import family
 
 ops = torch.ops.dcefuzz
 
@@ -299,6 +300,73 @@ def test_bug_class_is_the_kind_and_its_symptoms():
     assert contract.bug_class(contract.EFFECT_LOG, v.divergences) == "effect-log|reordered"
     err = [contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "InductorError: x s12 at 0x1f, 35")]
     assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x # at 0x#, #"
+
+
+def _raiser(module: str, source: str):
+    """The function ``f`` of ``source``, defined as if in torch's ``module``."""
+    space = {"__name__": module}
+    exec(compile(source, f"<{module}>", "exec"), space)  # noqa: S102 - hand-written test code
+    return space["f"]
+
+
+def _caught(fn, *args):
+    try:
+        fn(*args)
+    except Exception as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("did not raise")
+
+
+class InductorError(Exception):  # the name torch's wrapper has; what it wraps is the error
+    def __init__(self, inner):
+        super().__init__(f"{type(inner).__name__}: {inner}")
+        self.inner_exception = inner
+
+
+def test_an_error_is_placed_where_torch_raised_it_not_by_its_words():
+    pass_a = _raiser("torch._inductor.fx_passes.a", "def f(n):\n    assert n < 0, f'size {n}'\n")
+    pass_b = _raiser("torch._inductor.fx_passes.b", "def f(n):\n    assert n < 0, f'size {n}'\n")
+    site = raised.raised_at(_caught(pass_a, 3))
+    # the same assertion with other sizes in its words is the same place; no line, no file
+    assert site == raised.raised_at(_caught(pass_a, 7)) == ("raised AssertionError in torch._inductor:f", "")
+    # the same words raised by another pass of the package: the same function name, so the
+    # same class (a function moved between files stays one class) ...
+    assert raised.raised_at(_caught(pass_b, 3)) == site
+    # ... while another function is another place
+    other = _raiser("torch._functorch.x", "def f(n):\n    assert n < 0\n")
+    assert raised.raised_at(_caught(other, 3))[0] == "raised AssertionError in torch._functorch:f"
+
+
+def test_a_wrapped_error_is_its_inner_one_and_a_helper_raises_for_its_caller():
+    guard = _raiser("torch.fx.experimental.symbolic_shapes", "def f(n):\n    raise ValueError(f'guard {n}')\n")
+    caller = _raiser("torch._inductor.lowering", "def f(g, n):\n    return g(n)\n")
+    wrapped = InductorError(_caught(caller, guard, 5))
+    wrapped.__traceback__ = wrapped.inner_exception.__traceback__
+    assert raised.raised_at(wrapped) == ("raised ValueError in torch._inductor:f", "")
+    # an error raised from another that is not a wrapper is itself (its cause is how)
+    from_stop = _raiser("torch.fx.y", "def f():\n    try:\n        next(iter(()))\n"
+                                      "    except StopIteration as si:\n        raise RuntimeError('no arg') from si\n")
+    assert raised.raised_at(_caught(from_stop))[0] == "raised RuntimeError in torch.fx:f"
+    # nothing of torch in the traceback: no place
+    assert raised.raised_at(_caught(lambda: 1 / 0)) == ("", "")
+
+
+def test_an_error_below_python_keeps_its_words_with_its_place():
+    dispatch = _raiser("torch._ops", "def f(msg):\n    raise RuntimeError(msg)\n")  # C++ raising, as seen
+    caller = _raiser("torch._functorch.pass_x", "def f(d, msg):\n    return d(msg)\n")
+    a = raised.raised_at(_caught(caller, dispatch, "Expected x to be true"))
+    b = raised.raised_at(_caught(caller, dispatch, "EffectType.ORDERED"))
+    assert a == ("raised RuntimeError in torch._functorch:f", "Expected x to be true")
+    assert a[0] == b[0] and a != b
+    # the class: the place, and the words normalised where they go with it
+    fail = observe.Failure("InductorError", "x", observe.COMPILE, "", *b)
+    run = observe.Run()
+    run.failure = fail
+    divs = contract.check_outcome(0, observe.Run(), run)
+    assert contract.bug_class(contract.COMPILE_ERROR, divs) == \
+        "compile-error|raised RuntimeError in torch._functorch:f: EffectType.ORDERED"
+    assert family.family(contract.bug_class(contract.COMPILE_ERROR, divs)) == \
+        contract.bug_class(contract.COMPILE_ERROR, divs)
 
 
 # ------------------------------------------------------------------ numbers

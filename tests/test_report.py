@@ -25,8 +25,11 @@ REORDERED = "bug-c17e047bf3"
 STALE = {"bug-e9c7a74992": "stale-cache-238f7f233356"}
 
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args])
+def invoke(*args, evidence: bool = False):
+    """The command; a report's compile of its entry and torch's collect_env only
+    where a test looks at them (each costs seconds)."""
+    quick = [] if evidence or args[0] != "report" else ["--no-output-code", "--no-collect-env"]
+    return CliRunner().invoke(main, [str(a) for a in args] + quick)
 
 
 def inline_repro(markdown: str) -> str:
@@ -129,6 +132,33 @@ def test_out_writes_the_issue_and_both_scripts(tmp_path):
     assert f"attached (`{REORDERED}-full.py`" in markdown
     assert (folder / f"{REORDERED}-full.py").read_text() == (CORPUS / f"{BUGS[REORDERED]}.py").read_text()
     assert (folder / f"{REORDERED}-repro.py").read_text() == inline_repro(markdown)
+
+
+@pytest.mark.compile
+def test_a_report_quotes_the_output_code_that_shows_the_bug_and_the_environment(monkeypatch):
+    from torch.utils import collect_env
+
+    monkeypatch.setattr(collect_env, "get_pretty_env_info", lambda: "PyTorch version: 9.9 (stand-in)")
+    text = invoke("report", REORDERED, CORPUS, evidence=True).stdout
+    code = text.split("Inductor's output code for the failing binding", 1)[1].split("```python\n", 1)[1]
+    code = code.split("```", 1)[0]
+    # the reordering is there to see: the tap the program makes second is called first
+    assert code.index("torch.ops.dcefuzz.e_tap.default(") < code.index("torch.ops.dcefuzz.e_log.default(")
+    assert "def call" not in code and code.strip().endswith("return (buf0, )")
+    assert "<summary>collect_env" in text and "PyTorch version: 9.9 (stand-in)" in text
+    assert text.index("### Versions") < text.index("PyTorch version: 9.9")
+
+
+def test_the_wrapper_lines_kept_are_the_custom_op_calls_with_context_and_the_kernels():
+    from fuzzer.render.output_code import relevant
+
+    wrapper = "\n".join([
+        "def helper():", "    pass", "def call(args):", "    a, b = args", "    x = 1", "    y = 2", "    z = 3",
+        "    w = 4", "    cpp_fused_add_0(a, buf0)", "    q = 5", "    r = 6", "    s = 7",
+        "    torch.ops.lib.op.default(buf0)", "    t = 8", "    return (buf0, )", "", "def other():", "    u = 9"])
+    assert relevant(wrapper, ("lib",)) == ["cpp_fused_add_0(a, buf0)", "...", "r = 6", "s = 7",
+                                           "torch.ops.lib.op.default(buf0)", "t = 8", "return (buf0, )"]
+    assert relevant(wrapper, ("dcefuzz",)) == ["cpp_fused_add_0(a, buf0)"]
 
 
 @pytest.mark.compile

@@ -149,17 +149,50 @@ def bugs(folder, as_json, as_markdown):
     _list_bugs([corpus_folder(folder)], as_json, as_markdown)
 
 
+def _evidence(entry, with_code: bool, with_env: bool) -> tuple[list[str], str]:
+    """The output-code lines (``fuzzer.render.output_code``) and collect_env text a
+    report quotes, each only where asked and where it can be had."""
+    from fuzzer.judge import contract
+
+    code: list[str] = []
+    # a single compile's wrong result (an error has no code; a cache pair's is two processes')
+    shown = (contract.EFFECT_LOG, contract.WRONG_MUTATION, contract.WRONG_OUTPUT, contract.MISSED_DCE)
+    if with_code and entry.backend == "inductor" and entry.kind in shown:
+        from fuzzer.judge.execute import device_unavailable
+        from fuzzer.render import brief
+        from fuzzer.render.output_code import output_code
+
+        if device_unavailable(entry.device) is None:
+            spaces = ("dcefuzz", *sorted({op.split("::")[0] for op in entry.case.program.user_ops()}))
+            code = output_code(entry.case, brief.binding_index(entry), entry.device, spaces)
+    environment = ""
+    if with_env:
+        try:
+            from torch.utils.collect_env import get_pretty_env_info
+            environment = get_pretty_env_info()
+        except Exception:  # noqa: BLE001 - torch's own tool failed: the report goes without it
+            environment = ""
+    return code, environment
+
+
 @main.command()
 @click.argument("bug")
 @click.argument("folder", required=False)
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Also write BUG-ID.md, BUG-ID-full.py and BUG-ID-repro.py into this folder.")
-def report(bug, folder, out):
+@click.option("--output-code/--no-output-code", default=True, show_default=True,
+              help="Compile the entry here and show the lines of Inductor's output code that show the bug.")
+@click.option("--collect-env/--no-collect-env", default=True, show_default=True,
+              help="Add torch's collect_env for this machine, as PyTorch's issue template asks.")
+def report(bug, folder, out, output_code, collect_env):
     """Print a bug as a PyTorch GitHub issue, in markdown, ready to file.
 
     BUG is a bug id (or a unique prefix of one) or an entry id; DIR as for
     `dcefuzz bugs`.  The issue shows the bug's smallest entry (or the entry named)
     as a short inline repro; the entry's full standalone script is the attachment.
+    For an entry Inductor compiled, the entry is compiled here once and the lines
+    of the output code that show the bug are quoted (--no-output-code: not), and
+    torch's collect_env for this machine closes the Versions section.
     """
     import shutil
 
@@ -178,15 +211,16 @@ def report(bug, folder, out):
         sys.exit(2)
     known = _upstream_of([where]).of(chosen.entries)
     script = where / f"{entry.id}{SCRIPT_SUFFIX}"
+    code, environment = _evidence(entry, output_code, collect_env)
     if out is None:
-        click.echo(render(chosen, entry, script.name, known), nl=False)
+        click.echo(render(chosen, entry, script.name, known, code, environment), nl=False)
         shown = script if script.is_file() else f"not on disk: `dcefuzz repro {where / entry.id}.json` prints it"
         click.echo(f"full script to attach: {shown}", err=True)
         return
     folder_out = Path(out)
     folder_out.mkdir(parents=True, exist_ok=True)
     full = folder_out / f"{chosen.id}-full.py"
-    text = render(chosen, entry, full.name, known)
+    text = render(chosen, entry, full.name, known, code, environment)
     (folder_out / f"{chosen.id}.md").write_text(text)
     if script.is_file():
         shutil.copyfile(script, full)

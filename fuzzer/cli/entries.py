@@ -1,4 +1,5 @@
-"""Commands on corpus entries and programs: ``shrink``, ``replay``, ``show``, ``repro``, ``gen``, ``known``."""
+"""Commands on corpus entries and programs: ``shrink``, ``replay``, ``reclass``, ``show``, ``repro``, ``gen``,
+``known``."""
 
 from __future__ import annotations
 
@@ -115,6 +116,50 @@ def replay(paths, device, python, as_json):
     if bad or any(r.outcome == ERROR for r in results):
         sys.exit(2)
     sys.exit(1 if any(r.outcome == REPRODUCES for r in results) else 0)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
+def reclass(paths, device):
+    """Judge corpus entries again under this dcefuzz's bug classes; rename those
+    whose class is now another.
+
+    Each entry's program runs twice from a fresh compile, as a replay does.  Where
+    it shows the entry's bug again (its old class, an error's message, is what it
+    shows now) under a class that has changed (an error is classed by where torch
+    raised it), the entry is saved under the new class: new signature, id and repro
+    script, its hits, history and culprit kept, and the ids in the folder's
+    upstream.json follow.  Localise the renamed entries again with
+    `dcefuzz triage --again`.  Exit 2 if any entry was left as it was because it
+    could not be judged or showed another bug, else 0.
+    """
+    from pathlib import Path
+
+    from fuzzer.corpus.store import entries_in
+    from fuzzer.replay.reclass import LEFT, RENAMED, reclass_entry, rename_upstream
+
+    dev = resolve_entry_device(device)
+    found, bad = entries_in(paths)
+    if not found and not bad:
+        click.echo("no corpus entries found in " + ", ".join(paths), err=True)
+        sys.exit(2)
+    renamed: dict[Path, dict[str, str]] = {}
+    left = 0
+    for p in found:
+        r = reclass_entry(p, dev)
+        click.echo(r.line())
+        left += r.outcome == LEFT
+        if r.outcome == RENAMED:
+            renamed.setdefault(Path(p).parent, {})[r.old_id] = r.new_id
+    for folder, names in renamed.items():
+        moved = rename_upstream(folder, names)
+        if moved:
+            click.echo(f"{folder / 'upstream.json'}: {moved} entry ids renamed")
+    for line in bad:
+        click.echo(f"error: {line}", err=True)
+    click.echo(f"{sum(len(n) for n in renamed.values())} renamed, {left} left as they were")
+    sys.exit(2 if bad or left else 0)
 
 
 def _device_for_another_torch(value: str | None) -> str | None:

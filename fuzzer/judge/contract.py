@@ -143,11 +143,15 @@ _SIZE_SYMBOL = re.compile(r"\b[su]#")
 _TENSOR_ATTRS = re.compile(r",\s*(dtype=torch\.\w+|grad_fn=<\w+>|requires_grad=True)")
 #: which of our custom ops an error names is the program's business, not the bug's:
 #: the shrinker may swap an op for a simpler one of the same kind
-_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
+_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz(?:\.|::)\w+(?:\.default)?")
+#: an op's schema, as a message quotes it after its name: which of ours it is says
+#: nothing of the bug either
+_OUR_SCHEMA = re.compile(r"\b(dcefuzz::\w+)\(.*?\) -> (?:\(.*?\)|\S+?)(?=[.,;]?(?:\s|$))")
 
 
 def normalise_message(line: str) -> str:
     """An error or death message with numbers, value names and our op names removed."""
+    line = _OUR_SCHEMA.sub(r"\1", line)
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _TENSOR_ATTRS.sub("", line)
     line = _ADDRESS.sub("0x#", line)
@@ -162,7 +166,8 @@ class Divergence:
     """One broken clause on one binding.
 
     ``symptoms`` say how it broke, in the words the bug class is made of; an error
-    or a death has none: its normalised message is its symptom.
+    has one, where torch raised it (``raised.raised_at``); a death, or an error no
+    frame of torch raised, has none: its normalised message is its symptom.
     """
 
     kind: str
@@ -172,7 +177,8 @@ class Divergence:
     symptoms: tuple[str, ...] = ()
 
     def line(self) -> str:
-        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}"
+        site = f" ({self.symptoms[0]})" if self.kind in ERROR_KINDS and self.symptoms else ""
+        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
 
 
 def bug_class(kind: str, divs: list[Divergence]) -> str:
@@ -180,7 +186,10 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
     if not divs:
         return ""
     if kind in ERROR_KINDS:
-        return f"{kind}|{normalise_message(divs[0].detail)}"
+        # an error is classed by where torch raised it (``raised.raised_at``), and by
+        # its message only where no frame of torch raised it (a death, our own code)
+        site = divs[0].symptoms
+        return f"{kind}|{site[0] if site else normalise_message(divs[0].detail)}"
     words = sorted({w for d in divs for w in d.symptoms})
     return kind + (f"|{','.join(words)}" if words else "")
 
@@ -282,7 +291,8 @@ def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
         return []
     f = compiled.failure
     kind = COMPILE_ERROR if f.stage == COMPILE else RUNTIME_ERROR
-    return [Divergence(kind, i, f.stage, f.line())]
+    site = f.site + (f": {normalise_message(f.site_message)}" if f.site_message else "")
+    return [Divergence(kind, i, f.stage, f.line(), (site,) if f.site else ())]
 
 
 def _noisy(noisy, field_of, k: int) -> list:

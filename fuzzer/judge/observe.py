@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fuzzer.judge.paths import modes
+from fuzzer.judge.raised import raised_at
 
 COMPILE = "compile"
 RUNTIME = "runtime"
@@ -107,12 +108,16 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
 
 @dataclass(frozen=True)
 class Failure:
-    """An exception raised by a run, with the stage it was raised in."""
+    """An exception raised by a run, with the stage it was raised in and where
+    (``raised_at``)."""
 
     type: str
     message: str
     stage: str
     traceback: str = ""
+    #: where it was raised, and the message that goes with that (``raised_at``)
+    site: str = ""
+    site_message: str = ""
 
     def line(self) -> str:
         """The type and first message line; a wrapper's first line ("backend='inductor'
@@ -364,7 +369,7 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME
         run.failure = Failure(type(exc).__name__, str(exc), stage,
-                              "".join(traceback.format_exception(exc))[-4000:])
+                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc))
     if compiled:
         run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
                                         graphs_before=graphs)

@@ -249,9 +249,28 @@ def _public(known) -> list[str]:
     return ["", "### Already public", "", *[f"- {link.line()}" for link in links], *[f"- {n}" for n in notes]]
 
 
-def render(bug: Bug, entry: Entry, full_script: str, known=()) -> str:
+def _output_code(lines: list[str]) -> list[str]:
+    if not lines:
+        return []
+    return ["", "Inductor's output code for the failing binding (the wrapper's `call`: each custom-op call "
+            "with the lines around it, and the kernels):", "", "```python", *lines, "```"]
+
+
+def _environment(text: str) -> list[str]:
+    """``python -m torch.utils.collect_env`` of the machine that rendered the report,
+    folded, as the issue template asks."""
+    if not text:
+        return []
+    return ["", "<details><summary>collect_env (the machine this report was made on)</summary>", "",
+            "```", text.rstrip(), "```", "", "</details>"]
+
+
+def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] = (),
+           environment: str = "") -> str:
     """The issue: a ``# title`` line, then the body; ``full_script`` is the name the
-    attached full script goes by; ``known``, the bug's upstream records."""
+    attached full script goes by; ``known``, the bug's upstream records; ``code``,
+    the lines of Inductor's output code that show it (``output_code``);
+    ``environment``, torch's ``collect_env`` text."""
     binding = entry.case.bindings[brief.binding_index(entry)]
     sizes_of = ", ".join(f"{k}={v}" for k, v in binding.items())
     shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
@@ -276,11 +295,13 @@ def render(bug: Bug, entry: Entry, full_script: str, known=()) -> str:
         f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
         *[f"- {line}" for line in happens(entry)], "",
         "### Where it goes wrong", "",
-        *issue.evidence, "",
+        *issue.evidence,
+        *_output_code(list(code)), "",
         found_by(bug, entry, full_script, issue.runs), "",
         "### Versions", "",
         *_versions(bug),
         f"- History: {story.line()}",
+        *_environment(environment),
         *_public(known),
     ]
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ import re
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
-from fuzzer.judge import contract, numeric, observe, paths
+from fuzzer.judge import contract, numeric, observe, paths, raised
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, sources
@@ -31,7 +31,7 @@ from fuzzer.render import driver
 REPRO_TIME_LIMIT_S = 300
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, observe, contract, driver)
+CARRIED = (numeric, paths, raised, observe, contract, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1

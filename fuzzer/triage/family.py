@@ -6,8 +6,9 @@ goes: returned (``wrong-output|values``), written to an input
 are one family, ``corrupted-value|values``.  An effect log whose order changed keeps
 its order symptoms: ``effect-log|data,reordered`` is the family
 ``effect-log|reordered``, since the order of effects is what no value bug explains.
-An error's family is its class with the message normalised afresh (Inductor's
-operation names, ``op10``, are the program's, like ``buf10``).
+An error's family is its class: where torch raised it (``raised.raised_at``), or,
+for a death or an error of no frame of torch, its message normalised afresh
+(Inductor's operation names, ``op10``, are the program's, like ``buf10``).
 
 A finding's class can hold two bugs at once (a program whose effect log is both
 reordered and sees wrong data; the shrinker keeps both symptoms, as the class
@@ -19,6 +20,7 @@ the rest of what the finding already showed has removed *this* bug
 from __future__ import annotations
 
 from fuzzer.judge import contract
+from fuzzer.judge.raised import SITE_PREFIX
 
 #: the family of wrong values, wherever they land
 CORRUPTED = "corrupted-value"
@@ -55,6 +57,8 @@ def family(bug_class: str) -> str:
     kind, words = symptoms(bug_class)
     if kind == contract.STALE_CACHE:
         return _stale_family(words)
+    if kind in contract.ERROR_KINDS and bug_class.partition("|")[2].startswith(SITE_PREFIX):
+        return bug_class  # classed by where it was raised: nothing in it is the program's
     if kind in contract.ERROR_KINDS:
         # normalised again: entries saved before a name pattern was known keep it
         return f"{kind}|{contract.normalise_message(bug_class.partition('|')[2])}"

@@ -1,0 +1,94 @@
+"""Where torch raised an error: what an error's bug class is made of.
+
+Depends on the standard library only: ``fuzzer.render.repro`` pastes this module's
+text into each script, ahead of ``observe``, so a repro places an error exactly as
+the fuzzer did.  docs/contract.md gives the rule; :func:`raised_at` applies it.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: modules that raise on behalf of whoever called them (a guard the shape environment
+#: cannot decide, a ``torch._check``, a tree that does not match): an error raised in
+#: them is placed at the frame that called into them, the code that asked for what
+#: could not be done (each with its submodules; ``torch`` itself, whose ``_check``
+#: and ``sym_*`` raise for their callers, without them)
+RAISING_HELPERS = ("torch.fx.experimental.symbolic_shapes", "torch.fx.experimental.sym_node",
+                   "torch.fx.experimental.recording", "torch.utils._sympy", "torch._prims_common",
+                   "torch.utils._pytree", "torch._dynamo.exc", "torch._logging", "torch.utils._traceback")
+#: modules that run other code (an op's dispatch into C++, fake tensors' meta
+#: kernels, an FX interpreter, a module call, a counting decorator): an error that
+#: surfaces in them was raised below Python, or in code that is not torch's, so no
+#: frame says what raised it; the frame that called into them is its place, and its
+#: message says which error it is
+MACHINERY = ("torch._ops", "torch._subclasses", "torch.fx.interpreter", "torch.fx._symbolic_trace",
+             "torch.fx.graph_module", "torch.fx.experimental.proxy_tensor", "torch.fx.experimental._backward_state",
+             "torch.nn.modules.module", "torch.utils._stats", "torch.utils._python_dispatch",
+             "torch._dynamo.eval_frame", "torch._compile", "torch._library", "torch.autograd.function")
+#: exceptions that only wrap another: torch keeps the wrapped one as
+#: ``inner_exception``, as the cause, or (raised ``from None``) as the context
+WRAPPERS = frozenset({"BackendCompilerFailed", "InductorError", "LoweringException", "InternalTorchDynamoError",
+                      "TorchRuntimeError", "Unsupported"})
+#: how a bug class names an error by where it was raised
+SITE_PREFIX = "raised "
+#: digits in a function's name are a generated graph's number (``false_graph_0``)
+_DIGITS = re.compile(r"\d+")
+
+
+def _inner(exc: BaseException) -> BaseException:
+    """The exception torch's wrappers wrap (``WRAPPERS``), at the bottom of them.
+
+    Only a wrapper is looked through: an error raised ``from`` another that is not a
+    wrapper (fx's "Expected positional argument" from a ``StopIteration``) is the
+    error, and what it came from is its mechanism.
+    """
+    seen = set()
+    while type(exc).__name__ in WRAPPERS and id(exc) not in seen:
+        seen.add(id(exc))
+        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc.__context__
+        if not isinstance(inner, BaseException):
+            break
+        exc = inner
+    return exc
+
+
+def _in(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def raised_at(exc: BaseException) -> tuple[str, str]:
+    """Where ``exc`` was raised, as a bug class names it, and the message that must
+    go with it: (``raised <Type> in <package>:<function>``, a message or ""), or
+    ("", "") where no frame of torch is in its traceback.
+
+    The type is the wrapped exception's (what an ``InductorError`` or a
+    ``LoweringException`` wraps: ``_inner``).  The place is the innermost frame of
+    torch outside ``RAISING_HELPERS`` and ``MACHINERY``, as its top-level package and
+    its function's qualified name: no file and no line, so a function moved inside
+    its package, or lines added above it, leave the class as it was, while the same
+    assertion in two passes, or one guard asked for by two callers, are two classes.
+    An error raised in Python by torch's own code is known by its place alone (its
+    message holds the program's sizes and names); one that surfaced in machinery
+    (raised in C++, or in our ops) keeps its first message line too, since many
+    different checks below Python surface at one place.
+    """
+    inner = _inner(exc)
+    frames = []
+    tb = inner.__traceback__ or exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    modules = [str(f.f_globals.get("__name__", "")) for f in frames]
+    ours = [m == "torch" or m.startswith("torch.") for m in modules]
+    for frame, module, torch_code in zip(reversed(frames), reversed(modules), reversed(ours)):
+        if not torch_code or module == "torch" or _in(module, RAISING_HELPERS) or _in(module, MACHINERY):
+            continue
+        package = ".".join(module.split(".")[:2])
+        code = frame.f_code
+        function = _DIGITS.sub("#", getattr(code, "co_qualname", code.co_name))
+        innermost = modules[-1]
+        below_python = not ours[-1] or _in(innermost, MACHINERY)
+        message = (str(inner).strip().splitlines() or [""])[0] if below_python else ""
+        return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
+    return "", ""

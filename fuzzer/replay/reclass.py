@@ -1,0 +1,123 @@
+"""Judge saved entries again under this dcefuzz's bug classes, and rename them.
+
+A bug class is what every replay, shrink and repro script must see again, and an
+entry's id hashes it with the program.  When the contract learns to class a bug
+better (an error by where torch raised it, not by its words), the entries saved
+before still say the old class, and a replay reads them as "another bug of this
+kind".  ``dcefuzz reclass`` runs each entry's program again from a fresh compile,
+twice, as a replay does; where it shows the entry's kind with the entry's bug (the
+*legacy* class of what it shows now, an error's first message line normalised, is
+the entry's class, or the class is already today's), the entry is saved again
+under the class it has now: a new signature, a new id and a new repro script, with
+everything else kept (hits, first found, shrink record, versions, culprit).  The
+culprit was judged against the old class: ``dcefuzz triage --again`` localises anew.
+
+The corpus folder's ``upstream.json`` names bugs by their member entries; the
+renamed ids are put in it, so what is known upstream survives the renaming.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from fuzzer.corpus import upstream
+from fuzzer.corpus.entry import BadEntry, Entry, entry_id
+from fuzzer.corpus.store import load
+from fuzzer.files import atomic_write
+from fuzzer.judge import contract, kinds
+from fuzzer.judge.execute import device_unavailable, intra_op_threads
+from fuzzer.reduce import signature
+from fuzzer.replay.reshrink import put_in_place
+from fuzzer.triage.family import family
+
+RENAMED = "RENAMED"
+UNCHANGED = "UNCHANGED"
+#: the entry could not be judged again, or showed another bug: left as it is
+LEFT = "LEFT"
+
+
+@dataclass(frozen=True)
+class Reclassed:
+    path: str
+    old_id: str
+    new_id: str
+    outcome: str
+    detail: str
+
+    def line(self) -> str:
+        moved = f" -> {self.new_id}" if self.new_id != self.old_id else ""
+        return f"{self.outcome:9s} {self.old_id}{moved}: {self.detail}"
+
+
+def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:
+    """The class ``divs`` had before errors were classed by where they were raised."""
+    if kind in contract.ERROR_KINDS and divs:
+        return f"{kind}|{contract.normalise_message(divs[0].detail)}"
+    return contract.bug_class(kind, divs)
+
+
+def _same_bug(entry: Entry, divs: list[contract.Divergence]) -> bool:
+    now = contract.bug_class(entry.kind, divs)
+    return now == entry.bug_class or family(legacy_class(entry.kind, divs)) == family(entry.bug_class)
+
+
+def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
+    """Judge the entry at ``path`` again and, where its class is now another, save it
+    under that class (the old files go once the new ones are written)."""
+    try:
+        entry = load(path)
+    except BadEntry as exc:
+        return Reclassed(str(path), Path(path).stem, Path(path).stem, LEFT, str(exc))
+
+    def result(outcome: str, detail: str, new_id: str | None = None, where: str | None = None) -> Reclassed:
+        return Reclassed(where or str(path), entry.id, new_id or entry.id, outcome, detail)
+
+    if entry.kind in contract.PROCESS_KINDS:
+        return result(UNCHANGED, "a death is classed by how the process died, as before")
+    dev = device or entry.device
+    reason = device_unavailable(dev)
+    if reason is not None:
+        return result(LEFT, f"cannot run on {dev}: {reason}")
+    fresh = kinds.oracle(entry, dev, entry.backend)
+    shown = []
+    for _ in range(2):  # as a replay: the bug must recur after a fresh compile
+        with intra_op_threads(entry.threads):
+            verdict = fresh(entry.case)
+        divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
+        if not divs or not _same_bug(entry, divs):
+            seen = contract.bug_class(entry.kind, divs) if divs else verdict.status if verdict.status != \
+                contract.OK else "no divergence of this kind"
+            return result(LEFT, f"does not show its bug again here ({seen})")
+        shown.append(divs)
+    divs = shown[0]
+    if {contract.bug_class(entry.kind, d) for d in shown} != {contract.bug_class(entry.kind, divs)}:
+        return result(LEFT, "its class differs from one compile to the next")
+    now = contract.bug_class(entry.kind, divs)
+    if now == entry.bug_class:
+        return result(UNCHANGED, now)
+    sig = signature.of(entry.kind, entry.case, list(divs))
+    notes = [line for line in entry.detail if not line.startswith("[")]
+    new = dataclasses.replace(entry, id=entry_id(entry.kind, sig), signature=sig,
+                              detail=[d.line() for d in divs] + notes)
+    where = put_in_place(entry, path, new)
+    return result(RENAMED, now, new.id, str(where))
+
+
+def rename_upstream(folder: Path, renamed: dict[str, str]) -> int:
+    """Put the renamed entry ids into ``folder``'s upstream file; how many it held."""
+    path = Path(folder) / upstream.FILE
+    if not renamed or not path.is_file():
+        return 0
+    data = json.loads(path.read_text())
+    changed = 0
+    for record in data.get("bugs", []):
+        old = record.get("entries", [])
+        changed += sum(e in renamed for e in old)
+        record["entries"] = [renamed.get(e, e) for e in old]
+    if changed:
+        upstream.parse(data)  # still a valid file
+        atomic_write(path, json.dumps(data, indent=1) + "\n")
+    return changed

@@ -1,0 +1,67 @@
+"""``dcefuzz reclass``: entries saved under an old bug class are judged again and
+saved under today's, with their history, their script and the upstream file's ids."""
+
+import ast
+import json
+
+import backends
+import torch
+from helpers import case, prog
+
+from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.store import load, save
+from fuzzer.judge import contract
+from fuzzer.judge.trial import judge_fresh
+from fuzzer.replay.reclass import LEFT, RENAMED, UNCHANGED, legacy_class, reclass_entry, rename_upstream
+from fuzzer.replay.rerun import REPRODUCES, replay_entry
+
+LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                              ("e_log", ["v0"], None, {"site": 1})], outputs=["v0"])
+
+
+def _saved(folder, signature_class: str, hits: int = 3) -> Entry:
+    entry = Entry(id="compile-error-000000000000", kind=contract.COMPILE_ERROR,
+                  signature=f"{signature_class} :: old", seed=None, device="cpu", backend=backends.RAISE,
+                  torch_version=torch.__version__, case=case(LOG), detail=["[compile-error] old words"], hits=hits)
+    save(entry, folder)
+    (folder / "upstream.json").write_text(json.dumps({"bugs": [
+        {"entries": [entry.id], "searched": "2026-12-01", "note": "n", "links": []}]}))
+    return entry
+
+
+def test_an_entry_of_the_old_class_is_renamed_under_where_its_error_was_raised(tmp_path):
+    divs = judge_fresh(case(LOG), "cpu", backends.RAISE).of_kind(contract.COMPILE_ERROR)
+    today, old = contract.bug_class(contract.COMPILE_ERROR, divs), legacy_class(contract.COMPILE_ERROR, divs)
+    # the stand-in backend raises in the test's code, so Dynamo's call into it is the place
+    assert today.startswith("compile-error|raised RuntimeError in torch._dynamo:") and \
+        today.endswith(": planted backend failure")
+    assert old == "compile-error|BackendCompilerFailed: backend='dcefuzz_test_raise' raised: RuntimeError: " \
+                  "planted backend failure"
+    entry = _saved(tmp_path, old)
+    saved = load(tmp_path / f"{entry.id}.json")
+    # the class it was saved under is not what a replay sees now
+    assert replay_entry(tmp_path / f"{entry.id}.json").outcome != REPRODUCES
+    result = reclass_entry(tmp_path / f"{entry.id}.json")
+    assert result.outcome == RENAMED and result.new_id != entry.id
+    assert not (tmp_path / f"{entry.id}.json").exists() and not (tmp_path / f"{entry.id}.py").exists()
+    new = load(tmp_path / f"{result.new_id}.json")
+    assert new.bug_class == today and new.hits == 3 and new.found == saved.found
+    assert _spec(tmp_path / f"{result.new_id}.py")["bug_class"] == today  # what its script looks for
+    assert replay_entry(tmp_path / f"{result.new_id}.json").outcome == REPRODUCES
+    assert rename_upstream(tmp_path, {entry.id: result.new_id}) == 1
+    assert json.loads((tmp_path / "upstream.json").read_text())["bugs"][0]["entries"] == [result.new_id]
+    # judged again, it is what it is now
+    assert reclass_entry(tmp_path / f"{result.new_id}.json").outcome == UNCHANGED
+
+
+def _spec(script) -> dict:
+    tree = ast.parse(script.read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "SPEC")
+    return ast.literal_eval(node.value)
+
+
+def test_an_entry_that_shows_another_bug_is_left_as_it_was(tmp_path):
+    entry = _saved(tmp_path, "compile-error|InductorError: AssertionError: something else")
+    result = reclass_entry(tmp_path / f"{entry.id}.json")
+    assert result.outcome == LEFT and "does not show its bug again" in result.detail
+    assert (tmp_path / f"{entry.id}.json").exists()
