@@ -50,8 +50,12 @@ def test_an_entry_of_the_old_class_is_renamed_under_where_its_error_was_raised(t
     assert replay_entry(tmp_path / f"{result.new_id}.json").outcome == REPRODUCES
     assert rename_upstream(tmp_path, {entry.id: result.new_id}) == 1
     assert json.loads((tmp_path / "upstream.json").read_text())["bugs"][0]["entries"] == [result.new_id]
-    # judged again, it is what it is now
-    assert reclass_entry(tmp_path / f"{result.new_id}.json").outcome == UNCHANGED
+    # judged again, it is what it is now; a stale script is written afresh
+    script = tmp_path / f"{result.new_id}.py"
+    script.write_text("# an old script\n")
+    again = reclass_entry(tmp_path / f"{result.new_id}.json")
+    assert again.outcome == UNCHANGED and "script rewritten" in again.detail
+    assert _spec(script)["bug_class"] == today
 
 
 def _spec(script) -> dict:

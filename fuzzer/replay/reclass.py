@@ -9,7 +9,9 @@ twice, as a replay does; where it shows the entry's kind with the entry's bug (t
 *legacy* class of what it shows now, an error's first message line normalised, is
 the entry's class, or the class is already today's), the entry is saved again
 under the class it has now: a new signature, a new id and a new repro script, with
-everything else kept (hits, first found, shrink record, versions, culprit).  The
+everything else kept (hits, first found, shrink record, versions, culprit); an
+entry whose class is unchanged gets its script written afresh where it differs,
+since every script carries the contract's code.  The
 culprit was judged against the old class: ``dcefuzz triage --again`` localises anew.
 
 The corpus folder's ``upstream.json`` names bugs by their member entries; the
@@ -24,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzzer.corpus import upstream
-from fuzzer.corpus.entry import BadEntry, Entry, entry_id
-from fuzzer.corpus.store import load
+from fuzzer.corpus.entry import SCRIPT_SUFFIX, BadEntry, Entry, entry_id
+from fuzzer.corpus.store import load, update
 from fuzzer.files import atomic_write
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
@@ -64,6 +66,16 @@ def _same_bug(entry: Entry, divs: list[contract.Divergence]) -> bool:
     return now == entry.bug_class or family(legacy_class(entry.kind, divs)) == family(entry.bug_class)
 
 
+def _rescripted(entry: Entry, path: Path) -> str:
+    """Write the entry's repro script afresh where it differs from today's (a script
+    carries the contract's code, which a new classing changed)."""
+    script = Path(path).with_suffix(SCRIPT_SUFFIX)
+    if script.is_file() and script.read_text() == kinds.script(entry):
+        return ""
+    update(path, entry)
+    return " (script rewritten)"
+
+
 def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
     """Judge the entry at ``path`` again and, where its class is now another, save it
     under that class (the old files go once the new ones are written)."""
@@ -76,7 +88,7 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
         return Reclassed(where or str(path), entry.id, new_id or entry.id, outcome, detail)
 
     if entry.kind in contract.PROCESS_KINDS:
-        return result(UNCHANGED, "a death is classed by how the process died, as before")
+        return result(UNCHANGED, "a death is classed by how the process died, as before" + _rescripted(entry, path))
     dev = device or entry.device
     reason = device_unavailable(dev)
     if reason is not None:
@@ -97,7 +109,7 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
         return result(LEFT, "its class differs from one compile to the next")
     now = contract.bug_class(entry.kind, divs)
     if now == entry.bug_class:
-        return result(UNCHANGED, now)
+        return result(UNCHANGED, now + _rescripted(entry, path))
     sig = signature.of(entry.kind, entry.case, list(divs))
     notes = [line for line in entry.detail if not line.startswith("[")]
     new = dataclasses.replace(entry, id=entry_id(entry.kind, sig), signature=sig,
