@@ -90,6 +90,37 @@ def test_the_blame_is_the_last_switch_in_pipeline_order_that_removes_the_bug():
     assert dataclasses.replace(crash, subsystem=None, pass_name=None).blame == "inductor:reorder_for_locality"
 
 
+def test_a_second_switch_that_removes_a_wrong_result_makes_another_bug_and_pairs_probe_only_what_none_alone_removes():
+    # a pending read computed after a later write (only reinplacing's absence removes it)
+    # and a clone elided so one buffer plays two roles (the no-op removal's does too)
+    pending = Culprit("inductor", switches={"remove_noop_ops": "stays", "reinplace_inplaceable_ops": "gone"},
+                      kind="wrong-mutation")
+    elided = dataclasses.replace(pending, switches={"remove_noop_ops": "gone", "reinplace_inplaceable_ops": "gone"})
+    assert pending.blame == elided.blame == "inductor:reinplace_inplaceable_ops"
+    assert pending.key == "inductor:reinplace_inplaceable_ops"
+    assert elided.key == "inductor:reinplace_inplaceable_ops (also gone with remove_noop_ops off)"
+    # an error is placed where it is raised: the switches that avoid it do not split it
+    raised = Culprit("inductor", "post_grad_passes", "decompose_auto_functionalized", elided.switches,
+                     kind="compile-error")
+    assert raised.key == dataclasses.replace(raised, switches=pending.switches).key
+    names = [s.name for s in switches.SWITCHES]
+    untouched = dict.fromkeys(names, "stays")
+    assert switches.pairs_to_probe(untouched) == []  # nothing on the bug's path: no pair is worth a compile
+    assert switches.pairs_to_probe({**untouched, "fusion": "gone", "pattern_matcher": "changed"}) == []
+    touched = {**untouched, "decompose_auto_functionalized": "changed"}
+    pairs = switches.pairs_to_probe(touched)
+    assert len(pairs) == switches.MAX_PAIRS
+    assert all("decompose_auto_functionalized" in (a.name, b.name) for a, b in pairs)
+    assert all(names.index(a.name) < names.index(b.name) for a, b in pairs)
+    both = "remove_noop_ops+decompose_auto_functionalized"
+    assert switches.blamed({**touched, both: "gone"}) == both
+    assert Culprit("inductor", switches={**touched, both: "gone"}, kind="wrong-mutation").key == f"inductor:{both}"
+    assert switches.patch_of("remove_noop_ops+reinplace_inplaceable_ops") == {
+        "disabled_passes": "REMOVE_NOOP_OPS,REINPLACE_INPLACEABLE_OPS"}
+    assert switches.patch_of("fusion+buffer_reuse") == {"max_fusion_size": 1, "inplace_buffers": False,
+                                                        "allow_buffer_reuse": False}
+
+
 def test_returned_written_and_logged_wrong_values_are_one_family():
     corrupted = {family.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
                                           "effect-log|data", "wrong-mutation|non-finite,values")}

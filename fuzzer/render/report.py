@@ -180,10 +180,10 @@ def happens(entry: Entry) -> list[str]:
 
 
 def _setting(name: str) -> str:
-    switch = switches.BY_NAME.get(name)
-    if switch is None:
+    """The config lines that throw a switch, or a pair of them (``a+b``)."""
+    if any(part not in switches.BY_NAME for part in name.split(switches.PAIR)):
         return ""
-    return "; ".join(f"torch._inductor.config.{key} = {value!r}" for key, value in switch.config)
+    return "; ".join(f"torch._inductor.config.{key} = {value!r}" for key, value in switches.patch_of(name).items())
 
 
 def culprit_lines(bug: Bug) -> list[str]:
@@ -206,7 +206,7 @@ def culprit_lines(bug: Bug) -> list[str]:
     if c.budget_exhausted:
         lines.append("- The triage ran out of budget: the probes below are all that ran.")
     if c.switches:
-        lines += ["", "Inductor switches, each thrown alone on a fresh compile:", "",
+        lines += ["", "Inductor switches, each thrown alone (or two, `a+b`) on a fresh compile:", "",
                   "| switch | setting | the bug |", "| --- | --- | --- |"]
         lines += [f"| {name} | `{_setting(name)}` | {OUTCOMES.get(outcome, outcome)} |"
                   for name, outcome in c.switches.items()]

@@ -8,7 +8,8 @@ same bug class (``fuzzer.triage.probe``), within one budget:
    with ``dynamic=False`` on that stage): a bug gone without symbolic shapes lives
    in their handling, which no switch of a pass can say;
 2. the *switches* (``fuzzer.triage.switches``), when the stage is Inductor: each
-   named pass or scheduler feature turned off in turn, gone or stays;
+   named pass or scheduler feature turned off in turn, gone or stays, and where
+   none alone removes the bug, a few pairs of them (``switches.MAX_PAIRS``);
 3. the *bisection* (``fuzzer.triage.bisect``): torch's ``CompilerBisector`` on the
    stage's subsystems, down to one pass or lowering.
 
@@ -80,10 +81,18 @@ class Culprit:
 
     @property
     def key(self) -> str | None:
-        """What bugs group by: the blame, and whether the bug needs dynamic shapes."""
+        """What bugs group by: the blame; for a wrong result, every other switch whose
+        throwing removes it too (a pending read computed after a later write, which
+        only reinplacing's absence removes, and a clone elided so one buffer plays
+        two roles, which the no-op removal's absence removes as well, both blame
+        reinplacing, and are two bugs); and whether the bug needs dynamic shapes."""
         if self.blame is None:
             return None
-        return self.blame + (" [dynamic shapes only]" if self.dynamic_only else "")
+        also = ""
+        if self.kind not in contract.ERROR_KINDS:
+            others = [name for name in switches.gone(self.switches) if not self.blame.endswith(":" + name)]
+            also = f" (also gone with {', '.join(others)} off)" if others else ""
+        return self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
 
     def to_json(self) -> dict:
         out = {"stage": self.stage, "kind": self.kind, "blame": self.blame, "dynamic_only": self.dynamic_only}
@@ -121,6 +130,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
         if found_stage == "inductor":
             found_switches = switches.probe_all(probe)
+            found_switches.update(switches.probe_pairs(probe, found_switches))
         if found_stage is not None:
             bisection = bisect.bisect(probe, found_stage)
     except BudgetSpent:

@@ -86,13 +86,81 @@ def probe_all(probe: Probe, backend: str = "inductor",
     return found
 
 
+#: pairs of switches probed at most, where no switch alone removes the bug: each is a
+#: fresh compile out of the triage budget (80 calls, 2 minutes by default)
+MAX_PAIRS = 6
+#: how a pair is named among the switches' outcomes
+PAIR = "+"
+
+
+def pairs_to_probe(results: dict[str, str]) -> list[tuple[Switch, Switch]]:
+    """The pairs worth a compile when no switch alone removed the bug: each switch
+    whose throwing *changed* the bug (it is on the bug's path) with each other
+    switch, in pipeline order, up to ``MAX_PAIRS``; none when one alone removes it,
+    or none changed it (nothing says where two would meet)."""
+    if any(v == Outcome.GONE.value for v in results.values()):
+        return []
+    probed = [s for s in SWITCHES if s.name in results]
+    touched = [s for s in probed if results[s.name] == Outcome.CHANGED.value]
+    out: list[tuple[Switch, Switch]] = []
+    for a in touched:
+        for b in probed:
+            if b is a or (b, a) in out:
+                continue
+            pair = (a, b) if probed.index(a) < probed.index(b) else (b, a)
+            if pair not in out:
+                out.append(pair)
+    return out[:MAX_PAIRS]
+
+
+def probe_pairs(probe: Probe, results: dict[str, str], backend: str = "inductor") -> dict[str, str]:
+    """Each pair of ``pairs_to_probe`` thrown together: ``a+b`` -> its outcome."""
+    from fuzzer.triage.probe import BudgetSpent
+
+    found: dict[str, str] = {}
+    for a, b in pairs_to_probe(results):
+        try:
+            found[f"{a.name}{PAIR}{b.name}"] = probe.outcome(backend, joined(a.patch, b.patch)).value
+        except BudgetSpent:
+            break
+    return found
+
+
+def joined(*patches: dict) -> dict:
+    """Config patches thrown together: ``disabled_passes`` lists its passes, comma
+    separated (Inductor reads the list), the rest are set one by one."""
+    out: dict = {}
+    for patch in patches:
+        for key, value in patch.items():
+            if key == "disabled_passes" and out.get(key):
+                value = f"{out[key]},{value}"
+            out[key] = value
+    return out
+
+
+def patch_of(name: str) -> dict:
+    """The config patch of a switch, or of a pair ``a+b`` (both at once)."""
+    return joined(*(BY_NAME[part].patch for part in name.split(PAIR)))
+
+
+def gone(results: dict[str, str]) -> list[str]:
+    """The single switches whose throwing removes the bug, in pipeline order."""
+    return [s.name for s in SWITCHES if results.get(s.name) == Outcome.GONE.value]
+
+
 def blamed(results: dict[str, str]) -> str | None:
-    """The last switch, in pipeline order, whose throwing makes the bug go.
+    """The last switch, in pipeline order, whose throwing makes the bug go; where none
+    does alone, the first pair that does (``a+b``).
 
     When several do, the earlier ones mostly shape the graph that the later one
     then mishandles (a no-op removal that leaves a mutation where reinplacing can
     reach it, a fusion that feeds the peak-memory reordering), and the later pass
-    is where the wrong decision is made.
+    is where the wrong decision is made.  They are not dropped from the bug's key
+    (``Culprit.key``): a bug that one switch removes and one that two do are told
+    apart, since they may be two mechanisms that meet in one pass.
     """
-    gone = [s.name for s in SWITCHES if results.get(s.name) == Outcome.GONE.value]
-    return gone[-1] if gone else None
+    alone = gone(results)
+    if alone:
+        return alone[-1]
+    pairs = [name for name, v in results.items() if PAIR in name and v == Outcome.GONE.value]
+    return pairs[0] if pairs else None
