@@ -118,6 +118,9 @@ def _list_bugs(folders, as_json: bool, as_markdown: bool = False) -> None:
         return
     size = {e.id: e.statements for e in entries}
     click.echo(f"{len(bugs)} bugs in {len(entries)} entries ({', '.join(str(f) for f in folders)})")
+    for record, split in known.split(bugs):
+        click.echo(f"one cause by {upstream.FILE} ({record.note or record.entries[0]}) is {len(split)} bugs "
+                   f"here: {', '.join(split)}")
     for b in bugs:
         click.echo(f"\n{b.id}  {b.title}")
         click.echo(f"  culprit   {'; '.join(culprit_words(b))}")

@@ -100,17 +100,29 @@ class Upstream:
         return tuple(sorted(seen, key=self.records.index))
 
     def check(self, bugs) -> list[str]:
-        """What does not fit: records naming entries no bug holds, records split across bugs."""
+        """What does not fit: records naming entries no bug holds."""
         holder = {e: b.id for b in bugs for e in b.entries}
         problems = []
         for n, r in enumerate(self.records):
             missing = [e for e in r.entries if e not in holder]
             if missing:
                 problems.append(f"record {n} ({_label(r)}): no such entry {', '.join(missing)}")
-            owners = sorted({holder[e] for e in r.entries if e in holder})
-            if len(owners) > 1:
-                problems.append(f"record {n} ({_label(r)}): its entries are in {len(owners)} bugs: {', '.join(owners)}")
         return problems
+
+    def split(self, bugs) -> list[tuple[Record, tuple[str, ...]]]:
+        """The records whose entries triage put in more than one bug, with those bugs.
+
+        A record is one root cause as a reader has it; triage prefers splitting what
+        its evidence cannot tell apart (another switch that also removes a bug) to
+        merging two causes, so one cause may be several bugs: the record says so,
+        and every one of them shows its links."""
+        holder = {e: b.id for b in bugs for e in b.entries}
+        out = []
+        for r in self.records:
+            owners = tuple(sorted({holder[e] for e in r.entries if e in holder}))
+            if len(owners) > 1:
+                out.append((r, owners))
+        return out
 
 
 def _label(r: Record) -> str:
