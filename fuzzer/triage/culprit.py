@@ -130,7 +130,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
         if found_stage == "inductor":
             found_switches = switches.probe_all(probe)
-            found_switches.update(switches.probe_pairs(probe, found_switches))
+            if kind not in contract.ERROR_KINDS:  # an error's key is where it is raised
+                found_switches.update(switches.probe_pairs(probe, found_switches))
         if found_stage is not None:
             bisection = bisect.bisect(probe, found_stage)
     except BudgetSpent:

@@ -86,31 +86,24 @@ def probe_all(probe: Probe, backend: str = "inductor",
     return found
 
 
-#: pairs of switches probed at most, where no switch alone removes the bug: each is a
-#: fresh compile out of the triage budget (80 calls, 2 minutes by default)
-MAX_PAIRS = 6
+#: pairs of switches probed at most, where no switch alone removes a wrong result:
+#: each is a fresh compile out of the triage budget (80 calls, 2 minutes by default)
+MAX_PAIRS = 10
 #: how a pair is named among the switches' outcomes
 PAIR = "+"
 
 
 def pairs_to_probe(results: dict[str, str]) -> list[tuple[Switch, Switch]]:
-    """The pairs worth a compile when no switch alone removed the bug: each switch
-    whose throwing *changed* the bug (it is on the bug's path) with each other
-    switch, in pipeline order, up to ``MAX_PAIRS``; none when one alone removes it,
-    or none changed it (nothing says where two would meet)."""
+    """The pairs worth a compile when no switch alone removed the bug: the probed
+    switches two at a time, nearest in the pipeline first (a pass shapes the input of
+    the ones right after it: the no-op removal leaves the mutation that reinplacing
+    then mishandles), up to ``MAX_PAIRS``; none when one alone removes it."""
     if any(v == Outcome.GONE.value for v in results.values()):
         return []
     probed = [s for s in SWITCHES if s.name in results]
-    touched = [s for s in probed if results[s.name] == Outcome.CHANGED.value]
-    out: list[tuple[Switch, Switch]] = []
-    for a in touched:
-        for b in probed:
-            if b is a or (b, a) in out:
-                continue
-            pair = (a, b) if probed.index(a) < probed.index(b) else (b, a)
-            if pair not in out:
-                out.append(pair)
-    return out[:MAX_PAIRS]
+    pairs = [(a, b) for i, a in enumerate(probed) for b in probed[i + 1:]]
+    pairs.sort(key=lambda p: (probed.index(p[1]) - probed.index(p[0]), probed.index(p[0])))
+    return pairs[:MAX_PAIRS]
 
 
 def probe_pairs(probe: Probe, results: dict[str, str], backend: str = "inductor") -> dict[str, str]:
