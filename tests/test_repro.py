@@ -79,6 +79,25 @@ def test_the_script_carries_the_contract_not_a_copy(tmp_path):
     assert "from fuzzer" not in script and "import fuzzer" not in script
 
 
+@pytest.mark.parametrize("carried", ["repro", "cache-pair"])
+def test_every_module_a_carried_module_imports_from_the_package_is_carried_before_it(carried):
+    """A script drops the carried modules' ``from fuzzer...`` lines: what they import must
+    be carried too, earlier (a cache pair's sides once lacked ``raised``, and died on it)."""
+    import ast
+    import inspect
+
+    from fuzzer.cache import scripts
+
+    modules = repro.CARRIED if carried == "repro" else scripts.PAIR_CARRIED
+    for i, module in enumerate(modules):
+        earlier = {m.__name__ for m in modules[:i]}
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("fuzzer"):
+                names = {node.module} if node.module != "fuzzer.judge" else \
+                    {f"fuzzer.judge.{a.name}" for a in node.names}
+                assert names <= earlier, (module.__name__, names - earlier)
+
+
 def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
     """Under a compiler that graph-breaks at every custom op, an effect-log entry's bug
     does not show, and nothing was compiled that could show it: replay says ERROR (not
