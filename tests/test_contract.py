@@ -369,6 +369,19 @@ def test_an_error_below_python_keeps_its_words_with_its_place():
         contract.bug_class(contract.COMPILE_ERROR, divs)
 
 
+def test_a_stale_caches_error_is_known_by_its_words_not_where_it_was_raised():
+    """The error a stale cache's code trips over moves between releases (2.14.1 checks
+    sizes in another function), while its words and the cache say which bug it is."""
+    raised_here = contract.Divergence(contract.RUNTIME_ERROR, 0, "runtime", "AssertionError: wrong number of dims 3",
+                                      ("raised AssertionError in torch._inductor:Runner.call",))
+    raised_there = dataclasses.replace(raised_here, symptoms=("raised AssertionError in torch._inductor:other",))
+    cold = contract.Verdict(contract.OK)
+    here = contract.check_stale(contract.Verdict(contract.OK, [raised_here]), cold, "fake-changed:shape")
+    there = contract.check_stale(contract.Verdict(contract.OK, [raised_there]), cold, "fake-changed:shape")
+    assert contract.bug_class(contract.STALE_CACHE, here) == contract.bug_class(contract.STALE_CACHE, there) == \
+        "stale-cache|AssertionError: wrong number of dims #,fake-changed:shape,runtime-error"
+
+
 # ------------------------------------------------------------------ numbers
 
 @pytest.mark.parametrize("ref, eager, comp, flagged", [

@@ -107,16 +107,16 @@ def test_every_bug_of_the_corpus_is_on_the_index_and_has_its_page(corpus_site):
 def _hostile_corpus(tmp_path: Path) -> Path:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
-    data = json.loads((CORPUS / "compile-error-eed65f7fd108.json").read_text())
+    data = json.loads((CORPUS / "compile-error-a93d79f564c4.json").read_text())
     data["detail"] = [f"[compile-error] binding 0: InductorError: {HOSTILE}"]
     data["culprit"]["switches"] = {HOSTILE: "gone"}
-    (corpus / "compile-error-eed65f7fd108.json").write_text(json.dumps(data))
+    (corpus / "compile-error-a93d79f564c4.json").write_text(json.dumps(data))
     # an entry that does not read (from another machine, say): a user op named with markup
     bad = json.loads((CORPUS / "wrong-mutation-9ce848f551f8.json").read_text())
     bad["program"]["body"][0]["form"] = f"opslib::{HOSTILE}"
     (corpus / "hostile.json").write_text(json.dumps(bad))
     (corpus / "upstream.json").write_text(json.dumps({"bugs": [
-        {"entries": ["compile-error-eed65f7fd108"], "searched": "2026-12-01", "note": HOSTILE, "links": [
+        {"entries": ["compile-error-a93d79f564c4"], "searched": "2026-12-01", "note": HOSTILE, "links": [
             {"ref": "pytorch/pytorch#1", "kind": "issue", "state": "open", "note": HOSTILE}]}]}))
     return corpus
 

@@ -148,7 +148,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 19
+    assert len(found) == 24
     by_entry = {e: b for b in found.values() for e in b.entries}
     # four stale caches (docs/caches.md): one bug per change of declaration and cache, the
     # fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -160,31 +160,42 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "bug-a5abdd27c9": (("stale-cache-e5ad2999bb7c", "stale-cache-ed1ac2113cb9"), "cache:fx_graph_cache")}
     found = {k: b for k, b in found.items() if not b.family.startswith("stale-cache")}
     by_entry = {e: b for b in found.values() for e in b.entries}
-    # the eight reorderings of the first campaign are one bug, blamed on the peak-memory reordering
-    reordered = by_entry["effect-log-915158cff0e3"]
-    assert len(reordered.entries) == 8 and reordered.blame == "inductor:reorder_for_peak_memory"
-    # wrong values returned or written by one cause are one bug, smallest first
-    values = by_entry["wrong-mutation-3e93a770411a"]
-    assert values.kinds == ("wrong-mutation", "wrong-output") and len(values.entries) == 5
-    assert values.entries[0] == "wrong-mutation-3e93a770411a"
-    assert len(by_entry["compile-error-2442f8d5d1d2"].entries) == 3
+    # the eight reorderings of the first campaign all blame the peak-memory reordering; those
+    # that another switch removes too are bugs of their own (one cause, docs/bugs.md)
+    reordered = {by_entry[e].id: by_entry[e] for e in ("effect-log-915158cff0e3", "effect-log-66c9da38c8aa", "effect-log-6e8524fbe4fb",
+                                       "effect-log-c322b74b2a9e", "effect-log-d1a287aa612e", "effect-log-f0a593c94eb9",
+                                       "effect-log-34b899f24534", "effect-log-81f0f5f90818")}
+    assert {b.blame for b in reordered.values()} == {"inductor:reorder_for_peak_memory"} and len(reordered) == 4
+    assert len(by_entry["effect-log-915158cff0e3"].entries) == 4
+    # wrong values after reinplacing: a pending read after a later write (reinplacing alone
+    # removes it) and an elided clone (the no-op removal too) are two bugs, smallest first
+    pending, elided = by_entry["wrong-mutation-3e93a770411a"], by_entry["wrong-output-f3c62d095431"]
+    assert pending is not elided and pending.blame == elided.blame == "inductor:reinplace_inplaceable_ops"
+    assert pending.entries == ("wrong-mutation-3e93a770411a", "wrong-mutation-f9942229fe58",
+                               "wrong-mutation-a2d9fba1a9e4")
+    assert set(elided.entries) == {"wrong-output-f3c62d095431", "wrong-mutation-7af4eaf56306"}
+    assert elided.kinds == ("wrong-mutation", "wrong-output")
+    # the bug no switch alone removes: the pair of the no-op removal and reinplacing does
+    assert by_entry["wrong-mutation-e9ffcc1687e2"].blame == "inductor:remove_noop_ops+reinplace_inplaceable_ops"
+    assert len(by_entry["compile-error-745793b265f9"].entries) == 3
     # every other entry is a bug of its own: another symptom, pass or shape dependence
     alone = [e for e, b in by_entry.items() if len(b.entries) == 1]
-    # (the last seven: the features' bugs, docs/bugs.md)
-    assert sorted(alone) == sorted(["effect-log-53422b20f411", "effect-log-7f567fe1fbf1", "compile-error-eed65f7fd108",
+    assert sorted(alone) == sorted(["effect-log-53422b20f411", "effect-log-7f567fe1fbf1", "compile-error-a93d79f564c4",
                                     "wrong-mutation-e9ffcc1687e2", "wrong-mutation-9ce848f551f8",
-                                    "compile-error-202939e590dc",
+                                    "compile-error-d8845e38cf26", "effect-log-6e8524fbe4fb", "effect-log-81f0f5f90818",
                                     "missed-dce-2de1ab0a92e0", "wrong-output-07d276f3d739",
-                                    "runtime-error-19f9fe001276", "compile-error-7f4291785cef",
-                                    "wrong-output-f160321431a4", "compile-error-5aec80006d98"])
+                                    "runtime-error-928647fee5ff", "compile-error-778e9462d71c",
+                                    "wrong-output-f160321431a4", "compile-error-6d4eeaacdc2a",
+                                    "compile-error-ee48784d184e"])
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
     # value range of a reduction over a size that can be 0, the view of a strided input
     # read after a write, and the symbol a recompile after a graph break loses; the rest do not
     assert {b.smallest for b in found.values() if b.culprit.dynamic_only} == {
-        "effect-log-53422b20f411", "compile-error-2442f8d5d1d2", "compile-error-202939e590dc",
-        "wrong-output-07d276f3d739", "compile-error-5aec80006d98"}
+        "effect-log-53422b20f411", "compile-error-736b0f5852f2", "compile-error-d8845e38cf26",
+        "wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a"}
     # the features' bugs, each blamed where it lives
-    assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-5aec80006d98")} == {"aot_eager"}
+    assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
+                                         "compile-error-ee48784d184e")} == {"aot_eager"}
     assert by_entry["wrong-output-f160321431a4"].blame == "inductor:buffer_reuse"
     assert by_entry["missed-dce-2de1ab0a92e0"].blame == "eager"
 

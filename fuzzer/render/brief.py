@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract
+from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen, forms, sizes, sources
 from fuzzer.program.liveness import dead_pure_sites
 
@@ -120,12 +121,19 @@ def binding_index(entry: Entry) -> int:
     return 0
 
 
+def without_site(detail: str) -> str:
+    """A divergence line's message without the place it was raised
+    (``Divergence.line`` adds it in parentheses): what the error says."""
+    marker = f" ({SITE_PREFIX}"
+    return detail[:detail.rindex(marker)] if marker in detail else detail
+
+
 def expected_failure(entry: Entry) -> str:
     """The exception type the brief ends with on a torch that has the bug."""
     failure = check_of(entry).failure
     if failure is not None:
         return failure
-    detail = entry.detail[0].split(": ", 1)[1]
+    detail = without_site(entry.detail[0].split(": ", 1)[1])
     if entry.kind == contract.STALE_CACHE:  # "<label>: [<kind>] <message>"
         detail = detail.split("] ", 1)[1]
     return contract.normalise_message(detail).split(":", 1)[0]
@@ -227,7 +235,7 @@ def _what_happens(entry: Entry) -> str:
         return "the process dies"
     if entry.kind == contract.TIMEOUT:
         return "never returns"
-    return "raises " + entry.detail[0].split(": ", 1)[1][:80]
+    return "raises " + without_site(entry.detail[0].split(": ", 1)[1])[:80]
 
 
 def render(entry: Entry) -> str:

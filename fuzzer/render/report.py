@@ -26,6 +26,7 @@ from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, kinds
+from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import sizes
 from fuzzer.render import brief
@@ -83,6 +84,16 @@ def _inner(bug: Bug) -> str:
     return bug.blame.partition(":")[2] if bug.blame else ""
 
 
+def raised_words(rest: str) -> str:
+    """An error class in a title's words: ``raised KeyError in torch._inductor:f`` is
+    ``KeyError in f`` (with its message, where the class keeps one)."""
+    if not rest.startswith(SITE_PREFIX):
+        return rest
+    head, _, message = rest[len(SITE_PREFIX):].partition(": ")
+    error, _, where = head.partition(" in ")
+    return f"{error} in {where.partition(':')[2] or where}" + (f": {message}" if message else "")
+
+
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
     kind, _, rest = bug.family.partition("|")
@@ -91,7 +102,7 @@ def subject(bug: Bug) -> str:
     if kind == contract.EFFECT_LOG:
         return f"ORDERED effectful custom-op calls {rest.replace(',', ', ')}"
     if kind == contract.COMPILE_ERROR:
-        return f"torch.compile raises {rest.rstrip(': ')}"
+        return f"torch.compile raises {raised_words(rest).rstrip(': ')}"
     return bugs.what(bug.family)
 
 
@@ -165,7 +176,7 @@ def happens(entry: Entry) -> list[str]:
     index = brief.binding_index(entry)
     said = [s for s in map(Said.read, entry.detail) if s is not None and s.binding == index]
     if entry.kind in contract.ERROR_KINDS:
-        what = said[0].detail if said else entry.detail[0]
+        what = brief.without_site(said[0].detail if said else entry.detail[0])
         return ["eager: runs", f"compiled: {brief.check_of(entry).failure or _code(what)}"
                 if entry.kind in contract.PROCESS_KINDS else f"compiled: raises {_code(what)}"]
     out = []
