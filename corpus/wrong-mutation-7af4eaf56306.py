@@ -290,6 +290,93 @@ def _shape_of(value):
     return None
 
 
+import re
+
+#: modules that raise on behalf of whoever called them (a guard the shape environment
+#: cannot decide, a ``torch._check``, a tree that does not match): an error raised in
+#: them is placed at the frame that called into them, the code that asked for what
+#: could not be done (each with its submodules; ``torch`` itself, whose ``_check``
+#: and ``sym_*`` raise for their callers, without them)
+RAISING_HELPERS = ("torch.fx.experimental.symbolic_shapes", "torch.fx.experimental.sym_node",
+                   "torch.fx.experimental.recording", "torch.utils._sympy", "torch._prims_common",
+                   "torch.utils._pytree", "torch._dynamo.exc", "torch._logging", "torch.utils._traceback")
+#: modules that run other code (an op's dispatch into C++, fake tensors' meta
+#: kernels, an FX interpreter, a module call, a counting decorator): an error that
+#: surfaces in them was raised below Python, or in code that is not torch's, so no
+#: frame says what raised it; the frame that called into them is its place, and its
+#: message says which error it is
+MACHINERY = ("torch._ops", "torch._subclasses", "torch.fx.interpreter", "torch.fx._symbolic_trace",
+             "torch.fx.graph_module", "torch.fx.experimental.proxy_tensor", "torch.fx.experimental._backward_state",
+             "torch.nn.modules.module", "torch.utils._stats", "torch.utils._python_dispatch",
+             "torch._dynamo.eval_frame", "torch._compile", "torch._library", "torch.autograd.function")
+#: exceptions that only wrap another: torch keeps the wrapped one as
+#: ``inner_exception``, as the cause, or (raised ``from None``) as the context
+WRAPPERS = frozenset({"BackendCompilerFailed", "InductorError", "LoweringException", "InternalTorchDynamoError",
+                      "TorchRuntimeError", "Unsupported"})
+#: how a bug class names an error by where it was raised
+SITE_PREFIX = "raised "
+#: digits in a function's name are a generated graph's number (``false_graph_0``)
+_DIGITS = re.compile(r"\d+")
+
+
+def _inner(exc: BaseException) -> BaseException:
+    """The exception torch's wrappers wrap (``WRAPPERS``), at the bottom of them.
+
+    Only a wrapper is looked through: an error raised ``from`` another that is not a
+    wrapper (fx's "Expected positional argument" from a ``StopIteration``) is the
+    error, and what it came from is its mechanism.
+    """
+    seen = set()
+    while type(exc).__name__ in WRAPPERS and id(exc) not in seen:
+        seen.add(id(exc))
+        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc.__context__
+        if not isinstance(inner, BaseException):
+            break
+        exc = inner
+    return exc
+
+
+def _in(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def raised_at(exc: BaseException) -> tuple[str, str]:
+    """Where ``exc`` was raised, as a bug class names it, and the message that must
+    go with it: (``raised <Type> in <package>:<function>``, a message or ""), or
+    ("", "") where no frame of torch is in its traceback.
+
+    The type is the wrapped exception's (what an ``InductorError`` or a
+    ``LoweringException`` wraps: ``_inner``).  The place is the innermost frame of
+    torch outside ``RAISING_HELPERS`` and ``MACHINERY``, as its top-level package and
+    its function's qualified name: no file and no line, so a function moved inside
+    its package, or lines added above it, leave the class as it was, while the same
+    assertion in two passes, or one guard asked for by two callers, are two classes.
+    An error raised in Python by torch's own code is known by its place alone (its
+    message holds the program's sizes and names); one that surfaced in machinery
+    (raised in C++, or in our ops) keeps its first message line too, since many
+    different checks below Python surface at one place.
+    """
+    inner = _inner(exc)
+    frames = []
+    tb = inner.__traceback__ or exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    modules = [str(f.f_globals.get("__name__", "")) for f in frames]
+    ours = [m == "torch" or m.startswith("torch.") for m in modules]
+    for frame, module, torch_code in zip(reversed(frames), reversed(modules), reversed(ours)):
+        if not torch_code or module == "torch" or _in(module, RAISING_HELPERS) or _in(module, MACHINERY):
+            continue
+        package = ".".join(module.split(".")[:2])
+        code = frame.f_code
+        function = _DIGITS.sub("#", getattr(code, "co_qualname", code.co_name))
+        innermost = modules[-1]
+        below_python = not ours[-1] or _in(innermost, MACHINERY)
+        message = (str(inner).strip().splitlines() or [""])[0] if below_python else ""
+        return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
+    return "", ""
+
+
 import contextlib
 import importlib
 import traceback
@@ -380,12 +467,16 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
 
 @dataclass(frozen=True)
 class Failure:
-    """An exception raised by a run, with the stage it was raised in."""
+    """An exception raised by a run, with the stage it was raised in and where
+    (``raised_at``)."""
 
     type: str
     message: str
     stage: str
     traceback: str = ""
+    #: where it was raised, and the message that goes with that (``raised_at``)
+    site: str = ""
+    site_message: str = ""
 
     def line(self) -> str:
         """The type and first message line; a wrapper's first line ("backend='inductor'
@@ -637,7 +728,7 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME
         run.failure = Failure(type(exc).__name__, str(exc), stage,
-                              "".join(traceback.format_exception(exc))[-4000:])
+                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc))
     if compiled:
         run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
                                         graphs_before=graphs)
@@ -695,11 +786,15 @@ _SIZE_SYMBOL = re.compile(r"\b[su]#")
 _TENSOR_ATTRS = re.compile(r",\s*(dtype=torch\.\w+|grad_fn=<\w+>|requires_grad=True)")
 #: which of our custom ops an error names is the program's business, not the bug's:
 #: the shrinker may swap an op for a simpler one of the same kind
-_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz\.\w+(?:\.default)?")
+_OUR_OPS = re.compile(r"\b(?:torch\.ops\.)?dcefuzz(?:\.|::)\w+(?:\.default)?")
+#: an op's schema, as a message quotes it after its name: which of ours it is says
+#: nothing of the bug either
+_OUR_SCHEMA = re.compile(r"\b(dcefuzz::\w+)\(.*?\) -> (?:\(.*?\)|\S+?)(?=[.,;]?(?:\s|$))")
 
 
 def normalise_message(line: str) -> str:
     """An error or death message with numbers, value names and our op names removed."""
+    line = _OUR_SCHEMA.sub(r"\1", line)
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _TENSOR_ATTRS.sub("", line)
     line = _ADDRESS.sub("0x#", line)
@@ -714,7 +809,8 @@ class Divergence:
     """One broken clause on one binding.
 
     ``symptoms`` say how it broke, in the words the bug class is made of; an error
-    or a death has none: its normalised message is its symptom.
+    has one, where torch raised it (``raised.raised_at``); a death, or an error no
+    frame of torch raised, has none: its normalised message is its symptom.
     """
 
     kind: str
@@ -724,7 +820,8 @@ class Divergence:
     symptoms: tuple[str, ...] = ()
 
     def line(self) -> str:
-        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}"
+        site = f" ({self.symptoms[0]})" if self.kind in ERROR_KINDS and self.symptoms else ""
+        return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
 
 
 def bug_class(kind: str, divs: list[Divergence]) -> str:
@@ -732,7 +829,10 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
     if not divs:
         return ""
     if kind in ERROR_KINDS:
-        return f"{kind}|{normalise_message(divs[0].detail)}"
+        # an error is classed by where torch raised it (``raised.raised_at``), and by
+        # its message only where no frame of torch raised it (a death, our own code)
+        site = divs[0].symptoms
+        return f"{kind}|{site[0] if site else normalise_message(divs[0].detail)}"
     words = sorted({w for d in divs for w in d.symptoms})
     return kind + (f"|{','.join(words)}" if words else "")
 
@@ -834,7 +934,8 @@ def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
         return []
     f = compiled.failure
     kind = COMPILE_ERROR if f.stage == COMPILE else RUNTIME_ERROR
-    return [Divergence(kind, i, f.stage, f.line())]
+    site = f.site + (f": {normalise_message(f.site_message)}" if f.site_message else "")
+    return [Divergence(kind, i, f.stage, f.line(), (site,) if f.site else ())]
 
 
 def _noisy(noisy, field_of, k: int) -> list:
@@ -948,7 +1049,10 @@ def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
         if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
             continue
         for d in seen:
-            symptoms = d.symptoms or (_message_symptom(d.detail),)
+            # an error here is what the stale code tripped over, in its own words: where
+            # it was raised moves between releases (a runtime size check that 2.14.1
+            # makes in another function) while the words and the cache say which bug
+            symptoms = (_message_symptom(d.detail),) if kind in ERROR_KINDS else d.symptoms
             out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
                                   (label, kind) + tuple(symptoms)))
     return out

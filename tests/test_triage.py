@@ -216,7 +216,7 @@ def test_an_untriaged_entry_is_a_bug_of_its_own():
 
 
 def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):
-    reordered = sorted((e for e in _corpus() if e.culprit.blame == "inductor:reorder_for_peak_memory"),
+    reordered = sorted((e for e in _corpus() if e.culprit.key == "inductor:reorder_for_peak_memory"),
                        key=lambda e: e.statements, reverse=True)  # largest first: each later one is smaller
     total = sum(e.hits for e in reordered)
     examples = Examples(tmp_path, cap=3)
