@@ -100,8 +100,10 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
             verdict = fresh(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs or not _same_bug(entry, divs):
-            seen = contract.bug_class(entry.kind, divs) if divs else verdict.status if verdict.status != \
-                contract.OK else "no divergence of this kind"
+            if divs:
+                seen = contract.bug_class(entry.kind, divs)
+            else:
+                seen = "no divergence of this kind" if verdict.status == contract.OK else verdict.status
             return result(LEFT, f"does not show its bug again here ({seen})")
         shown.append(divs)
     divs = shown[0]

@@ -112,8 +112,9 @@ def probe_pairs(probe: Probe, results: dict[str, str], backend: str = "inductor"
 
     found: dict[str, str] = {}
     for a, b in pairs_to_probe(results):
+        name = f"{a.name}{PAIR}{b.name}"
         try:
-            found[f"{a.name}{PAIR}{b.name}"] = probe.outcome(backend, joined(a.patch, b.patch)).value
+            found[name] = probe.outcome(backend, patch_of(name)).value
         except BudgetSpent:
             break
     return found
