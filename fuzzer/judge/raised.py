@@ -80,15 +80,15 @@ def raised_at(exc: BaseException) -> tuple[str, str]:
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     modules = [str(f.f_globals.get("__name__", "")) for f in frames]
-    in_torch = [m == "torch" or m.startswith("torch.") for m in modules]
-    for frame, module, torch_code in zip(reversed(frames), reversed(modules), reversed(in_torch)):
+    ours = [m == "torch" or m.startswith("torch.") for m in modules]
+    for frame, module, torch_code in zip(reversed(frames), reversed(modules), reversed(ours)):
         if not torch_code or module == "torch" or _in(module, RAISING_HELPERS) or _in(module, MACHINERY):
             continue
         package = ".".join(module.split(".")[:2])
         code = frame.f_code
         function = _DIGITS.sub("#", getattr(code, "co_qualname", code.co_name))
         innermost = modules[-1]
-        below_python = not in_torch[-1] or _in(innermost, MACHINERY)
+        below_python = not ours[-1] or _in(innermost, MACHINERY)
         message = (str(inner).strip().splitlines() or [""])[0] if below_python else ""
         return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
     return "", ""
