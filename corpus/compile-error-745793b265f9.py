@@ -95,6 +95,28 @@ LOW_PRECISION = {
 }
 
 
+def is_fixed(dtype) -> bool:
+    """A dtype no program computes in: integers, bool, float8 (its values are exact)."""
+    return not dtype.is_floating_point or dtype.itemsize == 1
+
+
+def fixed_difference(eager, compiled):
+    """None when a fixed-dtype ``compiled`` equals ``eager`` element for element (NaN
+    equal to NaN), else a one-line reason."""
+    e = eager.detach().to("cpu").flatten()
+    c = compiled.detach().to("cpu").flatten()
+    if e.dtype.is_floating_point:
+        e, c = e.to(torch.float32), c.to(torch.float32)
+        differ = ~((e == c) | (torch.isnan(e) & torch.isnan(c)))
+    else:
+        differ = e != c
+    if not bool(differ.any()):
+        return None
+    i = int(differ.nonzero()[0])
+    return (f"values differ at {int(differ.sum())} of {e.numel()} elements of a {str(eager.dtype).removeprefix('torch.')} "
+            f"tensor (compared exactly); first at flat index {i}: compiled {c[i].item()} eager {e[i].item()}")
+
+
 def unit_roundoff(dtype) -> float:
     """Half an ulp of 1.0: the largest relative error of one rounding to ``dtype``."""
     return torch.finfo(dtype).eps / 2
@@ -128,6 +150,8 @@ def tensor_difference(ref64, eager, compiled,
         return f"dtype {compiled.dtype} != eager {eager.dtype}"
     if eager.numel() == 0:
         return None
+    if is_fixed(eager.dtype):
+        return fixed_difference(eager, compiled)
     spread = None
     if eager.dtype in LOW_PRECISION:
         rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
@@ -189,6 +213,8 @@ def agrees(expected, got) -> bool:
         return False
     if got.numel() == 0:
         return True
+    if is_fixed(got.dtype):
+        return fixed_difference(expected, got) is None
     rtol, atol = close_tolerances(got.dtype)
     a = expected.detach().to("cpu", torch.float64).flatten()
     b = got.detach().to("cpu", torch.float64).flatten()
@@ -443,17 +469,40 @@ def caches_off():
             setattr(module, attr, value)
 
 
+#: the values an integer input is drawn from, by dtype: a byte's whole range (a
+#: quantiser's codes), and small numbers for wider integers (counts, sums of codes)
+INTEGER_RANGES = {"bool": (0, 2), "uint8": (0, 256), "int8": (-128, 128)}
+WIDE_INTEGER_RANGE = (-64, 64)
+
+
+def fixed_tensor(size, dtype: str, g) -> torch.Tensor:
+    """A CPU tensor of a fixed dtype (an integer, bool or float8 one) drawn from
+    generator ``g``: integers uniform in their range, float8 the standard normal's
+    values rounded."""
+    kind = getattr(torch, dtype)
+    if kind.is_floating_point:
+        return torch.randn(size, generator=g, dtype=torch.float32).to(kind)
+    low, high = INTEGER_RANGES.get(dtype, WIDE_INTEGER_RANGE)
+    return torch.randint(low, high, tuple(size), generator=g, dtype=torch.int64).to(kind)
+
+
 def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=()) -> list:
+                aliases=(), fixed=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
     An input whose index is in ``strided`` is handed over with its last dim strided
     by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
-    k is a view of the whole of input j (its own draw is discarded)."""
+    k is a view of the whole of input j (its own draw is discarded).  For each
+    ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
+    same in the reference: it is not the program's to compute in."""
     g = torch.Generator().manual_seed(seed)
+    own = dict(fixed)
     out = []
     for k, size in enumerate(shapes):
+        if k in own:
+            out.append(fixed_tensor(size, own[k], g).to(device))
+            continue
         x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
         x = x.to(device=device, dtype=torch.float64 if reference else dtype)
         if k in strided:
@@ -1241,7 +1290,8 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
-                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())])
+                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
+                       [tuple(f) for f in spec.get("fixed", ())])
 
 
 def _size(expr: str, binding: dict) -> int:

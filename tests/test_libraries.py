@@ -29,8 +29,11 @@ def test_no_honest_op_of_a_library_not_owned_is_a_declaration_finding():
     assert code == 0
     assert {op: r["status"] for op, r in table.items()} == {
         "standin::scale_to": "used", "standin::exclude_me": "used", "standin::cuda_only": "skipped",
-        "standin::rowdot": "skipped", "standin::blocksum": "skipped"}
+        "standin::rowdot": "skipped", "standin::blocksum": "skipped", "standin::quant8": "used",
+        "standin::dequant8": "skipped", "standin::f32_only": "skipped", "standin::rowmax": "used"}
     assert "no kernel for cpu" in table["standin::cuda_only"]["why"]
+    assert "codes must be int8" in table["standin::dequant8"]["why"]  # no hint says so: no lie
+    assert "no float64 reference" in table["standin::f32_only"]["why"]
     assert "give its signature" in table["standin::rowdot"]["why"]
     assert "List[int] needs values" in table["standin::blocksum"]["why"]
 
@@ -41,7 +44,8 @@ def test_hints_from_outside_give_signatures_block_sizes_and_which_ops():
     assert "standin::exclude_me" not in table
     assert {op: r["status"] for op, r in table.items()} == {
         "standin::scale_to": "used", "standin::cuda_only": "skipped", "standin::rowdot": "used",
-        "standin::blocksum": "used"}
+        "standin::blocksum": "used", "standin::quant8": "used", "standin::dequant8": "used",
+        "standin::f32_only": "skipped", "standin::rowmax": "used"}
     assert table["standin::rowdot"]["signature"] == "(n,k),(k)->(n)"
 
 
@@ -92,3 +96,115 @@ def test_a_bad_hints_file_says_what_is_wrong(tmp_path):
     result = CliRunner().invoke(main, ["check-ops", str(bad)])
     assert result.exit_code == 2 and "qualified name" in result.output
     assert hints.load(HINTS).wants("standin::rowdot") and not hints.load(HINTS).wants("standin::exclude_me")
+
+
+def _quant_program(body, dtypes=None, grad=False, outputs=()):
+    """A hand-written program over the stand-in's quantiser: x0 (s0, s1) floats, x1 the
+    same shape (int8 where ``dtypes`` says), x2 (s0, 1)."""
+    import dataclasses
+
+    from fuzzer.program.ir import Mode
+    from fuzzer.user import selection
+    from tests.helpers import prog
+
+    selection.select([library.ModuleRef.of(HINTS)], only=True)  # audited: its results' dtypes known
+    p = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1"), "x2": ("s0", "1")}, body, outputs)
+    inputs = tuple(dataclasses.replace(i, dtype=(dtypes or {}).get(i.name)) for i in p.inputs)
+    return dataclasses.replace(p, inputs=inputs, mode=Mode(grad=grad), imports=(library.ModuleRef.of(HINTS).imported,))
+
+
+def test_a_fixed_dtype_flows_only_where_an_op_takes_it():
+    """int8 codes go from the quantiser to the dequantiser, and from an int8 input; a
+    float where the op takes int8, or int8 where an aten form takes floats, is illegal;
+    the dtype is typed, and an input's dtype round-trips through JSON."""
+    import pytest
+
+    from fuzzer.program.ir import InvalidProgram, Program, check
+
+    q = ("standin::quant8", ["x0"], "v0", {"site": 0, "take": 0})
+    scale = ("standin::quant8", ["x0"], "v1", {"site": 1, "take": 1})
+    ok = _quant_program([q, scale, ("standin::dequant8", ["v0", "v1"], "v2", {"site": 2})], outputs=("v0", "v2"))
+    typing = check(ok)
+    assert typing.dtypes["v0"] == "int8" and typing.dtypes["v1"] is None and typing.dtypes["v2"] is None
+    from_input = _quant_program([("standin::dequant8", ["x1", "x2"], "v0", {"site": 0})], {"x1": "int8"})
+    assert check(from_input).dtypes["x1"] == "int8"
+    assert Program.from_json(json.loads(json.dumps(from_input.to_json()))) == from_input
+    with pytest.raises(InvalidProgram, match="takes int8"):
+        check(_quant_program([("standin::dequant8", ["x0", "x2"], "v0", {"site": 0})]))
+    with pytest.raises(InvalidProgram, match="program dtype there"):
+        check(_quant_program([q, ("add", ["v0", "x0"], "v1", {})]))
+    with pytest.raises(InvalidProgram, match="floating"):
+        check(_quant_program([("standin::dequant8", ["x1", "x2"], "v0", {"site": 0})], {"x1": "int8"}, grad=True))
+
+
+def test_codes_are_made_only_from_values_the_compiler_does_not_compute():
+    """Exactness (fuzzer.program.exact): quantising an input, or a view of one, is
+    legal; quantising what an aten form computed, or an input an aten form wrote into,
+    is not (one rounding flips a code); what an opaque op made from exact values is exact."""
+    import pytest
+
+    from fuzzer.program.ir import InvalidProgram, check
+
+    def quant(arg, site=5):
+        return ("standin::quant8", [arg], "v9", {"site": site, "take": 0})
+
+    check(_quant_program([quant("x0")]))
+    check(_quant_program([("transpose", ["x0"], "v0", {}), ("transpose", ["v0"], "v1", {}), quant("v1")]))
+    check(_quant_program([("standin::dequant8", ["x1", "x2"], "v0", {"site": 0}), quant("v0")], {"x1": "int8"}))
+    with pytest.raises(InvalidProgram, match="compiler computes"):
+        check(_quant_program([("add", ["x0", "x1"], "v0", {}), quant("v0")]))
+    with pytest.raises(InvalidProgram, match="compiler computes"):
+        check(_quant_program([("mul_", ["x0"], None, {"c": 0.5}), quant("x0")]))
+    with pytest.raises(InvalidProgram, match="compiler computes"):  # the view reads what mul_ wrote
+        check(_quant_program([("mul_", ["x0"], None, {"c": 2.0}), ("transpose", ["x0"], "v0", {}),
+                              ("transpose", ["v0"], "v1", {}), quant("v1")]))
+
+
+def test_fixed_dtype_inputs_are_drawn_alike_everywhere_and_kept_in_the_reference():
+    """An int8 input is drawn over the byte's range, in the fuzzer, in a repro script's
+    driver and in a brief repro alike, and stays int8 in the float64 reference (only
+    the program's own floats are raised); a fresh compile of a program that carries
+    codes from the quantiser to the dequantiser is judged clean."""
+    import torch
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge import contract, execute
+    from fuzzer.render import brief, driver, repro
+    from tests.helpers import case as case_of
+
+    q = ("standin::quant8", ["x0"], "v0", {"site": 0, "take": 0})
+    scale = ("standin::quant8", ["x0"], "v1", {"site": 1, "take": 1})
+    program = _quant_program([q, scale, ("standin::dequant8", ["v0", "v1"], "v2", {"site": 2}),
+                              ("standin::dequant8", ["x1", "x2"], "v3", {"site": 3}), ("add", ["v2", "v3"], "v4", {})],
+                             {"x1": "int8"}, outputs=("v0", "v4"))
+    case = case_of(program, [{"s0": 3, "s1": 5}, {"s0": 4, "s1": 2}])
+    xs, ref = execute.make_inputs(case, 0, "cpu"), execute.make_inputs(case, 0, "cpu", reference=True)
+    assert xs[1].dtype == ref[1].dtype == torch.int8 and torch.equal(xs[1], ref[1])
+    assert xs[0].dtype == torch.float32 and ref[0].dtype == torch.float64
+    assert int(xs[1].min()) < -8 and int(xs[1].max()) > 8  # codes, not a normal's rounding
+    entry = Entry(id="x", kind=contract.WRONG_OUTPUT, signature="wrong-output|values :: x", seed=None,
+                  device="cpu", backend="inductor", torch_version=torch.__version__, case=case, detail=[])
+    spec = json.loads(json.dumps(repro.spec(entry)))
+    assert all(torch.equal(a, b) for a, b in zip(driver.make_inputs(spec, 0, "cpu"), xs))
+    namespace: dict = {}
+    exec("\n".join(brief.input_lines(entry, 0)), {"torch": torch}, namespace)  # noqa: S102 - our own lines
+    assert torch.equal(namespace["x1"], xs[1]) and torch.equal(namespace["x0"], xs[0])
+    torch._dynamo.reset()
+    verdict = contract.judge_runs([i.name for i in program.inputs], set(),
+                                  execute.execute(case, "cpu", backend="aot_eager"))
+    assert verdict.status == contract.OK and not verdict.divergences, verdict
+
+
+def test_an_op_that_refuses_empty_tensors_is_used_with_sizes_kept_above_zero():
+    from fuzzer.program.generate import generate
+    from fuzzer.user import audit, selection
+
+    library.load(MODULE)
+    checked = audit.audit(declared.read("standin::rowmax"), opcheck=False)
+    assert checked.op.nonempty and [p.check for p in checked.problems] == ["nonempty"]
+    assert not checked.findings and not checked.skipped
+    chosen = selection.select([library.ModuleRef.of(HINTS)], only=True)
+    assert chosen.ops.nonempty == ("standin::rowmax",)
+    cases = [generate(seed, ops=chosen.ops) for seed in range(20)]
+    assert all(v >= 1 for c in cases for b in c.bindings for v in b.values())
+    assert all(m >= 1 for c in cases for m in c.program.sym_min.values())

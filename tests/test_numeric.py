@@ -239,3 +239,22 @@ def test_cancelling_elements_still_pass_in_low_precision(dtype):
     other = (ref + torch.tensor([ulp100, -ulp100, ulp100, 0.0], dtype=torch.float64)).to(dtype)
     noisy = _noisy(_cancelling, x, dtype)
     assert numeric.tensor_difference(ref, eager, other, noisy=noisy) is None
+
+
+def test_a_fixed_dtype_tensor_is_compared_exactly():
+    """A code one off in a million passes every float rule (its relative error is 1e-6)
+    and is still a difference: integers and float8 have no rounding to allow for."""
+    eager = torch.tensor([1_000_000, 5, -3], dtype=torch.int32)
+    ref = eager.to(torch.float64)
+    assert numeric.tensor_difference(ref, eager, eager.clone()) is None
+    off = eager.clone()
+    off[0] += 1
+    why = numeric.tensor_difference(ref, eager, off)
+    assert why is not None and "compared exactly" in why and "int32" in why
+    # the same numbers as floats are within the float32 rules
+    assert numeric.tensor_difference(ref, eager.to(torch.float32), off.to(torch.float32)) is None
+    assert numeric.agrees(eager, eager.clone()) and not numeric.agrees(eager, off)
+    codes = torch.tensor([float("nan"), 0.5, -2.0]).to(torch.float8_e4m3fn)
+    assert numeric.tensor_difference(codes.to(torch.float64), codes, codes.clone()) is None
+    assert numeric.tensor_difference(codes.to(torch.float64), codes, torch.tensor([0.5, 0.5, -2.0]).to(torch.float8_e4m3fn)) is not None
+    assert numeric.is_fixed(torch.uint8) and numeric.is_fixed(torch.bool) and not numeric.is_fixed(torch.bfloat16)

@@ -282,15 +282,15 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     def dims_of(inp: Input) -> tuple:
         return tuple(sizes.rename(d, symbols) for d in inp.dims)
 
-    taken = {i.dims: i.name for i in a.inputs}
+    taken = {(i.dims, i.dtype): i.name for i in a.inputs}
     inputs, new_inputs = {}, []
     for inp in b.inputs:
         d = dims_of(inp)
-        if share and d in taken and inp.name not in dict(b.mode.aliases).values():
-            inputs[inp.name] = taken[d]
+        if share and (d, inp.dtype) in taken and inp.name not in dict(b.mode.aliases).values():
+            inputs[inp.name] = taken[(d, inp.dtype)]
         else:
             inputs[inp.name] = f"x{first_input + len(new_inputs)}"
-            new_inputs.append(Input(inputs[inp.name], d))
+            new_inputs.append(Input(inputs[inp.name], d, inp.dtype))
     values = _next_number([n for s in a.body for n in (s.out, s.attrs.get("size")) if isinstance(n, str)])
     sites = [x for s in a.body for x in s.sites]
     body, value = _renamed(b, values, 1 + max(sites, default=-1), symbols, inputs)

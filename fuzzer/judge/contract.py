@@ -11,7 +11,8 @@ MUST MATCH (a difference is a finding), per binding:
 
 1. ``wrong-output``   returned values: count, shape, dtype, and values judged per
    element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
-   reference (NaN/inf aware).
+   reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
+   user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
 2. ``wrong-mutation`` the final contents of every program input, same judgement.
 3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
    effectful ops: nothing missing, extra, duplicated or reordered; and the tensor

@@ -17,6 +17,11 @@ per element: one wrong element is neither diluted by the tensor's size nor excus
 by a large eager error elsewhere.  On an element that is wrong while the rest are
 fine it is at least as strict as ``same``, except that the ``SCALE_SLACK`` floor
 can be looser on elements much smaller than the tensor's largest value.
+
+A tensor of a fixed dtype (integers, bool, float8: a quantiser's codes) is compared
+exactly (:func:`fixed_difference`): programs make one only from values eager and
+compiled share bit for bit (``fuzzer.program.exact``), so there is no rounding to
+allow for.
 """
 
 import torch
@@ -61,6 +66,28 @@ LOW_PRECISION = {
 }
 
 
+def is_fixed(dtype) -> bool:
+    """A dtype no program computes in: integers, bool, float8 (its values are exact)."""
+    return not dtype.is_floating_point or dtype.itemsize == 1
+
+
+def fixed_difference(eager, compiled):
+    """None when a fixed-dtype ``compiled`` equals ``eager`` element for element (NaN
+    equal to NaN), else a one-line reason."""
+    e = eager.detach().to("cpu").flatten()
+    c = compiled.detach().to("cpu").flatten()
+    if e.dtype.is_floating_point:
+        e, c = e.to(torch.float32), c.to(torch.float32)
+        differ = ~((e == c) | (torch.isnan(e) & torch.isnan(c)))
+    else:
+        differ = e != c
+    if not bool(differ.any()):
+        return None
+    i = int(differ.nonzero()[0])
+    return (f"values differ at {int(differ.sum())} of {e.numel()} elements of a {str(eager.dtype).removeprefix('torch.')} "
+            f"tensor (compared exactly); first at flat index {i}: compiled {c[i].item()} eager {e[i].item()}")
+
+
 def unit_roundoff(dtype) -> float:
     """Half an ulp of 1.0: the largest relative error of one rounding to ``dtype``."""
     return torch.finfo(dtype).eps / 2
@@ -94,6 +121,8 @@ def tensor_difference(ref64, eager, compiled,
         return f"dtype {compiled.dtype} != eager {eager.dtype}"
     if eager.numel() == 0:
         return None
+    if is_fixed(eager.dtype):
+        return fixed_difference(eager, compiled)
     spread = None
     if eager.dtype in LOW_PRECISION:
         rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
@@ -155,6 +184,8 @@ def agrees(expected, got) -> bool:
         return False
     if got.numel() == 0:
         return True
+    if is_fixed(got.dtype):
+        return fixed_difference(expected, got) is None
     rtol, atol = close_tolerances(got.dtype)
     a = expected.detach().to("cpu", torch.float64).flatten()
     b = got.detach().to("cpu", torch.float64).flatten()

@@ -84,17 +84,40 @@ def caches_off():
             setattr(module, attr, value)
 
 
+#: the values an integer input is drawn from, by dtype: a byte's whole range (a
+#: quantiser's codes), and small numbers for wider integers (counts, sums of codes)
+INTEGER_RANGES = {"bool": (0, 2), "uint8": (0, 256), "int8": (-128, 128)}
+WIDE_INTEGER_RANGE = (-64, 64)
+
+
+def fixed_tensor(size, dtype: str, g) -> torch.Tensor:
+    """A CPU tensor of a fixed dtype (an integer, bool or float8 one) drawn from
+    generator ``g``: integers uniform in their range, float8 the standard normal's
+    values rounded."""
+    kind = getattr(torch, dtype)
+    if kind.is_floating_point:
+        return torch.randn(size, generator=g, dtype=torch.float32).to(kind)
+    low, high = INTEGER_RANGES.get(dtype, WIDE_INTEGER_RANGE)
+    return torch.randint(low, high, tuple(size), generator=g, dtype=torch.int64).to(kind)
+
+
 def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=()) -> list:
+                aliases=(), fixed=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
     An input whose index is in ``strided`` is handed over with its last dim strided
     by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
-    k is a view of the whole of input j (its own draw is discarded)."""
+    k is a view of the whole of input j (its own draw is discarded).  For each
+    ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
+    same in the reference: it is not the program's to compute in."""
     g = torch.Generator().manual_seed(seed)
+    own = dict(fixed)
     out = []
     for k, size in enumerate(shapes):
+        if k in own:
+            out.append(fixed_tensor(size, own[k], g).to(device))
+            continue
         x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
         x = x.to(device=device, dtype=torch.float64 if reference else dtype)
         if k in strided:

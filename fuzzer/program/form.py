@@ -71,6 +71,16 @@ class Form:
     #: an ORDERED effect besides what the category says: a user's op that writes and has
     #: a registered effect is ``mutating`` and effectful both
     effect: bool = False
+    #: the dtype each operand must have, by position: None (or a position past the
+    #: end) is the program's own dtype; a name (``"int8"``) is a fixed dtype
+    #: (``fuzzer.program.ir.FIXED_DTYPES``).  Only a user's op takes fixed dtypes.
+    operand_dtypes: tuple[str | None, ...] = ()
+    #: the dtype of the result for a statement's attributes (None: the program's own)
+    result_dtype: Callable[[dict], str | None] | None = None
+    #: whether the compiler sees only the call, never what the op computes: a custom
+    #: op with a kernel of its own, as against one composite of torch ops (which the
+    #: compiler traces through, and may compute in another order)
+    opaque: bool = True
 
     @property
     def is_view(self) -> bool:
@@ -79,6 +89,17 @@ class Form:
     @property
     def is_custom(self) -> bool:
         return self.custom is not None
+
+    def operand_dtype(self, k: int) -> str | None:
+        return self.operand_dtypes[k] if k < len(self.operand_dtypes) else None
+
+    def dtype_of_result(self, attrs: dict) -> str | None:
+        return self.result_dtype(attrs) if self.result_dtype is not None else None
+
+    @property
+    def fixes_dtypes(self) -> bool:
+        """It takes or gives a tensor of a fixed dtype."""
+        return any(d is not None for d in self.operand_dtypes) or self.result_dtype is not None
 
     @property
     def is_effectful(self) -> bool:

@@ -19,6 +19,8 @@ from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
 from fuzzer.program import forms, sources
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.dtypes import is_exact
+from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check
 from fuzzer.program.sizes import Dims
@@ -69,6 +71,12 @@ class _State:
     #: what autograd allows, when the program takes gradients
     grad: GradRules | None = None
     inputs: frozenset = frozenset()
+    #: each value's fixed dtype (None: the program's own), and which values are exact
+    dtypes: dict[str, str | None] = field(default_factory=dict)
+    exact: ExactRules = field(default_factory=ExactRules)
+
+    def typed(self, candidates, dtype: str | None) -> list[str]:
+        return [v for v in candidates if self.dtypes.get(v) == dtype]
 
     def pick(self, candidates: list[str]) -> str:
         """Prefer recent values, so statements chain rather than all read inputs."""
@@ -90,6 +98,9 @@ class OpSet:
     #: ``fuzzer.user.library.adjustment`` records: every process that draws programs
     #: applies them after loading the modules
     adjusted: tuple = ()
+    #: the user ops that refuse empty tensors: a program that may call one keeps every
+    #: size at 1 or more
+    nonempty: tuple[str, ...] = ()
 
     def admits(self, form: forms.Form) -> bool:
         if form.custom is None:
@@ -132,13 +143,18 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
     its first operand, where a mutation chooses it; the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
+    if st.grad is not None and form.fixes_dtypes:
+        return None
     if form.fits is not None:
         args = _operands(form, st, first)
         if args is None:
             return None
         first = args[0]
     else:
-        first = st.pick(st.order) if first is None else first
+        typed = st.typed(st.order, None)
+        if first is None and not typed or first is not None and st.dtypes.get(first) is not None:
+            return None
+        first = st.pick(typed) if first is None else first
         args = [first]
     if form.arity == 2 and form.fits is None:
         want = st.dims[first]
@@ -150,7 +166,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
                 ok = d == want
             # a written operand never shares storage with the other operand
             return ok and (not form.mutates or st.root[v] != st.root[first])
-        others = [v for v in st.order if v != first and fits(v)]
+        others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
         if not others:
             return None
         args.append(st.pick(others))
@@ -169,6 +185,10 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
     if out_dims is not None:
         out = f"v{st.next_value}"
     stmt = Stmt(form.name, tuple(args), out, attrs)
+    try:
+        st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
+    except forms.Illegal:
+        return None
     return stmt if _grad_admits(stmt, form, st) else None
 
 
@@ -178,12 +198,12 @@ def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[st
     other (``first``: the first one, chosen by a mutation)."""
     args: list[str] = []
     if first is not None:
-        if not form.fits([st.dims[first]]):
+        if not form.fits([st.dims[first]]) or st.dtypes.get(first) != form.operand_dtype(0):
             return None
         args.append(first)
     for k in range(len(args), form.arity):
         def ok(v: str) -> bool:
-            if not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
+            if st.dtypes.get(v) != form.operand_dtype(k) or not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
             return all(st.root[v] != st.root[a] for j, a in enumerate(args)
                        if j in form.mutates or k in form.mutates)
@@ -222,10 +242,12 @@ def _commit(stmt: Stmt, st: _State) -> None:
     st.body.append(stmt)
     if form.is_custom and st.next_site in stmt.sites:
         st.next_site += len(stmt.sites)
+    st.exact.record(stmt, form, st.root)
     if stmt.out is not None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.is_view else stmt.out
+        st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.is_view else form.dtype_of_result(stmt.attrs)
         st.order.append(stmt.out)
 
 
@@ -251,7 +273,9 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     typing = check(prefix)
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=GradRules() if program.mode.grad else None)
-    st.dims, st.root = dict(typing.dims), dict(typing.root)
+    st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
+    for stmt in prefix.body:
+        st.exact.record(stmt, forms.form(stmt.form), st.root)
     st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
@@ -297,6 +321,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
     sym_min = {s: rng.choice(limits.symbol_minimums) for s in symbols}
+    if ops.nonempty:
+        sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=GradRules() if feats.AUTOGRAD in on else None)
 
@@ -309,17 +335,24 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         # use every symbol once before reusing, so each one is readable from a shape
         shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
     shapes_drawn.extend([s] for s in unused)
-    shapes_drawn += sources.input_shapes(seed, ops, symbols)
+    drawn_dtypes: list[str | None] = [None] * len(shapes_drawn)
+    for dims, dtype in sources.input_shapes(seed, ops, symbols):
+        if dtype is not None and st.grad is not None:
+            continue  # a program that takes gradients has floating inputs only
+        shapes_drawn.append(list(dims))
+        drawn_dtypes.append(dtype)
     # an input that is a view of another: one more input, with the dims of the first
     aliases = []
     if feats.ALIASED in on and st.grad is None:
         shapes_drawn.append(list(shapes_drawn[0]))
+        drawn_dtypes.append(None)
         aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
-    for i, dims in enumerate(shapes_drawn):
-        inp = Input(f"x{i}", tuple(dims))
+    for i, (dims, dtype) in enumerate(zip(shapes_drawn, drawn_dtypes)):
+        inp = Input(f"x{i}", tuple(dims), dtype)
         inputs.append(inp)
         st.dims[inp.name] = inp.dims
         st.root[inp.name] = inp.name
+        st.dtypes[inp.name] = dtype
         st.order.append(inp.name)
         if st.grad is not None:
             st.grad.add_input(inp.name)
@@ -382,7 +415,8 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
             marks = [(n, k, mark())]
     strided: list[str] = []
     if feats.STRIDED in on:
-        own = [i for i in inputs if i.name not in dict(aliases)]  # an alias takes its base's layout
+        # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
+        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None]
         strided = [i.name for i in own if rng.random() < STRIDED_SHARE] or [rng.choice(own).name]
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
                 dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",

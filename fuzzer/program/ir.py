@@ -16,7 +16,11 @@ entry's) is held to the same legality rules as a freshly generated one:
   or mutating one forbids;
 * under ``Mode.grad`` (inputs are leaves that require grad, a loss is taken and
   its gradients judged), nothing is written that autograd would refuse: see
-  :class:`GradRules`.
+  :class:`GradRules`;
+* every operand has the dtype its form takes: the program's own, or a fixed one
+  (``FIXED_DTYPES``: the integer, float8 or pinned float tensors a user's op takes or
+  gives), and an integer or float8 tensor is made only from values the compiler does
+  not compute (:class:`fuzzer.program.exact.ExactRules`), so it can be compared exactly.
 
 A program's :class:`Mode` says how it is run beyond its body: how it is compiled
 (``dynamic=True`` or automatic dynamic), which input dims are marked, whether
@@ -32,7 +36,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from fuzzer.program import dtypes as dtypes_
 from fuzzer.program import forms, sizes, sources
+from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.sizes import Dims
 
@@ -45,6 +51,12 @@ class InvalidProgram(ValueError):
 class Input:
     name: str
     dims: Dims
+    #: a fixed dtype (one of FIXED_DTYPES) the input has whatever the program's dtype;
+    #: None: the program's own (``Mode.dtype``)
+    dtype: str | None = None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "dims": list(self.dims), **({"dtype": self.dtype} if self.dtype else {})}
 
 
 #: how an input dim is marked before every run: ``torch._dynamo.mark_dynamic``,
@@ -53,7 +65,9 @@ MARKS = ("dynamic", "maybe", "unbacked")
 #: ``torch.compile(dynamic=True)``, or automatic dynamic (``dynamic=None``): sizes turn
 #: symbolic only after a recompile shows they change
 DYNAMIC_MODES = ("true", "auto")
-DTYPES = ("float32", "float16", "bfloat16")
+#: the program's dtype, and the fixed dtypes a tensor may have whatever the program's:
+#: those a user's op takes or gives (``fuzzer.program.dtypes``)
+DTYPES, FIXED_DTYPES = dtypes_.DTYPES, dtypes_.FIXED_DTYPES
 
 
 @dataclass(frozen=True)
@@ -134,7 +148,7 @@ class Program:
         data = {
             "symbols": list(self.symbols),
             "sym_min": dict(self.sym_min),
-            "inputs": [{"name": i.name, "dims": list(i.dims)} for i in self.inputs],
+            "inputs": [i.to_json() for i in self.inputs],
             "body": [
                 {"form": s.form, "args": list(s.args), "out": s.out, "attrs": dict(s.attrs)}
                 for s in self.body
@@ -164,7 +178,7 @@ class Program:
             return cls(
                 symbols=tuple(data["symbols"]),
                 sym_min={str(k): int(v) for k, v in data["sym_min"].items()},
-                inputs=tuple(Input(i["name"], tuple(i["dims"])) for i in data["inputs"]),
+                inputs=tuple(Input(i["name"], tuple(i["dims"]), i.get("dtype")) for i in data["inputs"]),
                 body=tuple(
                     Stmt(s["form"], tuple(s["args"]), s.get("out"), dict(s.get("attrs", {})))
                     for s in data["body"]
@@ -203,10 +217,12 @@ class Program:
 
 @dataclass(frozen=True)
 class Typing:
-    """What :func:`check` derives: dims and storage root of every value."""
+    """What :func:`check` derives: dims, storage root and dtype of every value (None:
+    the program's own; else one of FIXED_DTYPES)."""
 
     dims: dict[str, Dims]
     root: dict[str, str]
+    dtypes: dict[str, str | None] = field(default_factory=dict)
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
@@ -228,12 +244,28 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
             raise InvalidProgram(f"bad alias {(name, base)!r}")
     if mode.aliases and mode.grad:
         raise InvalidProgram("an input that is a view of another cannot be a leaf that requires grad")
+    for inp in program.inputs:
+        if inp.dtype is not None and inp.dtype not in FIXED_DTYPES:
+            raise InvalidProgram(f"input {inp.name}: dtype {inp.dtype!r} not in {FIXED_DTYPES}")
+        if inp.dtype is not None and mode.grad:
+            raise InvalidProgram(f"input {inp.name} is {inp.dtype}: a program that takes gradients has "
+                                 "floating inputs only")
+        if inp.dtype is not None and inp.name in mode.strided:
+            raise InvalidProgram(f"input {inp.name} is {inp.dtype}: only inputs of the program's dtype are strided")
+    for name, base in mode.aliases:
+        if dtypes_of(program).get(name) != dtypes_of(program).get(base):
+            raise InvalidProgram(f"bad alias {(name, base)!r}: another dtype")
+
+
+def dtypes_of(program: Program) -> dict[str, str | None]:
+    return {i.name: i.dtype for i in program.inputs}
 
 
 def check(program: Program) -> Typing:
     """Type the program; raise :class:`InvalidProgram` on any broken rule."""
     dims: dict[str, Dims] = {}
     root: dict[str, str] = {}
+    dtypes: dict[str, str | None] = dtypes_of(program)
     for sym in program.symbols:
         if not sizes.is_symbol(sym):
             raise InvalidProgram(f"bad symbol name {sym!r}")
@@ -258,6 +290,7 @@ def check(program: Program) -> Typing:
         grad.add_input(name)
     calls: dict[int, Stmt] = {}
     unbacked: set[str] = set()
+    exact = ExactRules()
     for n, stmt in enumerate(program.body):
         try:
             form = forms.form(stmt.form)
@@ -266,6 +299,8 @@ def check(program: Program) -> Typing:
             for a in stmt.args:
                 if a not in dims:
                     raise forms.Illegal(f"operand {a} is not defined")
+            check_dtypes(stmt, form, dtypes, program.mode)
+            exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
             for w in form.mutates:
                 for j, other in enumerate(stmt.args):
                     if j != w and root[other] == root[stmt.args[w]]:
@@ -290,10 +325,24 @@ def check(program: Program) -> Typing:
                 raise InvalidProgram(f"statement {n}: value {stmt.out} defined twice")
             dims[stmt.out] = out_dims
             root[stmt.out] = root[stmt.args[0]] if form.is_view else stmt.out
+            dtypes[stmt.out] = dtypes[stmt.args[0]] if form.is_view else form.dtype_of_result(stmt.attrs)
     for o in program.outputs:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
-    return Typing(dims=dims, root=root)
+    return Typing(dims=dims, root=root, dtypes=dtypes)
+
+
+def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:
+    """Every operand has the dtype the form takes there; a program that takes
+    gradients carries no tensor of a fixed dtype.  Raises ``forms.Illegal``."""
+    for k, a in enumerate(stmt.args):
+        want = form.operand_dtype(k)
+        if dtypes[a] != want:
+            raise forms.Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
+                                f"{want or 'the program dtype'} there")
+    if mode.grad and form.fixes_dtypes:
+        raise forms.Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
+                            "carries floating tensors only")
 
 
 def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:

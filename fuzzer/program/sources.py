@@ -33,9 +33,10 @@ class OpSource(Protocol):
         """Make the ops of a program's ``imports`` (``Program.imports``) callable here,
         their statement forms registered; raise ``ValueError`` when it cannot."""
 
-    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
-        """Extra inputs, as dims over ``symbols``, that program ``seed`` gets so its ops
-        (``ops``: the generator's ``OpSet``) have operands that fit them."""
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
+        """Extra inputs, as (dims over ``symbols``, fixed dtype or None), that program
+        ``seed`` gets so its ops (``ops``: the generator's ``OpSet``) have operands that
+        fit them."""
 
     def script(self, program, brief: bool = False) -> str:
         """What a repro script (``brief``: a brief repro) needs, before the program, for
@@ -51,7 +52,7 @@ class Builtin:
     def load(self, imports: tuple) -> None:
         custom_ops.install()
 
-    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
         return []
 
     def script(self, program, brief: bool = False) -> str:
@@ -91,8 +92,8 @@ def load(imports: tuple) -> None:
         source.load(imports)
 
 
-def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
-    return [dims for source in all_sources() for dims in source.input_shapes(seed, ops, symbols)]
+def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
+    return [shaped for source in all_sources() for shaped in source.input_shapes(seed, ops, symbols)]
 
 
 def script(program, brief: bool = False) -> str:

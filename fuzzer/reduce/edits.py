@@ -79,7 +79,7 @@ def merge_symbols(case: Case, old: str, new: str) -> Case:
         return pat.sub(new, d)
 
     p = case.program
-    inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims)) for i in p.inputs)
+    inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims), i.dtype) for i in p.inputs)
     program = dataclasses.replace(
         p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs,
         sym_min={s: (max(v, p.sym_min.get(old, 0)) if s == new else v)

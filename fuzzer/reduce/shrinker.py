@@ -271,7 +271,7 @@ class Shrinker:
             for k in range(len(inp.dims)):
                 if len(inp.dims) > 1:
                     dims = inp.dims[:k] + inp.dims[k + 1:]
-                    inputs = p.inputs[:i] + (Input(inp.name, dims),) + p.inputs[i + 1:]
+                    inputs = p.inputs[:i] + (Input(inp.name, dims, inp.dtype),) + p.inputs[i + 1:]
                     yield drop_unused_symbols(with_program(case, inputs=inputs, mode=without_dim(p.mode, inp.name, k)))
         # smaller sizes, and smaller minimums
         for bi, b in enumerate(case.bindings):

@@ -70,7 +70,7 @@ def canonical(program: Program) -> Program:
     return Program(
         symbols=tuple(sym_map[s] for s in sorted(sym_map, key=lambda s: sym_map[s])),
         sym_min={sym_map[s]: v for s, v in program.sym_min.items() if s in sym_map},
-        inputs=tuple(Input(names[i.name], tuple(dim(d) for d in i.dims)) for i in program.inputs),
+        inputs=tuple(Input(names[i.name], tuple(dim(d) for d in i.dims), i.dtype) for i in program.inputs),
         body=tuple(body),
         outputs=tuple(names[o] for o in program.outputs),
         mode=dataclasses.replace(program.mode,

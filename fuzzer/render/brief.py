@@ -27,8 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import torch
+
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract
+from fuzzer.judge import contract, observe
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen, forms, sizes, sources
 from fuzzer.program.liveness import dead_pure_sites
@@ -164,7 +166,13 @@ def input_lines(entry: Entry, index: int) -> list[str]:
     for inp in entry.case.program.inputs:
         shape = sizes.concrete(inp.dims, binding)
         args = ", ".join(str(n) for n in shape) if shape else "()"
-        lines.append(f"{inp.name} = torch.randn({args}){cast}{move}")
+        if inp.dtype is not None and not getattr(torch, inp.dtype).is_floating_point:
+            low, high = observe.INTEGER_RANGES.get(inp.dtype, observe.WIDE_INTEGER_RANGE)
+            size = "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+            lines.append(f"{inp.name} = torch.randint({low}, {high}, {size}).to(torch.{inp.dtype}){move}")
+        else:
+            own = f".to(torch.{inp.dtype})" if inp.dtype else cast
+            lines.append(f"{inp.name} = torch.randn({args}){own}{move}")
         if inp.name in mode.strided:  # the same values, last dim strided by 2
             wide = ", ".join(str(n) for n in shape[:-1] + (2 * shape[-1],))
             lines.append(f"{inp.name} = {inp.name}.new_zeros({wide})[..., ::2].copy_({inp.name})")

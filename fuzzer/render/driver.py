@@ -49,7 +49,8 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
-                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())])
+                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
+                       [tuple(f) for f in spec.get("fixed", ())])
 
 
 def _size(expr: str, binding: dict) -> int:

@@ -75,6 +75,8 @@ def spec(entry: Entry) -> dict:
         "dtype": program.mode.dtype,
         "strided": [[i.name for i in program.inputs].index(n) for n in program.mode.strided],
         "aliases": [[[i.name for i in program.inputs].index(x) for x in pair] for pair in program.mode.aliases],
+        **({"fixed": [[k, i.dtype] for k, i in enumerate(program.inputs) if i.dtype]}
+           if any(i.dtype for i in program.inputs) else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         **_asked(program),
         "death": death,

@@ -93,7 +93,7 @@ def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
     """(label, shapes of the tensor arguments) of every input set the check uses."""
     n = len(op.tensors)
     out = []
-    for size in SIZES:
+    for size in SIZES[1:] if op.nonempty else SIZES:
         shapes = op.gufunc.shapes(lambda letter, s=size: s)
         out.append((f"sizes {size}", shapes or [(size, SAME_SHAPE_TAIL)] * n))
     letters = op.gufunc.letters
@@ -116,12 +116,23 @@ def _label(values: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in values.items())
 
 
-def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None = None, grad: bool = False):
+def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None = None, grad: bool = False,
+               dtype: str = "float32"):
+    """The op's arguments on one input set: its tensors of ``dtype`` (or the fixed dtype
+    each takes, drawn as programs draw theirs), its scalars at ``values``."""
     import torch
+
+    from fuzzer.judge.observe import fixed_tensor
 
     values = values if values is not None else variants(op)[0]
     gen = torch.Generator().manual_seed(seed)
-    tensors = iter(torch.randn(s, generator=gen).to(device).requires_grad_(grad) for s in shapes)
+
+    def tensor(arg, s):
+        if arg.dtype is not None:
+            return fixed_tensor(s, arg.dtype, gen).to(device)
+        return torch.randn(s, generator=gen).to(device=device, dtype=getattr(torch, dtype)).requires_grad_(grad)
+
+    tensors = iter(tensor(a, s) for a, s in zip(op.tensors, shapes))
     sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
              for letter, n in zip(core, shape) if not letter.isdigit()}
     args, kwargs = [], {}
@@ -154,11 +165,17 @@ def _tensors_of(args, kwargs):
 
 
 def _results(out) -> list:
+    """The op's tensor results (a None in a ``Tensor?`` result's place is left out)."""
+    return [o for o in _positions(out) if o is not None]
+
+
+def _positions(out) -> list:
+    """Each result in its place: a tensor, or None where a ``Tensor?`` result was None."""
     import torch
 
     if isinstance(out, torch.Tensor):
         return [out]
-    return [o for o in (out or ()) if isinstance(o, torch.Tensor)]
+    return [o if isinstance(o, torch.Tensor) else None for o in (out or ())]
 
 
 def _first_line(exc: BaseException) -> str:
@@ -200,6 +217,20 @@ def _eager(op: UserOp, values: dict, device: str, problems: list[Problem], never
     return None
 
 
+#: how the eager checks' reason for a failure on empty tensors begins
+EMPTY_FAILURE = f"fails on sizes {SIZES[0]} "
+
+
+def _failures(op: UserOp, every: list[dict], device: str, problems: list, never_written: set) -> dict[int, str]:
+    """Why the op fails on each variant it fails on (by index in ``every``)."""
+    failed = {}
+    for k, values in enumerate(every):
+        why = _eager(op, values, device, problems, never_written)
+        if why is not None:
+            failed[k] = why
+    return failed
+
+
 def _kept_values(op: UserOp, failed: dict[int, str]) -> dict[str, tuple] | None:
     """Each scalar's values that work, given the variants that failed (by index in
     ``variants``); None when none works.  A value fails when its variant does; when the
@@ -234,11 +265,15 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
     names = [a.name for a in op.tensors]
     never_written = {names[i] for i in op.mutates}
     every = variants(op)
-    failed = {}
-    for k, values in enumerate(every):
-        why = _eager(op, values, device, problems, never_written)
-        if why is not None:
-            failed[k] = why
+    failed = _failures(op, every, device, problems, never_written)
+    if any(why.startswith(EMPTY_FAILURE) for why in failed.values()):
+        # where it refuses empty tensors and runs on the rest, programs calling it keep their sizes >= 1
+        nonempty = dataclasses.replace(op, nonempty=True)
+        again = _failures(nonempty, every, device, problems, never_written)
+        if len(again) < len(failed):
+            problems.append(Problem(op.qualname, "nonempty", f"{next(iter(failed.values()))}: programs calling "
+                                    "it keep every size at 1 or more", severity=WARNING))
+            op, failed = nonempty, again
     kept = _kept_values(op, failed)
     if kept is None:
         advice = ("give its signature" if op.gufunc.same_shape else "check its signature") + \
@@ -253,17 +288,28 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
                 problems.append(Problem(op.qualname, "value-dropped",
                                         f"programs will not pass {arg.name}={v!r}: the op {why}", arg.name, WARNING))
     op = _with_values(op, kept)
-    wrong = _result_dtypes(op, device)
+    refused = _refuses_float64(op, device)
+    if refused is not None:
+        problems.append(Problem(op.qualname, "no-reference", f"refuses float64 inputs ({refused}), so a program "
+                                "calling it has no float64 reference to judge its values by (docs/contract.md): "
+                                "it is left out", severity=SKIP))
+        return Audited(op, tuple(problems))
+    dtypes, wrong = _result_dtypes(op, device)
+    if op.results and dtypes is None:
+        return Audited(op, tuple(problems))  # its base variant failed: the eager checks said why
+    takes = tuple(i for i in range(op.results) if i not in wrong and (op.takes is None or i in op.takes))
+    if op.results and not takes:
+        problems.append(Problem(op.qualname, "result-dtype", f"no result a program can take (each is "
+                                f"{'; '.join(sorted(set(wrong.values())))}): programs carry tensors of their own "
+                                "dtype or a fixed one (integers, float8), shaped as the signature gives",
+                                severity=SKIP))
+        return Audited(op, tuple(problems))
     if wrong:
-        takes = tuple(i for i in range(op.results) if i not in wrong)
-        if not takes:
-            problems.append(Problem(op.qualname, "result-dtype", f"returns {', '.join(sorted(set(wrong.values())))} "
-                                    "tensors: programs carry float32 tensors whose shapes the signature gives",
-                                    severity=SKIP))
-            return Audited(op, tuple(problems))
         problems.append(Problem(op.qualname, "result-dtype", f"programs take only results {list(takes)}: the others "
                                 f"are {', '.join(sorted(set(wrong.values())))}", severity=WARNING))
-        op = dataclasses.replace(op, takes=takes)
+    if op.results:
+        op = dataclasses.replace(op, takes=takes if takes != tuple(range(op.results)) else None,
+                                 result_dtypes=dtypes if any(d is not None for d in dtypes) else None)
     for name in sorted(never_written):
         problems.append(Problem(op.qualname, "unused-declaration",
                                 f"declares it writes {name!r} but no call wrote it", name, WARNING))
@@ -284,27 +330,50 @@ def _with_values(op: UserOp, kept: dict[str, tuple]) -> UserOp:
     return dataclasses.replace(op, arguments=arguments)
 
 
-def _result_dtypes(op: UserOp, device: str) -> dict[int, str]:
-    """The results, by index, that programs cannot take: another dtype than the
-    inputs' (float32), or another shape than the signature gives (typing would be
-    wrong about it)."""
-    import torch
+def _result_dtypes(op: UserOp, device: str) -> tuple[tuple[str | None, ...] | None, dict[int, str]]:
+    """Each result's dtype as programs type it (None: the inputs', float32; else a
+    fixed dtype), and the results, by index, that programs cannot take, with why:
+    float64, another shape than the signature gives
+    (typing would be wrong about it), or None.  (None, {}) when the op fails here."""
+    from fuzzer.program.dtypes import FIXED_DTYPES, is_exact
 
     label, shapes = input_sets(op)[-1]
     args, kwargs = _arguments(op, shapes, device, seed=300)
     try:
-        results = _results(op.overload()(*args, **kwargs))
+        results = _positions(op.overload()(*args, **kwargs))
     except Exception:  # noqa: BLE001 - the eager checks already ran this op on these inputs
-        return {}
+        return None, {}
     want = [tuple(int(d) for d in dims) for dims in
             op.gufunc.results([tuple(str(n) for n in s) for s in shapes], len(results))]
-    out = {}
+    dtypes: list[str | None] = []
+    wrong = {}
     for i, r in enumerate(results):
-        if r.dtype != torch.float32:
-            out[i] = str(r.dtype).removeprefix("torch.")
+        name = str(r.dtype).removeprefix("torch.") if r is not None else None
+        dtypes.append(name if name in FIXED_DTYPES and name != "float32" else None)
+        if r is None:
+            wrong[i] = "None"
+        elif is_exact(name) and not op.opaque:
+            wrong[i] = (f"{name}, made by a composite op: the compiler computes it, so it cannot be compared "
+                        "exactly (docs/contract.md)")
+        elif name not in FIXED_DTYPES:
+            wrong[i] = name
         elif tuple(r.shape) != want[i]:
-            out[i] = f"shaped {tuple(r.shape)} where the signature gives {want[i]} (give its signature)"
-    return out
+            wrong[i] = f"shaped {tuple(r.shape)} where the signature gives {want[i]} (give its signature)"
+    return tuple(dtypes), wrong
+
+
+def _refuses_float64(op: UserOp, device: str) -> str | None:
+    """Why the op fails on float64 tensors where it runs on float32 ones (None: it runs):
+    the float64 reference hands it float64 (its fixed-dtype tensors stay as they are)."""
+    if all(a.dtype is not None for a in op.tensors):
+        return None
+    _, shapes = input_sets(op)[-1]
+    args, kwargs = _arguments(op, shapes, device, seed=500, dtype="float64")
+    try:
+        op.overload()(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the refusal is what is reported
+        return _first_line(exc)
+    return None
 
 
 def _backward_fails(op: UserOp, device: str) -> str | None:
@@ -401,7 +470,29 @@ def opcheck_problems(op: UserOp, device: str) -> list[Problem]:
                 if outcome == "SUCCESS" or any(p.check == test for p in problems):
                     continue
                 text = str(outcome).strip().splitlines()
-                problems.append(Problem(op.qualname, test, f"torch.library.opcheck {test} fails on {label} "
-                                        f"{shapes}{where}: {text[0] if text else type(outcome).__name__}"))
+                message = (f"torch.library.opcheck {test} fails on {label} {shapes}{where}: "
+                           f"{text[0] if text else type(outcome).__name__}")
+                if _unsupported_dtype(outcome) and test == "test_schema":
+                    # the eager checks (undeclared writes, aliased results) stand in for it
+                    problems.append(Problem(op.qualname, test, message + ": a kernel the check itself runs has no "
+                                            "version for this dtype, which says nothing of the declaration; the "
+                                            "eager checks of its writes and results stand in", severity=WARNING))
+                elif _unsupported_dtype(outcome):
+                    problems.append(Problem(op.qualname, test, message + ": a kernel the check itself runs has no "
+                                            "version for this dtype, which says nothing of the declaration",
+                                            severity=SKIP))
+                else:
+                    problems.append(Problem(op.qualname, test, message))
     return problems
+
+
+def _unsupported_dtype(outcome) -> bool:
+    """Whether opcheck failed because a kernel has no version for a dtype (a float8
+    tensor compared by a test's own ``mul``): its limit, not evidence of a lie."""
+    seen = 0
+    while isinstance(outcome, BaseException) and seen < 8:
+        if isinstance(outcome, NotImplementedError) and "not implemented for" in str(outcome):
+            return True
+        outcome, seen = outcome.__cause__ or outcome.__context__, seen + 1
+    return False
 

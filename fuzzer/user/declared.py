@@ -11,6 +11,7 @@ the op means (``fuzzer.user.argtypes``: a dtype stored as ``int`` is a ``ScalarT
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
@@ -37,6 +38,9 @@ class Argument:
     keyword: bool = False
     #: a scalar's values (empty for a tensor, or for a scalar left at its default)
     values: tuple = ()
+    #: a tensor's fixed dtype (``fuzzer.program.ir.FIXED_DTYPES``, from the hints);
+    #: None: the program's own
+    dtype: str | None = None
 
     @property
     def is_tensor(self) -> bool:
@@ -72,9 +76,22 @@ class UserOp:
     #: a backward formula is registered for it (``register_autograd``, or an autograd
     #: kernel): programs may take gradients through it
     backward: bool = False
-    #: the results a program may take (None: every one): those of the program's dtype,
-    #: as the declaration check found (a quantiser's packed ``uint8`` result is not)
+    #: the results a program may take (None: every one): those of the program's dtype
+    #: or a fixed one, of the shape the signature gives, and never None, as the
+    #: declaration check found
     takes: tuple[int, ...] | None = None
+    #: each result's fixed dtype (None: the program's own), as the declaration check
+    #: found it (a quantiser's ``int8`` codes); None: all the program's own
+    result_dtypes: tuple[str | None, ...] | None = None
+    #: it has a kernel of its own (the compiler sees only its calls), not only a
+    #: composite one that the compiler traces through
+    opaque: bool = True
+    #: it refuses empty tensors (and only those), as the declaration check found:
+    #: programs calling it keep every size at 1 or more
+    nonempty: bool = False
+
+    def result_dtype(self, take: int) -> str | None:
+        return self.result_dtypes[take] if self.result_dtypes is not None else None
 
     @property
     def taken(self) -> tuple[int, ...]:
@@ -128,7 +145,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     the dtype a tensor argument takes, by name (hints)."""
     import torch
 
-    from fuzzer.user.hints import PROGRAM_DTYPES
+    from fuzzer.program.ir import FIXED_DTYPES
 
     scalars = scalars or {}
     try:
@@ -136,22 +153,29 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     except (AttributeError, RuntimeError) as exc:
         raise Unsupported(f"{qualname}: no such op registered ({exc})") from None
     schema = op._schema
+    fixed: dict[str, str] = {}
     for name, dtype in (dtypes or {}).items():
-        if name not in {a.name for a in schema.arguments}:
-            raise Unsupported(f"{qualname}: a dtype given for an argument it does not have: {name!r}")
-        if str(dtype).removeprefix("torch.") not in PROGRAM_DTYPES:
+        if name not in {a.name for a in schema.arguments if _tensor_type(a) is not None}:
+            raise Unsupported(f"{qualname}: a dtype given for an argument that is not one of its tensors: {name!r}")
+        dtype = str(dtype).removeprefix("torch.")
+        if dtype not in FIXED_DTYPES:
             raise Unsupported(f"{qualname}: argument {name!r} takes {dtype} tensors; programs make "
-                              f"{', '.join(PROGRAM_DTYPES)} tensors only")
+                              f"{', '.join(FIXED_DTYPES)} tensors only")
+        fixed[name] = dtype
     n_in = sum(1 for a in schema.arguments if _tensor_type(a) is not None)
     parsed = gufunc.parse(signature, n_in, len(schema.returns)) if n_in else Gufunc()
     arguments = []
     for arg in schema.arguments:
-        arguments.append(_argument(qualname, arg, scalars.get(arg.name), tuple(parsed.letters)))
+        argument = _argument(qualname, arg, scalars.get(arg.name), tuple(parsed.letters))
+        arguments.append(dataclasses.replace(argument, dtype=fixed[arg.name]) if arg.name in fixed else argument)
     unknown = set(scalars) - {a.name for a in schema.arguments}
     if unknown:
         raise Unsupported(f"{qualname}: values given for arguments it does not have: {sorted(unknown)}")
-    for ret in schema.returns:
-        if not isinstance(ret.type, torch.TensorType):
+    optional = []
+    for k, ret in enumerate(schema.returns):
+        if _tensor_type(ret) is not None and not isinstance(ret.type, torch.TensorType):
+            optional.append(k)  # Tensor?: it may return None there, which no program takes
+        elif not isinstance(ret.type, torch.TensorType):
             raise Unsupported(f"{qualname}: returns {ret.type}; dcefuzz calls ops that return tensors or nothing")
         if ret.alias_info is not None:
             raise Unsupported(f"{qualname}: returns an alias of an argument ({schema}); "
@@ -162,9 +186,24 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     n_tensors = sum(a.is_tensor for a in arguments)
     if n_tensors == 0:
         raise Unsupported(f"{qualname}: takes no tensor")
+    takes = tuple(k for k in range(len(schema.returns)) if k not in optional) if optional else None
+    if takes == ():
+        raise Unsupported(f"{qualname}: every result is optional (Tensor?); dcefuzz takes results that are tensors")
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns), gufunc=parsed, effect=effect,
-                  backward=declaration == PURE and bool(schema.returns) and has_backward(qualname))
+                  backward=declaration == PURE and bool(schema.returns) and has_backward(qualname),
+                  takes=takes, opaque=not is_composite(qualname))
+
+
+def is_composite(qualname: str) -> bool:
+    """Whether the op has only a composite kernel here (CompositeImplicitAutograd, no
+    backend kernel of its own): the compiler traces through it rather than calling it."""
+    import torch
+
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(qualname, "CompositeImplicitAutograd"):
+        return False
+    return not any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, key)
+                   for key in ("CPU", "CUDA", "CompositeExplicitAutograd"))
 
 
 def has_backward(qualname: str) -> bool:

@@ -81,9 +81,18 @@ def _draw(op: UserOp):
     return draw
 
 
+def _result_dtype(op: UserOp):
+    def result_dtype(attrs) -> str | None:
+        return op.result_dtype(attrs.get("take", 0))
+    return result_dtype
+
+
 def form_of(op: UserOp) -> forms.Form:
+    fixed = op.result_dtypes is not None and any(d is not None for d in op.result_dtypes)
     return forms.Form(
         name=op.qualname, category=op.declaration, arity=len(op.tensors),
         infer=_infer(op), render=_render(op), mutates=op.mutates, custom=op.qualname,
         returns=op.results > 0, grad=forms.BACKWARD if op.backward else forms.NO_BACKWARD, site_traced=False,
-        fits=_fits(op), draw=_draw(op), effect=op.effect)
+        fits=_fits(op), draw=_draw(op), effect=op.effect,
+        operand_dtypes=tuple(a.dtype for a in op.tensors),
+        result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque)

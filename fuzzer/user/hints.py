@@ -11,7 +11,8 @@ library's module in the file and gives, per op, what its module would say of its
 
     [ops."bitsandbytes::quantize_4bit"]
     signature = "(n,m)->(n,m)"               # the gufunc signature
-    dtypes = { A = "float32" }               # each tensor argument's dtype
+    dtypes = { A = "uint8" }                 # a tensor argument's fixed dtype, in every
+                                             # run (the float64 reference's too)
     [ops."bitsandbytes::quantize_4bit".scalars]
     blocksize = [64, 128]                    # values, per scalar argument
     block = [[1, "n"]]                       # a List[int] in the signature's letters
@@ -31,8 +32,6 @@ from pathlib import Path
 
 #: file suffixes read as hints rather than as a module
 SUFFIXES = (".toml", ".json")
-#: tensor dtypes programs can make today; other hinted dtypes make the op a skip
-PROGRAM_DTYPES = ("float32",)
 
 
 class HintsError(ValueError):

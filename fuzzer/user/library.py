@@ -255,7 +255,7 @@ def adjust(audited: UserOp) -> None:
 def adjustment(audited: UserOp) -> tuple:
     """What ``adjust`` changes, as data a worker process applies (``apply``)."""
     return (audited.qualname, tuple((a.name, a.values) for a in audited.scalars), audited.backward,
-            audited.takes)
+            audited.takes, audited.result_dtypes, audited.nonempty)
 
 
 def apply(adjustments) -> None:
@@ -266,7 +266,10 @@ def apply(adjustments) -> None:
         arguments = tuple(dataclasses.replace(a, values=kept[a.name]) if a.name in kept else a
                           for a in loaded.arguments)
         takes = tuple(rest[0]) if rest and rest[0] is not None else None
-        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward, takes=takes))
+        result_dtypes = tuple(rest[1]) if len(rest) > 1 and rest[1] is not None else None
+        nonempty = bool(rest[2]) if len(rest) > 2 else False
+        adjust(dataclasses.replace(loaded, arguments=arguments, backward=backward, takes=takes,
+                                   result_dtypes=result_dtypes, nonempty=nonempty))
 
 
 def op(qualname: str) -> UserOp:

@@ -96,5 +96,6 @@ def select(specs, only: bool = False, device: str = "cpu", check: bool = True,
                                 f"declaration finding, {len({p.op for p in selection.skipped})} skipped "
                                 "(dcefuzz check-ops says why)")
     imports = tuple(lib.ref.imported for lib in libraries)
-    selection.ops = OpSet(builtin=not only, user=kept, imports=imports, adjusted=tuple(adjusted))
+    nonempty = tuple(q for q in kept if library.op(q).nonempty)
+    selection.ops = OpSet(builtin=not only, user=kept, imports=imports, adjusted=tuple(adjusted), nonempty=nonempty)
     return selection

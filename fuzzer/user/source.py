@@ -28,23 +28,25 @@ class UserLibraries:
         if imports:
             library.ensure(imports)
 
-    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[list[str]]:
+    def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
         """Inputs shaped for the tensor arguments of one of the user's ops with a
-        signature, its letters mapped onto the program's symbols, from a stream of
-        their own (a program without user ops is drawn as it always was).  Random
-        inputs rarely fit ``(m,n),(n,p)->(m,p)``; these do."""
+        signature, its letters mapped onto the program's symbols, and of the dtypes it
+        takes, from a stream of their own (a program without user ops is drawn as it
+        always was).  Random inputs rarely fit ``(m,n),(n,p)->(m,p)``, nor are they
+        a quantiser's int8 codes; these are."""
         shaped = [f for f in (forms.FORMS.get(q) for q in ops.user) if f is not None and f.arity]
         rng = random.Random(f"dcefuzz-user-{__version__}-{seed}")
         if not shaped or rng.random() >= (USER_SHAPES_SHARE if ops.builtin else 1.0):
             return []
         form = rng.choice(shaped)
         gufunc = library.op(form.custom).gufunc
+        dtypes = [form.operand_dtype(k) for k in range(form.arity)]
         if gufunc.same_shape:
             rank = rng.randint(1, GEN.max_rank)
             dims = [rng.choice(symbols) for _ in range(rank)]
-            return [list(dims) for _ in range(form.arity)]
+            return [(list(dims), dtype) for dtype in dtypes]
         letters = {x: rng.choice(symbols) for x in gufunc.letters}
-        return [[x if x.isdigit() else letters[x] for x in core] for core in gufunc.inputs]
+        return [([x if x.isdigit() else letters[x] for x in core], dtype) for core, dtype in zip(gufunc.inputs, dtypes)]
 
     def script(self, program, brief: bool = False) -> str:
         return tracing.script_source(program, brief)

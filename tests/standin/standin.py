@@ -5,7 +5,11 @@
 - ``blocksum`` takes a ``List[int]`` block size that must fit the input's shape;
 - ``cuda_only`` has a CUDA kernel only;
 - ``rowdot`` fails on inputs of the wrong shape (it is a matrix-vector product);
-- ``exclude_me`` is honest, and left out by the hints file.
+- ``exclude_me`` is honest, and left out by the hints file;
+- ``quant8`` quantises rows to ``int8`` codes and a scale, and ``dequant8`` takes them
+  back (an ``int8`` argument: a dtype the schema does not say, the hints do);
+- ``f32_only`` refuses float64 inputs, as many kernels do;
+- ``rowmax`` refuses empty tensors (a reduction with no identity), as many do.
 """
 
 import torch
@@ -16,6 +20,10 @@ LIB.define("blocksum(Tensor x, int[] block) -> Tensor")
 LIB.define("cuda_only(Tensor x) -> Tensor")
 LIB.define("rowdot(Tensor a, Tensor v) -> Tensor")
 LIB.define("exclude_me(Tensor x) -> Tensor")
+LIB.define("quant8(Tensor x) -> (Tensor, Tensor)")
+LIB.define("dequant8(Tensor codes, Tensor scale) -> Tensor")
+LIB.define("f32_only(Tensor x) -> Tensor")
+LIB.define("rowmax(Tensor x) -> Tensor")
 
 
 def _scale_to(x, dtype=torch.float32):
@@ -37,8 +45,26 @@ def _rowdot(a, v):
     return a @ v
 
 
+def _quant8(x):
+    scale = torch.cat([x.abs(), x.new_zeros(x.shape[:-1] + (1,))], -1).amax(-1, keepdim=True).clamp_min(1e-6) / 127
+    return (x / scale).round().clamp(-127, 127).to(torch.int8), scale.to(x.dtype)
+
+
+def _dequant8(codes, scale):
+    if codes.dtype != torch.int8:
+        raise ValueError(f"codes must be int8, got {codes.dtype}")
+    return codes.to(scale.dtype) * scale
+
+
+def _f32_only(x):
+    if x.dtype == torch.float64:
+        raise TypeError("f32_only has no float64 kernel")
+    return x * 2
+
+
 for name, fn in (("scale_to", _scale_to), ("blocksum", _blocksum), ("rowdot", _rowdot),
-                 ("exclude_me", lambda x: x.sin())):
+                 ("exclude_me", lambda x: x.sin()), ("quant8", _quant8), ("dequant8", _dequant8),
+                 ("f32_only", _f32_only), ("rowmax", lambda x: x.amax(0, keepdim=True).expand_as(x).clone())):
     LIB.impl(name, fn, "CPU")
 LIB.impl("cuda_only", lambda x: x.cos(), "CUDA")
 
@@ -47,3 +73,9 @@ torch.library.register_fake("standin::blocksum", lambda x, block: torch.empty_li
 torch.library.register_fake("standin::cuda_only", lambda x: torch.empty_like(x), lib=LIB)
 torch.library.register_fake("standin::rowdot", lambda a, v: a.new_empty(a.shape[:1]), lib=LIB)
 torch.library.register_fake("standin::exclude_me", lambda x: torch.empty_like(x), lib=LIB)
+torch.library.register_fake("standin::quant8", lambda x: (torch.empty_like(x, dtype=torch.int8),
+                                                          x.new_empty(x.shape[:-1] + (1,))), lib=LIB)
+torch.library.register_fake("standin::dequant8", lambda codes, scale: torch.empty_like(codes, dtype=scale.dtype),
+                            lib=LIB)
+torch.library.register_fake("standin::f32_only", lambda x: torch.empty_like(x), lib=LIB)
+torch.library.register_fake("standin::rowmax", lambda x: torch.empty_like(x), lib=LIB)

@@ -1,0 +1,69 @@
+"""Which values the compiler computes, so which tensors of a fixed dtype can be judged
+exactly.
+
+A program computes in one floating dtype (``Mode.dtype``), and the contract lets a
+compiled float differ from eager by what rounding allows.  A tensor of a *fixed*
+dtype (an integer, bool or float8 tensor: a quantiser's codes, a packed weight) has no
+such room: one float rounded the other way upstream flips a code, and a flipped code
+is no bug.  So such a tensor is compared exactly (``docs/contract.md``), and the IR
+makes that sound: it is made only from *exact* values, those whose contents the
+compiled program and eager share bit for bit:
+
+* an input is exact until something the compiler computes is written into it;
+* the result of an opaque custom op (one with a kernel of its own: the compiler
+  sees the call and never what it computes) is exact when all its operands are, and
+  so is what it writes;
+* a view is as exact as its base;
+* what an aten form computes, or an op composite of torch ops (the compiler traces
+  through it), is not exact, nor is a tensor an aten form writes into.
+
+A statement that makes or writes a fixed-dtype tensor from a value that is not exact,
+or whose fixed-dtype result the compiler itself computes (a composite op), is illegal.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program import forms
+from fuzzer.program.dtypes import is_exact
+
+
+class ExactRules:
+    """Exactness, tracked value by value and storage by storage in program order."""
+
+    def __init__(self) -> None:
+        self.inexact: set[str] = set()
+        self.inexact_roots: set[str] = set()
+
+    def is_exact(self, value: str, root: dict[str, str]) -> bool:
+        return value not in self.inexact and root[value] not in self.inexact_roots
+
+    def admit(self, stmt, form: forms.Form, root: dict[str, str], fixed: set[str]) -> None:
+        """Check ``stmt`` (its operands of a fixed dtype are ``fixed``) and record what it
+        makes; raises ``forms.Illegal``."""
+        self.check(stmt, form, root, fixed)
+        self.record(stmt, form, root)
+
+    def check(self, stmt, form: forms.Form, root: dict[str, str], fixed: set[str]) -> None:
+        """Raise ``forms.Illegal`` where ``stmt`` would make an integer or float8 tensor
+        inexactly (``fixed``: its operands of such a dtype)."""
+        exact = all(self.is_exact(a, root) for a in stmt.args)
+        makes_fixed = is_exact(form.dtype_of_result(stmt.attrs)) and stmt.out is not None
+        writes_fixed = any(stmt.args[w] in fixed for w in form.mutates)
+        if makes_fixed or writes_fixed:
+            if not exact:
+                raise forms.Illegal(f"{form.name} makes a tensor of a fixed dtype from a value the compiler "
+                                    "computes: its exact comparison would catch rounding, not bugs")
+            if not form.opaque:
+                raise forms.Illegal(f"{form.name} is composite: the compiler computes its fixed-dtype result")
+
+    def record(self, stmt, form: forms.Form, root: dict[str, str]) -> None:
+        """What ``stmt`` leaves inexact: its result, the storage it writes."""
+        exact = all(self.is_exact(a, root) for a in stmt.args)
+        computes = not (form.is_custom and form.opaque)
+        if stmt.out is not None and not form.is_view and (computes or not exact):
+            self.inexact.add(stmt.out)
+        if stmt.out is not None and form.is_view and not exact:
+            self.inexact.add(stmt.out)
+        for w in form.mutates:
+            if computes or not exact:
+                self.inexact_roots.add(root[stmt.args[w]])
