@@ -1097,13 +1097,17 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list
 
 
 def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
-    """Performance: dead pure call sites the compiled code still ran."""
+    """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
+    maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
+    size from data, a ``torch.cond``, nothing), the causes of those it ran its
+    symptoms: each is a different bug (a set of sites alone gives none)."""
     ran = sorted({site for op, site in compiled.calls if site in dead_sites})
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
+    causes = tuple(sorted({dead_sites[s] for s in ran})) if isinstance(dead_sites, dict) else ()
     return [Divergence(MISSED_DCE, i, "calls",
-                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran), causes)]
 
 
 def _message_symptom(detail: str) -> str:
@@ -1351,7 +1355,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
-    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs, asks)
+    causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
+    return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:
@@ -1500,6 +1505,7 @@ SPEC = {'id': 'wrong-mutation-f9942229fe58',
  'strided': [],
  'aliases': [],
  'dead_pure_sites': [],
+ 'dead_site_causes': {},
  'death': None,
  'memory_cap_mb': 6144,
  'time_limit_s': 300}

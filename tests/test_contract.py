@@ -244,6 +244,26 @@ def test_dead_pure_call_executed_is_missed_dce_only():
     v = verdict(stand_in)
     assert v.kinds() == [contract.MISSED_DCE]
     assert "p_sin@0" in v.divergences[0].detail
+    assert v.divergences[0].symptoms == ("plain",)  # kept for nothing the program asks
+
+
+def test_why_a_dead_call_may_be_kept_parts_missed_dce_bugs():
+    """A dead call that binds a size from data (or feeds one) is kept with its unbacked
+    symbol; one feeding a torch.cond with the conditional: two bugs, not one."""
+    from fuzzer.program.liveness import dead_site_causes
+
+    data = prog({"x0": ("s0",)}, [("p_pos", ["x0"], "v0", {"site": 0, "size": "u0"})])
+    feeds = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                                   ("select_pos", ["v0"], "v1", {"size": "u1"})])
+    cond = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                                  ("cond_sin", ["v0"], "v1", {"site": 1, "site2": 2})])
+    assert dead_site_causes(data) == {0: "sizes-from-data"}
+    assert dead_site_causes(feeds) == {0: "sizes-from-data"}
+    assert dead_site_causes(cond) == {0: "cond", 1: "cond", 2: "cond"}
+    assert dead_site_causes(PROGRAM) == {0: "plain"}
+    ran = contract.Run(calls=[("p_sin", 0)])
+    assert contract.check_dead_calls(0, dead_site_causes(cond), ran)[0].symptoms == ("cond",)
+    assert contract.check_dead_calls(0, dead_site_causes(feeds), ran)[0].symptoms == ("sizes-from-data",)
 
 
 # ------------------------------------------------------------------ untested

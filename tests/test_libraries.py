@@ -208,3 +208,22 @@ def test_an_op_that_refuses_empty_tensors_is_used_with_sizes_kept_above_zero():
     cases = [generate(seed, ops=chosen.ops) for seed in range(20)]
     assert all(v >= 1 for c in cases for b in c.bindings for v in b.values())
     assert all(m >= 1 for c in cases for m in c.program.sym_min.values())
+
+
+def test_a_block_size_letter_bound_to_a_size_from_data_is_illegal():
+    """``[1, "m"]`` is written into the call as the program's name for m's size; a size
+    only the data knows (u0) has none, so the call is illegal, not a NameError."""
+    import pytest
+
+    from fuzzer.program.ir import InvalidProgram, check
+    from tests.helpers import prog
+
+    library.load(library.ModuleRef.of(HINTS))
+    scalars = {"scalars": {"block": [1, "m"]}}
+    known = prog({"x0": ("s0", "s1")}, [("standin::blocksum", ["x0"], "v0", {"site": 0, **scalars})])
+    check(known)
+    unknown = prog({"x0": ("s0",)}, [("select_pos", ["x0"], "v0", {"size": "u0"}),
+                                    ("unsqueeze", ["v0"], "v1", {}),
+                                    ("standin::blocksum", ["v1"], "v2", {"site": 0, **scalars})])
+    with pytest.raises(InvalidProgram, match="depends on data"):
+        check(unknown)

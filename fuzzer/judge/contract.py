@@ -76,8 +76,9 @@ wrong too is an ordinary bug, not the cache's; a warm compile that is right wher
 the cold one is wrong is not judged.
 
 PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op whose
-result is dead in the program (``fuzzer.program.ir.dead_pure_sites``) that the
-compiled code executed.
+result is dead in the program (``fuzzer.program.liveness.dead_pure_sites``) that the
+compiled code executed; its symptoms say why such a call may be kept (it binds a size
+from data, it is in a ``torch.cond``, neither), and each is another bug.
 
 A USER'S OP (``--ops``, ``fuzzer.user``) is judged by every clause its declaration
 calls for (its writes, its effect, both when it has both; its backward), like
@@ -383,13 +384,17 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list
 
 
 def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
-    """Performance: dead pure call sites the compiled code still ran."""
+    """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
+    maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
+    size from data, a ``torch.cond``, nothing), the causes of those it ran its
+    symptoms: each is a different bug (a set of sites alone gives none)."""
     ran = sorted({site for op, site in compiled.calls if site in dead_sites})
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
+    causes = tuple(sorted({dead_sites[s] for s in ran})) if isinstance(dead_sites, dict) else ()
     return [Divergence(MISSED_DCE, i, "calls",
-                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran), causes)]
 
 
 def _message_symptom(detail: str) -> str:

@@ -33,7 +33,7 @@ from fuzzer.judge.observe import caches_off
 from fuzzer.judge.signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
-from fuzzer.program.liveness import dead_pure_sites
+from fuzzer.program.liveness import dead_site_causes
 
 FINDING = "finding"
 CLEAN = "clean"
@@ -88,7 +88,7 @@ def asks_of(program: Program) -> contract.Asks:
 def judge_case(case: Case, runs: list[BindingRuns]) -> Verdict:
     """The contract applied to ``case``'s runs."""
     names = [inp.name for inp in case.program.inputs]
-    return contract.judge_runs(names, dead_pure_sites(case.program), runs, asks_of(case.program))
+    return contract.judge_runs(names, dead_site_causes(case.program), runs, asks_of(case.program))
 
 
 def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:

@@ -2,6 +2,12 @@
 
 It over-approximates liveness (any write to a storage something live reads counts),
 so it never calls a needed call dead.
+
+A dead pure call the compiler keeps is kept for a reason the call's neighbourhood
+shows (:func:`dead_site_causes`), and the reasons are different bugs: a call that
+binds a size from data (or feeds one that does) is kept with the unbacked symbol it
+defines; one in or feeding a ``torch.cond`` is kept with the conditional; any other
+is kept by nothing the program asks.
 """
 
 from __future__ import annotations
@@ -48,3 +54,39 @@ def dead_pure_sites(program: Program) -> set[int]:
             for site in s.sites}
     # an identical call repeats its site: the site runs if any of its calls is live
     return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}
+
+
+#: why a dead pure call may be kept: it binds (or feeds a call that binds) a size from
+#: data; it is in (or feeds) a ``torch.cond``; neither
+SIZES_FROM_DATA, IN_COND, PLAIN = "sizes-from-data", "cond", "plain"
+
+
+def _own_cause(stmt) -> str | None:
+    form = forms.form(stmt.form)
+    if "size" in stmt.attrs:
+        return SIZES_FROM_DATA
+    if form.hop == forms.COND or form.branches:
+        return IN_COND
+    return None
+
+
+def dead_site_causes(program: Program) -> dict[int, str]:
+    """Each dead pure call site (:func:`dead_pure_sites`) with why the compiler may keep
+    it: its own statement's cause, or that of a statement its value reaches (the
+    first of SIZES_FROM_DATA, IN_COND found, else PLAIN)."""
+    dead = dead_pure_sites(program)
+    body = program.body
+    causes: dict[int, str] = {}
+    for n, stmt in enumerate(body):
+        for site in stmt.sites:
+            if site not in dead or site in causes:
+                continue
+            found = {_own_cause(stmt)}
+            reached = {stmt.out} if stmt.out is not None else set()
+            for later in body[n + 1:]:
+                if reached & set(later.args):
+                    found.add(_own_cause(later))
+                    if later.out is not None:
+                        reached.add(later.out)
+            causes[site] = next((c for c in (SIZES_FROM_DATA, IN_COND) if c in found), PLAIN)
+    return causes

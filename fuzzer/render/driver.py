@@ -87,7 +87,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
-    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs, asks)
+    causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
+    return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:

@@ -24,7 +24,7 @@ from fuzzer.judge import contract, numeric, observe, paths, raised
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, sources
-from fuzzer.program.liveness import dead_pure_sites
+from fuzzer.program.liveness import dead_pure_sites, dead_site_causes
 from fuzzer.render import driver
 
 #: how long a crash/timeout repro lets its child run before calling it a hang
@@ -78,6 +78,7 @@ def spec(entry: Entry) -> dict:
         **({"fixed": [[k, i.dtype] for k, i in enumerate(program.inputs) if i.dtype]}
            if any(i.dtype for i in program.inputs) else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),
+        "dead_site_causes": {str(s): c for s, c in sorted(dead_site_causes(program).items())},
         **_asked(program),
         "death": death,
         "memory_cap_mb": cap or PoolLimits().memory_mb,

@@ -6,8 +6,9 @@ better (an error by where torch raised it, not by its words), the entries saved
 before still say the old class, and a replay reads them as "another bug of this
 kind".  ``dcefuzz reclass`` runs each entry's program again from a fresh compile,
 twice, as a replay does; where it shows the entry's kind with the entry's bug (the
-*legacy* class of what it shows now, an error's first message line normalised, is
-the entry's class, or the class is already today's), the entry is saved again
+*legacy* class of what it shows now, an error's first message line normalised or a
+missed-dce without its cause, is the entry's class, or the class is already
+today's), the entry is saved again
 under the class it has now: a new signature, a new id and a new repro script, with
 everything else kept (hits, first found, shrink record, versions, culprit); an
 entry whose class is unchanged gets its script written afresh where it differs,
@@ -55,9 +56,12 @@ class Reclassed:
 
 
 def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:
-    """The class ``divs`` had before errors were classed by where they were raised."""
+    """The class ``divs`` had before errors were classed by where they were raised, and
+    before a missed-dce was parted by why the call may be kept."""
     if kind in contract.ERROR_KINDS and divs:
         return f"{kind}|{contract.normalise_message(divs[0].detail)}"
+    if kind == contract.MISSED_DCE:
+        return kind
     return contract.bug_class(kind, divs)
 
 

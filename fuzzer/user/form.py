@@ -30,6 +30,12 @@ def _infer(op: UserOp):
             results = op.gufunc.results(t, op.results)
         except Mismatch as exc:
             raise forms.Illegal(f"{op.qualname}: {exc}") from None
+        letters = op.gufunc.bind(list(t)) if not op.gufunc.same_shape else {}
+        for arg in op.scalars:  # a letter written into the call must be a size the program can name
+            value = attrs.get(SCALARS, {}).get(arg.name)
+            for item in value if isinstance(value, list) else ():
+                if isinstance(item, str) and item in letters:
+                    forms.known_dim(letters[item])
         if op.results == 0:
             return None
         take = attrs.get("take", 0)

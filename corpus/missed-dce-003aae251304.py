@@ -1,9 +1,9 @@
-"""dcefuzz finding missed-dce-2de1ab0a92e0: missed-dce
+"""dcefuzz finding missed-dce-003aae251304: missed-dce
 
 [missed-dce] binding 0, calls: dead pure call sites executed: p_pos@0
 
 Found with torch 2.13.0+cpu on cpu.
-Run: python missed-dce-2de1ab0a92e0.py [cpu|cuda]   (default: cpu)
+Run: python missed-dce-003aae251304.py [cpu|cuda]   (default: cpu)
 Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).
 """
 
@@ -1075,13 +1075,17 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list
 
 
 def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
-    """Performance: dead pure call sites the compiled code still ran."""
+    """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
+    maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
+    size from data, a ``torch.cond``, nothing), the causes of those it ran its
+    symptoms: each is a different bug (a set of sites alone gives none)."""
     ran = sorted({site for op, site in compiled.calls if site in dead_sites})
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
+    causes = tuple(sorted({dead_sites[s] for s in ran})) if isinstance(dead_sites, dict) else ()
     return [Divergence(MISSED_DCE, i, "calls",
-                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran))]
+                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran), causes)]
 
 
 def _message_symptom(detail: str) -> str:
@@ -1329,7 +1333,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
-    return judge_runs(spec["input_names"], set(spec["dead_pure_sites"]), runs, asks)
+    causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
+    return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:
@@ -1469,9 +1474,9 @@ def step(fn, x0):
     return outs
 
 
-SPEC = {'id': 'missed-dce-2de1ab0a92e0',
+SPEC = {'id': 'missed-dce-003aae251304',
  'kind': 'missed-dce',
- 'bug_class': 'missed-dce',
+ 'bug_class': 'missed-dce|sizes-from-data',
  'device': 'cpu',
  'backend': 'inductor',
  'bindings': [{'s0': 1}],
@@ -1483,6 +1488,7 @@ SPEC = {'id': 'missed-dce-2de1ab0a92e0',
  'strided': [],
  'aliases': [],
  'dead_pure_sites': [0],
+ 'dead_site_causes': {'0': 'sizes-from-data'},
  'death': None,
  'memory_cap_mb': 6144,
  'time_limit_s': 300}
