@@ -28,14 +28,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from fuzzer.user.declared import UserOp
-
-#: every named size of the opcheck inputs takes each of these in turn
-SIZES = (0, 1, 2)
-#: the eager checks also run with the named sizes all different (2, 3, 4, ...), so
-#: an op that mixes up two dims shows
-DISTINCT_FROM = 2
-#: the dims of a same-shape op's tensors, per size
-SAME_SHAPE_TAIL = 3
+from fuzzer.user.inputs import SIZES, arguments, describe, input_sets, variants
 
 FINDING = "finding"
 WARNING = "warning"
@@ -89,69 +82,6 @@ class Audited:
         return [p for p in self.problems if p.severity == SKIP]
 
 
-def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
-    """(label, shapes of the tensor arguments) of every input set the check uses."""
-    n = len(op.tensors)
-    out = []
-    for size in SIZES[1:] if op.nonempty else SIZES:
-        shapes = op.gufunc.shapes(lambda letter, s=size: s)
-        out.append((f"sizes {size}", shapes or [(size, SAME_SHAPE_TAIL)] * n))
-    letters = op.gufunc.letters
-    distinct = op.gufunc.shapes(lambda letter: DISTINCT_FROM + letters.index(letter))
-    out.append(("distinct sizes", distinct or [(DISTINCT_FROM + 1, DISTINCT_FROM)] * n))
-    return out
-
-
-def variants(op: UserOp) -> list[dict]:
-    """The scalar values each check runs with: all at their first value, then each other
-    value of each scalar with the rest at their first."""
-    base = {a.name: a.values[0] for a in op.scalars}
-    out = [base]
-    for arg in op.scalars:
-        out += [{**base, arg.name: v} for v in arg.values[1:]]
-    return out
-
-
-def _label(values: dict) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in values.items())
-
-
-def _arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None = None, grad: bool = False,
-               dtype: str = "float32"):
-    """The op's arguments on one input set: its tensors of ``dtype`` (or the fixed dtype
-    each takes, drawn as programs draw theirs), its scalars at ``values``."""
-    import torch
-
-    from fuzzer.judge.observe import fixed_tensor
-
-    values = values if values is not None else variants(op)[0]
-    gen = torch.Generator().manual_seed(seed)
-
-    def tensor(arg, s):
-        if arg.dtype is not None:
-            return fixed_tensor(s, arg.dtype, gen).to(device)
-        return torch.randn(s, generator=gen).to(device=device, dtype=getattr(torch, dtype)).requires_grad_(grad)
-
-    tensors = iter(tensor(a, s) for a, s in zip(op.tensors, shapes))
-    sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
-             for letter, n in zip(core, shape) if not letter.isdigit()}
-    args, kwargs = [], {}
-    by_name = False  # once an argument is left at its default, the rest go by name
-    for arg in op.arguments:
-        if arg.is_tensor:
-            value = next(tensors)
-        elif arg.values:
-            value = arg.python(values[arg.name], sizes, device)
-        else:
-            by_name = True
-            continue
-        if arg.keyword or by_name:
-            kwargs[arg.name] = value
-        else:
-            args.append(value)
-    return args, kwargs
-
-
 def _same(a, b) -> bool:
     import torch
 
@@ -187,9 +117,9 @@ def _eager(op: UserOp, values: dict, device: str, problems: list[Problem], never
     """The eager checks of one variant, their problems added to ``problems``; why the
     op failed on it (None: it ran on every input set)."""
     names = [a.name for a in op.tensors]
-    where = f" with {_label(values)}" if values else ""
+    where = f" with {describe(values)}" if values else ""
     for n, (label, shapes) in enumerate(input_sets(op)):
-        args, kwargs = _arguments(op, shapes, device, seed=n, values=values)
+        args, kwargs = arguments(op, shapes, device, seed=n, values=values)
         before = [t.clone() for t in _tensors_of(args, kwargs)]
         try:
             out = op.overload()(*args, **kwargs)
@@ -338,7 +268,7 @@ def _result_dtypes(op: UserOp, device: str) -> tuple[tuple[str | None, ...] | No
     from fuzzer.program.dtypes import FIXED_DTYPES, is_exact
 
     label, shapes = input_sets(op)[-1]
-    args, kwargs = _arguments(op, shapes, device, seed=300)
+    args, kwargs = arguments(op, shapes, device, seed=300)
     try:
         results = _positions(op.overload()(*args, **kwargs))
     except Exception:  # noqa: BLE001 - the eager checks already ran this op on these inputs
@@ -368,7 +298,7 @@ def _refuses_float64(op: UserOp, device: str) -> str | None:
     if all(a.dtype is not None for a in op.tensors):
         return None
     _, shapes = input_sets(op)[-1]
-    args, kwargs = _arguments(op, shapes, device, seed=500, dtype="float64")
+    args, kwargs = arguments(op, shapes, device, seed=500, dtype="float64")
     try:
         op.overload()(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - the refusal is what is reported
@@ -381,7 +311,7 @@ def _backward_fails(op: UserOp, device: str) -> str | None:
     import torch
 
     label, shapes = input_sets(op)[-1]
-    args, kwargs = _arguments(op, shapes, device, seed=200, grad=True)
+    args, kwargs = arguments(op, shapes, device, seed=200, grad=True)
     try:
         results = [r for r in _results(op.overload()(*args, **kwargs)) if r.is_floating_point()]
         loss = sum(r.sum() for r in results if r.requires_grad)
@@ -442,7 +372,7 @@ def _fake_refuses(op: UserOp, device: str) -> str | None:
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     label, shapes = input_sets(op)[1]
-    args, kwargs = _arguments(op, shapes, device, seed=400)
+    args, kwargs = arguments(op, shapes, device, seed=400)
     with FakeTensorMode(allow_non_fake_inputs=True) as mode:
         fake_args = [mode.from_tensor(a) if hasattr(a, "dtype") and hasattr(a, "shape") else a for a in args]
         fake_kwargs = {k: mode.from_tensor(v) if hasattr(v, "dtype") and hasattr(v, "shape") else v
@@ -459,9 +389,9 @@ def opcheck_problems(op: UserOp, device: str) -> list[Problem]:
 
     problems = []
     for values in variants(op):
-        where = f" with {_label(values)}" if values else ""
+        where = f" with {describe(values)}" if values else ""
         for n, (label, shapes) in enumerate(input_sets(op)[:len(SIZES)]):
-            args, kwargs = _arguments(op, shapes, device, seed=100 + n, values=values)
+            args, kwargs = arguments(op, shapes, device, seed=100 + n, values=values)
             try:
                 results = torch.library.opcheck(op.overload(), args, kwargs, raise_exception=False)
             except Exception as exc:  # noqa: BLE001 - opcheck itself failed: say so, as a finding
