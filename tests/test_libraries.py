@@ -227,3 +227,37 @@ def test_a_block_size_letter_bound_to_a_size_from_data_is_illegal():
                                     ("standin::blocksum", ["v1"], "v2", {"site": 0, **scalars})])
     with pytest.raises(InvalidProgram, match="depends on data"):
         check(unknown)
+
+
+def test_a_size_passed_as_a_plain_int_is_never_marked_unbacked():
+    """``blocksum(x, [1, m])`` takes ``int[]``: the compiler must specialise m.  Marked
+    dynamic, Dynamo refuses with ConstraintViolationError, the contract's refusal (no
+    finding); marked unbacked it fails otherwise (a RuntimeError on the schema), which
+    would be reported, so such a program is illegal and never drawn."""
+    import dataclasses
+
+    import pytest
+    import torch
+
+    from fuzzer.judge import contract, execute
+    from fuzzer.program import features
+    from fuzzer.program.generate import OpSet, generate
+    from fuzzer.program.ir import InvalidProgram, Mode, check
+    from tests.helpers import case as case_of
+    from tests.helpers import prog
+
+    ref = library.ModuleRef.of(HINTS)
+    library.load(ref)
+    body = [("standin::blocksum", ["x0"], "v0", {"site": 0, "scalars": {"block": [1, "m"]}})]
+    base = dataclasses.replace(prog({"x0": ("s0", "s1")}, body, outputs=("v0",)), imports=(ref.imported,))
+    with pytest.raises(InvalidProgram, match="plain int"):
+        check(dataclasses.replace(base, mode=Mode(marks=(("x0", 1, "unbacked"),))))
+    marked = dataclasses.replace(base, mode=Mode(marks=(("x0", 1, "dynamic"),)))
+    torch._dynamo.reset()
+    runs = execute.execute(case_of(marked, [{"s0": 3, "s1": 4}]), "cpu", backend="eager")
+    verdict = contract.judge_runs(["x0"], {}, runs, contract.Asks(marks=frozenset({"dynamic"})))
+    assert not verdict.divergences and [k for k, _ in verdict.untested] == [contract.REFUSED], verdict
+    ops = OpSet(builtin=False, user=("standin::blocksum",), imports=(ref.imported,))
+    drawn = [generate(seed, features=features.ALL, ops=ops).program for seed in range(60)]
+    calling = [p for p in drawn if any(s.form == "standin::blocksum" for s in p.body)]
+    assert calling and not any(how == "unbacked" for p in calling for _, _, how in p.mode.marks)

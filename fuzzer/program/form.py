@@ -81,6 +81,10 @@ class Form:
     #: op with a kernel of its own, as against one composite of torch ops (which the
     #: compiler traces through, and may compute in another order)
     opaque: bool = True
+    #: it passes a size as a plain int (a user's op's ``int[]`` argument in the
+    #: signature's letters): the compiler must specialise it, so no dim of a program
+    #: calling it may be marked unbacked (Dynamo's refusal would be its right)
+    specialises: bool = False
 
     @property
     def is_view(self) -> bool:

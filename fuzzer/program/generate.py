@@ -381,7 +381,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
-    cond = any(forms.form(s.form).hop == forms.COND for s in st.body)
+    # a torch.cond, or a size passed as a plain int, takes no unbacked mark
+    cond = any(forms.form(s.form).hop == forms.COND or forms.form(s.form).specialises for s in st.body)
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
                       imports=ops.imports if any(not forms.form(s.form).site_traced for s in st.body) else ())
@@ -393,9 +394,12 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
 def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), cond: bool = False) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
-    A program with a ``torch.cond`` gets no ``mark_unbacked``: an eager ``torch.cond``
+    A program with a ``torch.cond``, or with a user's op that takes a size as a plain
+    int (``Form.specialises``), gets no ``mark_unbacked``: an eager ``torch.cond``
     traces its branches with Dynamo, which the mark reaches, and refuses, so the
-    program would be invalid; such a mark is drawn as ``mark_dynamic`` instead (the
+    program would be invalid; a plain int must be specialised, which the mark
+    forbids, and Dynamo's refusal would be its right; such a mark is drawn as
+    ``mark_dynamic`` instead (the
     same draws, so every other program is what it was)."""
     if not on:
         return Mode()

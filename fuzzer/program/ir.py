@@ -300,6 +300,9 @@ def check(program: Program) -> Typing:
                 if a not in dims:
                     raise forms.Illegal(f"operand {a} is not defined")
             check_dtypes(stmt, form, dtypes, program.mode)
+            if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):
+                raise forms.Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
+                                    "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
             for w in form.mutates:
                 for j, other in enumerate(stmt.args):

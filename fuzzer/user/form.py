@@ -101,4 +101,6 @@ def form_of(op: UserOp) -> forms.Form:
         returns=op.results > 0, grad=forms.BACKWARD if op.backward else forms.NO_BACKWARD, site_traced=False,
         fits=_fits(op), draw=_draw(op), effect=op.effect,
         operand_dtypes=tuple(a.dtype for a in op.tensors),
-        result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque)
+        result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque,
+        specialises=any(a.type == "List[int]" and any(isinstance(v, str) for vs in a.values for v in vs)
+                        for a in op.scalars))
