@@ -261,3 +261,27 @@ def test_a_size_passed_as_a_plain_int_is_never_marked_unbacked():
     drawn = [generate(seed, features=features.ALL, ops=ops).program for seed in range(60)]
     calling = [p for p in drawn if any(s.form == "standin::blocksum" for s in p.body)]
     assert calling and not any(how == "unbacked" for p in calling for _, _, how in p.mode.marks)
+
+
+def test_a_fake_impl_that_lies_about_strides_is_a_declaration_finding(tmp_path):
+    """``empty_like`` for a kernel that returns a fresh contiguous tensor agrees on
+    contiguous inputs and lies on a transposed one, where Inductor's stride assert then
+    fails in compiled code: the op's lie, found before a campaign; the same op with a
+    contiguous fake is clean."""
+    from fuzzer.user import audit
+
+    (tmp_path / "stridelib.py").write_text(
+        "import torch\n"
+        "LIB = torch.library.Library('stridelib', 'DEF')\n"
+        "LIB.define('fresh(Tensor x) -> Tensor')\n"
+        "LIB.define('honest(Tensor x) -> Tensor')\n"
+        "for name in ('fresh', 'honest'):\n"
+        "    LIB.impl(name, lambda x: (x * 2).contiguous(), 'CPU')\n"
+        "torch.library.register_fake('stridelib::fresh', lambda x: torch.empty_like(x), lib=LIB)\n"
+        "torch.library.register_fake('stridelib::honest', lambda x: x.new_empty(x.shape), lib=LIB)\n")
+    library.load(str(tmp_path / "stridelib.py"))
+    lying = audit.audit(declared.read("stridelib::fresh", signature="(n,m)->(n,m)"), opcheck=False)
+    assert [p.check for p in lying.findings] == ["fake-strides"], lying.problems
+    assert "transposed" in lying.findings[0].message
+    honest = audit.audit(declared.read("stridelib::honest", signature="(n,m)->(n,m)"), opcheck=False)
+    assert not honest.findings, honest.problems

@@ -381,7 +381,6 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
-    # a torch.cond, or a size passed as a plain int, takes no unbacked mark
     cond = any(forms.form(s.form).hop == forms.COND or forms.form(s.form).specialises for s in st.body)
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from fuzzer.user.declared import UserOp
 from fuzzer.user.inputs import SIZES, arguments, describe, input_sets, variants
+from fuzzer.user.strides import fake_strides_differ
 
 FINDING = "finding"
 WARNING = "warning"
@@ -240,6 +241,9 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
     if op.results:
         op = dataclasses.replace(op, takes=takes if takes != tuple(range(op.results)) else None,
                                  result_dtypes=dtypes if any(d is not None for d in dtypes) else None)
+    lied = fake_strides_differ(op, device)
+    if lied is not None:
+        problems.append(Problem(op.qualname, "fake-strides", lied))
     for name in sorted(never_written):
         problems.append(Problem(op.qualname, "unused-declaration",
                                 f"declares it writes {name!r} but no call wrote it", name, WARNING))

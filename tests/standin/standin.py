@@ -69,7 +69,7 @@ for name, fn in (("scale_to", _scale_to), ("blocksum", _blocksum), ("rowdot", _r
 LIB.impl("cuda_only", lambda x: x.cos(), "CUDA")
 
 torch.library.register_fake("standin::scale_to", lambda x, dtype=torch.float32: torch.empty_like(x), lib=LIB)
-torch.library.register_fake("standin::blocksum", lambda x, block: torch.empty_like(x), lib=LIB)
+torch.library.register_fake("standin::blocksum", lambda x, block: x.new_empty(x.shape), lib=LIB)  # contiguous
 torch.library.register_fake("standin::cuda_only", lambda x: torch.empty_like(x), lib=LIB)
 torch.library.register_fake("standin::rowdot", lambda a, v: a.new_empty(a.shape[:1]), lib=LIB)
 torch.library.register_fake("standin::exclude_me", lambda x: torch.empty_like(x), lib=LIB)
@@ -78,4 +78,4 @@ torch.library.register_fake("standin::quant8", lambda x: (torch.empty_like(x, dt
 torch.library.register_fake("standin::dequant8", lambda codes, scale: torch.empty_like(codes, dtype=scale.dtype),
                             lib=LIB)
 torch.library.register_fake("standin::f32_only", lambda x: torch.empty_like(x), lib=LIB)
-torch.library.register_fake("standin::rowmax", lambda x: torch.empty_like(x), lib=LIB)
+torch.library.register_fake("standin::rowmax", lambda x: x.new_empty(x.shape), lib=LIB)  # as the kernel
