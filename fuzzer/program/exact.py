@@ -60,10 +60,8 @@ class ExactRules:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         computes = not (form.is_custom and form.opaque)
-        if stmt.out is not None and not form.is_view and (computes or not exact):
-            self.inexact.add(stmt.out)
-        if stmt.out is not None and form.is_view and not exact:
-            self.inexact.add(stmt.out)
+        if stmt.out is not None and (not exact or (computes and not form.is_view)):
+            self.inexact.add(stmt.out)  # a view computes nothing: it is as exact as its operand
         for w in form.mutates:
             if computes or not exact:
                 self.inexact_roots.add(root[stmt.args[w]])

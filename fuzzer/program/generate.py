@@ -152,7 +152,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         first = args[0]
     else:
         typed = st.typed(st.order, None)
-        if first is None and not typed or first is not None and st.dtypes.get(first) is not None:
+        if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
         args = [first]

@@ -252,8 +252,9 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
                                  "floating inputs only")
         if inp.dtype is not None and inp.name in mode.strided:
             raise InvalidProgram(f"input {inp.name} is {inp.dtype}: only inputs of the program's dtype are strided")
+    given = dtypes_of(program)
     for name, base in mode.aliases:
-        if dtypes_of(program).get(name) != dtypes_of(program).get(base):
+        if given[name] != given[base]:
             raise InvalidProgram(f"bad alias {(name, base)!r}: another dtype")
 
 
