@@ -1,6 +1,7 @@
 """Campaign throughput, side by side on the same generated programs, and worker memory.
 
     python benchmarks/throughput.py [--programs 60] [--rounds 3] [--fresh-programs 4] [--seed 0]
+    python benchmarks/throughput.py --costs-only [--programs 20] [--rounds 1]
     python benchmarks/throughput.py --memory 500
 
 Variants, each a fresh process on programs of the same campaign seed, drawn without
@@ -31,6 +32,8 @@ again into that corpus with one example per bug, so that every finding is of a b
 whose examples are full.  The seconds per finding are (d - b) / d's findings and
 (e - b) / e's findings: what a new finding costs (confirm, shrink, triage) and what a
 repeat of a known bug costs (the confirmation of each finding is in b already).
+``--costs-only`` runs b, d and e alone: to compare two versions of dcefuzz on what a
+finding costs, run it under each, one right after the other.
 
 Rounds: this machine's timings of identical work drift by 5-10% from one minute to the
 next, more than the margin the targets leave, so the whole set of variants runs
@@ -120,7 +123,7 @@ def _findings(state: str) -> int:
         return sum(json.load(fh)["findings"].values())
 
 
-def throughput(programs: int, rounds: int, fresh_programs: int, seed: int) -> None:
+def throughput(programs: int, rounds: int, fresh_programs: int, seed: int, costs_only: bool = False) -> None:
     """Each round times a, b, bf, b2 on N and 2N programs, c on a few, and the costs
     of a finding and of a repeat; see the docstring."""
     py = sys.executable
@@ -150,6 +153,11 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int) -> No
         warm = bare(n2)
         print(f"(warm-up pass of the bare loop over {n2} programs: {warm:.1f}s, not counted)", flush=True)
         for r in range(rounds):
+            if costs_only:
+                times = {"b": (variants["b"](n), None)}
+                print(f"round {r + 1}:\n   b  dcefuzz --jobs 1   {n} programs in {times['b'][0]:6.1f}s", flush=True)
+                _costs(dcefuzz, n, blind, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
+                continue
             order = [key for key, _ in runs_of[r % len(runs_of):] + runs_of[:r % len(runs_of)]]
             first = {key: variants[key](n) for key in order}
             times = {key: (first[key], variants[key](n2)) for key in order}
@@ -160,18 +168,29 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int) -> No
                       f"{n2} in {times[key][1]:6.1f}s", flush=True)
             print(f"   c  process per program {fresh_programs} programs in {fresh:.1f}s", flush=True)
             per_round.append(_rates(times, n, (fresh_programs, fresh)))
-            run = os.path.join(tmp, f"costs{r}")
-            d, d_state = dcefuzz(1, n, *blind, run=run)
-            e, e_state = dcefuzz(1, n, *blind, "--examples-per-bug", "1", run=run)
-            base = times["b"][0]
-            fd, fe = _findings(d_state), _findings(e_state)
-            per_new = (d - base) / fd if fd else float("nan")
-            per_repeat = (e - base) / fe if fe else float("nan")
-            costs.append((per_new, per_repeat))
-            print(f"   d  shrink and triage: {n} programs in {d:6.1f}s, {fd} findings: {per_new:5.1f}s a finding",
-                  flush=True)
-            print(f"   e  again, every bug known: {e:6.1f}s, {fe} findings: {per_repeat:5.1f}s a repeat", flush=True)
+            _costs(dcefuzz, n, blind, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
 
+    if not costs_only:
+        _rate_table(per_round, rounds, blind)
+    print(f"seconds beyond the trial, median of {rounds} rounds: a new finding (shrink, triage) "
+          f"{statistics.median(c[0] for c in costs):.1f}, a repeat of a bug with its examples "
+          f"{statistics.median(c[1] for c in costs):.1f}")
+
+
+def _costs(dcefuzz, n: int, blind: list[str], base: float, run: str, costs: list) -> None:
+    """d and e of one round (see the docstring): what a new finding and a repeat cost."""
+    d, d_state = dcefuzz(1, n, *blind, run=run)
+    e, e_state = dcefuzz(1, n, *blind, "--examples-per-bug", "1", run=run)
+    fd, fe = _findings(d_state), _findings(e_state)
+    per_new = (d - base) / fd if fd else float("nan")
+    per_repeat = (e - base) / fe if fe else float("nan")
+    costs.append((per_new, per_repeat))
+    print(f"   d  shrink and triage: {n} programs in {d:6.1f}s, {fd} findings: {per_new:5.1f}s a finding",
+          flush=True)
+    print(f"   e  again, every bug known: {e:6.1f}s, {fe} findings: {per_repeat:5.1f}s a repeat", flush=True)
+
+
+def _rate_table(per_round: list, rounds: int, blind: list[str]) -> None:
     print()
     print(f"{'variant':30s} {'end to end':>11s} {'marginal':>9s}  (programs/min, median of {rounds} rounds)")
     for key, label in LABELS.items():
@@ -189,9 +208,6 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int) -> No
         rows = ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(ends, margins))
         print(f"{name:6s} {statistics.median(ends):11.2f} {statistics.median(margins):9.2f}  >= {target:<4}   {rows}")
     print()
-    print(f"seconds beyond the trial, median of {rounds} rounds: a new finding (shrink, triage) "
-          f"{statistics.median(c[0] for c in costs):.1f}, a repeat of a bug with its examples "
-          f"{statistics.median(c[1] for c in costs):.1f}")
 
 
 def memory(programs: int, seed: int) -> None:
@@ -254,12 +270,14 @@ def main() -> int:
     ap.add_argument("--rounds", type=_positive, default=3)
     ap.add_argument("--fresh-programs", type=_positive, default=4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--costs-only", action="store_true",
+                    help="time only b, d and e: what a new finding and a repeat cost")
     ap.add_argument("--memory", type=_positive, default=None, metavar="N")
     args = ap.parse_args()
     if args.memory:
         memory(args.memory, args.seed)
     else:
-        throughput(args.programs, args.rounds, args.fresh_programs, args.seed)
+        throughput(args.programs, args.rounds, args.fresh_programs, args.seed, args.costs_only)
     return 0
 
 

@@ -61,6 +61,9 @@ class CachePairs:
         return blame.localise(entry.case, Variant.from_json(entry.variant), entry.bug_class, device, budget,
                               entry.backend, fault, threads)
 
+    def recognise(self, entry, keys, device: str, budget):
+        return None  # a pair's culprit is its variant's: every finding is localised in full
+
     def issue(self, bug, entry):
         return issue.issue(bug, entry)
 

@@ -69,6 +69,10 @@ class TrialKind(Protocol):
     def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None) -> Any:
         """Where in the compiler the entry's bug lives (``fuzzer.triage.culprit.Culprit``)."""
 
+    def recognise(self, entry, keys, device: str, budget) -> Any:
+        """The culprit of the known bug, one of the bug keys ``keys``, that the entry is,
+        told by a few probes rather than a whole triage (None: none it can tell)."""
+
     def issue(self, bug, entry) -> Any:
         """What an issue of one of its bugs says where a plain trial's words do not fit
         (``fuzzer.render.report.Issue``), or None."""

@@ -61,6 +61,9 @@ class Culprit:
     seconds: float = 0.0
     budget_exhausted: bool = False
     torch_version: str = ""
+    #: found by checking a known bug's defining probes (``fuzzer.triage.recognise``),
+    #: not by a whole triage: only the parts its key names were probed
+    recognised: bool = False
 
     @property
     def blame(self) -> str | None:
@@ -104,6 +107,8 @@ class Culprit:
             out["switches"] = dict(self.switches)
         out.update(oracle_calls=self.oracle_calls, seconds=round(self.seconds, 2),
                    budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
+        if self.recognised:
+            out["recognised"] = True
         return out
 
     @classmethod
@@ -114,7 +119,8 @@ class Culprit:
                    oracle_calls=int(data.get("oracle_calls", 0)),
                    seconds=float(data.get("seconds", 0.0)),
                    budget_exhausted=bool(data.get("budget_exhausted", False)),
-                   torch_version=data.get("torch_version", ""))
+                   torch_version=data.get("torch_version", ""),
+                   recognised=bool(data.get("recognised", False)))
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,

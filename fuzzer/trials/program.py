@@ -13,6 +13,7 @@ from fuzzer.judge.trial import judge_fresh, run_trial
 from fuzzer.program.generate import generate
 from fuzzer.render import brief, repro
 from fuzzer.triage.culprit import localise
+from fuzzer.triage.recognise import recognise
 
 
 class ProgramTrials:
@@ -45,6 +46,9 @@ class ProgramTrials:
 
     def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None):
         return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend)
+
+    def recognise(self, entry, keys, device: str, budget):
+        return recognise(entry.case, entry.kind, entry.bug_class, device, keys, budget, entry.backend)
 
     def issue(self, bug, entry):
         return None  # the plain words of ``fuzzer.render.report``
