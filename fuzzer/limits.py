@@ -86,10 +86,6 @@ class TriageLimits:
     oracle_calls: int = 80
     #: example entries a campaign keeps per bug (the smallest); further hits only count
     examples_per_bug: int = 3
-    #: one finding in this many that its known bug's probes recognise is triaged in
-    #: full all the same (``fuzzer.triage.recognise``): what those probes do not ask
-    #: cannot hide a bug behind a known one for a whole campaign
-    recheck_one_in: int = 4
 
 
 @dataclass(frozen=True)

@@ -213,7 +213,7 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
 
     triaged = []
 
-    def stub(entry, config, seconds_left=None, errors=None):
+    def stub(entry, config, seconds_left=None, errors=None, key_only=False):
         triaged.append(entry.id)
         entry.culprit = Culprit(stage="cache", subsystem="aot_autograd_cache", kind=contract.STALE_CACHE)
         return entry

@@ -57,9 +57,24 @@ def test_a_reordering_is_blamed_on_the_peak_memory_reordering_and_a_lost_write_o
     assert c.dynamic_only is False  # static shapes show it too
     assert c.oracle_calls >= len(STAGES) + len(switches.available()) and not c.budget_exhausted
     lost = load(CORPUS / "wrong-mutation-3e93a770411a.json")
-    c = localise(lost.case, lost.kind, lost.bug_class, "cpu")
-    assert c.blame == "inductor:reinplace_inplaceable_ops"
-    assert (c.subsystem, c.pass_name) == ("post_grad_passes", "decompose_auto_functionalized")
+    full = localise(lost.case, lost.kind, lost.bug_class, "cpu")
+    assert full.blame == "inductor:reinplace_inplaceable_ops"
+    assert (full.subsystem, full.pass_name) == ("post_grad_passes", "decompose_auto_functionalized")
+    # for a repeat that is only counted: the same key, without the bisection a switch outranks
+    quick = localise(lost.case, lost.kind, lost.bug_class, "cpu", key_only=True)
+    assert quick.key == full.key and quick.key_only and quick.subsystem is None
+    assert quick.oracle_calls < full.oracle_calls
+    assert Culprit.from_json(quick.to_json()).key_only and not Culprit.from_json(full.to_json()).key_only
+
+
+@pytest.mark.compile
+def test_an_errors_key_alone_costs_its_bisection_without_the_switches_it_outranks():
+    error = load(CORPUS / "compile-error-736b0f5852f2.json")
+    full = localise(error.case, error.kind, error.bug_class, "cpu")
+    assert full.blame == "inductor:decompose_auto_functionalized" and full.switches
+    quick = localise(error.case, error.kind, error.bug_class, "cpu", key_only=True)
+    assert quick.key == full.key and quick.switches == {}
+    assert quick.oracle_calls <= full.oracle_calls - len(switches.available())
 
 
 @pytest.mark.compile

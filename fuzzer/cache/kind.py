@@ -57,12 +57,10 @@ class CachePairs:
     def brief(self, entry) -> str:
         return scripts.brief(entry)
 
-    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None):
+    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
+                key_only: bool = False):  # a pair's probes are its variant's, each needed for its key
         return blame.localise(entry.case, Variant.from_json(entry.variant), entry.bug_class, device, budget,
                               entry.backend, fault, threads)
-
-    def recognise(self, entry, keys, device: str, budget):
-        return None  # a pair's culprit is its variant's: every finding is localised in full
 
     def issue(self, bug, entry):
         return issue.issue(bug, entry)

@@ -21,7 +21,6 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
-from fuzzer.triage.recognise import rechecked
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -59,7 +58,7 @@ def entry_for(finding: Finding, seed: int | None, config: Config,
 
 
 def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
-            errors: list[InternalError] | None = None) -> Entry:
+            errors: list[InternalError] | None = None, key_only: bool = False) -> Entry:
     """``entry`` with its culprit, when the config asks for triage and time is left.
 
     Crashes and timeouts are not triaged in-process (a probe that kills the process
@@ -72,7 +71,8 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
     if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
     try:
-        entry.culprit = kinds.of(entry.kind).culprit(entry, entry.device, budget, config.fault, config.side_threads)
+        entry.culprit = kinds.of(entry.kind).culprit(entry, entry.device, budget, config.fault, config.side_threads,
+                                                     key_only)
     except Exception as exc:  # noqa: BLE001 - our error: the entry is saved untriaged
         if errors is None:
             raise
@@ -82,48 +82,26 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
 
 def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
-    """A finding of a bug that has its examples already, classified as found: it would
+    """A finding of a bug that has its examples already, triaged as found: it would
     only be counted, so it is not shrunk (None: any other finding).
 
     Most findings of a campaign are of bugs it has found before, and a full shrink
     (up to 150 fresh compiles) is wasted on one that will only be counted.  The
-    culprit with the bug class is all a bug's key needs: so a finding whose family
-    (``fuzzer.triage.family``) has a bug with its examples (``full``:
-    ``Examples.full``) is classified first, as found, and shrunk only if its bug
-    still wants examples or it is smaller than the bug's largest one.  Classifying
-    it is asking the probes that define a known bug's key (``fuzzer.triage.recognise``,
-    a few compiles) and, where none holds or the finding is one of those rechecked,
-    triaging it in full.
+    culprit with the bug class is all a bug's key needs, and costs a few compiles: so
+    a finding whose family (``fuzzer.triage.family``) has a bug with its examples
+    (``full``: ``Examples.full``) is triaged first, as found, with only the probes its
+    key needs (``localise(key_only=True)``), and shrunk (and triaged again in full)
+    only if its bug still wants examples or it is smaller than the bug's largest one.
+    Its classification is then all it costs.
     """
     if not config.triage:
         return None
     entry = found_entry(finding, seed, config)
     if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
-    known = None if rechecked(seed) else recognised(entry, config, full, seconds_left, errors)
-    if known is not None:
-        entry.culprit = known
-    else:
-        entry = triaged(entry, config, seconds_left, errors)
+    entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
     return entry if key in full and entry.statements >= full[key] else None
-
-
-def recognised(entry: Entry, config: Config, keys, seconds_left: float | None = None,
-               errors: list[InternalError] | None = None):
-    """The culprit of the known bug (one of ``keys``) that ``entry`` is, as its trial
-    kind recognises it (None: none it can tell, or dcefuzz's own error, kept in
-    ``errors``)."""
-    budget = config.triage_budget.within(seconds_left)
-    if not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
-        return None
-    try:
-        return kinds.of(entry.kind).recognise(entry, keys, entry.device, budget)
-    except Exception as exc:  # noqa: BLE001 - our error: the finding is triaged in full
-        if errors is None:
-            raise
-        errors.append(InternalError.of(TRIAGE_STAGE, exc))
-        return None
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,

@@ -186,14 +186,12 @@ class Session:
                          f"{entry.kind} ({entry.statements} statements) -> {path}")
             elif saved.kept is Kept.COUNTED:
                 self.stats.counted += 1
+                self.stats.key_only += bool(entry.culprit and entry.culprit.key_only)
             else:
                 self.stats.repeats += 1
             paths.append(str(path) if new else None)
             self.stats.last_entry = entry
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
-        if self.director is not None:
-            self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
-                                                 new_bugs, known))
         if self.director is not None:
             self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
                                                  new_bugs, known))

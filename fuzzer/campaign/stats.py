@@ -43,6 +43,8 @@ class Stats:
     new_bugs: set[str] = field(default_factory=set)
     #: findings of a bug that already had its examples: counted, not saved
     counted: int = 0
+    #: of those, the findings triaged with only the probes their key needs
+    key_only: int = 0
     #: the corpus's bugs and entries, as of the last finding
     corpus_bugs: int = 0
     corpus_entries: int = 0
@@ -104,7 +106,8 @@ class Stats:
             f"bugs       {len(self.bugs)} hit ({len(self.new_bugs)} new); the corpus holds "
             f"{self.corpus_bugs} bugs in {self.corpus_entries} entries (`dcefuzz bugs`)",
             f"saved      {len(self.saved)} new entries, {self.repeats} repeat hits of known signatures, "
-            f"{self.counted} hits of bugs with their examples already ({len(self.signatures)} signatures in all)",
+            f"{self.counted} hits of bugs with their examples already ({self.key_only} triaged for "
+            f"their key alone; {len(self.signatures)} signatures in all)",
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
             f"reached    " + (", ".join(f"{k} {n}" for k, n in sorted(self.reached.items())) or "nothing judged apart"),
             f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",

@@ -66,12 +66,10 @@ class TrialKind(Protocol):
     def brief(self, entry) -> str:
         """The entry's brief repro, for an issue."""
 
-    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None) -> Any:
-        """Where in the compiler the entry's bug lives (``fuzzer.triage.culprit.Culprit``)."""
-
-    def recognise(self, entry, keys, device: str, budget) -> Any:
-        """The culprit of the known bug, one of the bug keys ``keys``, that the entry is,
-        told by a few probes rather than a whole triage (None: none it can tell)."""
+    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
+                key_only: bool = False) -> Any:
+        """Where in the compiler the entry's bug lives (``fuzzer.triage.culprit.Culprit``);
+        ``key_only``: only the probes its bug's key needs (a repeat that is only counted)."""
 
     def issue(self, bug, entry) -> Any:
         """What an issue of one of its bugs says where a plain trial's words do not fit

@@ -61,9 +61,9 @@ class Culprit:
     seconds: float = 0.0
     budget_exhausted: bool = False
     torch_version: str = ""
-    #: found by checking a known bug's defining probes (``fuzzer.triage.recognise``),
-    #: not by a whole triage: only the parts its key names were probed
-    recognised: bool = False
+    #: made with only the probes its key needs (``localise(key_only=True)``): the key
+    #: is a whole triage's, the record may lack switches or the bisection
+    key_only: bool = False
 
     @property
     def blame(self) -> str | None:
@@ -107,8 +107,8 @@ class Culprit:
             out["switches"] = dict(self.switches)
         out.update(oracle_calls=self.oracle_calls, seconds=round(self.seconds, 2),
                    budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
-        if self.recognised:
-            out["recognised"] = True
+        if self.key_only:
+            out["key_only"] = True
         return out
 
     @classmethod
@@ -120,25 +120,39 @@ class Culprit:
                    seconds=float(data.get("seconds", 0.0)),
                    budget_exhausted=bool(data.get("budget_exhausted", False)),
                    torch_version=data.get("torch_version", ""),
-                   recognised=bool(data.get("recognised", False)))
+                   key_only=bool(data.get("key_only", False)))
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: TriageBudget = TriageBudget(), backend: str = "inductor") -> Culprit:
+             budget: TriageBudget = TriageBudget(), backend: str = "inductor", key_only: bool = False) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
-    of ``stage.STAGES``), within ``budget``."""
+    of ``stage.STAGES``), within ``budget``.
+
+    ``key_only`` leaves out the probes whose answers cannot change the culprit's key,
+    for a finding that is only to be counted as its bug (a repeat of one with its
+    examples): the key is the same, and the record lacks what was not asked.  The
+    blame (:attr:`Culprit.blame`) reads the bisection or the switches, never both:
+    for an error the bisector's pass wins, so the switches are probed only where it
+    names none; for a wrong result a switch wins, so the bisector runs only where no
+    switch, alone or paired, removes it.  Of an unshrunk finding's twenty to sixty
+    compiles, that is the nine switch probes of most compile errors, or the bisection
+    (ten to fifty) of most wrong results.
+    """
     probe = Probe(case, kind, bug_class, device, budget)
     found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
+    error = kind in contract.ERROR_KINDS
     try:
         found_stage = stage.walk(probe, stage.STAGES[:stage.STAGES.index(backend) + 1])
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
-        if found_stage == "inductor":
+        if key_only and error and found_stage is not None:
+            bisection = bisect.bisect(probe, found_stage)
+        if found_stage == "inductor" and not (key_only and error and _names(bisection)):
             found_switches = switches.probe_all(probe)
-            if kind not in contract.ERROR_KINDS:  # an error's key is where it is raised
+            if not error:  # an error's key is where it is raised
                 found_switches.update(switches.probe_pairs(probe, found_switches))
-        if found_stage is not None:
+        if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))):
             bisection = bisect.bisect(probe, found_stage)
     except BudgetSpent:
         pass
@@ -147,7 +161,12 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    pass_name=bisection.application if bisection else None,
                    switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
                    seconds=probe.seconds,
-                   budget_exhausted=probe.exhausted, torch_version=torch.__version__)
+                   budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only)
+
+
+def _names(bisection: bisect.Bisection | None) -> bool:
+    """Whether a bisection names something the blame reads (a subsystem, at least)."""
+    return bisection is not None and bisection.subsystem is not None
 
 
 def triageable(kind: str, backend: str = "inductor") -> bool:

@@ -13,7 +13,6 @@ from fuzzer.judge.trial import judge_fresh, run_trial
 from fuzzer.program.generate import generate
 from fuzzer.render import brief, repro
 from fuzzer.triage.culprit import localise
-from fuzzer.triage.recognise import recognise
 
 
 class ProgramTrials:
@@ -44,11 +43,9 @@ class ProgramTrials:
     def brief(self, entry) -> str:
         return brief.render(entry)
 
-    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None):
-        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend)
-
-    def recognise(self, entry, keys, device: str, budget):
-        return recognise(entry.case, entry.kind, entry.bug_class, device, keys, budget, entry.backend)
+    def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
+                key_only: bool = False):
+        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only)
 
     def issue(self, bug, entry):
         return None  # the plain words of ``fuzzer.render.report``
