@@ -12,6 +12,14 @@ the median against the target (median <= 60 s on a 2-core CPU).  Also says wheth
 each finding's blame agrees with the one saved in its entry.
 
     python benchmarks/triage.py [corpus ...] [--limit N]
+    python benchmarks/triage.py FOLDER --key-only [--every K] [--limit N]
+
+``--key-only`` compares, on each finding, the whole triage with the one a repeat of a
+known bug gets (``localise(key_only=True)``: only the probes its key needs), the two
+run one after the other in an order that alternates from finding to finding: the
+seconds and oracle calls of each, and whether their bug keys agree (they must).  Run
+it on unshrunk findings (a campaign's corpus made with ``--no-shrink --no-triage``),
+which is what a repeat is triaged as; ``--every K`` takes every K-th entry.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from fuzzer.corpus.store import load_all
 from fuzzer.judge.execute import device_unavailable
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.triage.culprit import localise, triageable
+from fuzzer.triage.family import family
 
 TARGET_MEDIAN_SECONDS = 60.0
 
@@ -33,16 +42,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="*", default=["corpus"])
     parser.add_argument("--limit", type=int, default=None, help="triage at most N entries")
+    parser.add_argument("--every", type=int, default=1, help="take every K-th triageable entry")
+    parser.add_argument("--key-only", action="store_true",
+                        help="compare the whole triage with the key-only triage of a repeat")
     args = parser.parse_args()
     loaded, bad = load_all(args.folders)
     entries = [e for e in loaded if triageable(e.kind, e.backend) and device_unavailable(e.device) is None]
     for line in bad:
         print(f"skipped: {line}", file=sys.stderr)
-    entries = entries[:args.limit]
+    entries = entries[::max(1, args.every)][:args.limit]
     if not entries:
         print("no triageable entries", file=sys.stderr)
         return 2
     judge_fresh(entries[0].case, entries[0].device)  # the cold compile is nobody's cost
+    if args.key_only:
+        return compare_key_only(entries)
     print(f"{'entry':34s} {'blame':40s} {'calls':>5s} {'seconds':>8s} {'1 call s':>8s} {'ratio':>6s} saved")
     seconds, calls = [], []
     agree = 0
@@ -56,7 +70,7 @@ def main() -> int:
         saved = e.culprit.blame if e.culprit is not None else None
         same = "same" if saved == c.blame else f"was {saved}"
         agree += saved == c.blame
-        print(f"{e.id:34s} {str(c.blame):40s} {c.oracle_calls:5d} {c.seconds:8.1f} {one:8.2f} "
+        print(f"{e.id:34s} {c.blame!s:40s} {c.oracle_calls:5d} {c.seconds:8.1f} {one:8.2f} "
               f"{c.seconds / one:6.1f} {same}" + (" (budget spent)" if c.budget_exhausted else ""))
     med = statistics.median(seconds)
     print(f"\n{len(entries)} findings: seconds median {med:.1f} max {max(seconds):.1f}; "
@@ -64,6 +78,31 @@ def main() -> int:
     print(f"blame as saved: {agree}/{len(entries)}")
     print(f"target median <= {TARGET_MEDIAN_SECONDS:.0f} s: {'met' if med <= TARGET_MEDIAN_SECONDS else 'MISSED'}")
     return 0
+
+
+def compare_key_only(entries) -> int:
+    """The whole triage and the key-only one of each entry, side by side."""
+    print(f"{'entry':34s} {'kind':14s} {'key (family @ blame)':60s} {'whole':>12s} {'key only':>12s} agree")
+    rows = []
+    for i, e in enumerate(entries):
+        runs = {}
+        for key_only in ((False, True) if i % 2 == 0 else (True, False)):
+            runs[key_only] = localise(e.case, e.kind, e.bug_class, e.device, backend=e.backend, key_only=key_only)
+        whole, quick = runs[False], runs[True]
+        key = f"{family(e.bug_class)} @ {whole.key}"
+        agree = whole.key == quick.key
+        rows.append((whole, quick, agree))
+        print(f"{e.id:34s} {e.kind:14s} {key[-60:]:60s} {whole.oracle_calls:3d} {whole.seconds:7.1f}s "
+              f"{quick.oracle_calls:3d} {quick.seconds:7.1f}s {'yes' if agree else 'NO: ' + str(quick.key)}"
+              + (" (budget spent)" if whole.budget_exhausted or quick.budget_exhausted else ""))
+    whole_s = [w.seconds for w, _, _ in rows]
+    quick_s = [q.seconds for _, q, _ in rows]
+    print(f"\n{len(rows)} findings: whole triage median {statistics.median(whole_s):.1f}s "
+          f"({statistics.median(w.oracle_calls for w, _, _ in rows):.0f} calls), key only median "
+          f"{statistics.median(quick_s):.1f}s ({statistics.median(q.oracle_calls for _, q, _ in rows):.0f} calls); "
+          f"in all {sum(quick_s):.0f}s against {sum(whole_s):.0f}s ({sum(quick_s) / sum(whole_s):.2f})")
+    print(f"keys agree: {sum(a for _, _, a in rows)}/{len(rows)}")
+    return 0 if all(a for _, _, a in rows) else 1
 
 
 if __name__ == "__main__":
