@@ -18,6 +18,7 @@ sees what it must and nothing else, on a small hand-written program:
 """
 
 import random
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
@@ -120,14 +121,19 @@ def _config_variant() -> Variant:
 
 @pytest.fixture(scope="module")
 def pairs():
-    """The three pairs, run once for every assertion below."""
+    """The three pairs, run once for every assertion below, side by side: each side is
+    a process of its own, mostly one core's work."""
     eager = [v for v in variants.variants_of(PAIR_CASE.program)
              if v.kind == variants.EAGER_CHANGED and v.op == "p_sin"][0]
-    return {
-        "fault": trial.judge_pair(PAIR_CASE, _config_variant(), "cpu", fault="cache-key-ignores-custom-passes"),
-        "no fault": trial.judge_pair(PAIR_CASE, _config_variant(), "cpu"),
-        "eager": trial.judge_pair(PAIR_CASE, eager, "cpu"),
+    asked = {
+        "fault": (_config_variant(), "cache-key-ignores-custom-passes"),
+        "no fault": (_config_variant(), None),
+        "eager": (eager, None),
     }
+    with ThreadPoolExecutor(len(asked)) as pool:
+        running = {name: pool.submit(trial.judge_pair, PAIR_CASE, variant, "cpu", fault=fault)
+                   for name, (variant, fault) in asked.items()}
+        return {name: future.result() for name, future in running.items()}
 
 
 def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
