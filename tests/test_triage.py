@@ -12,7 +12,7 @@ from fuzzer.corpus import bugs
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import family, switches
+from fuzzer.triage import bisect, family, switches
 from fuzzer.triage.culprit import Culprit, localise
 from fuzzer.triage.probe import TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage
@@ -37,6 +37,32 @@ def test_a_real_reordering_bug_lives_in_inductor():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     found = first_stage(entry.case, entry.kind, entry.bug_class, "cpu")
     assert found.stage == "inductor" and found.oracle_calls == len(STAGES)
+
+
+class _StaysProbe:
+    """A probe whose bug shows whatever is turned off; it records what the bisector
+    had turned off at each question (no compile)."""
+
+    def __init__(self):
+        self.asked = []
+
+    def shows(self, backend):
+        from torch._inductor.compiler_bisector import CompilerBisector
+
+        self.asked.append((backend, CompilerBisector.get_subsystem()))
+        return True
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+def test_the_bisector_asks_once_per_subsystem_where_none_clears_the_bug():
+    """torch's walk restarts from the second subsystem, then the third, ... when none
+    clears the bug (45 questions for Inductor's nine); each is asked once, and the
+    stage walk's own answer (the bug shows at the stage) is not asked again."""
+    from torch._inductor.compiler_bisector import BACKENDS
+
+    probe = _StaysProbe()
+    assert bisect.bisect(probe, "inductor") == bisect.Bisection(None, None)
+    assert probe.asked == [("inductor", s.name) for s in BACKENDS["inductor"]]
 
 
 # -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
@@ -163,7 +189,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 30
+    assert len(found) == 31
     by_entry = {e: b for b in found.values() for e in b.entries}
     # four stale caches (docs/caches.md): one bug per change of declaration and cache, the
     # fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -205,7 +231,9 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # the one-hour feedback campaign on 2.14.1's (docs/bugs.md)
                                     "runtime-error-a80554292407", "compile-error-543ba2fabeb1",
                                     "compile-error-0e2427975b6f", "runtime-error-f7eef5723f32",
-                                    "wrong-mutation-11984ca0fb9a", "compile-error-bd3a6bfe9257"])
+                                    "wrong-mutation-11984ca0fb9a", "compile-error-bd3a6bfe9257",
+                                    # a feedback trial of the 2.14.1 yield benchmark's
+                                    "compile-error-dfd1a10fd430"])
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
     # value range of a reduction over a size that can be 0, the view of a strided input
     # read after a write, and the symbol a recompile after a graph break loses, and of 2.14.1's

@@ -16,6 +16,15 @@ state in files of a temporary folder and prints as it goes (captured here); and
 an application count that differs between compiles (our probes compile afresh,
 so they do not) would mislead it.  Where the installed torch lacks it, the result
 is None.
+
+It also asks the same question again and again. When no subsystem's removal clears
+the bug, ``do_bisect`` (2.11 to 2.14.1) advances from the subsystem it started the
+walk at, not the one the walk ended at, and walks the rest of the list again from
+there: with Inductor's nine subsystems that is 9 + 8 + ... + 1 = 45 compiles where
+nine answer everything, most of the 60-call triage of an error the bisector pins on
+nothing.  A compile with a subsystem turned off gives the same answer each time, so
+each is asked once (:func:`bisect` remembers them), and the result is the one the
+repeated walk reaches.
 """
 
 from __future__ import annotations
@@ -61,12 +70,20 @@ def bisect(probe: Probe, stage: str) -> Bisection | None:
         return None
     order = list(backends)
     before = set(order[:order.index(stage)]) if stage in order else set()
+    # (backend, subsystem turned off or None) -> absent; the stage walk saw the bug at
+    # the stage with nothing turned off
+    answers: dict[tuple[str, str | None], bool] = {(stage, None): False}
 
     def absent() -> bool:
         backend = bisector.get_backend()
         if backend in before:
             return True  # the stage walk saw no bug there
-        return not probe.shows(backend)
+        subsystem = bisector.get_subsystem()
+        if subsystem is not None and bisector.get_run_state(backend, subsystem) != "test_disable":
+            return not probe.shows(backend)  # a count being bisected: asked once anyway
+        if (backend, subsystem) not in answers:
+            answers[backend, subsystem] = not probe.shows(backend)
+        return answers[backend, subsystem]
 
     enabled = bisector.bisection_enabled
     with contextlib.redirect_stdout(io.StringIO()):

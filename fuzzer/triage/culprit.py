@@ -134,9 +134,9 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     blame (:attr:`Culprit.blame`) reads the bisection or the switches, never both:
     for an error the bisector's pass wins, so the switches are probed only where it
     names none; for a wrong result a switch wins, so the bisector runs only where no
-    switch, alone or paired, removes it.  Of an unshrunk finding's twenty to sixty
+    switch, alone or paired, removes it.  Of an unshrunk finding's twenty-odd
     compiles, that is the nine switch probes of most compile errors, or the bisection
-    (ten to fifty) of most wrong results.
+    (ten to twenty) of most wrong results.
     """
     probe = Probe(case, kind, bug_class, device, budget)
     found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
