@@ -19,7 +19,14 @@ known bug gets (``localise(key_only=True)``: only the probes its key needs), the
 run one after the other in an order that alternates from finding to finding: the
 seconds and oracle calls of each, and whether their bug keys agree (they must).  Run
 it on unshrunk findings (a campaign's corpus made with ``--no-shrink --no-triage``),
-which is what a repeat is triaged as; ``--every K`` takes every K-th entry.
+which was what a repeat was triaged as; ``--every K`` takes every K-th entry.
+
+``--repeat`` measures what a repeat costs now against then, on each finding: the
+key-only triage of the program as found (then), and a short shrink
+(``TRIAGE.repeat_shrink_calls`` candidates) followed by the key-only triage of what
+it reached (now), in alternating order; and, as the reference, the key a new finding
+of the same program gets (a full shrink, then the whole triage).  It prints the
+seconds of each and whether each key is the reference's.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ def main() -> int:
     parser.add_argument("--every", type=int, default=1, help="take every K-th triageable entry")
     parser.add_argument("--key-only", action="store_true",
                         help="compare the whole triage with the key-only triage of a repeat")
+    parser.add_argument("--repeat", action="store_true",
+                        help="compare a repeat's key-only triage as found with one after a short shrink")
     args = parser.parse_args()
     loaded, bad = load_all(args.folders)
     entries = [e for e in loaded if triageable(e.kind, e.backend) and device_unavailable(e.device) is None]
@@ -57,6 +66,8 @@ def main() -> int:
     judge_fresh(entries[0].case, entries[0].device)  # the cold compile is nobody's cost
     if args.key_only:
         return compare_key_only(entries)
+    if args.repeat:
+        return compare_repeat(entries)
     print(f"{'entry':34s} {'blame':40s} {'calls':>5s} {'seconds':>8s} {'1 call s':>8s} {'ratio':>6s} saved")
     seconds, calls = [], []
     agree = 0
@@ -103,6 +114,53 @@ def compare_key_only(entries) -> int:
           f"in all {sum(quick_s):.0f}s against {sum(whole_s):.0f}s ({sum(quick_s) / sum(whole_s):.2f})")
     print(f"keys agree: {sum(a for _, _, a in rows)}/{len(rows)}")
     return 0 if all(a for _, _, a in rows) else 1
+
+
+def compare_repeat(entries) -> int:
+    """A repeat's key-only triage as found, and after a short shrink, side by side, and
+    both keys against a new finding's (full shrink, whole triage)."""
+    from fuzzer.judge import contract, kinds
+    from fuzzer.limits import TRIAGE
+    from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+
+    def short(e, judge, divs, budget):
+        start = time.perf_counter()
+        r = shrink(e.case, e.kind, divs, e.device, e.backend, budget, judge=judge, confirm=budget.oracle_calls > 50)
+        c = localise(r.case, e.kind, contract.bug_class(e.kind, r.divergences), e.device, backend=e.backend,
+                     key_only=budget.oracle_calls <= 50)
+        return r, c, time.perf_counter() - start
+
+    print(f"{'entry':34s} {'as found: calls s':>18s} {'shrunk a little: stmts calls s':>31s} "
+          f"{'new finding: stmts s':>21s} agree (as found, a little)")
+    rows = []
+    little = ShrinkBudget(oracle_calls=TRIAGE.repeat_shrink_calls, seconds=60)
+    for i, e in enumerate(entries):
+        judge = kinds.of(e.kind).oracle(e, e.device, e.backend, e.fault)
+        divs = judge(e.case).of_kind(e.kind)
+        if not divs:
+            print(f"{e.id:34s} does not reproduce: skipped")
+            continue
+        runs = {}
+        for which in (("found", "little") if i % 2 == 0 else ("little", "found")):
+            if which == "found":
+                start = time.perf_counter()
+                c = localise(e.case, e.kind, e.bug_class, e.device, backend=e.backend, key_only=True)
+                runs[which] = (None, c, time.perf_counter() - start)
+            else:
+                runs[which] = short(e, judge, divs, little)
+        ref_r, ref, ref_s = short(e, judge, divs, ShrinkBudget())
+        (_, a, a_s), (lr, b, b_s) = runs["found"], runs["little"]
+        rows.append((a_s, b_s, a.key == ref.key, b.key == ref.key))
+        print(f"{e.id:34s} {a.oracle_calls:8d} {a_s:8.1f}s {lr.statements:9d} {lr.oracle_calls + b.oracle_calls:9d} "
+              f"{b_s:9.1f}s {ref_r.statements:10d} {ref_s:9.1f}s {'yes' if rows[-1][2] else 'NO'}, "
+              f"{'yes' if rows[-1][3] else 'NO'}  {ref.key}")
+    if not rows:
+        return 2
+    found_s, little_s = sum(r[0] for r in rows), sum(r[1] for r in rows)
+    print(f"\n{len(rows)} findings: as found {found_s:.0f}s in all, shrunk a little {little_s:.0f}s "
+          f"({little_s / found_s:.2f}); keys as a new finding's: as found {sum(r[2] for r in rows)}/{len(rows)}, "
+          f"shrunk a little {sum(r[3] for r in rows)}/{len(rows)}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -54,3 +54,65 @@ def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
     state = json.loads(CliRunner().invoke(main, ["stats", str(folder.path), "--json"]).output)
     assert state["internal_errors"] == {"trial": 2} and state["statuses"] == {"internal-error": 2}
     assert "internal   2" in CliRunner().invoke(main, ["stats", str(folder.path)]).output
+
+
+def _tap_after_scale(c):
+    """Stand-in bug (no compile): m_scale writes an input that e_tap then reads."""
+    from fuzzer.judge import contract
+
+    written = set()
+    for s in c.program.body:
+        if s.form == "m_scale":
+            written.add(s.args[0])
+        if s.form == "e_tap" and s.args[0] in written:
+            return contract.Verdict(contract.OK, [contract.Divergence(
+                contract.EFFECT_LOG, 0, "sequence", "reordered (eager [], compiled [])", ("reordered",))])
+    return contract.Verdict(contract.OK, [])
+
+
+def test_a_repeat_is_shrunk_a_little_then_triaged_for_its_key(monkeypatch, tmp_path):
+    """A finding of a bug with its examples gets at most ``repeat_shrink_calls``
+    candidates before its key-only triage, which then sees the smaller program;
+    without shrinking (``--no-shrink``) it is triaged as found."""
+    from helpers import case, prog
+
+    from fuzzer.campaign import entries
+    from fuzzer.corpus.bugs import key_of
+    from fuzzer.judge import contract
+    from fuzzer.judge.trial import Finding
+    from fuzzer.limits import TRIAGE
+    from fuzzer.triage.culprit import Culprit
+
+    seen = []
+
+    def stub(entry, config, seconds_left=None, errors=None, key_only=False):
+        seen.append((entry.statements, key_only))
+        entry.culprit = Culprit(stage="inductor", kind=contract.EFFECT_LOG, key_only=key_only)
+        return entry
+
+    monkeypatch.setattr(entries, "triaged", stub)
+    body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(10)]
+    body[4:4] = [("m_scale", ["x0"], None, {"site": 10}), ("e_tap", ["x0"], "t", {"site": 11})]
+    big = case(prog({"x0": ("s0",)}, body, outputs=["v9"]))
+    finding = Finding(contract.EFFECT_LOG, big, _tap_after_scale(big).divergences, "cpu", "inductor")
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    key = key_of(stub(entries.found_entry(finding, 0, config), config))
+    seen.clear()
+    calls = []
+
+    def judge(c):
+        calls.append(c)
+        return _tap_after_scale(c)
+
+    counted = entries.counted_only(finding, 0, config, {key: 2}, judge=judge)
+    assert counted is not None and counted.culprit.key_only
+    assert 0 < len(calls) <= TRIAGE.repeat_shrink_calls
+    assert seen == [(counted.statements, True)] and counted.statements < 12
+    assert _tap_after_scale(counted.case).divergences          # still the bug
+    # the bug's largest example is bigger than what the short shrink reached: shrunk in full
+    assert entries.counted_only(finding, 0, config, {key: 20}, judge=judge) is None
+    seen.clear()
+    calls.clear()
+    unshrunk = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    assert entries.counted_only(finding, 0, unshrunk, {key: 2}, judge=judge).statements == 12
+    assert calls == [] and seen == [(12, True)]

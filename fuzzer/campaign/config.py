@@ -54,7 +54,7 @@ class Config:
     #: when the campaign starts
     declarations: int = 0
     #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
-    #: their findings are triaged, to be recognised, and counted, never shrunk
+    #: their findings are classified, to be recognised, and counted, never shrunk in full
     known: tuple = ()
 
     @property

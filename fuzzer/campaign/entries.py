@@ -6,6 +6,7 @@ make entries here, so an entry is made one way."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -17,6 +18,7 @@ from fuzzer.internal import InternalError
 from fuzzer.judge import kinds
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import Finding, TrialResult
+from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
@@ -81,27 +83,63 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
 
 
 def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
-                 seconds_left: float | None = None, errors: list[InternalError] | None = None) -> Entry | None:
-    """A finding of a bug that has its examples already, triaged as found: it would
-    only be counted, so it is not shrunk (None: any other finding).
+                 seconds_left: float | None = None, errors: list[InternalError] | None = None,
+                 judge: Callable[[Case], Verdict] | None = None) -> Entry | None:
+    """A finding of a bug that has its examples already, classified cheaply: it would
+    only be counted, so it is not shrunk in full (None: any other finding).
 
     Most findings of a campaign are of bugs it has found before, and a full shrink
     (up to 150 fresh compiles) is wasted on one that will only be counted.  The
-    culprit with the bug class is all a bug's key needs, and costs a few compiles: so
-    a finding whose family (``fuzzer.triage.family``) has a bug with its examples
-    (``full``: ``Examples.full``) is triaged first, as found, with only the probes its
-    key needs (``localise(key_only=True)``), and shrunk (and triaged again in full)
-    only if its bug still wants examples or it is smaller than the bug's largest one.
-    Its classification is then all it costs.
+    culprit with the bug class is all a bug's key needs: so a finding whose family
+    (``fuzzer.triage.family``) has a bug with its examples (``full``:
+    ``Examples.full``) is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates,
+    judged by ``judge`` where given, else its oracle) and then triaged with only the
+    probes its key needs (``localise(key_only=True)``).  It is shrunk in full (and
+    triaged again in full) only if its bug still wants examples or it is smaller
+    than the bug's largest one.
+
+    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
+    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
+    bug's key is made from a shrunk program when the bug is first found; the same
+    probes on the unshrunk program can answer otherwise (a compile error that is
+    dynamic-shapes-only once the rest of the program is gone), and such a repeat
+    then paid a full shrink as if it were a new bug.  Only findings of the plain
+    trial are shrunk first (a cache pair's candidate costs two cold processes), and
+    only where the config shrinks at all.
     """
     if not config.triage:
         return None
     entry = found_entry(finding, seed, config)
     if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
+    entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
     return entry if key in full and entry.statements >= full[key] else None
+
+
+def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,
+                     judge: Callable[[Case], Verdict] | None, seconds_left: float | None,
+                     errors: list[InternalError] | None) -> Entry:
+    """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most (itself
+    where the config does not shrink, its kind is not the plain trial's, it is not
+    triageable, or nothing smaller showed the bug)."""
+    if not (config.shrink and kinds.of(finding.kind).name == kinds.PROGRAM
+            and triageable(finding.kind, finding.backend)):
+        return entry
+    full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
+    budget = dataclasses.replace(full, oracle_calls=min(full.oracle_calls, TRIAGE.repeat_shrink_calls))
+    if budget.seconds <= 0:
+        return entry
+    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
+                    budget, judge=judge or oracle_of(finding, config), confirm=False)
+    if errors is not None:
+        errors += result.errors
+    if result.case == finding.case:
+        return entry
+    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
+                       backend=finding.backend, fault=config.fault, shrink=result.record(),
+                       variant=finding.variant)
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,

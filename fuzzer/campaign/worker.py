@@ -157,7 +157,8 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
         return None if end is None else end - time.monotonic()
 
     errors: list = []
-    settled = [counted_only(f, pseed, config, full or {}, left(), errors) for f in result.findings]
+    settled = [counted_only(f, pseed, config, full or {}, left(), errors, judge_with(oracle_of(f, config)))
+               for f in result.findings]
     entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors)
                for f, done in zip(result.findings, settled) if done is None]
     if config.triage:

@@ -57,7 +57,7 @@ def _known_keys(folder: str | None) -> tuple:
               help="Campaign seed: with --blind, program i is a pure function of (seed, i).")
 @click.option("--known-upstream", "known_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="A corpus folder with an upstream.json (e.g. corpus): findings of the bugs it names as "
-                   "public are triaged, to be recognised, and counted, never shrunk.")
+                   "public are classified, to be recognised, and counted, never shrunk in full.")
 @click.option("--feedback/--blind", default=False, show_default=True,
               help="Feedback: programs come from a pool of those that made the compiler do something "
                    "new, mutated, as well as fresh, in shares that follow what pays (docs/campaigns.md); "
