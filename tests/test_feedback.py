@@ -119,6 +119,35 @@ def test_the_same_outcomes_give_the_same_programs_and_a_resumed_director_goes_on
         c.observe(i, _novel(i, y))
 
 
+def test_each_arm_records_what_its_programs_cost_and_a_resumed_director_keeps_it(monkeypatch):
+    """The seconds from handing a program out to learning from it are its arm's cost:
+    shown beside the mean reward, saved, and never a choice's input."""
+    from fuzzer.feedback import director as module
+
+    clock = [100.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+    d = Director(1, feats.ALL)
+    for i in range(3):
+        r = d.next(i, program_seed(1, i))
+        clock[0] += 2.0 + i                       # 2 s, 3 s, 4 s
+        d.observe(i, _novel(i, r))
+    fresh = d.bandit.arms[FRESH]
+    assert fresh.seconds == 9.0 and fresh.cost == 3.0
+    assert d.summary()["arms"][FRESH] == [3, round(fresh.mean, 3), 3.0]
+    again = Director(1, feats.ALL)
+    again.load(d.to_json())
+    assert again.bandit.arms[FRESH].cost == 3.0
+    # the same outcomes at other speeds give the same programs
+    clock[0] = 0.0
+    e = Director(1, feats.ALL)
+    for i in range(3):
+        r = e.next(i, program_seed(1, i))
+        clock[0] += 50.0
+        e.observe(i, _novel(i, r))
+    assert [e.next(i, program_seed(1, i)).case for i in range(3, 6)] == \
+        [d.next(i, program_seed(1, i)).case for i in range(3, 6)]
+
+
 def test_a_known_bug_is_steered_away_from():
     """A mutant that hits a bug with its examples is not pooled, its parent loses worth,
     and its arm's reward is negative."""

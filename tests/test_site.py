@@ -149,7 +149,7 @@ def test_a_campaign_folder_renders_its_page(tmp_path):
              "feedback": True}
     (folder / "state.json").write_text(json.dumps(state))
     lines = [dict(state, seconds=s, programs=p, bugs=b, entries=b, pool=p, tokens=10 * p,
-                  arms={"fresh": [p, 1.0]}, worker_rss_mb=[400]) for s, p, b in ((20, 1, 0), (60, 2, 1))]
+                  arms={"fresh": [p, 1.0, 2.5]}, worker_rss_mb=[400]) for s, p, b in ((20, 1, 0), (60, 2, 1))]
     (folder / "stats.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     (folder / "torch.log").write_text("E1201 torch/_guards.py] Error while creating guard\n")
     out = tmp_path / "site"
@@ -158,6 +158,7 @@ def test_a_campaign_folder_renders_its_page(tmp_path):
     page = parse(out / "campaign.html")
     text = " ".join(page.text)
     assert "unsupported <op>" in text and "effect-log 1" in text and "pool 2" in text
+    assert "seconds a program" in text and "2.5" in page.text
     assert "0 flaky" in text and "0 invalid" in text
     assert "torch.log" in page.links and (out / "torch.log").read_text().startswith("E1201")
     assert sum(1 for t, _ in page.tags if t == "svg") == 4  # discovery, rate, memory, pool

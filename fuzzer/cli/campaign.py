@@ -361,8 +361,9 @@ def _print_feedback(saved: dict) -> None:
     summary = director.summary()
     click.echo(f"feedback   pool {summary['pool']} programs, {summary['tokens']} distinct tokens of signal, "
                f"{director.played} programs learnt from")
-    arms = ", ".join(f"{name} {plays} ({mean:+.2f})" for name, (plays, mean) in summary["arms"].items() if plays)
-    click.echo(f"arms       {arms or 'none played'} (programs, mean reward)")
+    arms = ", ".join(f"{name} {plays} ({mean:+.2f}, {cost:.1f}s)"
+                     for name, (plays, mean, cost) in summary["arms"].items() if plays)
+    click.echo(f"arms       {arms or 'none played'} (programs, mean reward, seconds a program)")
     if summary["discarded"]:
         click.echo("discarded  " + ", ".join(f"{k} {v}" for k, v in sorted(summary["discarded"].items()))
                    + " (mutants the IR refused: a fresh program instead)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from dataclasses import dataclass
 
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
@@ -69,6 +70,8 @@ class Director:
         self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
         self.weights = FeatureWeights(features, schedule)
         self.in_flight: dict[int, Recipe] = {}
+        #: when each program in flight was handed out (``time.monotonic``): its arm's cost
+        self.issued: dict[int, float] = {}
         #: mutants the IR refused, by mutation (a fresh program was drawn instead)
         self.discarded: dict[str, int] = {}
         self.played = 0
@@ -87,6 +90,7 @@ class Director:
             case = generate(program_seed, features=self.weights.table(), ops=self.ops)
             recipe = Recipe(index, program_seed, FRESH, case)
         self.in_flight[index] = recipe
+        self.issued[index] = time.monotonic()
         return recipe
 
     def _mutant(self, index: int, program_seed: int, arm: str, rng: random.Random) -> Recipe | None:
@@ -117,15 +121,18 @@ class Director:
         """Learn from program ``index``'s outcome; returns its reward (None: not one of
         the director's programs, as after a resume)."""
         recipe = self.in_flight.pop(index, None)
+        issued = self.issued.pop(index, None)
         if recipe is None or recipe.case is None:
             return None
+        seconds = 0.0 if issued is None else time.monotonic() - issued
         self.played += 1
         if outcome.status in NOT_JUDGED:
+            self.bandit.arms[recipe.arm].seconds += seconds
             return 0.0
         tokens = set(outcome.signal) | {f"status:{outcome.status}"} | {f"finding:{k}" for k in outcome.kinds}
         novel = self.pool.observe(tokens)
         reward = self.reward_of(outcome, len(novel))
-        self.bandit.reward(recipe.arm, reward)
+        self.bandit.reward(recipe.arm, reward, seconds)
         if recipe.arm == FRESH:
             self.weights.add(set(recipe.case.program.features()), reward)
         parent = self.pool.by_index(recipe.parent) if recipe.parent is not None else None
@@ -141,7 +148,7 @@ class Director:
     # ----------------------------------------------------------- what it holds
     def summary(self) -> dict:
         return {"pool": len(self.pool.seeds), "tokens": len(self.pool.counts),
-                "arms": {a.name: [a.plays, round(a.mean, 3)] for a in self.bandit.arms.values()},
+                "arms": {a.name: [a.plays, round(a.mean, 3), round(a.cost, 2)] for a in self.bandit.arms.values()},
                 "features": self.weights.table(), "discarded": dict(self.discarded)}
 
     def line(self) -> str:

@@ -64,10 +64,14 @@ class Arm:
     rewards: deque = field(default_factory=deque)
     plays: int = 0
     total: float = 0.0
+    #: wall seconds its programs took, from being handed out to being learnt from
+    #: (trial, shrink, triage): what the arm's rewards cost, recorded, not steered by
+    seconds: float = 0.0
 
-    def add(self, reward: float, window: int) -> None:
+    def add(self, reward: float, window: int, seconds: float = 0.0) -> None:
         self.plays += 1
         self.total += reward
+        self.seconds += seconds
         self.rewards.append(reward)
         while len(self.rewards) > window:
             self.rewards.popleft()
@@ -75,6 +79,11 @@ class Arm:
     @property
     def mean(self) -> float:
         return sum(self.rewards) / len(self.rewards) if self.rewards else 0.0
+
+    @property
+    def cost(self) -> float:
+        """Mean seconds a program of this arm took."""
+        return self.seconds / self.plays if self.plays else 0.0
 
 
 class Bandit:
@@ -98,17 +107,19 @@ class Bandit:
                 best, score = name, s
         return best
 
-    def reward(self, name: str, reward: float) -> None:
-        self.arms[name].add(reward, self.schedule.window)
+    def reward(self, name: str, reward: float, seconds: float = 0.0) -> None:
+        self.arms[name].add(reward, self.schedule.window, seconds)
 
     def to_json(self) -> dict:
-        return {a.name: {"plays": a.plays, "total": a.total, "rewards": list(a.rewards)} for a in self.arms.values()}
+        return {a.name: {"plays": a.plays, "total": a.total, "seconds": round(a.seconds, 2),
+                         "rewards": list(a.rewards)} for a in self.arms.values()}
 
     def load(self, data: dict) -> None:
         for name, d in data.items():
             if name in self.arms:
                 arm = self.arms[name]
                 arm.plays, arm.total = int(d["plays"]), float(d["total"])
+                arm.seconds = float(d.get("seconds", 0.0))  # none in states saved before it was kept
                 arm.rewards = deque(float(r) for r in d["rewards"])
 
 

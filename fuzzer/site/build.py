@@ -209,7 +209,9 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
         log_cut = f"{LOG_BYTES // (1024 * 1024)} MiB" if size > LOG_BYTES else ""
     seconds = state.get("seconds") or 0
     programs = state.get("programs", 0)
-    arms = [(name, plays, f"{mean:.2f}") for name, (plays, mean) in (last.get("arms") or {}).items()]
+    # [plays, mean reward, seconds a program]; lines written before the seconds were kept have two
+    arms = [(name, row[0], f"{row[1]:.2f}", f"{row[2]:.1f}" if len(row) > 2 else "-")
+            for name, row in (last.get("arms") or {}).items()]
     return {"folder": str(cf.path), "seed": state.get("seed"), "shard": state.get("shard"),
             "feedback": state.get("feedback", False), "programs": programs,
             "minutes": f"{seconds / 60:.1f}", "rate": f"{programs / seconds * 60:.1f}" if seconds else "-",
