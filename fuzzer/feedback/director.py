@@ -126,8 +126,7 @@ class Director:
             return None
         seconds = 0.0 if issued is None else time.monotonic() - issued
         self.played += 1
-        if outcome.status in NOT_JUDGED:
-            self.bandit.arms[recipe.arm].seconds += seconds
+        if outcome.status in NOT_JUDGED:  # not a play of its arm: neither its reward nor its cost
             return 0.0
         tokens = set(outcome.signal) | {f"status:{outcome.status}"} | {f"finding:{k}" for k in outcome.kinds}
         novel = self.pool.observe(tokens)
