@@ -123,11 +123,13 @@ def compare_repeat(entries) -> int:
     from fuzzer.limits import TRIAGE
     from fuzzer.reduce.shrinker import ShrinkBudget, shrink
 
-    def short(e, judge, divs, budget):
+    def shrunk_then_triaged(e, judge, divs, budget, reference=False):
+        """A repeat's short shrink and key-only triage, or (``reference``) a new finding's
+        full, confirmed shrink and whole triage."""
         start = time.perf_counter()
-        r = shrink(e.case, e.kind, divs, e.device, e.backend, budget, judge=judge, confirm=budget.oracle_calls > 50)
+        r = shrink(e.case, e.kind, divs, e.device, e.backend, budget, judge=judge, confirm=reference)
         c = localise(r.case, e.kind, contract.bug_class(e.kind, r.divergences), e.device, backend=e.backend,
-                     key_only=budget.oracle_calls <= 50)
+                     key_only=not reference)
         return r, c, time.perf_counter() - start
 
     print(f"{'entry':34s} {'as found: calls s':>18s} {'shrunk a little: stmts calls s':>31s} "
@@ -147,8 +149,8 @@ def compare_repeat(entries) -> int:
                 c = localise(e.case, e.kind, e.bug_class, e.device, backend=e.backend, key_only=True)
                 runs[which] = (None, c, time.perf_counter() - start)
             else:
-                runs[which] = short(e, judge, divs, little)
-        ref_r, ref, ref_s = short(e, judge, divs, ShrinkBudget())
+                runs[which] = shrunk_then_triaged(e, judge, divs, little)
+        ref_r, ref, ref_s = shrunk_then_triaged(e, judge, divs, ShrinkBudget(), reference=True)
         (_, a, a_s), (lr, b, b_s) = runs["found"], runs["little"]
         rows.append((a_s, b_s, a.key == ref.key, b.key == ref.key))
         print(f"{e.id:34s} {a.oracle_calls:8d} {a_s:8.1f}s {lr.statements:9d} {lr.oracle_calls + b.oracle_calls:9d} "

@@ -88,9 +88,10 @@ class TriageLimits:
     examples_per_bug: int = 3
     #: shrink candidates a finding of a bug with its examples gets before its key-only
     #: triage: the statement pass's first halvings, which take a program of 12 to a
-    #: few statements; each probe of the triage then compiles the small program (a
-    #: third of the unshrunk one's cost), and its key is made as a new finding's is,
-    #: from a shrunk program (``campaign.entries.counted_only``)
+    #: few statements; each probe of the triage then compiles the smaller program (on
+    #: seven unshrunk findings, 20 s in all against 43 s: ``benchmarks/triage.py
+    #: --repeat``), and its key is made as a new finding's is, from a shrunk program
+    #: (``campaign.entries.counted_only``)
     repeat_shrink_calls: int = 6
 
 
