@@ -79,6 +79,19 @@ def test_feature_weights_follow_what_pays_within_bounds():
     assert table["dtypes"] == 0.2 or table["dtypes"] >= SCHEDULE.feature_floor
 
 
+def test_a_feature_that_paid_early_and_pays_no_more_loses_its_favour():
+    """The tallies fade: 200 programs in which only those with ``hops`` paid, then 300
+    in which none paid, leave ``hops`` near its base weight; a campaign-long tally
+    would still favour it by two thirds."""
+    w = FeatureWeights({"hops": 0.15, "dtypes": 0.2})
+    for k in range(200):
+        w.add({"hops"} if k % 2 else set(), 1.0 if k % 2 else 0.0)
+    assert w.table()["hops"] > 0.15 * 1.5
+    for k in range(300):
+        w.add({"hops"} if k % 2 else set(), 0.0)
+    assert w.table()["hops"] == pytest.approx(0.15, rel=0.1)
+
+
 def _drive(director: Director, n: int, outcome_of, seed: int = 1) -> list:
     recipes = []
     for i in range(n):
@@ -243,3 +256,32 @@ def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(fe
     assert f1.load().feedback
     with pytest.raises(BadState, match="--feedback"):
         feedback_campaign("one", 1, resume=True, feedback=False)
+
+
+def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
+    """The director is told ``known`` for every finding of a bug the corpus had before
+    the program, whether it became another example (a full shrink) or only a count; a
+    bug new with the program is not known, however many of its findings the program has."""
+    from helpers import case, prog
+
+    from fuzzer.campaign.config import Budget, Config
+    from fuzzer.campaign.session import Session
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge import contract
+    from fuzzer.triage.culprit import Culprit
+
+    def entry(n: int, kind: str = contract.EFFECT_LOG) -> Entry:
+        body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(n)]
+        e = Entry.build(kind, case(prog({"x0": ("s0",)}, body, outputs=[f"v{n - 1}"])),
+                        [contract.Divergence(kind, 0, "sequence", "reordered", ("reordered",))],
+                        seed=0, device="cpu", backend="inductor")
+        e.culprit = Culprit(stage="inductor", kind=kind)
+        return e
+
+    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path), feedback=True), Budget(programs=9))
+    told = []
+    session.director.observe = lambda index, outcome: told.append((outcome.new_bugs, outcome.known))
+    session.finished(0, "finding", [entry(1), entry(2)])   # a new bug, twice in its program
+    session.finished(1, "finding", [entry(3)])             # another example of it: known
+    session.finished(2, "finding", [entry(1)])             # a repeat of a signature: known
+    assert told == [(1, 0), (0, 1), (0, 1)]

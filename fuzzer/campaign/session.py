@@ -162,6 +162,7 @@ class Session:
         self.done.add(index)
         paths: list[str | None] = []
         new_bugs = known = 0
+        found_here: set[str] = set()  # bugs new with this program
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
@@ -176,7 +177,11 @@ class Session:
             if saved.new_bug:
                 self.stats.new_bugs.add(saved.bug)
                 new_bugs += 1
-            known += saved.kept in (Kept.COUNTED, Kept.REPEAT)
+            # any finding of a bug found before this program is one to steer away from:
+            # another example costs a full shrink and shows nothing new, a counted one
+            # its classification
+            found_here.update([saved.bug] if saved.new_bug else [])
+            known += saved.bug not in found_here
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
             if new:

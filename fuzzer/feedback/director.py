@@ -57,7 +57,8 @@ class Outcome:
     signal: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()
     new_bugs: int = 0
-    #: findings of bugs whose examples were full, or repeats of a saved signature
+    #: findings of bugs found before it (the corpus had the bug, whether or not its
+    #: examples were full): what the campaign steers away from
     known: int = 0
 
 

@@ -3,12 +3,13 @@ generation and each mutation, and which features fresh programs get, by what pay
 
 Each way of making a program is an *arm* of a bandit (``fresh`` and every mutation of
 ``fuzzer.feedback.mutate``).  A program's reward is what it gave: a token no program
-showed before, a new bug; a finding of a bug whose examples are full costs (its
-confirmation and classification) and is what the campaign steers away from.  Arms
-are chosen by UCB1 over a window of their latest rewards, so an arm that stops
-paying loses its share.  Fresh programs draw each feature with its weight scaled by
-how much fresh programs with the feature paid against those without, within bounds,
-so no feature is ever switched off or always on.
+showed before, a new bug; a finding of a bug found before costs (its confirmation,
+its classification, a full shrink while the bug wants examples) and is what the
+campaign steers away from.  Arms are chosen by UCB1 over a window of their latest
+rewards, so an arm that stops paying loses its share.  Fresh programs draw each
+feature with its weight scaled by how much fresh programs with the feature paid
+lately against those without, within bounds, so no feature is ever switched off or
+always on.
 
 ``SCHEDULE`` holds every knob, in one place; docs/campaigns.md explains them.
 """
@@ -40,7 +41,7 @@ class Schedule:
     novel_cap: int = 10
     #: reward of a new bug (new to the corpus the campaign saves into)
     new_bug: float = 5.0
-    #: reward of a finding of a bug whose examples were already full
+    #: reward of a finding of a bug found before (another example of it, or a count)
     known_bug: float = -0.5
     #: a seed's worth is divided by this for each known bug it or its mutants hit, and
     #: multiplied by ``bug_bonus`` for each new bug it found
@@ -53,6 +54,10 @@ class Schedule:
     feature_evidence: int = 12
     #: how far a feature's weight may move from its base, as a factor
     feature_factor: float = 3.0
+    #: each fresh program's tallies fade by this factor per fresh program after it, so a
+    #: feature's weight follows what it pays now (a memory of about 100 programs): a
+    #: feature whose bugs were new early and are all found by now stops being favoured
+    feature_decay: float = 0.99
 
 
 SCHEDULE = Schedule()
@@ -124,7 +129,10 @@ class Bandit:
 
 
 class FeatureWeights:
-    """Each feature's weight for fresh programs, moved by what its programs paid."""
+    """Each feature's weight for fresh programs, moved by what its programs paid
+    lately: the tallies fade (``Schedule.feature_decay``), so the new bugs a feature
+    gave in a campaign's first minutes do not keep it favoured once its programs only
+    find them again."""
 
     def __init__(self, base: dict[str, float], schedule: Schedule = SCHEDULE) -> None:
         self.base, self.schedule = dict(base), schedule
@@ -132,7 +140,9 @@ class FeatureWeights:
         self.tally: dict[str, list[float]] = {f: [0, 0.0, 0, 0.0] for f in base}
 
     def add(self, features: set[str], reward: float) -> None:
+        decay = self.schedule.feature_decay
         for f, t in self.tally.items():
+            t[:] = [x * decay for x in t]
             if f in features:
                 t[0] += 1
                 t[1] += reward
