@@ -176,11 +176,11 @@ class Session:
             self.stats.bugs.add(saved.bug)
             if saved.new_bug:
                 self.stats.new_bugs.add(saved.bug)
+                found_here.add(saved.bug)
                 new_bugs += 1
             # any finding of a bug found before this program is one to steer away from:
             # another example costs a full shrink and shows nothing new, a counted one
             # its classification
-            found_here.update([saved.bug] if saved.new_bug else [])
             known += saved.bug not in found_here
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
