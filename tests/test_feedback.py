@@ -250,6 +250,11 @@ def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(fe
     untimed = [{arm: {k: v for k, v in a.items() if k != "seconds"} for arm, a in s["bandit"].items()}
                for s in (s1, s2)]
     assert s1["pool"] == s2["pool"] and untimed[0] == untimed[1]
+    # every program has its line: how it was made, what it cost
+    lines = f1.program_lines()
+    assert sorted(line["index"] for line in lines) == list(range(20))
+    assert {line["arm"] for line in lines} <= {"fresh", *MUTATIONS} and all(line["seconds"] >= 0 for line in lines)
+    assert all("parent" in line for line in lines if line["arm"] != "fresh")
     assert "feedback   pool" in one.summary()
     again, _ = feedback_campaign("one", 5, resume=True)
     assert f1.load_feedback()["played"] == 25
@@ -266,6 +271,7 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
 
     from fuzzer.campaign.config import Budget, Config
     from fuzzer.campaign.session import Session
+    from fuzzer.campaign.state import CampaignFolder
     from fuzzer.corpus.entry import Entry
     from fuzzer.judge import contract
     from fuzzer.triage.culprit import Culprit
@@ -278,10 +284,16 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
         e.culprit = Culprit(stage="inductor", kind=kind)
         return e
 
-    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path), feedback=True), Budget(programs=9))
+    folder = CampaignFolder(tmp_path / "state")
+    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path), feedback=True), Budget(programs=9),
+                      folder=folder)
     told = []
     session.director.observe = lambda index, outcome: told.append((outcome.new_bugs, outcome.known))
     session.finished(0, "finding", [entry(1), entry(2)])   # a new bug, twice in its program
     session.finished(1, "finding", [entry(3)])             # another example of it: known
     session.finished(2, "finding", [entry(1)])             # a repeat of a signature: known
     assert told == [(1, 0), (0, 1), (0, 1)]
+    # each program's line names the bug of each finding and what became of it
+    bug = folder.program_lines()[0]["bugs"][0][0]
+    assert [line["bugs"] for line in folder.program_lines()] == [
+        [[bug, "new"], [bug, "new"]], [[bug, "new"]], [[bug, "repeat"]]]

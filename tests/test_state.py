@@ -197,7 +197,7 @@ def test_corpus_and_state_can_each_be_put_elsewhere(tmp_path, cheap_run):
     (run,) = (tmp_path / ".dcefuzz" / "runs").iterdir()
     names = {p.name for p in run.iterdir()}  # its state and logs, and no corpus
     assert {"state.json", "stats.jsonl"} <= names and "corpus" not in names
-    assert names <= {"state.json", "stats.jsonl", "bugs.jsonl", "feedback.json", "torch.log"}
+    assert names <= {"state.json", "stats.jsonl", "bugs.jsonl", "programs.jsonl", "feedback.json", "torch.log"}
     saved = _saved(r)
     assert saved and all(Path(p).parent == Path("found") for p in saved)
     r = cheap_run("--state", "mine", "--corpus", "found")

@@ -87,6 +87,8 @@ class Session:
         # one clock for the budget, the pool's deadlines and its workers': monotonic
         self.start = time.monotonic()
         self.last_report = self.start
+        #: each program in flight: when it was handed out and how it was made
+        self.issued: dict[int, tuple[float, str, int | None]] = {}
 
     def _fresh_indices(self, start: int):
         for i in self.shard.indices(start):
@@ -123,9 +125,9 @@ class Session:
         """What the next program is: its index, seed and, with feedback, its case."""
         index = next(self.pending)
         pseed = program_seed(self.config.seed, index)
-        if self.director is None:
-            return Recipe(index, pseed, "blind")
-        return self.director.next(index, pseed)
+        recipe = Recipe(index, pseed, "blind") if self.director is None else self.director.next(index, pseed)
+        self.issued[index] = (self.elapsed(), recipe.arm, recipe.parent)
+        return recipe
 
     def internal_error(self, index: int | None, error: InternalError) -> None:
         """Count one of dcefuzz's own errors met on program ``index`` (None: on no one
@@ -163,6 +165,7 @@ class Session:
         paths: list[str | None] = []
         new_bugs = known = 0
         found_here: set[str] = set()  # bugs new with this program
+        bugs_hit: list[list] = []
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
@@ -182,6 +185,7 @@ class Session:
             # another example costs a full shrink and shows nothing new, a counted one
             # its classification
             known += saved.bug not in found_here
+            bugs_hit.append([saved.bug, saved.kept.value])
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
             if new:
@@ -197,6 +201,7 @@ class Session:
             paths.append(str(path) if new else None)
             self.stats.last_entry = entry
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
+        self._log_program(index, status, bugs_hit, len(signal))
         if self.director is not None:
             self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
                                                  new_bugs, known))
@@ -208,6 +213,23 @@ class Session:
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
         return paths
+
+    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int) -> None:
+        """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
+        ``fresh`` or a mutation) and parent, its seconds from being handed out to being
+        counted (trial, shrink, triage: what it cost the campaign), its status and each
+        finding's bug with what became of it (``Kept``)."""
+        issued = self.issued.pop(index, None)
+        if self.folder is None:
+            return
+        line = {"index": index, "seed": program_seed(self.config.seed, index), "status": status,
+                "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens}
+        if issued is not None:  # a program of the run before a resume has none
+            start, arm, parent = issued
+            line.update(seconds=round(self.elapsed() - start, 2), arm=arm)
+            if parent is not None:
+                line["parent"] = parent
+        self.folder.log_program(line)
 
     def replace(self, old: Entry, path: str, new: Entry) -> str:
         """Put a reduced entry in place of the saved, unshrunk ``old`` at ``path``;

@@ -2,7 +2,8 @@
 
 A campaign folder holds ``state.json`` (seed, shard, the next program index and the
 running counts; rewritten atomically every progress interval and at the end),
-``stats.jsonl`` (one JSON line per progress interval, for plotting) and, unless the
+``stats.jsonl`` (one JSON line per progress interval, for plotting), ``programs.jsonl``
+(one line per finished program: how it was made, its seconds, its status and bugs) and, unless the
 campaign was given another corpus folder, ``corpus/`` with its findings.  A campaign
 started without a folder gets a new one (:func:`new_run_folder`): a first run never
 writes into a repository's committed corpus, and a second run never repeats the
@@ -39,6 +40,8 @@ DECLARATIONS_FILE = "declarations.json"
 FEEDBACK_FILE = "feedback.json"
 #: one line per bug as the run first hits it: when, on which program, whether new
 BUGS_FILE = "bugs.jsonl"
+#: one line per program as it finishes: how it was made, what it cost, what it found
+PROGRAMS_FILE = "programs.jsonl"
 #: what torch logs in the workers (Dynamo's ERROR lines with their stacks, Inductor's
 #: warnings): the campaign's terminal shows dcefuzz's lines only
 TORCH_LOG = "torch.log"
@@ -234,6 +237,16 @@ class CampaignFolder:
 
     def bug_lines(self) -> list[dict]:
         return _json_lines(self.path / BUGS_FILE)
+
+    def log_program(self, line: dict) -> None:
+        """Append one finished program's line (``Session.finished``): the record a reader,
+        or a study of what a schedule should steer by, reads program by program."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / PROGRAMS_FILE, "a") as fh:
+            fh.write(json.dumps(line) + "\n")
+
+    def program_lines(self) -> list[dict]:
+        return _json_lines(self.path / PROGRAMS_FILE)
 
     def log_internal(self, index: int | None, program_seed: int | None, error) -> Path:
         """Append one of dcefuzz's own errors (``fuzzer.internal.InternalError``), with the
