@@ -69,6 +69,24 @@ def test_the_bandit_plays_every_arm_then_favours_what_pays():
     assert again.to_json() == bandit.to_json()
 
 
+def test_the_bandit_weighs_what_an_arm_pays_against_the_compiles_it_costs():
+    """Two arms that pay alike, one at four times the compiles (a splice's longer programs
+    and their findings' shrinks): the cheaper is played most; a state saved before the
+    compiles were kept loads as one compile a reward."""
+    bandit = Bandit(["fresh", "splice"])
+    rng = random.Random(0)
+    for _ in range(200):
+        arm = bandit.choose(rng, ["fresh", "splice"])
+        bandit.reward(arm, 1.0, compiles=8 if arm == "splice" else 2)
+    assert bandit.arms["fresh"].plays > 3 * bandit.arms["splice"].plays
+    saved = bandit.to_json()
+    for arm in saved.values():
+        del arm["compiles"]
+    old = Bandit(["fresh", "splice"])
+    old.load(saved)
+    assert list(old.arms["splice"].compiles) == [1] * len(old.arms["splice"].rewards)
+
+
 def test_feature_weights_follow_what_pays_within_bounds():
     w = FeatureWeights({"hops": 0.15, "dtypes": 0.2})
     assert w.table() == {"hops": 0.15, "dtypes": 0.2}  # no evidence yet

@@ -88,7 +88,7 @@ class Session:
         self.start = time.monotonic()
         self.last_report = self.start
         #: each program in flight: when it was handed out and how it was made
-        self.issued: dict[int, tuple[float, str, int | None]] = {}
+        self.issued: dict[int, tuple[float, Recipe]] = {}
 
     def _fresh_indices(self, start: int):
         for i in self.shard.indices(start):
@@ -126,7 +126,7 @@ class Session:
         index = next(self.pending)
         pseed = program_seed(self.config.seed, index)
         recipe = Recipe(index, pseed, "blind") if self.director is None else self.director.next(index, pseed)
-        self.issued[index] = (self.elapsed(), recipe.arm, recipe.parent)
+        self.issued[index] = (self.elapsed(), recipe)
         return recipe
 
     def internal_error(self, index: int | None, error: InternalError) -> None:
@@ -166,6 +166,7 @@ class Session:
         new_bugs = known = 0
         found_here: set[str] = set()  # bugs new with this program
         bugs_hit: list[list] = []
+        examples = []  # each finding's bug and its entry's program, for the director
         for entry in entries:
             self.stats.findings[entry.kind] += 1
             self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
@@ -186,6 +187,7 @@ class Session:
             # its classification
             known += saved.bug not in found_here
             bugs_hit.append([saved.bug, saved.kept.value])
+            examples.append((saved.bug, entry.case.program))
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
             if new:
@@ -201,10 +203,11 @@ class Session:
             paths.append(str(path) if new else None)
             self.stats.last_entry = entry
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
-        self._log_program(index, status, bugs_hit, len(signal))
+        compiles = compiles_of(recompiles, entries)
+        self._log_program(index, status, bugs_hit, len(signal), compiles)
         if self.director is not None:
             self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
-                                                 new_bugs, known))
+                                                 new_bugs, known, tuple(examples), compiles))
         # the watermark: every index of this shard below it is done
         mark = self.stats.next_index
         while mark in self.done:
@@ -214,21 +217,25 @@ class Session:
         self.stats.done_above = sorted(self.done)
         return paths
 
-    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int) -> None:
+    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int) -> None:
         """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
-        ``fresh`` or a mutation) and parent, its seconds from being handed out to being
-        counted (trial, shrink, triage: what it cost the campaign), its status and each
-        finding's bug with what became of it (``Kept``)."""
+        ``fresh`` or a mutation) and parent, the programs drawn for its index and the
+        risk of the one taken (``Director.next``), its seconds from being handed out to
+        being counted (trial, shrink, triage: what it cost the campaign) and its compiles
+        (``compiles_of``), its status and each finding's bug with what became of it
+        (``Kept``)."""
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
         line = {"index": index, "seed": program_seed(self.config.seed, index), "status": status,
-                "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens}
+                "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens, "compiles": compiles}
         if issued is not None:  # a program of the run before a resume has none
-            start, arm, parent = issued
-            line.update(seconds=round(self.elapsed() - start, 2), arm=arm)
-            if parent is not None:
-                line["parent"] = parent
+            start, recipe = issued
+            line.update(seconds=round(self.elapsed() - start, 2), arm=recipe.arm)
+            if recipe.parent is not None:
+                line["parent"] = recipe.parent
+            if recipe.draws > 1 or recipe.risk:
+                line.update(draws=recipe.draws, risk=round(recipe.risk, 3))
         self.folder.log_program(line)
 
     def replace(self, old: Entry, path: str, new: Entry) -> str:
@@ -285,6 +292,15 @@ class Session:
                 self.folder.save_feedback(self.director.to_json())
             self.folder.log_stats(snapshot, bugs=self.stats.corpus_bugs, entries=self.stats.corpus_entries,
                                   run_bugs=len(self.stats.bugs), **feedback, **(details or {}))
+
+
+def compiles_of(recompiles: int, entries: list[Entry]) -> int:
+    """The compiles a program cost: its trial's (the first and the recompiles its
+    bindings made) and each finding's shrink and triage, as their records count them.
+    A machine-independent cost: a campaign steers by it where seconds would make its
+    programs depend on the machine's speed."""
+    return (1 + recompiles + sum(int((e.shrink or {}).get("oracle_calls", 0)) for e in entries)
+            + sum(e.culprit.oracle_calls for e in entries if e.culprit is not None))
 
 
 def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,

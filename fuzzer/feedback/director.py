@@ -2,8 +2,10 @@
 
 For each program index it decides what the program is (``next``): drawn fresh, with
 the feature weights that pay, or a mutant of a pooled program, by the arm the bandit
-chooses; and when the program's report comes back (``observe``) it counts the
-signal, rewards the arm, and pools the program if it showed something new.  Workers
+chooses, and drawn again while it is likely to hit a bug found before (its
+``triggers``); and when the program's report comes back (``observe``) it counts the
+signal, rewards the arm, learns each finding's bug, and pools the program if it
+showed something new.  Workers
 and Ray actors never see the pool: the parent sends each one the case to try, so all
 of them share one pool.
 
@@ -25,8 +27,9 @@ from dataclasses import dataclass
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.feedback.pool import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Schedule
+from fuzzer.feedback.triggers import Triggers, traits
 from fuzzer.program.generate import BUILTIN, OpSet, derive_seed, generate
-from fuzzer.program.ir import Case
+from fuzzer.program.ir import Case, Program
 
 #: attempts at a legal mutant before the director draws a fresh program instead
 MUTANT_ATTEMPTS = 4
@@ -47,6 +50,10 @@ class Recipe:
     case: Case | None = None
     #: the index of the pooled program it mutates
     parent: int | None = None
+    #: programs drawn for the index (the first, and those drawn again for their risk)
+    draws: int = 1
+    #: how likely it was, by the triggers, to hit a bug found before
+    risk: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,12 @@ class Outcome:
     #: findings of bugs found before it (the corpus had the bug, whether or not its
     #: examples were full): what the campaign steers away from
     known: int = 0
+    #: each finding's bug and the program its entry holds (shrunk, or shrunk a little):
+    #: what the triggers learn the bug by
+    bugs: tuple[tuple[str, Program], ...] = ()
+    #: the compiles it took: its trial's, its findings' shrinks' and triages' (what it
+    #: cost, counted the same on any machine)
+    compiles: int = 1
 
 
 class Director:
@@ -70,6 +83,7 @@ class Director:
         self.pool = Pool(cap=schedule.pool_cap, known_penalty=schedule.known_penalty, bug_bonus=schedule.bug_bonus)
         self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
         self.weights = FeatureWeights(features, schedule)
+        self.triggers = Triggers()
         self.in_flight: dict[int, Recipe] = {}
         #: when each program in flight was handed out (``time.monotonic``): its arm's cost
         self.issued: dict[int, float] = {}
@@ -84,28 +98,53 @@ class Director:
         if self.played >= self.schedule.warmup and self.pool.seeds:
             allowed += [m for m, spec in MUTATIONS.items() if not spec.needs_donor or len(self.pool.seeds) > 1]
         arm = self.bandit.choose(rng, allowed)
+        # taken as first drawn, whatever it risks: how the triggers learn what a match is worth
+        explore = rng.random() < self.schedule.explore
         recipe = None
         if arm != FRESH:
-            recipe = self._mutant(index, program_seed, arm, rng)
+            recipe = self._mutant(index, program_seed, arm, rng, explore)
         if recipe is None:
-            case = generate(program_seed, features=self.weights.table(), ops=self.ops)
-            recipe = Recipe(index, program_seed, FRESH, case)
+            recipe = self._fresh(index, program_seed, explore)
         self.in_flight[index] = recipe
         self.issued[index] = time.monotonic()
         return recipe
 
-    def _mutant(self, index: int, program_seed: int, arm: str, rng: random.Random) -> Recipe | None:
+    def _fresh(self, index: int, program_seed: int, explore: bool) -> Recipe:
+        """The index's own program, or, while what is drawn risks a bug found before, one
+        drawn from a seed of its own (the least risky of ``Schedule.redraws``)."""
+        table = self.weights.table()
+        best: Recipe | None = None
+        for k in range(1 if explore else self.schedule.redraws):
+            seed = program_seed if k == 0 else derive_seed("redraw", program_seed, k)
+            case = generate(seed, features=table, ops=self.ops)
+            risk = self.triggers.risk(traits(case.program))
+            if best is None or risk < best.risk:
+                best = Recipe(index, program_seed, FRESH, case, draws=k + 1, risk=risk)
+            if risk <= self.schedule.risk_limit:
+                break
+        return dataclasses.replace(best, draws=k + 1)
+
+    def _mutant(self, index: int, program_seed: int, arm: str, rng: random.Random,
+                explore: bool = False) -> Recipe | None:
         parent = self.pool.pick(rng)
-        for _ in range(MUTANT_ATTEMPTS):
+        best: Recipe | None = None
+        for attempt in range(MUTANT_ATTEMPTS):
             donor = self.pool.pick(rng, besides=parent) if MUTATIONS[arm].needs_donor else None
             ctx = Context(on=self.on, ops=self.ops, donor=donor.case if donor else None)
             mutant = mutate(arm, parent.case, rng, ctx)
-            if mutant is not None:
-                parent.picks += 1
-                mutant = dataclasses.replace(mutant, input_seed=derive_seed("inputs", program_seed))
-                return Recipe(index, program_seed, arm, mutant, parent.index)
-        self.discarded[arm] = self.discarded.get(arm, 0) + 1
-        return None
+            if mutant is None:
+                continue
+            mutant = dataclasses.replace(mutant, input_seed=derive_seed("inputs", program_seed))
+            risk = self.triggers.risk(traits(mutant.program))
+            if best is None or risk < best.risk:
+                best = Recipe(index, program_seed, arm, mutant, parent.index, risk=risk)
+            if explore or risk <= self.schedule.risk_limit:
+                break
+        if best is None:
+            self.discarded[arm] = self.discarded.get(arm, 0) + 1
+            return None
+        parent.picks += 1
+        return dataclasses.replace(best, draws=attempt + 1)
 
     # --------------------------------------------------------------- learning
     def reward_of(self, outcome: Outcome, novel: int) -> float:
@@ -129,10 +168,13 @@ class Director:
         self.played += 1
         if outcome.status in NOT_JUDGED:  # not a play of its arm: neither its reward nor its cost
             return 0.0
+        self.triggers.observe(traits(recipe.case.program), {bug for bug, _ in outcome.bugs})
+        for bug, program in outcome.bugs:
+            self.triggers.learn(bug, program)
         tokens = set(outcome.signal) | {f"status:{outcome.status}"} | {f"finding:{k}" for k in outcome.kinds}
         novel = self.pool.observe(tokens)
         reward = self.reward_of(outcome, len(novel))
-        self.bandit.reward(recipe.arm, reward, seconds)
+        self.bandit.reward(recipe.arm, reward, seconds, outcome.compiles)
         if recipe.arm == FRESH:
             self.weights.add(set(recipe.case.program.features()), reward)
         parent = self.pool.by_index(recipe.parent) if recipe.parent is not None else None
@@ -158,7 +200,7 @@ class Director:
     def to_json(self) -> dict:
         return {"seed": self.seed, "played": self.played, "pool": self.pool.to_json(),
                 "bandit": self.bandit.to_json(), "features": self.weights.to_json(),
-                "discarded": dict(self.discarded)}
+                "triggers": self.triggers.to_json(), "discarded": dict(self.discarded)}
 
     def load(self, data: dict) -> None:
         """Restore what a saved campaign's director had learnt (``--resume``)."""
@@ -167,6 +209,7 @@ class Director:
         self.pool.known_penalty, self.pool.bug_bonus = self.schedule.known_penalty, self.schedule.bug_bonus
         self.bandit.load(data.get("bandit", {}))
         self.weights.load(data.get("features", {}))
+        self.triggers = Triggers.from_json(data.get("triggers", {}))  # none in states saved before
         self.discarded = {str(k): int(v) for k, v in data.get("discarded", {}).items()}
 
 
@@ -178,10 +221,13 @@ def merged(saved: list[dict]) -> dict:
     pool = pools[0]
     for other in pools[1:]:
         pool = pool.merged(other)
+    triggers = Triggers.from_json(saved[0].get("triggers", {}))
+    for d in saved[1:]:
+        triggers = triggers.merged(Triggers.from_json(d.get("triggers", {})))
     first = dict(saved[0])
     discarded: dict[str, int] = {}
     for d in saved:
         for k, v in d.get("discarded", {}).items():
             discarded[k] = discarded.get(k, 0) + int(v)
     return {**first, "played": sum(int(d.get("played", 0)) for d in saved), "pool": pool.to_json(),
-            "discarded": discarded}
+            "triggers": triggers.to_json(), "discarded": discarded}

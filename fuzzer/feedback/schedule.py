@@ -58,6 +58,14 @@ class Schedule:
     #: feature's weight follows what it pays now (a memory of about 100 programs): a
     #: feature whose bugs were new early and are all found by now stops being favoured
     feature_decay: float = 0.99
+    #: a fresh program or mutant more likely than this to hit a bug found before, as the
+    #: bug's triggers tell (``fuzzer.feedback.triggers``), is drawn again
+    risk_limit: float = 0.3
+    #: draws of a fresh program (its own seed's first) before the least risky is taken
+    redraws: int = 8
+    #: the share of programs taken as first drawn, whatever they risk: the triggers
+    #: learn how often a match hits from these, and no bug hides behind a known one
+    explore: float = 0.1
 
 
 SCHEDULE = Schedule()
@@ -67,23 +75,32 @@ SCHEDULE = Schedule()
 class Arm:
     name: str
     rewards: deque = field(default_factory=deque)
+    #: the compiles each of those rewards took (``Outcome.compiles``), in step with them
+    compiles: deque = field(default_factory=deque)
     plays: int = 0
     total: float = 0.0
     #: wall seconds its programs took, from being handed out to being learnt from
     #: (trial, shrink, triage): what the arm's rewards cost, recorded, not steered by
     seconds: float = 0.0
 
-    def add(self, reward: float, window: int, seconds: float = 0.0) -> None:
+    def add(self, reward: float, window: int, seconds: float = 0.0, compiles: int = 1) -> None:
         self.plays += 1
         self.total += reward
         self.seconds += seconds
         self.rewards.append(reward)
+        self.compiles.append(max(1, compiles))
         while len(self.rewards) > window:
             self.rewards.popleft()
+        while len(self.compiles) > len(self.rewards):
+            self.compiles.popleft()
 
     @property
     def mean(self) -> float:
         return sum(self.rewards) / len(self.rewards) if self.rewards else 0.0
+
+    @property
+    def mean_compiles(self) -> float:
+        return sum(self.compiles) / len(self.compiles) if self.compiles else 1.0
 
     @property
     def cost(self) -> float:
@@ -92,7 +109,11 @@ class Arm:
 
 
 class Bandit:
-    """UCB1 over the arms' windowed means; an arm never played is played first."""
+    """UCB1 over the arms' windowed means, each per compile: an arm's mean reward is
+    scaled by how many compiles its programs took against the arms' mean, so an arm
+    whose programs pay half as much at twice the cost (a splice's longer program and its
+    findings' shrinks) scores a quarter.  Compiles, not seconds: a campaign's programs
+    must not depend on the machine's speed.  An arm never played is played first."""
 
     def __init__(self, arms: list[str], schedule: Schedule = SCHEDULE) -> None:
         self.schedule = schedule
@@ -103,21 +124,23 @@ class Bandit:
             if not self.arms[name].plays:
                 return name
         n = sum(len(self.arms[a].rewards) for a in allowed) or 1
+        typical = sum(sum(self.arms[a].compiles) for a in allowed) / n
         best, score = allowed[0], -math.inf
         for name in allowed:
             arm = self.arms[name]
-            s = arm.mean + self.schedule.exploration * math.sqrt(2 * math.log(n) / max(1, len(arm.rewards)))
+            s = arm.mean * typical / arm.mean_compiles
+            s += self.schedule.exploration * math.sqrt(2 * math.log(n) / max(1, len(arm.rewards)))
             s += rng.random() * 1e-6  # ties broken by the rng, deterministically
             if s > score:
                 best, score = name, s
         return best
 
-    def reward(self, name: str, reward: float, seconds: float = 0.0) -> None:
-        self.arms[name].add(reward, self.schedule.window, seconds)
+    def reward(self, name: str, reward: float, seconds: float = 0.0, compiles: int = 1) -> None:
+        self.arms[name].add(reward, self.schedule.window, seconds, compiles)
 
     def to_json(self) -> dict:
         return {a.name: {"plays": a.plays, "total": a.total, "seconds": round(a.seconds, 2),
-                         "rewards": list(a.rewards)} for a in self.arms.values()}
+                         "rewards": list(a.rewards), "compiles": list(a.compiles)} for a in self.arms.values()}
 
     def load(self, data: dict) -> None:
         for name, d in data.items():
@@ -126,6 +149,8 @@ class Bandit:
                 arm.plays, arm.total = int(d["plays"]), float(d["total"])
                 arm.seconds = float(d.get("seconds", 0.0))  # none in states saved before it was kept
                 arm.rewards = deque(float(r) for r in d["rewards"])
+                # none in states saved before they were kept: each reward took one
+                arm.compiles = deque(int(c) for c in d.get("compiles", [1] * len(arm.rewards)))
 
 
 class FeatureWeights:
