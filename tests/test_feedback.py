@@ -87,26 +87,34 @@ def test_the_bandit_weighs_what_an_arm_pays_against_the_compiles_it_costs():
     assert list(old.arms["splice"].compiles) == [1] * len(old.arms["splice"].rewards)
 
 
-def test_feature_weights_follow_what_pays_within_bounds():
+def test_feature_weights_follow_the_new_bugs_that_needed_them_within_bounds():
+    """A new bug credits the features its example still uses, not every feature of the
+    program that found it: ``dtypes`` rides along in the programs that find bugs
+    needing ``hops`` and is not favoured for it."""
     w = FeatureWeights({"hops": 0.15, "dtypes": 0.2})
     assert w.table() == {"hops": 0.15, "dtypes": 0.2}  # no evidence yet
-    for k in range(40):
-        w.add({"hops"} if k % 2 else set(), 1.0 if k % 2 else 0.0)
+    for k in range(80):
+        if k % 2:   # with hops and dtypes; one in four finds a new bug that needs hops
+            w.add({"hops", "dtypes"}, 3, [{"hops"}] if k % 8 == 1 else [])
+        else:
+            w.add(set(), 3, [{"autograd"}] if k % 16 == 0 else [])
     table = w.table()
-    assert table["hops"] > 0.15 and table["hops"] <= SCHEDULE.feature_ceiling
-    assert table["dtypes"] == 0.2 or table["dtypes"] >= SCHEDULE.feature_floor
+    assert 0.15 < table["hops"] <= SCHEDULE.feature_ceiling
+    assert SCHEDULE.feature_floor <= table["dtypes"] < 0.2
+    # the lift is bounded
+    assert w.lift("hops") <= SCHEDULE.feature_factor
 
 
 def test_a_feature_that_paid_early_and_pays_no_more_loses_its_favour():
-    """The tallies fade: 200 programs in which only those with ``hops`` paid, then 300
-    in which none paid, leave ``hops`` near its base weight; a campaign-long tally
-    would still favour it by two thirds."""
+    """The tallies fade: 200 programs in which bugs needing ``hops`` were new, then 900
+    in which none was, leave ``hops`` near its base weight; a campaign-long tally would
+    still favour it."""
     w = FeatureWeights({"hops": 0.15, "dtypes": 0.2})
     for k in range(200):
-        w.add({"hops"} if k % 2 else set(), 1.0 if k % 2 else 0.0)
+        w.add({"hops"} if k % 2 else set(), 2, [{"hops"}] if k % 10 == 1 else [])
     assert w.table()["hops"] > 0.15 * 1.5
-    for k in range(300):
-        w.add({"hops"} if k % 2 else set(), 0.0)
+    for k in range(900):
+        w.add({"hops"} if k % 2 else set(), 2)
     assert w.table()["hops"] == pytest.approx(0.15, rel=0.1)
 
 

@@ -100,7 +100,7 @@ def test_an_explored_program_is_taken_as_drawn_and_its_outcome_is_learnt():
     director.triggers.runs["b"] = [10, 9]
     recipe = director.next(index, program_seed(5, index))
     assert recipe.case == own and recipe.draws == 1
-    director.observe(index, Outcome("finding", kinds=("effect-log",), known=1, bugs=(("b", own.program),)))
+    director.observe(index, Outcome("finding", kinds=("effect-log",), known=1, bugs=(("b", own.program, False),)))
     assert director.triggers.runs["b"] == [11, 10]
     # saved and restored with the director
     restored = Director(5, feats.ALL)

@@ -187,7 +187,7 @@ class Session:
             # its classification
             known += saved.bug not in found_here
             bugs_hit.append([saved.bug, saved.kept.value])
-            examples.append((saved.bug, entry.case.program))
+            examples.append((saved.bug, entry.case.program, saved.new_bug))
             if saved.removed is not None and str(saved.removed) in self.stats.saved:
                 self.stats.saved.remove(str(saved.removed))
             if new:

@@ -67,9 +67,10 @@ class Outcome:
     #: findings of bugs found before it (the corpus had the bug, whether or not its
     #: examples were full): what the campaign steers away from
     known: int = 0
-    #: each finding's bug and the program its entry holds (shrunk, or shrunk a little):
-    #: what the triggers learn the bug by
-    bugs: tuple[tuple[str, Program], ...] = ()
+    #: each finding's bug, the program its entry holds (shrunk, or shrunk a little: what
+    #: the triggers learn the bug by) and whether the bug is new with it (its features
+    #: are those the bug needed, which the feature weights credit)
+    bugs: tuple[tuple[str, Program, bool], ...] = ()
     #: the compiles it took: its trial's, its findings' shrinks' and triages' (what it
     #: cost, counted the same on any machine)
     compiles: int = 1
@@ -168,15 +169,15 @@ class Director:
         self.played += 1
         if outcome.status in NOT_JUDGED:  # not a play of its arm: neither its reward nor its cost
             return 0.0
-        self.triggers.observe(traits(recipe.case.program), {bug for bug, _ in outcome.bugs})
-        for bug, program in outcome.bugs:
+        self.triggers.observe(traits(recipe.case.program), {bug for bug, _, _ in outcome.bugs})
+        for bug, program, _ in outcome.bugs:
             self.triggers.learn(bug, program)
+        self.weights.add(set(recipe.case.program.features()), outcome.compiles,
+                         [set(program.features()) for _, program, new in outcome.bugs if new])
         tokens = set(outcome.signal) | {f"status:{outcome.status}"} | {f"finding:{k}" for k in outcome.kinds}
         novel = self.pool.observe(tokens)
         reward = self.reward_of(outcome, len(novel))
         self.bandit.reward(recipe.arm, reward, seconds, outcome.compiles)
-        if recipe.arm == FRESH:
-            self.weights.add(set(recipe.case.program.features()), reward)
         parent = self.pool.by_index(recipe.parent) if recipe.parent is not None else None
         if parent is not None:
             parent.yielded += bool(novel or outcome.new_bugs)

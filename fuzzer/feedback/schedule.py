@@ -47,17 +47,19 @@ class Schedule:
     #: multiplied by ``bug_bonus`` for each new bug it found
     known_penalty: float = 4.0
     bug_bonus: float = 4.0
-    #: bounds of a feature's weight, and fresh programs with (and without) it needed
-    #: before its weight moves
+    #: bounds of a feature's weight
     feature_floor: float = 0.05
     feature_ceiling: float = 0.9
-    feature_evidence: int = 12
+    #: pseudo-bugs a feature's yield is shrunk toward the campaign's by: with two, a
+    #: feature needs about two new bugs more than its share before it doubles
+    feature_prior: float = 2.0
     #: how far a feature's weight may move from its base, as a factor
     feature_factor: float = 3.0
-    #: each fresh program's tallies fade by this factor per fresh program after it, so a
-    #: feature's weight follows what it pays now (a memory of about 100 programs): a
-    #: feature whose bugs were new early and are all found by now stops being favoured
-    feature_decay: float = 0.99
+    #: each program's tallies fade by this factor per program after it, so a feature's
+    #: weight follows what it pays now (a memory of about 200 programs, some ten new
+    #: bugs): a feature whose bugs were new early and are all found by now stops being
+    #: favoured
+    feature_decay: float = 0.995
     #: a fresh program or mutant more likely than this to hit a bug found before, as the
     #: bug's triggers tell (``fuzzer.feedback.triggers``), is drawn again
     risk_limit: float = 0.3
@@ -154,44 +156,62 @@ class Bandit:
 
 
 class FeatureWeights:
-    """Each feature's weight for fresh programs, moved by what its programs paid
-    lately: the tallies fade (``Schedule.feature_decay``), so the new bugs a feature
-    gave in a campaign's first minutes do not keep it favoured once its programs only
-    find them again."""
+    """Each feature's weight for fresh programs, moved by the new bugs that needed it
+    per compile spent on programs that had it.
+
+    A bug's shrunk example keeps only what the bug needs, its features too (the
+    shrinker drops statements, marks, gradients and dtypes the bug does without), so a
+    new bug credits just the features its example still uses, not every feature its
+    program happened to draw.  A feature's lift is its yield against the campaign's,
+    shrunk toward one by ``feature_prior`` pseudo-bugs so that it moves only on
+    evidence: ``(bugs needing f + k) / (compiles with f * bugs / compiles + k)``.  The
+    tallies fade (``Schedule.feature_decay``), so a feature whose bugs were all found
+    in a campaign's first minutes does not stay favoured.  New bugs, not new tokens or
+    findings of bugs found before: what a feature's programs mostly do is hit the
+    bugs it is known for, and a feature is worth drawing for the bugs it has not yet
+    shown."""
 
     def __init__(self, base: dict[str, float], schedule: Schedule = SCHEDULE) -> None:
         self.base, self.schedule = dict(base), schedule
-        #: feature -> [programs with it, their reward, programs without, their reward]
-        self.tally: dict[str, list[float]] = {f: [0, 0.0, 0, 0.0] for f in base}
+        #: feature -> [compiles of programs with it, new bugs that needed it]
+        self.tally: dict[str, list[float]] = {f: [0.0, 0.0] for f in base}
+        #: [compiles, new bugs] of every program
+        self.total: list[float] = [0.0, 0.0]
 
-    def add(self, features: set[str], reward: float) -> None:
+    def add(self, features: set[str], compiles: int, needed: list[set[str]] = ()) -> None:
+        """Count a program of ``features`` that cost ``compiles`` and found new bugs whose
+        examples use the features of each set of ``needed``."""
         decay = self.schedule.feature_decay
-        for f, t in self.tally.items():
+        for t in [*self.tally.values(), self.total]:
             t[:] = [x * decay for x in t]
-            if f in features:
-                t[0] += 1
-                t[1] += reward
-            else:
-                t[2] += 1
-                t[3] += reward
+        self.total[0] += compiles
+        self.total[1] += len(needed)
+        for f in features & self.tally.keys():
+            self.tally[f][0] += compiles
+        for need in needed:
+            for f in need & self.tally.keys():
+                self.tally[f][1] += 1
+
+    def lift(self, feature: str) -> float:
+        """How much more than the campaign's the feature's programs yield (1: no evidence)."""
+        s = self.schedule
+        compiles, bugs = self.tally[feature]
+        expected = compiles * self.total[1] / self.total[0] if self.total[0] else 0.0
+        lift = (bugs + s.feature_prior) / (expected + s.feature_prior)
+        return min(s.feature_factor, max(1 / s.feature_factor, lift))
 
     def table(self) -> dict[str, float]:
-        s, out = self.schedule, {}
-        for f, w in self.base.items():
-            with_n, with_r, without_n, without_r = self.tally[f]
-            if w <= 0 or min(with_n, without_n) < s.feature_evidence:
-                out[f] = w
-                continue
-            # rewards may be negative: compare them shifted by the worst a program can get
-            lift = (with_r / with_n - s.known_bug + 0.1) / (without_r / without_n - s.known_bug + 0.1)
-            lift = min(s.feature_factor, max(1 / s.feature_factor, lift))
-            out[f] = round(min(s.feature_ceiling, max(s.feature_floor, w * lift)), 3)
-        return out
+        s = self.schedule
+        return {f: w if w <= 0 else round(min(s.feature_ceiling, max(s.feature_floor, w * self.lift(f))), 3)
+                for f, w in self.base.items()}
 
     def to_json(self) -> dict:
-        return {f: list(t) for f, t in self.tally.items()}
+        return {"tally": {f: list(t) for f, t in self.tally.items()}, "total": list(self.total)}
 
     def load(self, data: dict) -> None:
-        for f, t in data.items():
+        if "tally" not in data:  # tallies of rewards, saved before bugs were credited: start afresh
+            return
+        for f, t in data["tally"].items():
             if f in self.tally:
                 self.tally[f] = [float(x) for x in t]
+        self.total = [float(x) for x in data.get("total", (0.0, 0.0))]
