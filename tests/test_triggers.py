@@ -8,6 +8,7 @@ import dataclasses
 from helpers import prog
 
 from fuzzer.feedback.director import Director, Outcome
+from fuzzer.feedback.novelty import Novelty, pairs
 from fuzzer.feedback.schedule import SCHEDULE
 from fuzzer.feedback.triggers import EXAMPLES_PER_BUG, Triggers, traits
 from fuzzer.program import features as feats
@@ -85,8 +86,8 @@ def test_the_director_draws_again_a_fresh_program_likely_to_hit_a_bug_found_befo
     again = Director(5, feats.ALL)
     again.triggers = Triggers.from_json(director.triggers.to_json())
     assert again.next(index, program_seed(5, index)).case == recipe.case
-    # a bug whose matches seldom hit it steers nothing
-    quiet = Director(5, feats.ALL)
+    # a bug whose matches seldom hit it steers nothing (one candidate: no novelty to choose by)
+    quiet = Director(5, feats.ALL, schedule=dataclasses.replace(SCHEDULE, candidates=1))
     quiet.triggers.learn("b", own.program)
     quiet.triggers.runs["b"] = [20, 1]
     assert quiet.next(index, program_seed(5, index)).case == own
@@ -106,3 +107,27 @@ def test_an_explored_program_is_taken_as_drawn_and_its_outcome_is_learnt():
     restored = Director(5, feats.ALL)
     restored.load(director.to_json())
     assert restored.triggers == director.triggers
+
+
+def test_of_the_safe_candidates_the_director_takes_the_one_whose_pairs_were_seen_least():
+    director = Director(5, feats.ALL)
+    index = _index_taken_as_drawn(director, explore=False)
+    own = generate(program_seed(5, index), features=feats.ALL)
+    for _ in range(50):                              # its pairs seen fifty times
+        director.novelty.observe(own.program)
+    recipe = director.next(index, program_seed(5, index))
+    assert recipe.case != own and recipe.draws == SCHEDULE.candidates
+    assert director.novelty.score(recipe.case.program) > director.novelty.score(own.program)
+    director.observe(index, Outcome("clean"))
+    assert director.novelty.seen[next(iter(pairs(recipe.case.program)))] >= 1
+    assert Novelty.from_json(director.novelty.to_json()) == director.novelty
+
+
+def test_novelty_sums_what_a_program_holds_that_was_seen_least():
+    a = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})])
+    b = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("e_log", ["v0"], None, {"site": 1})])
+    n = Novelty()
+    assert n.score(a) == 1 and n.score(b) == 3      # p_sin; p_sin, e_log and the pair
+    n.observe(a)
+    assert n.score(a) == 0.5 and n.score(b) == 2.5
+    assert n.merged(n).seen[("form:p_sin", "form:p_sin")] == 2

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
+from fuzzer.feedback.novelty import Novelty
 from fuzzer.feedback.pool import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Schedule
 from fuzzer.feedback.triggers import Triggers, traits
@@ -85,6 +86,7 @@ class Director:
         self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
         self.weights = FeatureWeights(features, schedule)
         self.triggers = Triggers()
+        self.novelty = Novelty()
         self.in_flight: dict[int, Recipe] = {}
         #: when each program in flight was handed out (``time.monotonic``): its arm's cost
         self.issued: dict[int, float] = {}
@@ -111,19 +113,22 @@ class Director:
         return recipe
 
     def _fresh(self, index: int, program_seed: int, explore: bool) -> Recipe:
-        """The index's own program, or, while what is drawn risks a bug found before, one
-        drawn from a seed of its own (the least risky of ``Schedule.redraws``)."""
-        table = self.weights.table()
-        best: Recipe | None = None
-        for k in range(1 if explore else self.schedule.redraws):
+        """Of ``Schedule.candidates`` programs that risk no bug found before (the index's
+        own seed's first, then seeds of their own; ``Schedule.redraws`` at most), the most
+        novel; the least risky where none is safe; the index's own when ``explore``."""
+        s, table = self.schedule, self.weights.table()
+        drawn: list[Recipe] = []
+        for k in range(1 if explore else s.redraws):
             seed = program_seed if k == 0 else derive_seed("redraw", program_seed, k)
             case = generate(seed, features=table, ops=self.ops)
-            risk = self.triggers.risk(traits(case.program))
-            if best is None or risk < best.risk:
-                best = Recipe(index, program_seed, FRESH, case, draws=k + 1, risk=risk)
-            if risk <= self.schedule.risk_limit:
+            drawn.append(Recipe(index, program_seed, FRESH, case, risk=self.triggers.risk(traits(case.program))))
+            if sum(r.risk <= s.risk_limit for r in drawn) >= s.candidates:
                 break
-        return dataclasses.replace(best, draws=k + 1)
+        safe = [r for r in drawn if r.risk <= s.risk_limit]
+        if not safe:
+            return dataclasses.replace(min(drawn, key=lambda r: r.risk), draws=len(drawn))
+        # max keeps the first of equals
+        return dataclasses.replace(max(safe, key=lambda r: self.novelty.score(r.case.program)), draws=len(drawn))
 
     def _mutant(self, index: int, program_seed: int, arm: str, rng: random.Random,
                 explore: bool = False) -> Recipe | None:
@@ -170,6 +175,7 @@ class Director:
         if outcome.status in NOT_JUDGED:  # not a play of its arm: neither its reward nor its cost
             return 0.0
         self.triggers.observe(traits(recipe.case.program), {bug for bug, _, _ in outcome.bugs})
+        self.novelty.observe(recipe.case.program)
         for bug, program, _ in outcome.bugs:
             self.triggers.learn(bug, program)
         self.weights.add(set(recipe.case.program.features()), outcome.compiles,
@@ -201,7 +207,8 @@ class Director:
     def to_json(self) -> dict:
         return {"seed": self.seed, "played": self.played, "pool": self.pool.to_json(),
                 "bandit": self.bandit.to_json(), "features": self.weights.to_json(),
-                "triggers": self.triggers.to_json(), "discarded": dict(self.discarded)}
+                "triggers": self.triggers.to_json(), "novelty": self.novelty.to_json(),
+                "discarded": dict(self.discarded)}
 
     def load(self, data: dict) -> None:
         """Restore what a saved campaign's director had learnt (``--resume``)."""
@@ -211,6 +218,7 @@ class Director:
         self.bandit.load(data.get("bandit", {}))
         self.weights.load(data.get("features", {}))
         self.triggers = Triggers.from_json(data.get("triggers", {}))  # none in states saved before
+        self.novelty = Novelty.from_json(data.get("novelty", {}))
         self.discarded = {str(k): int(v) for k, v in data.get("discarded", {}).items()}
 
 
@@ -223,12 +231,14 @@ def merged(saved: list[dict]) -> dict:
     for other in pools[1:]:
         pool = pool.merged(other)
     triggers = Triggers.from_json(saved[0].get("triggers", {}))
+    novelty = Novelty.from_json(saved[0].get("novelty", {}))
     for d in saved[1:]:
         triggers = triggers.merged(Triggers.from_json(d.get("triggers", {})))
+        novelty = novelty.merged(Novelty.from_json(d.get("novelty", {})))
     first = dict(saved[0])
     discarded: dict[str, int] = {}
     for d in saved:
         for k, v in d.get("discarded", {}).items():
             discarded[k] = discarded.get(k, 0) + int(v)
     return {**first, "played": sum(int(d.get("played", 0)) for d in saved), "pool": pool.to_json(),
-            "triggers": triggers.to_json(), "discarded": discarded}
+            "triggers": triggers.to_json(), "novelty": novelty.to_json(), "discarded": discarded}

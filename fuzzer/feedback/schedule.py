@@ -65,6 +65,9 @@ class Schedule:
     risk_limit: float = 0.3
     #: draws of a fresh program (its own seed's first) before the least risky is taken
     redraws: int = 8
+    #: fresh programs that risk no known bug drawn for an index, of which the most novel
+    #: (``fuzzer.feedback.novelty``) is taken
+    candidates: int = 4
     #: the share of programs taken as first drawn, whatever they risk: the triggers
     #: learn how often a match hits from these, and no bug hides behind a known one
     explore: float = 0.1
