@@ -281,6 +281,12 @@ def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(fe
     assert sorted(line["index"] for line in lines) == list(range(20))
     assert {line["arm"] for line in lines} <= {"fresh", *MUTATIONS} and all(line["seconds"] >= 0 for line in lines)
     assert all("parent" in line for line in lines if line["arm"] != "fresh")
+    # dcefuzz stats reads the saved director back
+    from click.testing import CliRunner
+
+    from fuzzer.cli.app import main
+    shown = CliRunner().invoke(main, ["stats", str(f1.path)])
+    assert shown.exit_code == 0 and "arms       fresh" in shown.output, shown.output
     assert "feedback   pool" in one.summary()
     again, _ = feedback_campaign("one", 5, resume=True)
     assert f1.load_feedback()["played"] == 25

@@ -356,7 +356,9 @@ def _print_feedback(saved: dict) -> None:
     and mean reward, the feature weights fresh programs get now."""
     from fuzzer.feedback.director import Director
 
-    director = Director(int(saved.get("seed", 0)), {f: 0.5 for f in saved.get("features", {})})
+    tallies = saved.get("features", {})
+    names = tallies.get("tally", {}) if "tally" in tallies else tallies  # older states: tallies by name
+    director = Director(int(saved.get("seed", 0)), {f: 0.5 for f in names})
     director.load(saved)
     summary = director.summary()
     click.echo(f"feedback   pool {summary['pool']} programs, {summary['tokens']} distinct tokens of signal, "
@@ -364,6 +366,11 @@ def _print_feedback(saved: dict) -> None:
     arms = ", ".join(f"{name} {plays} ({mean:+.2f}, {cost:.1f}s)"
                      for name, (plays, mean, cost) in summary["arms"].items() if plays)
     click.echo(f"arms       {arms or 'none played'} (programs, mean reward, seconds a program)")
+    triggers = director.triggers
+    if triggers.examples:
+        click.echo(f"triggers   {len(triggers.examples)} bugs, {sum(map(len, triggers.examples.values()))} examples; "
+                   f"{sum(run for run, _ in triggers.runs.values())} matching programs run, "
+                   f"{sum(hit for _, hit in triggers.runs.values())} of them hit the bug matched")
     if summary["discarded"]:
         click.echo("discarded  " + ", ".join(f"{k} {v}" for k, v in sorted(summary["discarded"].items()))
                    + " (mutants the IR refused: a fresh program instead)")

@@ -2,10 +2,11 @@
 
 For each program index it decides what the program is (``next``): drawn fresh, with
 the feature weights that pay, or a mutant of a pooled program, by the arm the bandit
-chooses, and drawn again while it is likely to hit a bug found before (its
-``triggers``); and when the program's report comes back (``observe``) it counts the
-signal, rewards the arm, learns each finding's bug, and pools the program if it
-showed something new.  Workers
+chooses; drawn again while it is likely to hit a bug found before (its
+``triggers``); and, fresh, the most novel of those that are not (``novelty``).  When
+the program's report comes back (``observe``) it counts the signal and the program's
+pairs, rewards the arm, credits the features of each new bug, learns each finding's
+bug, and pools the program if it showed something new.  Workers
 and Ray actors never see the pool: the parent sends each one the case to try, so all
 of them share one pool.
 
