@@ -227,7 +227,9 @@ class Session:
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
-        line = {"index": index, "seed": program_seed(self.config.seed, index), "status": status,
+        # the seed its recipe carried (the stream's own is drawn once per program)
+        seed = issued[1].seed if issued is not None else program_seed(self.config.seed, index)
+        line = {"index": index, "seed": seed, "status": status,
                 "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens, "compiles": compiles}
         if issued is not None:  # a program of the run before a resume has none
             start, recipe = issued
