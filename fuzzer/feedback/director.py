@@ -1,8 +1,8 @@
 """The director: the parent's side of a feedback campaign.
 
 For each program index it decides what the program is (``next``): drawn fresh, with
-the feature weights that pay, or a mutant of a pooled program, by the arm the bandit
-chooses; drawn again while it is likely to hit a bug found before (its
+the feature weights that pay, or a mutant of a pooled program (as often as mutants'
+new bugs per compile earn, ``Mix``), by the mutation the bandit chooses; drawn again while it is likely to hit a bug found before (its
 ``triggers``); and, fresh, the most novel of those that are not (``novelty``).  When
 the program's report comes back (``observe``) it counts the signal and the program's
 pairs, rewards the arm, credits the features of each new bug, learns each finding's
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.feedback.novelty import Novelty
 from fuzzer.feedback.pool import Pool, Seed
-from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Schedule
+from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix, Schedule
 from fuzzer.feedback.triggers import Triggers, traits
 from fuzzer.program.generate import BUILTIN, OpSet, derive_seed, generate
 from fuzzer.program.ir import Case, Program
@@ -86,6 +86,7 @@ class Director:
         self.pool = Pool(cap=schedule.pool_cap, known_penalty=schedule.known_penalty, bug_bonus=schedule.bug_bonus)
         self.bandit = Bandit([FRESH, *MUTATIONS], schedule)
         self.weights = FeatureWeights(features, schedule)
+        self.mix = Mix(schedule)
         self.triggers = Triggers()
         self.novelty = Novelty()
         self.in_flight: dict[int, Recipe] = {}
@@ -98,10 +99,10 @@ class Director:
     # ---------------------------------------------------------------- choosing
     def next(self, index: int, program_seed: int) -> Recipe:
         rng = random.Random(derive_seed("feedback", self.seed, index))
-        allowed = [FRESH]
-        if self.played >= self.schedule.warmup and self.pool.seeds:
-            allowed += [m for m, spec in MUTATIONS.items() if not spec.needs_donor or len(self.pool.seeds) > 1]
-        arm = self.bandit.choose(rng, allowed)
+        arm = FRESH
+        if self.played >= self.schedule.warmup and self.pool.seeds and self.mix.mutate(rng):
+            allowed = [m for m, spec in MUTATIONS.items() if not spec.needs_donor or len(self.pool.seeds) > 1]
+            arm = self.bandit.choose(rng, allowed)
         # taken as first drawn, whatever it risks: how the triggers learn what a match is worth
         explore = rng.random() < self.schedule.explore
         recipe = None
@@ -185,6 +186,7 @@ class Director:
         novel = self.pool.observe(tokens)
         reward = self.reward_of(outcome, len(novel))
         self.bandit.reward(recipe.arm, reward, seconds, outcome.compiles)
+        self.mix.add(recipe.arm != FRESH, outcome.compiles, outcome.new_bugs)
         parent = self.pool.by_index(recipe.parent) if recipe.parent is not None else None
         if parent is not None:
             parent.yielded += bool(novel or outcome.new_bugs)
@@ -199,7 +201,8 @@ class Director:
     def summary(self) -> dict:
         return {"pool": len(self.pool.seeds), "tokens": len(self.pool.counts),
                 "arms": {a.name: [a.plays, round(a.mean, 3), round(a.cost, 2)] for a in self.bandit.arms.values()},
-                "features": self.weights.table(), "discarded": dict(self.discarded)}
+                "features": self.weights.table(), "discarded": dict(self.discarded),
+                "mix": {side: round(self.mix.rate(side) * 1000, 3) for side in Mix.SIDES}}
 
     def line(self) -> str:
         arms = ", ".join(f"{a.name} {a.plays}" for a in self.bandit.arms.values() if a.plays)
@@ -207,7 +210,7 @@ class Director:
 
     def to_json(self) -> dict:
         return {"seed": self.seed, "played": self.played, "pool": self.pool.to_json(),
-                "bandit": self.bandit.to_json(), "features": self.weights.to_json(),
+                "bandit": self.bandit.to_json(), "mix": self.mix.to_json(), "features": self.weights.to_json(),
                 "triggers": self.triggers.to_json(), "novelty": self.novelty.to_json(),
                 "discarded": dict(self.discarded)}
 
@@ -217,6 +220,7 @@ class Director:
         self.pool = Pool.from_json(data.get("pool", {}), cap=self.schedule.pool_cap)
         self.pool.known_penalty, self.pool.bug_bonus = self.schedule.known_penalty, self.schedule.bug_bonus
         self.bandit.load(data.get("bandit", {}))
+        self.mix.load(data.get("mix", {}))  # none in states saved before: no evidence yet
         self.weights.load(data.get("features", {}))
         self.triggers = Triggers.from_json(data.get("triggers", {}))  # none in states saved before
         self.novelty = Novelty.from_json(data.get("novelty", {}))

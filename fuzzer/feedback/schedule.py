@@ -71,6 +71,13 @@ class Schedule:
     #: the share of programs taken as first drawn, whatever they risk: the triggers
     #: learn how often a match hits from these, and no bug hides behind a known one
     explore: float = 0.1
+    #: the share of programs (after ``warmup``) that are mutants at least, and at most:
+    #: between them it follows how mutants' new bugs per compile compare with fresh
+    #: programs' (``Mix``)
+    mutant_floor: float = 0.05
+    mutant_ceiling: float = 0.3
+    #: pseudo-bugs each side of ``Mix`` is shrunk toward the campaign's yield by
+    mix_prior: float = 2.0
 
 
 SCHEDULE = Schedule()
@@ -156,6 +163,59 @@ class Bandit:
                 arm.rewards = deque(float(r) for r in d["rewards"])
                 # none in states saved before they were kept: each reward took one
                 arm.compiles = deque(int(c) for c in d.get("compiles", [1] * len(arm.rewards)))
+
+
+class Mix:
+    """Whether program ``i`` is a mutant or fresh: by Thompson sampling on new bugs per
+    compile, each side's rate drawn from its Gamma posterior (shrunk toward the
+    campaign's yield by ``Schedule.mix_prior`` pseudo-bugs), between a floor and a
+    ceiling on the mutants' share.
+
+    New bugs, not new tokens: mutants show new tokens readily (a splice's program has
+    pairs no fresh one has) and mostly hit the bugs their parents did, so a bandit
+    paid in tokens gave them a quarter of a campaign's time for a third of fresh
+    programs' new bugs a second.  Compiles rather than seconds, as the bandit's, so
+    ``--jobs 0`` stays deterministic.  The tallies fade as the feature weights' do,
+    so mutants win their share back once fresh programs stop finding."""
+
+    SIDES = ("fresh", "mutant")
+
+    def __init__(self, schedule: Schedule = SCHEDULE) -> None:
+        self.schedule = schedule
+        #: side -> [compiles, new bugs]
+        self.tally: dict[str, list[float]] = {side: [0.0, 0.0] for side in self.SIDES}
+
+    def add(self, mutant: bool, compiles: int, new_bugs: int) -> None:
+        for t in self.tally.values():
+            t[:] = [x * self.schedule.feature_decay for x in t]
+        t = self.tally[self.SIDES[mutant]]
+        t[0] += max(1, compiles)
+        t[1] += new_bugs
+
+    def rate(self, side: str, rng: random.Random | None = None) -> float:
+        """The side's new bugs per compile: its posterior mean, or a draw from it."""
+        k = self.schedule.mix_prior
+        compiles = sum(t[0] for t in self.tally.values())
+        bugs = sum(t[1] for t in self.tally.values())
+        # the campaign's yield, as if one bug had come in the compiles so far
+        typical = (bugs + 1) / (compiles + 1)
+        c, b = self.tally[side]
+        shape, scale = b + k, 1 / (c + k / typical)
+        return rng.gammavariate(shape, scale) if rng else shape * scale
+
+    def mutate(self, rng: random.Random) -> bool:
+        s = self.schedule
+        floor, ceiling = rng.random() < s.mutant_floor, rng.random() < s.mutant_ceiling
+        better = self.rate("mutant", rng) > self.rate("fresh", rng)
+        return floor or (ceiling and better)
+
+    def to_json(self) -> dict:
+        return {side: list(t) for side, t in self.tally.items()}
+
+    def load(self, data: dict) -> None:
+        for side, t in data.items():
+            if side in self.tally:
+                self.tally[side] = [float(x) for x in t]
 
 
 class FeatureWeights:
