@@ -9,7 +9,7 @@ import pytest
 from fuzzer.feedback.director import Director, Outcome, merged
 from fuzzer.feedback.mutate import MUTATIONS
 from fuzzer.feedback.pool import Pool, Seed
-from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights
+from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix
 from fuzzer.program import features as feats
 from fuzzer.program.generate import generate, program_seed
 
@@ -116,6 +116,51 @@ def test_a_feature_that_paid_early_and_pays_no_more_loses_its_favour():
     for k in range(900):
         w.add({"hops"} if k % 2 else set(), 2)
     assert w.table()["hops"] == pytest.approx(0.15, rel=0.1)
+
+
+def _mutant_share(mix: Mix, draws: int = 2000) -> float:
+    rng = random.Random(5)
+    return sum(mix.mutate(rng) for _ in range(draws)) / draws
+
+
+def test_mutants_get_the_share_their_new_bugs_per_compile_earn():
+    """With no evidence, mutants get about half the ceiling; where fresh programs find
+    the new bugs, mutants fall to about the floor; where mutants find them at the same
+    cost, they rise to about the ceiling; and as the tallies fade, a side that stops
+    paying loses what it had earned."""
+    s = SCHEDULE
+    assert _mutant_share(Mix()) == pytest.approx(s.mutant_floor + (1 - s.mutant_floor) * s.mutant_ceiling / 2, abs=0.03)
+    fresh_pays, mutants_pay = Mix(), Mix()
+    for k in range(400):
+        mutant = k % 4 == 0
+        fresh_pays.add(mutant, 3, int(not mutant and k % 10 == 1))
+        mutants_pay.add(mutant, 3, int(mutant and k % 8 == 0))
+    assert _mutant_share(fresh_pays) < s.mutant_floor + 0.04
+    assert _mutant_share(mutants_pay) > s.mutant_ceiling - 0.04
+    # mutants cost three times as much per program for the same bugs a program: no better
+    costly = Mix()
+    for k in range(400):
+        mutant = k % 2 == 0
+        costly.add(mutant, 9 if mutant else 3, int(k % 10 < 2))
+    assert costly.rate("mutant") < costly.rate("fresh") / 2
+    for k in range(1500):  # fresh programs stop finding; mutants' share comes back up
+        fresh_pays.add(k % 4 == 0, 3, int(k % 4 == 0 and k % 40 == 0))
+    assert _mutant_share(fresh_pays) > s.mutant_ceiling - 0.04
+
+
+def test_the_director_mutates_as_often_as_mutants_pay_and_resumes_the_mix():
+    def fresh_pays(i, r):
+        return Outcome("clean", (f"t{i}",), new_bugs=int(r.arm == FRESH and i % 6 == 0))
+
+    d = Director(1, feats.ALL)
+    recipes = _drive(d, 160, fresh_pays)
+    late = [r.arm != FRESH for r in recipes[80:]]
+    assert sum(late) / len(late) < SCHEDULE.mutant_floor + 0.08
+    c = Director(1, feats.ALL)
+    c.load(d.to_json())
+    assert c.mix.tally == d.mix.tally
+    assert [c.next(i, program_seed(1, i)).arm for i in range(160, 200)] == \
+        [d.next(i, program_seed(1, i)).arm for i in range(160, 200)]
 
 
 def _drive(director: Director, n: int, outcome_of, seed: int = 1) -> list:
@@ -287,6 +332,7 @@ def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(fe
     from fuzzer.cli.app import main
     shown = CliRunner().invoke(main, ["stats", str(f1.path)])
     assert shown.exit_code == 0 and "arms       fresh" in shown.output, shown.output
+    assert "mix        mutants " in shown.output
     assert "feedback   pool" in one.summary()
     again, _ = feedback_campaign("one", 5, resume=True)
     assert f1.load_feedback()["played"] == 25

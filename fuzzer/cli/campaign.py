@@ -366,6 +366,9 @@ def _print_feedback(saved: dict) -> None:
     arms = ", ".join(f"{name} {plays} ({mean:+.2f}, {cost:.1f}s)"
                      for name, (plays, mean, cost) in summary["arms"].items() if plays)
     click.echo(f"arms       {arms or 'none played'} (programs, mean reward, seconds a program)")
+    mix = director.mix
+    click.echo(f"mix        mutants {mix.share():.0%} of programs now; new bugs a thousand compiles: "
+               f"fresh {mix.rate('fresh') * 1000:.2f}, mutants {mix.rate('mutant') * 1000:.2f} (estimates)")
     triggers = director.triggers
     if triggers.examples:
         click.echo(f"triggers   {len(triggers.examples)} bugs, {sum(map(len, triggers.examples.values()))} examples; "

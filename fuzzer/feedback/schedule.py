@@ -1,15 +1,15 @@
 """The schedule: how a feedback campaign splits its programs between fresh
 generation and each mutation, and which features fresh programs get, by what pays.
 
-Each way of making a program is an *arm* of a bandit (``fresh`` and every mutation of
-``fuzzer.feedback.mutate``).  A program's reward is what it gave: a token no program
-showed before, a new bug; a finding of a bug found before costs (its confirmation,
-its classification, a full shrink while the bug wants examples) and is what the
-campaign steers away from.  Arms are chosen by UCB1 over a window of their latest
-rewards, so an arm that stops paying loses its share.  Fresh programs draw each
-feature with its weight scaled by how much fresh programs with the feature paid
-lately against those without, within bounds, so no feature is ever switched off or
-always on.
+Whether a program is fresh or a mutant follows each side's new bugs per compile
+(``Mix``).  Each mutation is an *arm* of a bandit, which chooses the mutation (fresh
+programs are an arm too, recorded, chosen only by the mix).  A program's reward is
+what it gave: a token no program showed before, a new bug; a finding of a bug found
+before costs (its confirmation, its classification, a full shrink while the bug wants
+examples) and is what the campaign steers away from.  Arms are chosen by UCB1 over a
+window of their latest rewards, so an arm that stops paying loses its share.  Fresh
+programs draw each feature with its weight scaled by the new bugs that needed it per
+compile spent on it, within bounds, so no feature is ever switched off or always on.
 
 ``SCHEDULE`` holds every knob, in one place; docs/campaigns.md explains them.
 """
@@ -208,6 +208,11 @@ class Mix:
         floor, ceiling = rng.random() < s.mutant_floor, rng.random() < s.mutant_ceiling
         better = self.rate("mutant", rng) > self.rate("fresh", rng)
         return floor or (ceiling and better)
+
+    def share(self, draws: int = 1000) -> float:
+        """The mutants' share of programs now, estimated (for the reader: ``stats``)."""
+        rng = random.Random(0)
+        return sum(self.mutate(rng) for _ in range(draws)) / draws
 
     def to_json(self) -> dict:
         return {side: list(t) for side, t in self.tally.items()}
