@@ -261,6 +261,11 @@ def test_why_a_dead_call_may_be_kept_parts_missed_dce_bugs():
     assert dead_site_causes(feeds) == {0: "sizes-from-data"}
     assert dead_site_causes(cond) == {0: "cond", 1: "cond", 2: "cond"}
     assert dead_site_causes(PROGRAM) == {0: "plain"}
+    # an identical call repeats the site: the second call's cause is the site's too
+    twins = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                                   ("p_sin", ["x0"], "v1", {"site": 0}),
+                                   ("p_pos", ["v1"], "v2", {"site": 1, "size": "u0"})])
+    assert dead_site_causes(twins) == {0: "sizes-from-data", 1: "sizes-from-data"}
     ran = contract.Run(calls=[("p_sin", 0)])
     assert contract.check_dead_calls(0, dead_site_causes(cond), ran)[0].symptoms == ("cond",)
     assert contract.check_dead_calls(0, dead_site_causes(feeds), ran)[0].symptoms == ("sizes-from-data",)
@@ -519,6 +524,13 @@ def test_a_requested_break_is_told_apart_by_dynamos_message():
     other = observe.Counts(frames_total=2, frames_ok=2, graphs=2, graph_breaks=(("Unsupported builtin", 1),))
     assert Coverage.between(before, asked, False).gaps[0][0] == observe.REQUESTED_BREAK
     assert Coverage.between(before, other, False).gaps[0][0] == observe.GRAPH_BREAK
+    # each break, counted, has its resume function: no second gap for it
+    resumed = dataclasses.replace(asked, resumes=1)
+    assert [g[0] for g in Coverage.between(before, resumed, False).gaps] == [observe.REQUESTED_BREAK]
+    # a resume function Dynamo counted no break for is a break all the same
+    silent = dataclasses.replace(resumed, resumes=2)
+    assert [g[0] for g in Coverage.between(before, silent, False).gaps] == [observe.REQUESTED_BREAK,
+                                                                            observe.GRAPH_BREAK]
 
 
 def _failing(failure: Failure, marks=()):

@@ -142,3 +142,15 @@ def test_a_real_graph_break_makes_the_trial_untested_not_clean():
     assert result.status == trial.UNTESTED
     assert result.untested_reason == "graph-break"
     assert result.verdict.untested[0][1].startswith("dcefuzz test fault")
+
+
+def test_a_graph_break_dynamo_does_not_count_still_makes_the_trial_untested():
+    """A masked store on a 0-d value breaks the graph (a data-dependent ``setitem``)
+    without a ``graph_break`` count on torch 2.13: the dead ``p_rowsum`` call is then
+    live in the eager code after the break, and must not be judged a missed-dce."""
+    program = prog({"x": ("s0",)}, [("p_pos", ["x"], "u", {"site": 0, "size": "u0"}),  # Dynamo captures sizes from data
+                                     ("p_rowsum", ["x"], "v", {"site": 1}),
+                                     ("index_put_", ["v"], None, {"c": 0.5})], outputs=["u"])
+    result = run_trial(case(program), "cpu", backends.FAITHFUL)
+    assert result.status == trial.UNTESTED, result.findings
+    assert result.untested_reason == "graph-break"

@@ -73,20 +73,23 @@ def _own_cause(stmt) -> str | None:
 def dead_site_causes(program: Program) -> dict[int, str]:
     """Each dead pure call site (:func:`dead_pure_sites`) with why the compiler may keep
     it: its own statement's cause, or that of a statement its value reaches (the
-    first of SIZES_FROM_DATA, IN_COND found, else PLAIN)."""
+    first of SIZES_FROM_DATA, IN_COND found, else PLAIN).  An identical call repeats
+    its site, and the compiler runs the site once for both where CSE merges them, so
+    the causes of every call of the site count."""
     dead = dead_pure_sites(program)
     body = program.body
-    causes: dict[int, str] = {}
+    found: dict[int, set] = {}
     for n, stmt in enumerate(body):
         for site in stmt.sites:
-            if site not in dead or site in causes:
+            if site not in dead:
                 continue
-            found = {_own_cause(stmt)}
+            why = found.setdefault(site, set())
+            why.add(_own_cause(stmt))
             reached = {stmt.out} if stmt.out is not None else set()
             for later in body[n + 1:]:
                 if reached & set(later.args):
-                    found.add(_own_cause(later))
+                    why.add(_own_cause(later))
                     if later.out is not None:
                         reached.add(later.out)
-            causes[site] = next((c for c in (SIZES_FROM_DATA, IN_COND) if c in found), PLAIN)
-    return causes
+    return {site: next((c for c in (SIZES_FROM_DATA, IN_COND) if c in why), PLAIN)
+            for site, why in found.items()}
