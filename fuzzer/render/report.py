@@ -203,8 +203,13 @@ def culprit_lines(bug: Bug) -> list[str]:
     if c is None or c.stage is None:
         return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
     earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
+    clean = [s for s in earlier if s not in c.otherwise]
     lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
-             + (f" ({', '.join(f'`{s}`' for s in earlier)} do not)." if earlier else ".")]
+             + (f" ({', '.join(f'`{s}`' for s in clean)} {'does' if len(clean) == 1 else 'do'} not)."
+                if clean else ".")]
+    for name, kinds in c.otherwise.items():
+        lines.append(f"- **Fails otherwise**: `{name}` shows {', '.join(f'`{k}`' for k in kinds) or 'nothing judged'}"
+                     " instead, which this bug may hide where it shows.")
     if c.dynamic_only is not None:
         lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
                                          if c.dynamic_only else "also with `dynamic=False` (static shapes)."))

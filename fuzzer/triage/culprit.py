@@ -64,6 +64,9 @@ class Culprit:
     #: made with only the probes its key needs (``localise(key_only=True)``): the key
     #: is a whole triage's, the record may lack switches or the bisection
     key_only: bool = False
+    #: stages before ``stage`` that failed otherwise: stage -> the finding kinds (or
+    #: the status) it showed instead; not part of the key
+    otherwise: dict = field(default_factory=dict)
 
     @property
     def blame(self) -> str | None:
@@ -109,6 +112,8 @@ class Culprit:
                    budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
         if self.key_only:
             out["key_only"] = True
+        if self.otherwise:
+            out["otherwise"] = {stage_name: list(kinds) for stage_name, kinds in self.otherwise.items()}
         return out
 
     @classmethod
@@ -120,7 +125,8 @@ class Culprit:
                    seconds=float(data.get("seconds", 0.0)),
                    budget_exhausted=bool(data.get("budget_exhausted", False)),
                    torch_version=data.get("torch_version", ""),
-                   key_only=bool(data.get("key_only", False)))
+                   key_only=bool(data.get("key_only", False)),
+                   otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()})
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
@@ -140,9 +146,10 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     """
     probe = Probe(case, kind, bug_class, device, budget)
     found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
+    otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS
     try:
-        found_stage = stage.walk(probe, stage.STAGES[:stage.STAGES.index(backend) + 1])
+        found_stage = stage.walk(probe, stage.STAGES[:stage.STAGES.index(backend) + 1], otherwise)
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
@@ -161,7 +168,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    pass_name=bisection.application if bisection else None,
                    switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
                    seconds=probe.seconds,
-                   budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only)
+                   budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only,
+                   otherwise=otherwise if found_stage is not None else {})
 
 
 def _names(bisection: bisect.Bisection | None) -> bool:

@@ -65,6 +65,10 @@ class Probe:
         self.calls = 0
         self.start = time.perf_counter()
         self.exhausted = False
+        #: what the last compile showed: its divergences' kinds, or its status where
+        #: it could not be judged (read by the stage walk, for a stage that fails
+        #: otherwise)
+        self.seen: tuple[str, ...] = ()
 
     @property
     def seconds(self) -> float:
@@ -83,6 +87,8 @@ class Probe:
         self.calls += 1
         with _inductor_config(config):
             verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic)
+        self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
+            else (verdict.status,)
         if verdict.status != contract.OK:
             return Outcome.CHANGED
         seen = contract.bug_class(self.kind, verdict.of_kind(self.kind))

@@ -7,7 +7,10 @@ Inductor's decompositions and the partitioner, and ``inductor`` is the whole
 compiler.  Replaying a finding's case on each in turn, with fresh, cache-free
 compiles, the first on which the same bug class shows is the stage to blame: a
 bug that needs ``inductor`` lives in Inductor's own passes, lowerings or
-scheduler, not in tracing or functionalization.
+scheduler, not in tracing or functionalization.  An earlier stage may fail
+*otherwise*: an Inductor compile error whose program ``aot_eager`` runs to wrong
+values is a wrong value at ``aot_eager`` that Inductor's crash hides.  The walk keeps
+what such a stage showed, so the report does not say that stage is clean.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fuzzer.program.ir import Case
-from fuzzer.triage.probe import Probe, TriageBudget
+from fuzzer.triage.probe import Outcome, Probe, TriageBudget
 
 #: torch's debugging backends, from the least of the compiler to all of it
 STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
@@ -33,11 +36,18 @@ class StageResult:
     seconds: float
 
 
-def walk(probe: Probe, stages: Sequence[str] = STAGES) -> str | None:
-    """The first of ``stages`` on which ``probe``'s bug shows (None: none)."""
+def walk(probe: Probe, stages: Sequence[str] = STAGES,
+         otherwise: dict[str, tuple[str, ...]] | None = None) -> str | None:
+    """The first of ``stages`` on which ``probe``'s bug shows (None: none).  Into
+    ``otherwise``, each stage before it that was not clean: the finding kinds it
+    showed instead (another bug, or an error that kept this one from being judged),
+    or the status that kept the program from being judged at all."""
     for stage in stages:
-        if probe.shows(stage):
+        outcome = probe.outcome(stage)
+        if outcome is Outcome.STAYS:
             return stage
+        if probe.seen and otherwise is not None:  # not clean: another bug, an error
+            otherwise[stage] = probe.seen
     return None
 
 
