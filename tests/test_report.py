@@ -194,6 +194,6 @@ def test_a_bugs_title_names_the_statements_what_goes_wrong_and_the_switch():
     found = {b.smallest: b for b in group(load(p) for p in entries_in([CORPUS])[0])}
     assert found["wrong-mutation-9ce848f551f8"].title == (
         "`x1.copy_(x0); x0.mul_(0.5)`: wrong values written to an input in inductor, "
-        "gone with remove_noop_ops off")
+        "gone with remove_noop_ops's aten.copy rule off")
     assert found["wrong-output-f160321431a4"].title.startswith(
         "calls p_sin, clone, mul, transpose (with gradients): wrong values returned in inductor")

@@ -12,9 +12,9 @@ from fuzzer.corpus import bugs
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import bisect, family, switches
+from fuzzer.triage import bisect, family, rules, switches
 from fuzzer.triage.culprit import Culprit, localise
-from fuzzer.triage.probe import TriageBudget
+from fuzzer.triage.probe import Probe, TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
@@ -191,6 +191,44 @@ def test_a_second_switch_that_removes_a_wrong_result_makes_another_bug_and_pairs
                                                         "allow_buffer_reuse": False}
 
 
+def test_a_bug_the_no_op_removal_is_blamed_for_is_refined_by_the_rule_whose_absence_removes_it():
+    # #198131 (a snapshot copy dropped) and a clone of an offset view dropped: one switch,
+    # two of its rules, two bugs
+    base = {**dict.fromkeys(s.name for s in switches.SWITCHES), "remove_noop_ops": "gone"}
+    copy = Culprit("inductor", switches={**base, "remove_noop_ops[aten.copy]": "gone"}, kind="wrong-mutation")
+    clone = Culprit("inductor", switches={**base, "remove_noop_ops[aten.clone]": "gone",
+                                          "remove_noop_ops[aten.slice]": "stays"}, kind="wrong-mutation")
+    assert copy.blame == "inductor:remove_noop_ops[aten.copy]" and copy.key == copy.blame
+    assert clone.key == "inductor:remove_noop_ops[aten.clone]" != copy.key
+    # a bug no rule alone removes, or whose rules were not probed, keeps the switch's blame
+    assert Culprit("inductor", switches=base, kind="wrong-mutation").blame == "inductor:remove_noop_ops"
+    needs_both = {**base, "remove_noop_ops[aten.clone]": "stays", "remove_noop_ops[aten.copy]": "stays"}
+    assert Culprit("inductor", switches=needs_both, kind="wrong-mutation").blame == "inductor:remove_noop_ops"
+    # rules refine only the blamed switch: a later switch's blame and its "also" stay as they were
+    later = {**copy.switches, "reinplace_inplaceable_ops": "gone"}
+    assert Culprit("inductor", switches=later, kind="wrong-mutation").key == \
+        "inductor:reinplace_inplaceable_ops (also gone with remove_noop_ops off)"
+    assert rules.probe_rules(None, {**base, "reinplace_inplaceable_ops": "gone"}) == {}
+
+
+@pytest.mark.compile
+@pytest.mark.skipif(not rules.available(), reason="this torch's no-op removal has no registry of rules")
+def test_the_rule_probe_names_the_op_the_no_op_removal_dropped_and_whether_the_bug_needs_it():
+    snapshot = load(CORPUS / "wrong-mutation-9ce848f551f8.json")   # x1.copy_(x0); x0.mul_(0.5)
+    offset = load(CORPUS / "wrong-output-2ab6c6dc07d5.json")       # clone of x0[1:] into m_list
+    from torch._inductor.fx_passes import post_grad
+
+    torchs_own = post_grad.noop_registry
+    found = {}
+    for entry in (snapshot, offset):
+        probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu")
+        found[entry.id] = rules.probe_rules(probe, {"remove_noop_ops": "gone"})
+        assert probe.calls == 1 + len(found[entry.id])  # one recording compile, one per rule
+    assert found == {snapshot.id: {"remove_noop_ops[aten.copy]": "gone"},
+                     offset.id: {"remove_noop_ops[aten.clone]": "gone"}}
+    assert post_grad.noop_registry is torchs_own  # put back after every probe
+
+
 def test_returned_written_and_logged_wrong_values_are_one_family():
     corrupted = {family.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
                                           "effect-log|data", "wrong-mutation|non-finite,values")}
@@ -217,7 +255,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 38
+    assert len(found) == 39
     by_entry = {e: b for b in found.values() for e in b.entries}
     # four stale caches (docs/caches.md): one bug per change of declaration and cache, the
     # fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -270,7 +308,12 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # read the day after that hour: the region's reused input
                                     "wrong-output-62a6862bc65c",
                                     # a feedback trial of the 2.13 yield benchmark's (seed 104)
-                                    "wrong-output-ec1ddebeb7e0"])
+                                    "wrong-output-ec1ddebeb7e0",
+                                    # a blind trial of the same (seed 106): the no-op removal's
+                                    # clone rule, where #198131 is its copy rule
+                                    "wrong-output-2ab6c6dc07d5"])
+    assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
+    assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
     # value range of a reduction over a size that can be 0, the view of a strided input
     # read after a write, and the symbol a recompile after a graph break loses, and of 2.14.1's

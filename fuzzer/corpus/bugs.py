@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
 from fuzzer.judge import contract
 from fuzzer.program import codegen
+from fuzzer.triage import rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
 
@@ -129,7 +130,7 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     where = f"in {stage}"
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
-        return f"{what_goes_wrong} {where}, gone with {inner} off{shapes}"
+        return f"{what_goes_wrong} {where}, gone with {rules.words(inner)} off{shapes}"
     return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes
 
 

@@ -30,7 +30,7 @@ from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import sizes
 from fuzzer.render import brief
-from fuzzer.triage import switches
+from fuzzer.triage import rules, switches
 from fuzzer.triage.stage import STAGES
 
 #: the area tag of an issue title, by the first debugging backend that shows the bug
@@ -216,15 +216,17 @@ def culprit_lines(bug: Bug) -> list[str]:
     if c.subsystem is not None:
         lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
                      + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")
-    gone = [name for name, outcome in c.switches.items() if outcome == "gone"]
+    gone = [name for name, outcome in c.switches.items() if outcome == "gone" and _setting(name)]
     if gone:
         lines.append("- **Workaround**: " + " or ".join(f"`{_setting(n)}`" for n in gone) + ".")
     if c.budget_exhausted:
         lines.append("- The triage ran out of budget: the probes below are all that ran.")
     if c.switches:
-        lines += ["", "Inductor switches, each thrown alone (or two, `a+b`) on a fresh compile:", "",
+        lines += ["", "Inductor switches, each thrown alone (or two, `a+b`; or one rule of a pass, "
+                  "`pass[op]`) on a fresh compile:", "",
                   "| switch | setting | the bug |", "| --- | --- | --- |"]
-        lines += [f"| {name} | `{_setting(name)}` | {OUTCOMES.get(outcome, outcome)} |"
+        lines += [f"| {name} | {f'`{_setting(name)}`' if _setting(name) else rules.setting(name)} "
+                  f"| {OUTCOMES.get(outcome, outcome)} |"
                   for name, outcome in c.switches.items()]
     return lines
 

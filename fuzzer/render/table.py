@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from fuzzer.corpus import releases, upstream
 from fuzzer.corpus.bugs import Bug
+from fuzzer.triage import rules
 
 
 def culprit_words(bug: Bug) -> list[str]:
@@ -26,7 +27,7 @@ def culprit_words(bug: Bug) -> list[str]:
         where.append(f"bisector {c.subsystem}" + (f"/{c.pass_name}" if c.pass_name else ""))
     gone = [s for s, v in (c.switches if c else {}).items() if v == "gone"]
     if gone:
-        where.append("gone with " + ", ".join(gone) + " off")
+        where.append("gone with " + ", ".join(rules.words(s) for s in gone) + " off")
     if c is not None and c.dynamic_only:
         where.append("dynamic shapes only")
     return where or [bug.blame or "not triaged"]

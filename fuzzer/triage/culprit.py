@@ -15,7 +15,8 @@ same bug class (``fuzzer.triage.probe``), within one budget:
 
 The *blame* is the part that names a root cause, and what bugs group by
 (``fuzzer.corpus.bugs``): the stage, refined by the last switch that removes the
-bug (in pipeline order) or else by the pass the bisector found (for an error, the
+bug (in pipeline order; for the no-op removal, by the per-op rule inside it whose
+absence removes it, ``fuzzer.triage.rules``) or else by the pass the bisector found (for an error, the
 other way round: the bisector's last application is the pass that raises it,
 while a switch may avoid it only by reshaping that pass's input), and marked
 "dynamic shapes only" when static shapes do not show it.  The bisector's answer
@@ -37,7 +38,7 @@ import torch
 
 from fuzzer.judge import contract
 from fuzzer.program.ir import Case
-from fuzzer.triage import bisect, stage, switches
+from fuzzer.triage import bisect, rules, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
@@ -73,7 +74,7 @@ class Culprit:
         """The stage and, inside it, the switch or pass to blame (None: not localised)."""
         if self.stage is None:
             return None
-        switch = switches.blamed(self.switches)
+        switch = rules.refined(switches.blamed(self.switches), self.switches)
         named = None
         if self.subsystem is not None:
             named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
@@ -96,7 +97,8 @@ class Culprit:
             return None
         also = ""
         if self.kind not in contract.ERROR_KINDS:
-            others = [name for name in switches.gone(self.switches) if not self.blame.endswith(":" + name)]
+            blamed = rules.split(self.blame.partition(":")[2])[0]
+            others = [name for name in switches.gone(self.switches) if name != blamed]
             also = f" (also gone with {', '.join(others)} off)" if others else ""
         return self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
 
@@ -159,6 +161,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             found_switches = switches.probe_all(probe)
             if not error:  # an error's key is where it is raised
                 found_switches.update(switches.probe_pairs(probe, found_switches))
+                found_switches.update(rules.probe_rules(probe, found_switches))
         if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))):
             bisection = bisect.bisect(probe, found_stage)
     except BudgetSpent:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract
@@ -80,12 +81,14 @@ class Probe:
             self.exhausted = True
             raise BudgetSpent()
 
-    def outcome(self, backend: str, config: dict | None = None, dynamic: bool = True) -> Outcome:
+    def outcome(self, backend: str, config: dict | None = None, dynamic: bool = True,
+                within: Callable[[], contextlib.AbstractContextManager] | None = None) -> Outcome:
         """Compile afresh on ``backend`` with Inductor's ``config`` patched in (and, unless
-        ``dynamic``, with static shapes); what shows."""
+        ``dynamic``, with static shapes; inside ``within()``, where given: a patch of
+        torch that no config names, such as a rule taken out of a pass); what shows."""
         self.check()
         self.calls += 1
-        with _inductor_config(config):
+        with _inductor_config(config), (within() if within is not None else contextlib.nullcontext()):
             verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic)
         self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
             else (verdict.status,)
