@@ -56,7 +56,7 @@ def words(named: str) -> str:
 
 def setting(named: str) -> str:
     """How a rule is taken out, for a report's table (no config does it)."""
-    switch, rule = split(named)
+    rule = split(named)[1]
     return f"the {rule} entry taken out of post_grad.noop_registry" if rule is not None else ""
 
 
@@ -91,7 +91,7 @@ def _recording(removed: set[str]) -> Iterator[None]:
     post-grad pass, and the switch that turns this one off, goes through."""
     from torch.fx.passes.graph_transform_observer import GraphTransformObserver
 
-    module, registry = _registry()
+    registry = _registry()[1]
     inside = [False]
 
     def wrap(target, cond):
@@ -113,21 +113,25 @@ def _recording(removed: set[str]) -> Iterator[None]:
         finally:
             inside[0] = False
 
-    module.noop_registry = {target: (wrap(target, entry[0]), *entry[1:]) for target, entry in registry.items()}
     GraphTransformObserver.apply_graph_pass = observed
     try:
-        yield
+        with _swapped({target: (wrap(target, entry[0]), *entry[1:]) for target, entry in registry.items()}):
+            yield
     finally:
-        module.noop_registry = registry
         if GraphTransformObserver.apply_graph_pass is observed:  # else wrapped since: left in, inert
             GraphTransformObserver.apply_graph_pass = original
 
 
-@contextlib.contextmanager
-def _without(op: str) -> Iterator[None]:
+def _without(op: str) -> contextlib.AbstractContextManager:
     """The registry without the rules of ``op``: the pass leaves every call of it."""
+    return _swapped({t: e for t, e in _registry()[1].items() if _op(t) != op})
+
+
+@contextlib.contextmanager
+def _swapped(replacement: dict) -> Iterator[None]:
+    """``replacement`` in the registry's place for the block, torch's own put back after."""
     module, registry = _registry()
-    module.noop_registry = {t: e for t, e in registry.items() if _op(t) != op}
+    module.noop_registry = replacement
     try:
         yield
     finally:
