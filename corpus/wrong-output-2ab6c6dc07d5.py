@@ -368,21 +368,15 @@ def _in(module: str, prefixes: tuple[str, ...]) -> bool:
     return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-def raised_at(exc: BaseException) -> tuple[str, str]:
-    """Where ``exc`` was raised, as a bug class names it, and the message that must
-    go with it: (``raised <Type> in <package>:<function>``, a message or ""), or
-    ("", "") where no frame of torch is in its traceback.
+def raising_frame(exc: BaseException):
+    """The frame that raised ``exc`` as a bug class places it, with what it says:
+    (the wrapped exception, its frame, whether it was raised below Python), or None
+    where no frame of torch is in its traceback.
 
-    The type is the wrapped exception's (what an ``InductorError`` or a
-    ``LoweringException`` wraps: ``_inner``).  The place is the innermost frame of
-    torch outside ``RAISING_HELPERS`` and ``MACHINERY``, as its top-level package and
-    its function's qualified name: no file and no line, so a function moved inside
-    its package, or lines added above it, leave the class as it was, while the same
-    assertion in two passes, or one guard asked for by two callers, are two classes.
-    An error raised in Python by torch's own code is known by its place alone (its
-    message holds the program's sizes and names); one that surfaced in machinery
-    (raised in C++, or in our ops) keeps its first message line too, since many
-    different checks below Python surface at one place.
+    The exception is the wrapped one (what an ``InductorError`` or a
+    ``LoweringException`` wraps: ``_inner``); the frame is the innermost of torch
+    outside ``RAISING_HELPERS`` and ``MACHINERY``.  It is raised below Python when the
+    innermost frame is not torch's, or is machinery's (raised in C++, or in our ops).
     """
     inner = _inner(exc)
     frames = []
@@ -395,14 +389,36 @@ def raised_at(exc: BaseException) -> tuple[str, str]:
     for frame, module, torch_code in zip(reversed(frames), reversed(modules), reversed(ours)):
         if not torch_code or module == "torch" or _in(module, RAISING_HELPERS) or _in(module, MACHINERY):
             continue
-        package = ".".join(module.split(".")[:2])
-        code = frame.f_code
-        function = _DIGITS.sub("#", getattr(code, "co_qualname", code.co_name))
-        innermost = modules[-1]
-        below_python = not ours[-1] or _in(innermost, MACHINERY)
-        message = (str(inner).strip().splitlines() or [""])[0] if below_python else ""
-        return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
-    return "", ""
+        below_python = not ours[-1] or _in(modules[-1], MACHINERY)
+        return inner, frame, below_python
+    return None
+
+
+def raised_at(exc: BaseException) -> tuple[str, str]:
+    """Where ``exc`` was raised, as a bug class names it, and the message that must
+    go with it: (``raised <Type> in <package>:<function>``, a message or ""), or
+    ("", "") where no frame of torch is in its traceback.
+
+    The type is the wrapped exception's and the place its raising frame's
+    (``raising_frame``), as its top-level package and its function's qualified
+    name: no file and no line, so a function moved inside
+    its package, or lines added above it, leave the class as it was, while the same
+    assertion in two passes, or one guard asked for by two callers, are two classes.
+    An error raised in Python by torch's own code is known by its place alone (its
+    message holds the program's sizes and names); one that surfaced in machinery
+    (raised in C++, or in our ops) keeps its first message line too, since many
+    different checks below Python surface at one place.
+    """
+    found = raising_frame(exc)
+    if found is None:
+        return "", ""
+    inner, frame, below_python = found
+    module = str(frame.f_globals.get("__name__", ""))
+    package = ".".join(module.split(".")[:2])
+    code = frame.f_code
+    function = _DIGITS.sub("#", getattr(code, "co_qualname", code.co_name))
+    message = (str(inner).strip().splitlines() or [""])[0] if below_python else ""
+    return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
 
 
 import contextlib

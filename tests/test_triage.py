@@ -6,13 +6,14 @@ from pathlib import Path
 
 import backends
 import pytest
+import torch
 from helpers import case, prog
 
-from fuzzer.corpus import bugs
+from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import bisect, family, rules, switches
+from fuzzer.triage import bisect, family, lookup, rules, switches
 from fuzzer.triage.culprit import Culprit, localise
 from fuzzer.triage.probe import Probe, TriageBudget
 from fuzzer.triage.stage import STAGES, first_stage
@@ -229,6 +230,68 @@ def test_the_rule_probe_names_the_op_the_no_op_removal_dropped_and_whether_the_b
     assert post_grad.noop_registry is torchs_own  # put back after every probe
 
 
+#: a name-keyed table's fill, as Inductor's scheduler does it, in a module of torch's so
+#: that the frame is the one an error is placed at
+ANCESTORS = """
+class Node:
+    def __init__(self, name, deps):
+        self.name_, self.deps = name, deps
+    def get_name(self):
+        return self.name_
+
+def compute_ancestors(nodes):
+    name_to_ancestors = {}
+    for node in nodes:
+        ancestors = set()
+        for dep_node_name in node.deps:
+            ancestors |= name_to_ancestors[dep_node_name]
+        name_to_ancestors[node.get_name()] = ancestors
+"""
+
+
+def _raised_by(nodes_of):
+    scope = {"__name__": "torch._inductor.scheduler_stand_in"}
+    exec(compile(ANCESTORS, "<stand-in>", "exec"), scope)
+    try:
+        scope["compute_ancestors"](nodes_of(scope["Node"]))
+    except KeyError as exc:
+        return exc
+    raise AssertionError("the stand-in raised nothing")
+
+
+def test_a_failed_lookup_is_told_apart_by_which_locals_hold_the_missing_key():
+    # a node that depends on itself (pytorch/pytorch#189271) against one placed before the
+    # node it reads (a dependency cycle): the same error at the same place, two causes
+    self_edge = _raised_by(lambda Node: [Node("op0", []), Node("op1", ["op0", "op1"])])
+    cycle = _raised_by(lambda Node: [Node("op0", []), Node("op2", ["op1"]), Node("op1", ["op0"])])
+    assert lookup.named_by(self_edge) == ("dep_node_name", "node")
+    assert lookup.named_by(cycle) == ("dep_node_name",)
+    assert lookup.named_by(ValueError("op1")) == ()  # not a lookup
+    assert lookup.missed("compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors")
+    assert not lookup.missed("compile-error|raised AssertionError in torch._inductor:f")
+    # the names are part of an error's key, and of its record
+    held = Culprit("inductor", subsystem="post_grad_passes", pass_name="decompose_auto_functionalized",
+                   kind="compile-error", named_by=("dep_node_name",))
+    assert held.key == "inductor:decompose_auto_functionalized (missing key held by dep_node_name)"
+    assert held.key != dataclasses.replace(held, named_by=("dep_node_name", "node")).key
+    assert Culprit.from_json(held.to_json()) == held
+    assert Culprit.from_json({k: v for k, v in held.to_json().items() if k != "named_by"}).named_by == ()
+
+
+@pytest.mark.compile
+def test_the_lookup_probe_tells_a_self_edge_from_a_dependency_cycle_in_the_scheduler():
+    self_edge = load(CORPUS / "compile-error-a93d79f564c4.json")  # pytorch/pytorch#189271
+    cycle = load(CORPUS / "compile-error-d91ae8744506.json")      # m_scale of a transpose, a masked store
+    found = {}
+    for entry in (self_edge, cycle):
+        probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu")
+        found[entry.id] = lookup.probe_lookup(probe, "inductor")
+        assert probe.calls == 1
+    # 2.14.1 fixed the self-edge: there it compiles, and nothing is named
+    fixed = () if releases.release(torch.__version__) >= (2, 14, 0) else ("dep_node_name", "node")
+    assert found == {self_edge.id: fixed, cycle.id: ("dep_node_name",)}
+
+
 def test_returned_written_and_logged_wrong_values_are_one_family():
     corrupted = {family.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
                                           "effect-log|data", "wrong-mutation|non-finite,values")}
@@ -255,7 +318,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 39
+    assert len(found) == 40
     by_entry = {e: b for b in found.values() for e in b.entries}
     # four stale caches (docs/caches.md): one bug per change of declaration and cache, the
     # fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -311,7 +374,10 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     "wrong-output-ec1ddebeb7e0",
                                     # a blind trial of the same (seed 106): the no-op removal's
                                     # clone rule, where #198131 is its copy rule
-                                    "wrong-output-2ab6c6dc07d5"])
+                                    "wrong-output-2ab6c6dc07d5",
+                                    # a blind trial of the 2.14.1 yield benchmark's: a dependency
+                                    # cycle where #189271's entry is a self-edge (triage's lookup)
+                                    "compile-error-d91ae8744506"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the

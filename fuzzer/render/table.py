@@ -28,6 +28,8 @@ def culprit_words(bug: Bug) -> list[str]:
     gone = [s for s, v in (c.switches if c else {}).items() if v == "gone"]
     if gone:
         where.append("gone with " + ", ".join(rules.words(s) for s in gone) + " off")
+    if c is not None and c.named_by:
+        where.append("missing key held by " + ", ".join(c.named_by))
     if c is not None and c.dynamic_only:
         where.append("dynamic shapes only")
     return where or [bug.blame or "not triaged"]

@@ -38,7 +38,7 @@ import torch
 
 from fuzzer.judge import contract
 from fuzzer.program.ir import Case
-from fuzzer.triage import bisect, rules, stage, switches
+from fuzzer.triage import bisect, lookup, rules, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
@@ -68,6 +68,9 @@ class Culprit:
     #: stages before ``stage`` that failed otherwise: stage -> the finding kinds (or
     #: the status) it showed instead; not part of the key
     otherwise: dict = field(default_factory=dict)
+    #: for a failed lookup (a ``KeyError``), the raising frame's locals that hold the
+    #: missing key (``fuzzer.triage.lookup``): part of the key
+    named_by: tuple[str, ...] = ()
 
     @property
     def blame(self) -> str | None:
@@ -100,6 +103,8 @@ class Culprit:
             blamed = rules.split(self.blame.partition(":")[2])[0]
             others = [name for name in switches.gone(self.switches) if name != blamed]
             also = f" (also gone with {', '.join(others)} off)" if others else ""
+        elif self.named_by:
+            also = f" (missing key held by {', '.join(self.named_by)})"
         return self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
 
     def to_json(self) -> dict:
@@ -114,6 +119,8 @@ class Culprit:
                    budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
         if self.key_only:
             out["key_only"] = True
+        if self.named_by:
+            out["named_by"] = list(self.named_by)
         if self.otherwise:
             out["otherwise"] = {stage_name: list(kinds) for stage_name, kinds in self.otherwise.items()}
         return out
@@ -128,7 +135,8 @@ class Culprit:
                    budget_exhausted=bool(data.get("budget_exhausted", False)),
                    torch_version=data.get("torch_version", ""),
                    key_only=bool(data.get("key_only", False)),
-                   otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()})
+                   otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()},
+                   named_by=tuple(data.get("named_by", ())))
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
@@ -147,7 +155,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     (ten to twenty) of most wrong results.
     """
     probe = Probe(case, kind, bug_class, device, budget)
-    found_stage, found_switches, bisection, dynamic_only = None, {}, None, None
+    found_stage, found_switches, bisection, dynamic_only, named_by = None, {}, None, None, ()
     otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS
     try:
@@ -155,6 +163,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
+            if error and lookup.missed(bug_class):
+                named_by = lookup.probe_lookup(probe, found_stage)
         if key_only and error and found_stage is not None:
             bisection = bisect.bisect(probe, found_stage)
         if found_stage == "inductor" and not (key_only and error and _names(bisection)):
@@ -172,7 +182,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
                    seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only,
-                   otherwise=otherwise if found_stage is not None else {})
+                   otherwise=otherwise if found_stage is not None else {}, named_by=named_by)
 
 
 def _names(bisection: bisect.Bisection | None) -> bool:
