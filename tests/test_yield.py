@@ -42,3 +42,15 @@ def test_each_bug_is_credited_once_to_the_arm_of_its_first_hit(tmp_path):
 
 def test_a_folder_without_a_program_log_has_no_arms(tmp_path):
     assert _yield_module().arms(tmp_path) == {}
+
+
+def test_rejudge_takes_the_programs_whose_every_finding_an_earlier_program_hit():
+    spec = importlib.util.spec_from_file_location("rejudge_benchmark", ROOT / "benchmarks" / "rejudge.py")
+    rejudge = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rejudge)
+    lines = [{"index": 0, "done": 5.0, "bugs": [["bug-a", "new"]]},
+             {"index": 2, "done": 3.0, "bugs": []},
+             {"index": 1, "done": 9.0, "bugs": [["bug-a", "counted"]]},               # a repeat
+             {"index": 3, "done": 7.0, "bugs": [["bug-a", "repeat"], ["bug-b", "new"]]},  # one new bug
+             {"index": 4, "done": 8.0, "bugs": [["bug-b", "new"]]}]                    # b came first at 7 s
+    assert [ln["index"] for ln in rejudge.repeats(lines)] == [4, 1]
