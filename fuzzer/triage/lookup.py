@@ -58,8 +58,8 @@ def named_by(exc: BaseException) -> tuple[str, ...]:
 def _names(value, key) -> bool:
     """Whether ``value`` is ``key``, or an IR node or buffer whose name it is."""
     try:
-        if isinstance(value, str) or isinstance(key, str) and isinstance(value, (int, float)):
-            return value == key
+        if isinstance(value, (str, int)):
+            return type(value) is type(key) and value == key
         get_name = getattr(type(value), "get_name", None)
         if callable(get_name) and get_name(value) == key:
             return True
