@@ -33,6 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from fuzzer.campaign.state import PROGRAMS_FILE, STATE_FILE  # noqa: E402
 from fuzzer.corpus import bugs as bug_groups  # noqa: E402
@@ -42,19 +43,13 @@ from fuzzer.judge.trial import judge_fresh  # noqa: E402
 from fuzzer.program.generate import generate  # noqa: E402
 from fuzzer.triage import switches  # noqa: E402
 from fuzzer.triage.family import family  # noqa: E402
+from timesplit import KNOWN, kinds  # noqa: E402
 
 
 def repeats(lines: list[dict]) -> list[dict]:
     """The programs whose every finding is of a bug an earlier program hit, in the order
     the campaign finished them."""
-    seen: set[str] = set()
-    out = []
-    for line in sorted(lines, key=lambda ln: ln["done"]):
-        hit = [bug for bug, _ in line.get("bugs", [])]
-        if hit and all(bug in seen for bug in hit):
-            out.append(line)
-        seen.update(hit)
-    return out
+    return [line for line, kind in kinds(lines) if kind == KNOWN]
 
 
 def classes(verdict) -> set[str]:

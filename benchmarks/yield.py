@@ -59,6 +59,11 @@ CONFIGS = {
 STEP = 10.0
 #: bootstrap resamples
 RESAMPLES = 2000
+#: the shares of a trial at which the first configuration's own curve is read against
+#: its end: at 0.5, what twice the CPU time gave it (a ratio between configurations is
+#: worth that much CPU); at 0.7, what all of a blind trial's time on repeats of known
+#: bugs (about 30 %) would have given it, were none spent there
+OWN_GAIN_AT = (0.5, 0.7)
 
 
 def arms(state: Path) -> dict[str, dict]:
@@ -154,6 +159,17 @@ def auc(record: dict) -> float:
     return sum(c) / len(c) if c else 0.0
 
 
+def own_gain(record: dict, fraction: float) -> float | None:
+    """A trial's bugs at T over its bugs at ``fraction`` * T: what its own discovery curve
+    gained in the last (1 - fraction) of the time.  With ``fraction`` 0.5 it is what
+    twice the CPU time gave this configuration, the yardstick for any ratio between
+    configurations; None where it had found nothing by then."""
+    horizon = record["minutes"] * 60
+    early = sum(1 for t in record["bugs"].values() if t <= fraction * horizon)
+    late = sum(1 for t in record["bugs"].values() if t <= horizon)
+    return late / early if early else None
+
+
 def unlocalised(record: dict) -> int:
     return sum(1 for key in record.get("keys", {}).values() if " @ entry:" in key)
 
@@ -202,6 +218,11 @@ def report(records: list[dict], plot: str | None = None) -> None:
               f"{statistics.median([auc(r) for r in rs]):6.1f} {statistics.median([unlocalised(r) for r in rs]):11.1f} "
               f"{statistics.median([r['programs'] for r in rs]):9.0f}")
     base = configs[0]
+    for fraction in OWN_GAIN_AT:
+        gains = [g for g in (own_gain(r, fraction) for r in by[base]) if g is not None]
+        if gains:
+            print(f"{base}'s own curve: bugs at T over bugs at {fraction:g} T, median {statistics.median(gains):.2f} "
+                  f"(min {min(gains):.2f}, max {max(gains):.2f}, {len(gains)} trials)")
     for c in configs[1:]:
         a = [len(r["bugs"]) for r in by[base]]
         b = [len(r["bugs"]) for r in by[c]]

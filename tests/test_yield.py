@@ -54,3 +54,25 @@ def test_rejudge_takes_the_programs_whose_every_finding_an_earlier_program_hit()
              {"index": 3, "done": 7.0, "bugs": [["bug-a", "repeat"], ["bug-b", "new"]]},  # one new bug
              {"index": 4, "done": 8.0, "bugs": [["bug-b", "new"]]}]                    # b came first at 7 s
     assert [ln["index"] for ln in rejudge.repeats(lines)] == [4, 1]
+
+
+def test_a_configurations_own_gain_reads_its_curve_at_a_share_of_the_trial():
+    bench = _yield_module()
+    # a 10-minute trial: three bugs by its fifth minute, five by its end
+    record = {"minutes": 10, "bugs": {"a": 20.0, "b": 100.0, "c": 300.0, "d": 301.0, "e": 599.0}}
+    assert bench.own_gain(record, 0.5) == 5 / 3
+    assert bench.own_gain(record, 0.7) == 5 / 4     # 420 s: a to d
+    assert bench.own_gain({"minutes": 10, "bugs": {"a": 400.0}}, 0.5) is None
+
+
+def test_a_campaigns_time_splits_into_clean_first_hits_and_known_bugs():
+    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
+    timesplit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timesplit)
+    lines = [{"index": 0, "done": 5.0, "status": "finding", "bugs": [["bug-a", "new"]]},
+             {"index": 1, "done": 9.0, "status": "finding", "bugs": [["bug-a", "counted"]]},
+             {"index": 2, "done": 3.0, "status": "clean", "bugs": []},
+             {"index": 3, "done": 7.0, "status": "finding", "bugs": [["bug-a", "repeat"], ["bug-b", "new"]]},
+             {"index": 4, "done": 8.0, "status": "untested", "bugs": []}]
+    got = [(line["index"], kind) for line, kind in timesplit.kinds(lines)]
+    assert got == [(2, "clean"), (0, "first"), (3, "first"), (4, "untested"), (1, "known")]
