@@ -118,7 +118,9 @@ def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
     assert not set(stats.findings) - {"missed-dce"}
 
 
-def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
+def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path, monkeypatch):
+    """The test backend is registered in this process only, so the shrink runs here."""
+    import fuzzer.isolation.once as once_mod
     from fuzzer.campaign.entries import entry_for
     from fuzzer.corpus import store as corpus_mod
     from fuzzer.judge.trial import run_trial
@@ -133,6 +135,7 @@ def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
     assert found, "no effect-log finding in 20 programs"
     path, _ = corpus_mod.save(entry_for(found[0], 123, config), tmp_path)
     before = load(path).statements
+    monkeypatch.setattr(once_mod, "run_once", _in_this_process)
     r = invoke("shrink", path)
     assert r.exit_code == 0, r.output
     after = [load(p) for p in tmp_path.glob("*.json")]
@@ -141,6 +144,30 @@ def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path):
     assert after[0].shrink["original_statements"] == before
     assert after[0].seed == 123
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".py"]
+
+
+def test_a_shrink_candidate_that_kills_the_shrinking_process_is_reported_and_the_entry_kept(tmp_path):
+    """``dcefuzz shrink`` judges a plain entry's candidates in a child process: the planted
+    fault kills the process that judges a candidate whose only custom-op calls are
+    ``e_log``, and the command says so and leaves the entry byte for byte as it was."""
+    from fuzzer import faults
+    from fuzzer.campaign.entries import entry_for
+    from fuzzer.judge.trial import run_trial
+    from fuzzer.program.generate import generate, program_seed
+
+    fault = "test-candidate-segfault"
+    config = _config(tmp_path, "inductor", shrink=False, triage=False, fault=fault)
+    with faults.planted(fault):  # the whole program mixes ops: found, not killed
+        result = run_trial(generate(program_seed(0, 0)), "cpu")
+    found = [f for f in result.findings if f.kind == "effect-log"]
+    assert found, [f.kind for f in result.findings]
+    path, _ = save(entry_for(found[0], program_seed(0, 0), config), tmp_path)
+    before = path.read_bytes()
+    r = invoke("shrink", path)
+    assert r.exit_code == 1, r.output
+    assert "died (process died: SIGSEGV) on a candidate program" in r.output
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, path.with_suffix(".py").name])
 
 
 # ------------------------------------------------------------------ the entry's device
@@ -176,11 +203,20 @@ def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda
     assert devices == ["cpu"]
 
 
+def _in_this_process(handler, message):
+    """``run_once`` without the child: what the handler sends, here."""
+    sent = []
+    handler(message, sent.append)
+    return sent[0]
+
+
 def test_shrink_keeps_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda_by_default):
+    import fuzzer.isolation.once as once_mod
     import fuzzer.replay.reshrink as reshrink_mod
 
     devices = []
     monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, device, budget: devices.append(device))
+    monkeypatch.setattr(once_mod, "run_once", _in_this_process)
     path, _ = save(make_entry(), tmp_path)
     r = invoke("shrink", path)
     assert r.exit_code == 1 and "does not reproduce" in r.output   # what the stand-in returned

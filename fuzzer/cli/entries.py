@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 
 import click
 
@@ -21,6 +22,38 @@ from fuzzer.cli.options import (
 )
 
 
+@dataclass(frozen=True)
+class ReshrinkInChild:
+    """``reshrink`` as the work of a child process (``fuzzer.isolation.once``), for an
+    entry whose candidates are judged in the judging process itself: a candidate that
+    corrupts memory then ends the child, not the command.  The user's ``--ops``
+    modules are loaded again in the child, since its op registry starts empty.
+
+    The message is ``("shrink", entry path, device, budget)``; the answer is
+    ``("shrunk", reshrink's result)``, or ``("error", traceback)`` for an exception of
+    dcefuzz's own (an internal error, reported as one)."""
+
+    op_specs: tuple = ()
+    only_user_ops: bool = False
+
+    def load(self) -> None:
+        from fuzzer.user import selection
+
+        selection.select(list(self.op_specs), only=self.only_user_ops, check=False)
+
+    def __call__(self, message: tuple, send) -> None:
+        import traceback
+
+        from fuzzer.corpus import store
+        from fuzzer.replay.reshrink import reshrink
+
+        _, path, device, budget = message
+        try:
+            send(("shrunk", reshrink(store.load(path), path, device, budget)))
+        except Exception:  # noqa: BLE001 - reported by the parent as an internal error
+            send(("error", traceback.format_exc()))
+
+
 @main.command("shrink")
 @click.argument("entry")
 @click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
@@ -33,10 +66,14 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
 
     The reduced entry replaces the old one atomically.  Its signature names the
     reduced program, so its id can change: the old files are then removed (and if
-    an entry with the new id exists, the hits are merged into it).
+    an entry with the new id exists, the hits are merged into it).  The shrink runs
+    in a child process: a candidate that takes it down (a crash entry's candidates
+    each run in one of their own) is reported, and the entry is left as it was.
     """
     from pathlib import Path
 
+    from fuzzer.isolation.once import Died, run_once
+    from fuzzer.judge.contract import PROCESS_KINDS
     from fuzzer.judge.execute import device_unavailable
     from fuzzer.replay.reshrink import reshrink
 
@@ -50,7 +87,22 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
         click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
                    "(--device cpu shrinks it on the CPU)", err=True)
         sys.exit(2)
-    result = reshrink(e, Path(entry).with_suffix(".json"), dev, shrink_budget)
+    path = Path(entry).with_suffix(".json")
+    if e.kind in PROCESS_KINDS:  # each candidate is judged in a child already
+        result = reshrink(e, path, dev, shrink_budget)
+    else:
+        answer = run_once(ReshrinkInChild(tuple(op_specs or ()), only_user_ops),
+                          ("shrink", str(path), dev, shrink_budget))
+        if isinstance(answer, Died):
+            click.echo(f"error: the process shrinking {e.id} died ({answer.detail}) on a candidate "
+                       f"program: one of them takes the process down (it may corrupt memory); "
+                       f"{path} is as it was", err=True)
+            sys.exit(1)
+        tag, result = answer
+        if tag == "error":
+            click.echo(f"internal error (dcefuzz's own, not a finding) while shrinking {e.id}:\n{result}",
+                       err=True)
+            sys.exit(1)
     if result is None:
         click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
         sys.exit(1)
