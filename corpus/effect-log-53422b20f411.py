@@ -924,6 +924,15 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
     return kind + (f"|{','.join(words)}" if words else "")
 
 
+def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
+    """The first error of another kind among ``divs``: a compiled run that raised
+    (compiling or running) where a bug of ``kind`` was looked for.  The raise may
+    come before the point where that bug would show, or end the run of a binding
+    that would have shown it, so the bug's absence says nothing: a replay that sees
+    one calls it neither this bug nor fixed."""
+    return next((d for d in divs if d.kind in ERROR_KINDS and d.kind != kind), None)
+
+
 @dataclass
 class Verdict:
     status: str
@@ -1433,6 +1442,12 @@ def conclude(spec: dict, verdict) -> int:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
         print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    other = failed_otherwise(spec["kind"], verdict.divergences)
+    if other is not None:
+        # the compiled run raised another way, which may hide this bug: not fixed
+        print(f"cannot judge: the program fails another way ({bug_class(other.kind, [other])}), "
+              f"and the bug did not show")
         return CANNOT_JUDGE_EXIT
     if verdict.untested:
         # code that did not run compiled, or a binding the contract could not judge,

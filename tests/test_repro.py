@@ -46,6 +46,11 @@ TABLE = [
     ("lost mutation", case(LOG), backends.DROP_LOG_AND_MUTATION, contract.WRONG_MUTATION,
      "wrong-mutation|values", REPRODUCES),
     ("compile error", case(LOG), backends.RAISE, contract.COMPILE_ERROR, None, REPRODUCES),
+    # a compile error hides whether the effect would have been dropped: not fixed
+    ("raises another way", case(LOG), backends.RAISE, contract.EFFECT_LOG, "effect-log|missing", ERROR),
+    # another kind that is no error (the dropped effect) leaves the mutation judged: fixed
+    ("another kind, no error", case(LOG), backends.DROP_LOG, contract.WRONG_MUTATION, "wrong-mutation|values",
+     FIXED),
     ("eager raises", case(NARROW, [{"s0": 3}, {"s0": 0}]), backends.DROP_LOG, contract.EFFECT_LOG,
      "effect-log|missing", ERROR),
 ]

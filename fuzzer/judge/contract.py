@@ -196,6 +196,15 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
     return kind + (f"|{','.join(words)}" if words else "")
 
 
+def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
+    """The first error of another kind among ``divs``: a compiled run that raised
+    (compiling or running) where a bug of ``kind`` was looked for.  The raise may
+    come before the point where that bug would show, or end the run of a binding
+    that would have shown it, so the bug's absence says nothing: a replay that sees
+    one calls it neither this bug nor fixed."""
+    return next((d for d in divs if d.kind in ERROR_KINDS and d.kind != kind), None)
+
+
 @dataclass
 class Verdict:
     status: str

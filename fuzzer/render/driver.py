@@ -14,6 +14,8 @@ Exit status, as ``git bisect run`` reads it:
 * 0  it does not (fixed);
 * 125  the script cannot judge: the kind diverges with another bug class (the same
   failure worded anew by another torch, or another bug: neither this one nor fixed),
+  the bug did not show but the compiled program raised another way (a compile or
+  runtime error of another kind, which may come first and hide it),
   the bug did not show but the program was not wholly compiled (a graph break it did
   not ask for, a refusal, a skipped frame, an inlined region) or a binding could not
   be judged, eager fails or disagrees with itself, the device is
@@ -31,7 +33,7 @@ import time
 
 import torch
 
-from fuzzer.judge.contract import OK, Asks, BindingRuns, bug_class, judge_runs
+from fuzzer.judge.contract import OK, Asks, BindingRuns, bug_class, failed_otherwise, judge_runs
 from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
 
 REPRODUCES_EXIT = 1
@@ -150,6 +152,12 @@ def conclude(spec: dict, verdict) -> int:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
         print(f"cannot judge: another bug of this kind ({seen})")
+        return CANNOT_JUDGE_EXIT
+    other = failed_otherwise(spec["kind"], verdict.divergences)
+    if other is not None:
+        # the compiled run raised another way, which may hide this bug: not fixed
+        print(f"cannot judge: the program fails another way ({bug_class(other.kind, [other])}), "
+              f"and the bug did not show")
         return CANNOT_JUDGE_EXIT
     if verdict.untested:
         # code that did not run compiled, or a binding the contract could not judge,

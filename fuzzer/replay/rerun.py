@@ -8,7 +8,9 @@ fresh process, and reproduce when that process dies, or runs out of time, again)
 that kind.  ERROR: the entry cannot be read, its program no longer runs eagerly
 (an invalid or nondeterministic case cannot say anything about the compiler), it
 was not wholly compiled or a binding could not be judged (untested: a bug not shown
-by code that did not run compiled is not fixed), or the kind still diverges with
+by code that did not run compiled is not fixed), the compiled program raised another
+way (a compile or runtime error of another kind may come first and hide the bug), or
+the kind still diverges with
 another bug class (another torch may word the same failure anew: calling that
 FIXED would be quietly wrong).
 """
@@ -22,7 +24,7 @@ from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
-from fuzzer.judge.contract import PROCESS_KINDS, bug_class
+from fuzzer.judge.contract import PROCESS_KINDS, bug_class, failed_otherwise
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 
 REPRODUCES = "REPRODUCES"
@@ -86,6 +88,10 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
             reason, message = first.untested[0]
             return result(ERROR, f"cannot judge ({reason}): {message.splitlines()[0] if message else ''}",
                           judged=False)
+        other = failed_otherwise(entry.kind, first.divergences)
+        if not divs and other is not None:
+            # it raised another way, which may come first and hide the bug: not fixed
+            return result(ERROR, f"fails another way: {bug_class(other.kind, [other])}")
         if not divs:
             return result(FIXED, "no divergence of this kind")
         if bug_class(entry.kind, divs) != entry.bug_class:
