@@ -180,10 +180,12 @@ class Entry:
     def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: dict,
                 notes: Sequence[str] = ()) -> Entry:
         """This entry's bug on a smaller ``case`` that shows it again: the same kind, seed,
-        device, backend, fault, hits, first-found time and torch, and the shrink's record."""
+        device, backend, fault, hits, first-found time, torch and cache-pair variant, and
+        the shrink's record."""
         return Entry.build(self.kind, case, divergences, seed=self.seed, device=self.device, backend=self.backend,
                            fault=self.fault, hits=self.hits, found=self.found, shrink=shrink,
-                           torch_version=self.torch_version, notes=notes, threads=self.threads)
+                           torch_version=self.torch_version, notes=notes, threads=self.threads,
+                           variant=self.variant)
 
     @property
     def seen(self) -> str:

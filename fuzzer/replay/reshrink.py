@@ -74,5 +74,5 @@ def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
         entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
         backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
         shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)}, threads=entry.threads)
+            "original_statements", before)}, threads=entry.threads, variant=entry.variant)
     return put_in_place(entry, path, new), before, new.statements
