@@ -1535,17 +1535,23 @@ def _hits() -> dict:
     return {name: int(counters[group][counter]) for name, (_, _, group, counter) in CACHES.items()}
 
 
-def with_grads(fn):
+def with_grads(fn, twice: bool = False):
     """``fn`` followed by the gradients of the sum of its outputs with respect to its
     inputs (zeros where none flows), appended to what it returns: a changed backward
-    formula shows as a returned value.  The inputs become leaves that require grad."""
+    formula shows as a returned value.  The inputs become leaves that require grad.
+    ``twice``: the gradients are taken twice, the first time retaining the graph, and
+    the second time's are returned: a backward that overwrote what it was given to keep
+    shows there."""
     def graded(*inputs):
         leaves = [x.detach().requires_grad_(True) for x in inputs]
         outs = tuple(fn(*leaves))
         live = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
         grads = [None] * len(leaves)
         if live:
-            grads = torch.autograd.grad(sum(o.sum() for o in live), leaves, allow_unused=True)
+            loss = sum(o.sum() for o in live)
+            if twice:
+                torch.autograd.grad(loss, leaves, allow_unused=True, retain_graph=True)
+            grads = torch.autograd.grad(loss, leaves, allow_unused=True)
         return tuple(o.detach() for o in outs) + tuple(
             torch.zeros_like(x) if g is None else g for x, g in zip(leaves, grads))
     return graded
@@ -1563,7 +1569,7 @@ def run_side(job: dict) -> dict:
     program, trace, spec, device = namespace["program"], namespace["TRACE"], job["spec"], job["device"]
 
     def graded(fn):
-        return with_grads(fn) if job["grad"] else fn
+        return with_grads(fn, job.get("twice", False)) if job["grad"] else fn
 
     def runs(fn, compiled: bool, reference: bool = False) -> list:
         return [run_once(fn, make_inputs(spec, i, device, reference), trace, compiled=compiled)
@@ -1646,11 +1652,12 @@ def judge_pair(input_names: list, bindings: list, record: dict, label: str) -> V
 
 
 def pair_jobs(library_old: str, library_new: str, program: str, spec: dict, device: str, grad: bool,
-              config_old: dict, config_new: dict, caches: list) -> dict:
-    """The two sides' jobs."""
+              config_old: dict, config_new: dict, caches: list, twice: bool = False) -> dict:
+    """The two sides' jobs (``twice``: the new side takes the gradients twice; the old
+    side, once, as its settings may forbid more)."""
     common = {"program": program, "spec": spec, "device": device, "grad": grad, "caches": list(caches)}
-    return {OLD: dict(common, library=library_old, config=dict(config_old)),
-            NEW: dict(common, library=library_new, config=dict(config_new))}
+    return {OLD: dict(common, library=library_old, config=dict(config_old), twice=False),
+            NEW: dict(common, library=library_new, config=dict(config_new), twice=twice)}
 
 
 def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv: list | None = None) -> int:
@@ -1667,7 +1674,7 @@ def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv
         return CANNOT_JUDGE_EXIT
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     jobs = pair_jobs(library_old, library_new, program, spec, device, spec["grad"], spec["config_old"],
-                     spec["config_new"], spec["caches"])
+                     spec["config_new"], spec["caches"], spec.get("twice", False))
     try:
         record = run_pair(jobs, [sys.executable, os.path.abspath(sys.argv[0]), "--side"], spec["time_limit_s"])
     except SideFailed as exc:

@@ -122,6 +122,8 @@ class ReportLimits:
     brief_lines: int = 40
     #: a stale-cache brief runs itself as two processes: ten lines more
     pair_brief_lines: int = 50
+    #: one that judges gradients carries the helper that takes them: fifteen more
+    pair_grad_brief_lines: int = 65
 
 
 @dataclass(frozen=True)

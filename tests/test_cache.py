@@ -6,15 +6,18 @@ registers, the new side of each is honest (``torch.library.opcheck``, and
 kind says so.  A process registers an op once, so each library is registered
 here under a namespace of its own.
 
-Three real pairs (two fresh processes each, about 15 s on 2 cores) show the mode
-sees what it must and nothing else, on a small hand-written program:
+Five real pairs (two fresh processes each, about 15 s on 2 cores) show the mode
+sees what it must and nothing else, on small hand-written programs:
 
 * forbidden: with the planted fault ``cache-key-ignores-custom-passes`` the key
   leaves out Inductor's custom passes, and the new side gets the old side's code,
   compiled with a pass that deletes a write to an input: a stale-cache finding;
 * allowed: without the fault the new side misses the cache (untested, not a finding);
 * allowed: an op's body changed is served from the cache (a hit) and is right,
-  since the op runs at run time whatever the cache holds.
+  since the op runs at run time whatever the cache holds;
+* forbidden, torch's own bug: donated buffers turned off, a backward cached while
+  they were on overwrites a saved tensor the second gradients need;
+* allowed: the same change where the backward keeps its inputs is served and right.
 """
 
 import random
@@ -114,9 +117,51 @@ PAIR_CASE = case(prog({"x0": ("s0", "s1")}, [
 ], outputs=["v0"]), bindings=[{"s0": 4, "s1": 3}])
 
 
+#: a custom op's result saved for the backward (``v0 * v0``), which nothing else holds:
+#: torch donates it to the backward, whose compiled code may write over it
+DONATED_CASE = case(prog({"x0": ("s0",)}, [
+    ("p_sin", ["x0"], "v0", {"site": 0}),
+    ("mul", ["v0", "v0"], "v1", {}),
+], outputs=["v1"]), bindings=[{"s0": 8}])
+#: a backward that keeps what it is given: served from the cache and right, taken twice
+KEPT_CASE = case(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("unary", ["x0"], "v0", {"fn": "sin"}),
+    ("mul", ["v0", "x1"], "v1", {}),
+    ("sum", ["v1"], "v2", {"dim": 0}),
+], outputs=["v2"]), bindings=[{"s0": 8}])
+DONATED_LABEL = "config-changed:donated_buffer"
+
+
 def _config_variant() -> Variant:
     (v,) = [v for v in variants.variants_of(PAIR_CASE.program) if v.kind == variants.CONFIG_CHANGED]
     return v
+
+
+def _donation_variant(c) -> Variant:
+    (v,) = [v for v in variants.variants_of(c.program) if v.label == DONATED_LABEL]
+    return v
+
+
+def test_the_donation_variant_needs_gradients_and_takes_them_twice_on_the_new_side():
+    """Turning donated buffers off only matters to a backward, and only to one run
+    twice: the variant is offered where gradients can be taken, and only its new side
+    takes them twice (the old side's donation forbids it)."""
+    assert not [v for v in variants.variants_of(PAIR_CASE.program) if v.twice]  # it writes in place
+    v = _donation_variant(DONATED_CASE)
+    assert (v.kind, v.grad, v.twice) == (variants.CONFIG_CHANGED, True, True)
+    assert v.config_old == {"torch._functorch.config.donated_buffer": True}
+    assert v.config_new == {"torch._functorch.config.donated_buffer": False}
+    assert Variant.from_json(v.to_json()) == v
+    jobs = trial.jobs_of(DONATED_CASE, v, "cpu", "inductor")
+    assert (jobs["old"]["twice"], jobs["new"]["twice"]) == (False, True)
+
+
+def test_gradients_taken_twice_are_the_gradients_taken_once():
+    from fuzzer.cache.pair import with_grads
+
+    x = torch.randn(5)
+    once, twice = with_grads(lambda t: (t.sin() * t.sin(),))(x), with_grads(lambda t: (t.sin() * t.sin(),), True)(x)
+    assert all(torch.equal(a, b) for a, b in zip(once, twice))
 
 
 @pytest.fixture(scope="module")
@@ -129,9 +174,12 @@ def pairs():
         "fault": (_config_variant(), "cache-key-ignores-custom-passes"),
         "no fault": (_config_variant(), None),
         "eager": (eager, None),
+        "donated": (_donation_variant(DONATED_CASE), None),
+        "kept": (_donation_variant(KEPT_CASE), None),
     }
+    cases = {"donated": DONATED_CASE, "kept": KEPT_CASE}
     with ThreadPoolExecutor(len(asked)) as pool:
-        running = {name: pool.submit(trial.judge_pair, PAIR_CASE, variant, "cpu", fault=fault)
+        running = {name: pool.submit(trial.judge_pair, cases.get(name, PAIR_CASE), variant, "cpu", fault=fault)
                    for name, (variant, fault) in asked.items()}
         return {name: future.result() for name, future in running.items()}
 
@@ -155,6 +203,36 @@ def test_pair_allowed_an_op_body_changed_is_served_and_right(pairs):
     v = pairs["eager"]
     assert v.status == contract.OK and not v.divergences
     assert not v.untested  # served from the cache: the pair tested something
+
+
+def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_they_are_turned_off(pairs):
+    """torch's own bug, no planted fault (2.11 to 2.14.1): the FX graph cache's key
+    leaves out which saved tensors the backward was told it may overwrite, so the new
+    side, which turned donation off to take the gradients twice, is served a backward
+    that overwrites ``v0`` and its second gradients are wrong.  A torch whose key sees
+    the setting misses the cache (untested); served and right is what must not be."""
+    v = pairs["donated"]
+    assert v.status == contract.OK, v.reason
+    found = v.of_kind(contract.STALE_CACHE)
+    if not found:
+        assert [r for r, _ in v.untested] == [CACHE_MISS], (v.divergences, v.untested)
+        return
+    assert contract.bug_class(contract.STALE_CACHE, found) == f"stale-cache|{DONATED_LABEL},values,wrong-output"
+
+
+def test_pair_allowed_gradients_taken_twice_through_a_backward_that_keeps_its_inputs(pairs):
+    v = pairs["kept"]
+    assert v.status == contract.OK and not v.divergences, v.divergences
+    assert not v.untested  # served from the cache: the pair tested something
+
+
+def test_two_settings_a_key_missed_are_two_bug_families():
+    from fuzzer.triage.family import family
+
+    assert family(f"stale-cache|{DONATED_LABEL},values,wrong-output") != family(
+        "stale-cache|config-changed,values,wrong-output")
+    assert family("stale-cache|fake-changed:shape,values,wrong-output") == family(
+        "stale-cache|fake-changed:stride,values,wrong-output")
 
 
 def test_a_side_that_fails_makes_the_pair_invalid():
@@ -239,3 +317,33 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
     assert entries.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
     assert entries.counted_only(finding, 0, config, {key: 2}).culprit is not None
     assert len(triaged) == 2
+
+
+def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path, monkeypatch):
+    """The variant is half of a stale-cache entry (its script and its replay run the
+    pair): ``dcefuzz shrink`` and a reduced entry carry it over.  The pair and the
+    shrink stand in here: each pair costs two processes."""
+    import types
+
+    import fuzzer.replay.reshrink as reshrink_mod
+    from fuzzer.cache.kind import KIND
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import load, save
+    from fuzzer.reduce.shrinker import ShrinkBudget
+
+    v = _donation_variant(DONATED_CASE)
+    div = contract.Divergence(contract.STALE_CACHE, 0, "output 0", "values differ",
+                              (DONATED_LABEL, "values", "wrong-output"))
+    entry = Entry.build(contract.STALE_CACHE, DONATED_CASE, [div], seed=1, device="cpu", backend="inductor",
+                        variant=v.to_json())
+    path, _ = save(entry, tmp_path)
+    smaller = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]),
+                   bindings=[{"s0": 8}])
+    monkeypatch.setattr(KIND, "oracle", lambda *a, **k: (lambda c: contract.Verdict(contract.OK, [div])))
+    monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
+        confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
+    new_path, before, after = reshrink_mod.reshrink(load(path), path, "cpu", ShrinkBudget(1, 1.0))
+    assert (before, after) == (2, 1)
+    assert load(new_path).variant == v.to_json()
+    assert "LIBRARY_OLD" in new_path.with_suffix(".py").read_text()  # the pair's script
+    assert entry.reduced(smaller, [div], {}).variant == v.to_json()

@@ -23,6 +23,8 @@ BUGS = {"bug-c17e047bf3": "effect-log-915158cff0e3", "bug-ac73b21939": "wrong-mu
 REORDERED = "bug-c17e047bf3"
 #: a stale-cache bug of the committed corpus: a corrected mutates_args, the AOTAutograd cache
 STALE = {"bug-e9c7a74992": "stale-cache-238f7f233356"}
+#: a stale-cache bug of a setting, not a declaration: donated buffers turned off, the FX graph cache
+SETTING = {"bug-72ca8569a7": "stale-cache-59fc43d2c229"}
 
 
 def invoke(*args, evidence: bool = False):
@@ -43,7 +45,7 @@ def reports():
 
 def test_the_corpus_has_the_bugs_the_tests_name():
     found = {b.id: b.smallest for b in group(load(p) for p in entries_in([CORPUS])[0])}
-    assert {bug: found.get(bug) for bug in {**BUGS, **STALE}} == {**BUGS, **STALE}
+    assert {bug: found.get(bug) for bug in {**BUGS, **STALE, **SETTING}} == {**BUGS, **STALE, **SETTING}
 
 
 def test_a_report_has_every_section(reports):
@@ -104,6 +106,26 @@ def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
     assert len(code.splitlines()) <= REPORT.pair_brief_lines
     ast.parse(code)
     assert code == kinds.brief(load(CORPUS / f"{entry_id}.json"))
+
+
+def test_a_stale_cache_report_of_a_setting_names_the_setting_and_the_second_backward():
+    (bug, entry_id), = SETTING.items()
+    result = invoke("report", bug, CORPUS)
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert text.splitlines()[0] == ("# [inductor] FX graph cache serves code compiled under the old setting after "
+                                    "donated buffers are turned off to take the gradients twice")
+    for section in ("a setting changed (`donated_buffer: on -> off", "torch._functorch.config.donated_buffer = False",
+                    "takes the gradients twice (`retain_graph=True` the first time)",
+                    "Compiled from empty caches, it is right", "**Cache**: the FX graph cache",
+                    "does not change with the setting either", "after changing the setting"):
+        assert section in text, section
+    code = inline_repro(text)
+    assert len(code.splitlines()) <= REPORT.pair_grad_brief_lines
+    ast.parse(code)
+    assert code == kinds.brief(load(CORPUS / f"{entry_id}.json"))
+    assert "torch._functorch.config.donated_buffer = True if OLD else False" in code
+    assert "with_grads = functools.partial(with_grads, twice=not OLD)" in code
 
 
 def test_a_prefix_or_an_entry_names_a_bug():
@@ -172,7 +194,7 @@ def test_each_brief_repro_fails_on_this_torch(tmp_path):
     compile error, logged data), standalone in a fresh interpreter, ends with the failure
     its kind expects (the four compile at once: each takes seconds to tens of seconds)."""
     children = {}
-    for bug, entry_id in {**BUGS, **STALE}.items():
+    for bug, entry_id in {**BUGS, **STALE, **SETTING}.items():
         entry = load(CORPUS / f"{entry_id}.json")
         script = tmp_path / f"{bug}.py"
         script.write_text(kinds.brief(entry))

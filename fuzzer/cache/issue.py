@@ -16,21 +16,34 @@ def _code(text: str) -> str:
     return f"`` {text} ``" if "`" in text else f"`{text}`"
 
 
+def _labels(bug) -> list[str]:
+    return bug.family.partition("|")[2].split(",")
+
+
 def _change(bug) -> str:
-    """The bug's change of declaration, in words (its label is in the family)."""
-    labels = [w.partition(":")[0] for w in bug.family.partition("|")[2].split(",")]
-    return next((variants.CHANGE_WORDS[w] for w in labels if w in variants.CHANGE_WORDS), "it changes")
+    """The bug's change of declaration or setting, in words (its label is in the
+    family: the whole label's words, else its kind's)."""
+    words = variants.CHANGE_WORDS
+    return next((words[w] if w in words else words[w.partition(":")[0]] for w in _labels(bug)
+                 if w in words or w.partition(":")[0] in words), "it changes")
+
+
+def _of_config(bug) -> bool:
+    return any(w.partition(":")[0] == variants.CONFIG_CHANGED for w in _labels(bug))
 
 
 def title(bug) -> str:
-    """``[area] the cache serves code compiled for a custom op's old declaration after ...``"""
+    """``[area] the cache serves code compiled for a custom op's old declaration after ...``
+    (for a setting that changed: ``... code compiled under the old setting ...``)"""
     area, cache = CACHE_AREA.get(bug.culprit.subsystem if bug.culprit else "",
                                  ("torch.compile", "an on-disk compile cache"))
-    return f"[{area}] {cache} serves code compiled for a custom op's old declaration after {_change(bug)}"
+    old = "under the old setting" if _of_config(bug) else "for a custom op's old declaration"
+    return f"[{area}] {cache} serves code compiled {old} after {_change(bug)}"
 
 
-def evidence(culprit) -> list[str]:
-    """Where it goes wrong: the pair run again with the FX graph cache alone."""
+def evidence(culprit, change: str = "the declaration", after: str = "changing an op's declaration") -> list[str]:
+    """Where it goes wrong: the pair run again with the FX graph cache alone (``change``:
+    what differs between the processes; ``after``: what the user did)."""
     if culprit is None or culprit.stage is None:
         return ["Not localised: the fuzzer's triage did not see the bug again with one cache alone."]
     alone = culprit.switches.get("fx_graph only")
@@ -39,20 +52,22 @@ def evidence(culprit) -> list[str]:
     if alone == "gone":
         lines.append("- With the FX graph cache alone (`torch._functorch.config.enable_autograd_cache = False`) "
                      "the new process compiles afresh and is right: the AOTAutograd cache's key, computed "
-                     "from Dynamo's graph, does not change with the declaration, and a hit loads the FX graph "
+                     f"from Dynamo's graph, does not change with {change}, and a hit loads the FX graph "
                      "it stored without computing that graph's key again.")
         lines.append("- **Workaround**: `torch._functorch.config.enable_autograd_cache = False`, or an empty "
-                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
+                     f"`TORCHINDUCTOR_CACHE_DIR` after {after}.")
     elif alone == "stays":
         lines.append("- With the FX graph cache alone the new process is still served the old code: that "
-                     "cache's key does not change with the declaration either.")
+                     f"cache's key does not change with {change} either.")
         lines.append("- **Workaround**: `torch._inductor.config.fx_graph_cache = False`, or an empty "
-                     "`TORCHINDUCTOR_CACHE_DIR` after changing an op's declaration.")
+                     f"`TORCHINDUCTOR_CACHE_DIR` after {after}.")
     return lines
 
 
 def issue(bug, entry) -> Issue:
     variant = variants.Variant.from_json(entry.variant)
+    if variant.kind == variants.CONFIG_CHANGED:
+        return _config_issue(bug, entry, variant)
     opening = (f"With the on-disk compile caches on (the default), a program compiled in a new process "
                f"after a custom op's declaration changed ({_code(variant.detail)}) is served the code "
                f"compiled for the old declaration: it {says(entry)}. Compiled from empty caches, it is right. "
@@ -63,3 +78,21 @@ def issue(bug, entry) -> Issue:
             "judges the new one's cached compile against its compile from empty caches with the "
             "fuzzer's contract (float64 reference, effect log, inputs after the call)")
     return Issue(title(bug), opening, tuple(evidence(bug.culprit)), runs)
+
+
+def _config_issue(bug, entry, variant) -> Issue:
+    """A setting changed between the two processes, no op: the key must see the setting
+    wherever the compiled code depends on it."""
+    settings = ", ".join(f"{p} = {variant.config_new[p]!r}" if p in variant.config_new else f"{p} at its default"
+                         for p in dict.fromkeys([*variant.config_old, *variant.config_new]))
+    twice = (" and takes the gradients twice (`retain_graph=True` the first time), which is what that "
+             "setting is for" if variant.twice else "")
+    opening = (f"With the on-disk compile caches on (the default), a program compiled in a new process after a "
+               f"setting changed ({_code(variant.detail)}) is served the code compiled under the old setting: "
+               f"it {says(entry)}. Compiled from empty caches, it is right. The script below runs itself twice, "
+               f"in two processes sharing one new cache folder: the first under the old setting, the second "
+               f"with {_code(settings)}{twice}; only the second asserts.")
+    runs = ("runs the old and the new setting in two processes sharing a new cache folder, and judges the new "
+            "one's cached compile against its compile from empty caches with the fuzzer's contract (float64 "
+            "reference, effect log, inputs after the call)")
+    return Issue(title(bug), opening, tuple(evidence(bug.culprit, "the setting", "changing the setting")), runs)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import inspect
 import pprint
+import re
 
 from fuzzer.cache import pair
 from fuzzer.cache.trial import ALL_CACHES, spec_of
@@ -38,6 +39,7 @@ def pair_spec(entry: Entry) -> dict:
         "grad": variant.grad,
         "config_old": dict(variant.config_old),
         "config_new": dict(variant.config_new),
+        **({"twice": True} if variant.twice else {}),
         "caches": list(ALL_CACHES),
         "time_limit_s": REPRO_TIME_LIMIT_S,
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
@@ -53,9 +55,13 @@ def script(entry: Entry) -> str:
     names = entry.case.program.custom_ops()
     header = (
         f'"""dcefuzz finding {entry.id}: {entry.kind}\n\n'
-        f"The declaration changed between two runs: {variant.detail}.\n"
-        "A compile of the new declaration, served by the on-disk cache that a compile of the\n"
-        "old one filled, breaks the contract where a compile from empty caches does not:\n\n"
+        + (f"The declaration changed between two runs: {variant.detail}.\n"
+           "A compile of the new declaration, served by the on-disk cache that a compile of the\n"
+           "old one filled, breaks the contract where a compile from empty caches does not:\n\n"
+           if variant.op else
+           f"A setting changed between two runs: {variant.detail}.\n"
+           "A compile under the new setting, served by the on-disk cache that a compile under the\n"
+           "old one filled, breaks the contract where a compile from empty caches does not:\n\n")
         + "\n".join(entry.detail[:5]) + "\n\n"
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
@@ -95,6 +101,33 @@ def _indented(text: str) -> str:
     return "".join("    " + line if line.strip() else line for line in text.splitlines(True))
 
 
+#: a function's docstring, which a brief leaves out (the issue's text says what it does)
+_DEF_DOCSTRING = re.compile(r'(\):\n)    """.*?"""\n', re.S)
+
+
+def _value(value, parts: list) -> str:
+    """A setting's value as source (a custom pass: its maker, added to ``parts``)."""
+    if isinstance(value, dict) and "custom_pass" in value:
+        maker = pair.CUSTOM_PASSES[value["custom_pass"]]
+        parts.append(inspect.getsource(maker))
+        return f"{maker.__name__}()"
+    return repr(value)
+
+
+def _setting_lines(path: str, variant: Variant, parts: list) -> str:
+    """The lines that set ``path`` on the side or sides the variant sets it on."""
+    module = path.rsplit(".", 1)[0]
+    lines = [f"import {module}  # {variant.detail}"]
+    if path in variant.config_old and path in variant.config_new:
+        lines += [f"{path} = {_value(variant.config_old[path], parts)} if OLD else "
+                  f"{_value(variant.config_new[path], parts)}"]
+    elif path in variant.config_old:
+        lines += [f"if OLD:\n    {path} = {_value(variant.config_old[path], parts)}"]
+    else:
+        lines += [f"if not OLD:\n    {path} = {_value(variant.config_new[path], parts)}"]
+    return "\n".join(lines)
+
+
 def brief(entry: Entry) -> str:
     """The brief of a stale-cache finding: the script runs itself as the old side and
     as the new one, on one new cache folder; only the new side asserts."""
@@ -104,20 +137,16 @@ def brief(entry: Entry) -> str:
     if variant.op:
         parts.append(f"if OLD:  # {variant.detail}\n" + _indented(custom_ops.brief_snippet(variant.old))
                      + "else:\n" + _indented(custom_ops.brief_snippet(variant.new)))
-    for path, value in variant.config_old.items():
-        if isinstance(value, dict) and "custom_pass" in value:
-            maker = pair.CUSTOM_PASSES[value["custom_pass"]]
-            parts.append(inspect.getsource(maker))
-            value = f"{maker.__name__}()"
-        else:
-            value = repr(value)
-        parts.append(f"if OLD:  # {variant.detail}\n    {path} = {value}")
+    for path in dict.fromkeys([*variant.config_old, *variant.config_new]):
+        parts.append(_setting_lines(path, variant, parts))
     others = custom_ops.brief_source([n for n in entry.case.program.custom_ops() if n != variant.op],
                                      grad=entry.case.program.mode.grad)
     if variant.grad:
         names = [n for n in entry.case.program.custom_ops() if n != variant.op]
         others = "\n".join(custom_ops.brief_snippet(variant.library([n], "new").split(custom_ops.HEADER, 1)[1]) for n in names)
-        parts.append(inspect.getsource(pair.with_grads))
+        parts.append(_DEF_DOCSTRING.sub(r"\1", inspect.getsource(pair.with_grads), count=1))
+        if variant.twice:  # the new side takes the gradients twice
+            parts.append("import functools; with_grads = functools.partial(with_grads, twice=not OLD)")
     parts += [others, codegen.source(entry.case.program)]
     runs = input_lines(entry, binding_index(entry)) + run_lines(entry, check, grads=variant.grad)
     parts.append("\n".join(runs) + "\nif not OLD:\n" + "".join(f"    {line}\n" for line in check.assertion))

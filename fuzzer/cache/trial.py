@@ -68,7 +68,7 @@ def jobs_of(case: Case, variant: Variant, device: str, backend: str, caches=ALL_
     names = case.program.custom_ops()
     jobs = pair.pair_jobs(variant.library(names, pair.OLD), variant.library(names, pair.NEW),
                           codegen.source(case.program), spec_of(case, backend), device, variant.grad,
-                          variant.config_old, variant.config_new, list(caches))
+                          variant.config_old, variant.config_new, list(caches), variant.twice)
     for job in jobs.values():
         job.update(fault=fault, threads=threads)
     return jobs

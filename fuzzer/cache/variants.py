@@ -23,10 +23,12 @@ the one judged.  The kinds:
 * ``eager-changed``     old the op's body, new a body that computes other values: the
   op runs at run time in compiled code, so a cache must not matter here, and any
   difference is another bug;
-* ``config-changed``    no op changes; an Inductor setting differs: the old side
-  runs a user's custom post-grad pass that wrongly deletes every unused call, writes
-  to inputs included,
-  the new side runs none.  A config value the key ignored would serve the old code.
+* ``config-changed``    no op changes; a setting differs (``CONFIG_CHANGES``): the old
+  side runs a user's custom post-grad pass that wrongly deletes every unused call,
+  writes to inputs included, the new side runs none; or the old side donates the
+  saved activations to the backward (``donated_buffer``, the default) and the new side
+  turns that off, as a user does to take the gradients twice, and takes them twice.
+  A config value the key ignored would serve the old code.
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ CHANGE_WORDS = {
     BACKWARD_CHANGED: "its backward formula is fixed",
     EAGER_CHANGED: "its implementation changes",
     CONFIG_CHANGED: "a custom pass is removed from Inductor's config",
+    f"{CONFIG_CHANGED}:donated_buffer": "donated buffers are turned off to take the gradients twice",
 }
 
 #: how often each kind is drawn, relative to the others that apply: the kinds whose
@@ -107,12 +110,18 @@ class Variant:
     #: Inductor or functorch settings ("module.attr" -> value) on each side
     config_old: dict = field(default_factory=dict, hash=False)
     config_new: dict = field(default_factory=dict, hash=False)
+    #: the new side takes the gradients twice, retaining the graph the first time (what
+    #: a setting it turns off, such as donated buffers, forbids)
+    twice: bool = False
 
     @property
     def label(self) -> str:
-        """The kind, with the fake impl's aspect: part of a stale-cache bug class."""
+        """The kind, with the fake impl's aspect, or the setting the new side sets: part
+        of a stale-cache bug class."""
         if self.kind == FAKE_CHANGED:
             return f"{self.kind}:{self.detail.rsplit(' ', 1)[-1]}"
+        if self.kind == CONFIG_CHANGED and self.config_new:
+            return f"{self.kind}:{next(iter(self.config_new)).rsplit('.', 1)[-1]}"
         return self.kind
 
     def library(self, names, side: str) -> str:
@@ -123,13 +132,15 @@ class Variant:
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "op": self.op, "detail": self.detail, "old": self.old, "new": self.new,
-                "grad": self.grad, "config_old": dict(self.config_old), "config_new": dict(self.config_new)}
+                "grad": self.grad, "config_old": dict(self.config_old), "config_new": dict(self.config_new),
+                **({"twice": True} if self.twice else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> Variant:
         return cls(kind=data["kind"], op=data.get("op", ""), detail=data.get("detail", ""),
                    old=data.get("old", ""), new=data.get("new", ""), grad=bool(data.get("grad", False)),
-                   config_old=dict(data.get("config_old") or {}), config_new=dict(data.get("config_new") or {}))
+                   config_old=dict(data.get("config_old") or {}), config_new=dict(data.get("config_new") or {}),
+                   twice=bool(data.get("twice", False)))
 
 
 # ----------------------------------------------------------------- snippet edits
@@ -247,27 +258,55 @@ def grad_applicable(program: Program) -> bool:
     return not any(forms.form(s.form).mutates for s in program.body)
 
 
-#: the config variants: (setting, value on the old side, what it is); the new side
-#: leaves the setting at its default
+@dataclass(frozen=True)
+class ConfigChange:
+    """A setting that differs between the sides of a ``config-changed`` pair."""
+
+    #: "module.attr"
+    setting: str
+    #: what it is on the old side; on the new side (absent: its default)
+    old: object
+    new: object = None
+    detail: str = ""
+    #: the change only shows through the backward: the program's gradients are judged,
+    #: the new side takes them twice (``Variant.twice``)
+    backward: bool = False
+    #: what else the setting needs to exist on this torch
+    needs: str = ""
+
+    def settings(self) -> tuple[dict, dict]:
+        """(old side's settings, new side's)."""
+        return {self.setting: self.old}, ({} if self.new is None else {self.setting: self.new})
+
+
+#: the config variants
 CONFIG_CHANGES = (
-    ("torch._inductor.config.post_grad_custom_post_pass", {"custom_pass": "naive-dce"},
-     "a custom post-grad pass that deletes every call whose result is unused, in-place writes too -> none"),
+    ConfigChange("torch._inductor.config.post_grad_custom_post_pass", {"custom_pass": "naive-dce"},
+                 detail="a custom post-grad pass that deletes every call whose result is unused, in-place "
+                        "writes too -> none",
+                 needs="torch._inductor.custom_graph_pass"),
+    # the default donates saved activations the backward may overwrite; a user who takes
+    # the gradients twice must turn it off, and the backward compiled then must not
+    ConfigChange("torch._functorch.config.donated_buffer", True, False,
+                 detail="on -> off, the gradients taken twice (retain_graph=True)", backward=True),
 )
 
 
-def config_options() -> list[tuple[str, dict]]:
-    """(detail, old settings) of the config variants this torch has."""
+def config_options(grad_ok: bool = False) -> list[ConfigChange]:
+    """The config variants this torch has (those through the backward where the
+    program's gradients can be taken)."""
     import importlib
     out = []
-    for path, value, detail in CONFIG_CHANGES:
-        module, attr = path.rsplit(".", 1)
+    for change in CONFIG_CHANGES:
+        module, attr = change.setting.rsplit(".", 1)
         try:
             present = hasattr(importlib.import_module(module), attr)
-            importlib.import_module("torch._inductor.custom_graph_pass")
+            if change.needs:
+                importlib.import_module(change.needs)
         except ImportError:
             present = False
-        if present:
-            out.append((f"{attr}: {detail}", {path: value}))
+        if present and (grad_ok or not change.backward):
+            out.append(change)
     return out
 
 
@@ -278,19 +317,27 @@ def variants_of(program: Program) -> list[Variant]:
     for name in program.custom_ops():
         for kind, detail, old, new in _options(name, grad_ok):
             out.append(Variant(kind, name, f"{name}: {detail}", old, new, grad=kind == BACKWARD_CHANGED))
-    for detail, settings in config_options():
-        out.append(Variant(CONFIG_CHANGED, "", detail, config_old=settings))
+    for change in config_options(grad_ok):
+        old, new = change.settings()
+        out.append(Variant(CONFIG_CHANGED, "", f"{change.setting.rsplit('.', 1)[-1]}: {change.detail}",
+                           grad=change.backward, config_old=old, config_new=new, twice=change.backward))
     return out
 
 
+def _group(v: Variant) -> str:
+    """What a variant is drawn as: its kind, or for a setting, the setting (two
+    settings are two keys a cache may miss, each its own share)."""
+    return v.label if v.kind == CONFIG_CHANGED else v.kind
+
+
 def draw(program: Program, rng: random.Random) -> Variant | None:
-    """A variant of ``program``: a kind first, by ``KIND_WEIGHTS`` among those that apply
-    (so that each gets its share whatever the ops), then one of its variants; None
-    when none applies."""
+    """A variant of ``program``: a kind first (each setting of ``config-changed`` on its
+    own), by ``KIND_WEIGHTS`` among those that apply (so that each gets its share
+    whatever the ops), then one of its variants; None when none applies."""
     every = variants_of(program)
-    kinds = sorted({v.kind for v in every}, key=KINDS.index)
-    if not kinds:
+    groups = sorted({_group(v) for v in every}, key=lambda g: (KINDS.index(g.partition(":")[0]), g))
+    if not groups:
         return None
-    kind = rng.choices(kinds, weights=[KIND_WEIGHTS[k] for k in kinds])[0]
-    return rng.choice([v for v in every if v.kind == kind])
+    group = rng.choices(groups, weights=[KIND_WEIGHTS[g.partition(":")[0]] for g in groups])[0]
+    return rng.choice([v for v in every if _group(v) == group])
 

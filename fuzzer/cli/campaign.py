@@ -88,7 +88,7 @@ def _known_keys(folder: str | None) -> tuple:
                    "on a cluster with GPUs, else --jobs CPU actors (docs/scale.md; the ray extra).")
 @click.option("--cache-pairs", is_flag=True,
               help="Run each program as a cache pair: compiled in two fresh processes sharing one "
-                   "on-disk compile cache, the second with one op's declaration changed (docs/caches.md); "
+                   "on-disk compile cache, the second with one op's declaration or a setting changed (docs/caches.md); "
                    "a difference between its warm and cold compiles is a stale-cache finding.")
 @features_option
 @ops_options

@@ -68,7 +68,7 @@ _WHAT = {
     contract.MISSED_DCE: "a dead pure custom-op call is kept",
     contract.WRONG_OUTPUT: "returned values differ ({})",
     contract.WRONG_MUTATION: "inputs written wrong ({})",
-    contract.STALE_CACHE: "a warm compile cache serves code compiled for the old declaration ({})",
+    contract.STALE_CACHE: "a warm compile cache serves code compiled before a change ({})",
 }
 
 

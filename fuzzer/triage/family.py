@@ -38,13 +38,19 @@ def symptoms(bug_class: str) -> tuple[str, set[str]]:
 _VALUE_KINDS = {contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG}
 
 
+#: the stale-cache labels whose ``:aspect`` is dropped from the family: ``fake-changed:shape``
+#: and ``:stride`` are one key missing one fake impl, where ``config-changed:SETTING``
+#: names the setting a key missed, and two settings are two bugs
+ASPECT_DROPPED = ("fake-changed",)
+
+
 def _stale_family(words: set[str]) -> str:
     """A stale-cache class (the variant's label, the kind, its symptoms) with wrong
-    values made one, as for a single compile, the label without its aspect
-    (``fake-changed:shape`` and ``:stride`` are one key missing one fake impl) and an
-    error without its message: the variant and the cache say which bug it is, while
-    the message says what the stale code tripped over in this program."""
-    words = {w.partition(":")[0] for w in words if " " not in w}
+    values made one, as for a single compile, the label without its aspect (where
+    ``ASPECT_DROPPED``) and an error without its message: the variant and the cache say
+    which bug it is, while the message says what the stale code tripped over in this
+    program."""
+    words = {w.partition(":")[0] if w.partition(":")[0] in ASPECT_DROPPED else w for w in words if " " not in w}
     others = words - _VALUE_KINDS - _VALUE_SYMPTOMS
     if not words & _VALUE_KINDS or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
                                             contract.REORDERED}:
