@@ -8,7 +8,7 @@ old one filled, breaks the contract where a compile from empty caches does not:
 
 Found with torch 2.13.0+cpu on cpu.
 Run: python stale-cache-59fc43d2c229.py [cpu|cuda]   (default: cpu)
-It runs itself twice more (--side), as the old then the new declaration, in two
+It runs itself twice more (--side), as the old then the new setting, in two
 fresh processes sharing a new, empty cache folder.
 Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).
 """

@@ -66,7 +66,7 @@ def script(entry: Entry) -> str:
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "") + ".\n"
         + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
-        + "It runs itself twice more (--side), as the old then the new declaration, in two\n"
+        + f"It runs itself twice more (--side), as the old then the new {'declaration' if variant.op else 'setting'}, in two\n"
         + "fresh processes sharing a new, empty cache folder.\n"
         + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
         + '"""\n'
@@ -88,7 +88,7 @@ _PAIR_HEAD = '''\
 import os, subprocess, sys, tempfile
 import torch
 
-if len(sys.argv) == 1:  # the old declaration, then the new, in two fresh processes sharing one cache
+if len(sys.argv) == 1:  # the old side, then the new, in two fresh processes sharing one cache
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=tempfile.mkdtemp())
     for side in ("old", "new"):
         done = subprocess.run([sys.executable, __file__, side], env=env)
