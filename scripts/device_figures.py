@@ -74,12 +74,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", dest="json_path", default=None)
     a = parser.parse_args()
-    rows = [figures(d, a.programs, a.seed) for d in a.devices.split(",")]
-    for r in rows:
+    rows = []
+    for d in a.devices.split(","):  # each device's line as it ends: a run cut short keeps the first
+        r = figures(d, a.programs, a.seed)
+        rows.append(r)
         compile_s = (f"{r['compile_s_median']:.2f}s median ({r['compile_s_mean']:.2f}s mean)"
                      if r["compile_s_median"] is not None else "n/a")
         print(f"{r['device']:5s} compile {compile_s} over {r['programs']} programs "
-              f"({r['compile_failures']} failed), {r['trial_programs_per_min']:.1f} programs/min in trials")
+              f"({r['compile_failures']} failed), {r['trial_programs_per_min']:.1f} programs/min in trials",
+              flush=True)
     if len(rows) == 2 and rows[1]["compile_s_median"]:
         a0, b0 = rows
         print(f"{a0['device']}/{b0['device']}: compile seconds x{a0['compile_s_median'] / b0['compile_s_median']:.2f}, "
