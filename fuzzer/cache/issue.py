@@ -24,8 +24,8 @@ def _change(bug) -> str:
     """The bug's change of declaration or setting, in words (its label is in the
     family: the whole label's words, else its kind's)."""
     words = variants.CHANGE_WORDS
-    return next((words[w] if w in words else words[w.partition(":")[0]] for w in _labels(bug)
-                 if w in words or w.partition(":")[0] in words), "it changes")
+    keys = (key for label in _labels(bug) for key in (label, label.partition(":")[0]))
+    return next((words[key] for key in keys if key in words), "it changes")
 
 
 def _of_config(bug) -> bool:

@@ -149,5 +149,10 @@ def brief(entry: Entry) -> str:
             parts.append("import functools; with_grads = functools.partial(with_grads, twice=not OLD)")
     parts += [others, codegen.source(entry.case.program)]
     runs = input_lines(entry, binding_index(entry)) + run_lines(entry, check, grads=variant.grad)
-    parts.append("\n".join(runs) + "\nif not OLD:\n" + "".join(f"    {line}\n" for line in check.assertion))
+    if check.assertion:
+        runs += ["if not OLD:", *(f"    {line}" for line in check.assertion)]
+    else:  # the compiled run is what fails: the old side runs it too, and may fail it
+        runs[-1:] = ["try:  # the old side's run only fills the cache: its old declaration may fail it",
+                     f"    {runs[-1]}", "except Exception:", "    if not OLD:", "        raise"]
+    parts.append("\n".join(runs))
     return "\n".join(fold(p) for p in parts if p.strip())
