@@ -140,3 +140,9 @@ def test_every_hit_is_timed_and_a_smaller_example_keeps_the_times(tmp_path, monk
     held = load(path)
     assert held.statements == 1 and held.hits == 4 and len(held.hit_times) == 4
     assert held.found == "2026-12-01T00:00:00+00:00"
+
+
+def test_a_folder_given_for_an_entry_is_named_as_a_folder(tmp_path):
+    with pytest.raises(BadEntry, match="a folder, not an entry"):
+        load(tmp_path)
+

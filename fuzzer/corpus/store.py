@@ -23,6 +23,8 @@ from fuzzer.judge import kinds
 def load(path: str | os.PathLike) -> Entry:
     """Read one entry (the ``.json`` file, or its stem / ``.py`` sibling)."""
     p = Path(path)
+    if p.is_dir():  # a folder's name would become "<folder>.json", which names nothing
+        raise BadEntry(f"{p}: a folder, not an entry: name one entry's {ENTRY_SUFFIX} file in it")
     if p.suffix != ENTRY_SUFFIX:
         p = p.with_suffix(ENTRY_SUFFIX)
     data = read_json(p, BadEntry, "no such entry")
