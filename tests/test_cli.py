@@ -68,7 +68,7 @@ def test_replay_exit_codes(tmp_path):
 
     r = invoke("replay", p_broken)
     assert r.exit_code == 1, r.output
-    assert r.output.startswith("REPRODUCES")
+    assert r.output.startswith(f"REPRODUCES {broken.id}  [effect-log] binding "), r.output  # the kind once
 
     r = invoke("replay", p_faithful, "--json")
     assert r.exit_code == 0, r.output

@@ -162,7 +162,8 @@ def replay(paths, device, python, as_json):
         if as_json:
             click.echo(json.dumps(r.to_json()))
         else:
-            click.echo(f"{r.outcome:10s} {r.id}  [{r.kind}] {where}{r.detail}")
+            detail = r.detail.removeprefix(f"[{r.kind}] ")  # a divergence's line names its kind too
+            click.echo(f"{r.outcome:10s} {r.id}  [{r.kind}] {where}{detail}")
     for line in bad + [f"{r.path}: {r.detail}" for r in results if r.outcome == ERROR]:
         click.echo(f"error: {line}", err=True)
     if bad or any(r.outcome == ERROR for r in results):
