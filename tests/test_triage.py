@@ -350,6 +350,10 @@ def test_the_committed_corpus_groups_into_its_bugs():
     # the bug no switch alone removes: the pair of the no-op removal and reinplacing does
     assert by_entry["wrong-mutation-e9ffcc1687e2"].blame == "inductor:remove_noop_ops+reinplace_inplaceable_ops"
     assert len(by_entry["compile-error-745793b265f9"].entries) == 3
+    # the region's reused input, read the day after the second feedback hour on 2.14.1, and
+    # again from a feedback trial of its yield benchmark: a sum where that had a copy_
+    assert by_entry["wrong-output-62a6862bc65c"].entries == ("wrong-output-4036945ec39b", "wrong-output-62a6862bc65c")
+    assert by_entry["wrong-output-62a6862bc65c"].blame == "inductor:buffer_reuse"
     # every other entry is a bug of its own: another symptom, pass or shape dependence
     alone = [e for e, b in by_entry.items() if len(b.entries) == 1]
     assert sorted(alone) == sorted(["effect-log-53422b20f411", "effect-log-7f567fe1fbf1", "compile-error-a93d79f564c4",
@@ -370,8 +374,6 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # the second feedback hour on 2.14.1's (a crash is not localised)
                                     "compile-error-9a5dc164413a", "crash-1d8281da768a",
                                     "compile-error-6f4f82075801", "wrong-output-df0291e0c749",
-                                    # read the day after that hour: the region's reused input
-                                    "wrong-output-62a6862bc65c",
                                     # a feedback trial of the 2.13 yield benchmark's (seed 104)
                                     "wrong-output-ec1ddebeb7e0",
                                     # a blind trial of the same (seed 106): the no-op removal's
