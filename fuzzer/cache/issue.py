@@ -72,7 +72,7 @@ def issue(bug, entry) -> Issue:
                f"after a custom op's declaration changed ({_code(variant.detail)}) is served the code "
                f"compiled for the old declaration: it {says(entry)}. Compiled from empty caches, it is right. "
                "The script below runs itself twice, as the old and then the new declaration, in two "
-               "processes sharing one new cache folder; only the new one asserts. The new declaration "
+               "processes sharing one new cache folder; only the new one is judged. The new declaration "
                "is honest; the old one is what its author fixed.")
     runs = ("runs the old and the new declaration in two processes sharing a new cache folder, and "
             "judges the new one's cached compile against its compile from empty caches with the "
@@ -91,7 +91,7 @@ def _config_issue(bug, entry, variant) -> Issue:
                f"setting changed ({_code(variant.detail)}) is served the code compiled under the old setting: "
                f"it {says(entry)}. Compiled from empty caches, it is right. The script below runs itself twice, "
                f"in two processes sharing one new cache folder: the first under the old setting, the second "
-               f"with {_code(settings)}{twice}; only the second asserts.")
+               f"with {_code(settings)}{twice}; only the second is judged.")
     runs = ("runs the old and the new setting in two processes sharing a new cache folder, and judges the new "
             "one's cached compile against its compile from empty caches with the fuzzer's contract (float64 "
             "reference, effect log, inputs after the call)")
