@@ -145,4 +145,3 @@ def test_every_hit_is_timed_and_a_smaller_example_keeps_the_times(tmp_path, monk
 def test_a_folder_given_for_an_entry_is_named_as_a_folder(tmp_path):
     with pytest.raises(BadEntry, match="a folder, not an entry"):
         load(tmp_path)
-

@@ -27,6 +27,8 @@ STALE = {"bug-e9c7a74992": "stale-cache-238f7f233356"}
 SETTING = {"bug-72ca8569a7": "stale-cache-59fc43d2c229"}
 #: a stale-cache bug whose compiled run raises, on both sides: a wrong fake impl's shape
 RAISING = {"bug-a5abdd27c9": "stale-cache-e5ad2999bb7c"}
+#: every bug a test here names, with its smallest entry
+NAMED = {**BUGS, **STALE, **SETTING, **RAISING}
 
 
 def invoke(*args, evidence: bool = False):
@@ -47,7 +49,7 @@ def reports():
 
 def test_the_corpus_has_the_bugs_the_tests_name():
     found = {b.id: b.smallest for b in group(load(p) for p in entries_in([CORPUS])[0])}
-    assert {bug: found.get(bug) for bug in {**BUGS, **STALE, **SETTING, **RAISING}} == {**BUGS, **STALE, **SETTING, **RAISING}
+    assert {bug: found.get(bug) for bug in NAMED} == NAMED
 
 
 def test_a_report_has_every_section(reports):
@@ -194,9 +196,9 @@ def test_the_wrapper_lines_kept_are_the_custom_op_calls_with_context_and_the_ker
 def test_each_brief_repro_fails_on_this_torch(tmp_path):
     """Each named bug's brief (one per kind of assertion: effect order, input values, a
     compile error, logged data), standalone in a fresh interpreter, ends with the failure
-    its kind expects (the four compile at once: each takes seconds to tens of seconds)."""
+    its kind expects (they compile at once: each takes seconds to tens of seconds)."""
     children = {}
-    for bug, entry_id in {**BUGS, **STALE, **SETTING, **RAISING}.items():
+    for bug, entry_id in NAMED.items():
         entry = load(CORPUS / f"{entry_id}.json")
         script = tmp_path / f"{bug}.py"
         script.write_text(kinds.brief(entry))
