@@ -271,6 +271,19 @@ def test_why_a_dead_call_may_be_kept_parts_missed_dce_bugs():
     assert contract.check_dead_calls(0, dead_site_causes(feeds), ran)[0].symptoms == ("sizes-from-data",)
 
 
+def test_a_dead_call_a_runtime_assert_reads_may_run():
+    """A dead call whose size from data Dynamo's graph asserts at run time must run for
+    the assert: allowed.  The assert read by the graphs of earlier bindings counts for
+    later ones (they run the same code); a call no assert reads is still a finding."""
+    def stand_in(x0):
+        ops.p_sin(x0, 0)
+        return faithful(x0)
+    asserted = dataclasses.replace(WHOLLY, asserted=(0,))
+    assert verdict(stand_in, coverage=(asserted,)).kinds() == []
+    assert verdict(stand_in, coverage=(asserted, WHOLLY)).kinds() == []
+    assert verdict(stand_in, coverage=(dataclasses.replace(WHOLLY, asserted=(7,)),)).kinds() == [contract.MISSED_DCE]
+
+
 # ------------------------------------------------------------------ untested
 
 BREAK = Coverage(frames=2, graphs=2, gaps=((observe.GRAPH_BREAK, "planted"),))

@@ -16,7 +16,7 @@ from fuzzer.judge import contract
 from fuzzer.triage import bisect, family, lookup, rules, switches
 from fuzzer.triage.culprit import Culprit, localise
 from fuzzer.triage.probe import Probe, TriageBudget
-from fuzzer.triage.stage import STAGES, first_stage
+from fuzzer.triage.stage import STAGES, first_stage, stages_for, walk
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
                               ("e_log", ["v0"], None, {"site": 1})], outputs=["v0"])
@@ -56,6 +56,25 @@ def test_a_stage_before_the_culprit_that_fails_otherwise_is_kept_and_a_clean_one
     text = "\n".join(culprit_lines(dataclasses.replace(_a_bug(), culprit=culprit)))
     assert "(`eager`, `aot_eager_decomp_partition` do not)" in text
     assert "`aot_eager` shows `wrong-mutation` instead" in text
+
+
+class _ShowsEverywhere:
+    """A probe whose bug shows on every stage (no compile)."""
+
+    seen = ()
+
+    def outcome(self, stage):
+        from fuzzer.triage.probe import Outcome
+
+        return Outcome.STAYS
+
+
+def test_a_missed_dce_is_never_blamed_on_the_stage_that_removes_no_call():
+    """The eager backend runs every call Dynamo captured, dead or not: a dead call kept
+    there says nothing, so a missed-dce's walk starts where calls can go."""
+    assert walk(_ShowsEverywhere(), stages_for(contract.MISSED_DCE)) == "aot_eager"
+    assert walk(_ShowsEverywhere(), stages_for(contract.WRONG_OUTPUT)) == "eager"
+    assert stages_for(contract.MISSED_DCE, "aot_eager") == ("aot_eager",)
 
 
 def _a_bug():
@@ -359,7 +378,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
     assert sorted(alone) == sorted(["effect-log-53422b20f411", "effect-log-7f567fe1fbf1", "compile-error-a93d79f564c4",
                                     "wrong-mutation-e9ffcc1687e2", "wrong-mutation-9ce848f551f8",
                                     "compile-error-d8845e38cf26", "effect-log-6e8524fbe4fb", "effect-log-81f0f5f90818",
-                                    "missed-dce-003aae251304", "wrong-output-07d276f3d739",
+                                    "wrong-output-07d276f3d739",
                                     "runtime-error-928647fee5ff", "compile-error-778e9462d71c",
                                     "wrong-output-f160321431a4", "compile-error-6d4eeaacdc2a",
                                     "compile-error-ee48784d184e",
@@ -406,7 +425,6 @@ def test_the_committed_corpus_groups_into_its_bugs():
     assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
                                          "compile-error-ee48784d184e")} == {"aot_eager"}
     assert by_entry["wrong-output-f160321431a4"].blame == "inductor:buffer_reuse"
-    assert by_entry["missed-dce-003aae251304"].blame == "eager"
 
 
 def test_the_same_blame_with_and_without_dynamic_shapes_is_two_bugs():

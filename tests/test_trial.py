@@ -154,3 +154,33 @@ def test_a_graph_break_dynamo_does_not_count_still_makes_the_trial_untested():
     result = run_trial(case(program), "cpu", backends.FAITHFUL)
     assert result.status == trial.UNTESTED, result.findings
     assert result.untested_reason == "graph-break"
+
+
+# ------------------------------------------------------------------ a dead call kept by its assert
+
+#: ``v0 = p_pos(x0)`` unused: its result's size comes from data, and Dynamo's graph checks
+#: that size at run time (``u0 >= 0``), which reads the call
+DEAD_SIZED = prog({"x0": ("s0",)}, [
+    ("p_pos", ["x0"], "v0", {"site": 0, "size": "u0"}),
+    ("clone", ["x0"], "v1", {}),
+], outputs=["v1"])
+
+
+def test_a_dead_call_its_runtime_assert_reads_is_no_finding():
+    """The eager backend runs Dynamo's graph as is, so the dead call runs: Dynamo's
+    graph holds the runtime assert on the size it binds, which reads it, and keeping
+    it is torch's design."""
+    result = run_trial(case(DEAD_SIZED, [{"s0": 4}, {"s0": 6}]), "cpu", backend="eager")
+    assert result.status == trial.CLEAN, result.verdict
+    assert not result.verdict.of_kind(contract.MISSED_DCE)
+
+
+def test_a_dead_call_kept_with_the_asserts_off_is_still_missed_dce():
+    """With runtime asserts off nothing in the graph reads the call, and the eager
+    backend still runs it: a dead call kept for nothing, a finding."""
+    with torch._dynamo.config.patch(do_not_emit_runtime_asserts=True):
+        result = run_trial(case(DEAD_SIZED, [{"s0": 4}, {"s0": 6}]), "cpu", backend="eager")
+    assert result.status == FINDING
+    [finding] = result.findings
+    assert finding.kind == contract.MISSED_DCE
+    assert contract.bug_class(finding.kind, finding.divergences) == "missed-dce|sizes-from-data"

@@ -78,7 +78,10 @@ the cold one is wrong is not judged.
 PERFORMANCE, reported apart: ``missed-dce``, a call site of a pure custom op whose
 result is dead in the program (``fuzzer.program.liveness.dead_pure_sites``) that the
 compiled code executed; its symptoms say why such a call may be kept (it binds a size
-from data, it is in a ``torch.cond``, neither), and each is another bug.
+from data, it is in a ``torch.cond``, neither), and each is another bug.  KEPT BY ITS
+ASSERT: a dead call that a runtime assert of Dynamo's graph reads (the size from data
+it binds, checked at run time: ``observe.Graph``) is kept by torch's design, never a
+finding; kept with no such assert, it still is.
 
 A USER'S OP (``--ops``, ``fuzzer.user``) is judged by every clause its declaration
 calls for (its writes, its effect, both when it has both; its backward), like
@@ -392,12 +395,18 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list
     return out
 
 
-def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
+def check_dead_calls(i: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
     """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
     maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
     size from data, a ``torch.cond``, nothing), the causes of those it ran its
-    symptoms: each is a different bug (a set of sites alone gives none)."""
-    ran = sorted({site for op, site in compiled.calls if site in dead_sites})
+    symptoms: each is a different bug (a set of sites alone gives none).
+
+    A site a runtime assert of Dynamo's graphs reads (``asserted``,
+    ``observe.Graph``: the size its result has, checked at run time) must run for the
+    assert to be checked: keeping it is torch's design, never a finding.  Only what
+    the graphs compiled so far say counts, so a call kept with no assert, or with the
+    asserts turned off (``do_not_emit_runtime_asserts``), is still one."""
+    ran = sorted({site for op, site in compiled.calls if site in dead_sites and site not in asserted})
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
@@ -526,11 +535,13 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     untested: list[tuple[str, str]] = []
     diverged: list[int] = []
     crossed = False  # a requested graph break was met
+    asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for i, br in enumerate(runs):
         c = br.compiled
         if c is None:
             continue
         if c.coverage is not None:
+            asserted.update(c.coverage.asserted)
             untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
             crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
         declined = refusal(c, asks)
@@ -562,7 +573,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
                 divergences += check_inputs(i, input_names, br.eager, br.reference, c, noisy)
                 divergences += check_effects(i, br.eager, br.reference, c, noisy)
         if not untested and not crossed:
-            divergences += check_dead_calls(i, dead_sites, c)
+            divergences += check_dead_calls(i, dead_sites, c, asserted)
     compiled = [br.compiled for br in runs if br.compiled is not None]
     if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
             and sum(c.coverage.graphs for c in compiled) == 0):

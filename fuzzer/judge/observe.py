@@ -195,6 +195,8 @@ class Coverage:
     #: the higher-order ops (``cond``, ``invoke_subgraph``) in the graphs Dynamo
     #: handed its backend during the run (None: this torch cannot say)
     hops: tuple | None = None
+    #: the custom-op call sites a runtime assert of those graphs reads (:class:`Graph`)
+    asserted: tuple = ()
 
     @classmethod
     def between(cls, before: Counts, after: Counts, raised: bool, graphs_before: int = 0) -> Coverage:
@@ -210,18 +212,65 @@ class Coverage:
         if failed > 0 and not raised and not gaps:
             gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
         hops = None
+        made = GRAPHS.graphs[graphs_before:]
         if GRAPHS.observed:
-            hops = tuple(sorted({op for graph in GRAPHS.graphs[graphs_before:] for op in graph.hops}))
-        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops)
+            hops = tuple(sorted({op for graph in made for op in graph.hops}))
+        asserted = tuple(sorted({site for graph in made for site in graph.asserted}))
+        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops, asserted)
 
 
 @dataclass(frozen=True)
 class Graph:
-    """One graph Dynamo handed its backend: the targets it calls, and the higher-order
-    ops among them that reach the backend."""
+    """One graph Dynamo handed its backend: the targets it calls, the higher-order ops
+    among them that reach the backend, and the call sites its runtime asserts read.
+
+    A runtime assert (``aten._assert_scalar`` on a size from data, ``u0 >= 0``) is
+    side-effectful (``torch.fx.node._side_effectful_functions``), so dead-code
+    elimination keeps it and every node it reads: the custom-op call whose result's
+    size it checks, and the calls that call's operands come from.  Keeping those calls
+    is torch's design (with ``do_not_emit_runtime_asserts`` the graph has no assert and
+    Inductor removes them), so ``contract.check_dead_calls`` allows it."""
 
     ops: tuple
     hops: tuple
+    asserted: tuple = ()
+
+
+#: the targets by which Dynamo's graph checks at run time what it assumed of a size
+#: from data (``insert_deferred_runtime_asserts``), as ``str(target)`` names them
+RUNTIME_ASSERTS = frozenset({"aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
+                             "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default"})
+
+
+def _site_of(node) -> int | None:
+    """The ``site`` argument of a custom-op call node (None: the op takes none)."""
+    target = node.target
+    schema = getattr(getattr(target, "default", target), "_schema", None)
+    if schema is None:
+        return None
+    for k, arg in enumerate(schema.arguments):
+        if arg.name == "site":
+            site = node.kwargs.get("site", node.args[k] if k < len(node.args) else None)
+            return site if isinstance(site, int) else None
+    return None
+
+
+def _asserted_sites(graph) -> tuple:
+    """The call sites some runtime assert of ``graph`` reads, directly or through the
+    values it is computed from."""
+    seen, todo = set(), [n for n in graph.nodes if n.op == "call_function" and str(n.target) in RUNTIME_ASSERTS]
+    sites = set()
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op == "call_function":
+            site = _site_of(node)
+            if site is not None:
+                sites.add(site)
+        todo.extend(node.all_input_nodes)
+    return tuple(sorted(sites))
 
 
 class GraphLog:
@@ -283,7 +332,7 @@ def _graph_of(gm) -> Graph:
         single = getattr(config, "inline_single_use_invoke_subgraph", False)
         if not single or any(regions.count(r) > 1 for r in regions):
             hops.append("invoke_subgraph")
-    return Graph(tuple(ops), tuple(sorted(set(hops))))
+    return Graph(tuple(ops), tuple(sorted(set(hops))), _asserted_sites(gm.graph))
 
 
 @dataclass

@@ -159,7 +159,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS
     try:
-        found_stage = stage.walk(probe, stage.STAGES[:stage.STAGES.index(backend) + 1], otherwise)
+        found_stage = stage.walk(probe, stage.stages_for(kind, backend), otherwise)
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)

@@ -19,11 +19,28 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fuzzer.judge import contract
 from fuzzer.program.ir import Case
 from fuzzer.triage.probe import Outcome, Probe, TriageBudget
 
 #: torch's debugging backends, from the least of the compiler to all of it
 STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+
+
+#: the stages that run Dynamo's graph without removing a dead call, so that say nothing
+#: of a ``missed-dce``: the eager backend runs every node Dynamo captured, and Dynamo
+#: keeps a custom-op call whatever its result's use (it cannot know the op is pure)
+NO_DCE: tuple[str, ...] = ("eager",)
+
+
+def stages_for(kind: str, backend: str = "inductor") -> tuple[str, ...]:
+    """The stages a finding of ``kind`` found on ``backend`` is walked over: those up to
+    ``backend``, less, for a ``missed-dce``, those where no dead call is removed (the
+    bug is where a call should have gone, never where nothing removes calls)."""
+    stages = STAGES[:STAGES.index(backend) + 1]
+    if kind in contract.PERFORMANCE_KINDS:
+        stages = tuple(s for s in stages if s not in NO_DCE)
+    return stages
 
 
 @dataclass(frozen=True)
