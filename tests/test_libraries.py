@@ -160,6 +160,23 @@ def test_codes_are_made_only_from_values_the_compiler_does_not_compute():
                               ("transpose", ["v0"], "v1", {}), quant("v1")]))
 
 
+def test_a_conds_result_is_not_exact_a_bare_calls_is():
+    """``cond_sin`` calls ``p_sin``, but the compiler computes its predicate (a sum)
+    and its false branch's operand, so its result is not exact: quantising it is
+    illegal; quantising a bare call's, or a call's in a compiled region, is legal."""
+    import pytest
+
+    from fuzzer.program.ir import InvalidProgram, check
+
+    def quant(arg):
+        return ("standin::quant8", [arg], "v9", {"site": 5, "take": 0})
+
+    check(_quant_program([("p_sin", ["x0"], "v0", {"site": 0}), quant("v0")]))
+    check(_quant_program([("in_region_p_sin", ["x0"], "v0", {"site": 0}), quant("v0")]))
+    with pytest.raises(InvalidProgram, match="compiler computes"):
+        check(_quant_program([("cond_sin", ["x0"], "v0", {"site": 0, "site2": 1}), quant("v0")]))
+
+
 def test_fixed_dtype_inputs_are_drawn_alike_everywhere_and_kept_in_the_reference():
     """An int8 input is drawn over the byte's range, in the fuzzer, in a repro script's
     driver and in a brief repro alike, and stays int8 in the float64 reference (only
