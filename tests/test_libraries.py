@@ -3,9 +3,11 @@ from a file outside it, and no honest op blamed for what dcefuzz cannot give it.
 
 from __future__ import annotations
 
+import importlib
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from fuzzer.cli import main
@@ -158,6 +160,117 @@ def test_codes_are_made_only_from_values_the_compiler_does_not_compute():
     with pytest.raises(InvalidProgram, match="compiler computes"):  # the view reads what mul_ wrote
         check(_quant_program([("mul_", ["x0"], None, {"c": 2.0}), ("transpose", ["x0"], "v0", {}),
                               ("transpose", ["v0"], "v1", {}), quant("v1")]))
+
+
+def test_a_conds_result_is_not_exact_a_bare_calls_is():
+    """``cond_sin`` calls ``p_sin``, but the compiler computes its predicate (a sum)
+    and its false branch's operand, so its result is not exact: quantising it is
+    illegal; quantising a bare call's, or a call's in a compiled region, is legal."""
+    import pytest
+
+    from fuzzer.program.ir import InvalidProgram, check
+
+    def quant(arg):
+        return ("standin::quant8", [arg], "v9", {"site": 5, "take": 0})
+
+    check(_quant_program([("p_sin", ["x0"], "v0", {"site": 0}), quant("v0")]))
+    check(_quant_program([("in_region_p_sin", ["x0"], "v0", {"site": 0}), quant("v0")]))
+    with pytest.raises(InvalidProgram, match="compiler computes"):
+        check(_quant_program([("cond_sin", ["x0"], "v0", {"site": 0, "site2": 1}), quant("v0")]))
+
+
+#: ``quantized_decomposed::quantize_per_tensor``'s scalars: int8 codes of x / 0.1 (the
+#: ``quantized_decomposed`` ops are registered by ``torch.ao.quantization.fx._decomposed``)
+QUANTIZE_SCALARS = {"scale": [0.1], "zero_point": [0], "quant_min": [-128], "quant_max": [127], "dtype": ["int8"]}
+
+
+#: the Library that defines ``exactprobe::codes`` (its registration lives as long as it)
+_COMPOSITE_LIB: list = []
+
+
+def _composite_op() -> str:
+    """An op whose only kernel is composite (CompositeImplicitAutograd), defined once."""
+    import torch
+
+    if not _COMPOSITE_LIB:
+        lib = torch.library.Library("exactprobe", "DEF")
+        lib.define("codes(Tensor x) -> Tensor")
+        lib.impl("codes", lambda x: (x * 10).round().to(torch.int8), "CompositeImplicitAutograd")
+        _COMPOSITE_LIB.append(lib)
+    return "exactprobe::codes"
+
+
+def test_an_op_is_opaque_only_where_the_compiled_program_calls_its_kernel():
+    """An op with a kernel of its own that Inductor lowers (``quantize_per_tensor``)
+    or decomposes (``choose_qparams``) is not opaque, nor one it traces through: its
+    int8 codes are refused, by the declaration check and by the IR alike; an op with
+    only a kernel (the stand-in's ``quant8``, a ``custom_op``) is called, so opaque."""
+    import dataclasses
+
+    import pytest
+    import torch
+
+    from fuzzer.program import forms
+    from fuzzer.program.ir import InvalidProgram, check
+    from fuzzer.user import audit, compiled
+    from fuzzer.user.compiled import Treatment
+    from fuzzer.user.form import form_of
+    from tests.helpers import prog
+
+    importlib.import_module("torch.ao.quantization.fx._decomposed")
+    library.load(MODULE)
+    quantize = declared.read("quantized_decomposed::quantize_per_tensor", scalars=QUANTIZE_SCALARS)
+    assert quantize.compiled is Treatment.LOWERED and not quantize.opaque
+    assert compiled.treatment("quantized_decomposed::choose_qparams.tensor") is Treatment.DECOMPOSED
+    assert compiled.treatment(_composite_op()) is Treatment.TRACED
+    assert declared.read("standin::quant8").opaque
+    assert compiled.treatment("dcefuzz::p_sin") is Treatment.CALLED  # dcefuzz's own: custom_op
+    dtypes, wrong = audit._result_dtypes(quantize, "cpu")
+    assert dtypes == ("int8",) and "lowered by Inductor" in wrong[0]
+    # the IR refuses its codes even where an op's declaration were taken at its word
+    forms.add(form_of(dataclasses.replace(quantize, result_dtypes=("int8",))))
+    body = [("quantized_decomposed::quantize_per_tensor", ["x0"], "v0", {"site": 0, "scalars": {
+        k: (torch.int8 if k == "dtype" else v[0]) for k, v in QUANTIZE_SCALARS.items()}})]
+    program = prog({"x0": ("s0", "s1")}, body, ("v0",))
+    with pytest.raises(InvalidProgram, match="not opaque"):
+        check(program)
+    check(_quant_program([("standin::quant8", ["x0"], "v0", {"site": 0, "take": 0})], outputs=("v0",)))
+
+
+@pytest.mark.compile
+def test_what_an_op_is_read_as_is_what_inductors_code_does_with_it():
+    """The static read (``fuzzer.user.compiled``) against Inductor's own code: the
+    called op is an extern call in it, the lowered, decomposed and traced ones are
+    not (their arithmetic is Inductor's); and a compile leaves each read as it was
+    (the fallback it registers for the called op still reads as called)."""
+    import torch
+    from torch._inductor.utils import run_and_get_code
+
+    from fuzzer.user import compiled
+    from fuzzer.user.compiled import Treatment
+
+    importlib.import_module("torch.ao.quantization.fx._decomposed")
+    library.load(MODULE)
+    composite = _composite_op()
+    ops = {"quantized_decomposed::quantize_per_tensor": Treatment.LOWERED,
+           "quantized_decomposed::choose_qparams.tensor": Treatment.DECOMPOSED,
+           composite: Treatment.TRACED, "standin::quant8": Treatment.CALLED}
+
+    def fn(x):
+        qd = torch.ops.quantized_decomposed
+        scale, zero = qd.choose_qparams.tensor(x, -128, 127, 1e-5, torch.int8)
+        return (qd.quantize_per_tensor(x, 0.1, 0, -128, 127, torch.int8), torch.ops.exactprobe.codes(x),
+                torch.ops.standin.quant8(x)[0], scale, zero)
+
+    torch._dynamo.reset()
+    with torch._inductor.config.patch(fx_graph_cache=False):  # lowered here, not read from a cache
+        _, (code, *_) = run_and_get_code(torch.compile(fn, backend="inductor", fullgraph=True), torch.randn(4, 8))
+    for qualname, want in ops.items():
+        namespace, name = qualname.split("::")
+        base, _, overload = name.partition(".")
+        called = f"torch.ops.{namespace}.{base}.{overload or 'default'}(" in code
+        assert called == want.opaque, (qualname, want)
+        assert compiled.treatment(qualname) is want
 
 
 def test_fixed_dtype_inputs_are_drawn_alike_everywhere_and_kept_in_the_reference():

@@ -366,6 +366,10 @@ def mutate(name: str, case: Case, rng: random.Random, ctx: Context) -> Case | No
         return None
     if mutant is None or mutant == case or not within_limits(mutant):
         return None
+    program = mutant.program
+    imports = generate.imports_for(program.body, ctx.ops, program.imports)
+    if imports != program.imports:  # it brought a user's op in: a fresh process must load its module
+        mutant = _with(mutant, imports=imports)
     try:
         mutant.validate()
     except InvalidProgram:

@@ -10,15 +10,19 @@ makes that sound: it is made only from *exact* values, those whose contents the
 compiled program and eager share bit for bit:
 
 * an input is exact until something the compiler computes is written into it;
-* the result of an opaque custom op (one with a kernel of its own: the compiler
+* the result of an opaque custom op (one the compiled program calls: the compiler
   sees the call and never what it computes) is exact when all its operands are, and
   so is what it writes;
 * a view is as exact as its base;
-* what an aten form computes, or an op composite of torch ops (the compiler traces
-  through it), is not exact, nor is a tensor an aten form writes into.
+* what an aten form computes is not exact, nor is a tensor an aten form writes into;
+  nor is what an op computes that the compiler traces through, decomposes or lowers
+  (``fuzzer.user.compiled``: it has a kernel of its own, but the compiled program
+  does not run it), nor what a form computes around its call (``cond_sin``: the
+  predicate and the false branch are the compiler's).
 
 A statement that makes or writes a fixed-dtype tensor from a value that is not exact,
-or whose fixed-dtype result the compiler itself computes (a composite op), is illegal.
+or whose fixed-dtype result the compiler itself computes (an op that is not opaque),
+is illegal.
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ class ExactRules:
                 raise forms.Illegal(f"{form.name} makes a tensor of a fixed dtype from a value the compiler "
                                     "computes: its exact comparison would catch rounding, not bugs")
             if not form.opaque:
-                raise forms.Illegal(f"{form.name} is composite: the compiler computes its fixed-dtype result")
+                raise forms.Illegal(f"{form.name} is not opaque: the compiler computes its fixed-dtype result")
 
     def record(self, stmt, form: forms.Form, root: dict[str, str]) -> None:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""

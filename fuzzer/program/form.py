@@ -78,8 +78,9 @@ class Form:
     #: the dtype of the result for a statement's attributes (None: the program's own)
     result_dtype: Callable[[dict], str | None] | None = None
     #: whether the compiler sees only the call, never what the op computes: a custom
-    #: op with a kernel of its own, as against one composite of torch ops (which the
-    #: compiler traces through, and may compute in another order)
+    #: op the compiled program calls (``fuzzer.user.compiled``), as against one it
+    #: traces through, decomposes or lowers (and may compute in another order), or a
+    #: form that computes around its call (``cond_sin``'s predicate and branch)
     opaque: bool = True
     #: it passes a size as a plain int (a user's op's ``int[]`` argument in the
     #: signature's letters): the compiler must specialise it, so no dim of a program

@@ -252,9 +252,11 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("m_list", 2, _infer_same2(False), mutates=(0, 1), feature="signatures",
             render=lambda a, at, d: f"{_op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
     _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),
-    # higher-order ops around custom calls
+    # higher-order ops around custom calls; a cond is not opaque: the compiler computes
+    # its predicate (a sum) and its false branch's operand (t * 0.5), so which call
+    # runs, and on what, is the compiler's arithmetic
     dataclasses.replace(_custom("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
-                                render=_render_cond), branches=True, hop=COND),
+                                render=_render_cond), branches=True, hop=COND, opaque=False),
     *(dataclasses.replace(
         _custom(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
                 mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),

@@ -287,8 +287,8 @@ def _result_dtypes(op: UserOp, device: str) -> tuple[tuple[str | None, ...] | No
         if r is None:
             wrong[i] = "None"
         elif is_exact(name) and not op.opaque:
-            wrong[i] = (f"{name}, made by a composite op: the compiler computes it, so it cannot be compared "
-                        "exactly (docs/contract.md)")
+            wrong[i] = (f"{name}, made by an op the compiler computes itself ({op.compiled.value}), so it "
+                        "cannot be compared exactly (docs/contract.md)")
         elif name not in FIXED_DTYPES:
             wrong[i] = name
         elif tuple(r.shape) != want[i]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.user import argtypes, gufunc
+from fuzzer.user.compiled import Treatment, overload_of, treatment
 from fuzzer.user.gufunc import Gufunc
 
 #: the values a number or flag argument takes unless the op's module or hints give
@@ -83,12 +84,18 @@ class UserOp:
     #: each result's fixed dtype (None: the program's own), as the declaration check
     #: found it (a quantiser's ``int8`` codes); None: all the program's own
     result_dtypes: tuple[str | None, ...] | None = None
-    #: it has a kernel of its own (the compiler sees only its calls), not only a
-    #: composite one that the compiler traces through
-    opaque: bool = True
+    #: what the compiled program does with its calls (``fuzzer.user.compiled``): call
+    #: its kernel, or trace through, decompose or lower it
+    compiled: Treatment = Treatment.CALLED
     #: it refuses empty tensors (and only those), as the declaration check found:
     #: programs calling it keep every size at 1 or more
     nonempty: bool = False
+
+    @property
+    def opaque(self) -> bool:
+        """The compiler sees only its calls, never what it computes: only then are its
+        results exact (``fuzzer.program.exact``)."""
+        return self.compiled.opaque
 
     def result_dtype(self, take: int) -> str | None:
         return self.result_dtypes[take] if self.result_dtypes is not None else None
@@ -118,15 +125,6 @@ class UserOp:
 
     def overload(self):
         return overload_of(self.qualname)
-
-
-def overload_of(qualname: str):
-    """The ``OpOverload`` of ``ns::name`` (its default) or ``ns::name.overload``."""
-    import torch
-
-    namespace, name = qualname.split("::")
-    base, _, overload = name.partition(".")
-    return getattr(getattr(getattr(torch.ops, namespace), base), overload or "default")
 
 
 def effect_of(qualname: str):
@@ -192,18 +190,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns), gufunc=parsed, effect=effect,
                   backward=declaration == PURE and bool(schema.returns) and has_backward(qualname),
-                  takes=takes, opaque=not is_composite(qualname))
-
-
-def is_composite(qualname: str) -> bool:
-    """Whether the op has only a composite kernel here (CompositeImplicitAutograd, no
-    backend kernel of its own): the compiler traces through it rather than calling it."""
-    import torch
-
-    if not torch._C._dispatch_has_kernel_for_dispatch_key(qualname, "CompositeImplicitAutograd"):
-        return False
-    return not any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, key)
-                   for key in ("CPU", "CUDA", "CompositeExplicitAutograd"))
+                  takes=takes, compiled=treatment(op))
 
 
 def has_backward(qualname: str) -> bool:
