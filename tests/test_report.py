@@ -106,6 +106,10 @@ def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
                     "**Workaround**: `torch._functorch.config.enable_autograd_cache = False`",
                     "runs the old and the new declaration in two processes", "- Reproduces on: "):
         assert section in text, section
+    # an edited declaration: maintainers have said such an edit need not invalidate the caches
+    said = text.split("### What maintainers have said\n\n", 1)[1].split("\n\n", 1)[0]
+    assert said.startswith("PyTorch maintainers have said that editing a custom op need not invalidate")
+    assert "pytorch/pytorch#144344" in said and "pytorch/pytorch#187830" in said
     code = inline_repro(text)
     assert len(code.splitlines()) <= REPORT.pair_brief_lines
     ast.parse(code)
@@ -124,6 +128,8 @@ def test_a_stale_cache_report_of_a_setting_names_the_setting_and_the_second_back
                     "Compiled from empty caches, it is right", "**Cache**: the FX graph cache",
                     "does not change with the setting either", "after changing the setting"):
         assert section in text, section
+    # a setting is not an edited op: what maintainers said of those is not this bug's
+    assert "What maintainers have said" not in text and "#144344" not in text
     code = inline_repro(text)
     assert len(code.splitlines()) <= REPORT.pair_grad_brief_lines
     ast.parse(code)
