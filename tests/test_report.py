@@ -94,6 +94,21 @@ def test_the_inline_repro_is_short_and_parses(reports):
         assert "torch.compile(program, dynamic=True, backend='inductor')" in code
 
 
+def test_a_brief_keeps_the_fuzzers_scaffolding_only_where_its_bug_reads_a_trace(reports):
+    """Wrong values and a compile error need no call trace: their briefs write the ops
+    as a user would (no ``_hit``, no site argument); an effect order is read from the
+    log ``_hit`` keeps, so that brief keeps it (``test_each_brief_repro_fails_on_this_torch``
+    runs both kinds)."""
+    for bug in ("bug-ac73b21939", "bug-78154481bb"):
+        code = inline_repro(reports[bug].stdout)
+        assert "_hit" not in code and "site" not in code, bug
+    mutation = inline_repro(reports["bug-ac73b21939"].stdout)
+    assert "def m_swap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:" in mutation
+    assert "v0 = torch.ops.dcefuzz.m_swap(x1, x0)" in mutation
+    ordered = inline_repro(reports[REORDERED].stdout)
+    assert 'def _hit(op, site, *inputs, effect=False):' in ordered and "e_log(v0, 0)" in ordered
+
+
 def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
     (bug, entry_id), = STALE.items()
     result = invoke("report", bug, CORPUS)
