@@ -132,3 +132,28 @@ def test_trace_records_sites_and_effect_inputs():
 def test_source_for_unknown_op():
     with pytest.raises(KeyError, match="nope"):
         custom_ops.source_for(["nope"])
+
+
+def test_every_op_written_plain_computes_what_the_traced_op_does():
+    """A brief whose bug needs no call trace writes each op without the fuzzer's
+    scaffolding (``plain_snippet``): no site argument, no ``_hit``.  Registered under
+    another namespace, each plain op returns, writes and differentiates as its traced
+    op does, its backward formula one gradient shorter (no site)."""
+    plain = "\n\n".join(custom_ops.plain_snippet(custom_ops.with_backward(op)) for op in CUSTOM_OPS)
+    assert "site" not in plain and "_hit" not in plain
+    namespace = {}
+    exec(compile(custom_ops.HEADER + "\n\n" + plain.replace('"dcefuzz::', '"dcefuzz_plain::'), "<plain>", "exec"),
+         namespace)
+    assert not namespace["TRACE"]["calls"]
+    for op in CUSTOM_OPS:
+        x = torch.randn(3, 2, dtype=torch.float64)
+        y = torch.randn(3, 2, dtype=torch.float64)
+        traced_args, plain_args = _args(op, x.clone(), y.clone()), _args(op, x.clone(), y.clone())[:-1]
+        traced = getattr(torch.ops.dcefuzz, op.name)(*traced_args)
+        written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args)
+        torch.testing.assert_close(written, traced, msg=op.name)
+        torch.testing.assert_close(plain_args, traced_args[:-1], msg=f"{op.name}'s writes")
+        if op.declaration == PURE and op.name != "p_pos":  # every pure op but p_pos has a backward
+            leaves = (x.requires_grad_(), y.requires_grad_())[:2 if op.name in TWO_INPUTS else 1]
+            call = getattr(torch.ops.dcefuzz_plain, op.name)
+            assert torch.autograd.gradcheck(lambda *t: call(*_args(op, t[0], t[-1])[:-1]), leaves), op.name

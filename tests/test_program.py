@@ -139,3 +139,29 @@ def test_no_view_is_made_under_no_grad_of_a_value_that_requires_grad():
     check(graded([("clone", ["x0"], "v0", {"no_grad": True}), ("narrow", ["v0"], "v1", {"dim": 0, "no_grad": True})]))
     # and a view outside no_grad is a differentiable view
     check(graded([("narrow", ["x0"], "v0", {"dim": 0})]))
+
+
+def test_a_plain_program_calls_its_ops_without_sites_unless_that_would_merge_two_calls():
+    """A brief that needs no call trace writes the ops without their site argument,
+    and the program's calls with them (a cond's two branches, a region's body too);
+    where two calls differ only by their site, leaving it out would make them one
+    call to a compiler, so the program keeps its sites."""
+    p = prog({"x0": ("s0", "s1")}, [
+        ("p_affine", ["x0"], "v0", {"a": 0.5, "k": 3, "flag": True, "site": 0}),
+        ("cond_sin", ["v0"], "v1", {"site": 1, "site2": 2}),
+        ("in_region_m_scale", ["v1"], None, {"site": 3}),
+        ("p_head", ["v1"], "v2", {"site": 4}),
+    ], outputs=("v2",))
+    text = codegen.source(p, plain=True)
+    assert "torch.ops.dcefuzz.p_affine(x0, 0.5, 3, True)" in text
+    assert "lambda t: torch.ops.dcefuzz.p_sin(t), lambda t: torch.ops.dcefuzz.p_sin(t * 0.5)" in text
+    assert "torch.ops.dcefuzz.m_scale(t)\n" in text and "in_region_m_scale_3(v1)" in text
+    assert "torch.ops.dcefuzz.p_head(v1, (s0 // 2))" in text
+    assert not codegen.sites_matter(p)
+    assert codegen.source(p) != text and "p_affine(x0, 0.5, 3, True, 0)" in codegen.source(p)
+    twice = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("p_sin", ["x0"], "v1", {"site": 1})],
+                 outputs=("v0", "v1"))
+    assert codegen.sites_matter(twice)
+    same = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("p_sin", ["x0"], "v1", {"site": 0})],
+                outputs=("v0", "v1"))
+    assert not codegen.sites_matter(same)  # an identical call is one call already

@@ -94,6 +94,21 @@ def test_the_inline_repro_is_short_and_parses(reports):
         assert "torch.compile(program, dynamic=True, backend='inductor')" in code
 
 
+def test_a_brief_keeps_the_fuzzers_scaffolding_only_where_its_bug_reads_a_trace(reports):
+    """Wrong values and a compile error need no call trace: their briefs write the ops
+    as a user would (no ``_hit``, no site argument); an effect order is read from the
+    log ``_hit`` keeps, so that brief keeps it (``test_each_brief_repro_fails_on_this_torch``
+    runs both kinds)."""
+    for bug in ("bug-ac73b21939", "bug-78154481bb"):
+        code = inline_repro(reports[bug].stdout)
+        assert "_hit" not in code and "site" not in code, bug
+    mutation = inline_repro(reports["bug-ac73b21939"].stdout)
+    assert "def m_swap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:" in mutation
+    assert "v0 = torch.ops.dcefuzz.m_swap(x1, x0)" in mutation
+    ordered = inline_repro(reports[REORDERED].stdout)
+    assert 'def _hit(op, site, *inputs, effect=False):' in ordered and "e_log(v0, 0)" in ordered
+
+
 def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
     (bug, entry_id), = STALE.items()
     result = invoke("report", bug, CORPUS)
@@ -106,6 +121,10 @@ def test_a_stale_cache_report_names_the_change_the_cache_and_the_workaround():
                     "**Workaround**: `torch._functorch.config.enable_autograd_cache = False`",
                     "runs the old and the new declaration in two processes", "- Reproduces on: "):
         assert section in text, section
+    # an edited declaration: maintainers have said such an edit need not invalidate the caches
+    said = text.split("### What maintainers have said\n\n", 1)[1].split("\n\n", 1)[0]
+    assert said.startswith("PyTorch maintainers have said that editing a custom op need not invalidate")
+    assert "pytorch/pytorch#144344" in said and "pytorch/pytorch#187830" in said
     code = inline_repro(text)
     assert len(code.splitlines()) <= REPORT.pair_brief_lines
     ast.parse(code)
@@ -124,6 +143,8 @@ def test_a_stale_cache_report_of_a_setting_names_the_setting_and_the_second_back
                     "Compiled from empty caches, it is right", "**Cache**: the FX graph cache",
                     "does not change with the setting either", "after changing the setting"):
         assert section in text, section
+    # a setting is not an edited op: what maintainers said of those is not this bug's
+    assert "What maintainers have said" not in text and "#144344" not in text
     code = inline_repro(text)
     assert len(code.splitlines()) <= REPORT.pair_grad_brief_lines
     ast.parse(code)

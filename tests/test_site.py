@@ -104,6 +104,20 @@ def test_every_bug_of_the_corpus_is_on_the_index_and_has_its_page(corpus_site):
     assert f"'sha256-{site_build._hash(site_build.INDEX_JS)}'" in csp and index.scripts == [site_build.INDEX_JS]
 
 
+def test_a_stale_cache_page_says_what_maintainers_said_only_of_an_edited_op(corpus_site):
+    """An edited declaration (a corrected mutates_args): maintainers have said an edited
+    op need not invalidate the caches; a changed setting (donated buffers) is not that."""
+    out, _ = corpus_site
+    edited = parse(out / "bugs" / "bug-e9c7a74992.html")
+    words = " ".join(" ".join(edited.text).split())
+    assert "maintainers PyTorch maintainers have said that editing a custom op need not invalidate" in words
+    assert {"https://github.com/pytorch/pytorch/issues/144344",
+            "https://github.com/pytorch/pytorch/issues/187830"} <= set(edited.links)
+    setting = parse(out / "bugs" / "bug-72ca8569a7.html")
+    assert "need not invalidate" not in "".join(setting.text)
+    assert "https://github.com/pytorch/pytorch/issues/144344" not in setting.links
+
+
 def _hostile_corpus(tmp_path: Path) -> Path:
     corpus = tmp_path / "corpus"
     corpus.mkdir()

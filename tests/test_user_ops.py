@@ -616,3 +616,43 @@ def test_the_plugin_fails_a_reproducing_entry_and_expects_a_known_one(pytester, 
 def test_the_plugin_refuses_a_missing_folder(pytester):
     result = pytester.runpytest_inprocess("--dcefuzz-corpus", "no/such/folder")
     assert result.ret != 0 and "no such folder" in result.stderr.str() + result.stdout.str()
+
+
+WRITES_AND_LOGS = textwrap.dedent('''
+    """One op that writes an argument and has an effect too."""
+    import torch
+
+
+    @torch.library.custom_op("both::logged_add", mutates_args=("a",))
+    def logged_add(a: torch.Tensor, b: torch.Tensor) -> None:
+        a.add_(b)
+
+
+    @logged_add.register_fake
+    def _(a, b):
+        return None
+
+
+    if hasattr(logged_add, "register_effect"):
+        from torch._library.effects import EffectType
+        logged_add.register_effect(EffectType.ORDERED)
+    else:
+        from torch._higher_order_ops.effects import _EffectType, _register_effectful_op
+        _register_effectful_op(logged_add._opoverload, _EffectType.ORDERED)
+''')
+
+
+def test_check_ops_shows_an_op_that_writes_and_has_an_effect_as_both(tmp_path):
+    """It is judged both ways (its writes, its calls' order), so the table and the
+    JSON say both, not only that it writes."""
+    module = tmp_path / "both_ops.py"
+    module.write_text(WRITES_AND_LOGS)
+    result = invoke("check-ops", module)
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("both::logged_add"))
+    assert row.split()[1:3] == ["mutating+effectful", "used"]
+    data = json.loads(invoke("check-ops", module, "--json").output)
+    op, = data["ops"]
+    assert op["kinds"] == ["mutating", "effectful"] and op["declaration"] == MUTATING
+    row, = data["table"]
+    assert row["kind"] == "mutating+effectful" and row["kinds"] == ["mutating", "effectful"]

@@ -22,7 +22,8 @@ def check_ops(specs, device, as_json):
     declared, a declared write that never happens, a result that aliases an argument).
 
     MODULE_OR_FILE is a module, a file, or a hints file (.toml or .json) for a library
-    you do not own (docs/user-ops.md).  One row per op: its kind, whether a campaign
+    you do not own (docs/user-ops.md).  One row per op: its kind (both, as
+    `mutating+effectful`, for an op that writes and has an effect), whether a campaign
     would use it, and why not.  A declaration finding is evidence of a lie (an
     undeclared write, an aliased result, opcheck's schema, fake or autograd-registration
     test failing); no kernel for the device, an op that refuses dcefuzz's inputs, a type
@@ -40,7 +41,7 @@ def check_ops(specs, device, as_json):
         sys.exit(2)
     rows = chosen.table()
     if as_json:
-        ops = [{"op": op.qualname, "module": lib.ref.name, "declaration": op.declaration,
+        ops = [{"op": op.qualname, "module": lib.ref.name, "declaration": op.declaration, "kinds": list(op.kinds),
                 "signature": op.gufunc.text or None,
                 "ok": op.qualname not in chosen.left_out}
                for lib in chosen.libraries for op in lib.ops]
@@ -49,9 +50,10 @@ def check_ops(specs, device, as_json):
                               indent=2))
     else:
         width = max((len(r["op"]) for r in rows), default=2)
-        click.echo(f"{'op':{width}}  {'kind':9}  {'status':8}  why")
+        kind = max((len(r["kind"] or "-") for r in rows), default=4)
+        click.echo(f"{'op':{width}}  {'kind':{kind}}  {'status':8}  why")
         for r in rows:
-            click.echo(f"{r['op']:{width}}  {r['kind'] or '-':9}  {r['status']:8}  {r['why']}")
+            click.echo(f"{r['op']:{width}}  {r['kind'] or '-':{kind}}  {r['status']:8}  {r['why']}")
         counts = {s: sum(1 for r in rows if r["status"] == s) for s in ("used", "skipped", "finding")}
         click.echo(f"{len(rows)} ops: {counts['used']} used, {counts['skipped']} skipped, "
                    f"{counts['finding']} with a declaration finding")

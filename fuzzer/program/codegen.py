@@ -49,7 +49,35 @@ def dynamic_arg(program: Program):
     return None if program.mode.dynamic == "auto" else True
 
 
-def _regions(program: Program) -> list[str]:
+#: what stands for a call-site argument while a statement is rendered without its sites
+#: (``source(plain=True)``): every custom form writes the site as its call's last argument
+_NO_SITE = "__no_site__"
+
+
+def sites_matter(program: Program) -> bool:
+    """Whether leaving out the call-site arguments would make two calls one: calls of
+    an op on the same operands with the same attributes that differ only by their site
+    are two calls to a compiler, and may be merged once they do not."""
+    seen: dict[str, tuple[int, ...]] = {}
+    for stmt in program.body:
+        if not stmt.sites:
+            continue
+        key = repr((stmt.form, stmt.args, sorted((k, v) for k, v in stmt.attrs.items() if k not in ("site", "site2"))))
+        if seen.setdefault(key, stmt.sites) != stmt.sites:
+            return True
+    return False
+
+
+def _without_sites(stmt, form, args: list[str], dims) -> str:
+    """A custom call's text with its call-site arguments left out."""
+    attrs = {**stmt.attrs, **{k: _NO_SITE for k in ("site", "site2") if k in stmt.attrs}}
+    expr = form.render(args, attrs, dims).replace(f", {_NO_SITE}", "")
+    if _NO_SITE in expr:
+        raise ValueError(f"form {form.name} does not write its site as its call's last argument: {expr}")
+    return expr
+
+
+def _regions(program: Program, plain: bool = False) -> list[str]:
     """The ``nested_compile_region`` functions the program calls, one per call site."""
     out: dict[str, str] = {}
     for stmt in program.body:
@@ -57,7 +85,7 @@ def _regions(program: Program) -> list[str]:
         if stmt.form != f"in_region_{name}":
             continue
         function = forms.region_function(name, stmt.site)
-        call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t, {stmt.site})"
+        call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t{'' if plain else f', {stmt.site}'})"
         body = f"return {call}" if custom_ops.BY_NAME[name].returns else call
         out[function] = f"@torch.compiler.nested_compile_region\ndef {function}(t):\n    {body}\n"
     return list(out.values())
@@ -93,10 +121,11 @@ def _step(program: Program) -> str:
     return "\n".join(lines) + "\n"
 
 
-def source(program: Program, name: str = FUNCTION_NAME) -> str:
+def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> str:
     """The program's text: its region helpers, the function and, when its mode needs
-    one, the ``step`` that runs it."""
-    parts = _regions(program) + [_function(program, name)]
+    one, the ``step`` that runs it; ``plain``: its custom calls without their call-site
+    arguments, for ops written without them (``custom_ops.plain_snippet``)."""
+    parts = _regions(program, plain) + [_function(program, name, plain)]
     if needs_step(program):
         parts.append(_step(program))
     return "\n\n".join(parts)
@@ -115,7 +144,7 @@ def header(program: Program) -> str:
             f"# inputs: {'; '.join(inputs)}\n")
 
 
-def _function(program: Program, name: str) -> str:
+def _function(program: Program, name: str, plain: bool = False) -> str:
     typing = check(program)
     params = ", ".join(i.name for i in program.inputs)
     lines = [f"def {name}({params}):"]
@@ -126,7 +155,11 @@ def _function(program: Program, name: str) -> str:
                 break
     for stmt in program.body:
         form = forms.form(stmt.form)
-        expr = form.render(list(stmt.args), stmt.attrs, [typing.dims[a] for a in stmt.args])
+        dims = [typing.dims[a] for a in stmt.args]
+        if plain and stmt.sites and form.hop != forms.REGION:  # a region's call names its site, not passes it
+            expr = _without_sites(stmt, form, list(stmt.args), dims)
+        else:
+            expr = form.render(list(stmt.args), stmt.attrs, dims)
         line = f"{stmt.out} = {expr}" if stmt.out is not None else expr
         if stmt.attrs.get("no_grad"):
             lines += ["    with torch.no_grad():", f"        {line}"]

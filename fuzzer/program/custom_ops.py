@@ -101,10 +101,33 @@ def brief_snippet(source: str) -> str:
     return re.sub(r"\n{2,}", "\n", _REGISTER.sub(ordered, source).strip("\n")) + "\n"
 
 
-def brief_source(names, grad: bool = False) -> str:
+def plain_snippet(source: str) -> str:
+    """An op's snippet without the fuzzer's scaffolding: no call-site argument, no
+    ``_hit`` recording its calls, as a user would write the op.  For a brief whose bug
+    needs no call trace: a maintainer then reads only the op.  The site is every op's
+    last argument, so a backward formula loses its last gradient (``None``) with it;
+    an op whose body was only its ``_hit`` (an effect that logs) does nothing."""
+    out = []
+    backward = False
+    for line in source.splitlines():
+        if line.startswith("def "):
+            backward = line.startswith("def _") and "_backward(" in line
+            line = line.replace(", site: int)", ")").replace(", site):", "):")
+        body = line.strip()
+        if body.startswith("_hit("):
+            continue
+        if backward and body.startswith("return ") and body.endswith(", None"):
+            line = line[:-len(", None")]
+        out.append(line)
+    return re.sub(r"^(def [^\n]*:\n)(?! )", r"\1    pass\n", "\n".join(out) + "\n", flags=re.MULTILINE)
+
+
+def brief_source(names, grad: bool = False, traced: bool = True) -> str:
     """The named ops' snippets as a brief shows them, with their backward formulas only
-    for a program that takes gradients."""
-    return "\n".join(brief_snippet(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source)
+    for a program that takes gradients; ``traced=False``: without the fuzzer's
+    scaffolding (:func:`plain_snippet`)."""
+    plain = (lambda text: text) if traced else plain_snippet
+    return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
                      for n in BY_NAME if n in set(names))
 
 

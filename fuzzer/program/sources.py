@@ -38,9 +38,12 @@ class OpSource(Protocol):
         ``seed`` gets so its ops (``ops``: the generator's ``OpSet``) have operands that
         fit them."""
 
-    def script(self, program, brief: bool = False) -> str:
+    def script(self, program, brief: bool = False, traced: bool = True) -> str:
         """What a repro script (``brief``: a brief repro) needs, before the program, for
-        the program's ops of this source to exist there ("" when it calls none)."""
+        the program's ops of this source to exist there ("" when it calls none);
+        ``traced=False``: a brief whose bug needs no call trace, so ops that record
+        their calls for the fuzzer may be written without that (a source whose ops
+        record nothing ignores it)."""
 
 
 class Builtin:
@@ -55,10 +58,10 @@ class Builtin:
     def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
         return []
 
-    def script(self, program, brief: bool = False) -> str:
+    def script(self, program, brief: bool = False, traced: bool = True) -> str:
         names = program.custom_ops()
         if brief:
-            return custom_ops.brief_source(names, grad=program.mode.grad)
+            return custom_ops.brief_source(names, grad=program.mode.grad, traced=traced)
         # the header (the trace, the effect registration) always: other sources' text uses it
         return custom_ops.source_for(names)
 
@@ -96,6 +99,6 @@ def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[st
     return [shaped for source in all_sources() for shaped in source.input_shapes(seed, ops, symbols)]
 
 
-def script(program, brief: bool = False) -> str:
+def script(program, brief: bool = False, traced: bool = True) -> str:
     """What a script needs for every op ``program`` calls, source after source."""
-    return "\n\n".join(text for text in (s.script(program, brief) for s in all_sources()) if text.strip())
+    return "\n\n".join(text for text in (s.script(program, brief, traced) for s in all_sources()) if text.strip())

@@ -12,8 +12,11 @@ the op snippets of ``custom_ops`` (blank runs folded, and the library's
 before 2.11, written as the public ``register_effect`` call it makes on a current
 torch), the program from ``codegen``, and the inputs drawn as
 ``execute.make_inputs`` draws them (the global generator seeded with the same seed
-gives the same numbers).  Only the recording hook ``_hit`` is the brief's own: it
-keeps what this bug's assertion reads (the effect log, the call trace) or nothing.
+gives the same numbers).  Where the bug reads a trace of the calls (an effect log,
+the calls that ran), the recording hook ``_hit`` is the brief's own and keeps what
+the assertion reads; where it needs none, the ops are written without the fuzzer's
+scaffolding (no ``_hit``, no call-site argument: ``custom_ops.plain_snippet``, and
+the program's calls without their sites), so a maintainer reads only the bug.
 
 The assertion is ``torch.testing.assert_close`` with its default tolerances, not
 the fuzzer's per-element rule against float64: a reader knows what it means, and
@@ -246,16 +249,27 @@ def _what_happens(entry: Entry) -> str:
     return "raises " + without_site(entry.detail[0].split(": ", 1)[1])[:80]
 
 
+def traced(entry: Entry) -> bool:
+    """Whether ``entry``'s brief keeps the fuzzer's scaffolding: its bug reads a trace
+    of the calls (an effect log, the calls that ran), or leaving out the call-site
+    arguments would make two of its calls one (``codegen.sites_matter``).  Otherwise
+    the brief's ops are written as a user would, and a maintainer reads only the bug."""
+    return check_of(entry).records != NOTHING or codegen.sites_matter(entry.case.program)
+
+
 def render(entry: Entry) -> str:
     """The brief repro of ``entry`` (a program compiled once): standalone, torch only,
     fails where the bug is."""
     check = check_of(entry)
-    ops = sources.script(entry.case.program, brief=True)
+    trace = traced(entry)
+    ops = sources.script(entry.case.program, brief=True, traced=trace)
     head = "import functools\n" if codegen.needs_step(entry.case.program) else ""
     head += "from typing import Optional\n" if "Optional[" in ops else ""
     warm = _warm_up(entry)
-    parts = [head + ("\n" if head else "") + "import torch\n", HOOKS[check.records], ops,
-             codegen.source(entry.case.program),
+    # the hook stays where an op still records its calls (a user's logged effect)
+    hook = HOOKS[check.records] if trace or "_hit(" in ops else ""
+    parts = [head + ("\n" if head else "") + "import torch\n", hook, ops,
+             codegen.source(entry.case.program, plain=not trace),
              "\n".join(warm + input_lines(entry, binding_index(entry)) + run_lines(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
     return "\n".join(fold(p) for p in parts if p.strip())

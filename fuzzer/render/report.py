@@ -107,6 +107,18 @@ def subject(bug: Bug) -> str:
 
 
 @dataclass(frozen=True)
+class Stance:
+    """What PyTorch's maintainers have said of a whole class of bug, with the threads
+    they said it in: a triager weighs a report against it before the program, so the
+    report says it rather than leave it to be found."""
+
+    #: one paragraph of markdown, naming the threads as ``owner/repo#number``
+    text: str
+    #: the threads, ``owner/repo#number``
+    refs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Issue:
     """What an issue says that depends on how its program was tried: a plain trial's
     words (:func:`plain_issue`), or a trial kind's own (``TrialKind.issue``: a cache
@@ -120,6 +132,8 @@ class Issue:
     evidence: tuple[str, ...]
     #: what the attached full script does, as the end of a sentence
     runs: str
+    #: what maintainers have said of bugs like this one, where they have
+    stance: Stance | None = None
 
 
 def issue_title(bug: Bug) -> str:
@@ -267,6 +281,12 @@ def _public(known) -> list[str]:
     return ["", "### Already public", "", *[f"- {link.line()}" for link in links], *[f"- {n}" for n in notes]]
 
 
+def _stance(stance: Stance | None) -> list[str]:
+    if stance is None:
+        return []
+    return ["### What maintainers have said", "", stance.text, ""]
+
+
 def _output_code(lines: list[str]) -> list[str]:
     if not lines:
         return []
@@ -316,6 +336,7 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
         *issue.evidence,
         *_output_code(list(code)), "",
         found_by(bug, entry, full_script, issue.runs), "",
+        *_stance(issue.stance),
         "### Versions", "",
         *_versions(bug),
         f"- History: {story.line()}",

@@ -33,7 +33,7 @@ from fuzzer.corpus.entry import SCRIPT_SUFFIX, Entry
 from fuzzer.corpus.store import load_all
 from fuzzer.files import atomic_write
 from fuzzer.judge import kinds
-from fuzzer.render.report import render
+from fuzzer.render.report import Stance, issue_of, render
 from fuzzer.render.table import culprit_words
 from fuzzer.site import svg
 
@@ -143,10 +143,20 @@ def _hash(script: str) -> str:
     return base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
 
 
+def _url(ref: str) -> dict:
+    repo, _, number = ref.partition("#")
+    return {"url": TRACKER.format(repo=repo, number=number), "label": "#" + number}
+
+
 def _link(link: upstream.Link) -> dict:
-    repo, _, number = link.ref.partition("#")
-    return {"url": TRACKER.format(repo=repo, number=number), "label": "#" + number, "ref": link.ref, "kind": link.kind,
-            "state": link.state, "relation": link.relation, "note": link.note}
+    return {**_url(link.ref), "ref": link.ref, "kind": link.kind, "state": link.state, "relation": link.relation,
+            "note": link.note}
+
+
+def _stance(stance: Stance | None) -> dict | None:
+    """What maintainers have said of bugs like this one, beside the bug's facts: the
+    report says it too, further down."""
+    return None if stance is None else {"text": stance.text, "links": [_url(ref) for ref in stance.refs]}
 
 
 def _upstream_state(records) -> str:
@@ -258,6 +268,7 @@ def build(path: str | Path, out: str | Path) -> Built:
         lead = members[0]
         report = render(b, lead, f"{lead.id}{SCRIPT_SUFFIX}", known.of(b.entries))
         page = dict(row, shown=lead.id, brief=kinds.brief(lead), hits_chart=_hits_chart(members),
+                    stance=_stance(issue_of(b, lead).stance),
                     report_html=markdown.render(report),
                     members=[{"id": e.id, "statements": e.statements, "script": True} for e in members])
         path_out = out / "bugs" / f"{b.id}.html"

@@ -97,6 +97,17 @@ class UserOp:
         results exact (``fuzzer.program.exact``)."""
         return self.compiled.opaque
 
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """What it declares, all of it: ``(mutating, effectful)`` for an op that writes
+        and has an effect too, which ``declaration`` alone calls ``mutating``."""
+        return (MUTATING, EFFECTFUL) if self.declaration == MUTATING and self.effect else (self.declaration,)
+
+    @property
+    def kind(self) -> str:
+        """:attr:`kinds` in one word for a table: ``mutating+effectful``."""
+        return "+".join(self.kinds)
+
     def result_dtype(self, take: int) -> str | None:
         return self.result_dtypes[take] if self.result_dtypes is not None else None
 

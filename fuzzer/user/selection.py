@@ -43,11 +43,11 @@ class Selection:
                 status = ("finding" if op.qualname in finding else
                           "skipped" if any(p.severity == audit.SKIP for p in mine) else "used")
                 shown = [p for p in mine if p.severity != audit.WARNING] if status != "used" else mine
-                rows.append({"op": op.qualname, "module": lib.ref.name, "kind": op.declaration,
+                rows.append({"op": op.qualname, "module": lib.ref.name, "kind": op.kind, "kinds": list(op.kinds),
                              "signature": op.gufunc.text or None, "status": status,
                              "why": "; ".join(p.message for p in shown)})
             for qualname, why in lib.skipped:
-                rows.append({"op": qualname, "module": lib.ref.name, "kind": None, "signature": None,
+                rows.append({"op": qualname, "module": lib.ref.name, "kind": None, "kinds": [], "signature": None,
                              "status": "skipped", "why": why})
         return rows
 
@@ -56,7 +56,7 @@ class Selection:
         out = []
         for lib in self.libraries:
             out.append(f"ops {lib.ref.name} ({lib.ref.root}): " + ", ".join(
-                f"{op.qualname} [{op.declaration}{', ' + op.gufunc.text if op.gufunc.text else ''}]"
+                f"{op.qualname} [{op.kind}{', ' + op.gufunc.text if op.gufunc.text else ''}]"
                 for op in lib.ops))
             out += [f"skipped {q}: {why}" for q, why in lib.skipped]
         out += [f"declaration {p.line}" for p in self.problems]
