@@ -448,6 +448,27 @@ def test_an_untriaged_entry_is_a_bug_of_its_own():
     assert len(bugs.group([a, b])) == 2
 
 
+def test_a_crash_is_keyed_by_torchs_innermost_frame_and_one_without_any_stands_alone():
+    """The corpus's crash aborted in dcefuzz's own code (``sizes.py``, making the next
+    inputs: a corrupted heap is noticed at the next allocation); that frame is no cause."""
+    crash = load(CORPUS / "crash-1d8281da768a.json")
+    assert crash.detail[1] == "  at evaluate (sizes.py:78)" and bugs.blame_of(crash) is None
+    other = dataclasses.replace(crash, id="crash-other")
+    assert len(bugs.group([crash, other])) == 2  # two stacks that name no cause: two bugs
+
+    def died_in(entry_id: str, torch_frame: str):
+        return dataclasses.replace(crash, id=entry_id, detail=[
+            crash.detail[0], "  at evaluate (fuzzer/program/sizes.py:78)", "  at make_inputs (fuzzer/judge/execute.py:82)",
+            f"  at {torch_frame}", "  at run_trial (fuzzer/judge/trial.py:165)"])
+
+    a = died_in("crash-a", "codegen (torch/_inductor/graph.py:901)")
+    b = died_in("crash-b", "codegen (torch/_inductor/graph.py:905)")  # another line: one place
+    c = died_in("crash-c", "fuse_nodes (torch/_inductor/scheduler.py:2210)")
+    assert bugs.blame_of(a) == "process:codegen (torch/_inductor/graph.py)"
+    grouped = {b.entries for b in bugs.group([a, b, c])}
+    assert grouped == {("crash-a", "crash-b"), ("crash-c",)}
+
+
 def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):
     reordered = sorted((e for e in _corpus() if e.kind == "effect-log" and e.culprit
                         and e.culprit.key == "inductor:reorder_for_peak_memory"),

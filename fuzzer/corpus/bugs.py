@@ -8,7 +8,9 @@ culprit's *blame* (``fuzzer.triage.culprit``): the stage, and the switch or pass
 inside it, and whether it needs dynamic shapes.  An entry whose bug could not be localised, or was never triaged,
 groups with nothing: merging what nothing says is one cause would hide a bug.  A
 crash or timeout (triaged from outside its process only) blames the innermost
-frame of torch its process died in, where one was recorded.
+frame of torch its process died in (``stacks.torch_frame``), never a frame of
+dcefuzz's code, where a corrupted heap is often noticed; one whose stack holds no
+frame of torch groups with nothing.
 
 A bug's id is derived from its key, so the same bug has the same id in every
 corpus and every run.
@@ -22,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
+from fuzzer.isolation import stacks
 from fuzzer.judge import contract
 from fuzzer.program import codegen
 from fuzzer.triage import rules
@@ -29,17 +32,16 @@ from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
 
 
-def _frame(detail: list[str]) -> str | None:
-    for line in detail:
-        if line.strip().startswith("at "):
-            return line.strip()[3:]
-    return None
+def _frames(detail: list[str]) -> list[str]:
+    """The stack a casualty's detail recorded, innermost first."""
+    return [line.strip()[3:] for line in detail if line.strip().startswith("at ")]
 
 
 def blame_of(entry) -> str | None:
-    """What in the compiler the entry's bug is blamed on (None: nothing says)."""
+    """What in the compiler the entry's bug is blamed on (None: nothing says; for a
+    crash or timeout, no frame of torch was recorded, ``stacks.torch_frame``)."""
     if entry.kind in contract.PROCESS_KINDS:
-        frame = _frame(entry.detail)
+        frame = stacks.torch_frame(_frames(entry.detail))
         return f"process:{frame}" if frame else None
     return entry.culprit.blame if entry.culprit is not None else None
 
