@@ -469,6 +469,44 @@ def test_a_crash_is_keyed_by_torchs_innermost_frame_and_one_without_any_stands_a
     assert grouped == {("crash-a", "crash-b"), ("crash-c",)}
 
 
+def test_a_wrong_value_blamed_on_a_stage_alone_is_keyed_by_what_its_program_does():
+    """``eager`` and ``aot_eager`` have no bisector subsystem and no switch: every wrong
+    value there had one key, and one id held two causes in turn."""
+    aliased = load(CORPUS / "wrong-output-344cc751f3d6.json")    # a view of an aliased input
+    strided = load(CORPUS / "wrong-output-07d276f3d739.json")    # a strided input's view (#133512)
+    strided.culprit = dataclasses.replace(strided.culprit, dynamic_only=aliased.culprit.dynamic_only)
+    assert aliased.culprit.key == strided.culprit.key == "aot_eager"
+    assert bugs.key_of(aliased) == \
+        "corrupted-value|values @ aot_eager {does m_scale, masked_fill, narrow; strided, aliased}"
+    assert len(bugs.group([aliased, strided])) == 2
+    # the same program, found again, is the same bug; one that names a switch is keyed by it
+    again = dataclasses.replace(aliased, id="wrong-output-again")
+    assert bugs.key_of(again) == bugs.key_of(aliased)
+    inside = load(CORPUS / "wrong-mutation-3e93a770411a.json")
+    assert bugs.key_of(inside) == "corrupted-value|values @ inductor:reinplace_inplaceable_ops"
+    assert all(bugs.separates(e) for e in (aliased, strided, inside))
+
+
+def test_a_key_that_cannot_tell_causes_apart_never_makes_a_finding_a_repeat(tmp_path):
+    """A stage and nothing inside it, with a program that says nothing (or a crash with
+    no frame of torch): a finding under such a key is saved, never only counted."""
+    base = load(CORPUS / "wrong-output-344cc751f3d6.json")
+    empty = dataclasses.replace(base.case.program, body=(), outputs=(),
+                                mode=dataclasses.replace(base.case.program.mode, strided=(), aliases=()))
+    vague = [dataclasses.replace(base, id=f"wrong-output-vague{i}",
+                                 case=dataclasses.replace(base.case, program=empty)) for i in range(3)]
+    assert bugs.does(empty) == "" and not bugs.separates(vague[0])
+    assert len({bugs.key_of(e) for e in vague}) == 1
+    examples = Examples(tmp_path, cap=1)
+    assert [examples.save(e).kept for e in vague] == [Kept.NEW] * 3
+    assert examples.full() == {}
+    # a key that tells causes apart is full at its cap, and counts the rest
+    told = [dataclasses.replace(base, id=f"wrong-output-told{i}") for i in range(2)]
+    assert [examples.save(e).kept for e in told] == [Kept.NEW, Kept.COUNTED]
+    assert list(examples.full()) == [bugs.key_of(base)]
+    assert Examples(tmp_path, cap=1).full() == examples.full()  # read back the same
+
+
 def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):
     reordered = sorted((e for e in _corpus() if e.kind == "effect-log" and e.culprit
                         and e.culprit.key == "inductor:reorder_for_peak_memory"),

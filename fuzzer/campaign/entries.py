@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fuzzer.campaign.config import Config
 from fuzzer.corpus.bugs import key_of as bug_key
+from fuzzer.corpus.bugs import separates
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
@@ -96,7 +97,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     judged by ``judge`` where given, else its oracle) and then triaged with only the
     probes its key needs (``localise(key_only=True)``).  It is shrunk in full (and
     triaged again in full) only if its bug still wants examples or it is smaller
-    than the bug's largest one.
+    than the bug's largest one, or its key cannot tell causes apart
+    (``bugs.separates``).
 
     The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
     compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
@@ -115,6 +117,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
+    if not separates(entry):
+        return None  # its key cannot tell its bug from another: never taken for a repeat
     return entry if key in full and entry.statements >= full[key] else None
 
 
