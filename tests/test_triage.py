@@ -458,7 +458,8 @@ def test_a_crash_is_keyed_by_torchs_innermost_frame_and_one_without_any_stands_a
 
     def died_in(entry_id: str, torch_frame: str):
         return dataclasses.replace(crash, id=entry_id, detail=[
-            crash.detail[0], "  at evaluate (fuzzer/program/sizes.py:78)", "  at make_inputs (fuzzer/judge/execute.py:82)",
+            crash.detail[0], "  at evaluate (fuzzer/program/sizes.py:78)",
+            "  at make_inputs (fuzzer/judge/execute.py:82)",
             f"  at {torch_frame}", "  at run_trial (fuzzer/judge/trial.py:165)"])
 
     a = died_in("crash-a", "codegen (torch/_inductor/graph.py:901)")
