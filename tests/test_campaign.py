@@ -116,3 +116,107 @@ def test_a_repeat_is_shrunk_a_little_then_triaged_for_its_key(monkeypatch, tmp_p
     unshrunk = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
     assert entries.counted_only(finding, 0, unshrunk, {key: 2}, judge=judge).statements == 12
     assert calls == [] and seen == [(12, True)]
+
+
+def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(monkeypatch, tmp_path):
+    """Two bugs in one program: an Inductor compile error (say, a known one, only
+    counted) ends the compiled run, and the wrong value ``aot_eager`` shows in the same
+    program is never judged; triage's stage walk saw it, and it is yielded."""
+    from helpers import case, prog
+
+    from fuzzer.campaign import entries, masked
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge import contract
+    from fuzzer.judge.trial import Finding, TrialResult
+    from fuzzer.triage.culprit import Culprit
+
+    c = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]))
+    wrong = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "differs", (contract.VALUES,))
+    error = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "AssertionError: x",
+                                ("raised AssertionError in torch._inductor:GraphLowering.run_node",))
+    tried = []
+
+    def trial(case_, device, backend="inductor", confirm=True, signal=False):
+        tried.append(backend)
+        return TrialResult("finding", contract.Verdict(contract.OK, [wrong]),
+                           [Finding(contract.WRONG_OUTPUT, case_, [wrong], device, backend)])
+
+    monkeypatch.setattr(masked, "run_trial", trial)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    found = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    found.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR,
+                            otherwise={"eager": ("invalid",), "aot_eager": (contract.WRONG_OUTPUT,),
+                                       "aot_eager_decomp_partition": (contract.WRONG_OUTPUT,)})
+    (behind,) = masked.masked(found, "inductor")
+    assert tried == ["aot_eager"] and behind.kind == contract.WRONG_OUTPUT and behind.backend == "aot_eager"
+    # what the walk saw only as a status, or of the entry's own family, is nothing more
+    clean = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    clean.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR, otherwise={"eager": ("invalid",)})
+    assert masked.masked(clean, "inductor") == []
+    same = Entry.build(contract.WRONG_OUTPUT, c, [wrong], seed=0, device="cpu", backend="inductor")
+    same.culprit = Culprit("inductor", kind=contract.WRONG_OUTPUT, otherwise={"aot_eager": (contract.WRONG_MUTATION,)})
+    assert masked.masked(same, "inductor") == []
+    # the masked one, found on aot_eager, yields nothing further; a campaign saves it triaged
+    tried.clear()
+
+    def triage(entry, config, seconds_left=None, errors=None, key_only=False):
+        entry.culprit = Culprit(entry.backend, kind=entry.kind)
+        return entry
+
+    monkeypatch.setattr(entries, "triaged", triage)
+    (made,) = entries.masked_entries([found, clean], 0, config, {})
+    assert made.kind == contract.WRONG_OUTPUT and made.backend == "aot_eager" and made.culprit.stage == "aot_eager"
+    assert entries.masked_entries([made], 0, config, {}) == [] and tried == ["aot_eager"]
+    untriaged = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False, triage=False)
+    assert entries.masked_entries([found], 0, untriaged, {}) == []
+
+
+def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
+    """In-process: the program's Inductor error is a known bug, only counted; the
+    aot_eager divergence its triage saw behind it is saved as a new bug."""
+    from helpers import case, prog
+
+    from fuzzer.campaign import entries, masked, session
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import load
+    from fuzzer.judge import contract
+    from fuzzer.judge.trial import Finding, TrialResult
+    from fuzzer.triage.culprit import Culprit
+
+    c = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]))
+    wrong = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "differs", (contract.VALUES,))
+    error = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "AssertionError: x",
+                                ("raised AssertionError in torch._inductor:GraphLowering.run_node",))
+
+    def program_trial(pseed, config, case_=None):
+        return TrialResult("finding", contract.Verdict(contract.OK, [error]),
+                           [Finding(contract.COMPILE_ERROR, c, [error], "cpu", "inductor")])
+
+    def known(finding, seed, config, full, seconds_left=None, errors=None, judge=None):
+        if finding.kind != contract.COMPILE_ERROR:
+            return None
+        entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device="cpu",
+                            backend=finding.backend)
+        entry.culprit = Culprit("inductor", kind=finding.kind, key_only=True,
+                                otherwise={"aot_eager": (contract.WRONG_OUTPUT,)})
+        return entry
+
+    def stage_trial(case_, device, backend="inductor", confirm=True, signal=False):
+        return TrialResult("finding", contract.Verdict(contract.OK, [wrong]),
+                           [Finding(contract.WRONG_OUTPUT, case_, [wrong], device, backend)])
+
+    def triage(entry, config, seconds_left=None, errors=None, key_only=False):
+        entry.culprit = Culprit(entry.backend, kind=entry.kind)
+        return entry
+
+    monkeypatch.setattr(session, "trial_of", program_trial)
+    monkeypatch.setattr(session, "counted_only", known)
+    monkeypatch.setattr(entries, "counted_only", known)
+    monkeypatch.setattr(masked, "run_trial", stage_trial)
+    monkeypatch.setattr(entries, "triaged", triage)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), shrink=False)
+    stats = run_campaign(config, Budget(programs=1), log=lambda line: None)
+    saved = [load(p) for p in (tmp_path / "corpus").glob("*.json")]
+    assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
+                                                          (contract.WRONG_OUTPUT, "aot_eager")]
+    assert stats.findings[contract.WRONG_OUTPUT] == 1 and len(stats.new_bugs) == 2

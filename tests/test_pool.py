@@ -55,9 +55,9 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, s
 
 
 @pytest.mark.parametrize("fault, kind, needle, where", [
-    ("test-segfault", CRASH, "SIGSEGV", "_segfault (process.py:"),
-    ("test-hang", TIMEOUT, "exceeded", "_hang (process.py:"),
-    ("test-alloc", CRASH, "memory cap", "_alloc (process.py:"),
+    ("test-segfault", CRASH, "SIGSEGV", "_segfault (fuzzer/faults/process.py:"),
+    ("test-hang", TIMEOUT, "exceeded", "_hang (fuzzer/faults/process.py:"),
+    ("test-alloc", CRASH, "memory cap", "_alloc (fuzzer/faults/process.py:"),
 ])
 def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind, needle, where):
     limits = {"test-hang": HANG_LIMITS, "test-alloc": ALLOC_LIMITS}.get(fault, LIMITS)
@@ -357,8 +357,8 @@ Thread 0x00007f0000000001 (most recent call first):
   File "/usr/lib/python3.11/threading.py", line 1002 in _bootstrap
 
 Current thread 0x00007f0000000002 (most recent call first):
-  File "/x/torch/_inductor/scheduler.py", line 2210 in fuse_nodes
-  File "/x/torch/_inductor/graph.py", line 901 in codegen
+  File "/x/site-packages/torch/_inductor/scheduler.py", line 2210 in fuse_nodes
+  File "/x/site-packages/torch/_inductor/graph.py", line 901 in codegen
   File "/x/fuzzer/worker.py", line 80 in serve
 """
 
@@ -366,9 +366,36 @@ Current thread 0x00007f0000000002 (most recent call first):
 def test_the_stack_read_back_is_the_main_threads_innermost_first(tmp_path):
     (tmp_path / "w.stack").write_text(DUMP)
     frames = stacks.read(tmp_path / "w.stack")
-    assert frames == ["fuse_nodes (scheduler.py:2210)", "codegen (graph.py:901)", "serve (worker.py:80)"]
-    assert stacks.innermost(frames) == "fuse_nodes (scheduler.py)"   # no line: stable across edits
+    assert frames == ["fuse_nodes (torch/_inductor/scheduler.py:2210)", "codegen (torch/_inductor/graph.py:901)",
+                      "serve (worker.py:80)"]
+    # no line: stable across edits
+    assert stacks.innermost(frames) == stacks.torch_frame(frames) == "fuse_nodes (torch/_inductor/scheduler.py)"
     assert stacks.read(tmp_path / "missing.stack") == [] and stacks.innermost([]) == ""
+
+
+def test_a_casualty_is_placed_at_torchs_innermost_frame_never_at_dcefuzzs(tmp_path):
+    """A corrupted heap aborts wherever the next allocation is, often in dcefuzz's own
+    code making the next inputs: the title (and the bug's key) is torch's innermost
+    frame, kept even when it lies deeper than the frames a stack keeps."""
+    from fuzzer.campaign.pool import _title
+
+    ours = os.path.join(os.path.dirname(stacks.__file__), "..", "program", "sizes.py")
+    deep = [f'  File "/x/site-packages/sympy/core/f{i}.py", line {i} in f{i}' for i in range(stacks.FRAMES_KEPT)]
+    dump = ("Current thread 0x1 (most recent call first):\n"
+            f'  File "{os.path.abspath(ours)}", line 78 in evaluate\n' + "\n".join(deep) + "\n"
+            '  File "/x/site-packages/torch/_inductor/sizevars.py", line 400 in size_hint\n'
+            '  File "/x/site-packages/torch/_inductor/graph.py", line 901 in codegen\n')
+    (tmp_path / "w.stack").write_text(dump)
+    frames = stacks.read(tmp_path / "w.stack")
+    assert frames[0] == "evaluate (fuzzer/program/sizes.py:78)" and len(frames) == stacks.FRAMES_KEPT + 2
+    assert stacks.innermost(frames) == "evaluate (fuzzer/program/sizes.py)"
+    assert stacks.torch_frame(frames) == "size_hint (torch/_inductor/sizevars.py)"
+    assert _title(CRASH, "process died: SIGABRT", frames) == \
+        "crash|process died: SIGABRT|size_hint (torch/_inductor/sizevars.py)"
+    # a stack with no frame of torch says nothing of the cause: no title, no repeat
+    assert _title(CRASH, "process died: SIGABRT", frames[:3]) is None
+    # frames read before they said whose file they are (``sizes.py:78``) are no torch's
+    assert stacks.torch_frame(["evaluate (sizes.py:78)", "fuse_nodes (scheduler.py:2210)"]) is None
 
 
 def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path):

@@ -69,8 +69,8 @@ def test_ray_runs_the_same_programs_to_the_same_signatures_as_the_local_pool(clu
 
 @pytest.mark.compile
 @pytest.mark.parametrize("fault, kind, needle, where", [
-    ("test-segfault", CRASH, "SIGSEGV", "_segfault (process.py:"),
-    ("test-hang", TIMEOUT, "exceeded its time limit", "_hang (process.py:"),
+    ("test-segfault", CRASH, "SIGSEGV", "_segfault (fuzzer/faults/process.py:"),
+    ("test-hang", TIMEOUT, "exceeded its time limit", "_hang (fuzzer/faults/process.py:"),
 ])
 def test_an_actor_that_dies_or_hangs_is_a_finding_and_is_replaced(cluster, tmp_path, fault, kind, needle, where):
     config = _config(tmp_path, "casualty", seed=DEADLY_SEED, backend="inductor", fault=fault)

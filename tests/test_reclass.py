@@ -69,3 +69,48 @@ def test_an_entry_that_shows_another_bug_is_left_as_it_was(tmp_path):
     result = reclass_entry(tmp_path / f"{entry.id}.json")
     assert result.outcome == LEFT and "does not show its bug again" in result.detail
     assert (tmp_path / f"{entry.id}.json").exists()
+
+
+def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tmp_path, monkeypatch):
+    """Probes look for the entry's class; an older dcefuzz's class (an error's words, where
+    today's names where torch raised it) never shows again.  Triage used to walk every
+    stage, call it "not localised" and save that; it stops at the first compile that
+    shows the bug under today's class, leaves the entry as it was and says to reclass."""
+    from click.testing import CliRunner
+
+    from fuzzer.cli import main
+    from fuzzer.triage import probe as probe_module
+    from fuzzer.triage.culprit import localise
+    from fuzzer.triage.probe import OutdatedClass
+
+    raised = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "AssertionError: 3 nodes, expected 2",
+                                 ("raised AssertionError in torch._inductor:Match.replace_by_example",))
+    compiles = []
+
+    def judged(case_, device, backend, dynamic=True):
+        compiles.append(backend)
+        return contract.Verdict(contract.OK, [raised])
+
+    monkeypatch.setattr(probe_module, "judge_fresh", judged)
+    old, today = legacy_class(contract.COMPILE_ERROR, [raised]), contract.bug_class(contract.COMPILE_ERROR, [raised])
+    assert old == "compile-error|AssertionError: # nodes, expected #" != today
+    try:
+        localise(case(LOG), contract.COMPILE_ERROR, old, "cpu")
+        raise AssertionError("an old class was probed as if it could show")
+    except OutdatedClass as exc:
+        assert exc.saved == old and exc.today == today and "dcefuzz reclass" in str(exc)
+    assert compiles == ["eager"]  # the first compile says it
+    # today's class is localised as ever (the stand-in judge shows it on every stage)
+    compiles.clear()
+    assert localise(case(LOG), contract.COMPILE_ERROR, today, "cpu").stage == "eager"
+    # the command: the entry is left as it was, the line says why and what to run
+    entry = Entry(id="compile-error-000000000001", kind=contract.COMPILE_ERROR, signature=f"{old} :: old",
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
+                  detail=["[compile-error] old words"])
+    path, _ = save(entry, tmp_path)
+    before = path.read_text()
+    result = CliRunner().invoke(main, ["triage", str(tmp_path), "--device", "cpu"])
+    assert result.exit_code == 2, result.output
+    assert "out of date" in result.output and "dcefuzz reclass" in result.output
+    assert "not localised" not in result.output.split("bugs in")[0]
+    assert path.read_text() == before and load(path).culprit is None

@@ -74,7 +74,7 @@ def test_a_report_has_every_section(reports):
     assert "- compiled calls them in the order `e_tap@1, e_log@0`" in text
     assert "| reorder_for_peak_memory | `torch._inductor.config.reorder_for_peak_memory = False` | **gone** |" in text
     assert "**Workaround**: `torch._inductor.config.reorder_for_peak_memory = False`" in text
-    assert "3 other distinct minimal programs hit the same culprit (5 hits in all)" in text
+    assert "6 other distinct minimal programs hit the same culprit (8 hits in all)" in text
     mutation = reports["bug-ac73b21939"].stdout
     assert "`torch._inductor.config.disabled_passes = 'REINPLACE_INPLACEABLE_OPS'` | **gone** |" in mutation
     assert "- input x2: values differ: max error 0.499" in mutation

@@ -10,8 +10,10 @@ import dataclasses
 import time
 from collections.abc import Callable
 
+from fuzzer.campaign import masked as masking
 from fuzzer.campaign.config import Config
 from fuzzer.corpus.bugs import key_of as bug_key
+from fuzzer.corpus.bugs import separates
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
@@ -96,7 +98,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     judged by ``judge`` where given, else its oracle) and then triaged with only the
     probes its key needs (``localise(key_only=True)``).  It is shrunk in full (and
     triaged again in full) only if its bug still wants examples or it is smaller
-    than the bug's largest one.
+    than the bug's largest one, or its key cannot tell causes apart
+    (``bugs.separates``).
 
     The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
     compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
@@ -115,6 +118,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
+    if not separates(entry):
+        return None  # its key cannot tell its bug from another: never taken for a repeat
     return entry if key in full and entry.statements >= full[key] else None
 
 
@@ -164,3 +169,30 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
                        backend=finding.backend, fault=config.fault, shrink=result.record(),
                        variant=finding.variant)
+
+
+def masked_entries(entries: list[Entry], seed: int | None, config: Config, full: dict[str, int],
+                   seconds_left: Callable[[], float | None] = lambda: None,
+                   errors: list[InternalError] | None = None,
+                   judge_for: Callable[[Finding], Callable[[Case], Verdict]] | None = None) -> list[Entry]:
+    """The entries of the bugs that ``entries``' bugs mask in their program
+    (``fuzzer.campaign.masked``): each found on the stage its triage saw it on, then
+    counted or shrunk and triaged as any finding is.  ``judge_for`` gives a finding's
+    shrink its judge (a worker's announces each candidate); ``seconds_left`` is asked
+    afresh before each.  A new bug behind a known one is yielded, not counted with it."""
+    if not config.triage:
+        return []
+    out = []
+    for entry in entries:
+        try:
+            found = masking.masked(entry, config.backend)
+        except Exception as exc:  # noqa: BLE001 - our error: the entry stands, nothing more is found
+            if errors is None:
+                raise
+            errors.append(InternalError.of(TRIAGE_STAGE, exc))
+            continue
+        for finding in found:
+            judge = judge_for(finding) if judge_for is not None else None
+            out.append(counted_only(finding, seed, config, full, seconds_left(), errors, judge)
+                       or entry_for(finding, seed, config, judge, seconds_left(), errors))
+    return out

@@ -92,8 +92,9 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> str | None:
-    """Casualties with one title are taken for one bug (None: too little to tell)."""
-    where = stacks.innermost(frames)
+    """Casualties with one title are taken for one bug (None: too little to tell, as
+    for a death with no frame of torch: ``stacks.torch_frame``)."""
+    where = stacks.torch_frame(frames)
     return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.entries import counted_only, entry_for, trial_of
+from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
@@ -346,6 +346,8 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                                                 session.seconds_left(), errors)
                                    or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
                                                 errors=errors))
+                # another bug the program holds, which a found one masks
+                entries += masked_entries(entries, pseed, config, session.full(), session.seconds_left, errors)
                 session.finished(index, result.status, entries, result.recompiles,
                                  result.untested_reason, errors, result.reached, result.signal)
                 session.tick()

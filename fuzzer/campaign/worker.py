@@ -129,7 +129,15 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     nothing of it outlives the call.  ``full``: the corpus's bugs that have their
     examples (``Examples.full``), whose findings are not shrunk where that can be told
     cheaply (``session.counted_only``); ``case``: the program feedback made (JSON)."""
-    from fuzzer.campaign.entries import counted_only, found_entry, oracle_of, shrunk_entry, triaged, trial_of
+    from fuzzer.campaign.entries import (
+        counted_only,
+        found_entry,
+        masked_entries,
+        oracle_of,
+        shrunk_entry,
+        triaged,
+        trial_of,
+    )
     from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
     from fuzzer.program.ir import Case
 
@@ -165,6 +173,10 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
         send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
         entries = [triaged(e, config, left(), errors) for e in entries]
     entries += [e for e in settled if e is not None]
+    # another bug the program holds, which a found one masks (an aot_eager divergence
+    # behind an Inductor error): found on its stage, as a finding of its own
+    entries += masked_entries(entries, pseed, config, full or {}, left, errors,
+                              lambda f: judge_with(oracle_of(f, config)))
     return dataclasses.replace(report, entries=[e.to_json() for e in entries],
                                seconds=time.perf_counter() - start, rss_kb=rss_kb(),
                                errors=[e.to_json() for e in errors])

@@ -29,12 +29,16 @@ def triage(paths, device, again, triage_budget):
     switches of Inductor thrown and with torch's compiler bisector (a stale-cache
     entry's pair is run again with the FX graph cache alone), and the culprit is
     written into the entry.  Crashes and timeouts are not triaged (a probe that
-    kills the process would take the triage with it).  Then lists the bugs.
+    kills the process would take the triage with it).  An entry whose bug class an
+    older dcefuzz made (its case shows the bug under today's class) is left as it
+    was, with a line saying to run `dcefuzz reclass` first; exit 2.  Then lists the
+    bugs.
     """
     from fuzzer.corpus.store import entries_in, update
     from fuzzer.judge import kinds
     from fuzzer.judge.execute import device_unavailable
     from fuzzer.triage.culprit import triageable
+    from fuzzer.triage.probe import OutdatedClass
 
     dev = resolve_entry_device(device)
     found, bad = entries_in(paths)
@@ -42,6 +46,7 @@ def triage(paths, device, again, triage_budget):
         click.echo(f"error: {line}", err=True)
     if not found:
         sys.exit(2)
+    outdated = 0
     for n, path in enumerate(found, start=1):
         e = load_or_exit(str(path))
         if (e.culprit is not None and not again) or not triageable(e.kind, e.backend):
@@ -51,14 +56,23 @@ def triage(paths, device, again, triage_budget):
         if reason is not None:
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
-        e.culprit = kinds.of(e.kind).culprit(e, run_on, triage_budget)
+        try:
+            e.culprit = kinds.of(e.kind).culprit(e, run_on, triage_budget)
+        except OutdatedClass as exc:  # an older dcefuzz's class: its probes would match nothing
+            click.echo(f"error: {e.id}: {exc} (`dcefuzz reclass {path}`, then `dcefuzz triage --again`); "
+                       "left as it was", err=True)
+            outdated += 1
+            continue
         update(path, e)
         c = e.culprit
         click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
                    f"({c.oracle_calls} compiles, {c.seconds:.0f}s"
                    + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
     _list_bugs(sorted({p.parent for p in found}), as_json=False)
-    if bad:
+    if outdated:
+        click.echo(f"{outdated} entries carry an older dcefuzz's bug class: run `dcefuzz reclass` on them, "
+                   "then `dcefuzz triage --again`", err=True)
+    if bad or outdated:
         sys.exit(2)
 
 

@@ -30,7 +30,8 @@ from fuzzer.limits import CACHE, TRIAGE
 
 
 def _known_keys(folder: str | None) -> tuple:
-    """The bug keys of ``folder``'s entries that its upstream.json links to a public issue."""
+    """The bug keys of ``folder``'s entries that its upstream.json links to a public issue,
+    but for keys that cannot tell causes apart (``bugs.separates``)."""
     if folder is None:
         return ()
     from fuzzer.corpus import bugs, upstream
@@ -43,8 +44,12 @@ def _known_keys(folder: str | None) -> tuple:
     if not known.records:
         raise click.BadParameter(f"{folder} has no {upstream.FILE}", param_hint="--known-upstream")
     entries, _ = load_all([folder])
-    keys = sorted({bugs.key_of(e) for e in entries if any(r.known for r in known.of([e.id]))})
-    click.echo(f"known upstream: {len(keys)} bugs of {folder} are counted, not shrunk", err=True)
+    linked = [e for e in entries if any(r.known for r in known.of([e.id]))]
+    # a key that cannot tell causes apart would make every later finding under it "known"
+    vague = {bugs.key_of(e) for e in linked if not bugs.separates(e)}
+    keys = sorted({bugs.key_of(e) for e in linked} - vague)
+    click.echo(f"known upstream: {len(keys)} bugs of {folder} are counted, not shrunk"
+               + (f" ({len(vague)} more whose key cannot tell causes apart are not)" if vague else ""), err=True)
     return tuple(keys)
 
 

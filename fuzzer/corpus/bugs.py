@@ -8,7 +8,9 @@ culprit's *blame* (``fuzzer.triage.culprit``): the stage, and the switch or pass
 inside it, and whether it needs dynamic shapes.  An entry whose bug could not be localised, or was never triaged,
 groups with nothing: merging what nothing says is one cause would hide a bug.  A
 crash or timeout (triaged from outside its process only) blames the innermost
-frame of torch its process died in, where one was recorded.
+frame of torch its process died in (``stacks.torch_frame``), never a frame of
+dcefuzz's code, where a corrupted heap is often noticed; one whose stack holds no
+frame of torch groups with nothing.
 
 A bug's id is derived from its key, so the same bug has the same id in every
 corpus and every run.
@@ -22,36 +24,94 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
+from fuzzer.isolation import stacks
 from fuzzer.judge import contract
+from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen
 from fuzzer.triage import rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
 
 
-def _frame(detail: list[str]) -> str | None:
-    for line in detail:
-        if line.strip().startswith("at "):
-            return line.strip()[3:]
-    return None
+def _frames(detail: list[str]) -> list[str]:
+    """The stack a casualty's detail recorded, innermost first."""
+    return [line.strip()[3:] for line in detail if line.strip().startswith("at ")]
 
 
 def blame_of(entry) -> str | None:
-    """What in the compiler the entry's bug is blamed on (None: nothing says)."""
+    """What in the compiler the entry's bug is blamed on (None: nothing says; for a
+    crash or timeout, no frame of torch was recorded, ``stacks.torch_frame``)."""
     if entry.kind in contract.PROCESS_KINDS:
-        frame = _frame(entry.detail)
+        frame = stacks.torch_frame(_frames(entry.detail))
         return f"process:{frame}" if frame else None
     return entry.culprit.blame if entry.culprit is not None else None
 
 
+#: the kinds a wrong value shows as: where their blame names only a stage, what the
+#: program does joins their key (``does``)
+VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
+
+
+def does(program) -> str:
+    """What a program does, as far as telling causes apart goes: the forms its
+    statements use (each once, sorted) and what of its mode a bug may need
+    (gradients, a dtype, strided or aliased inputs, a dynamic mode, marks).
+
+    An entry is shrunk 1-minimal, so every form in it is one its bug needs; an
+    unshrunk one holds more, which can only split its bug from the shrunk one's."""
+    forms = sorted({stmt.form for stmt in program.body})
+    mode = program.mode
+    extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
+                                   ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
+                                   (f"dynamic={mode.dynamic}", mode.dynamic != "true")) if on]
+    extra += sorted({f"mark:{how}" for _, _, how in mode.marks})
+    return ", ".join(forms) + (f"; {', '.join(extra)}" if extra else "")
+
+
+def _stage_only(blame: str | None) -> bool:
+    """A blame that names a stage and nothing inside it (no switch, pass or frame)."""
+    return blame is not None and ":" not in blame
+
+
 def key_of(entry) -> str:
     """The bug an entry belongs to: family and blame (and whether it needs dynamic
-    shapes), or the entry alone."""
+    shapes), or the entry alone.
+
+    A wrong value whose blame names only its stage (``eager`` and ``aot_eager`` have no
+    subsystem for the bisector, and no switch is probed before Inductor) adds what its
+    program does (``does``): without it every wrong value at ``aot_eager`` was one bug,
+    which held two causes under one id in turn."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
         blame = entry.culprit.key
+    if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
+        done = does(entry.case.program)
+        blame += f" {{does {done}}}" if done else ""
     return f"{family(entry.bug_class)} @ {blame if blame else 'entry:' + entry.id}"
+
+
+def separates(entry) -> bool:
+    """Whether the entry's key can tell one cause from another, so that a finding may be
+    recognised as a known bug through it (``Examples``, ``--known-upstream``).
+
+    It cannot where it says only a stage and nothing of what went wrong there: a
+    crash or timeout with no frame of torch, a wrong value at a stage with no switch or
+    pass and a program that does nothing, an error raised where no frame of torch says
+    (its class is its message), a missed-dce without why the call is kept.  Such a key
+    may still group entries for a listing; a finding under it is never taken for a
+    repeat."""
+    if entry.kind in contract.PROCESS_KINDS:
+        return blame_of(entry) is not None
+    blame = entry.culprit.blame if entry.culprit is not None else None
+    if not _stage_only(blame):
+        return True  # inside a stage, or the entry alone
+    if entry.kind in VALUE_KINDS:
+        return bool(does(entry.case.program))
+    rest = entry.bug_class.partition("|")[2]
+    if entry.kind in contract.ERROR_KINDS:
+        return rest.startswith(SITE_PREFIX)
+    return bool(rest)
 
 
 def bug_id(key: str) -> str:

@@ -9,6 +9,10 @@ the first-found time of the one it replaces carry over) or only counts, as a hit
 on the bug's smallest entry.  Nothing is lost but the program text of a larger
 repeat.
 
+A bug whose key cannot tell causes apart (``bugs.separates``: a crash with no frame
+of torch, a stage and nothing inside it) is never full: a finding under its key may
+be another cause, so it is saved, never only counted.
+
 The index is read once, at the start of a campaign; the campaign's parent process
 is the corpus's only writer (workers never write it).  Campaigns sharing one
 folder at once (shards on one disk) each keep their own cap, so such a folder may
@@ -66,6 +70,8 @@ class Examples:
     def __init__(self, folder: str | os.PathLike, cap: int = TRIAGE.examples_per_bug):
         self.folder, self.cap = Path(folder), cap
         self.by_bug: dict[str, list[_Example]] = {}
+        #: the keys some entry of which says nothing that tells causes apart
+        self.vague: set[str] = set()
         found, _ = store.entries_in([str(self.folder)]) if self.folder.is_dir() else ([], [])
         for path in found:
             try:
@@ -75,6 +81,8 @@ class Examples:
             self._add(bugs.key_of(entry), entry, path)
 
     def _add(self, key: str, entry: Entry, path: Path) -> None:
+        if not bugs.separates(entry):
+            self.vague.add(key)
         members = self.by_bug.setdefault(key, [])
         members[:] = [m for m in members if m.id != entry.id]
         members.append(_Example(entry.id, entry.statements, Path(path)))
@@ -92,8 +100,10 @@ class Examples:
 
     def full(self) -> dict[str, int]:
         """The bugs that have their ``cap`` examples: key -> statements of the largest
-        (a finding of one that is no smaller would only be counted)."""
-        return {key: ms[-1].statements for key, ms in self.by_bug.items() if len(ms) >= self.cap}
+        (a finding of one that is no smaller would only be counted); never one whose
+        key cannot tell causes apart."""
+        return {key: ms[-1].statements for key, ms in self.by_bug.items()
+                if len(ms) >= self.cap and key not in self.vague}
 
     @property
     def bugs(self) -> int:
@@ -113,7 +123,7 @@ class Examples:
             # the same program again: its entry (and the bug it was filed under) gets the hit
             path, _ = store.save(entry, self.folder)
             return Saved(Kept.REPEAT, path, bugs.bug_id(held_by), False)
-        if len(members) < self.cap:
+        if len(members) < self.cap or key in self.vague or not bugs.separates(entry):
             path, _ = store.save(entry, self.folder)
             self._add(key, entry, path)
             return Saved(Kept.NEW, path, bug, new_bug)

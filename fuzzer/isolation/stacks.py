@@ -7,14 +7,25 @@ AOT, lowering, kernel compilation, the compiled code itself).  A child arms
 parent named, and on ``SIGUSR1`` it writes it without dying, which is how the parent
 asks a hung or bloated child where it is before killing it (``dump_then``).  The
 parent reads the file back (``read``) into the entry's detail, and uses the
-innermost frame as part of a casualty's *title*: two casualties with the same kind,
-death and innermost frame are taken for the same bug, so a crash that fires on every
-tenth program is shrunk once and counted, not shrunk a hundred times.
+innermost frame *of torch* (``torch_frame``) as part of a casualty's *title* and of its
+bug's key: two casualties with the same kind, death and innermost frame of torch are
+taken for the same bug, so a crash that fires on every tenth program is shrunk once and
+counted, not shrunk a hundred times.
+
+Not the innermost frame of any code: a corrupted heap aborts wherever the next
+allocation happens, often in dcefuzz's own code making the next binding's inputs
+(``sizes.py``), and a key made of that frame is one bug for every such crash.  A frame
+of torch's files names where in the compiler the process was; a stack without one
+(it died in dcefuzz's code, or the stack was read before frames said whose file they
+are) names no cause, and its casualty is a bug of its own.  Frames of torch and of
+dcefuzz are written with their path inside the package (``torch/_inductor/graph.py``),
+other files by their name alone.
 """
 
 from __future__ import annotations
 
 import faulthandler
+import importlib.util
 import os
 import re
 import signal
@@ -23,6 +34,11 @@ from pathlib import Path
 
 #: frames kept from a dumped stack, innermost first
 FRAMES_KEPT = 8
+#: frames kept at most to reach the innermost frame of torch, where the first
+#: ``FRAMES_KEPT`` hold none (a death in a library torch called, or in dcefuzz's code)
+FRAMES_TO_TORCH = 40
+#: how a frame of torch's files starts its path (``torch_frame``)
+TORCH_PATH = "torch/"
 #: seconds the parent waits for a child to write its stack after SIGUSR1
 DUMP_WAIT_S = 2.0
 #: polling interval while waiting for the dump
@@ -31,7 +47,34 @@ DUMP_POLL_S = 0.05
 #: the folder of dcefuzz's own modules: a frame there is dcefuzz's code at work
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
+#: a file of an installed torch, wherever its environment is
+_INSTALLED_TORCH = re.compile(r"[/\\](?:site|dist)-packages[/\\](torch[/\\].+)$")
 _handle = None
+
+
+def _torch_root() -> str | None:
+    """The folder that holds this interpreter's ``torch`` package (found without
+    importing it), with a trailing separator; None without torch."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return None
+    return os.path.dirname(os.path.dirname(os.path.abspath(spec.origin))) + os.sep
+
+
+_TORCH_ROOT = _torch_root()
+
+
+def shown(file: str) -> str:
+    """How a frame's file is written: its path inside torch or dcefuzz, else its name."""
+    ours = os.path.dirname(_PACKAGE.rstrip(os.sep)) + os.sep
+    if file.startswith(_PACKAGE):
+        return file[len(ours):].replace(os.sep, "/")
+    found = _INSTALLED_TORCH.search(file)
+    if found:
+        return found[1].replace("\\", "/")
+    if _TORCH_ROOT is not None and file.startswith(_TORCH_ROOT + "torch" + os.sep):
+        return file[len(_TORCH_ROOT):].replace(os.sep, "/")
+    return os.path.basename(file)
 
 
 def arm(path: str | os.PathLike) -> None:
@@ -94,9 +137,31 @@ def read(path: str | os.PathLike) -> list[str]:
     ours = [t for t in threads if any(m["file"].startswith(_PACKAGE) for m in t)]
     main = ours or [t for t in threads if not any(m["func"] == "_bootstrap_inner" for m in t)]
     deepest = max(main or threads, key=len)
-    return [f"{m['func']} ({os.path.basename(m['file'])}:{m['line']})" for m in deepest[:FRAMES_KEPT]]
+    frames = [f"{m['func']} ({shown(m['file'])}:{m['line']})" for m in deepest[:FRAMES_TO_TORCH]]
+    first_torch = next((i for i, frame in enumerate(frames) if _is_torch(frame)), 0)
+    return frames[:max(FRAMES_KEPT, first_torch + 1)]
+
+
+def _file(frame: str) -> str:
+    """The file of a frame as ``read`` writes it (``func (file:line)``)."""
+    return frame.rpartition(" (")[2].rpartition(":")[0]
+
+
+def _is_torch(frame: str) -> bool:
+    return _file(frame).startswith(TORCH_PATH)
+
+
+def _unnumbered(frame: str) -> str:
+    return re.sub(r":\d+\)$", ")", frame)
 
 
 def innermost(frames: list[str]) -> str:
     """The innermost frame without its line number: stable across small edits."""
-    return re.sub(r":\d+\)$", ")", frames[0]) if frames else ""
+    return _unnumbered(frames[0]) if frames else ""
+
+
+def torch_frame(frames: list[str]) -> str | None:
+    """The innermost frame in torch's files, without its line number (None: none of
+    ``frames`` is torch's, or they were read before frames said whose file they are:
+    where the process died names no cause)."""
+    return next((_unnumbered(frame) for frame in frames if _is_torch(frame)), None)

@@ -32,6 +32,7 @@ from fuzzer.corpus.store import load, update
 from fuzzer.files import atomic_write
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
+from fuzzer.judge.legacy import legacy_class
 from fuzzer.reduce import signature
 from fuzzer.replay.reshrink import put_in_place
 from fuzzer.triage.family import family
@@ -53,16 +54,6 @@ class Reclassed:
     def line(self) -> str:
         moved = f" -> {self.new_id}" if self.new_id != self.old_id else ""
         return f"{self.outcome:9s} {self.old_id}{moved}: {self.detail}"
-
-
-def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:
-    """The class ``divs`` had before errors were classed by where they were raised, and
-    before a missed-dce was parted by why the call may be kept."""
-    if kind in contract.ERROR_KINDS and divs:
-        return f"{kind}|{contract.normalise_message(divs[0].detail)}"
-    if kind == contract.MISSED_DCE:
-        return kind
-    return contract.bug_class(kind, divs)
 
 
 def _same_bug(entry: Entry, divs: list[contract.Divergence]) -> bool:

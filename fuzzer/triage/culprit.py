@@ -91,17 +91,19 @@ class Culprit:
 
     @property
     def key(self) -> str | None:
-        """What bugs group by: the blame; for a wrong result, every other switch whose
-        throwing removes it too (a pending read computed after a later write, which
-        only reinplacing's absence removes, and a clone elided so one buffer plays
-        two roles, which the no-op removal's absence removes as well, both blame
-        reinplacing, and are two bugs); and whether the bug needs dynamic shapes."""
+        """What bugs group by: the blame; for a wrong result, every other switch that
+        rewrites the program and whose throwing removes it too (a pending read
+        computed after a later write, which only reinplacing's absence removes, and a
+        clone elided so one buffer plays two roles, which the no-op removal's absence
+        removes as well, both blame reinplacing, and are two bugs), but no switch
+        that only moves the computation (``switches.also_needed``: it hides the bug,
+        it is not part of it); and whether the bug needs dynamic shapes."""
         if self.blame is None:
             return None
         also = ""
         if self.kind not in contract.ERROR_KINDS:
             blamed = rules.split(self.blame.partition(":")[2])[0]
-            others = [name for name in switches.gone(self.switches) if name != blamed]
+            others = switches.also_needed(self.switches, blamed)
             also = f" (also gone with {', '.join(others)} off)" if others else ""
         elif self.named_by:
             also = f" (missing key held by {', '.join(self.named_by)})"

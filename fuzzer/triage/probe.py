@@ -6,6 +6,13 @@ on-disk caches off, judge it, and see whether the same bug shows again: a bug cl
 of the same *family* (``fuzzer.triage.family``).  It is gone when nothing of its
 family is left: no divergence at all, or only the rest of what the finding already
 showed besides it.
+
+A class today's contract no longer makes (an entry saved by an older dcefuzz, whose
+error is classed by its message where torch's raising frame now classes it) would
+never show again, and every probe would answer "changed": the triage would end "not
+localised" with nothing to say why.  A probe that sees the entry's bug under today's
+class (its legacy class is the entry's) raises :class:`OutdatedClass` instead, at
+the first compile, and the caller says to run ``dcefuzz reclass``.
 :class:`Probe` asks it, counts the calls and the seconds, and refuses to start a
 call once the budget is spent (:class:`BudgetSpent`), so a triage never runs past
 its limit by more than one compile.
@@ -20,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract
+from fuzzer.judge.legacy import legacy_class
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
@@ -54,6 +62,16 @@ class TriageBudget:
 
 class BudgetSpent(Exception):
     """The triage's budget is spent: no further oracle call is made."""
+
+
+class OutdatedClass(Exception):
+    """The finding's bug class is an older dcefuzz's: the case shows its bug under
+    ``today``, a class of another family, which probes for ``saved`` never match."""
+
+    def __init__(self, saved: str, today: str):
+        super().__init__(f"its bug class is out of date: saved as {saved!r}, today's contract classes "
+                         f"what it shows as {today!r}; run `dcefuzz reclass` on it first")
+        self.saved, self.today = saved, today
 
 
 class Probe:
@@ -94,9 +112,12 @@ class Probe:
             else (verdict.status,)
         if verdict.status != contract.OK:
             return Outcome.CHANGED
-        seen = contract.bug_class(self.kind, verdict.of_kind(self.kind))
+        divs = verdict.of_kind(self.kind)
+        seen = contract.bug_class(self.kind, divs)
         if seen and family(seen) == family(self.bug_class):
             return Outcome.STAYS
+        if seen and family(legacy_class(self.kind, divs)) == family(self.bug_class):
+            raise OutdatedClass(self.bug_class, seen)
         if any(d.kind in contract.CORRECTNESS_KINDS and d.kind != self.kind for d in verdict.divergences):
             return Outcome.CHANGED
         if not seen or leftover(self.bug_class, seen):

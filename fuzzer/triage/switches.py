@@ -12,22 +12,45 @@ The table is data, in pipeline order (post-grad passes as ``post_grad.py`` runs
 them, then the scheduler), because the blame (:func:`blamed`) reads it in that
 order.  A switch whose config fields the installed torch lacks is left out: the
 table is detected, not pinned to a release.
+
+Each switch also says what its thing does to the program (:class:`Role`): a graph
+pass *rewrites* it (drops a copy, makes a write in place), while the locality
+reordering and the scheduler's features only *move* the same computation (order it,
+group it into kernels, place it in buffers).  A bug's key (``Culprit.key``) names
+the rewriting switches that remove it besides the one it blames, never the moving
+ones (:func:`also_needed`).
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from fuzzer.triage.probe import Outcome, Probe
 
 
+class Role(str, enum.Enum):
+    """What a switch's thing does to the program it compiles."""
+
+    #: a graph pass that changes the nodes a later pass sees: the clone the no-op
+    #: removal drops is what reinplacing then writes through, a part of the cause
+    REWRITES = "rewrites"
+    #: orders, groups or places the same computation: thrown, it moves nodes so that a
+    #: later pass's wrong decision is not reached, which hides a bug without being
+    #: part of it (the dropped effect edge is removed by the locality reordering's or
+    #: fusion's absence in some programs, the peak-memory reordering's in all)
+    MOVES = "moves"
+
+
 @dataclass(frozen=True)
 class Switch:
-    """One thing of Inductor to turn off: its name, the config patch, what it stops."""
+    """One thing of Inductor to turn off: its name, the config patch, what it stops,
+    and whether it rewrites the program or only moves it."""
 
     name: str
     config: tuple[tuple[str, object], ...]
     what: str
+    role: Role = Role.REWRITES
 
     @property
     def patch(self) -> dict:
@@ -46,7 +69,7 @@ def _disabled(pass_name: str, what: str) -> Switch:
 #: in pipeline order: post-grad passes, then the scheduler's fusion and reordering
 SWITCHES: tuple[Switch, ...] = (
     Switch("reorder_for_locality", (("reorder_for_locality", False),),
-           "the post-grad pass that moves nodes next to their users"),
+           "the post-grad pass that moves nodes next to their users", Role.MOVES),
     _disabled("remove_noop_ops", "the post-grad pass that removes no-op views and copies"),
     Switch("pattern_matcher", (("pattern_matcher", False),),
            "the post-grad pattern-replacement passes"),
@@ -54,12 +77,12 @@ SWITCHES: tuple[Switch, ...] = (
               "reinplacing: functional custom-op calls turned back into in-place writes"),
     _disabled("decompose_auto_functionalized",
               "the decomposition of auto_functionalized into clones and the mutating call"),
-    Switch("fusion", (("max_fusion_size", 1),), "the scheduler's fusion of kernels"),
-    Switch("epilogue_fusion", (("epilogue_fusion", False),), "the scheduler's epilogue fusion"),
+    Switch("fusion", (("max_fusion_size", 1),), "the scheduler's fusion of kernels", Role.MOVES),
+    Switch("epilogue_fusion", (("epilogue_fusion", False),), "the scheduler's epilogue fusion", Role.MOVES),
     Switch("buffer_reuse", (("inplace_buffers", False), ("allow_buffer_reuse", False)),
-           "the scheduler's reuse of buffers and in-place kernels"),
+           "the scheduler's reuse of buffers and in-place kernels", Role.MOVES),
     Switch("reorder_for_peak_memory", (("reorder_for_peak_memory", False),),
-           "the scheduler's reordering of nodes to lower peak memory"),
+           "the scheduler's reordering of nodes to lower peak memory", Role.MOVES),
 )
 
 BY_NAME = {s.name: s for s in SWITCHES}
@@ -149,12 +172,25 @@ def blamed(results: dict[str, str]) -> str | None:
     When several do, the earlier ones mostly shape the graph that the later one
     then mishandles (a no-op removal that leaves a mutation where reinplacing can
     reach it, a fusion that feeds the peak-memory reordering), and the later pass
-    is where the wrong decision is made.  They are not dropped from the bug's key
-    (``Culprit.key``): a bug that one switch removes and one that two do are told
-    apart, since they may be two mechanisms that meet in one pass.
+    is where the wrong decision is made.  Of the earlier ones, only those that
+    rewrite the program are kept in the bug's key (:func:`also_needed`).
     """
     alone = gone(results)
     if alone:
         return alone[-1]
     pairs = [name for name, v in results.items() if PAIR in name and v == Outcome.GONE.value]
     return pairs[0] if pairs else None
+
+
+def also_needed(results: dict[str, str], blamed_switch: str) -> list[str]:
+    """The switches besides ``blamed_switch`` whose throwing alone removes the bug and
+    that rewrite the program (:attr:`Role.REWRITES`), in pipeline order.
+
+    Such a pass makes what the blamed one mishandles (a clone elided, so one buffer
+    plays two roles once reinplaced, is another bug than a pending read reinplacing
+    alone gets wrong).  A switch that only moves the computation is left out: its
+    absence hides the bug by moving nodes, and a key that named it would split one
+    cause by the programs it was found in (the dropped effect edge was four bugs, by
+    which of the locality reordering, fusion and the no-op removal also hid it).
+    """
+    return [name for name in gone(results) if name != blamed_switch and BY_NAME[name].role is Role.REWRITES]
