@@ -786,3 +786,34 @@ def test_dynamo_keeps_a_single_use_region_only_as_the_program_asks(monkeypatch):
     monkeypatch.setattr(codegen, "KEEP_REGIONS", "{}")
     inlined = run_trial(c, "cpu", confirm=False)
     assert inlined.status == "untested" and inlined.untested_reason == observe.HOP_INLINED
+
+
+# ------------------------------------------------------------------ typed identity
+
+def test_a_bug_class_is_one_record_with_one_format_and_one_parse():
+    """Every corpus entry's class reads back as the record that writes it; an error's one
+    symptom keeps its commas, any other kind's words are split on them."""
+    from pathlib import Path
+
+    from fuzzer.corpus.store import entries_in, load
+
+    corpus = Path(__file__).resolve().parent.parent / "corpus"
+    for path in entries_in([str(corpus)])[0]:
+        text = load(path).bug_class
+        assert contract.BugClass.parse(text).text == text, path
+    error = contract.BugClass.parse("compile-error|raised AssertionError in torch._inductor:f: a, b")
+    assert error == contract.BugClass(contract.COMPILE_ERROR, ("raised AssertionError in torch._inductor:f: a, b",))
+    assert contract.BugClass.parse("effect-log|data,reordered").symptoms == ("data", "reordered")
+    assert contract.BugClass.parse("missed-dce") == contract.BugClass("missed-dce")
+    assert contract.bug_class(contract.EFFECT_LOG, [contract.Divergence(contract.EFFECT_LOG, 0, "s", "d",
+                                                                         ("reordered", "data"))]) \
+        == "effect-log|data,reordered"
+
+
+def test_a_kind_is_an_enum_that_reads_and_writes_as_its_string():
+    import json
+
+    assert contract.Kind("wrong-output") is contract.WRONG_OUTPUT and contract.WRONG_OUTPUT == "wrong-output"
+    assert f"{contract.CRASH}|x" == "crash|x" and str(contract.Status.OK) == "ok"
+    assert json.dumps({contract.EFFECT_LOG: [contract.MISSED_DCE]}) == '{"effect-log": ["missed-dce"]}'
+    assert repr(contract.TIMEOUT) == "'timeout'"  # a script that prints a kind writes a literal

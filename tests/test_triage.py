@@ -581,3 +581,13 @@ def test_stats_lists_the_bugs_of_a_campaign_folder_with_first_and_last_hit(tmp_p
     assert "bugs       1 in" in r.output
     as_json = json.loads(CliRunner().invoke(main, ["stats", str(folder.path), "--json"]).output)
     assert [b["entries"] for b in as_json["bugs"]] == [2]
+
+
+def test_a_bug_key_is_one_record_with_one_format_and_one_parse():
+    """Every committed entry's key reads back as the record that writes it, a family
+    with ' @ ' in it included."""
+    for e in _corpus():
+        key = bugs.key_of(e)
+        assert bugs.BugKey.parse(key).text == key
+    odd = bugs.BugKey("compile-error|raised X in torch.f: a @ b", "inductor")
+    assert bugs.BugKey.parse(odd.text) == odd

@@ -5,6 +5,7 @@ processes, where a plain trial's issue speaks of one compile against eager
 from __future__ import annotations
 
 from fuzzer.cache import variants
+from fuzzer.judge.contract import BugClass
 from fuzzer.render.report import Issue, Stance, says
 
 #: the area tag of a stale-cache issue, and the cache's name, by the blamed cache
@@ -32,7 +33,7 @@ def _code(text: str) -> str:
 
 
 def _labels(bug) -> list[str]:
-    return bug.family.partition("|")[2].split(",")
+    return list(BugClass.parse(bug.family).symptoms)
 
 
 def _change(bug) -> str:

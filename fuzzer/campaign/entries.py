@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fuzzer.campaign import masked as masking
 from fuzzer.campaign.config import Config
+from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.bugs import separates
 from fuzzer.corpus.entry import Entry
@@ -113,7 +114,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     if not config.triage:
         return None
     entry = found_entry(finding, seed, config)
-    if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
+    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
     entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     entry = triaged(entry, config, seconds_left, errors, key_only=True)

@@ -91,11 +91,12 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
                        notes=notes + [f"  at {f}" for f in frames], threads=threads)
 
 
-def _title(kind: str, detail: str, frames: list[str]) -> str | None:
-    """Casualties with one title are taken for one bug (None: too little to tell, as
-    for a death with no frame of torch: ``stacks.torch_frame``)."""
+def _title(kind: str, detail: str, frames: list[str]) -> tuple[str, str, str] | None:
+    """Casualties with one title, (kind, death, torch's innermost frame), are taken for
+    one bug (None: too little to tell, as for a death with no frame of torch:
+    ``stacks.torch_frame``)."""
     where = stacks.torch_frame(frames)
-    return f"{kind}|{contract.normalise_message(detail)}|{where}" if where else None
+    return (kind, contract.normalise_message(detail), where) if where else None
 
 
 def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
@@ -134,7 +135,7 @@ def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log,
     workers = [start(i) for i in range(len(launcher.slots))]
     replaced = 0
     #: casualty title -> the entry that stands for it (see ``_title``)
-    titles: dict[str, str] = {}
+    titles: dict[tuple[str, str, str], str] = {}
 
     def replace(w: WorkerHandle) -> WorkerHandle:
         nonlocal replaced

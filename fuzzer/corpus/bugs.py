@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
 from fuzzer.isolation import stacks
 from fuzzer.judge import contract
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen
 from fuzzer.triage import rules
@@ -73,6 +74,31 @@ def _stage_only(blame: str | None) -> bool:
     return blame is not None and ":" not in blame
 
 
+#: what parts a key's family from its blame in its text
+KEY_SEPARATOR = " @ "
+#: the blame of a key that is one entry's alone (nothing localised it)
+ENTRY_ALONE = "entry:"
+
+
+@dataclass(frozen=True)
+class BugKey:
+    """What a bug is: its family (``fuzzer.triage.family``) and what in the compiler it
+    is blamed on.  Its text is what a campaign's state keeps, a bug's id hashes and
+    ``--known-upstream`` matches; :meth:`parse` is the one way back."""
+
+    family: str
+    blame: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.family}{KEY_SEPARATOR}{self.blame}"
+
+    @classmethod
+    def parse(cls, text: str) -> BugKey:
+        family, _, blame = text.rpartition(KEY_SEPARATOR)
+        return cls(family, blame)
+
+
 def key_of(entry) -> str:
     """The bug an entry belongs to: family and blame (and whether it needs dynamic
     shapes), or the entry alone.
@@ -88,7 +114,7 @@ def key_of(entry) -> str:
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f" {{does {done}}}" if done else ""
-    return f"{family(entry.bug_class)} @ {blame if blame else 'entry:' + entry.id}"
+    return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id).text
 
 
 def separates(entry) -> bool:
@@ -108,10 +134,10 @@ def separates(entry) -> bool:
         return True  # inside a stage, or the entry alone
     if entry.kind in VALUE_KINDS:
         return bool(does(entry.case.program))
-    rest = entry.bug_class.partition("|")[2]
+    symptoms = BugClass.parse(entry.bug_class).symptoms
     if entry.kind in contract.ERROR_KINDS:
-        return rest.startswith(SITE_PREFIX)
-    return bool(rest)
+        return bool(symptoms) and symptoms[0].startswith(SITE_PREFIX)
+    return bool(symptoms)
 
 
 def bug_id(key: str) -> str:
@@ -134,8 +160,8 @@ _WHAT = {
 
 def what(fam: str) -> str:
     """What goes wrong in a bug of family ``fam``, in words."""
-    kind, _, rest = fam.partition("|")
-    return _WHAT.get(kind, kind + " {}").format(rest.replace(",", ", ")).strip()
+    parsed = BugClass.parse(fam)
+    return _WHAT.get(parsed.kind, parsed.kind + " {}").format(parsed.shown()).strip()
 
 
 #: the longest statement pattern a title quotes whole (longer: the ops it calls)
@@ -165,7 +191,7 @@ def pattern(entry) -> str:
 
 def what_in(fam: str, kinds: Iterable[str]) -> str:
     """What goes wrong, where the corrupted values land when the family merges them."""
-    if fam.partition("|")[0] == CORRUPTED:
+    if BugClass.parse(fam).kind == CORRUPTED:
         lands = [LANDS[k] for k in kinds if k in LANDS]
         return "wrong values " + " or ".join(lands) if lands else what(fam)
     return what(fam)

@@ -195,4 +195,4 @@ class Entry:
     @property
     def bug_class(self) -> str:
         """The class part of the signature: what a replay must see again."""
-        return self.signature.split(" :: ", 1)[0]
+        return signature.Signature.parse(self.signature).bug_class

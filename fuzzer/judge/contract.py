@@ -102,21 +102,54 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import Enum
 
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 
 from fuzzer.judge.observe import COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, Run
 
-WRONG_OUTPUT = "wrong-output"
-WRONG_MUTATION = "wrong-mutation"
-EFFECT_LOG = "effect-log"
-COMPILE_ERROR = "compile-error"
-RUNTIME_ERROR = "runtime-error"
-MISSED_DCE = "missed-dce"
-CRASH = "crash"
-TIMEOUT = "timeout"
+class Kind(str, Enum):
+    """What a divergence breaks: a clause of the contract, the process, a stale cache.
 
-STALE_CACHE = "stale-cache"
+    A ``str`` as well, so entries' JSON, dict keys and comparisons with a kind read
+    from a file keep working (``str()``, formatting and ``repr()`` give the value's, so
+    a script that prints a kind into its source writes a plain string)."""
+
+    WRONG_OUTPUT = "wrong-output"
+    WRONG_MUTATION = "wrong-mutation"
+    EFFECT_LOG = "effect-log"
+    COMPILE_ERROR = "compile-error"
+    RUNTIME_ERROR = "runtime-error"
+    MISSED_DCE = "missed-dce"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    STALE_CACHE = "stale-cache"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:  # written into scripts as a plain string literal
+        return repr(self.value)
+
+
+class Status(str, Enum):
+    """Whether a case could be judged at all: an eager run that raises makes it
+    invalid (a generator defect), one that disagrees with itself nondeterministic."""
+
+    OK = "ok"
+    INVALID = "invalid"
+    NONDETERMINISTIC = "nondeterministic"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG = Kind.WRONG_OUTPUT, Kind.WRONG_MUTATION, Kind.EFFECT_LOG
+COMPILE_ERROR, RUNTIME_ERROR, MISSED_DCE = Kind.COMPILE_ERROR, Kind.RUNTIME_ERROR, Kind.MISSED_DCE
+CRASH, TIMEOUT, STALE_CACHE = Kind.CRASH, Kind.TIMEOUT, Kind.STALE_CACHE
 
 CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
 PERFORMANCE_KINDS = (MISSED_DCE,)
@@ -127,9 +160,7 @@ KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
 PROCESS_KINDS = (CRASH, TIMEOUT)
 ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
 
-OK = "ok"
-INVALID = "invalid"
-NONDETERMINISTIC = "nondeterministic"
+OK, INVALID, NONDETERMINISTIC = Status.OK, Status.INVALID, Status.NONDETERMINISTIC
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
@@ -186,6 +217,45 @@ class Divergence:
         return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
 
 
+@dataclass(frozen=True)
+class BugClass:
+    """What a confirmation, a shrink step, a replay and a repro must see again: a kind
+    and its symptoms.
+
+    Its text, ``kind|a,b`` (``kind`` alone without symptoms), is what entries' JSON
+    keeps, and :meth:`parse` the one way back: an error has one symptom, where torch
+    raised it or its message, which may hold commas; any other kind's symptoms are
+    words without them.  A family (``fuzzer.triage.family``) is written the same way."""
+
+    kind: str
+    symptoms: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.kind + (f"|{','.join(self.symptoms)}" if self.symptoms else "")
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def parse(cls, text: str) -> BugClass:
+        kind, sep, rest = text.partition("|")
+        if not sep:
+            return cls(kind)
+        if kind in ERROR_KINDS:
+            return cls(kind, (rest,))
+        return cls(kind, tuple(rest.split(",")) if rest else ())
+
+    @property
+    def words(self) -> set[str]:
+        """The symptoms as a set (a non-error class's are unordered words)."""
+        return set(self.symptoms)
+
+    def shown(self) -> str:
+        """The symptoms as a title reads them: ``, ``-separated, commas spaced."""
+        return ", ".join(s.replace(",", ", ") for s in self.symptoms)
+
+
 def bug_class(kind: str, divs: list[Divergence]) -> str:
     """The kind plus the symptoms of its divergences: what a replay must see again."""
     if not divs:
@@ -194,9 +264,8 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
         # an error is classed by where torch raised it (``raised.raised_at``), and by
         # its message only where no frame of torch raised it (a death, our own code)
         site = divs[0].symptoms
-        return f"{kind}|{site[0] if site else normalise_message(divs[0].detail)}"
-    words = sorted({w for d in divs for w in d.symptoms})
-    return kind + (f"|{','.join(words)}" if words else "")
+        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),)).text
+    return BugClass(kind, tuple(sorted({w for d in divs for w in d.symptoms}))).text
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:

@@ -17,7 +17,7 @@ def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:
     """The class ``divs`` had before errors were classed by where they were raised, and
     before a missed-dce was parted by why the call may be kept."""
     if kind in contract.ERROR_KINDS and divs:
-        return f"{kind}|{contract.normalise_message(divs[0].detail)}"
+        return contract.BugClass(kind, (contract.normalise_message(divs[0].detail),)).text
     if kind == contract.MISSED_DCE:
         return kind
     return contract.bug_class(kind, divs)

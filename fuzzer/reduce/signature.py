@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from dataclasses import dataclass
 
 from fuzzer.judge.contract import Divergence, bug_class
 from fuzzer.program.ir import Case, Input, Program, Stmt
@@ -103,6 +104,28 @@ def normal_form(program: Program) -> str:
     return mode_text(p) + f"{ins}; " + "; ".join(stmts) + f"; return ({', '.join(p.outputs)})"
 
 
+#: what parts a signature's two halves in its text
+SEPARATOR = " :: "
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A finding's bug class and its program's normal form; its text is what entries
+    keep and compare, :meth:`parse` the one way back."""
+
+    bug_class: str
+    normal_form: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.bug_class}{SEPARATOR}{self.normal_form}"
+
+    @classmethod
+    def parse(cls, text: str) -> Signature:
+        bug, _, form = text.partition(SEPARATOR)
+        return cls(bug, form)
+
+
 def of(kind: str, case: Case, divs: list[Divergence]) -> str:
-    return f"{bug_class(kind, divs)} :: {normal_form(case.program)}"
+    return Signature(bug_class(kind, divs), normal_form(case.program)).text
 

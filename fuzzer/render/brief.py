@@ -34,6 +34,7 @@ import torch
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, observe
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen, forms, sizes, sources
 from fuzzer.program.liveness import dead_pure_sites
@@ -86,7 +87,7 @@ CHECKS: dict[str, Check] = {
     contract.WRONG_MUTATION: Check(NOTHING, (
         "torch.testing.assert_close(compiled_inputs, eager_inputs)  # the inputs as the program left them",)),
     contract.EFFECT_LOG: Check(ORDER, ('assert LOG == eager_log, f"eager {eager_log}, compiled {LOG}"',)),
-    f"{contract.EFFECT_LOG}|{contract.DATA}": Check(DATA, (
+    BugClass(contract.EFFECT_LOG, (contract.DATA,)).text: Check(DATA, (
         "torch.testing.assert_close(LOG, eager_log)  # what each effectful call saw",)),
     contract.MISSED_DCE: Check(CALLS, (
         'assert not DEAD & set(CALLS), f"dead calls ran: {sorted(DEAD & set(CALLS))}"',)),
@@ -103,13 +104,13 @@ def check_key(entry: Entry) -> str:
     """The key of ``entry``'s check: its kind (a stale-cache entry's: the kind its warm
     compile broke), or ``effect-log|data`` for an effect log whose only change is the
     data an effect saw (its order is right)."""
-    symptoms = set(entry.bug_class.partition("|")[2].split(","))
+    symptoms = BugClass.parse(entry.bug_class).words
     kind = entry.kind
     if kind == contract.STALE_CACHE:
         kind = next(k for k in contract.CORRECTNESS_KINDS if k in symptoms)
     if kind == contract.EFFECT_LOG and symptoms & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
                                                    contract.REORDERED, contract.DATA} == {contract.DATA}:
-        return f"{contract.EFFECT_LOG}|{contract.DATA}"
+        return BugClass(contract.EFFECT_LOG, (contract.DATA,)).text
     return kind
 
 

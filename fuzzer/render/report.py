@@ -26,6 +26,7 @@ from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, kinds
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import sizes
@@ -45,7 +46,7 @@ SAYS = {
     contract.WRONG_MUTATION: "writes values into the program's inputs that differ from eager's",
     contract.EFFECT_LOG: "does not call the custom ops registered as ORDERED effects "
                          "(`register_effect(EffectType.ORDERED)`) exactly once each, in program order",
-    f"{contract.EFFECT_LOG}|{contract.DATA}": "hands an ORDERED effectful custom op other data "
+    BugClass(contract.EFFECT_LOG, (contract.DATA,)).text: "hands an ORDERED effectful custom op other data "
                                               "than eager does",
     contract.MISSED_DCE: "still runs a pure custom-op call whose result nothing uses",
     contract.COMPILE_ERROR: "fails to compile, though eager runs it",
@@ -96,7 +97,8 @@ def raised_words(rest: str) -> str:
 
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
-    kind, _, rest = bug.family.partition("|")
+    family = BugClass.parse(bug.family)
+    kind, rest = family.kind, ",".join(family.symptoms)
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)
     if kind == contract.EFFECT_LOG:

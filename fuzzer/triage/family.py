@@ -20,6 +20,7 @@ the rest of what the finding already showed has removed *this* bug
 from __future__ import annotations
 
 from fuzzer.judge import contract
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 
 #: the family of wrong values, wherever they land
@@ -30,8 +31,8 @@ _VALUE_SYMPTOMS = {contract.VALUES, contract.NON_FINITE, contract.DATA}
 
 def symptoms(bug_class: str) -> tuple[str, set[str]]:
     """The kind and the symptom words of a (non-error) bug class."""
-    kind, _, rest = bug_class.partition("|")
-    return kind, set(rest.split(",")) if rest else set()
+    parsed = BugClass.parse(bug_class)
+    return parsed.kind, parsed.words
 
 
 #: the kinds a wrong value shows as
@@ -54,32 +55,35 @@ def _stale_family(words: set[str]) -> str:
     others = words - _VALUE_KINDS - _VALUE_SYMPTOMS
     if not words & _VALUE_KINDS or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
                                             contract.REORDERED}:
-        return f"{contract.STALE_CACHE}|{','.join(sorted(words))}"
-    return f"{contract.STALE_CACHE}|{','.join(sorted(others | {CORRUPTED}))}"
+        return BugClass(contract.STALE_CACHE, tuple(sorted(words))).text
+    return BugClass(contract.STALE_CACHE, tuple(sorted(others | {CORRUPTED}))).text
 
 
 def family(bug_class: str) -> str:
     """The bug class with returned, written and logged wrong values made one."""
-    kind, words = symptoms(bug_class)
+    parsed = BugClass.parse(bug_class)
+    kind, words = parsed.kind, parsed.words
+    corrupted = BugClass(CORRUPTED, (contract.VALUES,)).text
     if kind == contract.STALE_CACHE:
         return _stale_family(words)
-    if kind in contract.ERROR_KINDS and bug_class.partition("|")[2].startswith(SITE_PREFIX):
-        return bug_class  # classed by where it was raised: nothing in it is the program's
     if kind in contract.ERROR_KINDS:
+        said = parsed.symptoms[0] if parsed.symptoms else ""
+        if said.startswith(SITE_PREFIX):
+            return bug_class  # classed by where it was raised: nothing in it is the program's
         # normalised again: entries saved before a name pattern was known keep it
-        return f"{kind}|{contract.normalise_message(bug_class.partition('|')[2])}"
+        return BugClass(kind, (contract.normalise_message(said),)).text
     if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
         return bug_class
     if kind == contract.EFFECT_LOG:
-        order = sorted(words - {contract.DATA})
-        return f"{kind}|{','.join(order)}" if order else f"{CORRUPTED}|values"
-    return f"{CORRUPTED}|values" if words <= _VALUE_SYMPTOMS else bug_class
+        order = tuple(sorted(words - {contract.DATA}))
+        return BugClass(kind, order).text if order else corrupted
+    return corrupted if words <= _VALUE_SYMPTOMS else bug_class
 
 
 def leftover(found: str, seen: str) -> bool:
     """``seen`` is what remains of ``found`` once its family's part is gone: the same
     kind, a strict part of its symptoms, and another family."""
-    if family(seen) == family(found) or found.partition("|")[0] in contract.ERROR_KINDS:
+    if family(seen) == family(found) or BugClass.parse(found).kind in contract.ERROR_KINDS:
         return False
     (kind, had), (seen_kind, has) = symptoms(found), symptoms(seen)
     return kind == seen_kind and bool(has) and has < had

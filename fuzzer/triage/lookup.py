@@ -23,6 +23,7 @@ prefers to two causes in one.
 from __future__ import annotations
 
 from fuzzer.judge import execute
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.observe import caches_off
 from fuzzer.judge.raised import SITE_PREFIX, raised_at, raising_frame
 from fuzzer.triage.probe import Probe
@@ -34,7 +35,8 @@ LOOKUP_ERRORS = ("KeyError",)
 def _site(bug_class: str) -> str:
     """Where torch raised an error, as its bug class says (without its kind, and
     without the message that goes with an error raised below Python)."""
-    return bug_class.partition("|")[2].split(": ")[0]
+    symptoms = BugClass.parse(bug_class).symptoms
+    return symptoms[0].split(": ")[0] if symptoms else ""
 
 
 def missed(bug_class: str) -> bool:
