@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from enum import Enum
 
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
@@ -35,10 +36,24 @@ from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
 
-FINDING = "finding"
-CLEAN = "clean"
-FLAKY = "flaky"
-UNTESTED = "untested"
+class Outcome(str, Enum):
+    """What one trial came to, beside the contract's own statuses (invalid,
+    nondeterministic): a confirmed finding, clean, flaky (not seen again on a fresh
+    compile) or untested (not wholly compiled).  A ``str`` like ``contract.Kind``."""
+
+    FINDING = "finding"
+    CLEAN = "clean"
+    FLAKY = "flaky"
+    UNTESTED = "untested"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+FINDING, CLEAN, FLAKY, UNTESTED = Outcome.FINDING, Outcome.CLEAN, Outcome.FLAKY, Outcome.UNTESTED
 
 
 @dataclass
