@@ -43,6 +43,20 @@ from fuzzer.program.ir import Case
 INTERNAL_VERDICT = "internal-error"
 #: what a child says of a case it ran to completion that was not wholly compiled
 UNTESTED = "untested"
+#: what a child says of a case whose compiled run raised (compiling or running): an
+#: error that may come before the death looked for, and hide it
+RAISED = "raised"
+
+
+def survivor_status(verdict: Verdict) -> str:
+    """What a run the child survived says of a death looked for: ``contract.OK`` only
+    where it was judged whole and clean of errors; else why it says nothing (eager
+    failed or disagreed with itself, the compiled run raised, not wholly compiled)."""
+    if verdict.status != contract.OK:
+        return verdict.status
+    if any(d.kind in contract.ERROR_KINDS for d in verdict.divergences):
+        return RAISED
+    return UNTESTED if verdict.untested else contract.OK
 
 
 class _JudgeHandler:
@@ -69,9 +83,7 @@ class _JudgeHandler:
                 send(("done", contract.INVALID))
                 return
             run_compiled(case, self.device, runs, backend=self.backend)
-            verdict = judge_case(case, runs)
-            status = UNTESTED if verdict.status == contract.OK and verdict.untested and not verdict.divergences \
-                else verdict.status
+            status = survivor_status(judge_case(case, runs))
         except Exception as exc:  # noqa: BLE001 - dcefuzz's own error: said, never a death
             send(("done", INTERNAL_ERROR, InternalError.of(SHRINK, exc).line()))
             return
@@ -88,12 +100,15 @@ class Death:
     after_eager: bool = True
     #: the child survived, but dcefuzz's own code raised in it (``fuzzer.internal``)
     internal: bool = False
+    #: what a survivor's run said (``survivor_status``); None for a death
+    status: str | None = None
 
     @property
     def judged(self) -> bool:
-        """A survivor whose run said something of the compiler: not one that was not
-        wholly compiled (or could not be judged), nor one dcefuzz itself failed."""
-        return not (self.internal or f"({UNTESTED})" in self.detail)
+        """A survivor whose run said the death is absent: judged whole and clean of
+        errors, not one that eager failed, that raised another way, that was not wholly
+        compiled, nor one dcefuzz itself failed."""
+        return not self.internal and self.status == contract.OK
 
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
@@ -188,7 +203,8 @@ class IsolatedJudge:
                 after_eager = True
             elif message[0] == "done":
                 said = f": {message[2]}" if len(message) > 2 else ""
-                return Death(None, f"ran to completion ({message[1]}{said})", internal=len(message) > 2)
+                return Death(None, f"ran to completion ({message[1]}{said})", internal=len(message) > 2,
+                             status=message[1])
 
     def __call__(self, case: Case) -> Verdict:
         """The shrinker's judge: a death after eager is a divergence of its kind."""

@@ -11,9 +11,11 @@ Exit status, as ``git bisect run`` reads it:
 
 * 1  the recorded bug reproduces: the same kind with the same bug class, or, for a
   crash or timeout, the same death (signal, memory cap, hang) after eager finished;
-* 0  it does not (fixed);
+* 0  it does not (fixed): the program ran, wholly compiled and judged, without the
+  bug (for a crash or timeout: the child ran to completion, judged so);
 * 125  the script cannot judge: the kind diverges with another bug class (the same
   failure worded anew by another torch, or another bug: neither this one nor fixed),
+  a crash or timeout child died another way than the recorded one,
   the bug did not show but the compiled program raised another way (a compile or
   runtime error of another kind, which may come first and hide it),
   the bug did not show but the program was not wholly compiled (a graph break it did
@@ -130,8 +132,9 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
         torch.set_num_threads(spec["threads"])
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
-    if child:
-        return CANNOT_JUDGE_EXIT if verdict.status == OK and verdict.untested else FIXED_EXIT
+    # a crash/timeout child that survives judges by the same ladder: no verdict shows a
+    # death, so it says 0 only for a run judged whole and clean of errors (eager that
+    # fails, a compile that raises, code not wholly compiled: 125, the death unjudged)
     return conclude(spec, verdict)
 
 
@@ -184,7 +187,9 @@ def run_isolated(spec: dict, argv: list) -> int:
     """Crash and timeout findings: run this script again in a child, judge how it ends.
 
     Only the recorded death reproduces: the same signal, the memory cap, or a hang,
-    and only once the child's eager runs are done.
+    and only once the child's eager runs are done.  Only a child that ran to
+    completion and judged its run (exit 0) says fixed; another death, or a child that
+    could not judge (125), is neither.
     """
     death = spec["death"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -218,6 +223,9 @@ def run_isolated(spec: dict, argv: list) -> int:
     if how == death:
         print(f"REPRODUCES: {how}")
         return REPRODUCES_EXIT
-    print(f"does not reproduce: looking for {death}, the child ended with "
-          f"{how or f'exit status {code}'}")
+    if how is not None:
+        # another death (another signal, the memory cap, a hang): neither this bug nor fixed
+        print(f"cannot judge: looking for {death}, the child ended with {how}")
+        return CANNOT_JUDGE_EXIT
+    print(f"does not reproduce: looking for {death}, the child ran to completion")
     return FIXED_EXIT

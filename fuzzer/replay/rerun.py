@@ -3,16 +3,20 @@
 Each entry is re-run in this process from a fresh compile, with the same
 confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``);
 a stale-cache entry's cache pair is run twice, each time in two fresh processes.
-REPRODUCES: the entry's kind diverges again (crash and timeout entries run in a
-fresh process, and reproduce when that process dies, or runs out of time, again).  FIXED: it runs and judges clean of
-that kind.  ERROR: the entry cannot be read, its program no longer runs eagerly
-(an invalid or nondeterministic case cannot say anything about the compiler), it
-was not wholly compiled or a binding could not be judged (untested: a bug not shown
-by code that did not run compiled is not fixed), the compiled program raised another
-way (a compile or runtime error of another kind may come first and hide the bug), or
-the kind still diverges with
-another bug class (another torch may word the same failure anew: calling that
-FIXED would be quietly wrong).
+REPRODUCES: the entry's kind diverges again, with its bug class, on both compiles
+(crash and timeout entries run in a fresh process, and reproduce when that process
+dies the recorded death again).  FIXED: it runs and judges clean of that kind (a
+crash or timeout: the process ran to completion and judged so), or it reproduced
+once and a second compile judged clean (flaky).  ERROR: the entry cannot be read,
+its program no longer runs eagerly (an invalid or nondeterministic case cannot say
+anything about the compiler), it was not wholly compiled or a binding could not be
+judged (untested: a bug not shown by code that did not run compiled is not fixed),
+the compiled program raised another way (a compile or runtime error of another kind
+may come first and hide the bug), the kind still diverges with another bug class, or
+the process died another death (another torch may word the same failure anew:
+calling that FIXED would be quietly wrong); and the same of a second compile after
+a first that reproduced.  One ladder reads each run (``_conclude``), the one a repro
+script reads its run by (``fuzzer.render.driver.conclude``).
 """
 
 from __future__ import annotations
@@ -69,7 +73,11 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
             return result(ERROR, f"eager execution {death.line()}", judged=False)
         if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
             return result(REPRODUCES, death.line())
-        if death.kind is None and not death.judged:
+        if death.kind is not None:
+            # another death (another signal, the memory cap, a hang): neither this bug nor fixed
+            return result(ERROR, f"another death: {death.line()}")
+        if not death.judged:
+            # eager failed, the compiled run raised another way, or was not wholly compiled
             return result(ERROR, f"cannot judge: {death.line()}", judged=False)
         return result(FIXED, death.line())
     fresh = kinds.oracle(entry, dev, entry.backend)  # as its kind judges it (a cache pair's: a new pair)
@@ -78,28 +86,51 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         with intra_op_threads(entry.threads):  # as many as the process that found it had
             return fresh(entry.case)
     try:
-        first = judge()
-        if first.status != contract.OK:
-            return result(ERROR, f"{first.status}: {first.reason}", judged=False)
-        divs = first.of_kind(entry.kind)
-        if not divs and first.untested:
-            # not wholly compiled, or a binding the contract could not judge: a bug that
-            # did not show there was not tested, so it is not fixed
-            reason, message = first.untested[0]
-            return result(ERROR, f"cannot judge ({reason}): {message.splitlines()[0] if message else ''}",
-                          judged=False)
-        other = failed_otherwise(entry.kind, first.divergences)
-        if not divs and other is not None:
-            # it raised another way, which may come first and hide the bug: not fixed
-            return result(ERROR, f"fails another way: {bug_class(other.kind, [other])}")
-        if not divs:
-            return result(FIXED, "no divergence of this kind")
-        if bug_class(entry.kind, divs) != entry.bug_class:
-            # neither this bug nor fixed: the kind still diverges, another way
-            return result(ERROR, f"another bug of this kind: {bug_class(entry.kind, divs)}")
-        second = judge()
-        if second.status == contract.OK and bug_class(entry.kind, second.of_kind(entry.kind)) == entry.bug_class:
-            return result(REPRODUCES, divs[0].line())
-        return result(FIXED, "did not recur after a fresh compile (flaky)")
+        first = _conclude(entry.kind, entry.bug_class, judge())
+        if first.outcome != REPRODUCES:
+            return result(first.outcome, first.detail, first.judged)
+        # a fresh compile must show it again; a second run that cannot judge (eager
+        # fails, raises another way, not wholly compiled, another bug of the kind)
+        # says nothing, and only one judged clean calls the entry flaky
+        second = _conclude(entry.kind, entry.bug_class, judge())
+        if second.outcome == REPRODUCES:
+            return result(REPRODUCES, first.detail)
+        if second.outcome == FIXED:
+            return result(FIXED, "did not recur after a fresh compile (flaky)")
+        return result(ERROR, f"reproduced, then on a fresh compile: {second.detail}", second.judged)
     except Exception as exc:  # noqa: BLE001 - one broken entry must not stop the rest
         return result(ERROR, f"{type(exc).__name__}: {exc}")
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """What one judged run says of an entry's bug: an outcome, why, and whether it
+    was judged at all (``ReplayResult.judged``)."""
+
+    outcome: str
+    detail: str
+    judged: bool = True
+
+
+def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:
+    """One run's verdict read for a bug of ``kind`` and class ``wanted``: the same
+    ladder as a repro script's (``fuzzer.render.driver.conclude``)."""
+    if verdict.status != contract.OK:
+        return Conclusion(ERROR, f"{verdict.status}: {verdict.reason}", judged=False)
+    divs = verdict.of_kind(kind)
+    if divs and bug_class(kind, divs) == wanted:
+        return Conclusion(REPRODUCES, divs[0].line())
+    if divs:
+        # neither this bug nor fixed: the kind still diverges, another way
+        return Conclusion(ERROR, f"another bug of this kind: {bug_class(kind, divs)}")
+    other = failed_otherwise(kind, verdict.divergences)
+    if other is not None:
+        # it raised another way, which may come first and hide the bug: not fixed
+        return Conclusion(ERROR, f"fails another way: {bug_class(other.kind, [other])}", judged=False)
+    if verdict.untested:
+        # not wholly compiled, or a binding the contract could not judge: a bug that
+        # did not show there was not tested, so it is not fixed
+        reason, message = verdict.untested[0]
+        return Conclusion(ERROR, f"cannot judge ({reason}): {message.splitlines()[0] if message else ''}",
+                          judged=False)
+    return Conclusion(FIXED, "no divergence of this kind")
