@@ -8,6 +8,11 @@ anything else, 125 included, an error: see ``fuzzer.render.driver``), and it is 
 in the entry's ``versions`` map under that interpreter's torch version, where
 ``dcefuzz bugs`` reads it.  The script is rendered afresh from the entry, so what
 runs is what this dcefuzz would write, not a stale ``.py`` beside the JSON.
+
+An entry that may not show every time (``tries``: a crash, whose corrupted heap dies
+when and how the allocator notices, or one whose recorded verdicts came and went) is
+judged up to ``VERSIONS.flaky_tries`` times: ``reproduces`` where any run reproduces,
+``error`` only where no run judged, else ``fixed``.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzzer.corpus import bugs, store
+from fuzzer.corpus.releases import by_release
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.judge import kinds
+from fuzzer.judge.contract import CRASH
 from fuzzer.limits import VERSIONS
 from fuzzer.render.driver import CANNOT_JUDGE_EXIT, FIXED_EXIT, REPRODUCES_EXIT
 from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, ReplayResult
@@ -120,10 +127,31 @@ def _detail(code: int | None, out: str, err: str, timeout: float) -> str:
     return f"exit status {code}: {said}" if said else f"exit status {code}"
 
 
+def tries(entry) -> int:
+    """How many runs judge ``entry`` on one release: more than one where a run may
+    miss a bug that is there (a crash corrupts memory; recorded verdicts that came and
+    went: a release that is ``fixed`` between two that reproduce)."""
+    flaky = entry.kind == CRASH or _came_and_went(by_release(entry.versions))
+    return VERSIONS.flaky_tries if flaky else 1
+
+
+def _came_and_went(ordered: list[tuple[str, str]]) -> bool:
+    seen = [v for _, v in ordered if v != bugs.ERROR]
+    return any(v == bugs.FIXED and bugs.REPRODUCES in seen[:i] and bugs.REPRODUCES in seen[i + 1:]
+               for i, v in enumerate(seen))
+
+
+def _verdict(outcomes: list[str]) -> str:
+    """Several runs' outcomes as one: one that reproduces is enough; an error only
+    where no run judged."""
+    return REPRODUCES if REPRODUCES in outcomes else FIXED if FIXED in outcomes else ERROR
+
+
 def replay_under(path: Path, python: str, version: str, device: str | None = None,
                  timeout: float = VERSIONS.script_seconds) -> VersionResult:
     """Run the entry's repro script under ``python`` (whose torch is ``version``), on
-    ``device`` or the entry's own, and record the verdict in the entry's ``versions``.
+    ``device`` or the entry's own, and record the verdict in the entry's ``versions``:
+    ``tries(entry)`` runs at most, stopping at the first that reproduces.
 
     An entry that cannot be read is an ERROR and nothing is written.
     """
@@ -131,16 +159,24 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
         entry = store.load(path)
     except BadEntry as exc:
         return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version=version, python=python)
+    runs: list[tuple[str, str, bool]] = []  # (outcome, detail, judged) of each run
+    allowed = tries(entry)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-versions-") as tmp:
         script = Path(tmp) / f"{entry.id}.py"
         script.write_text(kinds.script(entry))
-        try:
-            code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
-            detail = _detail(code, out, err, timeout)
-        except OSError as exc:
-            code, detail = None, f"cannot run {python}: {exc.strerror or exc}"
-    outcome = outcome_of(code)
+        while len(runs) < allowed and not any(o == REPRODUCES for o, _, _ in runs):
+            try:
+                code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
+                detail = _detail(code, out, err, timeout)
+            except OSError as exc:
+                runs.append((ERROR, f"cannot run {python}: {exc.strerror or exc}", True))
+                break  # the interpreter itself cannot run: another try says the same
+            runs.append((outcome_of(code), detail, code != CANNOT_JUDGE_EXIT))
+    outcome = _verdict([o for o, _, _ in runs])
+    _, detail, judged = next(r for r in reversed(runs) if r[0] == outcome)
+    if allowed > 1:
+        detail += f" (run {len(runs)} of at most {allowed}: {', '.join(o for o, _, _ in runs)})"
     entry.versions[version] = RECORDED[outcome]
     store.update(path, entry)
-    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, code != CANNOT_JUDGE_EXIT,
+    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, judged,
                          version=version, python=python)
