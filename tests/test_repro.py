@@ -238,3 +238,26 @@ def test_a_second_compile_that_cannot_judge_is_no_flaky_fix(tmp_path, monkeypatc
     monkeypatch.setattr(rerun.kinds, "oracle", lambda *args: lambda c: next(verdicts))
     result = replay_entry(_saved(tmp_path, contract.EFFECT_LOG, "effect-log|missing"))
     assert (result.outcome, result.judged) == (outcome, judged), result.detail
+
+
+#: a child that wrote glibc's words on a corrupted heap before it died
+_HEAP_CHILD = _CHILD.replace('how = sys.argv[1]\n', 'how = sys.argv[1]\nif "words" in sys.argv:\n'
+                             '    sys.stderr.write("free(): invalid size\\n"); sys.stderr.flush()\n')
+
+
+@pytest.mark.parametrize("how, words, death, expected", [
+    ("SIGABRT", True, "heap corruption", 1),
+    ("SIGSEGV", True, "heap corruption", 1),    # the same corruption, the other signal
+    ("SIGSEGV", False, "heap corruption", 125),  # a plain segfault: another death
+    ("SIGSEGV", False, "SIGSEGV", 1),
+    ("SIGABRT", True, "SIGABRT", 125),           # a heap corruption, where a plain abort was recorded
+])
+def test_a_crash_script_classes_a_corrupted_heap_by_its_words(tmp_path, monkeypatch, capsys, how, words, death,
+                                                              expected):
+    from fuzzer.render import driver
+
+    child = tmp_path / "child.py"
+    child.write_text(_HEAP_CHILD)
+    monkeypatch.setattr(sys, "argv", [str(child)])
+    assert driver.run_isolated({**CRASH_SPEC, "death": death}, [how, *(["words"] if words else [])]) == expected
+    assert ("free(): invalid size" in capsys.readouterr().err) == words  # passed on to the script's stderr

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from fuzzer.isolation import child
+from fuzzer.isolation.said import Said
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
     Aborted,
@@ -134,14 +135,17 @@ class IsolatedJudge:
         self.ctx = multiprocessing.get_context("spawn")
         self.process = None
         self.conn = None
+        #: the child's stderr, read back to class its death (a heap corruption's words)
+        self.said: Said | None = None
         self.starts = 0
 
     # -- the child's lifetime ----------------------------------------------
     def _start(self) -> None:
         self.conn, child_conn = self.ctx.Pipe()
+        self.said = Said()
         self.process = self.ctx.Process(
             target=child.serve, args=(child_conn, _JudgeHandler(self.device, self.backend), self.fault,
-                                      self.limits.threads),
+                                      self.limits.threads, None, None, self.said.path),
             name="dcefuzz-isolated", daemon=True)
         self.process.start()
         child_conn.close()
@@ -158,6 +162,7 @@ class IsolatedJudge:
             if self.stop.is_set():
                 self._kill()  # at once: the child may be deep in a compile that hangs
                 raise Aborted
+            self.said.pump()
             if self.conn.poll(self.limits.poll_seconds):
                 try:
                     return self.conn.recv()
@@ -176,7 +181,8 @@ class IsolatedJudge:
         if self.process is None:
             return
         stop_child(self.process, self.conn, STOP_GRACE_S)
-        self.process = self.conn = None
+        self.said.close()
+        self.process = self.conn = self.said = None
 
     def _kill(self) -> None:
         if self.process is not None and self.process.is_alive():
@@ -196,9 +202,9 @@ class IsolatedJudge:
                 self._kill()
                 return Death(message.kind, message.detail, after_eager)
             if message is None:
-                exitcode = self.process.exitcode
+                exitcode, said = self.process.exitcode, self.said.tail()
                 self.close()
-                return Death(CRASH, died_detail(exitcode), after_eager)
+                return Death(CRASH, died_detail(exitcode, said), after_eager)
             if message[0] == "eager":
                 after_eager = True
             elif message[0] == "done":

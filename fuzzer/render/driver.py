@@ -1,8 +1,8 @@
 """The driver of every standalone repro script, carried into it as text.
 
 A repro script is this module's text after the op library's snippets, the numeric
-rule, the run record and the contract (``fuzzer.judge.numeric``, ``observe`` and
-``contract``, also carried as text), and the program; its last lines call
+rule, the run record, the contract and how a process died (``fuzzer.judge.numeric``,
+``observe``, ``contract`` and ``death``, also carried as text), and the program; its last lines call
 :func:`main` with the entry's ``SPEC``.  It therefore imports only torch and the
 standard library; its ``from fuzzer...`` lines are dropped when it is carried, as
 the names they import are defined earlier in the script.
@@ -31,11 +31,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import torch
 
 from fuzzer.judge.contract import OK, Asks, BindingRuns, bug_class, failed_otherwise, judge_runs
+from fuzzer.judge.death import death_name
 from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
 
 REPRODUCES_EXIT = 1
@@ -46,6 +48,12 @@ POLL_S = 0.25
 #: the environment variable naming the file a crash/timeout child creates once its
 #: eager runs are done (a death before that says nothing about the compiler)
 EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
+#: characters of a crash/timeout child's stderr kept to class its death by (glibc's
+#: heap words come last, just before it dies)
+SAID_KEPT = 64 * 1024
+#: seconds the parent waits for the rest of a dead child's stderr (a compile worker
+#: it started may hold the pipe open)
+SAID_WAIT_S = 5.0
 
 
 def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> list:
@@ -183,11 +191,24 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _relay(stream, said: list) -> None:
+    """Pass a child's stderr on to ours as it comes, keeping its tail in ``said``."""
+    for line in iter(stream.readline, b""):
+        text = line.decode(errors="replace")
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        said.append(text)
+        while len(said) > 1 and sum(map(len, said)) > SAID_KEPT:
+            del said[0]
+
+
 def run_isolated(spec: dict, argv: list) -> int:
     """Crash and timeout findings: run this script again in a child, judge how it ends.
 
-    Only the recorded death reproduces: the same signal, the memory cap, or a hang,
-    and only once the child's eager runs are done.  Only a child that ran to
+    Only the recorded death reproduces: the same signal (or a heap corruption, by
+    either of its signals: ``fuzzer.judge.death``, read from what the child writes on
+    stderr, passed on as it comes), the memory cap, or a hang, and only once the
+    child's eager runs are done.  Only a child that ran to
     completion and judged its run (exit 0) says fixed; another death, or a child that
     could not judge (125), is neither.
     """
@@ -195,7 +216,11 @@ def run_isolated(spec: dict, argv: list) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         marker = os.path.join(tmp, "eager-done")
         env = dict(os.environ, **{EAGER_DONE_ENV: marker})
-        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env)
+        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env,
+                                 stderr=subprocess.PIPE)
+        said: list = []
+        relay = threading.Thread(target=_relay, args=(child.stderr, said), daemon=True)
+        relay.start()
         deadline = time.monotonic() + spec["time_limit_s"]
         how = None
         while child.poll() is None:
@@ -209,12 +234,14 @@ def run_isolated(spec: dict, argv: list) -> int:
                 break
             time.sleep(POLL_S)
         eager_done = os.path.exists(marker)
+        relay.join(SAID_WAIT_S)
     code = child.returncode
     if how is None and code == CANNOT_JUDGE_EXIT:
         return CANNOT_JUDGE_EXIT
     if how is None and code < 0:
         import signal
-        how = signal.Signals(-code).name
+        # SIGABRT or SIGSEGV after glibc's heap words: one death, a heap corruption
+        how = death_name(signal.Signals(-code).name, "".join(said))
     elif how is None and code != FIXED_EXIT:
         how = f"exit code {code}"
     if not eager_done and how is not None:
