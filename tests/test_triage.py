@@ -372,7 +372,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # a feedback trial of the 2.13 yield benchmark's
                                     "runtime-error-925a6280d813",
                                     # the second feedback hour on 2.14.1's (a crash is not localised)
-                                    "compile-error-9a5dc164413a", "crash-1d8281da768a",
+                                    "compile-error-9a5dc164413a", "crash-8caa0f144a94",
                                     "compile-error-6f4f82075801", "wrong-output-df0291e0c749",
                                     # a feedback trial of the 2.13 yield benchmark's (seed 104)
                                     "wrong-output-ec1ddebeb7e0",

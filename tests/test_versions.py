@@ -121,7 +121,7 @@ def test_a_device_of_no_known_form_is_a_usage_error(tmp_path):
 
 
 #: a crash entry: a corrupted heap dies when, and how, the allocator notices
-CRASH = "crash-1d8281da768a"
+CRASH = "crash-8caa0f144a94"
 
 
 def counting(tmp_path: Path, exits: list[int]) -> Path:
