@@ -1,8 +1,9 @@
 """The driver of every standalone repro script, carried into it as text.
 
 A repro script is this module's text after the op library's snippets, the numeric
-rule, the run record, the contract and how a process died (``fuzzer.judge.numeric``,
-``observe``, ``contract`` and ``death``, also carried as text), and the program; its last lines call
+rule, the run record, the contract, how a verdict is read and how a process died
+(``fuzzer.judge.numeric``, ``observe``, ``contract``, ``reading`` and ``death``, also
+carried as text), and the program; its last lines call
 :func:`main` with the entry's ``SPEC``.  It therefore imports only torch and the
 standard library; its ``from fuzzer...`` lines are dropped when it is carried, as
 the names they import are defined earlier in the script.
@@ -36,8 +37,9 @@ import time
 
 import torch
 
-from fuzzer.judge.contract import OK, Asks, BindingRuns, bug_class, failed_otherwise, judge_runs
+from fuzzer.judge.contract import Asks, BindingRuns, judge_runs
 from fuzzer.judge.death import death_name
+from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
 
 REPRODUCES_EXIT = 1
@@ -147,30 +149,29 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
 
 
 def conclude(spec: dict, verdict) -> int:
-    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
-    if verdict.status != OK:
-        print(f"cannot judge: {verdict.status}: {verdict.reason}")
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug
+    (the ladder of ``fuzzer.judge.reading``, which a replay reads by too)."""
+    said = read_verdict(spec["kind"], spec["bug_class"], verdict)
+    if said.reading is Reading.NOT_JUDGED:
+        print(f"cannot judge: {said.reason}")
         return CANNOT_JUDGE_EXIT
     for d in verdict.divergences:
         print(d.line())
     for reason, message in verdict.untested:
         print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
-    seen = bug_class(spec["kind"], verdict.of_kind(spec["kind"]))
-    if seen == spec["bug_class"]:
+    if said.reading is Reading.REPRODUCES:
         print("REPRODUCES")
         return REPRODUCES_EXIT
-    if seen:
+    if said.reading is Reading.ANOTHER_BUG:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
-        print(f"cannot judge: another bug of this kind ({seen})")
+        print(f"cannot judge: another bug of this kind ({said.reason})")
         return CANNOT_JUDGE_EXIT
-    other = failed_otherwise(spec["kind"], verdict.divergences)
-    if other is not None:
+    if said.reading is Reading.RAISED:
         # the compiled run raised another way, which may hide this bug: not fixed
-        print(f"cannot judge: the program fails another way ({bug_class(other.kind, [other])}), "
-              f"and the bug did not show")
+        print(f"cannot judge: the program fails another way ({said.reason}), and the bug did not show")
         return CANNOT_JUDGE_EXIT
-    if verdict.untested:
+    if said.reading is Reading.UNTESTED:
         # code that did not run compiled, or a binding the contract could not judge,
         # cannot show the bug: it is not fixed there, only not tested
         print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "

@@ -3,7 +3,8 @@
 The script needs torch only.  It carries, as text, the very code the fuzzer judged
 with: the custom ops the program calls (the snippets ``custom_ops`` registered),
 the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), the
-contract (``contract``), how a process died (``death``) and the driver
+contract (``contract``), how a verdict is read for a bug (``reading``), how a
+process died (``death``) and the driver
 (``fuzzer.render.driver``), then the program and a ``SPEC`` of the entry
 (bindings, input seed, the bug class to look for).  There is no second copy of the contract to drift.
 
@@ -20,7 +21,7 @@ import re
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
-from fuzzer.judge import contract, death, numeric, observe, paths, raised
+from fuzzer.judge import contract, death, numeric, observe, paths, raised, reading
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, sources
@@ -31,7 +32,7 @@ from fuzzer.render import driver
 REPRO_TIME_LIMIT_S = 300
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, observe, contract, death, driver)
+CARRIED = (numeric, paths, raised, observe, contract, reading, death, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1

@@ -15,8 +15,8 @@ the compiled program raised another way (a compile or runtime error of another k
 may come first and hide the bug), the kind still diverges with another bug class, or
 the process died another death (another torch may word the same failure anew:
 calling that FIXED would be quietly wrong); and the same of a second compile after
-a first that reproduced.  One ladder reads each run (``_conclude``), the one a repro
-script reads its run by (``fuzzer.render.driver.conclude``).
+a first that reproduced.  One ladder reads each run (``fuzzer.judge.reading``), the one a repro script
+reads its run by.
 """
 
 from __future__ import annotations
@@ -28,8 +28,9 @@ from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
-from fuzzer.judge.contract import PROCESS_KINDS, bug_class, failed_otherwise
+from fuzzer.judge.contract import PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
+from fuzzer.judge.reading import Reading, read_verdict
 
 REPRODUCES = "REPRODUCES"
 FIXED = "FIXED"
@@ -102,6 +103,12 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         return result(ERROR, f"{type(exc).__name__}: {exc}")
 
 
+#: a run's reading (``fuzzer.judge.reading``) as a replay's outcome, and its detail
+_OUTCOME = {Reading.REPRODUCES: (REPRODUCES, "{}"), Reading.ABSENT: (FIXED, "no divergence of this kind"),
+            Reading.NOT_JUDGED: (ERROR, "{}"), Reading.ANOTHER_BUG: (ERROR, "another bug of this kind: {}"),
+            Reading.RAISED: (ERROR, "fails another way: {}"), Reading.UNTESTED: (ERROR, "cannot judge ({})")}
+
+
 @dataclass(frozen=True)
 class Conclusion:
     """What one judged run says of an entry's bug: an outcome, why, and whether it
@@ -113,24 +120,10 @@ class Conclusion:
 
 
 def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:
-    """One run's verdict read for a bug of ``kind`` and class ``wanted``: the same
-    ladder as a repro script's (``fuzzer.render.driver.conclude``)."""
-    if verdict.status != contract.OK:
-        return Conclusion(ERROR, f"{verdict.status}: {verdict.reason}", judged=False)
-    divs = verdict.of_kind(kind)
-    if divs and bug_class(kind, divs) == wanted:
-        return Conclusion(REPRODUCES, divs[0].line())
-    if divs:
-        # neither this bug nor fixed: the kind still diverges, another way
-        return Conclusion(ERROR, f"another bug of this kind: {bug_class(kind, divs)}")
-    other = failed_otherwise(kind, verdict.divergences)
-    if other is not None:
-        # it raised another way, which may come first and hide the bug: not fixed
-        return Conclusion(ERROR, f"fails another way: {bug_class(other.kind, [other])}", judged=False)
-    if verdict.untested:
-        # not wholly compiled, or a binding the contract could not judge: a bug that
-        # did not show there was not tested, so it is not fixed
-        reason, message = verdict.untested[0]
-        return Conclusion(ERROR, f"cannot judge ({reason}): {message.splitlines()[0] if message else ''}",
-                          judged=False)
-    return Conclusion(FIXED, "no divergence of this kind")
+    """One run's verdict read for a bug of ``kind`` and class ``wanted``: the ladder a
+    repro script reads its run by too (``fuzzer.judge.reading``)."""
+    said = read_verdict(kind, wanted, verdict)
+    outcome, words = _OUTCOME[said.reading]
+    if said.reading is Reading.REPRODUCES:
+        return Conclusion(outcome, verdict.of_kind(kind)[0].line())
+    return Conclusion(outcome, words.format(said.reason), said.judged)
