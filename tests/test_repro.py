@@ -261,3 +261,22 @@ def test_a_crash_script_classes_a_corrupted_heap_by_its_words(tmp_path, monkeypa
     monkeypatch.setattr(sys, "argv", [str(child)])
     assert driver.run_isolated({**CRASH_SPEC, "death": death}, [how, *(["words"] if words else [])]) == expected
     assert ("free(): invalid size" in capsys.readouterr().err) == words  # passed on to the script's stderr
+
+
+@pytest.mark.parametrize("deaths, outcome, probes", [
+    (["process died: SIGSEGV", "process died: heap corruption"], REPRODUCES, 2),  # the heap spoke the second time
+    (["process died: SIGSEGV"] * 3, ERROR, 3),
+    ([None, None, "process died: heap corruption"], REPRODUCES, 3),
+    ([None] * 3, FIXED, 3),
+], ids=["another death, then its own", "another death each time", "clean, then its death", "clean each time"])
+def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, deaths, outcome, probes):
+    """A corrupted heap dies when, and how, the allocator notices: a crash entry is
+    replayed in up to ``VERSIONS.flaky_tries`` processes, and one death of its own is enough."""
+    from fuzzer.replay import rerun
+
+    seen = iter([Death(contract.CRASH, d) if d else Death(None, "ran to completion (ok)", status=contract.OK)
+                 for d in deaths])
+    calls = []
+    monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
+    result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
+    assert (result.outcome, len(calls)) == (outcome, probes), result.detail

@@ -37,6 +37,7 @@ from fuzzer.isolation.process import (
 )
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
+from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
@@ -52,12 +53,12 @@ RAISED = "raised"
 def survivor_status(verdict: Verdict) -> str:
     """What a run the child survived says of a death looked for: ``contract.OK`` only
     where it was judged whole and clean of errors; else why it says nothing (eager
-    failed or disagreed with itself, the compiled run raised, not wholly compiled)."""
-    if verdict.status != contract.OK:
-        return verdict.status
-    if any(d.kind in contract.ERROR_KINDS for d in verdict.divergences):
-        return RAISED
-    return UNTESTED if verdict.untested else contract.OK
+    failed or disagreed with itself, the compiled run raised, not wholly compiled).
+    The ladder every replay reads by (``fuzzer.judge.reading``): no verdict holds a
+    death, so a crash's reads only how far the run got."""
+    said = read_verdict(CRASH, "", verdict)
+    return {Reading.NOT_JUDGED: verdict.status, Reading.RAISED: RAISED,
+            Reading.UNTESTED: UNTESTED}.get(said.reading, contract.OK)
 
 
 class _JudgeHandler:

@@ -5,7 +5,9 @@ confirmation as a campaign (the divergence must recur after ``torch._dynamo.rese
 a stale-cache entry's cache pair is run twice, each time in two fresh processes.
 REPRODUCES: the entry's kind diverges again, with its bug class, on both compiles
 (crash and timeout entries run in a fresh process, and reproduce when that process
-dies the recorded death again).  FIXED: it runs and judges clean of that kind (a
+dies the recorded death again; a crash gets up to ``VERSIONS.flaky_tries`` processes,
+since a corrupted heap dies when and how the allocator notices, and one that dies
+its death is enough).  FIXED: it runs and judges clean of that kind (a
 crash or timeout: the process ran to completion and judged so), or it reproduced
 once and a second compile judged clean (flaky).  ERROR: the entry cannot be read,
 its program no longer runs eagerly (an invalid or nondeterministic case cannot say
@@ -28,9 +30,10 @@ from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
-from fuzzer.judge.contract import PROCESS_KINDS, bug_class
+from fuzzer.judge.contract import CRASH, PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 from fuzzer.judge.reading import Reading, read_verdict
+from fuzzer.limits import VERSIONS
 
 REPRODUCES = "REPRODUCES"
 FIXED = "FIXED"
@@ -69,18 +72,13 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
         recorded = "" if device else " (the device it was found on; --device cpu replays it on the CPU)"
         return result(ERROR, f"cannot run on {dev}{recorded}: {reason}", judged=False)
     if entry.kind in PROCESS_KINDS:
-        death = probe(entry.case, dev, entry.backend)
-        if death.kind is not None and not death.after_eager:
-            return result(ERROR, f"eager execution {death.line()}", judged=False)
-        if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
-            return result(REPRODUCES, death.line())
-        if death.kind is not None:
-            # another death (another signal, the memory cap, a hang): neither this bug nor fixed
-            return result(ERROR, f"another death: {death.line()}")
-        if not death.judged:
-            # eager failed, the compiled run raised another way, or was not wholly compiled
-            return result(ERROR, f"cannot judge: {death.line()}", judged=False)
-        return result(FIXED, death.line())
+        # a corrupted heap dies when, and how, the allocator notices: a crash gets more
+        # than one fresh process, and one that dies its death is enough
+        runs: list[Conclusion] = []
+        while len(runs) < tries(entry.kind) and not any(r.outcome == REPRODUCES for r in runs):
+            runs.append(_death_read(entry, probe(entry.case, dev, entry.backend)))
+        said = combined(runs)
+        return result(said.outcome, said.detail + (f" ({len(runs)} runs)" if len(runs) > 1 else ""), said.judged)
     fresh = kinds.oracle(entry, dev, entry.backend)  # as its kind judges it (a cache pair's: a new pair)
 
     def judge():
@@ -117,6 +115,37 @@ class Conclusion:
     outcome: str
     detail: str
     judged: bool = True
+
+
+def tries(kind: str) -> int:
+    """Fresh processes a crash or timeout replay may take: a crash's corrupted heap may
+    die another way, or not at all, in one of them (a hang costs its whole limit)."""
+    return VERSIONS.flaky_tries if kind == CRASH else 1
+
+
+def combined(runs: list[Conclusion]) -> Conclusion:
+    """Several runs of one entry as one: one that reproduces is enough; an error only
+    where no run judged the bug absent."""
+    for outcome in (REPRODUCES, FIXED):
+        found = [r for r in runs if r.outcome == outcome]
+        if found:
+            return found[0]
+    return runs[-1]
+
+
+def _death_read(entry, death) -> Conclusion:
+    """How a crash or timeout entry's fresh process ended, read for its death."""
+    if death.kind is not None and not death.after_eager:
+        return Conclusion(ERROR, f"eager execution {death.line()}", judged=False)
+    if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
+        return Conclusion(REPRODUCES, death.line())
+    if death.kind is not None:
+        # another death (another signal, the memory cap, a hang): neither this bug nor fixed
+        return Conclusion(ERROR, f"another death: {death.line()}")
+    if not death.judged:
+        # eager failed, the compiled run raised another way, or was not wholly compiled
+        return Conclusion(ERROR, f"cannot judge: {death.line()}", judged=False)
+    return Conclusion(FIXED, death.line())
 
 
 def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:

@@ -27,13 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzzer.corpus import bugs, store
-from fuzzer.corpus.releases import by_release
 from fuzzer.corpus.entry import BadEntry
+from fuzzer.corpus.releases import by_release
 from fuzzer.judge import kinds
-from fuzzer.judge.contract import CRASH
 from fuzzer.limits import VERSIONS
 from fuzzer.render.driver import CANNOT_JUDGE_EXIT, FIXED_EXIT, REPRODUCES_EXIT
-from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, ReplayResult
+from fuzzer.replay import rerun
+from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, Conclusion, ReplayResult, combined
 
 #: a replay's outcome as the entry's ``versions`` map records it
 RECORDED = {REPRODUCES: bugs.REPRODUCES, FIXED: bugs.FIXED, ERROR: bugs.ERROR}
@@ -131,20 +131,13 @@ def tries(entry) -> int:
     """How many runs judge ``entry`` on one release: more than one where a run may
     miss a bug that is there (a crash corrupts memory; recorded verdicts that came and
     went: a release that is ``fixed`` between two that reproduce)."""
-    flaky = entry.kind == CRASH or _came_and_went(by_release(entry.versions))
-    return VERSIONS.flaky_tries if flaky else 1
+    return VERSIONS.flaky_tries if _came_and_went(by_release(entry.versions)) else rerun.tries(entry.kind)
 
 
 def _came_and_went(ordered: list[tuple[str, str]]) -> bool:
     seen = [v for _, v in ordered if v != bugs.ERROR]
     return any(v == bugs.FIXED and bugs.REPRODUCES in seen[:i] and bugs.REPRODUCES in seen[i + 1:]
                for i, v in enumerate(seen))
-
-
-def _verdict(outcomes: list[str]) -> str:
-    """Several runs' outcomes as one: one that reproduces is enough; an error only
-    where no run judged."""
-    return REPRODUCES if REPRODUCES in outcomes else FIXED if FIXED in outcomes else ERROR
 
 
 def replay_under(path: Path, python: str, version: str, device: str | None = None,
@@ -159,24 +152,23 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
         entry = store.load(path)
     except BadEntry as exc:
         return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version=version, python=python)
-    runs: list[tuple[str, str, bool]] = []  # (outcome, detail, judged) of each run
+    runs: list[Conclusion] = []
     allowed = tries(entry)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-versions-") as tmp:
         script = Path(tmp) / f"{entry.id}.py"
         script.write_text(kinds.script(entry))
-        while len(runs) < allowed and not any(o == REPRODUCES for o, _, _ in runs):
+        while len(runs) < allowed and not any(r.outcome == REPRODUCES for r in runs):
             try:
                 code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
-                detail = _detail(code, out, err, timeout)
             except OSError as exc:
-                runs.append((ERROR, f"cannot run {python}: {exc.strerror or exc}", True))
+                runs.append(Conclusion(ERROR, f"cannot run {python}: {exc.strerror or exc}"))
                 break  # the interpreter itself cannot run: another try says the same
-            runs.append((outcome_of(code), detail, code != CANNOT_JUDGE_EXIT))
-    outcome = _verdict([o for o, _, _ in runs])
-    _, detail, judged = next(r for r in reversed(runs) if r[0] == outcome)
+            runs.append(Conclusion(outcome_of(code), _detail(code, out, err, timeout), code != CANNOT_JUDGE_EXIT))
+    said = combined(runs)
+    detail = said.detail
     if allowed > 1:
-        detail += f" (run {len(runs)} of at most {allowed}: {', '.join(o for o, _, _ in runs)})"
-    entry.versions[version] = RECORDED[outcome]
+        detail += f" (run {len(runs)} of at most {allowed}: {', '.join(r.outcome for r in runs)})"
+    entry.versions[version] = RECORDED[said.outcome]
     store.update(path, entry)
-    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, judged,
+    return VersionResult(str(path), entry.id, entry.kind, said.outcome, detail, said.judged,
                          version=version, python=python)
