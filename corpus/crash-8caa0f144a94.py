@@ -1308,6 +1308,53 @@ def _hops_missing(asks: Asks, compiled: list) -> str | None:
             f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")
 
 
+import enum
+from dataclasses import dataclass
+
+
+
+class Reading(enum.Enum):
+    NOT_JUDGED = "not judged"
+    REPRODUCES = "reproduces"
+    ANOTHER_BUG = "another bug"
+    RAISED = "raised another way"
+    UNTESTED = "untested"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class ReadVerdict:
+    """A verdict read for one bug: the rung, and what it is about (the status's
+    reason, the class seen, the first untested reason)."""
+
+    reading: Reading
+    reason: str = ""
+
+    @property
+    def judged(self) -> bool:
+        """Whether the run said anything of the bug: not where eager failed, the
+        compiled run raised another way, or it was not wholly compiled or judged."""
+        return self.reading not in (Reading.NOT_JUDGED, Reading.RAISED, Reading.UNTESTED)
+
+
+def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
+    """The rung ``verdict`` stops at, looking for a bug of ``kind`` and class ``wanted``."""
+    if verdict.status != OK:
+        return ReadVerdict(Reading.NOT_JUDGED, f"{verdict.status}: {verdict.reason}")
+    seen = bug_class(kind, verdict.of_kind(kind))
+    if seen and seen == wanted:
+        return ReadVerdict(Reading.REPRODUCES, seen)
+    if seen:
+        return ReadVerdict(Reading.ANOTHER_BUG, seen)
+    other = failed_otherwise(kind, verdict.divergences)
+    if other is not None:
+        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]))
+    if verdict.untested:
+        reason, message = verdict.untested[0]
+        return ReadVerdict(Reading.UNTESTED, f"{reason}: {message.splitlines()[0] if message else ''}")
+    return ReadVerdict(Reading.ABSENT)
+
+
 import re
 
 #: the death of a process whose heap glibc found corrupted
@@ -1442,30 +1489,29 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
 
 
 def conclude(spec: dict, verdict) -> int:
-    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
-    if verdict.status != OK:
-        print(f"cannot judge: {verdict.status}: {verdict.reason}")
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug
+    (the ladder of ``fuzzer.judge.reading``, which a replay reads by too)."""
+    said = read_verdict(spec["kind"], spec["bug_class"], verdict)
+    if said.reading is Reading.NOT_JUDGED:
+        print(f"cannot judge: {said.reason}")
         return CANNOT_JUDGE_EXIT
     for d in verdict.divergences:
         print(d.line())
     for reason, message in verdict.untested:
         print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
-    seen = bug_class(spec["kind"], verdict.of_kind(spec["kind"]))
-    if seen == spec["bug_class"]:
+    if said.reading is Reading.REPRODUCES:
         print("REPRODUCES")
         return REPRODUCES_EXIT
-    if seen:
+    if said.reading is Reading.ANOTHER_BUG:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
-        print(f"cannot judge: another bug of this kind ({seen})")
+        print(f"cannot judge: another bug of this kind ({said.reason})")
         return CANNOT_JUDGE_EXIT
-    other = failed_otherwise(spec["kind"], verdict.divergences)
-    if other is not None:
+    if said.reading is Reading.RAISED:
         # the compiled run raised another way, which may hide this bug: not fixed
-        print(f"cannot judge: the program fails another way ({bug_class(other.kind, [other])}), "
-              f"and the bug did not show")
+        print(f"cannot judge: the program fails another way ({said.reason}), and the bug did not show")
         return CANNOT_JUDGE_EXIT
-    if verdict.untested:
+    if said.reading is Reading.UNTESTED:
         # code that did not run compiled, or a binding the contract could not judge,
         # cannot show the bug: it is not fixed there, only not tested
         print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "
@@ -1503,9 +1549,9 @@ def run_isolated(spec: dict, argv: list) -> int:
     Only the recorded death reproduces: the same signal (or a heap corruption, by
     either of its signals: ``fuzzer.judge.death``, read from what the child writes on
     stderr, passed on as it comes), the memory cap, or a hang, and only once the
-    child's eager runs are done.  Only a child that ran to
-    completion and judged its run (exit 0) says fixed; another death, or a child that
-    could not judge (125), is neither.
+    child's eager runs are done.  Only a child that ran to completion and judged its
+    run (exit 0) says fixed; another death, or a child that could not judge (125), is
+    neither.
     """
     death = spec["death"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -39,8 +39,8 @@ import torch
 
 from fuzzer.judge.contract import Asks, BindingRuns, judge_runs
 from fuzzer.judge.death import death_name
-from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
+from fuzzer.judge.reading import Reading, read_verdict
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -209,9 +209,9 @@ def run_isolated(spec: dict, argv: list) -> int:
     Only the recorded death reproduces: the same signal (or a heap corruption, by
     either of its signals: ``fuzzer.judge.death``, read from what the child writes on
     stderr, passed on as it comes), the memory cap, or a hang, and only once the
-    child's eager runs are done.  Only a child that ran to
-    completion and judged its run (exit 0) says fixed; another death, or a child that
-    could not judge (125), is neither.
+    child's eager runs are done.  Only a child that ran to completion and judged its
+    run (exit 0) says fixed; another death, or a child that could not judge (125), is
+    neither.
     """
     death = spec["death"]
     with tempfile.TemporaryDirectory() as tmp:

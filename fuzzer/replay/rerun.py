@@ -17,8 +17,8 @@ the compiled program raised another way (a compile or runtime error of another k
 may come first and hide the bug), the kind still diverges with another bug class, or
 the process died another death (another torch may word the same failure anew:
 calling that FIXED would be quietly wrong); and the same of a second compile after
-a first that reproduced.  One ladder reads each run (``fuzzer.judge.reading``), the one a repro script
-reads its run by.
+a first that reproduced.  One ladder reads each run (``fuzzer.judge.reading``), the
+one a repro script reads its run by.
 """
 
 from __future__ import annotations
