@@ -1306,10 +1306,75 @@ def _hops_missing(asks: Asks, compiled: list) -> str | None:
             f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")
 
 
+import enum
+from dataclasses import dataclass
+
+
+
+class Reading(enum.Enum):
+    NOT_JUDGED = "not judged"
+    REPRODUCES = "reproduces"
+    ANOTHER_BUG = "another bug"
+    RAISED = "raised another way"
+    UNTESTED = "untested"
+    ABSENT = "absent"
+
+
+@dataclass(frozen=True)
+class ReadVerdict:
+    """A verdict read for one bug: the rung, and what it is about (the status's
+    reason, the class seen, the first untested reason)."""
+
+    reading: Reading
+    reason: str = ""
+
+    @property
+    def judged(self) -> bool:
+        """Whether the run said anything of the bug: not where eager failed, the
+        compiled run raised another way, or it was not wholly compiled or judged."""
+        return self.reading not in (Reading.NOT_JUDGED, Reading.RAISED, Reading.UNTESTED)
+
+
+def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
+    """The rung ``verdict`` stops at, looking for a bug of ``kind`` and class ``wanted``."""
+    if verdict.status != OK:
+        return ReadVerdict(Reading.NOT_JUDGED, f"{verdict.status}: {verdict.reason}")
+    seen = bug_class(kind, verdict.of_kind(kind))
+    if seen and seen == wanted:
+        return ReadVerdict(Reading.REPRODUCES, seen)
+    if seen:
+        return ReadVerdict(Reading.ANOTHER_BUG, seen)
+    other = failed_otherwise(kind, verdict.divergences)
+    if other is not None:
+        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]))
+    if verdict.untested:
+        reason, message = verdict.untested[0]
+        return ReadVerdict(Reading.UNTESTED, f"{reason}: {message.splitlines()[0] if message else ''}")
+    return ReadVerdict(Reading.ABSENT)
+
+
+import re
+
+#: the death of a process whose heap glibc found corrupted
+HEAP_CORRUPTION = "heap corruption"
+#: the signals a corrupted heap kills by: glibc's abort, or a fault in what it left
+HEAP_SIGNALS = ("SIGABRT", "SIGSEGV")
+#: glibc's words when its allocator finds the heap corrupted (``malloc_printerr``)
+HEAP_WORDS = re.compile(r"corrupted size vs\. prev_size|corrupted double-linked list|double free"
+                        r"|\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate|_int_free|_int_malloc)\(\): ")
+
+
+def death_name(how: str, said: str = "") -> str:
+    """The death class of a process that ended ``how`` (a signal's name, ``exit code
+    N``) after writing ``said`` on stderr."""
+    return HEAP_CORRUPTION if how in HEAP_SIGNALS and HEAP_WORDS.search(said) else how
+
+
 import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import torch
@@ -1323,6 +1388,12 @@ POLL_S = 0.25
 #: the environment variable naming the file a crash/timeout child creates once its
 #: eager runs are done (a death before that says nothing about the compiler)
 EAGER_DONE_ENV = "DCEFUZZ_EAGER_DONE"
+#: characters of a crash/timeout child's stderr kept to class its death by (glibc's
+#: heap words come last, just before it dies)
+SAID_KEPT = 64 * 1024
+#: seconds the parent waits for the rest of a dead child's stderr (a compile worker
+#: it started may hold the pipe open)
+SAID_WAIT_S = 5.0
 
 
 def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> list:
@@ -1409,36 +1480,36 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
         torch.set_num_threads(spec["threads"])
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
     verdict = judge(spec, program, trace, device, step)
-    if child:
-        return CANNOT_JUDGE_EXIT if verdict.status == OK and verdict.untested else FIXED_EXIT
+    # a crash/timeout child that survives judges by the same ladder: no verdict shows a
+    # death, so it says 0 only for a run judged whole and clean of errors (eager that
+    # fails, a compile that raises, code not wholly compiled: 125, the death unjudged)
     return conclude(spec, verdict)
 
 
 def conclude(spec: dict, verdict) -> int:
-    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug."""
-    if verdict.status != OK:
-        print(f"cannot judge: {verdict.status}: {verdict.reason}")
+    """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug
+    (the ladder of ``fuzzer.judge.reading``, which a replay reads by too)."""
+    said = read_verdict(spec["kind"], spec["bug_class"], verdict)
+    if said.reading is Reading.NOT_JUDGED:
+        print(f"cannot judge: {said.reason}")
         return CANNOT_JUDGE_EXIT
     for d in verdict.divergences:
         print(d.line())
     for reason, message in verdict.untested:
         print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
-    seen = bug_class(spec["kind"], verdict.of_kind(spec["kind"]))
-    if seen == spec["bug_class"]:
+    if said.reading is Reading.REPRODUCES:
         print("REPRODUCES")
         return REPRODUCES_EXIT
-    if seen:
+    if said.reading is Reading.ANOTHER_BUG:
         # the kind still diverges, another way (often the same failure, worded anew by a
         # later torch): neither this bug nor fixed
-        print(f"cannot judge: another bug of this kind ({seen})")
+        print(f"cannot judge: another bug of this kind ({said.reason})")
         return CANNOT_JUDGE_EXIT
-    other = failed_otherwise(spec["kind"], verdict.divergences)
-    if other is not None:
+    if said.reading is Reading.RAISED:
         # the compiled run raised another way, which may hide this bug: not fixed
-        print(f"cannot judge: the program fails another way ({bug_class(other.kind, [other])}), "
-              f"and the bug did not show")
+        print(f"cannot judge: the program fails another way ({said.reason}), and the bug did not show")
         return CANNOT_JUDGE_EXIT
-    if verdict.untested:
+    if said.reading is Reading.UNTESTED:
         # code that did not run compiled, or a binding the contract could not judge,
         # cannot show the bug: it is not fixed there, only not tested
         print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "
@@ -1459,17 +1530,36 @@ def _rss_mb(pid: int) -> float:
     return 0.0
 
 
+def _relay(stream, said: list) -> None:
+    """Pass a child's stderr on to ours as it comes, keeping its tail in ``said``."""
+    for line in iter(stream.readline, b""):
+        text = line.decode(errors="replace")
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        said.append(text)
+        while len(said) > 1 and sum(map(len, said)) > SAID_KEPT:
+            del said[0]
+
+
 def run_isolated(spec: dict, argv: list) -> int:
     """Crash and timeout findings: run this script again in a child, judge how it ends.
 
-    Only the recorded death reproduces: the same signal, the memory cap, or a hang,
-    and only once the child's eager runs are done.
+    Only the recorded death reproduces: the same signal (or a heap corruption, by
+    either of its signals: ``fuzzer.judge.death``, read from what the child writes on
+    stderr, passed on as it comes), the memory cap, or a hang, and only once the
+    child's eager runs are done.  Only a child that ran to completion and judged its
+    run (exit 0) says fixed; another death, or a child that could not judge (125), is
+    neither.
     """
     death = spec["death"]
     with tempfile.TemporaryDirectory() as tmp:
         marker = os.path.join(tmp, "eager-done")
         env = dict(os.environ, **{EAGER_DONE_ENV: marker})
-        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env)
+        child = subprocess.Popen([sys.executable, sys.argv[0], *argv, "--child"], env=env,
+                                 stderr=subprocess.PIPE)
+        said: list = []
+        relay = threading.Thread(target=_relay, args=(child.stderr, said), daemon=True)
+        relay.start()
         deadline = time.monotonic() + spec["time_limit_s"]
         how = None
         while child.poll() is None:
@@ -1483,12 +1573,14 @@ def run_isolated(spec: dict, argv: list) -> int:
                 break
             time.sleep(POLL_S)
         eager_done = os.path.exists(marker)
+        relay.join(SAID_WAIT_S)
     code = child.returncode
     if how is None and code == CANNOT_JUDGE_EXIT:
         return CANNOT_JUDGE_EXIT
     if how is None and code < 0:
         import signal
-        how = signal.Signals(-code).name
+        # SIGABRT or SIGSEGV after glibc's heap words: one death, a heap corruption
+        how = death_name(signal.Signals(-code).name, "".join(said))
     elif how is None and code != FIXED_EXIT:
         how = f"exit code {code}"
     if not eager_done and how is not None:
@@ -1497,8 +1589,11 @@ def run_isolated(spec: dict, argv: list) -> int:
     if how == death:
         print(f"REPRODUCES: {how}")
         return REPRODUCES_EXIT
-    print(f"does not reproduce: looking for {death}, the child ended with "
-          f"{how or f'exit status {code}'}")
+    if how is not None:
+        # another death (another signal, the memory cap, a hang): neither this bug nor fixed
+        print(f"cannot judge: looking for {death}, the child ended with {how}")
+        return CANNOT_JUDGE_EXIT
+    print(f"does not reproduce: looking for {death}, the child ran to completion")
     return FIXED_EXIT
 
 

@@ -110,6 +110,18 @@ class VersionLimits:
     script_seconds: float = 600.0
     #: seconds that interpreter may take to import torch and print its version
     query_seconds: float = 120.0
+    #: runs of the script per release for an entry that may not show every time: a
+    #: crash (a corrupted heap dies when, and how, the allocator notices) or one whose
+    #: recorded verdicts came and went; one that reproduces is enough (``dcefuzz
+    #: reclass`` gives a crash as many runs to show its heap's words)
+    flaky_tries: int = 3
+
+
+@dataclass(frozen=True)
+class IsolationLimits:
+    #: bytes of a child's stderr kept to class its death by (``fuzzer.isolation.said``):
+    #: glibc's heap words come just before it dies, after whatever torch logged
+    said_kept_bytes: int = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -155,4 +167,5 @@ CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
 SELFTEST = SelftestLimits()
 VERSIONS = VersionLimits()
+ISOLATION = IsolationLimits()
 REPORT = ReportLimits()

@@ -7,10 +7,12 @@ it reproduces; an entry marked as a known bug (``dcefuzz known ENTRY``) is expec
 to reproduce (xfail), and its passing is reported as XPASS (a failure under
 ``xfail_strict``), the sign the bug was fixed.  An entry that cannot be judged here
 is skipped with the reason: found on a device this machine lacks, its program no
-longer runs eagerly, or it was not wholly compiled (a graph break, a refusal, an
-inlined region): a bug that did not show in code that did not run compiled is not
-fixed.  An unreadable entry, or one whose kind now diverges with another bug class,
-fails.  So a project keeps the bugs it found as regression tests.
+longer runs eagerly, its compiled program raises another way (an error that may come
+before the bug and hide it), or it was not wholly compiled (a graph break, a refusal,
+an inlined region): a bug that did not show in code that did not run compiled is not
+fixed; the same of a second compile after a first that reproduced.  An unreadable
+entry, or one whose kind now diverges with another bug class (a crash: dies another
+death), fails.  So a project keeps the bugs it found as regression tests.
 
 Registered through the ``pytest11`` entry point; it does nothing without the option.
 """
@@ -84,7 +86,7 @@ class EntryItem(pytest.Item):
         if result.outcome == REPRODUCES:
             raise EntryReproduces(f"{result.id} reproduces: {result.detail}")
         if result.outcome == ERROR:
-            if not result.judged:  # no such device, eager fails, not wholly compiled: not tested here
+            if not result.judged:  # no such device, eager fails, raises another way, not wholly compiled
                 pytest.skip(f"{result.id}: {result.detail}")
             raise EntryError(f"{result.id}: {result.detail}")
 

@@ -23,7 +23,7 @@ from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
 from fuzzer.isolation.judge import probe
-from fuzzer.isolation.process import died_detail, timeout_detail
+from fuzzer.isolation.process import death_of, died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.reduce.casualty import divergence_of
@@ -58,6 +58,8 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, s
     ("test-segfault", CRASH, "SIGSEGV", "_segfault (fuzzer/faults/process.py:"),
     ("test-hang", TIMEOUT, "exceeded", "_hang (fuzzer/faults/process.py:"),
     ("test-alloc", CRASH, "memory cap", "_alloc (fuzzer/faults/process.py:"),
+    # glibc's words before the abort, read from the worker's own stderr
+    ("test-heap-abort", CRASH, "process died: heap corruption", "_heap_abort (fuzzer/faults/process.py:"),
 ])
 def test_campaign_outlives_the_fault_and_loses_no_program(tmp_path, fault, kind, needle, where):
     limits = {"test-hang": HANG_LIMITS, "test-alloc": ALLOC_LIMITS}.get(fault, LIMITS)
@@ -422,9 +424,9 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     bad = variant("deadly", script.replace(marker, marker + "        " + kill.format("SIGSEGV")))
     assert bad.returncode == 1 and "REPRODUCES" in bad.stdout, bad.stdout + bad.stderr
     assert "Fatal Python error: Segmentation fault" in bad.stderr and "in judge" in bad.stderr
-    # another death is another bug: fixed, as far as this entry goes
+    # another death is neither this bug nor fixed: the script cannot judge
     other = variant("other", script.replace(marker, marker + "        " + kill.format("SIGABRT")))
-    assert other.returncode == 0 and "looking for SIGSEGV" in other.stdout, other.stdout
+    assert other.returncode == 125 and "cannot judge: looking for SIGSEGV" in other.stdout, other.stdout
     # a death before eager is done says nothing about the compiler
     early = variant("early", script.replace("    runs = []\n", "    " + kill.format("SIGSEGV") + "    runs = []\n"))
     assert early.returncode == 125, early.stdout + early.stderr
@@ -609,3 +611,26 @@ def test_a_child_sends_its_standard_error_to_the_log(tmp_path, capfd):
     assert p.exitcode == 0
     assert log.read_text() == "from python\nfrom the fd\n"
     assert "from" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("exitcode, said, detail", [
+    (-signal.SIGABRT, "free(): invalid size\n", "process died: heap corruption"),
+    (-signal.SIGSEGV, "torch says something\ncorrupted size vs. prev_size\n", "process died: heap corruption"),
+    (-signal.SIGABRT, "double free or corruption (out)\n", "process died: heap corruption"),
+    (-signal.SIGSEGV, "", "process died: SIGSEGV"),                      # a plain segfault: its own class
+    (-signal.SIGABRT, "terminate called after throwing\n", "process died: SIGABRT"),
+    (-signal.SIGKILL, "free(): invalid pointer\n", "process died: SIGKILL"),  # not a heap's signal
+])
+def test_a_heap_corruption_is_one_death_by_either_signal(exitcode, said, detail):
+    assert died_detail(exitcode, said) == detail
+    assert death_of(detail) == (detail.split(": ", 1)[1], None)
+
+
+@pytest.mark.parametrize("fault", ["test-heap-abort", "test-heap-segfault"])
+def test_a_probe_classes_a_corrupted_heap_by_its_words_not_its_signal(fault):
+    """A child that dies by SIGABRT or SIGSEGV after glibc's heap words died one death;
+    a plain segfault stays SIGSEGV (``test_probe_isolates_a_crash...``)."""
+    case = next(generate(program_seed(0, i)) for i in range(50)
+                if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
+    death = probe(case, "cpu", fault=fault)
+    assert death.kind == CRASH and death.detail == "process died: heap corruption" and death.after_eager

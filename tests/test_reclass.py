@@ -114,3 +114,39 @@ def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tm
     assert "out of date" in result.output and "dcefuzz reclass" in result.output
     assert "not localised" not in result.output.split("bugs in")[0]
     assert path.read_text() == before and load(path).culprit is None
+
+
+def _crash(folder, died: str) -> Entry:
+    entry = Entry(id="crash-000000000000", kind=contract.CRASH, signature=f"crash|process died: {died} :: old",
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
+                  detail=[f"[crash] binding 0, process: process died: {died}", "  at evaluate (sizes.py:78)"])
+    save(entry, folder)
+    return entry
+
+
+def test_a_crash_saved_by_its_signal_is_renamed_where_it_dies_of_a_corrupted_heap(tmp_path, monkeypatch):
+    """A SIGABRT saved before a heap corruption was one death by either signal: where it
+    dies again after glibc's heap words, it is saved as ``heap corruption``."""
+    from fuzzer.isolation.judge import Death
+    from fuzzer.replay import reclass
+
+    entry = _crash(tmp_path, "SIGABRT")
+    deaths = iter([Death(contract.CRASH, "process died: SIGSEGV"),
+                   Death(contract.CRASH, "process died: heap corruption")])
+    monkeypatch.setattr(reclass, "probe", lambda *args: next(deaths))
+    r = reclass_entry(tmp_path / f"{entry.id}.json")
+    assert r.outcome == RENAMED and r.detail == "crash|process died: heap corruption", r
+    new = load(tmp_path / f"{r.new_id}.json")
+    assert new.bug_class == "crash|process died: heap corruption" and new.detail[1] == "  at evaluate (sizes.py:78)"
+    assert not (tmp_path / f"{entry.id}.json").exists()
+
+
+def test_a_crash_that_dies_its_plain_signal_again_is_unchanged(tmp_path, monkeypatch):
+    from fuzzer.isolation.judge import Death
+    from fuzzer.replay import reclass
+
+    entry = _crash(tmp_path, "SIGABRT")
+    monkeypatch.setattr(reclass, "probe", lambda *args: Death(contract.CRASH, "process died: SIGABRT"))
+    assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == UNCHANGED
+    monkeypatch.setattr(reclass, "probe", lambda *args: Death(None, "ran to completion (ok)", status=contract.OK))
+    assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == LEFT

@@ -1,5 +1,5 @@
 """A bug's history over releases: introduced, fixed, regression; ``error`` is never
-read as "not present"."""
+read as "not present", and a change is read only between adjacent judged releases."""
 
 import pytest
 
@@ -18,7 +18,9 @@ def test_releases_order_as_numbers_and_builds_of_one_release_merge():
     ({"2.11.0": FIXED, "2.12.1": REPRODUCES, "2.13.0": REPRODUCES, "2.14.1": REPRODUCES}, "2.12.1", True, None),
     # an error is not "not present": no regression can be read from it
     ({"2.11.0": ERROR, "2.12.1": REPRODUCES, "2.13.0": REPRODUCES}, "2.12.1", False, None),
-    ({"2.11.0": FIXED, "2.12.1": ERROR, "2.13.0": REPRODUCES, "2.14.1": ERROR}, "2.13.0", True, None),
+    # nor across one: the bug may hide behind what 2.12.1 failed on, nor is 2.14.1 a fix
+    ({"2.11.0": FIXED, "2.12.1": ERROR, "2.13.0": REPRODUCES, "2.14.1": ERROR}, "2.13.0", False, None),
+    ({"2.11.0": REPRODUCES, "2.12.1": ERROR, "2.13.0": FIXED}, "2.11.0", False, None),
     ({"2.11.0": REPRODUCES, "2.12.1": FIXED, "2.13.0": REPRODUCES, "2.14.1": FIXED}, "2.11.0", False, "2.14.1"),
     ({"2.13.0": FIXED, "2.14.1": FIXED}, None, False, None),
 ])
@@ -27,6 +29,22 @@ def test_history(versions, introduced, regression, fixed):
     assert (h.introduced, h.regression, h.fixed) == (introduced, regression, fixed)
     line = h.line()
     assert ("a regression in" in line) == regression
+
+
+@pytest.mark.parametrize("versions, line", [
+    ({"2.11.0": FIXED, "2.12.1": ERROR, "2.13.0": ERROR, "2.14.1": REPRODUCES},
+     "not seen in 2.11.0; 2.12.1 and 2.13.0 could not judge it; reproduces in 2.14.1; "
+     "not fixed in any release tried"),
+    ({"2.11.0": ERROR, "2.12.1": REPRODUCES, "2.13.0": ERROR, "2.14.1": FIXED},
+     "since 2.12.1 or earlier (2.11.0 could not judge it); 2.13.0 could not judge it; not seen in 2.14.1"),
+    ({"2.11.0": REPRODUCES, "2.12.1": ERROR, "2.13.0": ERROR},
+     "since 2.11.0 or earlier; 2.12.1 and 2.13.0 could not judge it; not fixed in any release judged"),
+    ({"2.11.0": FIXED, "2.12.1": REPRODUCES, "2.13.0": FIXED},
+     "a regression in 2.12.1 (2.11.0 is fixed); fixed in 2.13.0"),
+])
+def test_across_releases_that_could_not_judge_it_the_line_says_what_was_seen(versions, line):
+    """The table's history column: across ``error`` it was once "a regression in 2.14.1"."""
+    assert history(versions).line() == line
 
 
 def test_a_regressions_report_says_so_in_its_title_and_first_line():

@@ -17,6 +17,7 @@ from helpers import case, prog
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.corpus.store import save
+from fuzzer.isolation.judge import RAISED, UNTESTED, Death, survivor_status
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.render import repro
@@ -132,3 +133,150 @@ def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
          str(TESTS), str(path.with_suffix(".py"))],
         capture_output=True, text=True, timeout=300, env=dict(os.environ, DCEFUZZ_TEST_FAULT="test-graph-break"))
     assert run.returncode == 125 and "not wholly compiled" in run.stdout, run.stdout + run.stderr
+
+
+
+CRASH_SPEC = {"kind": contract.CRASH, "bug_class": "crash|process died: SIGSEGV", "device": "cpu",
+              "death": "SIGSEGV", "time_limit_s": 60}
+_COMPILE_ERROR = contract.Divergence(contract.COMPILE_ERROR, 0, "compiled", "RuntimeError: planted",
+                                     ("torch._dynamo:planted",))
+
+
+@pytest.mark.parametrize("verdict", [
+    contract.Verdict(contract.INVALID, reason="eager raised"),
+    contract.Verdict(contract.OK, [_COMPILE_ERROR]),
+    contract.Verdict(contract.OK, untested=[("graph-break", "a break")]),
+], ids=["eager raises", "compile raises another way", "not wholly compiled"])
+def test_a_surviving_crash_child_that_could_not_judge_says_125(monkeypatch, verdict):
+    """The child of a crash or timeout script survived, but eager raised, the compile
+    raised another error (which may come before the death) or it was not wholly
+    compiled: it says 125, never 0 (fixed), and its parent says 125 on."""
+    from fuzzer.render import driver
+
+    monkeypatch.setattr(driver, "judge", lambda *args: verdict)
+    import faulthandler
+
+    for armed in ("enable", "dump_traceback_later"):  # the child's arming, not pytest's business
+        monkeypatch.setattr(faulthandler, armed, lambda *a, **k: None)
+    assert driver.main(CRASH_SPEC, None, {}, argv=["--child"]) == driver.CANNOT_JUDGE_EXIT
+    monkeypatch.setattr(driver, "judge", lambda *args: contract.Verdict(contract.OK))
+    assert driver.main(CRASH_SPEC, None, {}, argv=["--child"]) == driver.FIXED_EXIT
+
+
+#: the child a crash script's parent starts, standing in: it ends as told, eager done
+_CHILD = """import os, signal, sys
+open(os.environ["DCEFUZZ_EAGER_DONE"], "w").close()
+how = sys.argv[1]
+if how.startswith("SIG"):
+    os.kill(os.getpid(), getattr(signal, how))
+sys.exit(int(how))
+"""
+
+
+@pytest.mark.parametrize("how, expected", [("SIGSEGV", 1), ("SIGABRT", 125), ("0", 0), ("125", 125), ("3", 125)])
+def test_a_crash_script_judges_how_its_child_ended(tmp_path, monkeypatch, how, expected):
+    """The recorded death reproduces; another death (another signal, an exit status)
+    cannot be judged (it was once "does not reproduce"); only a child that ran to
+    completion and judged (0) says fixed."""
+    from fuzzer.render import driver
+
+    child = tmp_path / "child.py"
+    child.write_text(_CHILD)
+    monkeypatch.setattr(sys, "argv", [str(child)])
+    assert driver.run_isolated(CRASH_SPEC, [how]) == expected
+
+
+def _saved(tmp_path, kind, wanted):
+    entry = Entry(id=f"{kind}-replayed", kind=kind, signature=f"{wanted} :: x", seed=None, device="cpu",
+                  backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+                  detail=[f"[{kind}] binding 0, process: process died: SIGSEGV"])
+    return save(entry, tmp_path)[0]
+
+
+@pytest.mark.parametrize("death, outcome, judged", [
+    (Death(contract.CRASH, "process died: SIGSEGV"), REPRODUCES, True),
+    (Death(contract.CRASH, "process died: SIGABRT"), ERROR, True),          # another death
+    (Death(None, "ran to completion (invalid)", status=contract.INVALID), ERROR, False),
+    (Death(None, "ran to completion (raised)", status=RAISED), ERROR, False),
+    (Death(None, "ran to completion (ok)", status=contract.OK), FIXED, True),
+], ids=["same death", "another death", "eager raises", "raises another way", "ran clean"])
+def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkeypatch, death, outcome, judged):
+    from fuzzer.replay import rerun
+
+    monkeypatch.setattr(rerun, "probe", lambda *args: death)
+    result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: SIGSEGV"))
+    assert (result.outcome, result.judged) == (outcome, judged), result.detail
+
+
+def test_what_a_surviving_child_says_of_a_death():
+    assert survivor_status(contract.Verdict(contract.INVALID)) == contract.INVALID
+    assert survivor_status(contract.Verdict(contract.OK, [_COMPILE_ERROR])) == RAISED
+    assert survivor_status(contract.Verdict(contract.OK, untested=[("graph-break", "")])) == UNTESTED
+    wrong = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values", ("values",))
+    assert survivor_status(contract.Verdict(contract.OK, [wrong])) == contract.OK
+
+
+_DROPPED = contract.Divergence(contract.EFFECT_LOG, 0, "effects", "e_log dropped", ("missing",))
+_REORDERED = contract.Divergence(contract.EFFECT_LOG, 0, "effects", "e_log moved", ("reordered",))
+
+
+@pytest.mark.parametrize("second, outcome, judged", [
+    (contract.Verdict(contract.OK, [_DROPPED]), REPRODUCES, True),
+    (contract.Verdict(contract.OK), FIXED, True),                                   # flaky
+    (contract.Verdict(contract.INVALID, reason="eager raised"), ERROR, False),
+    (contract.Verdict(contract.OK, untested=[("graph-break", "a break")]), ERROR, False),
+    (contract.Verdict(contract.OK, [_COMPILE_ERROR]), ERROR, False),
+    (contract.Verdict(contract.OK, [_REORDERED]), ERROR, True),                     # another bug class
+], ids=["recurs", "judged clean", "invalid", "untested", "raises another way", "another bug class"])
+def test_a_second_compile_that_cannot_judge_is_no_flaky_fix(tmp_path, monkeypatch, second, outcome, judged):
+    """An entry that reproduced once is FIXED (flaky) only where a fresh compile judged
+    clean; a second run that was invalid, untested, raised another way or showed
+    another bug class of its kind is an ERROR (it once was "fixed (flaky)")."""
+    from fuzzer.replay import rerun
+
+    verdicts = iter([contract.Verdict(contract.OK, [_DROPPED]), second])
+    monkeypatch.setattr(rerun.kinds, "oracle", lambda *args: lambda c: next(verdicts))
+    result = replay_entry(_saved(tmp_path, contract.EFFECT_LOG, "effect-log|missing"))
+    assert (result.outcome, result.judged) == (outcome, judged), result.detail
+
+
+#: a child that wrote glibc's words on a corrupted heap before it died
+_HEAP_CHILD = _CHILD.replace('how = sys.argv[1]\n', 'how = sys.argv[1]\nif "words" in sys.argv:\n'
+                             '    sys.stderr.write("free(): invalid size\\n"); sys.stderr.flush()\n')
+
+
+@pytest.mark.parametrize("how, words, death, expected", [
+    ("SIGABRT", True, "heap corruption", 1),
+    ("SIGSEGV", True, "heap corruption", 1),    # the same corruption, the other signal
+    ("SIGSEGV", False, "heap corruption", 125),  # a plain segfault: another death
+    ("SIGSEGV", False, "SIGSEGV", 1),
+    ("SIGABRT", True, "SIGABRT", 125),           # a heap corruption, where a plain abort was recorded
+])
+def test_a_crash_script_classes_a_corrupted_heap_by_its_words(tmp_path, monkeypatch, capsys, how, words, death,
+                                                              expected):
+    from fuzzer.render import driver
+
+    child = tmp_path / "child.py"
+    child.write_text(_HEAP_CHILD)
+    monkeypatch.setattr(sys, "argv", [str(child)])
+    assert driver.run_isolated({**CRASH_SPEC, "death": death}, [how, *(["words"] if words else [])]) == expected
+    assert ("free(): invalid size" in capsys.readouterr().err) == words  # passed on to the script's stderr
+
+
+@pytest.mark.parametrize("deaths, outcome, probes", [
+    (["process died: SIGSEGV", "process died: heap corruption"], REPRODUCES, 2),  # the heap spoke the second time
+    (["process died: SIGSEGV"] * 3, ERROR, 3),
+    ([None, None, "process died: heap corruption"], REPRODUCES, 3),
+    ([None] * 3, FIXED, 3),
+], ids=["another death, then its own", "another death each time", "clean, then its death", "clean each time"])
+def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, deaths, outcome, probes):
+    """A corrupted heap dies when, and how, the allocator notices: a crash entry is
+    replayed in up to ``VERSIONS.flaky_tries`` processes, and one death of its own is enough."""
+    from fuzzer.replay import rerun
+
+    seen = iter([Death(contract.CRASH, d) if d else Death(None, "ran to completion (ok)", status=contract.OK)
+                 for d in deaths])
+    calls = []
+    monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
+    result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
+    assert (result.outcome, len(calls)) == (outcome, probes), result.detail

@@ -415,7 +415,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # a feedback trial of the 2.13 yield benchmark's
                                     "runtime-error-925a6280d813",
                                     # the second feedback hour on 2.14.1's (a crash is not localised)
-                                    "compile-error-9a5dc164413a", "crash-1d8281da768a",
+                                    "compile-error-9a5dc164413a", "crash-8caa0f144a94",
                                     "compile-error-6f4f82075801",
                                     # a feedback trial of the 2.13 yield benchmark's (seed 104)
                                     "wrong-output-ec1ddebeb7e0",
@@ -469,7 +469,7 @@ def test_an_untriaged_entry_is_a_bug_of_its_own():
 def test_a_crash_is_keyed_by_torchs_innermost_frame_and_one_without_any_stands_alone():
     """The corpus's crash aborted in dcefuzz's own code (``sizes.py``, making the next
     inputs: a corrupted heap is noticed at the next allocation); that frame is no cause."""
-    crash = load(CORPUS / "crash-1d8281da768a.json")
+    crash = load(CORPUS / "crash-8caa0f144a94.json")
     assert crash.detail[1] == "  at evaluate (sizes.py:78)" and bugs.blame_of(crash) is None
     other = dataclasses.replace(crash, id="crash-other")
     assert len(bugs.group([crash, other])) == 2  # two stacks that name no cause: two bugs

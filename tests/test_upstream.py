@@ -116,7 +116,7 @@ def test_a_known_bug_whose_key_cannot_tell_causes_apart_is_not_known(tmp_path):
     from fuzzer.cli.campaign import _known_keys
     from fuzzer.corpus.bugs import key_of, separates
 
-    crash = "crash-1d8281da768a"
+    crash = "crash-8caa0f144a94"
     shutil.copyfile(CORPUS / f"{crash}.json", tmp_path / f"{crash}.json")
     folder = _folder(tmp_path, RECORDS + [
         {"entries": [crash], "links": [{"ref": "pytorch/pytorch#139628", "kind": "issue", "state": "open"}]}])

@@ -118,3 +118,31 @@ def test_a_device_of_no_known_form_is_a_usage_error(tmp_path):
     path = copy_entry(tmp_path)
     r = invoke("replay", "--python", sys.executable, "--device", "tpu", path)
     assert r.exit_code == 2 and "not cpu, cuda or cuda:N" in r.output, r.output
+
+
+#: a crash entry: a corrupted heap dies when, and how, the allocator notices
+CRASH = "crash-8caa0f144a94"
+
+
+def counting(tmp_path: Path, exits: list[int]) -> Path:
+    """A stand-in whose n-th script run exits ``exits[n-1]`` (it counts in a file)."""
+    count = tmp_path / "count"
+    cases = " ".join(f'{i}) exit {code};;' for i, code in enumerate(exits, 1))
+    return stand_in(tmp_path, "9.9.9", f'n=$(( $(cat {count} 2>/dev/null || echo 0) + 1 )); echo $n > {count}; '
+                                       f'case $n in {cases} esac; exit 3')
+
+
+@pytest.mark.parametrize("entry_id, recorded, exits, outcome, runs", [
+    (CRASH, {}, [0, 1], "reproduces", 2),           # once fixed, then the heap dies: it is there
+    (CRASH, {}, [125, 0, 125], "fixed", 3),         # judged once, clean
+    (CRASH, {}, [125, 125, 125], "error", 3),       # never judged
+    (SMALL, {}, [0, 1], "fixed", 1),                # a plain entry: one run
+    (SMALL, {"2.11.0": "reproduces", "2.12.1": "fixed", "2.13.0": "reproduces"}, [0, 1], "reproduces", 2),
+], ids=["crash reproduces on a second run", "crash judged once", "crash never judged", "one run",
+        "verdicts that came and went"])
+def test_an_entry_that_may_not_show_every_time_is_judged_more_than_once(tmp_path, entry_id, recorded, exits,
+                                                                           outcome, runs):
+    path = copy_entry(tmp_path, recorded, entry_id)
+    result = versions.replay_under(path, str(counting(tmp_path, exits)), "9.9.9")
+    assert load(path).versions["9.9.9"] == outcome, result.detail
+    assert int((tmp_path / "count").read_text()) == runs

@@ -13,14 +13,14 @@ from fuzzer.cache import pair
 from fuzzer.cache.trial import ALL_CACHES, spec_of
 from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract, numeric, observe, paths, raised
+from fuzzer.judge import contract, death, graphs, identity, numeric, observe, paths, raised, reading
 from fuzzer.program import codegen, custom_ops
 from fuzzer.render import driver
 from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_lines, run_lines
 from fuzzer.render.repro import PREAMBLE, REPRO_TIME_LIMIT_S, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, observe, contract, driver, pair)
+PAIR_CARRIED = (numeric, paths, raised, graphs, observe, identity, contract, reading, death, driver, pair)
 
 
 def pair_spec(entry: Entry) -> dict:

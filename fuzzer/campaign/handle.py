@@ -16,6 +16,7 @@ from fuzzer.campaign.config import Config
 from fuzzer.campaign.entries import case_of
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import STOP_GRACE_S, stop_child
+from fuzzer.isolation.said import Said
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
@@ -26,11 +27,16 @@ END_STOP_S = 2 * STOP_GRACE_S
 class WorkerHandle:
     """The parent's handle on one worker process."""
 
+    #: the worker's stderr, passed on to the log as it comes and read back to class its
+    #: death (``fuzzer.isolation.said``); None where the worker's stderr is elsewhere (Ray)
+    said: Said | None = None
+
     def __init__(self, ctx, config: Config, limits: PoolLimits, slot: int, device_index: str | None,
                  compile_threads: int = 1, stack_path: str | None = None, log_path: str | None = None):
         self.slot, self.config = slot, config
         self.stack_path = stack_path
         self.conn, child_conn = ctx.Pipe()
+        self.said = Said(log_path)
         env_key = "CUDA_VISIBLE_DEVICES"
         saved = os.environ.get(env_key)
         if device_index is not None:
@@ -38,7 +44,7 @@ class WorkerHandle:
         try:
             self.process = ctx.Process(target=child.serve,
                                        args=(child_conn, worker.Worker(config, limits), config.fault,
-                                             limits.threads, compile_threads, stack_path, log_path),
+                                             limits.threads, compile_threads, stack_path, self.said.path),
                                        name=f"dcefuzz-worker-{slot}", daemon=True)
             self.process.start()
         finally:
@@ -103,6 +109,22 @@ class WorkerHandle:
             self.process.kill()
         self.process.join(5)
         self.conn.close()
+        self.done()
+
+    def words(self) -> str:
+        """The last of what the worker wrote on stderr (glibc's words on a corrupted heap)."""
+        return self.said.tail() if self.said is not None else ""
+
+    def pump(self) -> None:
+        """Pass on what the worker wrote on stderr since the last call."""
+        if self.said is not None:
+            self.said.pump()
+
+    def done(self) -> None:
+        """The worker is gone: pass on the rest of its stderr and drop the file."""
+        if self.said is not None:
+            self.said.close()
+            self.said = None
 
     def stack(self, ask: bool) -> list[str]:
         """Where the worker was when it died (``ask``: it is alive; make it say)."""
@@ -119,6 +141,7 @@ class WorkerHandle:
     def stop(self) -> None:
         # a worker between programs stops at once; the grace covers a slow exit
         stop_child(self.process, self.conn, STOP_GRACE_S * 5)
+        self.done()
 
 
 def stop_all(workers: list[WorkerHandle]) -> None:
@@ -141,6 +164,7 @@ def stop_all(workers: list[WorkerHandle]) -> None:
             w.process.kill()
             w.process.join(5)
         w.conn.close()
+        w.done()
 
 
 class Processes:

@@ -261,7 +261,7 @@ def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log,
                     message = conn.recv()
                 except (EOFError, OSError):
                     w.process.join(5)
-                    casualty(w, CRASH, died_detail(w.process.exitcode))
+                    casualty(w, CRASH, died_detail(w.process.exitcode, w.words()))
                     continue
                 if message[0] == "ready":
                     w.ready = True
@@ -289,6 +289,8 @@ def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log,
                     if w.programs >= limits.recycle_after or grown:
                         w.stop()
                         replace(w)
+            for w in workers:
+                w.pump()  # their stderr, to the log as it comes
             now = time.monotonic()
             if session.out_of_time():
                 continue  # a deadline cut to the campaign's end is no program's timeout

@@ -30,27 +30,21 @@ from fuzzer.limits import CACHE, TRIAGE
 
 
 def _known_keys(folder: str | None) -> tuple:
-    """The bug keys of ``folder``'s entries that its upstream.json links to a public issue,
-    but for keys that cannot tell causes apart (``bugs.separates``)."""
+    """The bug keys of ``folder`` whose findings the campaign only counts
+    (``fuzzer.corpus.known``)."""
     if folder is None:
         return ()
-    from fuzzer.corpus import bugs, upstream
-    from fuzzer.corpus.store import load_all
+    from fuzzer.corpus import upstream
+    from fuzzer.corpus.known import known_keys
 
     try:
-        known = upstream.load(folder)
+        known = known_keys(folder)
     except upstream.UpstreamError as exc:
         raise click.BadParameter(str(exc), param_hint="--known-upstream") from None
-    if not known.records:
-        raise click.BadParameter(f"{folder} has no {upstream.FILE}", param_hint="--known-upstream")
-    entries, _ = load_all([folder])
-    linked = [e for e in entries if any(r.known for r in known.of([e.id]))]
-    # a key that cannot tell causes apart would make every later finding under it "known"
-    vague = {bugs.key_of(e) for e in linked if not bugs.separates(e)}
-    keys = sorted({bugs.key_of(e) for e in linked} - vague)
-    click.echo(f"known upstream: {len(keys)} bugs of {folder} are counted, not shrunk"
-               + (f" ({len(vague)} more whose key cannot tell causes apart are not)" if vague else ""), err=True)
-    return tuple(keys)
+    click.echo(f"known upstream: {len(known.keys)} bugs of {folder} are counted, not shrunk"
+               + (f" ({known.vague} more whose key cannot tell causes apart are not)" if known.vague else ""),
+               err=True)
+    return known.keys
 
 
 @main.command()

@@ -1,4 +1,5 @@
-"""Test-only faults that take the compiling process down: segfault, hang, runaway memory.
+"""Test-only faults that take the compiling process down: segfault, hang, runaway memory,
+a corrupted heap (glibc's words, then an abort or a segfault).
 
 They exist to prove the worker pool's isolation (``fuzzer.campaign.pool``), not to mimic a
 custom-op regression, so they are kept out of the catalogue the self-test runs.
@@ -48,6 +49,21 @@ def _segfault() -> None:
     if hasattr(signal, "pthread_kill"):
         signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
     os.kill(os.getpid(), signal.SIGSEGV)
+
+
+#: what glibc writes before it aborts on a corrupted heap (``fuzzer.judge.death``)
+HEAP_WORDS = b"free(): invalid size\n"
+
+
+def _heap_abort() -> None:
+    os.write(2, HEAP_WORDS)
+    os.abort()
+
+
+def _heap_segfault() -> None:
+    # a corrupted heap that faults after glibc spoke: the same death as the abort
+    os.write(2, HEAP_WORDS)
+    _segfault()
 
 
 def _hang() -> None:
@@ -118,6 +134,8 @@ FAULTS = (
     _fault("test-segfault", "the process segfaults", _segfault, "crash"),
     _fault("test-hang", "the compile never returns", _hang, "timeout"),
     _fault("test-alloc", "memory grows without bound", _alloc, "crash"),
+    _fault("test-heap-abort", "glibc's words on a corrupted heap, then an abort", _heap_abort, "crash"),
+    _fault("test-heap-segfault", "glibc's words on a corrupted heap, then a segfault", _heap_segfault, "crash"),
     Fault(name="test-candidate-segfault", bug_class="process", expected_kind="crash", dynamic_only=False,
           description="test only: e_log calls are dropped from a graph that calls other custom ops "
                       "too; the process segfaults on a graph whose only custom-op calls are e_log",

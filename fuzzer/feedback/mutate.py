@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.limits import GEN, GenLimits
-from fuzzer.program import forms, generate, sizes
+from fuzzer.program import forms, generate, sizes, sources
 from fuzzer.program.custom_ops import MUTATING
 from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
@@ -367,7 +367,7 @@ def mutate(name: str, case: Case, rng: random.Random, ctx: Context) -> Case | No
     if mutant is None or mutant == case or not within_limits(mutant):
         return None
     program = mutant.program
-    imports = generate.imports_for(program.body, ctx.ops, program.imports)
+    imports = sources.imports_for(program.body, ctx.ops.imports, program.imports)
     if imports != program.imports:  # it brought a user's op in: a fresh process must load its module
         mutant = _with(mutant, imports=imports)
     try:

@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass
 
 from fuzzer.isolation import child
+from fuzzer.isolation.said import Said
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
     Aborted,
@@ -36,6 +37,7 @@ from fuzzer.isolation.process import (
 )
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
+from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
@@ -43,6 +45,20 @@ from fuzzer.program.ir import Case
 INTERNAL_VERDICT = "internal-error"
 #: what a child says of a case it ran to completion that was not wholly compiled
 UNTESTED = "untested"
+#: what a child says of a case whose compiled run raised (compiling or running): an
+#: error that may come before the death looked for, and hide it
+RAISED = "raised"
+
+
+def survivor_status(verdict: Verdict) -> str:
+    """What a run the child survived says of a death looked for: ``contract.OK`` only
+    where it was judged whole and clean of errors; else why it says nothing (eager
+    failed or disagreed with itself, the compiled run raised, not wholly compiled).
+    The ladder every replay reads by (``fuzzer.judge.reading``): no verdict holds a
+    death, so a crash's reads only how far the run got."""
+    said = read_verdict(CRASH, "", verdict)
+    return {Reading.NOT_JUDGED: verdict.status, Reading.RAISED: RAISED,
+            Reading.UNTESTED: UNTESTED}.get(said.reading, contract.OK)
 
 
 class _JudgeHandler:
@@ -69,9 +85,7 @@ class _JudgeHandler:
                 send(("done", contract.INVALID))
                 return
             run_compiled(case, self.device, runs, backend=self.backend)
-            verdict = judge_case(case, runs)
-            status = UNTESTED if verdict.status == contract.OK and verdict.untested and not verdict.divergences \
-                else verdict.status
+            status = survivor_status(judge_case(case, runs))
         except Exception as exc:  # noqa: BLE001 - dcefuzz's own error: said, never a death
             send(("done", INTERNAL_ERROR, InternalError.of(SHRINK, exc).line()))
             return
@@ -88,12 +102,15 @@ class Death:
     after_eager: bool = True
     #: the child survived, but dcefuzz's own code raised in it (``fuzzer.internal``)
     internal: bool = False
+    #: what a survivor's run said (``survivor_status``); None for a death
+    status: str | None = None
 
     @property
     def judged(self) -> bool:
-        """A survivor whose run said something of the compiler: not one that was not
-        wholly compiled (or could not be judged), nor one dcefuzz itself failed."""
-        return not (self.internal or f"({UNTESTED})" in self.detail)
+        """A survivor whose run said the death is absent: judged whole and clean of
+        errors, not one that eager failed, that raised another way, that was not wholly
+        compiled, nor one dcefuzz itself failed."""
+        return not self.internal and self.status == contract.OK
 
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
@@ -119,14 +136,17 @@ class IsolatedJudge:
         self.ctx = multiprocessing.get_context("spawn")
         self.process = None
         self.conn = None
+        #: the child's stderr, read back to class its death (a heap corruption's words)
+        self.said: Said | None = None
         self.starts = 0
 
     # -- the child's lifetime ----------------------------------------------
     def _start(self) -> None:
         self.conn, child_conn = self.ctx.Pipe()
+        self.said = Said()
         self.process = self.ctx.Process(
             target=child.serve, args=(child_conn, _JudgeHandler(self.device, self.backend), self.fault,
-                                      self.limits.threads),
+                                      self.limits.threads, None, None, self.said.path),
             name="dcefuzz-isolated", daemon=True)
         self.process.start()
         child_conn.close()
@@ -143,6 +163,7 @@ class IsolatedJudge:
             if self.stop.is_set():
                 self._kill()  # at once: the child may be deep in a compile that hangs
                 raise Aborted
+            self.said.pump()
             if self.conn.poll(self.limits.poll_seconds):
                 try:
                     return self.conn.recv()
@@ -161,7 +182,8 @@ class IsolatedJudge:
         if self.process is None:
             return
         stop_child(self.process, self.conn, STOP_GRACE_S)
-        self.process = self.conn = None
+        self.said.close()
+        self.process = self.conn = self.said = None
 
     def _kill(self) -> None:
         if self.process is not None and self.process.is_alive():
@@ -181,14 +203,15 @@ class IsolatedJudge:
                 self._kill()
                 return Death(message.kind, message.detail, after_eager)
             if message is None:
-                exitcode = self.process.exitcode
+                exitcode, said = self.process.exitcode, self.said.tail()
                 self.close()
-                return Death(CRASH, died_detail(exitcode), after_eager)
+                return Death(CRASH, died_detail(exitcode, said), after_eager)
             if message[0] == "eager":
                 after_eager = True
             elif message[0] == "done":
                 said = f": {message[2]}" if len(message) > 2 else ""
-                return Death(None, f"ran to completion ({message[1]}{said})", internal=len(message) > 2)
+                return Death(None, f"ran to completion ({message[1]}{said})", internal=len(message) > 2,
+                             status=message[1])
 
     def __call__(self, case: Case) -> Verdict:
         """The shrinker's judge: a death after eager is a divergence of its kind."""

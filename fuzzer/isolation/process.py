@@ -12,6 +12,8 @@ import re
 import resource
 import signal
 
+from fuzzer.judge.death import HEAP_CORRUPTION, death_name
+
 #: seconds a child asked to stop may take before it is killed
 STOP_GRACE_S = 2.0
 
@@ -29,8 +31,10 @@ def signal_name(exitcode: int | None) -> str:
     return f"exit code {exitcode}"
 
 
-def died_detail(exitcode: int | None) -> str:
-    return f"process died: {signal_name(exitcode)}"
+def died_detail(exitcode: int | None, said: str = "") -> str:
+    """How a process that ended with ``exitcode``, after writing ``said`` on stderr,
+    died: its signal, or a heap corruption (``fuzzer.judge.death``)."""
+    return f"process died: {death_name(signal_name(exitcode), said)}"
 
 
 def timeout_detail(seconds: float) -> str:
@@ -69,14 +73,14 @@ def stop_child(process, conn, grace: float) -> None:
     conn.close()
 
 
-_DIED = re.compile(r"process died: (?P<how>signal \d+|exit code -?\d+|\w+)")
+_DIED = re.compile(rf"process died: (?P<how>signal \d+|exit code -?\d+|{HEAP_CORRUPTION}|\w+)")
 _MEMORY = re.compile(r"memory cap (?P<mb>\d+) MiB exceeded")
 _TIMEOUT = re.compile(r"exceeded its time limit")
 
 
 def death_of(detail: str) -> tuple[str | None, int | None]:
     """How a death detail (made by the functions above) says the process ended:
-    a signal's name or ``exit code N``, ``"memory"`` (with the cap in MiB) or
+    a signal's name, ``heap corruption`` or ``exit code N``, ``"memory"`` (with the cap in MiB) or
     ``"timeout"``; (None, None) for any other text."""
     m = _MEMORY.search(detail)
     if m:

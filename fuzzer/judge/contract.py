@@ -80,7 +80,7 @@ result is dead in the program (``fuzzer.program.liveness.dead_pure_sites``) that
 compiled code executed; its symptoms say why such a call may be kept (it binds a size
 from data, it is in a ``torch.cond``, neither), and each is another bug.  KEPT BY ITS
 ASSERT: a dead call that a runtime assert of Dynamo's graph reads (the size from data
-it binds, checked at run time: ``observe.Graph``) is kept by torch's design, never a
+it binds, checked at run time: ``graphs.Graph``) is kept by torch's design, never a
 finding; kept with no such assert, it still is.
 
 A USER'S OP (``--ops``, ``fuzzer.user``) is judged by every clause its declaration
@@ -102,65 +102,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import Enum
 
+from fuzzer.judge.identity import (
+    CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
+    NONDETERMINISTIC, OK, PERFORMANCE_KINDS, PROCESS_KINDS, RUNTIME_ERROR, STALE_CACHE, TIMEOUT, WRONG_MUTATION,
+    WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 
 from fuzzer.judge.observe import COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, Run
 
-class Kind(str, Enum):
-    """What a divergence breaks: a clause of the contract, the process, a stale cache.
-
-    A ``str`` as well, so entries' JSON, dict keys and comparisons with a kind read
-    from a file keep working (``str()``, formatting and ``repr()`` give the value's, so
-    a script that prints a kind into its source writes a plain string)."""
-
-    WRONG_OUTPUT = "wrong-output"
-    WRONG_MUTATION = "wrong-mutation"
-    EFFECT_LOG = "effect-log"
-    COMPILE_ERROR = "compile-error"
-    RUNTIME_ERROR = "runtime-error"
-    MISSED_DCE = "missed-dce"
-    CRASH = "crash"
-    TIMEOUT = "timeout"
-    STALE_CACHE = "stale-cache"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-    def __repr__(self) -> str:  # written into scripts as a plain string literal
-        return repr(self.value)
-
-
-class Status(str, Enum):
-    """Whether a case could be judged at all: an eager run that raises makes it
-    invalid (a generator defect), one that disagrees with itself nondeterministic."""
-
-    OK = "ok"
-    INVALID = "invalid"
-    NONDETERMINISTIC = "nondeterministic"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG = Kind.WRONG_OUTPUT, Kind.WRONG_MUTATION, Kind.EFFECT_LOG
-COMPILE_ERROR, RUNTIME_ERROR, MISSED_DCE = Kind.COMPILE_ERROR, Kind.RUNTIME_ERROR, Kind.MISSED_DCE
-CRASH, TIMEOUT, STALE_CACHE = Kind.CRASH, Kind.TIMEOUT, Kind.STALE_CACHE
-
-CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
-PERFORMANCE_KINDS = (MISSED_DCE,)
-#: judged on a cache pair only, never on a single compile
-CACHE_KINDS = (STALE_CACHE,)
-KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
-#: Deaths of the compiling process: no verdict of this module can report them.
-PROCESS_KINDS = (CRASH, TIMEOUT)
-ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
-
-OK, INVALID, NONDETERMINISTIC = Status.OK, Status.INVALID, Status.NONDETERMINISTIC
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
@@ -215,45 +165,6 @@ class Divergence:
     def line(self) -> str:
         site = f" ({self.symptoms[0]})" if self.kind in ERROR_KINDS and self.symptoms else ""
         return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
-
-
-@dataclass(frozen=True)
-class BugClass:
-    """What a confirmation, a shrink step, a replay and a repro must see again: a kind
-    and its symptoms.
-
-    Its text, ``kind|a,b`` (``kind`` alone without symptoms), is what entries' JSON
-    keeps, and :meth:`parse` the one way back: an error has one symptom, where torch
-    raised it or its message, which may hold commas; any other kind's symptoms are
-    words without them.  A family (``fuzzer.triage.family``) is written the same way."""
-
-    kind: str
-    symptoms: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        return self.kind + (f"|{','.join(self.symptoms)}" if self.symptoms else "")
-
-    def __str__(self) -> str:
-        return self.text
-
-    @classmethod
-    def parse(cls, text: str) -> BugClass:
-        kind, sep, rest = text.partition("|")
-        if not sep:
-            return cls(kind)
-        if kind in ERROR_KINDS:
-            return cls(kind, (rest,))
-        return cls(kind, tuple(rest.split(",")) if rest else ())
-
-    @property
-    def words(self) -> set[str]:
-        """The symptoms as a set (a non-error class's are unordered words)."""
-        return set(self.symptoms)
-
-    def shown(self) -> str:
-        """The symptoms as a title reads them: ``, ``-separated, commas spaced."""
-        return ", ".join(s.replace(",", ", ") for s in self.symptoms)
 
 
 def bug_class(kind: str, divs: list[Divergence]) -> str:
@@ -471,7 +382,7 @@ def check_dead_calls(i: int, dead_sites, compiled: Run, asserted=()) -> list[Div
     symptoms: each is a different bug (a set of sites alone gives none).
 
     A site a runtime assert of Dynamo's graphs reads (``asserted``,
-    ``observe.Graph``: the size its result has, checked at run time) must run for the
+    ``graphs.Graph``: the size its result has, checked at run time) must run for the
     assert to be checked: keeping it is torch's design, never a finding.  Only what
     the graphs compiled so far say counts, so a call kept with no assert, or with the
     asserts turned off (``do_not_emit_runtime_asserts``), is still one."""

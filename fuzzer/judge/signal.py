@@ -104,7 +104,7 @@ class Recording:
                 self.tokens.add(f"pass:{name}:{'+' if delta > 0 else '-'}{op}")
 
     def finish(self, counters_before: dict, metrics_before: dict, graphs_before: int) -> frozenset[str]:
-        from fuzzer.judge.observe import GRAPHS
+        from fuzzer.judge.graphs import GRAPHS
 
         for graph in GRAPHS.graphs[graphs_before:]:
             self.tokens.update(f"dynamo:{op}" for op in graph.ops)
@@ -187,7 +187,7 @@ class Recorder:
     def recording(self) -> Iterator[Recording]:
         """Record the compiles of the block; the tokens are ``recording.signal``
         once it ends."""
-        from fuzzer.judge.observe import GRAPHS
+        from fuzzer.judge.graphs import GRAPHS
 
         self.install()
         GRAPHS.install()

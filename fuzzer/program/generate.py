@@ -294,20 +294,6 @@ def propose(form: forms.Form, draft: _State, first: str | None = None) -> Stmt |
     return _propose(form, draft, first)
 
 
-def commit(stmt: Stmt, draft: _State) -> None:
-    """Add ``stmt`` to ``draft``: its result becomes an operand later statements may read."""
-    _commit(stmt, draft)
-
-
-def imports_for(body, ops: OpSet, kept: tuple = ()) -> tuple:
-    """The modules a program with ``body`` must import, after those it ``kept``: every
-    user module of ``ops`` once it calls a user's op (their forms are registered only
-    by importing them), none otherwise.  A generated program and a mutant that brings
-    a user's op in both take them from here, so a fresh process can read either."""
-    calls_user = any(not forms.form(s.form).site_traced for s in body)
-    return kept + tuple(i for i in (ops.imports if calls_user else ()) if i not in kept)
-
-
 def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
     return _forms_by_category(on, ops)
@@ -393,7 +379,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     cond = any(forms.form(s.form).hop == forms.COND or forms.form(s.form).specialises for s in st.body)
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
-                      imports=imports_for(st.body, ops))
+                      imports=sources.imports_for(st.body, ops.imports))
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))

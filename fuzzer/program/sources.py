@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from fuzzer.program import custom_ops
+from fuzzer.program import custom_ops, forms
 
 #: the entry point group op sources are registered in
 GROUP = "dcefuzz.op_sources"
@@ -102,3 +102,13 @@ def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[st
 def script(program, brief: bool = False, traced: bool = True) -> str:
     """What a script needs for every op ``program`` calls, source after source."""
     return "\n\n".join(text for text in (s.script(program, brief, traced) for s in all_sources()) if text.strip())
+
+
+def imports_for(body, modules: tuple, kept: tuple = ()) -> tuple:
+    """The modules a program with ``body`` must import, after those it ``kept``: every
+    one of ``modules`` (a source's, e.g. a user's library) once it calls an op that is
+    not dcefuzz's own (such forms are registered only by importing them), none
+    otherwise.  A generated program and a mutant that brings a user's op in both take
+    them from here, so a fresh process can read either."""
+    calls_user = any(not forms.form(s.form).site_traced for s in body)
+    return kept + tuple(i for i in (modules if calls_user else ()) if i not in kept)

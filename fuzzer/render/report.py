@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fuzzer.corpus import bugs, releases
+from fuzzer.corpus import bugs
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, kinds
@@ -322,9 +322,8 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
     story = bug.history
     title, opening = issue.title, issue.opening
     if story.regression:
-        earlier = [r for r, v in story.releases if v == bugs.FIXED and releases.release(r) < releases.release(story.introduced)]
         title = f"[regression {story.introduced}] {title}"
-        opening = (f"A regression: torch {earlier[-1]} runs this program right, {story.introduced} does not. "
+        opening = (f"A regression: torch {story.before} runs this program right, {story.introduced} does not. "
                    + opening)
     lines = [
         f"# {title}", "",

@@ -3,9 +3,10 @@
 The script needs torch only.  It carries, as text, the very code the fuzzer judged
 with: the custom ops the program calls (the snippets ``custom_ops`` registered),
 the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), the
-contract (``contract``) and the driver (``fuzzer.render.driver``), then the
-program and a ``SPEC`` of the entry (bindings, input seed, the bug class to look
-for).  There is no second copy of the contract to drift.
+contract (``contract``), how a verdict is read for a bug (``reading``), how a
+process died (``death``) and the driver
+(``fuzzer.render.driver``), then the program and a ``SPEC`` of the entry
+(bindings, input seed, the bug class to look for).  There is no second copy of the contract to drift.
 
 Exit status: 1 when the recorded bug reproduces, 0 when it does not, 125 when the
 script cannot judge, so that ``git bisect run python <id>.py`` works on a PyTorch
@@ -20,7 +21,7 @@ import re
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
-from fuzzer.judge import contract, numeric, observe, paths, raised
+from fuzzer.judge import contract, death, graphs, identity, numeric, observe, paths, raised, reading
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import PoolLimits
 from fuzzer.program import codegen, sources
@@ -31,7 +32,7 @@ from fuzzer.render import driver
 REPRO_TIME_LIMIT_S = 300
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, observe, contract, driver)
+CARRIED = (numeric, paths, raised, graphs, observe, identity, contract, reading, death, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -59,8 +60,8 @@ def carried_source(module) -> str:
 def spec(entry: Entry) -> dict:
     """What the driver needs to know of an entry."""
     program = entry.case.program
-    death, cap = (process.death_of(entry.detail[0]) if entry.kind in contract.PROCESS_KINDS
-                  else (None, None))
+    how, cap = (process.death_of(entry.detail[0]) if entry.kind in contract.PROCESS_KINDS
+                else (None, None))
     return {
         "id": entry.id,
         "kind": entry.kind,
@@ -80,7 +81,7 @@ def spec(entry: Entry) -> dict:
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "dead_site_causes": {str(s): c for s, c in sorted(dead_site_causes(program).items())},
         **_asked(program),
-        "death": death,
+        "death": how,
         "memory_cap_mb": cap or PoolLimits().memory_mb,
         "time_limit_s": REPRO_TIME_LIMIT_S,
         **({"threads": entry.threads} if entry.threads is not None else {}),

@@ -15,6 +15,10 @@ entry whose class is unchanged gets its script written afresh where it differs,
 since every script carries the contract's code.  The
 culprit was judged against the old class: ``dcefuzz triage --again`` localises anew.
 
+A crash saved as a SIGABRT or SIGSEGV before a heap corruption was one death by
+either signal is run again in a fresh process; where it dies by glibc's heap words,
+it is saved again as ``heap corruption`` (``fuzzer.judge.death``).
+
 The corpus folder's ``upstream.json`` names bugs by their member entries; the
 renamed ids are put in it, so what is known upstream survives the renaming.
 """
@@ -30,10 +34,15 @@ from fuzzer.corpus import upstream
 from fuzzer.corpus.entry import SCRIPT_SUFFIX, BadEntry, Entry, entry_id
 from fuzzer.corpus.store import load, update
 from fuzzer.files import atomic_write
+from fuzzer.isolation.judge import probe
+from fuzzer.isolation.process import death_of
 from fuzzer.judge import contract, kinds
+from fuzzer.judge.death import HEAP_CORRUPTION, HEAP_SIGNALS
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 from fuzzer.judge.legacy import legacy_class
+from fuzzer.limits import VERSIONS
 from fuzzer.reduce import signature
+from fuzzer.reduce.casualty import divergence_of
 from fuzzer.replay.reshrink import put_in_place
 from fuzzer.triage.family import family
 
@@ -82,10 +91,16 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
     def result(outcome: str, detail: str, new_id: str | None = None, where: str | None = None) -> Reclassed:
         return Reclassed(where or str(path), entry.id, new_id or entry.id, outcome, detail)
 
-    if entry.kind in contract.PROCESS_KINDS:
-        return result(UNCHANGED, "a death is classed by how the process died, as before" + _rescripted(entry, path))
     dev = device or entry.device
     reason = device_unavailable(dev)
+    if entry.kind in contract.PROCESS_KINDS:
+        recorded, _ = death_of(entry.detail[0] if entry.detail else "")
+        if recorded not in HEAP_SIGNALS:
+            return result(UNCHANGED, "a death is classed by how the process died, as before"
+                          + _rescripted(entry, path))
+        if reason is not None:
+            return result(LEFT, f"cannot run on {dev}: {reason}")
+        return _reclass_death(entry, path, dev, result)
     if reason is not None:
         return result(LEFT, f"cannot run on {dev}: {reason}")
     fresh = kinds.oracle(entry, dev, entry.backend)
@@ -113,6 +128,29 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
                               detail=[d.line() for d in divs] + notes)
     where = put_in_place(entry, path, new)
     return result(RENAMED, now, new.id, str(where))
+
+
+def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
+    """A crash saved as a SIGABRT or SIGSEGV from before a heap corruption was one death
+    by either signal (``fuzzer.judge.death``): die again in a fresh process, up to
+    ``VERSIONS.flaky_tries`` times (a corrupted heap does not always speak); a death by
+    glibc's heap words renames the entry under ``heap corruption``, its recorded signal
+    without them leaves it as it is."""
+    deaths = []
+    for _ in range(VERSIONS.flaky_tries):
+        death = probe(entry.case, device, entry.backend)
+        deaths.append(death)
+        if death.kind == entry.kind and death.after_eager and death_of(death.detail)[0] == HEAP_CORRUPTION:
+            div = death.divergence()
+            sig = signature.of(entry.kind, entry.case, [div])
+            notes = [line for line in entry.detail if not line.startswith("[")]
+            new = dataclasses.replace(entry, id=entry_id(entry.kind, sig), signature=sig,
+                                      detail=[div.line()] + notes)
+            where = put_in_place(entry, path, new)
+            return result(RENAMED, contract.bug_class(entry.kind, [div]), new.id, str(where))
+    if any(d.kind == entry.kind and d.after_eager and d.detail == divergence_of(entry).detail for d in deaths):
+        return result(UNCHANGED, contract.bug_class(entry.kind, [divergence_of(entry)]) + _rescripted(entry, path))
+    return result(LEFT, "does not die its death again here (" + "; ".join(d.line() for d in deaths) + ")")
 
 
 def rename_upstream(folder: Path, renamed: dict[str, str]) -> int:

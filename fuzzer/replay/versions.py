@@ -8,6 +8,11 @@ anything else, 125 included, an error: see ``fuzzer.render.driver``), and it is 
 in the entry's ``versions`` map under that interpreter's torch version, where
 ``dcefuzz bugs`` reads it.  The script is rendered afresh from the entry, so what
 runs is what this dcefuzz would write, not a stale ``.py`` beside the JSON.
+
+An entry that may not show every time (``tries``: a crash, whose corrupted heap dies
+when and how the allocator notices, or one whose recorded verdicts came and went) is
+judged up to ``VERSIONS.flaky_tries`` times: ``reproduces`` where any run reproduces,
+``error`` only where no run judged, else ``fixed``.
 """
 
 from __future__ import annotations
@@ -23,10 +28,12 @@ from pathlib import Path
 
 from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry
+from fuzzer.corpus.releases import by_release
 from fuzzer.judge import kinds
 from fuzzer.limits import VERSIONS
 from fuzzer.render.driver import CANNOT_JUDGE_EXIT, FIXED_EXIT, REPRODUCES_EXIT
-from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, ReplayResult
+from fuzzer.replay import rerun
+from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, Conclusion, ReplayResult, combined
 
 #: a replay's outcome as the entry's ``versions`` map records it
 RECORDED = {REPRODUCES: bugs.REPRODUCES, FIXED: bugs.FIXED, ERROR: bugs.ERROR}
@@ -120,10 +127,24 @@ def _detail(code: int | None, out: str, err: str, timeout: float) -> str:
     return f"exit status {code}: {said}" if said else f"exit status {code}"
 
 
+def tries(entry) -> int:
+    """How many runs judge ``entry`` on one release: more than one where a run may
+    miss a bug that is there (a crash corrupts memory; recorded verdicts that came and
+    went: a release that is ``fixed`` between two that reproduce)."""
+    return VERSIONS.flaky_tries if _came_and_went(by_release(entry.versions)) else rerun.tries(entry.kind)
+
+
+def _came_and_went(ordered: list[tuple[str, str]]) -> bool:
+    seen = [v for _, v in ordered if v != bugs.ERROR]
+    return any(v == bugs.FIXED and bugs.REPRODUCES in seen[:i] and bugs.REPRODUCES in seen[i + 1:]
+               for i, v in enumerate(seen))
+
+
 def replay_under(path: Path, python: str, version: str, device: str | None = None,
                  timeout: float = VERSIONS.script_seconds) -> VersionResult:
     """Run the entry's repro script under ``python`` (whose torch is ``version``), on
-    ``device`` or the entry's own, and record the verdict in the entry's ``versions``.
+    ``device`` or the entry's own, and record the verdict in the entry's ``versions``:
+    ``tries(entry)`` runs at most, stopping at the first that reproduces.
 
     An entry that cannot be read is an ERROR and nothing is written.
     """
@@ -131,16 +152,23 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
         entry = store.load(path)
     except BadEntry as exc:
         return VersionResult(str(path), Path(path).stem, "?", ERROR, str(exc), version=version, python=python)
+    runs: list[Conclusion] = []
+    allowed = tries(entry)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-versions-") as tmp:
         script = Path(tmp) / f"{entry.id}.py"
         script.write_text(kinds.script(entry))
-        try:
-            code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
-            detail = _detail(code, out, err, timeout)
-        except OSError as exc:
-            code, detail = None, f"cannot run {python}: {exc.strerror or exc}"
-    outcome = outcome_of(code)
-    entry.versions[version] = RECORDED[outcome]
+        while len(runs) < allowed and not any(r.outcome == REPRODUCES for r in runs):
+            try:
+                code, out, err = _run([python, str(script), *([device] if device else [])], timeout, cwd=tmp)
+            except OSError as exc:
+                runs.append(Conclusion(ERROR, f"cannot run {python}: {exc.strerror or exc}"))
+                break  # the interpreter itself cannot run: another try says the same
+            runs.append(Conclusion(outcome_of(code), _detail(code, out, err, timeout), code != CANNOT_JUDGE_EXIT))
+    said = combined(runs)
+    detail = said.detail
+    if allowed > 1:
+        detail += f" (run {len(runs)} of at most {allowed}: {', '.join(r.outcome for r in runs)})"
+    entry.versions[version] = RECORDED[said.outcome]
     store.update(path, entry)
-    return VersionResult(str(path), entry.id, entry.kind, outcome, detail, code != CANNOT_JUDGE_EXIT,
+    return VersionResult(str(path), entry.id, entry.kind, said.outcome, detail, said.judged,
                          version=version, python=python)
