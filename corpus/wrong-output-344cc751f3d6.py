@@ -419,6 +419,127 @@ def raised_at(exc: BaseException) -> tuple[str, str]:
     return f"{SITE_PREFIX}{type(inner).__name__} in {package}:{function}", message
 
 
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass(frozen=True)
+class Graph:
+    """One graph Dynamo handed its backend: the targets it calls, the higher-order ops
+    among them that reach the backend, and the call sites its runtime asserts read.
+
+    A runtime assert (``aten._assert_scalar`` on a size from data, ``u0 >= 0``) is
+    side-effectful (``torch.fx.node._side_effectful_functions``), so dead-code
+    elimination keeps it and every node it reads: the custom-op call whose result's
+    size it checks, and the calls that call's operands come from.  Keeping those calls
+    is torch's design (with ``do_not_emit_runtime_asserts`` the graph has no assert and
+    Inductor removes them), so ``contract.check_dead_calls`` allows it."""
+
+    ops: tuple
+    hops: tuple
+    asserted: tuple = ()
+
+
+#: the targets by which Dynamo's graph checks at run time what it assumed of a size
+#: from data (``insert_deferred_runtime_asserts``), as ``str(target)`` names them
+RUNTIME_ASSERTS = frozenset({"aten._assert_scalar.default", "aten._assert_async.msg", "aten._assert_async.default",
+                             "aten.sym_constrain_range.default", "aten.sym_constrain_range_for_size.default"})
+
+
+def _site_of(node) -> int | None:
+    """The ``site`` argument of a custom-op call node (None: the op takes none)."""
+    target = node.target
+    schema = getattr(getattr(target, "default", target), "_schema", None)
+    if schema is None:
+        return None
+    for k, arg in enumerate(schema.arguments):
+        if arg.name == "site":
+            site = node.kwargs.get("site", node.args[k] if k < len(node.args) else None)
+            return site if isinstance(site, int) else None
+    return None
+
+
+def _asserted_sites(graph) -> tuple:
+    """The call sites some runtime assert of ``graph`` reads, directly or through the
+    values it is computed from."""
+    seen, todo = set(), [n for n in graph.nodes if n.op == "call_function" and str(n.target) in RUNTIME_ASSERTS]
+    sites = set()
+    while todo:
+        node = todo.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if node.op == "call_function":
+            site = _site_of(node)
+            if site is not None:
+                sites.add(site)
+        todo.extend(node.all_input_nodes)
+    return tuple(sorted(sites))
+
+
+class GraphLog:
+    """The graphs Dynamo hands a backend in this process, in order.
+
+    Dynamo calls ``OutputGraph.call_user_compiler`` with each graph it captured; the
+    log wraps it (once per process) and keeps what the graph calls.  Dynamo then
+    inlines a region (``invoke_subgraph``) used once when
+    ``inline_single_use_invoke_subgraph`` is on, and every region when
+    ``inline_invoke_subgraph`` is: the log counts a region only where it survives.
+    On a torch without that method nothing is recorded (``observed`` is False).
+    """
+
+    def __init__(self) -> None:
+        self.graphs: list[Graph] = []
+        self.observed = False
+
+    def install(self) -> None:
+        if self.observed:
+            return
+        try:
+            from torch._dynamo.output_graph import OutputGraph
+        except ImportError:  # pragma: no cover - a torch without Dynamo's output graph
+            return
+        original = getattr(OutputGraph, "call_user_compiler", None)
+        if original is None:
+            return
+        log = self
+
+        def call_user_compiler(self, gm, example_inputs):
+            log.graphs.append(_graph_of(gm))
+            return original(self, gm, example_inputs)
+
+        OutputGraph.call_user_compiler = call_user_compiler
+        self.observed = True
+
+
+GRAPHS = GraphLog()
+
+
+def _graph_of(gm) -> Graph:
+    from torch._ops import HigherOrderOperator
+
+    config = torch._dynamo.config
+    ops, hops, regions = [], [], []
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = node.target
+        if isinstance(target, HigherOrderOperator):
+            ops.append(target.name())
+            if target.name() == "invoke_subgraph":
+                regions.append(str(node.args[1]))
+            else:
+                hops.append(target.name())
+        else:
+            ops.append(getattr(target, "__name__", str(target)) if callable(target) else str(target))
+    if regions and not getattr(config, "inline_invoke_subgraph", False):
+        single = getattr(config, "inline_single_use_invoke_subgraph", False)
+        if not single or any(regions.count(r) > 1 for r in regions):
+            hops.append("invoke_subgraph")
+    return Graph(tuple(ops), tuple(sorted(set(hops))), _asserted_sites(gm.graph))
+
+
 import contextlib
 import importlib
 import traceback
@@ -596,6 +717,8 @@ class Coverage:
     #: the higher-order ops (``cond``, ``invoke_subgraph``) in the graphs Dynamo
     #: handed its backend during the run (None: this torch cannot say)
     hops: tuple | None = None
+    #: the custom-op call sites a runtime assert of those graphs reads (:class:`Graph`)
+    asserted: tuple = ()
 
     @classmethod
     def between(cls, before: Counts, after: Counts, raised: bool, graphs_before: int = 0) -> Coverage:
@@ -611,80 +734,11 @@ class Coverage:
         if failed > 0 and not raised and not gaps:
             gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
         hops = None
+        made = GRAPHS.graphs[graphs_before:]
         if GRAPHS.observed:
-            hops = tuple(sorted({op for graph in GRAPHS.graphs[graphs_before:] for op in graph.hops}))
-        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops)
-
-
-@dataclass(frozen=True)
-class Graph:
-    """One graph Dynamo handed its backend: the targets it calls, and the higher-order
-    ops among them that reach the backend."""
-
-    ops: tuple
-    hops: tuple
-
-
-class GraphLog:
-    """The graphs Dynamo hands a backend in this process, in order.
-
-    Dynamo calls ``OutputGraph.call_user_compiler`` with each graph it captured; the
-    log wraps it (once per process) and keeps what the graph calls.  Dynamo then
-    inlines a region (``invoke_subgraph``) used once when
-    ``inline_single_use_invoke_subgraph`` is on, and every region when
-    ``inline_invoke_subgraph`` is: the log counts a region only where it survives.
-    On a torch without that method nothing is recorded (``observed`` is False).
-    """
-
-    def __init__(self) -> None:
-        self.graphs: list[Graph] = []
-        self.observed = False
-
-    def install(self) -> None:
-        if self.observed:
-            return
-        try:
-            from torch._dynamo.output_graph import OutputGraph
-        except ImportError:  # pragma: no cover - a torch without Dynamo's output graph
-            return
-        original = getattr(OutputGraph, "call_user_compiler", None)
-        if original is None:
-            return
-        log = self
-
-        def call_user_compiler(self, gm, example_inputs):
-            log.graphs.append(_graph_of(gm))
-            return original(self, gm, example_inputs)
-
-        OutputGraph.call_user_compiler = call_user_compiler
-        self.observed = True
-
-
-GRAPHS = GraphLog()
-
-
-def _graph_of(gm) -> Graph:
-    from torch._ops import HigherOrderOperator
-
-    config = torch._dynamo.config
-    ops, hops, regions = [], [], []
-    for node in gm.graph.nodes:
-        if node.op != "call_function":
-            continue
-        target = node.target
-        if isinstance(target, HigherOrderOperator):
-            ops.append(target.name())
-            if target.name() == "invoke_subgraph":
-                regions.append(str(node.args[1]))
-            else:
-                hops.append(target.name())
-        else:
-            ops.append(getattr(target, "__name__", str(target)) if callable(target) else str(target))
-    if regions and not getattr(config, "inline_invoke_subgraph", False):
-        single = getattr(config, "inline_single_use_invoke_subgraph", False)
-        if not single or any(regions.count(r) > 1 for r in regions):
-            hops.append("invoke_subgraph")
-    return Graph(tuple(ops), tuple(sorted(set(hops))))
+            hops = tuple(sorted({op for graph in made for op in graph.hops}))
+        asserted = tuple(sorted({site for graph in made for site in graph.asserted}))
+        return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops, asserted)
 
 
 @dataclass
@@ -813,22 +867,52 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     return run
 
 
-import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from enum import Enum
 
 
+class Kind(str, Enum):
+    """What a divergence breaks: a clause of the contract, the process, a stale cache.
 
-WRONG_OUTPUT = "wrong-output"
-WRONG_MUTATION = "wrong-mutation"
-EFFECT_LOG = "effect-log"
-COMPILE_ERROR = "compile-error"
-RUNTIME_ERROR = "runtime-error"
-MISSED_DCE = "missed-dce"
-CRASH = "crash"
-TIMEOUT = "timeout"
+    A ``str`` as well, so entries' JSON, dict keys and comparisons with a kind read
+    from a file keep working (``str()``, formatting and ``repr()`` give the value's, so
+    a script that prints a kind into its source writes a plain string)."""
 
-STALE_CACHE = "stale-cache"
+    WRONG_OUTPUT = "wrong-output"
+    WRONG_MUTATION = "wrong-mutation"
+    EFFECT_LOG = "effect-log"
+    COMPILE_ERROR = "compile-error"
+    RUNTIME_ERROR = "runtime-error"
+    MISSED_DCE = "missed-dce"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    STALE_CACHE = "stale-cache"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:  # written into scripts as a plain string literal
+        return repr(self.value)
+
+
+class Status(str, Enum):
+    """Whether a case could be judged at all: an eager run that raises makes it
+    invalid (a generator defect), one that disagrees with itself nondeterministic."""
+
+    OK = "ok"
+    INVALID = "invalid"
+    NONDETERMINISTIC = "nondeterministic"
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG = Kind.WRONG_OUTPUT, Kind.WRONG_MUTATION, Kind.EFFECT_LOG
+COMPILE_ERROR, RUNTIME_ERROR, MISSED_DCE = Kind.COMPILE_ERROR, Kind.RUNTIME_ERROR, Kind.MISSED_DCE
+CRASH, TIMEOUT, STALE_CACHE = Kind.CRASH, Kind.TIMEOUT, Kind.STALE_CACHE
 
 CORRECTNESS_KINDS = (COMPILE_ERROR, RUNTIME_ERROR, EFFECT_LOG, WRONG_MUTATION, WRONG_OUTPUT)
 PERFORMANCE_KINDS = (MISSED_DCE,)
@@ -839,9 +923,54 @@ KINDS = CORRECTNESS_KINDS + PERFORMANCE_KINDS + CACHE_KINDS
 PROCESS_KINDS = (CRASH, TIMEOUT)
 ERROR_KINDS = (COMPILE_ERROR, RUNTIME_ERROR) + PROCESS_KINDS
 
-OK = "ok"
-INVALID = "invalid"
-NONDETERMINISTIC = "nondeterministic"
+OK, INVALID, NONDETERMINISTIC = Status.OK, Status.INVALID, Status.NONDETERMINISTIC
+
+
+@dataclass(frozen=True)
+class BugClass:
+    """What a confirmation, a shrink step, a replay and a repro must see again: a kind
+    and its symptoms.
+
+    Its text, ``kind|a,b`` (``kind`` alone without symptoms), is what entries' JSON
+    keeps, and :meth:`parse` the one way back: an error has one symptom, where torch
+    raised it or its message, which may hold commas; any other kind's symptoms are
+    words without them.  A family (``fuzzer.triage.family``) is written the same way."""
+
+    kind: str
+    symptoms: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return self.kind + (f"|{','.join(self.symptoms)}" if self.symptoms else "")
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def parse(cls, text: str) -> BugClass:
+        kind, sep, rest = text.partition("|")
+        if not sep:
+            return cls(kind)
+        if kind in ERROR_KINDS:
+            return cls(kind, (rest,))
+        return cls(kind, tuple(rest.split(",")) if rest else ())
+
+    @property
+    def words(self) -> set[str]:
+        """The symptoms as a set (a non-error class's are unordered words)."""
+        return set(self.symptoms)
+
+    def shown(self) -> str:
+        """The symptoms as a title reads them: ``, ``-separated, commas spaced."""
+        return ", ".join(s.replace(",", ", ") for s in self.symptoms)
+
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
@@ -906,9 +1035,8 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
         # an error is classed by where torch raised it (``raised.raised_at``), and by
         # its message only where no frame of torch raised it (a death, our own code)
         site = divs[0].symptoms
-        return f"{kind}|{site[0] if site else normalise_message(divs[0].detail)}"
-    words = sorted({w for d in divs for w in d.symptoms})
-    return kind + (f"|{','.join(words)}" if words else "")
+        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),)).text
+    return BugClass(kind, tuple(sorted({w for d in divs for w in d.symptoms}))).text
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
@@ -1107,12 +1235,18 @@ def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list
     return out
 
 
-def check_dead_calls(i: int, dead_sites, compiled: Run) -> list[Divergence]:
+def check_dead_calls(i: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
     """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
     maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
     size from data, a ``torch.cond``, nothing), the causes of those it ran its
-    symptoms: each is a different bug (a set of sites alone gives none)."""
-    ran = sorted({site for op, site in compiled.calls if site in dead_sites})
+    symptoms: each is a different bug (a set of sites alone gives none).
+
+    A site a runtime assert of Dynamo's graphs reads (``asserted``,
+    ``graphs.Graph``: the size its result has, checked at run time) must run for the
+    assert to be checked: keeping it is torch's design, never a finding.  Only what
+    the graphs compiled so far say counts, so a call kept with no assert, or with the
+    asserts turned off (``do_not_emit_runtime_asserts``), is still one."""
+    ran = sorted({site for op, site in compiled.calls if site in dead_sites and site not in asserted})
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
@@ -1241,11 +1375,13 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     untested: list[tuple[str, str]] = []
     diverged: list[int] = []
     crossed = False  # a requested graph break was met
+    asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for i, br in enumerate(runs):
         c = br.compiled
         if c is None:
             continue
         if c.coverage is not None:
+            asserted.update(c.coverage.asserted)
             untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
             crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
         declined = refusal(c, asks)
@@ -1277,7 +1413,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
                 divergences += check_inputs(i, input_names, br.eager, br.reference, c, noisy)
                 divergences += check_effects(i, br.eager, br.reference, c, noisy)
         if not untested and not crossed:
-            divergences += check_dead_calls(i, dead_sites, c)
+            divergences += check_dead_calls(i, dead_sites, c, asserted)
     compiled = [br.compiled for br in runs if br.compiled is not None]
     if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
             and sum(c.coverage.graphs for c in compiled) == 0):
