@@ -12,12 +12,24 @@ from dataclasses import dataclass
 from enum import Enum
 
 
-class Kind(str, Enum):
+class TextEnum(str, Enum):
+    """An enum that is its value's string wherever a string was: ``str()``, formatting
+    and ``repr()`` give the value's (``StrEnum`` does the first two from Python 3.11
+    on), so JSON, dict keys and a script that prints one into its source all see the
+    plain string."""
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Kind(TextEnum):
     """What a divergence breaks: a clause of the contract, the process, a stale cache.
 
-    A ``str`` as well, so entries' JSON, dict keys and comparisons with a kind read
-    from a file keep working (``str()``, formatting and ``repr()`` give the value's, so
-    a script that prints a kind into its source writes a plain string)."""
+    Entries' JSON, dict keys and comparisons with a kind read from a file keep
+    working: it is its value's string (:class:`TextEnum`)."""
 
     WRONG_OUTPUT = "wrong-output"
     WRONG_MUTATION = "wrong-mutation"
@@ -29,26 +41,14 @@ class Kind(str, Enum):
     TIMEOUT = "timeout"
     STALE_CACHE = "stale-cache"
 
-    __str__ = str.__str__
-    __format__ = str.__format__
 
-    def __repr__(self) -> str:  # written into scripts as a plain string literal
-        return repr(self.value)
-
-
-class Status(str, Enum):
+class Status(TextEnum):
     """Whether a case could be judged at all: an eager run that raises makes it
     invalid (a generator defect), one that disagrees with itself nondeterministic."""
 
     OK = "ok"
     INVALID = "invalid"
     NONDETERMINISTIC = "nondeterministic"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG = Kind.WRONG_OUTPUT, Kind.WRONG_MUTATION, Kind.EFFECT_LOG

@@ -25,32 +25,26 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
-from enum import Enum
 
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
+from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import caches_off
 from fuzzer.judge.signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
 
-class Outcome(str, Enum):
+class Outcome(TextEnum):
     """What one trial came to, beside the contract's own statuses (invalid,
     nondeterministic): a confirmed finding, clean, flaky (not seen again on a fresh
-    compile) or untested (not wholly compiled).  A ``str`` like ``contract.Kind``."""
+    compile) or untested (not wholly compiled)."""
 
     FINDING = "finding"
     CLEAN = "clean"
     FLAKY = "flaky"
     UNTESTED = "untested"
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 FINDING, CLEAN, FLAKY, UNTESTED = Outcome.FINDING, Outcome.CLEAN, Outcome.FLAKY, Outcome.UNTESTED
