@@ -14,7 +14,7 @@ from fuzzer.corpus.bugs import group
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import kinds
 from fuzzer.limits import REPORT
-from fuzzer.render import brief
+from fuzzer.render import brief, repro
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: the committed corpus's bugs: (bug id, its smallest entry)
@@ -66,7 +66,7 @@ def test_a_report_has_every_section(reports):
                         f"attached (`{BUGS[bug]}.py`", "### Versions", "- Reproduces on: "):
             assert section in text, (bug, section)
         assert "2.13.0+cpu" in text.split("- Reproduces on: ", 1)[1].splitlines()[0]
-        assert f"corpus/{BUGS[bug]}.py" in result.stderr
+        assert f"dcefuzz repro {CORPUS / BUGS[bug]}.json" in result.stderr
     text = reports[REORDERED].stdout
     assert text.splitlines()[0] == ("# [inductor] ORDERED effectful custom-op calls reordered "
                                     "(reorder_for_peak_memory)")
@@ -182,7 +182,7 @@ def test_out_writes_the_issue_and_both_scripts(tmp_path):
     markdown = (folder / f"{REORDERED}.md").read_text()
     assert markdown == result.stdout
     assert f"attached (`{REORDERED}-full.py`" in markdown
-    assert (folder / f"{REORDERED}-full.py").read_text() == (CORPUS / f"{BUGS[REORDERED]}.py").read_text()
+    assert (folder / f"{REORDERED}-full.py").read_text() == repro.render(load(CORPUS / f"{BUGS[REORDERED]}.json"))
     assert (folder / f"{REORDERED}-repro.py").read_text() == inline_repro(markdown)
 
 

@@ -5,7 +5,6 @@ that answers the version query with a made-up version and runs scripts as told.
 """
 
 import json
-import shutil
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from click.testing import CliRunner
 
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
+from fuzzer.judge import kinds
 from fuzzer.replay import versions
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -29,7 +29,7 @@ def invoke(*args):
 def copy_entry(tmp_path: Path, versions: dict | None = None, entry_id: str = SMALL) -> Path:
     """The corpus entry in ``tmp_path``, with ``versions`` (none by default) recorded."""
     path = tmp_path / f"{entry_id}.json"
-    shutil.copy(CORPUS / f"{entry_id}.py", path.with_suffix(".py"))
+    path.with_suffix(".py").write_text(kinds.script(load(CORPUS / f"{entry_id}.json")))  # the corpus keeps none
     data = json.loads((CORPUS / f"{entry_id}.json").read_text())
     data["versions"] = dict(versions or {})
     path.write_text(json.dumps(data, indent=2) + "\n")

@@ -211,8 +211,6 @@ def report(bug, folder, out, output_code, collect_env):
     of the output code that show the bug are quoted (--no-output-code: not), and
     torch's collect_env for this machine closes the Versions section.
     """
-    import shutil
-
     from fuzzer.corpus.entry import SCRIPT_SUFFIX
     from fuzzer.judge import kinds
     from fuzzer.render.report import NoSuchBug, pick, render
@@ -227,22 +225,18 @@ def report(bug, folder, out, output_code, collect_env):
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     known = _upstream_of([where]).of(chosen.entries)
-    script = where / f"{entry.id}{SCRIPT_SUFFIX}"
     code, environment = _evidence(entry, output_code, collect_env)
     if out is None:
-        click.echo(render(chosen, entry, script.name, known, code, environment), nl=False)
-        shown = script if script.is_file() else f"not on disk: `dcefuzz repro {where / entry.id}.json` prints it"
-        click.echo(f"full script to attach: {shown}", err=True)
+        click.echo(render(chosen, entry, f"{entry.id}{SCRIPT_SUFFIX}", known, code, environment), nl=False)
+        click.echo(f"full script to attach: `dcefuzz repro {where / entry.id}.json` prints it "
+                   "(--out writes it beside the issue)", err=True)
         return
     folder_out = Path(out)
     folder_out.mkdir(parents=True, exist_ok=True)
     full = folder_out / f"{chosen.id}-full.py"
     text = render(chosen, entry, full.name, known, code, environment)
     (folder_out / f"{chosen.id}.md").write_text(text)
-    if script.is_file():
-        shutil.copyfile(script, full)
-    else:
-        full.write_text(kinds.script(entry))
+    full.write_text(kinds.script(entry))  # rendered here: a script kept on disk may be older than the contract
     (folder_out / f"{chosen.id}-repro.py").write_text(kinds.brief(entry))
     click.echo(text, nl=False)
     click.echo(f"wrote {folder_out / chosen.id}.md, {full.name}, {chosen.id}-repro.py", err=True)

@@ -253,12 +253,9 @@ def build(path: str | Path, out: str | Path) -> Built:
     common = {"source": str(source.campaign.path if source.campaign else source.corpus), "rendered": rendered,
               "has_campaign": source.campaign is not None}
     for e in entries:
-        script = source.corpus / f"{e.id}{SCRIPT_SUFFIX}"
         shutil.copyfile(source.corpus / f"{e.id}.json", out / "entries" / f"{e.id}.json")
-        if script.is_file():
-            shutil.copyfile(script, out / "entries" / f"{e.id}{SCRIPT_SUFFIX}")
-        else:
-            atomic_write(out / "entries" / f"{e.id}{SCRIPT_SUFFIX}", kinds.script(e))
+        # rendered, never copied: a script kept beside its entry may be older than the contract
+        atomic_write(out / "entries" / f"{e.id}{SCRIPT_SUFFIX}", kinds.script(e))
     pages = []
     rows = []
     for b in bugs:
