@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fuzzer.program.ir import Case, Input, Program, Stmt
 
 
@@ -35,9 +37,19 @@ def stays_while(rule):
     return judge
 
 
-def run_pass(name: str, c: Case, judge):
-    """Run the shrink pass ``name`` once over ``c`` under ``judge`` (no budget); the
-    shrinker after it (``best``: the result, ``calls``: oracle calls)."""
+@dataclass(frozen=True)
+class PassRun:
+    """What one run of a shrink pass did."""
+
+    #: the simplest case at the end
+    best: Case
+    #: every candidate the pass offered, in order
+    offered: list
+    oracle_calls: int
+
+
+def run_pass(name: str, c: Case, judge) -> PassRun:
+    """Run the shrink pass ``name`` once over ``c`` under ``judge`` (no budget)."""
     import math
 
     from fuzzer.judge import contract
@@ -47,5 +59,11 @@ def run_pass(name: str, c: Case, judge):
 
     shrinker = Shrinker(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge,
                         budget=ShrinkBudget(10**9, math.inf))
-    drive(PASSES[name], shrinker.consider, shrinker)
-    return shrinker
+    offered: list[Case] = []
+
+    def consider(candidate: Case) -> bool:
+        offered.append(candidate)
+        return shrinker.consider(candidate)
+
+    drive(PASSES[name], consider, shrinker)
+    return PassRun(shrinker.best, offered, shrinker.calls)
