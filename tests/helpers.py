@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fuzzer.program.ir import Case, Input, Program, Stmt
 
 
@@ -21,3 +23,47 @@ def case(program: Program, bindings=None, seed: int = 1234) -> Case:
     if bindings is None:
         bindings = [{s: n for s in program.symbols} for n in (4, 7, 2)]
     return Case(program=program, bindings=tuple(bindings), input_seed=seed)
+
+
+def stays_while(rule):
+    """A stand-in oracle: an effect-log divergence, on every binding, while ``rule(case)``
+    holds (a pure rule of the program, no compile)."""
+    from fuzzer.judge import contract
+
+    def judge(c: Case) -> contract.Verdict:
+        divs = [contract.Divergence(contract.EFFECT_LOG, b, "sequence", "reordered (..)", ("reordered",))
+                for b in range(len(c.bindings))] if rule(c) else []
+        return contract.Verdict(contract.OK, divs)
+    return judge
+
+
+@dataclass(frozen=True)
+class PassRun:
+    """What one run of a shrink pass did."""
+
+    #: the simplest case at the end
+    best: Case
+    #: every candidate the pass offered, in order
+    offered: list
+    oracle_calls: int
+
+
+def run_pass(name: str, c: Case, judge) -> PassRun:
+    """Run the shrink pass ``name`` once over ``c`` under ``judge`` (no budget)."""
+    import math
+
+    from fuzzer.judge import contract
+    from fuzzer.reduce.passes.base import drive
+    from fuzzer.reduce.passes.schedule import PASSES
+    from fuzzer.reduce.shrinker import ShrinkBudget, Shrinker
+
+    shrinker = Shrinker(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge,
+                        budget=ShrinkBudget(10**9, math.inf))
+    offered: list[Case] = []
+
+    def consider(candidate: Case) -> bool:
+        offered.append(candidate)
+        return shrinker.consider(candidate)
+
+    drive(PASSES[name], consider, shrinker)
+    return PassRun(shrinker.best, offered, shrinker.calls)

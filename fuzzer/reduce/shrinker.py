@@ -4,28 +4,10 @@ The compiler's own minifier shrinks FX graphs; this shrinks the user-level progr
 keeping the custom-op declarations and the dynamic-shape setting that trigger the
 bug, so the result is a repro a PyTorch developer can read in one glance.
 
-A candidate is accepted only if it is a legal case (``Case.validate``), eager runs
-cleanly and deterministically on it, and it shows a divergence of the same kind and
-the same bug class (``contract.bug_class``) as the original: a step that slides to a
-different bug (say, wrong output to compile error) is rejected.  Verdicts are cached
-by the candidate's content hash.  Passes run to a fixpoint:
-
-1. keep only the bindings that fail (fewest first);
-2. delete statements, in chunks halving down to single statements (adaptive delta
-   debugging); deleting a statement deletes what reads its result, since a program
-   cannot use an undefined value.  Nothing is ever deleted implicitly: every
-   deletion is tested, because dead calls are often the trigger;
-3. drop returned values;
-4. drop unused inputs;
-5. replace an operand by an input or an earlier value of the same dims;
-6. replace a custom op by a simpler op of the same declared kind;
-7. simplify constants and attributes;
-8. shrink sizes (bindings toward the symbols' minimums) and ranks (drop an input
-   dim, merge two symbols).
-
-The result is renumbered (values, sites, symbols) and confirmed after a fresh
-compile like any finding.  ``ShrinkBudget`` bounds oracle calls and seconds; when it
-runs out, the best case so far is returned.
+The search is :class:`Shrinker`; the passes it runs are ``fuzzer.reduce.passes``, in
+the order of ``passes.schedule.SCHEDULE``.  The result is renumbered (values, sites,
+symbols) and confirmed after a fresh compile like any finding.  ``ShrinkBudget``
+bounds oracle calls and seconds; when it runs out, the best case so far is returned.
 """
 
 from __future__ import annotations
@@ -34,26 +16,18 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
-from fuzzer.program.ir import Case, Input, InvalidProgram, Stmt, check
+from fuzzer.program.ir import Case, InvalidProgram
 from fuzzer.reduce import signature
-from fuzzer.reduce.edits import (
-    canonical_case,
-    drop_unused_symbols,
-    merge_symbols,
-    remove_statements,
-    simpler_stmt,
-    unused,
-    with_program,
-    without_dim,
-    without_input,
-)
-from fuzzer.reduce.order import SIMPLER, SIMPLEST_ATTRS, complexity, simpler_modes
+from fuzzer.reduce.edits import canonical_case, remove_statements, with_program
+from fuzzer.reduce.order import complexity
+from fuzzer.reduce.passes.base import drive
+from fuzzer.reduce.passes.schedule import PASSES, SCHEDULE
 
 
 @dataclass(frozen=True)
@@ -99,7 +73,35 @@ def case_key(case: Case) -> str:
 # ---------------------------------------------------------------- shrinker
 
 class Shrinker:
-    """Reduce one finding; ``judge`` is injectable so tests can use a stand-in oracle."""
+    """Reduce one finding; ``judge`` is injectable so tests can use a stand-in oracle.
+
+    The shrinker holds the simplest case so far (``best``) and runs the passes of
+    ``SCHEDULE`` over it, round after round, until a round takes nothing.  A pass only
+    proposes candidates (``passes.base``); every rule it must keep is kept here, in
+    :meth:`consider`, the one door through which a candidate becomes ``best``:
+
+    - *Strictly simpler.*  A candidate is taken only if it is lower than ``best`` in
+      ``order.complexity``, a well-founded order (statements, returned values, inputs,
+      ranks, symbols, bindings, the mode, then simpler forms, operands defined earlier,
+      simpler attributes, smaller sizes).  So no pass can undo another, the rounds
+      cannot cycle, and the fixpoint is reached.
+    - *Legal before judged.*  A candidate the IR refuses (``Case.validate``: an
+      undefined operand, dims a form does not accept, a written operand sharing
+      storage, a binding under a symbol's minimum) costs no oracle call.  Passes may
+      therefore propose freely; they need not check dims themselves.
+    - *The same bug.*  A candidate is taken only if it shows a divergence of the same
+      kind and the same bug class (``contract.bug_class``) as the original: a step
+      that slides to another bug (say, wrong output to compile error) is refused.
+    - *Nothing implicit.*  Every deletion is a candidate of its own: deleting a
+      statement deletes only what reads its result, never a dead neighbour, because
+      dead calls are often the trigger.
+    - *Each verdict once.*  Verdicts are cached by the candidate's content hash, so a
+      candidate two passes both propose is judged once.
+    - *Bounded.*  ``ShrinkBudget`` bounds oracle calls and seconds; when it runs out,
+      the search stops where it is and ``best`` is the result.
+    - *Our errors are not the bug.*  A candidate on which dcefuzz itself fails
+      (``fuzzer.internal``) is refused and its error kept in ``errors``.
+    """
 
     def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
                  backend: str = "inductor", budget: ShrinkBudget | None = None,
@@ -163,144 +165,13 @@ class Shrinker:
         self.best, self.best_divs = case, divs
         return True
 
-    # -- passes -------------------------------------------------------------
-    def pass_bindings(self) -> bool:
-        failing = sorted({d.binding for d in self.best_divs})
-        bindings = self.best.bindings
-        if len(bindings) == 1:
-            return False
-        for chosen in [[i] for i in failing] + [failing]:
-            if len(chosen) < len(bindings) and self.consider(
-                    dataclasses.replace(self.best, bindings=tuple(bindings[i] for i in chosen))):
-                return True
-        return False
-
-    def pass_statements(self) -> bool:
-        """Delete chunks of statements, from the end, halving the chunk down to one."""
-        changed = False
-        size = max(1, len(self.best.program.body) // 2)
-        while True:
-            progress = False
-            hi = len(self.best.program.body)
-            while hi > 0:
-                lo = max(0, hi - size)
-                # a removal only ever takes statements at or after lo with it
-                if self.consider(remove_statements(self.best, set(range(lo, hi)))):
-                    progress = changed = True
-                hi = lo
-            if size == 1 and not progress:
-                return changed
-            if size > 1:
-                size //= 2
-
-    def pass_outputs(self) -> bool:
-        changed = False
-        outs = self.best.program.outputs
-        if outs and self.consider(with_program(self.best, outputs=())):
-            return True
-        for o in outs:
-            current = self.best.program.outputs
-            if o in current and self.consider(with_program(self.best, outputs=tuple(x for x in current if x != o))):
-                changed = True
-        return changed
-
-    def pass_inputs(self) -> bool:
-        changed = False
-        for inp in self.best.program.inputs:
-            p = self.best.program
-            if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
-                continue
-            cand = drop_unused_symbols(with_program(self.best, inputs=tuple(i for i in p.inputs if i is not inp),
-                                             mode=without_input(p.mode, inp.name)))
-            changed |= self.consider(cand)
-        return changed
-
-    def _edits_of_statements(self) -> Iterator[Case]:
-        p = self.best.program
-        try:
-            typing = check(p)
-        except InvalidProgram:
-            return
-        defined = [i.name for i in p.inputs]
-        for n, stmt in enumerate(p.body):
-            # operands: an input or an earlier value (same dims first; the form's
-            # typing rejects what does not fit, at no oracle cost)
-            for k, arg in enumerate(stmt.args):
-                earlier = defined[:defined.index(arg)]
-                for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
-                    yield self._replace_stmt(n, dataclasses.replace(
-                        stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
-            # a simpler op of the same kind
-            for simpler in SIMPLER.get(stmt.form, ()):
-                new = simpler_stmt(stmt, simpler)
-                if new.out is None and stmt.out is not None and not unused(p, stmt.out):
-                    continue
-                yield self._replace_stmt(n, new)
-            # simpler constants and attributes
-            for key, simplest in SIMPLEST_ATTRS.items():
-                if key in stmt.attrs and stmt.attrs[key] != simplest:
-                    yield self._replace_stmt(n, dataclasses.replace(stmt, attrs={**stmt.attrs, key: simplest}))
-            if stmt.out is not None:
-                defined.append(stmt.out)
-
-    def _replace_stmt(self, n: int, stmt: Stmt) -> Case:
-        body = list(self.best.program.body)
-        body[n] = stmt
-        return with_program(self.best, body=tuple(body))
-
-    def _accept_first(self, edits: Callable[[], Iterator[Case]]) -> bool:
-        """Take the first edit that keeps the bug, then regenerate; stop when none does."""
-        changed = False
-        while any(self.consider(cand) for cand in edits()):
-            changed = True
-        return changed
-
-    def pass_rewrite(self) -> bool:
-        return self._accept_first(self._edits_of_statements)
-
-    def _size_edits(self) -> Iterator[Case]:
-        case = self.best
-        p = case.program
-        # merge a symbol into another (fewer distinct sizes)
-        for a in p.symbols:
-            for b in p.symbols:
-                if a < b:
-                    yield merge_symbols(case, b, a)
-        # drop a dim of an input (lower rank)
-        for i, inp in enumerate(p.inputs):
-            for k in range(len(inp.dims)):
-                if len(inp.dims) > 1:
-                    dims = inp.dims[:k] + inp.dims[k + 1:]
-                    inputs = p.inputs[:i] + (Input(inp.name, dims, inp.dtype),) + p.inputs[i + 1:]
-                    yield drop_unused_symbols(with_program(case, inputs=inputs, mode=without_dim(p.mode, inp.name, k)))
-        # smaller sizes, and smaller minimums
-        for bi, b in enumerate(case.bindings):
-            for s, v in b.items():
-                lo = p.sym_min.get(s, 0)
-                for smaller in sorted({lo, v // 2, v - 1}):
-                    if lo <= smaller < v:
-                        nb = list(case.bindings)
-                        nb[bi] = {**b, s: smaller}
-                        yield dataclasses.replace(case, bindings=tuple(nb))
-
-    def pass_sizes(self) -> bool:
-        return self._accept_first(self._size_edits)
-
-    def pass_mode(self) -> bool:
-        """Simplify how the program runs: no gradients, dynamic=True, float32, no marks,
-        contiguous inputs; each kept only if the bug needs it."""
-        return self._accept_first(lambda: (with_program(self.best, mode=m) for m in simpler_modes(self.best.program.mode)))
-
-    PASSES = ("pass_bindings", "pass_statements", "pass_outputs", "pass_inputs",
-              "pass_mode", "pass_rewrite", "pass_statements", "pass_sizes")
-
     def run(self) -> Case:
         try:
             changed = True
             while changed:
                 changed = False
-                for name in self.PASSES:
-                    changed |= getattr(self, name)()
+                for name in SCHEDULE:
+                    changed |= drive(PASSES[name], self.consider, self)
         except BudgetExhausted:
             pass
         return self.best

@@ -1,0 +1,2 @@
+"""The shrink passes, one small object each behind ``base.ShrinkPass``; their order is
+``schedule.SCHEDULE``."""

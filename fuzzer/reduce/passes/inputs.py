@@ -1,0 +1,22 @@
+"""Drop inputs nothing reads or returns, with their marks and the symbols no longer
+read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fuzzer.reduce.edits import drop_unused_symbols, with_program, without_input
+from fuzzer.reduce.passes.base import Candidates, State
+
+
+@dataclass(frozen=True)
+class DropUnusedInputs:
+    name: str = "inputs"
+
+    def candidates(self, state: State) -> Candidates:
+        for inp in state.best.program.inputs:
+            p = state.best.program
+            if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
+                continue
+            yield drop_unused_symbols(with_program(state.best, inputs=tuple(i for i in p.inputs if i is not inp),
+                                                   mode=without_input(p.mode, inp.name)))

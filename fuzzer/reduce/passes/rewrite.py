@@ -1,0 +1,61 @@
+"""Rewrite one statement at a time: an operand replaced by an input or an earlier
+value (same dims first), a custom op by a simpler op of the same declared kind
+(``order.SIMPLER``), a constant or attribute by the simplest (``order.SIMPLEST_ATTRS``).
+
+An operand that does not fit is refused by the form's typing (``Case.validate``) at
+no oracle cost, so the edits do not check dims themselves.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from fuzzer.program.ir import Case, InvalidProgram, Stmt, check
+from fuzzer.reduce.edits import simpler_stmt, unused, with_program
+from fuzzer.reduce.order import SIMPLER, SIMPLEST_ATTRS
+from fuzzer.reduce.passes.base import Candidates, State, first_taken_then_again
+
+
+def replace_stmt(case: Case, n: int, stmt: Stmt) -> Case:
+    body = list(case.program.body)
+    body[n] = stmt
+    return with_program(case, body=tuple(body))
+
+
+def statement_edits(case: Case) -> Iterator[Case]:
+    """Each single rewrite of a statement of ``case``, statement by statement."""
+    p = case.program
+    try:
+        typing = check(p)
+    except InvalidProgram:
+        return
+    defined = [i.name for i in p.inputs]
+    for n, stmt in enumerate(p.body):
+        # operands: an input or an earlier value (same dims first)
+        for k, arg in enumerate(stmt.args):
+            earlier = defined[:defined.index(arg)]
+            for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
+                yield replace_stmt(case, n, dataclasses.replace(
+                    stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
+        # a simpler op of the same kind
+        for simpler in SIMPLER.get(stmt.form, ()):
+            new = simpler_stmt(stmt, simpler)
+            if new.out is None and stmt.out is not None and not unused(p, stmt.out):
+                continue
+            yield replace_stmt(case, n, new)
+        # simpler constants and attributes
+        for key, simplest in SIMPLEST_ATTRS.items():
+            if key in stmt.attrs and stmt.attrs[key] != simplest:
+                yield replace_stmt(case, n, dataclasses.replace(stmt, attrs={**stmt.attrs, key: simplest}))
+        if stmt.out is not None:
+            defined.append(stmt.out)
+
+
+@dataclass(frozen=True)
+class RewriteStatements:
+    name: str = "rewrite"
+
+    def candidates(self, state: State) -> Candidates:
+        return first_taken_then_again(statement_edits, state)
