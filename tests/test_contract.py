@@ -222,6 +222,25 @@ def test_eager_error_makes_the_case_invalid_not_a_finding():
     assert v.status == contract.INVALID and v.divergences == []
 
 
+def test_only_a_binding_whose_compiled_run_differs_gets_check_runs():
+    """The contract names the bindings it must judge against eager again and the
+    float64 reference (``needs_checks``), the trial runs those only, and judging one
+    without them is refused: a bit-identical binding costs one eager run."""
+    def wrong_on_seven(x0):
+        (v2,) = faithful(x0)
+        return (v2 + 1,) if x0.shape[0] == 7 else (v2,)
+    runs = execute(CASE, "cpu", compiled=wrong_on_seven)
+    assert [br.binding["s0"] for br in runs] == [4, 7, 2]
+    assert contract.needs_checks(runs) == [1]
+    with pytest.raises(ValueError, match="no check runs"):
+        contract.judge_runs(["x0"], set(), runs)
+    for br in runs:
+        br.compiled.coverage = WHOLLY
+    assert judge(CASE, runs, "cpu").kinds() == [contract.WRONG_OUTPUT]
+    assert [br.checks is not None for br in runs] == [False, True, False]
+    assert [(event.op, event.site) for event in runs[1].checks.reference.effects] == [("e_log", 1), ("e_tap", 3)]
+
+
 def test_nondeterministic_eager_is_skipped():
     t = torch.ones(3)
     run = Run(outputs=[t], inputs_after=[t])
