@@ -5,8 +5,10 @@ Depends on torch and the standard library only: ``fuzzer.render.repro`` pastes t
 module's text into each script, so a repro records a run exactly as the fuzzer did.
 
 A run records its returned values, the final contents of every input, the effect
-log and the call trace of the custom ops (the ``trace`` dict the op library fills),
-and how it failed, if it did.  A compiled run also records its *coverage*: how much
+log (an :class:`Event` a call) and the call trace of the custom ops (from the
+``trace`` dict the op library fills), and how it failed, if it did.  A binding's
+runs are one :class:`BindingRuns`: eager, compiled and, where the contract asks for
+them (``contract.needs_checks``), its :class:`Checks`.  A compiled run also records its *coverage*: how much
 of it ran as compiled code.  ``torch.compile`` without ``fullgraph`` runs whatever
 Dynamo cannot trace eagerly (a graph break, a skipped frame, the eager fallback
 after the recompile limit), and eager code cannot show a compiler bug: a run that
