@@ -13,9 +13,8 @@ import torch
 from helpers import case, prog
 
 from fuzzer.judge import contract, numeric, observe, raised
-from fuzzer.judge.contract import BindingRuns
-from fuzzer.judge.execute import execute
-from fuzzer.judge.observe import Coverage, Failure, Run
+from fuzzer.judge.execute import execute, run_checks
+from fuzzer.judge.observe import BindingRuns, Checks, Coverage, Failure, Run
 from fuzzer.judge.trial import judge_case as judge
 from fuzzer.program import codegen
 from fuzzer.program.ir import Mode
@@ -56,7 +55,7 @@ def verdict(stand_in, c=CASE, coverage=(WHOLLY,)):
     for i, br in enumerate(runs):
         if br.compiled is not None:
             br.compiled.coverage = coverage[min(i, len(coverage) - 1)]
-    return judge(c, runs)
+    return judge(c, runs, "cpu")
 
 
 def kinds(stand_in, c=CASE):
@@ -223,16 +222,36 @@ def test_eager_error_makes_the_case_invalid_not_a_finding():
     assert v.status == contract.INVALID and v.divergences == []
 
 
+def test_only_a_binding_whose_compiled_run_differs_gets_check_runs():
+    """The contract names the bindings it must judge against eager again and the
+    float64 reference (``needs_checks``), the trial runs those only, and judging one
+    without them is refused: a bit-identical binding costs one eager run."""
+    def wrong_on_seven(x0):
+        (v2,) = faithful(x0)
+        return (v2 + 1,) if x0.shape[0] == 7 else (v2,)
+    runs = execute(CASE, "cpu", compiled=wrong_on_seven)
+    assert [br.binding["s0"] for br in runs] == [4, 7, 2]
+    assert contract.needs_checks(runs) == [1]
+    with pytest.raises(ValueError, match="no check runs"):
+        contract.judge_runs(["x0"], set(), runs)
+    for br in runs:
+        br.compiled.coverage = WHOLLY
+    assert judge(CASE, runs, "cpu").kinds() == [contract.WRONG_OUTPUT]
+    assert [br.checks is not None for br in runs] == [False, True, False]
+    assert [(event.op, event.site) for event in runs[1].checks.reference.effects] == [("e_log", 1), ("e_tap", 3)]
+
+
 def test_nondeterministic_eager_is_skipped():
     t = torch.ones(3)
     run = Run(outputs=[t], inputs_after=[t])
     other = Run(outputs=[t + 1], inputs_after=[t])
     compiled = Run(outputs=[t + 2], inputs_after=[t])
-    br = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=compiled)
-    assert judge(CASE, [br]).status == contract.NONDETERMINISTIC
+    br = BindingRuns({"s0": 3}, eager=run, compiled=compiled, checks=Checks(eager_again=other, reference=run))
+    assert judge(CASE, [br], "cpu").status == contract.NONDETERMINISTIC
     # a compiled run identical to eager needs no determinism check: nothing to judge
-    same = BindingRuns({"s0": 3}, eager=run, eager_again=other, reference=run, compiled=run)
-    assert judge(CASE, [same]) == contract.Verdict(contract.OK, [])
+    same = BindingRuns({"s0": 3}, eager=run, compiled=run)
+    assert contract.needs_checks([same]) == []
+    assert judge(CASE, [same], "cpu") == contract.Verdict(contract.OK, [])
 
 
 # ------------------------------------------------------------------ performance
@@ -552,7 +571,7 @@ def _failing(failure: Failure, marks=()):
     for br in runs:
         br.compiled = Run(outputs=None, inputs_after=br.eager.inputs_after, failure=failure,
                           coverage=Coverage(frames=0, graphs=0))
-    return judge(c, runs)
+    return judge(c, runs, "cpu")
 
 
 MARKED = [("x0", 0, "dynamic")]
@@ -669,8 +688,7 @@ def _runs(stand_in, c):
     runs = execute(c, "cpu", compiled=stand_in)
     for br in runs:
         br.compiled.coverage = WHOLLY
-        br.complete()
-    return runs
+    return run_checks(c, "cpu", runs, range(len(runs)))
 
 
 def _float32_between_ops(x0, x1):
@@ -685,9 +703,9 @@ def test_a_size_off_by_eagers_rounding_is_allowed():
         v2 = _float32_between_ops(x0, x1)
         return (torch.masked_select(v2, v2 > 0),)
     runs = _runs(rounded_once, c)
-    eager, ref, comp = runs[0].eager.outputs[0], runs[0].reference.outputs[0], runs[0].compiled.outputs[0]
+    eager, ref, comp = runs[0].eager.outputs[0], runs[0].checks.reference.outputs[0], runs[0].compiled.outputs[0]
     assert comp.shape == ref.shape != eager.shape  # compiled kept float64's count, not eager's
-    v = judge(c, runs)
+    v = judge(c, runs, "cpu")
     assert v.status == contract.OK and v.kinds() == [] and v.untested == [] and v.diverged == [0]
 
 
@@ -734,9 +752,9 @@ def test_a_reference_on_another_branch_widens_no_tolerance():
         return (ops.p_sin(v2 * 0.5, 1) + 0.05,)
     runs = _runs(eagers_branch_wrong, c)
     # the old rule, fed float64's other branch, would have excused the wrong values
-    r, e, comp = runs[0].reference.outputs[0], runs[0].eager.outputs[0], runs[0].compiled.outputs[0]
+    r, e, comp = runs[0].checks.reference.outputs[0], runs[0].eager.outputs[0], runs[0].compiled.outputs[0]
     assert numeric.tensor_difference(r, e, comp) is None
-    v = judge(c, runs)
+    v = judge(c, runs, "cpu")
     assert v.divergences == [] and v.diverged == [0]
     assert [u[0] for u in v.untested] == [observe.REFERENCE_DIVERGED]   # untested, never clean
 

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fuzzer.cli import main
-from fuzzer.judge.execute import run_eager
+from fuzzer.judge.execute import run_checks, run_eager
 from fuzzer.program import codegen, features, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import generate, program_seed
@@ -25,9 +25,9 @@ def test_every_generated_program_runs_eagerly_on_every_binding(seed):
     case = generate(seed)
     case.validate()
     assert len(case.bindings) >= 3
-    for i, br in enumerate(run_eager(case, "cpu")):
-        br.complete()
-        for run in (br.eager, br.eager_again, br.reference):
+    runs = run_eager(case, "cpu")
+    for i, br in enumerate(run_checks(case, "cpu", runs, range(len(runs)))):
+        for run in (br.eager, br.checks.eager_again, br.checks.reference):
             assert run.failure is None, (seed, i, run.failure and run.failure.traceback)
 
 

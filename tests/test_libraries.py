@@ -303,8 +303,9 @@ def test_fixed_dtype_inputs_are_drawn_alike_everywhere_and_kept_in_the_reference
     exec("\n".join(brief.input_lines(entry, 0)), {"torch": torch}, namespace)  # noqa: S102 - our own lines
     assert torch.equal(namespace["x1"], xs[1]) and torch.equal(namespace["x0"], xs[0])
     torch._dynamo.reset()
-    verdict = contract.judge_runs([i.name for i in program.inputs], set(),
-                                  execute.execute(case, "cpu", backend="aot_eager"))
+    runs = execute.execute(case, "cpu", backend="aot_eager")
+    execute.run_checks(case, "cpu", runs, contract.needs_checks(runs))
+    verdict = contract.judge_runs([i.name for i in program.inputs], set(), runs)
     assert verdict.status == contract.OK and not verdict.divergences, verdict
 
 
@@ -367,8 +368,11 @@ def test_a_size_passed_as_a_plain_int_is_never_marked_unbacked():
         check(dataclasses.replace(base, mode=Mode(marks=(("x0", 1, "unbacked"),))))
     marked = dataclasses.replace(base, mode=Mode(marks=(("x0", 1, "dynamic"),)))
     torch._dynamo.reset()
-    runs = execute.execute(case_of(marked, [{"s0": 3, "s1": 4}]), "cpu", backend="eager")
-    verdict = contract.judge_runs(["x0"], {}, runs, contract.Asks(marks=frozenset({"dynamic"})))
+    marked_case = case_of(marked, [{"s0": 3, "s1": 4}])
+    runs = execute.execute(marked_case, "cpu", backend="eager")
+    asks = contract.Asks(marks=frozenset({"dynamic"}))
+    execute.run_checks(marked_case, "cpu", runs, contract.needs_checks(runs, asks))
+    verdict = contract.judge_runs(["x0"], {}, runs, asks)
     assert not verdict.divergences and [k for k, _ in verdict.untested] == [contract.REFUSED], verdict
     ops = OpSet(builtin=False, user=("standin::blocksum",), imports=(ref.imported,))
     drawn = [generate(seed, features=features.ALL, ops=ops).program for seed in range(60)]

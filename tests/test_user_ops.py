@@ -27,7 +27,7 @@ from fuzzer.campaign.session import run_campaign
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
-from fuzzer.judge.observe import Run
+from fuzzer.judge.observe import Event, Run
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import OpSet, generate
@@ -467,7 +467,7 @@ def _user_verdict(stand_in, c):
     runs = execute(c, "cpu", compiled=stand_in)
     for br in runs:
         br.compiled.coverage = Coverage(frames=1, graphs=1)
-    return judge_case(c, runs)
+    return judge_case(c, runs, "cpu")
 
 
 # ------------------------------------------------------------------ contract
@@ -478,7 +478,7 @@ def _run(effects):
 
 def test_the_effect_clause_on_user_events_without_sites():
     t = torch.ones(2)
-    a, b = ("opslib::log_sum", None, (t,)), ("opslib::log_sum", None, (t * 3,))
+    a, b = Event("opslib::log_sum", None, (t,)), Event("opslib::log_sum", None, (t * 3,))
     eager = _run([a, b])
     assert contract.check_effects(0, eager, eager, _run([a, b])) == []            # allowed: the same
     missing = contract.check_effects(0, eager, eager, _run([a]))

@@ -33,8 +33,8 @@ import tempfile
 
 import torch
 
-from fuzzer.judge.contract import OK, BindingRuns, Verdict, check_stale, judge_runs
-from fuzzer.judge.observe import caches_off, run_once
+from fuzzer.judge.contract import OK, Verdict, check_stale, judge_runs
+from fuzzer.judge.observe import BindingRuns, Checks, caches_off, run_once
 from fuzzer.render.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs, rehash
 
 OLD, NEW = "old", "new"
@@ -190,8 +190,9 @@ def judge_pair(input_names: list, bindings: list, record: dict, label: str) -> V
     and to its cold compiled runs, and what only the warm one broke."""
     def binding_runs(compiled: list) -> list:
         eager, again, reference = record["eager"]
-        return [BindingRuns(binding=dict(b), eager=eager[i], eager_again=again[i], reference=reference[i],
-                            compiled=compiled[i]) for i, b in enumerate(bindings)]
+        return [BindingRuns(binding=dict(binding), eager=eager[i], compiled=compiled[i],
+                            checks=Checks(eager_again=again[i], reference=reference[i]))
+                for i, binding in enumerate(bindings)]
 
     warm = judge_runs(input_names, set(), binding_runs(record["warm"]))
     if warm.status != OK:

@@ -85,7 +85,7 @@ class _JudgeHandler:
                 send(("done", contract.INVALID))
                 return
             run_compiled(case, self.device, runs, backend=self.backend)
-            status = survivor_status(judge_case(case, runs))
+            status = survivor_status(judge_case(case, runs, self.device))
         except Exception as exc:  # noqa: BLE001 - dcefuzz's own error: said, never a death
             send(("done", INTERNAL_ERROR, InternalError.of(SHRINK, exc).line()))
             return

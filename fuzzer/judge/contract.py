@@ -22,8 +22,8 @@ MUST MATCH (a difference is a finding), per binding:
 
 If eager raises, the program is *invalid* (a generator defect, never a finding).
 If eager run twice disagrees with itself, the case is *nondeterministic* (skipped).
-(Both are checked for every binding whose compiled run differs from eager at all:
-a bit-identical compiled run cannot break a clause.)
+(Both by the check runs of each binding whose compiled run differs from eager at
+all, :func:`needs_checks`: a bit-identical compiled run cannot break a clause.)
 
 UNTESTED: a compiled run that did not run wholly as compiled code (a graph break,
 a skipped frame, the recompile limit's eager fallback, no graph at all) cannot be
@@ -100,7 +100,6 @@ differed, the normalised error or death).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fuzzer.judge.identity import (
@@ -108,8 +107,8 @@ from fuzzer.judge.identity import (
     NONDETERMINISTIC, OK, PERFORMANCE_KINDS, PROCESS_KINDS, RUNTIME_ERROR, STALE_CACHE, TIMEOUT, WRONG_MUTATION,
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
-
-from fuzzer.judge.observe import COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, Run
+from fuzzer.judge.observe import (
+    COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Run)
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
@@ -141,7 +140,7 @@ def normalise_message(line: str) -> str:
     line = _OUR_OPS.sub("dcefuzz.<op>", line)
     line = _TENSOR_ATTRS.sub("", line)
     line = _ADDRESS.sub("0x#", line)
-    line = _NAMES.sub(lambda m: m.group(1) + "#", line)
+    line = _NAMES.sub(lambda match: match.group(1) + "#", line)
     line = _SIZE_SYMBOL.sub("#", line)
     line = _NUMBER.sub("#", line)
     return re.sub(r"\s+", " ", line).strip()[:200]
@@ -176,7 +175,7 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
         # its message only where no frame of torch raised it (a death, our own code)
         site = divs[0].symptoms
         return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),)).text
-    return BugClass(kind, tuple(sorted({w for d in divs for w in d.symptoms}))).text
+    return BugClass(kind, tuple(sorted({word for div in divs for word in div.symptoms}))).text
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
@@ -185,7 +184,7 @@ def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
     come before the point where that bug would show, or end the run of a binding
     that would have shown it, so the bug's absence says nothing: a replay that sees
     one calls it neither this bug nor fixed."""
-    return next((d for d in divs if d.kind in ERROR_KINDS and d.kind != kind), None)
+    return next((div for div in divs if div.kind in ERROR_KINDS and div.kind != kind), None)
 
 
 @dataclass
@@ -200,37 +199,11 @@ class Verdict:
     diverged: list[int] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Divergence]:
-        return [d for d in self.divergences if d.kind == kind]
+        return [div for div in self.divergences if div.kind == kind]
 
     def kinds(self) -> list[str]:
-        present = {d.kind for d in self.divergences}
-        return [k for k in KINDS if k in present]
-
-
-@dataclass
-class BindingRuns:
-    """The runs of one binding.
-
-    ``eager_again`` (the determinism check) and ``reference`` (float64) are only
-    needed to judge a compiled run that differs from eager at all, so they are made
-    on demand by :meth:`complete`: a compiled run bit-identical to eager (most of
-    them) costs one eager run, not three.
-    """
-
-    binding: dict
-    eager: Run
-    eager_again: Run | None = None
-    reference: Run | None = None
-    compiled: Run | None = None
-    #: float16 and bfloat16 programs: float64 runs with the dtype's rounding made up
-    #: (``observe.NoisyReference``), whose spread scales the numeric allowance
-    noisy: list = field(default_factory=list)
-    _complete: Callable[[], tuple] | None = field(default=None, repr=False)
-
-    def complete(self) -> None:
-        if self.eager_again is None or self.reference is None:
-            self.eager_again, self.reference, *noisy = self._complete()
-            self.noisy = list(noisy[0]) if noisy else []
+        present = {div.kind for div in self.divergences}
+        return [kind for kind in KINDS if kind in present]
 
 
 @dataclass(frozen=True)
@@ -245,13 +218,13 @@ class Asks:
 
 # ------------------------------------------------------------------ clauses
 
-def _value(r, e, c, noisy=()) -> tuple[str, str] | None:
-    """(symptom, reason) when compiled value ``c`` breaks the numeric rule."""
-    if tuple(c.shape) != tuple(e.shape):
-        return SHAPE, f"shape {tuple(c.shape)} != eager {tuple(e.shape)}"
-    if c.dtype != e.dtype:
-        return DTYPE, f"dtype {c.dtype} != eager {e.dtype}"
-    why = tensor_difference(r, e, c, noisy=noisy)
+def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
+    """(symptom, reason) when compiled value ``compiled`` breaks the numeric rule."""
+    if tuple(compiled.shape) != tuple(eager.shape):
+        return SHAPE, f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
+    if compiled.dtype != eager.dtype:
+        return DTYPE, f"dtype {compiled.dtype} != eager {eager.dtype}"
+    why = tensor_difference(ref, eager, compiled, noisy=noisy)
     if why is None:
         return None
     return (NON_FINITE if why.startswith("non-finite") else VALUES), why
@@ -273,53 +246,58 @@ REFUSALS: dict[str, frozenset] = {
 def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
     """The message, when the compiled run failed because the compiler declined what
     the program asked with its marks (never a finding), else None."""
-    f = compiled.failure
-    if f is None or f.stage != COMPILE or not REFUSALS.get(f.type, frozenset()) & asks.marks:
+    failure = compiled.failure
+    if failure is None or failure.stage != COMPILE or not REFUSALS.get(failure.type, frozenset()) & asks.marks:
         return None
-    return f.line()
+    return failure.line()
 
 
-def check_outcome(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
     """Clause 4: eager returned, so compiled must return too."""
     if compiled.failure is None:
         return []
-    f = compiled.failure
-    kind = COMPILE_ERROR if f.stage == COMPILE else RUNTIME_ERROR
-    site = f.site + (f": {normalise_message(f.site_message)}" if f.site_message else "")
-    return [Divergence(kind, i, f.stage, f.line(), (site,) if f.site else ())]
+    failure = compiled.failure
+    kind = COMPILE_ERROR if failure.stage == COMPILE else RUNTIME_ERROR
+    site = failure.site + (f": {normalise_message(failure.site_message)}" if failure.site_message else "")
+    return [Divergence(kind, binding, failure.stage, failure.line(), (site,) if failure.site else ())]
 
 
-def _noisy(noisy, field_of, k: int) -> list:
-    """The ``k``-th tensor of each noisy reference's ``field_of`` (where it has one)."""
+def _noisy(noisy, field_of, index: int) -> list:
+    """The ``index``-th tensor of each noisy reference's ``field_of`` (where it has one)."""
     out = []
-    for n in noisy:
-        values = field_of(n)
-        if k < len(values):
-            out.append(values[k])
+    for noisy_run in noisy:
+        values = field_of(noisy_run)
+        if index < len(values):
+            out.append(values[index])
     return out
 
 
-def check_outputs(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
+def _wrong_count(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
+    """Clause 1 broken by the number of values compiled returned."""
+    return [Divergence(WRONG_OUTPUT, binding, "outputs",
+                       f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}", (COUNT,))]
+
+
+def check_outputs(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 1: returned values."""
     if len(compiled.outputs) != len(eager.outputs):
-        return [Divergence(WRONG_OUTPUT, i, "outputs",
-                           f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
-                           (COUNT,))]
+        return _wrong_count(binding, eager, compiled)
     out = []
-    for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
-        bad = _value(r, e, c, _noisy(noisy, lambda n: n.outputs, k))
+    for index, values in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
+        bad = _value(*values, _noisy(noisy, lambda run: run.outputs, index))
         if bad:
-            out.append(Divergence(WRONG_OUTPUT, i, f"output {k}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_OUTPUT, binding, f"output {index}", bad[1], (bad[0],)))
     return out
 
 
-def check_inputs(i: int, names, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
+def check_inputs(binding: int, names, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 2: final contents of every program input."""
     out = []
-    for k, (name, r, e, c) in enumerate(zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)):
-        bad = _value(r, e, c, _noisy(noisy, lambda n: n.inputs_after, k))
+    for index, (name, *values) in enumerate(zip(names, ref.inputs_after, eager.inputs_after,
+                                                compiled.inputs_after)):
+        bad = _value(*values, _noisy(noisy, lambda run: run.inputs_after, index))
         if bad:
-            out.append(Divergence(WRONG_MUTATION, i, f"input {name}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_MUTATION, binding, f"input {name}", bad[1], (bad[0],)))
     return out
 
 
@@ -328,54 +306,61 @@ def event_text(op: str, site) -> str:
     return op if site is None else f"{op}@{site}"
 
 
-def _seq(events) -> str:
-    return "[" + ", ".join(event_text(op, site) for op, site in events) + "]"
+def _seq(calls) -> str:
+    return "[" + ", ".join(event_text(op, site) for op, site in calls) + "]"
 
 
 def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
-    """How the effect sequence ``got`` departs from ``expected``: symptoms and words."""
+    """How the effect sequence ``got`` departs from ``expected`` (each a list of
+    ``(op, site)``, ``Event.call``): symptoms and words."""
     # counted, not just looked up: an identical call repeats its (op, site), and two
     # of them merged into one is an event missing
-    missing = list(dict.fromkeys(ev for ev in expected if got.count(ev) < expected.count(ev)))
-    extra = [ev for ev in got if ev not in expected]
-    dup = sorted({ev for ev in got if got.count(ev) > expected.count(ev) and ev in expected})
+    missing = list(dict.fromkeys(call for call in expected if got.count(call) < expected.count(call)))
+    extra = [call for call in got if call not in expected]
+    duplicated = sorted({call for call in got if got.count(call) > expected.count(call) and call in expected})
     parts = []
-    for word, events in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, dup)):
-        if events:
-            parts.append((word, word + " " + ", ".join(event_text(op, site) for op, site in events)))
+    for word, calls in ((MISSING, missing), (EXTRA, extra), (DUPLICATED, duplicated)):
+        if calls:
+            parts.append((word, word + " " + ", ".join(event_text(op, site) for op, site in calls)))
     if not parts:
         parts.append((REORDERED, REORDERED))
-    text = "; ".join(p for _, p in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
-    return tuple(w for w, _ in parts), text
+    text = "; ".join(part for _, part in parts) + f" (eager {_seq(expected)}, compiled {_seq(got)})"
+    return tuple(word for word, _ in parts), text
 
 
-def check_sequence(i: int, eager: Run, compiled: Run) -> list[Divergence]:
+def check_sequence(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
     """Clause 3's first half: the (op, site) sequence of the ORDERED effects."""
-    expected = [(op, site) for op, site, _ in eager.effects]
-    got = [(op, site) for op, site, _ in compiled.effects]
+    expected = [event.call for event in eager.effects]
+    got = [event.call for event in compiled.effects]
     if expected != got:
         symptoms, text = sequence_change(expected, got)
-        return [Divergence(EFFECT_LOG, i, "sequence", text, symptoms)]
+        return [Divergence(EFFECT_LOG, binding, "sequence", text, symptoms)]
     return []
 
 
-def check_effects(i: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
+def _event_where(number: int, event: Event, index: int) -> str:
+    return f"event {number} ({event_text(event.op, event.site)}) input {index}"
+
+
+def check_effects(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
     """Clause 3: the ORDERED effect log, event by event."""
-    wrong_order = check_sequence(i, eager, compiled)
+    wrong_order = check_sequence(binding, eager, compiled)
     if wrong_order:
         return wrong_order
     out = []
-    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects)):
-        for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2])):
-            near = [x.effects[n][2][k] for x in noisy if n < len(x.effects) and k < len(x.effects[n][2])]
-            bad = _value(rt, et, ct, near)
+    for number, (ref_event, eager_event, compiled_event) in enumerate(zip(ref.effects, eager.effects,
+                                                                          compiled.effects)):
+        for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors)):
+            seen_by_noisy = _noisy(noisy, lambda run: run.effects[number].tensors if number < len(run.effects) else (),
+                                   index)
+            bad = _value(*seen, seen_by_noisy)
             if bad:
-                out.append(Divergence(EFFECT_LOG, i, f"event {n} ({event_text(e[0], e[1])}) input {k}",
+                out.append(Divergence(EFFECT_LOG, binding, _event_where(number, eager_event, index),
                                       f"saw different data: {bad[1]}", (DATA,)))
     return out
 
 
-def check_dead_calls(i: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
+def check_dead_calls(binding: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
     """Performance: dead pure call sites the compiled code still ran.  ``dead_sites``
     maps each site to why the compiler may keep it (``liveness.dead_site_causes``: a
     size from data, a ``torch.cond``, nothing), the causes of those it ran its
@@ -390,9 +375,9 @@ def check_dead_calls(i: int, dead_sites, compiled: Run, asserted=()) -> list[Div
     if not ran:
         return []
     names = {site: op for op, site in compiled.calls}
-    causes = tuple(sorted({dead_sites[s] for s in ran})) if isinstance(dead_sites, dict) else ()
-    return [Divergence(MISSED_DCE, i, "calls",
-                       "dead pure call sites executed: " + ", ".join(f"{names[s]}@{s}" for s in ran), causes)]
+    causes = tuple(sorted({dead_sites[site] for site in ran})) if isinstance(dead_sites, dict) else ()
+    executed = ", ".join(f"{names[site]}@{site}" for site in ran)
+    return [Divergence(MISSED_DCE, binding, "calls", f"dead pure call sites executed: {executed}", causes)]
 
 
 def _message_symptom(detail: str) -> str:
@@ -409,34 +394,36 @@ def check_stale(warm: Verdict, cold: Verdict, label: str) -> list[Divergence]:
         seen = warm.of_kind(kind)
         if not seen or bug_class(kind, seen) == bug_class(kind, cold.of_kind(kind)):
             continue
-        for d in seen:
+        for div in seen:
             # an error here is what the stale code tripped over, in its own words: where
             # it was raised moves between releases (a runtime size check that 2.14.1
             # makes in another function) while the words and the cache say which bug
-            symptoms = (_message_symptom(d.detail),) if kind in ERROR_KINDS else d.symptoms
-            out.append(Divergence(STALE_CACHE, d.binding, d.where, f"{label}: [{kind}] {d.detail}",
+            symptoms = (_message_symptom(div.detail),) if kind in ERROR_KINDS else div.symptoms
+            out.append(Divergence(STALE_CACHE, div.binding, div.where, f"{label}: [{kind}] {div.detail}",
                                   (label, kind) + tuple(symptoms)))
     return out
 
 
 # ------------------------------------------------------------------ verdict
 
-def _tensor_pairs(a: Run, b: Run) -> list:
-    pairs = list(zip(a.outputs, b.outputs)) + list(zip(a.inputs_after, b.inputs_after))
-    return pairs + [(x, y) for ea, eb in zip(a.effects, b.effects) for x, y in zip(ea[2], eb[2])]
+def _tensor_pairs(first: Run, second: Run) -> list:
+    pairs = list(zip(first.outputs, second.outputs)) + list(zip(first.inputs_after, second.inputs_after))
+    return pairs + [pair for ours, theirs in zip(first.effects, second.effects)
+                    for pair in zip(ours.tensors, theirs.tensors)]
 
 
-def _same_record(a: Run, b: Run) -> bool:
+def _same_record(first: Run, second: Run) -> bool:
     """Bit-identical records (NaN equal NaN): nothing any clause could flag."""
-    if b.failure is not None or len(a.outputs) != len(b.outputs):
+    if second.failure is not None or len(first.outputs) != len(second.outputs):
         return False
-    if [(o, s) for o, s, _ in a.effects] != [(o, s) for o, s, _ in b.effects]:
+    if [event.call for event in first.effects] != [event.call for event in second.effects]:
         return False
-    return all(bitwise_equal(x, y) for x, y in _tensor_pairs(a, b))
+    return all(bitwise_equal(ours, theirs) for ours, theirs in _tensor_pairs(first, second))
 
 
 def _tensors_of(run: Run) -> list:
-    return list(run.outputs or []) + list(run.inputs_after) + [t for ev in run.effects for t in ev[2]]
+    seen = [tensor for event in run.effects for tensor in event.tensors]
+    return list(run.outputs or []) + list(run.inputs_after) + seen
 
 
 def _step_text(step) -> str:
@@ -450,22 +437,23 @@ def another_path(eager: Run, ref: Run) -> str | None:
     ``torch.cond`` branch), other call sites run, other counts or shapes of values.
     Its values then say nothing of the error eager's path may carry."""
     if eager.path is not None and ref.path is not None and eager.path != ref.path:
-        for a, b in zip(eager.path, ref.path):
-            if a != b:
-                return f"eager's {_step_text(a)}, float64's {_step_text(b)}"
+        for eager_step, ref_step in zip(eager.path, ref.path):
+            if eager_step != ref_step:
+                return f"eager's {_step_text(eager_step)}, float64's {_step_text(ref_step)}"
         return f"eager's path has {len(eager.path)} ops, float64's {len(ref.path)}"
     if eager.calls != ref.calls:
         return "float64 ran other custom-op call sites"
-    a, b = _tensors_of(eager), _tensors_of(ref)
-    if len(a) != len(b) or len(eager.outputs or []) != len(ref.outputs or []) or len(eager.effects) != len(ref.effects):
+    eager_values, ref_values = _tensors_of(eager), _tensors_of(ref)
+    if (len(eager_values) != len(ref_values) or len(eager.outputs or []) != len(ref.outputs or [])
+            or len(eager.effects) != len(ref.effects)):
         return "float64 returned or logged another number of values"
-    for x, y in zip(a, b):
-        if tuple(x.shape) != tuple(y.shape):
-            return f"float64 made a value of shape {tuple(y.shape)} where eager made {tuple(x.shape)}"
+    for eager_value, ref_value in zip(eager_values, ref_values):
+        if tuple(eager_value.shape) != tuple(ref_value.shape):
+            return f"float64 made a value of shape {tuple(ref_value.shape)} where eager made {tuple(eager_value.shape)}"
     return None
 
 
-def judge_off_path(i: int, names, br: BindingRuns, compiled: Run) -> tuple[list[Divergence], list[str]]:
+def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run) -> tuple[list[Divergence], list[str]]:
     """A binding whose reference left eager's path (``another_path``): what still can
     be judged, and the values that cannot.
 
@@ -476,89 +464,120 @@ def judge_off_path(i: int, names, br: BindingRuns, compiled: Run) -> tuple[list[
     rounding); one that does neither is not judged, since compiled may have taken a
     path of its own through the same rounding, and no reference says what error that
     path may carry.  The reference never widens a tolerance here."""
-    eager, ref = br.eager, br.reference
-    divs = check_sequence(i, eager, compiled)
+    eager, ref = binding_runs.eager, binding_runs.checks.reference
+    divs = check_sequence(binding, eager, compiled)
     if len(compiled.outputs) != len(eager.outputs):
-        divs.append(Divergence(WRONG_OUTPUT, i, "outputs",
-                               f"{len(compiled.outputs)} values returned, eager returned {len(eager.outputs)}",
-                               (COUNT,)))
-        return divs, []
-    triples = [(WRONG_OUTPUT, f"output {k}", r, e, c)
-               for k, (r, e, c) in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
-    triples += [(WRONG_MUTATION, f"input {name}", r, e, c)
-                for name, r, e, c in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
+        return divs + _wrong_count(binding, eager, compiled), []
+    values = [(WRONG_OUTPUT, f"output {index}", *triple)
+              for index, triple in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
+    values += [(WRONG_MUTATION, f"input {name}", *triple)
+               for name, *triple in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
     if not divs and len(ref.effects) == len(eager.effects):
-        triples += [(EFFECT_LOG, f"event {n} ({event_text(e[0], e[1])}) input {k}", rt, et, ct)
-                    for n, (r, e, c) in enumerate(zip(ref.effects, eager.effects, compiled.effects))
-                    for k, (rt, et, ct) in enumerate(zip(r[2], e[2], c[2]))]
+        values += [(EFFECT_LOG, _event_where(number, eager_event, index), *seen)
+                   for number, (ref_event, eager_event, compiled_event)
+                   in enumerate(zip(ref.effects, eager.effects, compiled.effects))
+                   for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
-    for kind, where, r, e, c in triples:
-        if c.dtype != e.dtype:
-            divs.append(Divergence(kind, i, where, f"dtype {c.dtype} != eager {e.dtype}", (DTYPE,)))
-        elif not (agrees(e, c) or agrees(r.to(c.dtype), c)):
+    for kind, where, ref_value, eager_value, compiled_value in values:
+        if compiled_value.dtype != eager_value.dtype:
+            divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
+                                   (DTYPE,)))
+        elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):
             unjudged.append(where)
     return divs, unjudged
+
+
+def needs_checks(runs: list[BindingRuns], asks: Asks = Asks()) -> list[int]:
+    """The bindings :func:`judge_runs` judges against their check runs
+    (``observe.Checks``: eager again, the float64 reference), which whoever ran the
+    program makes for them and hands over with the rest: those whose compiled run is
+    not bit-identical to eager (one that is breaks no clause) and is no refusal.
+    None when eager failed anywhere: the case is invalid whatever the rest says."""
+    if any(binding_runs.eager.failure is not None for binding_runs in runs):
+        return []
+    return [binding for binding, binding_runs in enumerate(runs)
+            if binding_runs.compiled is not None and refusal(binding_runs.compiled, asks) is None
+            and not _same_record(binding_runs.eager, binding_runs.compiled)]
+
+
+def _unsound(binding: int, binding_runs: BindingRuns) -> Verdict | None:
+    """The verdict when a binding's check runs (:func:`needs_checks`) show eager
+    cannot be judged by: it raised, or disagreed with itself."""
+    checks = binding_runs.checks
+    if checks is None:
+        raise ValueError(f"binding {binding}'s compiled run differs from eager and it has no check runs "
+                         "(contract.needs_checks names the bindings that need them)")
+    for run in (checks.eager_again, checks.reference):
+        if run.failure is not None:
+            return Verdict(INVALID, reason=f"eager raised on binding {binding}: {run.failure.line()}")
+    if not _same_record(binding_runs.eager, checks.eager_again):
+        return Verdict(NONDETERMINISTIC, reason=f"eager disagrees with itself on binding {binding}")
+    return None
+
+
+def _judge_on_path(binding: int, names, binding_runs: BindingRuns, compiled: Run) -> list[Divergence]:
+    """Clauses 1 to 3 on a binding whose reference kept to eager's path."""
+    eager, ref = binding_runs.eager, binding_runs.checks.reference
+    noisy = [run for run in binding_runs.checks.noisy if run.failure is None and run.path == ref.path]
+    return (check_outputs(binding, eager, ref, compiled, noisy)
+            + check_inputs(binding, names, eager, ref, compiled, noisy)
+            + check_effects(binding, eager, ref, compiled, noisy))
 
 
 def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = Asks()) -> Verdict:
     """Apply every clause to every binding's runs.
 
     A compiled run bit-identical to eager breaks no clause, so only the call trace
-    (missed-dce) is looked at; any other run first gets its determinism check and
-    float64 reference (``BindingRuns.complete``).  A binding whose reference took
-    another path than eager is judged by :func:`judge_off_path`.
+    (missed-dce) is looked at; any other is judged with its binding's check runs
+    (``BindingRuns.checks``: the bindings :func:`needs_checks` names), which first
+    show eager sound.  A binding whose reference took another path than eager is
+    judged by :func:`judge_off_path`.
     """
-    for i, br in enumerate(runs):
-        if br.eager.failure is not None:
-            return Verdict(INVALID, reason=f"eager raised on binding {i}: {br.eager.failure.line()}")
+    for binding, binding_runs in enumerate(runs):
+        if binding_runs.eager.failure is not None:
+            return Verdict(INVALID, reason=f"eager raised on binding {binding}: {binding_runs.eager.failure.line()}")
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
     diverged: list[int] = []
     crossed = False  # a requested graph break was met
     asserted: set = set()  # call sites the runtime asserts of the graphs so far read
-    for i, br in enumerate(runs):
-        c = br.compiled
-        if c is None:
+    for binding, binding_runs in enumerate(runs):
+        compiled = binding_runs.compiled
+        if compiled is None:
             continue
-        if c.coverage is not None:
-            asserted.update(c.coverage.asserted)
-            untested += [gap for gap in c.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
-            crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in c.coverage.gaps)
-        declined = refusal(c, asks)
+        if compiled.coverage is not None:
+            asserted.update(compiled.coverage.asserted)
+            untested += [gap for gap in compiled.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
+            crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in compiled.coverage.gaps)
+        declined = refusal(compiled, asks)
         if declined is not None:
             untested.append((REFUSED, declined))
             continue
-        if not _same_record(br.eager, c):
-            br.complete()
-            for run in (br.eager_again, br.reference):
-                if run.failure is not None:
-                    return Verdict(INVALID, reason=f"eager raised on binding {i}: {run.failure.line()}")
-            if not _same_record(br.eager, br.eager_again):
-                return Verdict(NONDETERMINISTIC, reason=f"eager disagrees with itself on binding {i}")
-            failed = check_outcome(i, br.eager, c)
+        if not _same_record(binding_runs.eager, compiled):
+            unsound = _unsound(binding, binding_runs)
+            if unsound is not None:
+                return unsound
+            failed = check_outcome(binding, binding_runs.eager, compiled)
             divergences += failed
             if failed:
                 continue
-            left = another_path(br.eager_again, br.reference)
+            left = another_path(binding_runs.checks.eager_again, binding_runs.checks.reference)
             if left is not None:
-                diverged.append(i)
-                found, unjudged = judge_off_path(i, input_names, br, c)
+                diverged.append(binding)
+                found, unjudged = judge_off_path(binding, input_names, binding_runs, compiled)
                 divergences += found
                 if unjudged:
-                    untested.append((REFERENCE_DIVERGED, f"binding {i}: {left}; {', '.join(unjudged)} follow "
-                                                         "neither eager nor float64"))
+                    untested.append((REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} "
+                                                         "follow neither eager nor float64"))
             else:
-                noisy = [n for n in br.noisy if n.failure is None and n.path == br.reference.path]
-                divergences += check_outputs(i, br.eager, br.reference, c, noisy)
-                divergences += check_inputs(i, input_names, br.eager, br.reference, c, noisy)
-                divergences += check_effects(i, br.eager, br.reference, c, noisy)
+                divergences += _judge_on_path(binding, input_names, binding_runs, compiled)
         if not untested and not crossed:
-            divergences += check_dead_calls(i, dead_sites, c, asserted)
-    compiled = [br.compiled for br in runs if br.compiled is not None]
-    if (compiled and all(c.coverage is not None and c.failure is None for c in compiled)
-            and sum(c.coverage.graphs for c in compiled) == 0):
+            divergences += check_dead_calls(binding, dead_sites, compiled, asserted)
+    compiled = [binding_runs.compiled for binding_runs in runs if binding_runs.compiled is not None]
+    if (compiled and all(run.coverage is not None and run.failure is None for run in compiled)
+            and sum(run.coverage.graphs for run in compiled) == 0):
         untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
-        divergences = [d for d in divergences if d.kind != MISSED_DCE]
+        divergences = [div for div in divergences if div.kind != MISSED_DCE]
     missing = _hops_missing(asks, compiled)
     if missing:
         untested.append((HOP_INLINED, missing))
@@ -568,11 +587,11 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
 def _hops_missing(asks: Asks, compiled: list) -> str | None:
     """What the program asked to have compiled as a higher-order op and Dynamo's graphs
     do not hold (None: all there, or this torch cannot say)."""
-    if not asks.hops or not compiled or any(c.coverage is None or c.coverage.hops is None for c in compiled):
+    if not asks.hops or not compiled or any(run.coverage is None or run.coverage.hops is None for run in compiled):
         return None
-    if sum(c.coverage.graphs for c in compiled) == 0:
+    if sum(run.coverage.graphs for run in compiled) == 0:
         return None  # no graph at all: said already
-    seen = {h for c in compiled for h in c.coverage.hops}
+    seen = {hop for run in compiled for hop in run.coverage.hops}
     missing = sorted(asks.hops - seen)
     if not missing:
         return None

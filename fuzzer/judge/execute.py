@@ -1,14 +1,15 @@
 """Run a case eagerly and through ``torch.compile(dynamic=True)``, recording everything.
 
 For each binding the executor makes fresh inputs from the case's seed and runs:
-eager float32, the compiled function, and, when the oracle needs them, eager
-float32 again (to prove eager is deterministic) and eager float64 (the numeric
-reference).  Every run records
-its returned values, the final contents of every input, the effect log and the
-call trace.  All bindings go through *one* compiled function, in order, the way a
-user's model meets new shapes.
+eager float32 and the compiled function (:func:`execute`); and, for the bindings
+the contract names (``contract.needs_checks``), the check runs (:func:`run_checks`):
+eager float32 again (to prove eager is deterministic) and eager float64 (the
+numeric reference).  Every run records its returned values, the final contents of
+every input, the effect log and the call trace (``observe.Run``), and a binding's
+runs are one ``observe.BindingRuns``.  All bindings go through *one* compiled
+function, in order, the way a user's model meets new shapes.
 
-Nothing here judges; ``contract`` does.
+Nothing here judges or decides what to run for a judgement; ``contract`` does.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ import weakref
 import torch
 
 from fuzzer.judge import observe
-from fuzzer.judge.contract import BindingRuns
-from fuzzer.judge.observe import Run
+from fuzzer.judge.observe import BindingRuns, Run
 from fuzzer.program import codegen, custom_ops, forms, sizes
 from fuzzer.program.ir import Case
 
@@ -93,20 +93,34 @@ def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:
     return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled)
 
 
-def run_eager(case: Case, device: str) -> list[BindingRuns]:
-    """Eager float32 runs of every binding; the second float32 and the float64 run on demand."""
+def eager_fn(case: Case):
+    """The program as eager runs call it (through its ``step`` when it has one)."""
     program, step = codegen.build_with_step(case.program)
-    fn = codegen.driven(step, program)
-    out = []
+    return codegen.driven(step, program)
+
+
+def run_eager(case: Case, device: str) -> list[BindingRuns]:
+    """Eager float32 runs of every binding (their check runs: :func:`run_checks`)."""
+    fn = eager_fn(case)
+    return [BindingRuns(binding=dict(binding), eager=run_once(fn, make_inputs(case, i, device)))
+            for i, binding in enumerate(case.bindings)]
+
+
+def run_checks(case: Case, device: str, runs: list[BindingRuns], bindings) -> list[BindingRuns]:
+    """Give each binding of ``bindings`` (those ``contract.needs_checks`` names) its
+    check runs (``observe.reference_runs``): eager float32 again, the float64
+    reference and, for float16 or bfloat16, its noisy references.  A binding that
+    has them already keeps them."""
+    bindings = [i for i in bindings if runs[i].checks is None]
+    if not bindings:
+        return runs
+    fn = eager_fn(case)
     dtype = getattr(torch, case.program.mode.dtype)
     record = not any(forms.form(s.form).hop == forms.COND for s in case.program.body)
-    for i, binding in enumerate(case.bindings):
-        def complete(i=i):
-            return observe.reference_runs(fn, lambda ref: make_inputs(case, i, device, reference=ref),
-                                          custom_ops.LIB.TRACE, dtype, case.input_seed + i, record)
-        out.append(BindingRuns(binding=dict(binding), eager=run_once(fn, make_inputs(case, i, device)),
-                               _complete=complete))
-    return out
+    for i in bindings:
+        runs[i].checks = observe.reference_runs(fn, lambda reference, i=i: make_inputs(case, i, device, reference),
+                                                custom_ops.LIB.TRACE, dtype, case.input_seed + i, record)
+    return runs
 
 
 def compile_fn(case: Case, backend: str = "inductor", dynamic: bool = True):
@@ -129,7 +143,8 @@ def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None
 
 
 def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -> list[BindingRuns]:
-    """Everything the oracle needs for one case.
+    """The eager and compiled runs of one case (what else the oracle needs of it:
+    :func:`run_checks`).
 
     When eager fails on any binding the case is invalid whatever the compiler does,
     so nothing is compiled (the shrinker proposes many such candidates).

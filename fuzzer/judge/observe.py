@@ -5,8 +5,10 @@ Depends on torch and the standard library only: ``fuzzer.render.repro`` pastes t
 module's text into each script, so a repro records a run exactly as the fuzzer did.
 
 A run records its returned values, the final contents of every input, the effect
-log and the call trace of the custom ops (the ``trace`` dict the op library fills),
-and how it failed, if it did.  A compiled run also records its *coverage*: how much
+log (an :class:`Event` a call) and the call trace of the custom ops (from the
+``trace`` dict the op library fills), and how it failed, if it did.  A binding's
+runs are one :class:`BindingRuns`: eager, compiled and, where the contract asks for
+them (``contract.needs_checks``), its :class:`Checks`.  A compiled run also records its *coverage*: how much
 of it ran as compiled code.  ``torch.compile`` without ``fullgraph`` runs whatever
 Dynamo cannot trace eagerly (a graph break, a skipped frame, the eager fallback
 after the recompile limit), and eager code cannot show a compiler bug: a run that
@@ -220,12 +222,29 @@ class Coverage:
         return cls(after.frames_ok - before.frames_ok, after.graphs - before.graphs, tuple(gaps), hops, asserted)
 
 
+@dataclass(frozen=True, eq=False)
+class Event:
+    """One call of an ORDERED effectful op, as a run's effect log holds it: the op, its
+    call site (None for a user's op, which takes none) and a copy of each tensor it saw.
+    (The op library's trace holds it as an ``(op, site, tensors)`` triple.)"""
+
+    op: str
+    site: int | None
+    tensors: tuple = ()
+
+    @property
+    def call(self) -> tuple:
+        """``(op, site)``: what the effect sequence is made of."""
+        return (self.op, self.site)
+
+
 @dataclass
 class Run:
     """What one run of the program on one binding left behind."""
 
     outputs: list | None = None
     inputs_after: list = field(default_factory=list)
+    #: the ORDERED effects' calls, in the order they ran (:class:`Event`)
     effects: list = field(default_factory=list)
     calls: list = field(default_factory=list)
     failure: Failure | None = None
@@ -234,6 +253,33 @@ class Run:
     #: eager runs recorded with a path (:class:`PathRecorder`): the ops that ran, the
     #: shapes they returned and the ints and bools they decided (None: not recorded)
     path: tuple | None = None
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What judges a compiled run that differs from eager on one binding
+    (:func:`reference_runs`): eager run again (is it deterministic?), the float64
+    reference and, for a float16 or bfloat16 program, its noisy references."""
+
+    eager_again: Run
+    reference: Run
+    noisy: tuple = ()
+
+
+@dataclass
+class BindingRuns:
+    """The runs of one binding, as execution records them and the contract reads them.
+
+    ``checks`` are made only for a binding whose compiled run the contract cannot
+    pass by sight (``contract.needs_checks``: not bit-identical to eager), by whoever
+    ran the others (``fuzzer.judge.trial``, a repro script's driver): most bindings
+    cost one eager run, not three.
+    """
+
+    binding: dict
+    eager: Run
+    compiled: Run | None = None
+    checks: Checks | None = None
 
 
 def _compile_exception_types() -> tuple:
@@ -287,8 +333,7 @@ def run_recorded(fn, make_inputs, trace: dict, noise: tuple[float, int] | None =
 NOISY_REFERENCES = 3
 
 
-def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int,
-                   record: bool = True) -> tuple[Run, Run, list[Run]]:
+def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int, record: bool = True) -> Checks:
     """What judges a compiled run that differs from eager on one binding: eager again
     (is it deterministic? its path recorded), the float64 reference (its path
     recorded) and, for a float16 or bfloat16 program, its noisy references, seeded by
@@ -301,7 +346,7 @@ def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int,
     call sites run, and its sizes in the values' shapes (``contract.another_path``).
     """
     if not record:
-        return (run_once(fn, make_inputs(False), trace), run_once(fn, make_inputs(True), trace), [])
+        return Checks(run_once(fn, make_inputs(False), trace), run_once(fn, make_inputs(True), trace))
     again = run_recorded(fn, lambda: make_inputs(False), trace)
     ref = run_recorded(fn, lambda: make_inputs(True), trace)
     noisy = []
@@ -310,7 +355,7 @@ def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int,
         noisy = [run_recorded(fn, lambda: make_inputs(True), trace,
                               noise=(unit, (seed * NOISY_REFERENCES + k) % 2**63))
                  for k in range(NOISY_REFERENCES)]
-    return again, ref, noisy
+    return Checks(again, ref, tuple(noisy))
 
 
 def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
@@ -339,7 +384,8 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     if compiled:
         run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
                                         graphs_before=graphs)
-    run.calls, run.effects = list(trace["calls"]), list(trace["effects"])
+    run.calls = list(trace["calls"])
+    run.effects = [Event(op, site, tensors) for op, site, tensors in trace["effects"]]
     trace["calls"].clear()
     trace["effects"].clear()
     run.inputs_after = [t.detach().clone() for t in inputs]

@@ -27,10 +27,10 @@ import time
 from dataclasses import dataclass, field
 
 from fuzzer.judge import contract
-from fuzzer.judge.contract import BindingRuns, Divergence, Verdict, bug_class
-from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state
+from fuzzer.judge.contract import Divergence, Verdict, bug_class
+from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
-from fuzzer.judge.observe import caches_off
+from fuzzer.judge.observe import BindingRuns, caches_off
 from fuzzer.judge.signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
@@ -94,10 +94,13 @@ def asks_of(program: Program) -> contract.Asks:
                          hops=frozenset(f.hop for f in map(forms.form, (s.form for s in program.body)) if f.hop))
 
 
-def judge_case(case: Case, runs: list[BindingRuns]) -> Verdict:
-    """The contract applied to ``case``'s runs."""
+def judge_case(case: Case, runs: list[BindingRuns], device: str) -> Verdict:
+    """The contract applied to ``case``'s runs on ``device``, once the check runs it
+    asks for (``contract.needs_checks``) are made: most bindings need none."""
+    asks = asks_of(case.program)
+    run_checks(case, device, runs, contract.needs_checks(runs, asks))
     names = [inp.name for inp in case.program.inputs]
-    return contract.judge_runs(names, dead_site_causes(case.program), runs, asks_of(case.program))
+    return contract.judge_runs(names, dead_site_causes(case.program), runs, asks)
 
 
 def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
@@ -118,9 +121,9 @@ def judge_fresh(case: Case, device: str, backend: str = "inductor", cached: bool
     fresh_compile_state()
     compiled = None if dynamic else compile_fn(case, backend, dynamic=False)
     if cached:
-        return judge_case(case, execute(case, device, backend=backend, compiled=compiled))
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled), device)
     with caches_off():
-        return judge_case(case, execute(case, device, backend=backend, compiled=compiled))
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled), device)
 
 
 def _recompiles(verdict_runs: list[BindingRuns]) -> int:
@@ -172,11 +175,11 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
     if signal:
         with caches_off(), RECORDER.recording() as recording:
             runs = execute(case, device, backend=backend)
-            verdict = judge_case(case, runs)
+            verdict = judge_case(case, runs, device)
         tokens = tuple(sorted(recording.signal))
     else:
         runs = execute(case, device, backend=backend)
-        verdict = judge_case(case, runs)
+        verdict = judge_case(case, runs, device)
     recompiles = _recompiles(runs)
 
     def done(status: str, findings=(), flaky=()) -> TrialResult:

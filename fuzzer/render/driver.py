@@ -37,9 +37,9 @@ import time
 
 import torch
 
-from fuzzer.judge.contract import Asks, BindingRuns, judge_runs
+from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
-from fuzzer.judge.observe import caches_off, draw_inputs, reference_runs, run_once
+from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_verdict
 
 REPRODUCES_EXIT = 1
@@ -80,17 +80,11 @@ def _through(step, fn):
 
 def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
-    caches off (no artifact of an earlier run may serve this one); the verdict."""
-    runs = []
+    caches off (no artifact of an earlier run may serve this one), then the check runs
+    the contract asks for (``needs_checks``); the verdict."""
     eager_fn = _through(step, program)
-    dtype = getattr(torch, spec.get("dtype", "float32"))
-    record = "cond" not in spec.get("hops", ())
-    for i in range(len(spec["bindings"])):
-        def complete(i=i):
-            return reference_runs(eager_fn, lambda ref: make_inputs(spec, i, device, reference=ref), trace,
-                                  dtype, spec["input_seed"] + i, record)
-        eager = run_once(eager_fn, make_inputs(spec, i, device), trace)
-        runs.append(BindingRuns(binding=dict(spec["bindings"][i]), eager=eager, _complete=complete))
+    runs = [BindingRuns(binding=dict(binding), eager=run_once(eager_fn, make_inputs(spec, i, device), trace))
+            for i, binding in enumerate(spec["bindings"])]
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
@@ -101,6 +95,11 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    dtype = getattr(torch, spec.get("dtype", "float32"))
+    record = "cond" not in spec.get("hops", ())
+    for i in needs_checks(runs, asks):
+        runs[i].checks = reference_runs(eager_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
+                                        trace, dtype, spec["input_seed"] + i, record)
     causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
     return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)
 
