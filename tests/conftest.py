@@ -1,6 +1,7 @@
 import importlib.util
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -14,6 +15,8 @@ pytest_plugins = ["pytester"]
 
 #: the fast tier's guard: on PYTHONPATH, so the processes the tests start refuse too
 NO_INDUCTOR = Path(__file__).parent / "noinductor"
+#: where this run's refused compiles leave their files (stashed only in the fast tier)
+_FOLDER = pytest.StashKey[Path]()
 
 
 def pytest_configure(config) -> None:
@@ -31,7 +34,11 @@ def pytest_configure(config) -> None:
     config.stash[_FOLDER] = Path(folder)
 
 
-_FOLDER = pytest.StashKey[Path]()
+
+def pytest_unconfigure(config) -> None:
+    folder = config.stash.get(_FOLDER, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
