@@ -184,6 +184,7 @@ def pairs():
         return {name: future.result() for name, future in running.items()}
 
 
+@pytest.mark.compile
 def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
     v = pairs["fault"]
     assert v.status == contract.OK, v.reason
@@ -193,18 +194,21 @@ def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
     assert contract.bug_class(contract.STALE_CACHE, found) == "stale-cache|config-changed,values,wrong-mutation"
 
 
+@pytest.mark.compile
 def test_pair_allowed_a_key_that_sees_the_change_misses(pairs):
     v = pairs["no fault"]
     assert v.status == contract.OK and not v.divergences
     assert [r for r, _ in v.untested] == [CACHE_MISS]
 
 
+@pytest.mark.compile
 def test_pair_allowed_an_op_body_changed_is_served_and_right(pairs):
     v = pairs["eager"]
     assert v.status == contract.OK and not v.divergences
     assert not v.untested  # served from the cache: the pair tested something
 
 
+@pytest.mark.compile
 def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_they_are_turned_off(pairs):
     """torch's own bug, no planted fault (2.11 to 2.14.1): the FX graph cache's key
     leaves out which saved tensors the backward was told it may overwrite, so the new
@@ -220,6 +224,7 @@ def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_t
     assert contract.bug_class(contract.STALE_CACHE, found) == f"stale-cache|{DONATED_LABEL},values,wrong-output"
 
 
+@pytest.mark.compile
 def test_pair_allowed_gradients_taken_twice_through_a_backward_that_keeps_its_inputs(pairs):
     v = pairs["kept"]
     assert v.status == contract.OK and not v.divergences, v.divergences
@@ -235,6 +240,7 @@ def test_two_settings_a_key_missed_are_two_bug_families():
         "stale-cache|fake-changed:stride,values,wrong-output")
 
 
+@pytest.mark.compile
 def test_a_side_that_fails_makes_the_pair_invalid():
     broken = Variant(variants.EAGER_CHANGED, "p_sin", "p_sin: broken", old="raise SystemExit(3)\n",
                      new=BY_NAME["p_sin"].source)

@@ -3,6 +3,7 @@
 import json
 
 import backends
+import pytest
 from click.testing import CliRunner
 
 from fuzzer.campaign.config import Budget, Config
@@ -11,6 +12,7 @@ from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 
 
+@pytest.mark.compile
 def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     folder = CampaignFolder(tmp_path / "state")
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
@@ -27,6 +29,7 @@ def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     assert "untested   3 (graph-break 3)" in shown.output
 
 
+@pytest.mark.compile
 def test_the_same_campaign_without_the_fault_is_clean(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL)
     stats = run_campaign(config, Budget(programs=3), log=lambda line: None)

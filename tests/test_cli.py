@@ -88,6 +88,7 @@ def _config(tmp_path, backend, **kw):
     return Config(seed=3, device="cpu", corpus_dir=str(tmp_path), backend=backend, **kw)
 
 
+@pytest.mark.compile
 def test_campaign_shrinks_and_buckets_one_bug_into_one_entry(tmp_path):
     stats = run_campaign(_config(tmp_path, backends.DROP_LOG), Budget(programs=12), log=lambda line: None)
     assert stats.programs == 12
@@ -104,6 +105,7 @@ def test_campaign_shrinks_and_buckets_one_bug_into_one_entry(tmp_path):
     assert stats.repeats == sum(e.hits for e in entries) - len(entries)
 
 
+@pytest.mark.compile
 def test_campaign_without_shrinking_saves_as_found(tmp_path):
     stats = run_campaign(_config(tmp_path, backends.DROP_LOG, shrink=False), Budget(programs=6),
                          log=lambda line: None)
@@ -112,12 +114,14 @@ def test_campaign_without_shrinking_saves_as_found(tmp_path):
     assert len(entries) == len(stats.saved)
 
 
+@pytest.mark.compile
 def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
     stats = run_campaign(_config(tmp_path, backends.FAITHFUL), Budget(programs=12), log=lambda line: None)
     assert stats.programs == 12
     assert not set(stats.findings) - {"missed-dce"}
 
 
+@pytest.mark.compile
 def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path, monkeypatch):
     """The test backend is registered in this process only, so the shrink runs here."""
     import fuzzer.isolation.once as once_mod
@@ -146,6 +150,7 @@ def test_shrink_command_reduces_a_saved_entry_in_place(tmp_path, monkeypatch):
     assert sorted(p.suffix for p in tmp_path.iterdir()) == [".json", ".py"]
 
 
+@pytest.mark.compile
 def test_a_shrink_candidate_that_kills_the_shrinking_process_is_reported_and_the_entry_kept(tmp_path):
     """``dcefuzz shrink`` judges a plain entry's candidates in a child process: the planted
     fault kills the process that judges a candidate whose only custom-op calls are

@@ -68,6 +68,7 @@ def _samples(op):
             yield f"{shape} {lx}/{ly}", _args(op, _layout(shape, lx), _layout(shape, ly))
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("op", CUSTOM_OPS, ids=lambda o: o.name)
 def test_opcheck(op):
     overload = getattr(torch.ops.dcefuzz, op.name).default

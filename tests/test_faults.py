@@ -240,6 +240,7 @@ def test_every_fault_shows_its_kind_on_real_inductor_and_only_under_it(name, unp
         assert fault.expected_kind in {f.kind for f in planted_static.findings}
 
 
+@pytest.mark.compile
 def test_compile_caches_neither_mask_nor_leak_a_fault():
     """Clean, then planted, then clean again, with the on-disk caches on around it."""
     import torch
@@ -260,6 +261,7 @@ def test_compile_caches_neither_mask_nor_leak_a_fault():
         torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache = saved
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("name, index", [("effect-dce", 0), ("mutation-lost", 2)])
 def test_seeded_programs_show_the_fault_and_only_under_it(name, index):
     """Generated programs (campaign seed 0) where the self-test first detects the fault."""

@@ -310,6 +310,7 @@ def feedback_campaign(tmp_path):
     return run
 
 
+@pytest.mark.compile
 def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(feedback_campaign):
     from fuzzer.campaign.state import BadState
 

@@ -95,6 +95,7 @@ def test_resume_on_ray_continues_without_repeats(cluster, tmp_path):
     assert sum(state.statuses.values()) == 6
 
 
+@pytest.mark.compile
 def test_merging_two_shards_equals_one_run_over_both(tmp_path):
     def run(name, shard, programs, seed=3):
         config = Config(seed=seed, device="cpu", corpus_dir=str(tmp_path / name / "corpus"), backend=backends.DROP_LOG,

@@ -57,6 +57,7 @@ TABLE = [
 ]
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("name, c, backend, kind, wanted, expected", TABLE, ids=[t[0] for t in TABLE])
 def test_package_and_script_agree(tmp_path, name, c, backend, kind, wanted, expected):
     wanted = wanted or _class_on(c, backend, kind)
@@ -104,6 +105,7 @@ def test_every_module_a_carried_module_imports_from_the_package_is_carried_befor
                 assert names <= earlier, (module.__name__, names - earlier)
 
 
+@pytest.mark.compile
 def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
     """Under a compiler that graph-breaks at every custom op, an effect-log entry's bug
     does not show, and nothing was compiled that could show it: replay says ERROR (not

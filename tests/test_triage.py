@@ -81,6 +81,7 @@ def _a_bug():
     return bugs.group(_corpus())[0]
 
 
+@pytest.mark.compile
 def test_a_real_reordering_bug_lives_in_inductor():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     found = first_stage(entry.case, entry.kind, entry.bug_class, "cpu")
@@ -545,6 +546,7 @@ def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):
     assert again.save(reordered[0]).kept is Kept.COUNTED and again.entries == 3
 
 
+@pytest.mark.compile
 def test_triage_of_a_corpus_folder_writes_culprits_in_place(tmp_path):
     # stage walk only (a budget of 4 calls): enough to show the command's bookkeeping
     shutil.copy(CORPUS / "effect-log-915158cff0e3.json", tmp_path)

@@ -82,6 +82,7 @@ def test_a_bad_file_is_refused_with_the_reason(bad, says):
         upstream.parse(bad)
 
 
+@pytest.mark.compile
 def test_bugs_json_markdown_and_report_carry_upstream(tmp_path):
     folder = _folder(tmp_path, RECORDS)
     runner = CliRunner()

@@ -265,6 +265,7 @@ print(' '.join(Case.from_json(json.load(open(sys.argv[1]))).program.user_ops()))
 """
 
 
+@pytest.mark.compile
 def test_a_mutant_that_brings_a_users_op_in_imports_its_module(chosen, tmp_path):
     """A program that called no user op, grown by a mutation into one that does, carries
     the op's module, and a fresh process reads it; a mutant that still calls none
@@ -490,6 +491,7 @@ def test_the_effect_clause_on_user_events_without_sites():
 
 # --------------------------------------------------------------- campaigns
 
+@pytest.mark.compile
 def test_a_campaign_with_user_ops_judges_them_and_names_the_module(tmp_path, chosen):
     config = Config(seed=1, device="cpu", corpus_dir=str(tmp_path), backend=DROP_OPSLIB_LOG,
                     ops=chosen.ops, declarations=len(chosen.findings), triage=False)
