@@ -6,7 +6,28 @@ a bare number in the middle of the code, and so tests can build variants.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OracleBudget:
+    """Oracle calls and seconds one piece of work (a finding's shrink, its triage) may
+    spend; when either is spent, the work stops with what it has."""
+
+    oracle_calls: int
+    seconds: float
+
+    def within(self, seconds_left: float | None) -> OracleBudget:
+        """This budget, cut to the time a campaign has left (None: no cut)."""
+        if seconds_left is None or seconds_left >= self.seconds:
+            return self
+        return dataclasses.replace(self, seconds=max(0.0, seconds_left))
+
+
+#: a budget that never runs out: for work bounded by its own passes (a shrinker's
+#: confirmation, the 1-minimality check)
+UNBOUNDED: OracleBudget = OracleBudget(oracle_calls=10**9, seconds=float("inf"))
 
 
 @dataclass(frozen=True)
@@ -26,6 +47,14 @@ class GenLimits:
 
 
 @dataclass(frozen=True)
+class ShrinkLimits:
+    #: oracle calls and seconds one finding's shrink may spend (``--shrink-budget``):
+    #: enough for the statement halvings and the passes after them on a program of 12
+    #: statements; when spent, the smallest case so far is kept
+    budget: OracleBudget = OracleBudget(oracle_calls=150, seconds=120.0)
+
+
+@dataclass(frozen=True)
 class CampaignLimits:
     #: seconds between progress lines.
     progress_every_s: float = 10.0
@@ -37,7 +66,7 @@ class PoolLimits:
     program_seconds: float = 120.0
     #: seconds a new worker may take to import torch and report ready
     start_seconds: float = 300.0
-    #: resident memory (MiB) above which a worker is killed
+    #: resident memory (MiB) above which a worker is killed (``--memory-cap``)
     memory_mb: int = 6144
     #: programs after which a worker is replaced by a fresh one
     recycle_after: int = 500
@@ -58,8 +87,7 @@ class PoolLimits:
     max_failed_starts: int = 3
     #: oracle calls and seconds for shrinking one crash or timeout finding (each
     #: candidate that kills its process costs a process start, so fewer than usual)
-    casualty_shrink_calls: int = 60
-    casualty_shrink_seconds: float = 300.0
+    casualty_shrink: OracleBudget = OracleBudget(oracle_calls=60, seconds=300.0)
     #: time limit of one candidate while shrinking a timeout (the campaign's limit
     #: would make each hanging candidate cost minutes); the result is confirmed
     #: under the campaign's limit
@@ -77,13 +105,12 @@ class PoolLimits:
 
 @dataclass(frozen=True)
 class TriageLimits:
-    #: seconds one finding's triage may take (stage walk, switch probe, bisection); a
-    #: triage cut short keeps what it found and says so
-    seconds: float = 120.0
-    #: oracle calls (fresh compiles) one finding's triage may make: 4 stages, 9
-    #: switches and the bisector's 10 to 50 (a bug in no subsystem of its table walks
-    #: all the lowerings) fit under this
-    oracle_calls: int = 80
+    #: seconds (120) and oracle calls (fresh compiles, 80) one finding's triage may
+    #: spend (``--triage-budget``): the stage walk, switch probe and bisection; 4
+    #: stages, 9 switches and the bisector's 10 to 50 (a bug in no subsystem of its
+    #: table walks all the lowerings) fit under the calls; a triage cut short keeps
+    #: what it found and says so
+    budget: OracleBudget = OracleBudget(oracle_calls=80, seconds=120.0)
     #: example entries a campaign keeps per bug (the smallest); further hits only count
     examples_per_bug: int = 3
     #: shrink candidates a finding of a bug with its examples gets before its key-only
@@ -157,11 +184,11 @@ class CacheLimits:
     grad_share: float = 0.25
     #: oracle calls (pairs, about 20 s each on 2 cores) and seconds a stale-cache
     #: finding's shrink may spend
-    shrink_calls: int = 16
-    shrink_seconds: float = 420.0
+    shrink: OracleBudget = OracleBudget(oracle_calls=16, seconds=420.0)
 
 
 GEN = GenLimits()
+SHRINK = ShrinkLimits()
 CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()

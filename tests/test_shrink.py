@@ -18,7 +18,8 @@ from fuzzer.program.ir import Case, check
 from fuzzer.reduce import signature
 from fuzzer.reduce.edits import remove_statements
 from fuzzer.reduce.order import complexity
-from fuzzer.reduce.shrinker import ShrinkBudget, is_one_minimal, shrink
+from fuzzer.limits import OracleBudget
+from fuzzer.reduce.shrinker import is_one_minimal, shrink
 
 
 def count_judge(calls):
@@ -101,7 +102,7 @@ def test_the_budget_stops_cleanly_with_the_best_so_far():
     calls = []
     judge = count_judge(calls)(scale_then_tap)
     result = shrink(big, contract.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
-                    budget=ShrinkBudget(oracle_calls=3, seconds=60))
+                    budget=OracleBudget(oracle_calls=3, seconds=60))
     assert result.exhausted
     assert result.oracle_calls == len(calls)
     assert len(calls) <= 3 + 2          # the budget, plus the confirmation outside it
@@ -115,9 +116,9 @@ def test_a_campaigns_time_left_bounds_a_shrink_and_none_left_saves_the_finding_u
     from fuzzer.judge.trial import Finding
     from fuzzer.program.ir import Stmt
 
-    budget = ShrinkBudget(oracle_calls=150, seconds=120)
+    budget = OracleBudget(oracle_calls=150, seconds=120)
     assert budget.within(None) == budget and budget.within(500) == budget
-    assert budget.within(30) == ShrinkBudget(150, 30) and budget.within(-5) == ShrinkBudget(150, 0)
+    assert budget.within(30) == OracleBudget(150, 30) and budget.within(-5) == OracleBudget(150, 0)
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     finding = Finding(contract.EFFECT_LOG, big, scale_then_tap(big).divergences, "cpu", "inductor")
     config = Config(seed=0, device="cpu", corpus_dir="unused", shrink_budget=budget)

@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 import torch
 
 from fuzzer.judge import contract
+from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage import bisect, lookup, rules, stage, switches
-from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
+from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
 PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
@@ -142,7 +143,7 @@ class Culprit:
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: TriageBudget = TriageBudget(), backend: str = "inductor", key_only: bool = False) -> Culprit:
+             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
     of ``stage.STAGES``), within ``budget``.
 
