@@ -1,4 +1,4 @@
-"""Named limits: every size, count and tolerance the pipeline uses, in one place.
+"""Named limits: every size, count, chance and tolerance the pipeline uses, in one place.
 
 Each group is a frozen dataclass so a limit is read as ``GEN.max_rank`` rather than
 a bare number in the middle of the code, and so tests can build variants.
@@ -44,6 +44,34 @@ class GenLimits:
     min_bindings: int = 3
     binding_draws: int = 20
     attempts_per_statement: int = 8
+    #: sizes a binding draws besides the typical ones: small primes, which no power of
+    #: two divides, so a kernel's tiling meets a ragged edge
+    primes: tuple[int, ...] = (3, 5, 7, 11, 13)
+    #: chance a statement of a program that takes gradients runs under ``no_grad``
+    no_grad_share: float = 0.2
+    #: chance a custom call (feature ``identical-calls``) is followed by the same call again
+    identical_call_share: float = 0.3
+    #: chance each symbolic dim of a mode's inputs gets a mark (``mark_dynamic`` and kin)
+    mark_share: float = 0.4
+    #: chance each input of a strided mode is given as a strided view
+    strided_share: float = 0.6
+
+
+@dataclass(frozen=True)
+class MutationLimits:
+    #: how many statements, inputs, symbols and outputs a mutant may have: splicing
+    #: grows programs, and a long program is slow to compile and to shrink
+    max_statements: int = 2 * GenLimits.max_statements
+    max_inputs: int = 2 * GenLimits.max_inputs + 2
+    max_symbols: int = 2 * GenLimits.max_symbols
+    max_outputs: int = 2 * GenLimits.max_outputs
+    #: attempts at a legal statement of a drawn form before a mutation gives up
+    attempts: int = 8
+    #: sizes a mutation may give a symbol: the edges Inductor specialises, small primes,
+    #: the generator's typical sizes
+    sizes: tuple[int, ...] = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
+    #: attempts at a legal mutant before the director draws a fresh program instead
+    mutant_attempts: int = 4
 
 
 @dataclass(frozen=True)
@@ -101,6 +129,16 @@ class PoolLimits:
     #: up to about 8 s (with a casualty's 2 s stack dump just before the deadline and the
     #: shrinker's thread's 2 s); the rest is for the command's own exit
     end_grace_seconds: float = 15.0
+    #: seconds the Ray relay waits on an actor's reports before it looks at the pool's
+    #: pipe again (only a "stop" comes that way: programs go straight to the actor)
+    ray_poll_seconds: float = 0.25
+    #: seconds a Ray actor holds a ``drain`` call open waiting for news (a long poll)
+    ray_drain_seconds: float = 1.0
+    #: a Ray host's work thread's stack when the process's own limit says nothing
+    #: usable (unlimited, or above ``max_stack_bytes``): the usual 8 MiB
+    default_stack_bytes: int = 8 << 20
+    #: the largest stack limit a Ray host's work thread takes from its process
+    max_stack_bytes: int = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -188,6 +226,7 @@ class CacheLimits:
 
 
 GEN = GenLimits()
+MUTATION = MutationLimits()
 SHRINK = ShrinkLimits()
 CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()

@@ -37,14 +37,6 @@ CATEGORY_WEIGHTS = {
     forms.CONTROL: 1,
 }
 
-#: chances of the parts of a mode, within the feature that draws them
-NO_GRAD_SHARE = 0.2
-IDENTICAL_CALL_SHARE = 0.3
-MARK_SHARE = 0.4
-STRIDED_SHARE = 0.6
-
-PRIMES = (3, 5, 7, 11, 13)
-
 
 def derive_seed(*parts) -> int:
     """A 63-bit seed from any parts: stable across processes and platforms."""
@@ -114,7 +106,7 @@ BUILTIN = OpSet()
 def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
     if form.draw is not None:
         attrs = form.draw(st.rng)
-        if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
+        if st.grad is not None and st.rng.random() < GEN.no_grad_share:
             attrs["no_grad"] = True
         return attrs
     attrs: dict = {}
@@ -133,7 +125,7 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
                      flag=st.rng.random() < 0.5)
     if form.name in ("select_pos", "head_pos", "p_pos"):
         attrs["size"] = f"u{st.next_value}"
-    if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
+    if st.grad is not None and st.rng.random() < GEN.no_grad_share:
         attrs["no_grad"] = True
     return attrs
 
@@ -368,7 +360,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         if stmt is not None:
             _commit(stmt, st)
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
-                    and rng.random() < IDENTICAL_CALL_SHARE):
+                    and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
                 if again is not None:
                     _commit(again, st)
@@ -407,7 +399,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
     if feats.DYNAMIC_MODE in on:
         dynamic = rng.choice(("true", "auto"))
         dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
-        marks = [(n, k, mark()) for n, k in dims if rng.random() < MARK_SHARE]
+        marks = [(n, k, mark()) for n, k in dims if rng.random() < GEN.mark_share]
         if dynamic == "true" and not marks:
             n, k = rng.choice(dims)
             marks = [(n, k, mark())]
@@ -415,7 +407,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
     if feats.STRIDED in on:
         # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
         own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None]
-        strided = [i.name for i in own if rng.random() < STRIDED_SHARE] or [rng.choice(own).name]
+        strided = [i.name for i in own if rng.random() < GEN.strided_share] or [rng.choice(own).name]
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
                 dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
                 strided=tuple(strided), aliases=aliases)
@@ -428,7 +420,7 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
 
     out = [
         draw(limits.typical_sizes),
-        draw(PRIMES),
+        draw(limits.primes),
         draw((0, 1, 2)),
         {s: sym_min[s] for s in symbols},
     ]
@@ -439,7 +431,7 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
     for _ in range(limits.binding_draws):
         if len(unique) >= limits.min_bindings:
             break
-        b = draw(PRIMES + limits.typical_sizes)
+        b = draw(limits.primes + limits.typical_sizes)
         if b not in unique:
             unique.append(b)
     return tuple(unique)
