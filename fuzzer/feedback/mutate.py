@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from fuzzer.limits import GEN, MUTATION, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
 from fuzzer.program.custom_ops import MUTATING
-from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, OpSet
+from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
 from fuzzer.reduce.edits import remove_statements
 
@@ -53,13 +53,11 @@ def _grow(case: Case, rng: random.Random, ctx: Context, categories: tuple[str, .
     program = case.program
     k = rng.randrange(len(program.body) + 1)
     draft = generate.draft_at(program, k, rng, ctx.limits)
-    table = generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops)
-    usable = [c for c in categories if table.get(c)]
-    if not usable:
+    draw_form = FormDraw.of(generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops), categories)
+    if not draw_form.categories:
         return None
-    weights = [CATEGORY_WEIGHTS.get(c, 1) for c in usable]
     for _ in range(MUTATION.attempts):
-        form = rng.choice(table[rng.choices(usable, weights=weights)[0]])
+        form = draw_form(rng)
         operand = first(draft) if first is not None else None
         stmt = generate.propose(form, draft, operand)
         if stmt is not None:
