@@ -1458,6 +1458,18 @@ def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
     return ReadVerdict(Reading.ABSENT)
 
 
+def read_death(wanted: str, seen: str | None, eager_done: bool, judged: bool) -> ReadVerdict:
+    """The rung a crash or timeout entry's fresh process stops at, looking for the
+    death ``wanted``: ``seen`` is how it died (None: it survived), ``eager_done``
+    whether its eager runs were done by then, ``judged`` whether a survivor judged its
+    run whole and clean (exit 0, ``ReadVerdict.judged``)."""
+    if seen is not None and not eager_done:
+        return ReadVerdict(Reading.NOT_JUDGED, seen)
+    if seen is not None:
+        return ReadVerdict(Reading.REPRODUCES if seen == wanted else Reading.ANOTHER_BUG, seen)
+    return ReadVerdict(Reading.ABSENT if judged else Reading.UNTESTED)
+
+
 import re
 
 #: the death of a process whose heap glibc found corrupted
@@ -1680,21 +1692,23 @@ def run_isolated(spec: dict, argv: list) -> int:
         eager_done = os.path.exists(marker)
         relay.join(SAID_WAIT_S)
     code = child.returncode
-    if how is None and code == CANNOT_JUDGE_EXIT:
-        return CANNOT_JUDGE_EXIT
     if how is None and code < 0:
         import signal
         # SIGABRT or SIGSEGV after glibc's heap words: one death, a heap corruption
         how = death_name(signal.Signals(-code).name, "".join(said))
-    elif how is None and code != FIXED_EXIT:
+    elif how is None and code not in (FIXED_EXIT, CANNOT_JUDGE_EXIT):
         how = f"exit code {code}"
-    if not eager_done and how is not None:
+    # the ladder of ``fuzzer.judge.reading``, which a replay reads its child's end by too
+    read = read_death(death, how, eager_done, judged=code == FIXED_EXIT).reading
+    if read is Reading.UNTESTED:  # the child could not judge its run, and said why
+        return CANNOT_JUDGE_EXIT
+    if read is Reading.NOT_JUDGED:
         print(f"the child died ({how}) before its eager runs were done: cannot judge")
         return CANNOT_JUDGE_EXIT
-    if how == death:
+    if read is Reading.REPRODUCES:
         print(f"REPRODUCES: {how}")
         return REPRODUCES_EXIT
-    if how is not None:
+    if read is Reading.ANOTHER_BUG:
         # another death (another signal, the memory cap, a hang): neither this bug nor fixed
         print(f"cannot judge: looking for {death}, the child ended with {how}")
         return CANNOT_JUDGE_EXIT
