@@ -1,7 +1,14 @@
 """Named limits: every size, count, chance and tolerance the pipeline uses, in one place.
 
 Each group is a frozen dataclass so a limit is read as ``GEN.max_rank`` rather than
-a bare number in the middle of the code, and so tests can build variants.
+a bare number in the middle of the code, and so tests can build variants.  The
+command line's defaults (``--shrink-budget``, ``--triage-budget``, ``--memory-cap``)
+are read from here too.
+
+The one exception is what a repro script carries as text (``fuzzer.render.repro``'s
+``CARRIED``: ``judge.numeric``'s tolerances, ``render.driver``'s polls and exit
+statuses): a script imports nothing of dcefuzz, so those limits stay in the module
+the script carries.
 """
 
 from __future__ import annotations
@@ -55,10 +62,13 @@ class GenLimits:
     mark_share: float = 0.4
     #: chance each input of a strided mode is given as a strided view
     strided_share: float = 0.6
+    #: chance that a program with user ops gets inputs shaped for one of them (the first
+    #: op with a signature other than one shape for all)
+    user_shapes_share: float = 0.6
 
 
 @dataclass(frozen=True)
-class MutationLimits:
+class FeedbackLimits:
     #: how many statements, inputs, symbols and outputs a mutant may have: splicing
     #: grows programs, and a long program is slow to compile and to shrink
     max_statements: int = 2 * GenLimits.max_statements
@@ -72,6 +82,9 @@ class MutationLimits:
     sizes: tuple[int, ...] = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
     #: attempts at a legal mutant before the director draws a fresh program instead
     mutant_attempts: int = 4
+    #: examples a feedback campaign's triggers keep per bug (the least, by traits): a
+    #: bug hit many ways keeps the ways it was hit most simply
+    examples_per_bug: int = 12
 
 
 @dataclass(frozen=True)
@@ -158,6 +171,18 @@ class TriageLimits:
     #: --repeat``), and its key is made as a new finding's is, from a shrunk program
     #: (``campaign.entries.counted_only``)
     repeat_shrink_calls: int = 6
+    #: pairs of switches probed at most, where no switch alone removes a wrong result:
+    #: each is a fresh compile out of the triage budget
+    max_pairs: int = 10
+    #: at most this many of the removed ops' rules are probed, one compile each (a shrunk
+    #: program removes one or two; the budget is the triage's)
+    max_rules: int = 4
+
+
+@dataclass(frozen=True)
+class CorpusLimits:
+    #: the hit times an entry keeps, the newest (its hit count goes on counting)
+    hit_times_kept: int = 500
 
 
 @dataclass(frozen=True)
@@ -187,6 +212,17 @@ class IsolationLimits:
     #: bytes of a child's stderr kept to class its death by (``fuzzer.isolation.said``):
     #: glibc's heap words come just before it dies, after whatever torch logged
     said_kept_bytes: int = 64 * 1024
+    #: seconds a child asked to stop may take before it is killed
+    stop_grace_seconds: float = 2.0
+    #: frames kept from a dumped stack, innermost first
+    frames_kept: int = 8
+    #: frames kept at most to reach the innermost frame of torch, where the first
+    #: ``frames_kept`` hold none (a death in a library torch called, or in dcefuzz's code)
+    frames_to_torch: int = 40
+    #: seconds the parent waits for a child to write its stack after SIGUSR1
+    dump_wait_seconds: float = 2.0
+    #: polling interval while waiting for the dump
+    dump_poll_seconds: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -226,11 +262,12 @@ class CacheLimits:
 
 
 GEN = GenLimits()
-MUTATION = MutationLimits()
+FEEDBACK = FeedbackLimits()
 SHRINK = ShrinkLimits()
 CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
+CORPUS = CorpusLimits()
 SELFTEST = SelftestLimits()
 VERSIONS = VersionLimits()
 ISOLATION = IsolationLimits()

@@ -25,7 +25,7 @@ from fuzzer.isolation import stacks
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import death_of, died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
-from fuzzer.limits import SHRINK, OracleBudget
+from fuzzer.limits import ISOLATION, SHRINK, OracleBudget
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.reduce.casualty import divergence_of
 from fuzzer.render import repro
@@ -382,14 +382,14 @@ def test_a_casualty_is_placed_at_torchs_innermost_frame_never_at_dcefuzzs(tmp_pa
     from fuzzer.campaign.pool import _title
 
     ours = os.path.join(os.path.dirname(stacks.__file__), "..", "program", "sizes.py")
-    deep = [f'  File "/x/site-packages/sympy/core/f{i}.py", line {i} in f{i}' for i in range(stacks.FRAMES_KEPT)]
+    deep = [f'  File "/x/site-packages/sympy/core/f{i}.py", line {i} in f{i}' for i in range(ISOLATION.frames_kept)]
     dump = ("Current thread 0x1 (most recent call first):\n"
             f'  File "{os.path.abspath(ours)}", line 78 in evaluate\n' + "\n".join(deep) + "\n"
             '  File "/x/site-packages/torch/_inductor/sizevars.py", line 400 in size_hint\n'
             '  File "/x/site-packages/torch/_inductor/graph.py", line 901 in codegen\n')
     (tmp_path / "w.stack").write_text(dump)
     frames = stacks.read(tmp_path / "w.stack")
-    assert frames[0] == "evaluate (fuzzer/program/sizes.py:78)" and len(frames) == stacks.FRAMES_KEPT + 2
+    assert frames[0] == "evaluate (fuzzer/program/sizes.py:78)" and len(frames) == ISOLATION.frames_kept + 2
     assert stacks.innermost(frames) == "evaluate (fuzzer/program/sizes.py)"
     assert stacks.torch_frame(frames) == "size_hint (torch/_inductor/sizevars.py)"
     assert _title(CRASH, "process died: SIGABRT", frames) == \

@@ -198,7 +198,7 @@ def test_a_second_switch_that_removes_a_wrong_result_makes_another_bug_and_pairs
     touched = {**dict.fromkeys(names, "stays"), "decompose_auto_functionalized": "changed"}
     assert switches.pairs_to_probe({**touched, "fusion": "gone"}) == []  # one alone removes it
     pairs = [(a.name, b.name) for a, b in switches.pairs_to_probe(touched)]
-    assert len(pairs) == switches.MAX_PAIRS
+    assert len(pairs) == TRIAGE.max_pairs
     # neighbours in the pipeline first, then those one apart: the no-op removal with reinplacing
     # (docs/bugs.md's bug that only both thrown together remove) is among them
     assert pairs[:2] == [("reorder_for_locality", "remove_noop_ops"), ("remove_noop_ops", "pattern_matcher")]

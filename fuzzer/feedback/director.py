@@ -30,7 +30,7 @@ from fuzzer.feedback.novelty import Novelty
 from fuzzer.feedback.pool import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix, Schedule
 from fuzzer.feedback.triggers import Triggers, traits
-from fuzzer.limits import MUTATION
+from fuzzer.limits import FEEDBACK
 from fuzzer.program.generate import BUILTIN, OpSet, derive_seed, generate
 from fuzzer.program.ir import Case, Program
 
@@ -135,7 +135,7 @@ class Director:
                 explore: bool = False) -> Recipe | None:
         parent = self.pool.pick(rng)
         best: Recipe | None = None
-        for attempt in range(MUTATION.mutant_attempts):
+        for attempt in range(FEEDBACK.mutant_attempts):
             donor = self.pool.pick(rng, besides=parent) if MUTATIONS[arm].needs_donor else None
             ctx = Context(on=self.on, ops=self.ops, donor=donor.case if donor else None)
             mutant = mutate(arm, parent.case, rng, ctx)

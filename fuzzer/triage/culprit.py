@@ -9,7 +9,7 @@ same bug class (``fuzzer.triage.probe``), within one budget:
    in their handling, which no switch of a pass can say;
 2. the *switches* (``fuzzer.triage.switches``), when the stage is Inductor: each
    named pass or scheduler feature turned off in turn, gone or stays, and where
-   none alone removes the bug, a few pairs of them (``switches.MAX_PAIRS``);
+   none alone removes the bug, a few pairs of them (``TRIAGE.max_pairs``);
 3. the *bisection* (``fuzzer.triage.bisect``): torch's ``CompilerBisector`` on the
    stage's subsystems, down to one pass or lowering.
 
