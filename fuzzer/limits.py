@@ -5,10 +5,11 @@ a bare number in the middle of the code, and so tests can build variants.  The
 command line's defaults (``--shrink-budget``, ``--triage-budget``, ``--memory-cap``)
 are read from here too.
 
-The one exception is what a repro script carries as text (``fuzzer.render.repro``'s
+Two kinds stay out.  What a repro script carries as text (``fuzzer.render.repro``'s
 ``CARRIED``: ``judge.numeric``'s tolerances, ``render.driver``'s polls and exit
-statuses): a script imports nothing of dcefuzz, so those limits stay in the module
-the script carries.
+statuses): a script imports nothing of dcefuzz, so those limits stay in the module the
+script carries.  And ``fuzzer.internal``'s, a module of this one's layer, which
+imports none of it.
 """
 
 from __future__ import annotations
@@ -82,6 +83,9 @@ class FeedbackLimits:
     sizes: tuple[int, ...] = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
     #: attempts at a legal mutant before the director draws a fresh program instead
     mutant_attempts: int = 4
+    #: characters of a counter key kept as a signal (a graph break's reason is a
+    #: paragraph; its first line names it)
+    counter_key_chars: int = 80
     #: examples a feedback campaign's triggers keep per bug (the least, by traits): a
     #: bug hit many ways keeps the ways it was hit most simply
     examples_per_bug: int = 12
@@ -99,6 +103,11 @@ class ShrinkLimits:
 class CampaignLimits:
     #: seconds between progress lines.
     progress_every_s: float = 10.0
+    #: ``dcefuzz stats`` reads worker memory only after this many seconds of a campaign
+    stats_warm_up_seconds: float = 60.0
+    #: the plot's smoothed rate averages over at least this many seconds (and ~1/20 of
+    #: the run)
+    smooth_min_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -195,7 +204,7 @@ class SelftestLimits:
 @dataclass(frozen=True)
 class VersionLimits:
     #: seconds one repro script may run under another interpreter: a crash or timeout
-    #: entry's script gives its child up to ``repro.REPRO_TIME_LIMIT_S`` (300 s) after
+    #: entry's script gives its child up to ``REPORT.script_child_seconds`` (300 s) after
     #: importing torch, so twice that
     script_seconds: float = 600.0
     #: seconds that interpreter may take to import torch and print its version
@@ -240,6 +249,34 @@ class ReportLimits:
     #: what no brief of the corpus passes: one whose bug needs autograd formulas, a
     #: region, a mode and earlier bindings carries each (the longest, 76 lines, all four)
     brief_ceiling: int = 80
+    #: the longest statement pattern a bug's title quotes whole (longer: the ops it calls)
+    pattern_chars: int = 100
+    #: lines of the compiled wrapper kept around each custom-op call in a report
+    output_code_context: int = 2
+    #: lines of the compiled wrapper a report shows at most
+    output_code_lines: int = 40
+    #: seconds a crash or timeout repro script lets its child run before calling it a
+    #: hang (written into the script)
+    script_child_seconds: int = 300
+
+
+@dataclass(frozen=True)
+class SiteLimits:
+    #: the most of a campaign's torch log the site copies (its end)
+    log_bytes: int = 2 * 1024 * 1024
+    #: seconds between two looks at the campaign while serving it
+    poll_seconds: float = 2.0
+
+
+@dataclass(frozen=True)
+class AuditLimits:
+    #: every named size of a user op's opcheck inputs takes each of these in turn
+    sizes: tuple[int, ...] = (0, 1, 2)
+    #: the eager checks also run with the named sizes all different (2, 3, 4, ...), so
+    #: an op that mixes up two dims shows
+    distinct_from: int = 2
+    #: the dims of a same-shape op's tensors, per size
+    same_shape_tail: int = 3
 
 
 @dataclass(frozen=True)
@@ -272,3 +309,5 @@ SELFTEST = SelftestLimits()
 VERSIONS = VersionLimits()
 ISOLATION = IsolationLimits()
 REPORT = ReportLimits()
+SITE = SiteLimits()
+AUDIT = AuditLimits()

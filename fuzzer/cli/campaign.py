@@ -14,7 +14,6 @@ from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
-    STATS_WARM_UP_S,
     Duration,
     fault_option,
     features_option,
@@ -27,7 +26,7 @@ from fuzzer.cli.options import (
 )
 from fuzzer.files import atomic_write
 from fuzzer.judge.kinds import PROGRAM
-from fuzzer.limits import CACHE, TRIAGE, PoolLimits
+from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
 
 
 def _known_keys(folder: str | None) -> tuple:
@@ -410,12 +409,12 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
                        f"{sum(ln['findings'].values()):9d} {ln.get('bugs', ''):>5} {ln.get('workers_alive', ''):>8} "
                        f"{rss or '':>12}" + (f" {ln.get('pool', ''):>5} {ln.get('tokens', ''):>6}" if feedback else ""))
         # past the workers' warm-up, so the range shows growth, not start-up
-        warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
+        warm = [mb for ln in lines if ln["seconds"] >= CAMPAIGN.stats_warm_up_seconds
                 for mb in ln.get("worker_rss_mb") or [] if mb]
         if warm:
             replaced = lines[-1].get("workers_replaced", 0)
             click.echo(f"memory     workers {min(warm)}-{max(warm)} MiB resident after the first "
-                       f"{STATS_WARM_UP_S:.0f}s; {replaced} workers replaced (recycled or casualties)")
+                       f"{CAMPAIGN.stats_warm_up_seconds:.0f}s; {replaced} workers replaced (recycled or casualties)")
 
 
 @main.command()

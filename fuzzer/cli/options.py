@@ -33,8 +33,6 @@ class Duration(click.ParamType):
             self.fail(str(exc.message), param, ctx)
 
 
-#: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
-STATS_WARM_UP_S = 60.0
 DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
 ENTRY_DEVICE_HELP = "torch device to run on: cpu, cuda or cuda:N (default: the entry's recorded device)"
 
