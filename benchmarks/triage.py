@@ -120,8 +120,8 @@ def compare_repeat(entries) -> int:
     """A repeat's key-only triage as found, and after a short shrink, side by side, and
     both keys against a new finding's (full shrink, whole triage)."""
     from fuzzer.judge import contract, kinds
-    from fuzzer.limits import TRIAGE
-    from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+    from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
+    from fuzzer.reduce.shrinker import shrink
 
     def shrunk_then_triaged(e, judge, divs, budget, reference=False):
         """A repeat's short shrink and key-only triage, or (``reference``) a new finding's
@@ -135,7 +135,7 @@ def compare_repeat(entries) -> int:
     print(f"{'entry':34s} {'as found: calls s':>18s} {'shrunk a little: stmts calls s':>31s} "
           f"{'new finding: stmts s':>21s} agree (as found, a little)")
     rows = []
-    little = ShrinkBudget(oracle_calls=TRIAGE.repeat_shrink_calls, seconds=60)
+    little = OracleBudget(oracle_calls=TRIAGE.repeat_shrink_calls, seconds=60)
     for i, e in enumerate(entries):
         judge = kinds.of(e.kind).oracle(e, e.device, e.backend, e.fault)
         divs = judge(e.case).of_kind(e.kind)
@@ -150,7 +150,7 @@ def compare_repeat(entries) -> int:
                 runs[which] = (None, c, time.perf_counter() - start)
             else:
                 runs[which] = shrunk_then_triaged(e, judge, divs, little)
-        ref_r, ref, ref_s = shrunk_then_triaged(e, judge, divs, ShrinkBudget(), reference=True)
+        ref_r, ref, ref_s = shrunk_then_triaged(e, judge, divs, SHRINK.budget, reference=True)
         (_, a, a_s), (lr, b, b_s) = runs["found"], runs["little"]
         rows.append((a_s, b_s, a.key == ref.key, b.key == ref.key))
         print(f"{e.id:34s} {a.oracle_calls:8d} {a_s:8.1f}s {lr.statements:9d} {lr.oracle_calls + b.oracle_calls:9d} "

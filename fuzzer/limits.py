@@ -1,12 +1,41 @@
-"""Named limits: every size, count and tolerance the pipeline uses, in one place.
+"""Named limits: every size, count, chance and tolerance the pipeline uses, in one place.
 
 Each group is a frozen dataclass so a limit is read as ``GEN.max_rank`` rather than
-a bare number in the middle of the code, and so tests can build variants.
+a bare number in the middle of the code, and so tests can build variants.  The
+command line's defaults (``--shrink-budget``, ``--triage-budget``, ``--memory-cap``)
+are read from here too.
+
+Two kinds stay out.  What a repro script carries as text (``fuzzer.render.repro``'s
+``CARRIED``: ``judge.numeric``'s tolerances, ``render.driver``'s polls and exit
+statuses): a script imports nothing of dcefuzz, so those limits stay in the module the
+script carries.  And ``fuzzer.internal``'s, a module of this one's layer, which
+imports none of it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OracleBudget:
+    """Oracle calls and seconds one piece of work (a finding's shrink, its triage) may
+    spend; when either is spent, the work stops with what it has."""
+
+    oracle_calls: int
+    seconds: float
+
+    def within(self, seconds_left: float | None) -> OracleBudget:
+        """This budget, cut to the time a campaign has left (None: no cut)."""
+        if seconds_left is None or seconds_left >= self.seconds:
+            return self
+        return dataclasses.replace(self, seconds=max(0.0, seconds_left))
+
+
+#: a budget that never runs out: for work bounded by its own passes (a shrinker's
+#: confirmation, the 1-minimality check)
+UNBOUNDED: OracleBudget = OracleBudget(oracle_calls=10**9, seconds=float("inf"))
 
 
 @dataclass(frozen=True)
@@ -23,12 +52,62 @@ class GenLimits:
     min_bindings: int = 3
     binding_draws: int = 20
     attempts_per_statement: int = 8
+    #: sizes a binding draws besides the typical ones: small primes, which no power of
+    #: two divides, so a kernel's tiling meets a ragged edge
+    primes: tuple[int, ...] = (3, 5, 7, 11, 13)
+    #: chance a statement of a program that takes gradients runs under ``no_grad``
+    no_grad_share: float = 0.2
+    #: chance a custom call (feature ``identical-calls``) is followed by the same call again
+    identical_call_share: float = 0.3
+    #: chance each symbolic dim of a mode's inputs gets a mark (``mark_dynamic`` and kin)
+    mark_share: float = 0.4
+    #: chance each input of a strided mode is given as a strided view
+    strided_share: float = 0.6
+    #: chance that a program with user ops gets inputs shaped for one of them (the first
+    #: op with a signature other than one shape for all)
+    user_shapes_share: float = 0.6
+
+
+@dataclass(frozen=True)
+class FeedbackLimits:
+    #: how many statements, inputs, symbols and outputs a mutant may have: splicing
+    #: grows programs, and a long program is slow to compile and to shrink
+    max_statements: int = 2 * GenLimits.max_statements
+    max_inputs: int = 2 * GenLimits.max_inputs + 2
+    max_symbols: int = 2 * GenLimits.max_symbols
+    max_outputs: int = 2 * GenLimits.max_outputs
+    #: attempts at a legal statement of a drawn form before a mutation gives up
+    attempts: int = 8
+    #: sizes a mutation may give a symbol: the edges Inductor specialises, small primes,
+    #: the generator's typical sizes
+    sizes: tuple[int, ...] = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
+    #: attempts at a legal mutant before the director draws a fresh program instead
+    mutant_attempts: int = 4
+    #: characters of a counter key kept as a signal (a graph break's reason is a
+    #: paragraph; its first line names it)
+    counter_key_chars: int = 80
+    #: examples a feedback campaign's triggers keep per bug (the least, by traits): a
+    #: bug hit many ways keeps the ways it was hit most simply
+    examples_per_bug: int = 12
+
+
+@dataclass(frozen=True)
+class ShrinkLimits:
+    #: oracle calls and seconds one finding's shrink may spend (``--shrink-budget``):
+    #: enough for the statement halvings and the passes after them on a program of 12
+    #: statements; when spent, the smallest case so far is kept
+    budget: OracleBudget = OracleBudget(oracle_calls=150, seconds=120.0)
 
 
 @dataclass(frozen=True)
 class CampaignLimits:
     #: seconds between progress lines.
     progress_every_s: float = 10.0
+    #: ``dcefuzz stats`` reads worker memory only after this many seconds of a campaign
+    stats_warm_up_seconds: float = 60.0
+    #: the plot's smoothed rate averages over at least this many seconds (and ~1/20 of
+    #: the run)
+    smooth_min_seconds: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -37,7 +116,7 @@ class PoolLimits:
     program_seconds: float = 120.0
     #: seconds a new worker may take to import torch and report ready
     start_seconds: float = 300.0
-    #: resident memory (MiB) above which a worker is killed
+    #: resident memory (MiB) above which a worker is killed (``--memory-cap``)
     memory_mb: int = 6144
     #: programs after which a worker is replaced by a fresh one
     recycle_after: int = 500
@@ -58,8 +137,7 @@ class PoolLimits:
     max_failed_starts: int = 3
     #: oracle calls and seconds for shrinking one crash or timeout finding (each
     #: candidate that kills its process costs a process start, so fewer than usual)
-    casualty_shrink_calls: int = 60
-    casualty_shrink_seconds: float = 300.0
+    casualty_shrink: OracleBudget = OracleBudget(oracle_calls=60, seconds=300.0)
     #: time limit of one candidate while shrinking a timeout (the campaign's limit
     #: would make each hanging candidate cost minutes); the result is confirmed
     #: under the campaign's limit
@@ -73,17 +151,26 @@ class PoolLimits:
     #: up to about 8 s (with a casualty's 2 s stack dump just before the deadline and the
     #: shrinker's thread's 2 s); the rest is for the command's own exit
     end_grace_seconds: float = 15.0
+    #: seconds the Ray relay waits on an actor's reports before it looks at the pool's
+    #: pipe again (only a "stop" comes that way: programs go straight to the actor)
+    ray_poll_seconds: float = 0.25
+    #: seconds a Ray actor holds a ``drain`` call open waiting for news (a long poll)
+    ray_drain_seconds: float = 1.0
+    #: a Ray host's work thread's stack when the process's own limit says nothing
+    #: usable (unlimited, or above ``max_stack_bytes``): the usual 8 MiB
+    default_stack_bytes: int = 8 << 20
+    #: the largest stack limit a Ray host's work thread takes from its process
+    max_stack_bytes: int = 1 << 30
 
 
 @dataclass(frozen=True)
 class TriageLimits:
-    #: seconds one finding's triage may take (stage walk, switch probe, bisection); a
-    #: triage cut short keeps what it found and says so
-    seconds: float = 120.0
-    #: oracle calls (fresh compiles) one finding's triage may make: 4 stages, 9
-    #: switches and the bisector's 10 to 50 (a bug in no subsystem of its table walks
-    #: all the lowerings) fit under this
-    oracle_calls: int = 80
+    #: seconds (120) and oracle calls (fresh compiles, 80) one finding's triage may
+    #: spend (``--triage-budget``): the stage walk, switch probe and bisection; 4
+    #: stages, 9 switches and the bisector's 10 to 50 (a bug in no subsystem of its
+    #: table walks all the lowerings) fit under the calls; a triage cut short keeps
+    #: what it found and says so
+    budget: OracleBudget = OracleBudget(oracle_calls=80, seconds=120.0)
     #: example entries a campaign keeps per bug (the smallest); further hits only count
     examples_per_bug: int = 3
     #: shrink candidates a finding of a bug with its examples gets before its key-only
@@ -93,6 +180,18 @@ class TriageLimits:
     #: --repeat``), and its key is made as a new finding's is, from a shrunk program
     #: (``campaign.entries.counted_only``)
     repeat_shrink_calls: int = 6
+    #: pairs of switches probed at most, where no switch alone removes a wrong result:
+    #: each is a fresh compile out of the triage budget
+    max_pairs: int = 10
+    #: at most this many of the removed ops' rules are probed, one compile each (a shrunk
+    #: program removes one or two; the budget is the triage's)
+    max_rules: int = 4
+
+
+@dataclass(frozen=True)
+class CorpusLimits:
+    #: the hit times an entry keeps, the newest (its hit count goes on counting)
+    hit_times_kept: int = 500
 
 
 @dataclass(frozen=True)
@@ -105,7 +204,7 @@ class SelftestLimits:
 @dataclass(frozen=True)
 class VersionLimits:
     #: seconds one repro script may run under another interpreter: a crash or timeout
-    #: entry's script gives its child up to ``repro.REPRO_TIME_LIMIT_S`` (300 s) after
+    #: entry's script gives its child up to ``REPORT.script_child_seconds`` (300 s) after
     #: importing torch, so twice that
     script_seconds: float = 600.0
     #: seconds that interpreter may take to import torch and print its version
@@ -122,6 +221,17 @@ class IsolationLimits:
     #: bytes of a child's stderr kept to class its death by (``fuzzer.isolation.said``):
     #: glibc's heap words come just before it dies, after whatever torch logged
     said_kept_bytes: int = 64 * 1024
+    #: seconds a child asked to stop may take before it is killed
+    stop_grace_seconds: float = 2.0
+    #: frames kept from a dumped stack, innermost first
+    frames_kept: int = 8
+    #: frames kept at most to reach the innermost frame of torch, where the first
+    #: ``frames_kept`` hold none (a death in a library torch called, or in dcefuzz's code)
+    frames_to_torch: int = 40
+    #: seconds the parent waits for a child to write its stack after SIGUSR1
+    dump_wait_seconds: float = 2.0
+    #: polling interval while waiting for the dump
+    dump_poll_seconds: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -139,6 +249,34 @@ class ReportLimits:
     #: what no brief of the corpus passes: one whose bug needs autograd formulas, a
     #: region, a mode and earlier bindings carries each (the longest, 76 lines, all four)
     brief_ceiling: int = 80
+    #: the longest statement pattern a bug's title quotes whole (longer: the ops it calls)
+    pattern_chars: int = 100
+    #: lines of the compiled wrapper kept around each custom-op call in a report
+    output_code_context: int = 2
+    #: lines of the compiled wrapper a report shows at most
+    output_code_lines: int = 40
+    #: seconds a crash or timeout repro script lets its child run before calling it a
+    #: hang (written into the script)
+    script_child_seconds: int = 300
+
+
+@dataclass(frozen=True)
+class SiteLimits:
+    #: the most of a campaign's torch log the site copies (its end)
+    log_bytes: int = 2 * 1024 * 1024
+    #: seconds between two looks at the campaign while serving it
+    poll_seconds: float = 2.0
+
+
+@dataclass(frozen=True)
+class AuditLimits:
+    #: every named size of a user op's opcheck inputs takes each of these in turn
+    sizes: tuple[int, ...] = (0, 1, 2)
+    #: the eager checks also run with the named sizes all different (2, 3, 4, ...), so
+    #: an op that mixes up two dims shows
+    distinct_from: int = 2
+    #: the dims of a same-shape op's tensors, per size
+    same_shape_tail: int = 3
 
 
 @dataclass(frozen=True)
@@ -157,15 +295,19 @@ class CacheLimits:
     grad_share: float = 0.25
     #: oracle calls (pairs, about 20 s each on 2 cores) and seconds a stale-cache
     #: finding's shrink may spend
-    shrink_calls: int = 16
-    shrink_seconds: float = 420.0
+    shrink: OracleBudget = OracleBudget(oracle_calls=16, seconds=420.0)
 
 
 GEN = GenLimits()
+FEEDBACK = FeedbackLimits()
+SHRINK = ShrinkLimits()
 CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()
 TRIAGE = TriageLimits()
+CORPUS = CorpusLimits()
 SELFTEST = SelftestLimits()
 VERSIONS = VersionLimits()
 ISOLATION = IsolationLimits()
 REPORT = ReportLimits()
+SITE = SiteLimits()
+AUDIT = AuditLimits()

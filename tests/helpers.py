@@ -50,15 +50,13 @@ class PassRun:
 
 def run_pass(name: str, c: Case, judge) -> PassRun:
     """Run the shrink pass ``name`` once over ``c`` under ``judge`` (no budget)."""
-    import math
-
     from fuzzer.judge import contract
+    from fuzzer.limits import UNBOUNDED
     from fuzzer.reduce.passes.base import drive
     from fuzzer.reduce.passes.schedule import PASSES
-    from fuzzer.reduce.shrinker import ShrinkBudget, Shrinker
+    from fuzzer.reduce.shrinker import Shrinker
 
-    shrinker = Shrinker(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge,
-                        budget=ShrinkBudget(10**9, math.inf))
+    shrinker = Shrinker(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge, budget=UNBOUNDED)
     offered: list[Case] = []
 
     def consider(candidate: Case) -> bool:

@@ -335,7 +335,7 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
     from fuzzer.cache.kind import KIND
     from fuzzer.corpus.entry import Entry
     from fuzzer.corpus.store import load, save
-    from fuzzer.reduce.shrinker import ShrinkBudget
+    from fuzzer.limits import OracleBudget
 
     v = _donation_variant(DONATED_CASE)
     div = contract.Divergence(contract.STALE_CACHE, 0, "output 0", "values differ",
@@ -348,7 +348,7 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
     monkeypatch.setattr(KIND, "oracle", lambda *a, **k: (lambda c: contract.Verdict(contract.OK, [div])))
     monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
         confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
-    new_path, before, after = reshrink_mod.reshrink(load(path), path, "cpu", ShrinkBudget(1, 1.0))
+    new_path, before, after = reshrink_mod.reshrink(load(path), path, "cpu", OracleBudget(1, 1.0))
     assert (before, after) == (2, 1)
     assert load(new_path).variant == v.to_json()
     assert "LIBRARY_OLD" in new_path.with_suffix(".py").read_text()  # the pair's script

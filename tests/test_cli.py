@@ -32,6 +32,25 @@ def test_durations():
             parse_duration(bad)
 
 
+def test_the_budget_options_read_their_defaults_from_limits_and_check_alike():
+    from fuzzer.cli.options import BudgetType, spelled
+    from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
+
+    assert spelled(120.0) == "2m" and spelled(90.0) == "90s" and spelled(7200.0) == "2h"
+    for default in (SHRINK.budget, TRIAGE.budget):
+        kind = BudgetType(default)
+        assert kind.convert(kind.spell(), None, None) == default
+        assert kind.convert("7", None, None) == OracleBudget(7, default.seconds)
+        assert kind.convert("30s", None, None) == OracleBudget(default.oracle_calls, 30.0)
+        with pytest.raises(click.BadParameter, match="at least 1"):
+            kind.convert("0", None, None)
+    for command, option, default in (("run", "--shrink-budget", SHRINK.budget),
+                                      ("shrink", "--shrink-budget", SHRINK.budget),
+                                      ("run", "--triage-budget", TRIAGE.budget)):
+        param = next(p for p in main.commands[command].params if option in p.opts)
+        assert param.type.convert(param.default, None, None) == default
+
+
 @pytest.mark.parametrize("args, needle", [
     (["run", "--time", "ten minutes"], "is not a duration"),
     (["run", "--programs", "0"], "0"),

@@ -76,6 +76,24 @@ def test_generator_covers_every_kind_dead_results_and_edge_sizes():
     assert targets == {"input", "view", "intermediate"}
 
 
+def test_a_statement_has_the_attributes_its_form_draws():
+    """Every attribute of a generated statement but its sites and ``no_grad`` comes from
+    its form's ``draw``; a form without one takes none."""
+    import random
+
+    seen = set()
+    for seed in range(150):
+        for stmt in generate(seed, features=features.ALL).program.body:
+            form = forms.form(stmt.form)
+            drawn = form.draw(random.Random(0), ("4", "4"), "u0") if form.draw is not None else {}
+            assert set(stmt.attrs) - {"site", "site2", "no_grad"} == set(drawn), stmt
+            seen.add(stmt.form)
+    takes = {"sum": {"dim"}, "squeeze": {"dim"}, "scale": {"c"}, "fill_": {"c"}, "unary": {"fn"},
+             "unary_": {"fn"}, "p_pair": {"take"}, "p_affine": {"a", "k", "flag"}, "p_pos": {"size"}}
+    for name, attrs in takes.items():
+        assert name in seen and set(forms.form(name).draw(random.Random(0), ("4",), "u0")) == attrs
+
+
 def test_forms_declare_whether_they_return():
     for seed in range(40):
         for stmt in generate(seed).program.body:

@@ -25,9 +25,9 @@ from fuzzer.isolation import stacks
 from fuzzer.isolation.judge import probe
 from fuzzer.isolation.process import death_of, died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
+from fuzzer.limits import ISOLATION, SHRINK, OracleBudget
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.reduce.casualty import divergence_of
-from fuzzer.reduce.shrinker import ShrinkBudget
 from fuzzer.render import repro
 
 pytestmark = pytest.mark.compile
@@ -47,7 +47,7 @@ ALLOC_LIMITS = PoolLimits(program_seconds=120, memory_mb=1280, poll_seconds=0.1)
 def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, shrink_budget=None,
               triage=False):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
-                    shrink_budget=shrink_budget or ShrinkBudget(), triage=triage)
+                    shrink_budget=shrink_budget or SHRINK.budget, triage=triage)
     folder = CampaignFolder(tmp_path / "state")
     stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
                      log=lambda line: None)
@@ -97,7 +97,7 @@ def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tm
     # program 0 of seed 0 calls e_log, so the fault kills the worker compiling it
     assert any(s.form == "e_log" for s in generate(program_seed(0, 0)).program.body)
     limits = PoolLimits(program_seconds=20, memory_mb=3072, poll_seconds=0.1,
-                        casualty_shrink_seconds=150, casualty_shrink_calls=8, casualty_queue=1)
+                        casualty_shrink=OracleBudget(oracle_calls=8, seconds=150), casualty_queue=1)
     stats, state, entries = _campaign(tmp_path, "test-segfault", limits, programs=1, shrink=True)
     assert state.programs == 1 and state.findings == {CRASH: 1}
     assert len(entries) == 1, [e.id for e in entries]
@@ -122,7 +122,7 @@ def test_a_shrink_candidate_that_kills_the_worker_is_the_crash_and_the_finding_i
     # casualty_queue=0: the crash is saved as the worker met it, not shrunk further
     limits = PoolLimits(program_seconds=60, memory_mb=3072, poll_seconds=0.1, casualty_queue=0)
     _, state, entries = _campaign(tmp_path, fault, limits, programs=1, shrink=True,
-                                  shrink_budget=ShrinkBudget(40, 90))
+                                  shrink_budget=OracleBudget(40, 90))
     assert state.programs == 1 and state.findings == {EFFECT_LOG: 1, CRASH: 1}, state.findings
     by_kind = {e.kind: e for e in entries}
     assert sorted(by_kind) == [CRASH, EFFECT_LOG], [e.id for e in entries]
@@ -325,14 +325,14 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
         raise Aborted()
 
     monkeypatch.setattr(casualties, "shrink_casualty", endless_shrink)
-    limits = PoolLimits(poll_seconds=0.001, casualty_shrink_seconds=300)
+    limits = PoolLimits(poll_seconds=0.001, casualty_shrink=OracleBudget(oracle_calls=60, seconds=300))
     shrinker = casualties.CasualtyShrinker(None, limits, log=lambda line: None, seconds_left=lambda: 7.0)
     assert shrinker.submit("entry", "path")
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return
     assert not shrinker.thread.is_alive()
     assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None)
-    assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink_calls
+    assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink.oracle_calls
 
 
 def test_a_reset_lets_old_shape_environments_go():
@@ -382,14 +382,14 @@ def test_a_casualty_is_placed_at_torchs_innermost_frame_never_at_dcefuzzs(tmp_pa
     from fuzzer.campaign.pool import _title
 
     ours = os.path.join(os.path.dirname(stacks.__file__), "..", "program", "sizes.py")
-    deep = [f'  File "/x/site-packages/sympy/core/f{i}.py", line {i} in f{i}' for i in range(stacks.FRAMES_KEPT)]
+    deep = [f'  File "/x/site-packages/sympy/core/f{i}.py", line {i} in f{i}' for i in range(ISOLATION.frames_kept)]
     dump = ("Current thread 0x1 (most recent call first):\n"
             f'  File "{os.path.abspath(ours)}", line 78 in evaluate\n' + "\n".join(deep) + "\n"
             '  File "/x/site-packages/torch/_inductor/sizevars.py", line 400 in size_hint\n'
             '  File "/x/site-packages/torch/_inductor/graph.py", line 901 in codegen\n')
     (tmp_path / "w.stack").write_text(dump)
     frames = stacks.read(tmp_path / "w.stack")
-    assert frames[0] == "evaluate (fuzzer/program/sizes.py:78)" and len(frames) == stacks.FRAMES_KEPT + 2
+    assert frames[0] == "evaluate (fuzzer/program/sizes.py:78)" and len(frames) == ISOLATION.frames_kept + 2
     assert stacks.innermost(frames) == "evaluate (fuzzer/program/sizes.py)"
     assert stacks.torch_frame(frames) == "size_hint (torch/_inductor/sizevars.py)"
     assert _title(CRASH, "process died: SIGABRT", frames) == \

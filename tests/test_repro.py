@@ -19,6 +19,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.corpus.store import save
 from fuzzer.isolation.judge import RAISED, UNTESTED, Death, survivor_status
 from fuzzer.judge import contract
+from fuzzer.judge.reading import Reading, ReadVerdict, read_death
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.render import repro
 from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, replay_entry
@@ -201,7 +202,8 @@ def _saved(tmp_path, kind, wanted):
     (Death(None, "ran to completion (invalid)", status=contract.INVALID), ERROR, False),
     (Death(None, "ran to completion (raised)", status=RAISED), ERROR, False),
     (Death(None, "ran to completion (ok)", status=contract.OK), FIXED, True),
-], ids=["same death", "another death", "eager raises", "raises another way", "ran clean"])
+    (Death(contract.CRASH, "process died: SIGSEGV", after_eager=False), ERROR, False),
+], ids=["same death", "another death", "eager raises", "raises another way", "ran clean", "died in eager"])
 def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkeypatch, death, outcome, judged):
     from fuzzer.replay import rerun
 
@@ -282,3 +284,36 @@ def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, 
     monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
     assert (result.outcome, len(calls)) == (outcome, probes), result.detail
+
+
+@pytest.mark.parametrize("seen, eager_done, judged, reading", [
+    ("crash: SIGSEGV", False, False, Reading.NOT_JUDGED),  # before its eager runs were done
+    ("crash: SIGSEGV", True, False, Reading.REPRODUCES),
+    ("crash: SIGABRT", True, False, Reading.ANOTHER_BUG),  # another death
+    (None, True, False, Reading.UNTESTED),                 # survived, could not judge its run
+    (None, False, True, Reading.ABSENT),                   # survived, judged whole and clean
+])
+def test_how_a_process_ended_is_read_for_its_death(seen, eager_done, judged, reading):
+    assert read_death("crash: SIGSEGV", seen, eager_done, judged).reading is reading
+
+
+@pytest.mark.parametrize("reading, exit_code, outcome", [
+    (Reading.REPRODUCES, 1, REPRODUCES), (Reading.ABSENT, 0, FIXED), (Reading.ANOTHER_BUG, 125, ERROR),
+    (Reading.NOT_JUDGED, 125, ERROR), (Reading.UNTESTED, 125, ERROR)])
+def test_a_crash_script_and_a_replay_read_a_death_by_one_ladder(tmp_path, monkeypatch, reading, exit_code, outcome):
+    """Whatever the ladder of ``fuzzer.judge.reading`` says of a death, the script's
+    parent and a replay say it alike: neither reads a process's end by a ladder of its own."""
+    from types import SimpleNamespace
+
+    from fuzzer.render import driver
+    from fuzzer.replay import rerun
+
+    for module in (driver, rerun):
+        monkeypatch.setattr(module, "read_death", lambda *args, **kwargs: ReadVerdict(reading, "x"))
+    child = tmp_path / "child.py"
+    child.write_text(_CHILD)
+    monkeypatch.setattr(sys, "argv", [str(child)])
+    assert driver.run_isolated(CRASH_SPEC, ["SIGSEGV"]) == exit_code
+    entry = SimpleNamespace(kind=contract.CRASH, bug_class="crash: SIGSEGV")
+    said = rerun._death_read(entry, Death(contract.CRASH, "process died: SIGSEGV"))
+    assert (said.outcome, said.judged) == (outcome, reading not in (Reading.NOT_JUDGED, Reading.UNTESTED))

@@ -18,7 +18,8 @@ from fuzzer.program.ir import Case, check
 from fuzzer.reduce import signature
 from fuzzer.reduce.edits import remove_statements
 from fuzzer.reduce.order import complexity
-from fuzzer.reduce.shrinker import ShrinkBudget, is_one_minimal, shrink
+from fuzzer.limits import OracleBudget
+from fuzzer.reduce.shrinker import is_one_minimal, shrink
 
 
 def count_judge(calls):
@@ -101,7 +102,7 @@ def test_the_budget_stops_cleanly_with_the_best_so_far():
     calls = []
     judge = count_judge(calls)(scale_then_tap)
     result = shrink(big, contract.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
-                    budget=ShrinkBudget(oracle_calls=3, seconds=60))
+                    budget=OracleBudget(oracle_calls=3, seconds=60))
     assert result.exhausted
     assert result.oracle_calls == len(calls)
     assert len(calls) <= 3 + 2          # the budget, plus the confirmation outside it
@@ -116,9 +117,9 @@ def test_a_campaigns_time_left_bounds_a_shrink_and_none_left_saves_the_finding_u
     from fuzzer.judge.trial import Finding
     from fuzzer.program.ir import Stmt
 
-    budget = ShrinkBudget(oracle_calls=150, seconds=120)
+    budget = OracleBudget(oracle_calls=150, seconds=120)
     assert budget.within(None) == budget and budget.within(500) == budget
-    assert budget.within(30) == ShrinkBudget(150, 30) and budget.within(-5) == ShrinkBudget(150, 0)
+    assert budget.within(30) == OracleBudget(150, 30) and budget.within(-5) == OracleBudget(150, 0)
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     finding = Finding(contract.EFFECT_LOG, big, scale_then_tap(big).divergences, "cpu", "inductor")
     config = Config(seed=0, device="cpu", corpus_dir="unused", shrink_budget=budget)
@@ -220,3 +221,22 @@ def test_every_single_simplification_of_a_mode_is_offered():
     assert all(mode_complexity(m) == 6 for m in offered)
     assert dataclasses.replace(mode, marks=(("x0", 1, "dynamic"),)) in offered
     assert dataclasses.replace(mode, aliases=()) in offered and dataclasses.replace(mode, grad=False) in offered
+
+
+def test_dcefuzzs_own_error_on_a_candidate_is_refused_and_named_for_the_shrink():
+    """A candidate on which our judge raises is not the bug: refused, its error kept under
+    the shrink's stage name (not a budget's or any other object's)."""
+    from fuzzer import internal
+
+    c = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                                   ("e_log", ["x0"], None, {"site": 1})], outputs=["v0"]))
+    found = contract.Divergence(contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))
+
+    def judge(candidate):
+        if len(candidate.program.body) < len(c.program.body):
+            raise RuntimeError("our own judge failed")
+        return contract.Verdict(contract.OK, [found])
+
+    result = shrink(c, contract.EFFECT_LOG, [found], "cpu", judge=judge, confirm=False)
+    assert len(result.case.program.body) == len(c.program.body) and result.errors
+    assert {e.stage for e in result.errors} == {internal.SHRINK}

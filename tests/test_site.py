@@ -4,6 +4,7 @@ and a real browser where Chromium is installed."""
 
 from __future__ import annotations
 
+import dataclasses
 import html.parser
 import json
 import shutil
@@ -191,7 +192,7 @@ def _get(url: str) -> str:
 
 
 def test_serve_binds_localhost_and_shows_a_new_entry_once_saved(tmp_path, monkeypatch):
-    monkeypatch.setattr(serve, "POLL_S", 0.1)
+    monkeypatch.setattr(serve, "SITE", dataclasses.replace(serve.SITE, poll_seconds=0.1))
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     shutil.copyfile(CORPUS / "effect-log-915158cff0e3.json", corpus / "effect-log-915158cff0e3.json")

@@ -15,7 +15,8 @@ from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
 from fuzzer.triage import bisect, family, lookup, rules, switches
 from fuzzer.triage.culprit import Culprit, localise
-from fuzzer.triage.probe import Probe, TriageBudget
+from fuzzer.limits import TRIAGE, OracleBudget
+from fuzzer.triage.probe import Probe
 from fuzzer.triage.stage import STAGES, first_stage, stages_for, walk
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
@@ -43,7 +44,7 @@ def test_a_stage_before_the_culprit_that_fails_otherwise_is_kept_and_a_clean_one
     from fuzzer.triage.stage import walk
 
     probe = Probe(case(LOG), contract.EFFECT_LOG, "effect-log|missing", "cpu",
-                  TriageBudget(float("inf"), 3))
+                  OracleBudget(oracle_calls=3, seconds=float("inf")))
     otherwise = {}
     found = walk(probe, (backends.FAITHFUL, backends.RAISE, backends.DROP_LOG), otherwise)
     assert found == backends.DROP_LOG
@@ -155,7 +156,8 @@ def test_an_errors_key_alone_costs_its_bisection_without_the_switches_it_outrank
 @pytest.mark.compile
 def test_a_triage_stops_at_its_budget_and_says_so():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
-    c = localise(entry.case, entry.kind, entry.bug_class, "cpu", TriageBudget(oracle_calls=2))
+    c = localise(entry.case, entry.kind, entry.bug_class, "cpu",
+                 OracleBudget(oracle_calls=2, seconds=TRIAGE.budget.seconds))
     assert (c.stage, c.oracle_calls, c.budget_exhausted) == (None, 2, True)
     assert c.blame is None  # groups with nothing
 
@@ -197,7 +199,7 @@ def test_a_second_switch_that_removes_a_wrong_result_makes_another_bug_and_pairs
     touched = {**dict.fromkeys(names, "stays"), "decompose_auto_functionalized": "changed"}
     assert switches.pairs_to_probe({**touched, "fusion": "gone"}) == []  # one alone removes it
     pairs = [(a.name, b.name) for a, b in switches.pairs_to_probe(touched)]
-    assert len(pairs) == switches.MAX_PAIRS
+    assert len(pairs) == TRIAGE.max_pairs
     # neighbours in the pipeline first, then those one apart: the no-op removal with reinplacing
     # (docs/bugs.md's bug that only both thrown together remove) is among them
     assert pairs[:2] == [("reorder_for_locality", "remove_noop_ops"), ("remove_noop_ops", "pattern_matcher")]

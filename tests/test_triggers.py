@@ -10,7 +10,8 @@ from helpers import prog
 from fuzzer.feedback.director import Director, Outcome
 from fuzzer.feedback.novelty import Novelty, pairs
 from fuzzer.feedback.schedule import SCHEDULE
-from fuzzer.feedback.triggers import EXAMPLES_PER_BUG, Triggers, traits
+from fuzzer.feedback.triggers import Triggers, traits
+from fuzzer.limits import FEEDBACK
 from fuzzer.program import features as feats
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import Mode
@@ -42,7 +43,7 @@ def test_a_bug_keeps_its_least_examples_and_a_program_matches_one_it_holds_all_o
     # a bug hit many ways keeps the least of them
     one = Triggers.from_json({"examples": {"c": [[f"a{n}"] for n in range(10)]}})
     two = Triggers.from_json({"examples": {"c": [[f"b{n}", "x"] for n in range(10)]}})
-    assert one.merged(two).examples["c"] == one.examples["c"] + two.examples["c"][:EXAMPLES_PER_BUG - 10]
+    assert one.merged(two).examples["c"] == one.examples["c"] + two.examples["c"][:FEEDBACK.examples_per_bug - 10]
 
 
 def test_a_match_is_worth_what_came_of_the_matching_programs_run():

@@ -24,10 +24,11 @@ import torch
 from fuzzer.cache import trial
 from fuzzer.cache.variants import Variant
 from fuzzer.judge import contract
+from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import family
-from fuzzer.triage.probe import Outcome, TriageBudget
+from fuzzer.triage.probe import Outcome
 
 STAGE = "cache"
 #: the cache probed first: the innermost, whose key is recomputed on every compile
@@ -44,7 +45,7 @@ def probe_label(name: str) -> str:
 
 
 def localise(case: Case, variant: Variant, bug_class: str, device: str,
-             budget: TriageBudget = TriageBudget(), backend: str = "inductor", fault: str | None = None,
+             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", fault: str | None = None,
              threads: int | None = None) -> Culprit:
     """Run the pair with each cache alone, within ``budget``; the cache to blame."""
     start = time.perf_counter()

@@ -15,7 +15,6 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import STALE_CACHE, Verdict
 from fuzzer.judge.trial import UNTESTED, TrialResult
 from fuzzer.limits import CACHE
-from fuzzer.reduce.shrinker import ShrinkBudget
 
 #: the kind's name, as ``--cache-pairs`` asks for it
 NAME = "cache-pair"
@@ -49,7 +48,7 @@ class CachePairs:
         return lambda case: trial.judge_pair(case, variant, device, backend, fault=fault, threads=threads)
 
     def shrink_budget(self, config):
-        return ShrinkBudget(CACHE.shrink_calls, CACHE.shrink_seconds)
+        return CACHE.shrink
 
     def script(self, entry) -> str:
         return scripts.script(entry)

@@ -14,10 +14,11 @@ from fuzzer.cache.trial import ALL_CACHES, spec_of
 from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, death, graphs, identity, numeric, observe, paths, raised, reading
+from fuzzer.limits import REPORT
 from fuzzer.program import codegen, custom_ops
 from fuzzer.render import driver
 from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_lines, run_lines
-from fuzzer.render.repro import PREAMBLE, REPRO_TIME_LIMIT_S, carried_source
+from fuzzer.render.repro import PREAMBLE, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
 PAIR_CARRIED = (numeric, paths, raised, graphs, observe, identity, contract, reading, death, driver, pair)
@@ -41,7 +42,7 @@ def pair_spec(entry: Entry) -> dict:
         "config_new": dict(variant.config_new),
         **({"twice": True} if variant.twice else {}),
         "caches": list(ALL_CACHES),
-        "time_limit_s": REPRO_TIME_LIMIT_S,
+        "time_limit_s": REPORT.script_child_seconds,
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
     }
 

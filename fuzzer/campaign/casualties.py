@@ -22,7 +22,6 @@ from fuzzer.internal import SHRINK, InternalError
 from fuzzer.isolation.process import STOP_GRACE_S, Aborted
 from fuzzer.limits import PoolLimits
 from fuzzer.reduce.casualty import shrink_casualty
-from fuzzer.reduce.shrinker import ShrinkBudget
 
 
 class CasualtyShrinker:
@@ -67,8 +66,7 @@ class CasualtyShrinker:
                     self.todo.put((entry, path))
                     return
                 self.busy.set()
-            budget = ShrinkBudget(self.limits.casualty_shrink_calls,
-                                  self.limits.casualty_shrink_seconds).within(self.seconds_left())
+            budget = self.limits.casualty_shrink.within(self.seconds_left())
             why, error = "nothing smaller died the same way", None
             try:
                 smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fuzzer.judge import kinds
-from fuzzer.limits import TRIAGE
+from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
 from fuzzer.program.generate import BUILTIN, OpSet
-from fuzzer.reduce.shrinker import ShrinkBudget
-from fuzzer.triage.probe import TriageBudget
 
 
 @dataclass
@@ -30,11 +28,11 @@ class Config:
     corpus_dir: str
     backend: str = "inductor"
     shrink: bool = True
-    shrink_budget: ShrinkBudget = ShrinkBudget()
+    shrink_budget: OracleBudget = SHRINK.budget
     fault: str | None = None
     #: localise each finding once shrunk (``fuzzer.triage.culprit``)
     triage: bool = True
-    triage_budget: TriageBudget = TriageBudget()
+    triage_budget: OracleBudget = TRIAGE.budget
     #: example entries kept per bug; further findings of it only count
     examples_per_bug: int = TRIAGE.examples_per_bug
     #: how each program is tried: the name of a trial kind (``fuzzer.judge.kinds``:

@@ -19,8 +19,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-#: the smoothed rate averages over at least this many seconds (and ~1/20 of the run)
-SMOOTH_MIN_S = 60.0
+from fuzzer.limits import CAMPAIGN
+
 
 INSTALL_HINT = "pip install 'dcefuzz[plot]'"
 
@@ -55,7 +55,7 @@ def series(lines: list[dict]) -> dict:
     rate = [nan] + [_rate(lines, i, i - 1) for i in range(1, len(lines))]
     rate = [nan if r is None else r for r in rate]
     span = lines[-1]["seconds"] - lines[0]["seconds"] if lines else 0.0
-    window = max(SMOOTH_MIN_S, span / 20)
+    window = max(CAMPAIGN.smooth_min_seconds, span / 20)
     smooth, j = [], 0
     for i, ln in enumerate(lines):
         while j < i and ln["seconds"] - lines[j + 1]["seconds"] >= window:

@@ -42,16 +42,8 @@ from fuzzer.limits import PoolLimits
 
 #: how to install what ``--ray`` needs
 EXTRA = "pip install -e '.[ray]'"
-#: seconds the relay waits on an actor's reports before it looks at the pool's pipe
-#: again (only a "stop" comes that way: programs go straight to the actor)
-POLL_S = 0.25
-#: seconds an actor holds a ``drain`` call open waiting for news (a long poll)
-LONG_POLL_S = 1.0
 #: what a host reports when the handler raised (a worker process exits with code 1)
 RAISED = "raised"
-#: the work thread's stack when the process's own limit says nothing usable
-DEFAULT_STACK_BYTES = 8 << 20
-MAX_STACK_BYTES = 1 << 30
 #: what the fault handler's report says, by the signal that killed the process
 FATAL_SIGNALS = {"Segmentation fault": -11, "Aborted": -6, "Bus error": -7, "Floating point exception": -8,
                  "Illegal instruction": -4}
@@ -154,7 +146,7 @@ class Host:
 
 def _main_stack_bytes() -> int:
     soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
-    return soft if 0 < soft < MAX_STACK_BYTES else DEFAULT_STACK_BYTES
+    return soft if 0 < soft < PoolLimits.max_stack_bytes else PoolLimits.default_stack_bytes
 
 
 class ActorProcess:
@@ -198,7 +190,7 @@ class ActorWorker(handle.WorkerHandle):
 
     def __init__(self, remote_class, options: dict, config: Config, limits: PoolLimits, slot: int,
                  compile_threads: int, stack_path: str | None, here: str):
-        self.slot, self.config = slot, config
+        self.slot, self.config, self.limits = slot, config, limits
         self.conn, self._relay_end = multiprocessing.Pipe()
         actor = remote_class.options(**options).remote(config, limits, compile_threads, stack_path)
         self.process = ActorProcess(actor)
@@ -224,7 +216,7 @@ class ActorWorker(handle.WorkerHandle):
         from ray.exceptions import GetTimeoutError, RayActorError, RayTaskError
 
         actor = self.process.actor
-        drain = actor.drain.remote(LONG_POLL_S)
+        drain = actor.drain.remote(self.limits.ray_drain_seconds)
         try:
             while self.process.is_alive():
                 while self._relay_end.poll():
@@ -233,7 +225,7 @@ class ActorWorker(handle.WorkerHandle):
                         self.process.kill()
                         return
                     self.send(message)
-                done, _ = ray.wait([drain], timeout=POLL_S)
+                done, _ = ray.wait([drain], timeout=self.limits.ray_poll_seconds)
                 if done:
                     for message in ray.get(drain):
                         if message[0] == RAISED:
@@ -246,7 +238,7 @@ class ActorWorker(handle.WorkerHandle):
                             self.process.pid = pid if node == self._here else -1
                             message = ("ready", pid)
                         self._relay_end.send(message)
-                    drain = actor.drain.remote(LONG_POLL_S)
+                    drain = actor.drain.remote(self.limits.ray_drain_seconds)
                 running = self._running
                 if running is not None and ray.wait([running], timeout=0)[0]:
                     ray.get(running)  # raises if the call failed or the actor died

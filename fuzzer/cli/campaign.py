@@ -14,7 +14,6 @@ from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
-    STATS_WARM_UP_S,
     Duration,
     fault_option,
     features_option,
@@ -22,11 +21,12 @@ from fuzzer.cli.options import (
     resolve_device,
     select_ops_or_exit,
     shrink_options,
+    spelled,
     triage_option,
 )
 from fuzzer.files import atomic_write
 from fuzzer.judge.kinds import PROGRAM
-from fuzzer.limits import CACHE, TRIAGE
+from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
 
 
 def _known_keys(folder: str | None) -> tuple:
@@ -78,9 +78,10 @@ def _known_keys(folder: str | None) -> tuple:
               help="One worker per listed GPU (sets CUDA_VISIBLE_DEVICES); overrides --jobs.")
 @click.option("--program-timeout", type=Duration(), default=None,
               help="Time limit per program (and per candidate while shrinking a finding) "
-                   "[default: 120s; with --cache-pairs 10m].")
-@click.option("--memory-cap", type=click.IntRange(min=256), default=6144, show_default=True,
-              metavar="MIB", help="Resident memory per worker above which it is replaced.")
+                   f"[default: {spelled(PoolLimits.program_seconds)}; "
+                   f"with --cache-pairs {spelled(CACHE.program_seconds)}].")
+@click.option("--memory-cap", type=click.IntRange(min=256), default=PoolLimits.memory_mb,
+              show_default=True, metavar="MIB", help="Resident memory per worker above which it is replaced.")
 @click.option("--ray", "ray_address", default=None, is_flag=False, flag_value="auto", metavar="[ADDRESS]",
               help="Run the workers as Ray actors: --ray (or --ray auto) joins the cluster this machine "
                    "belongs to, --ray HOST:PORT another, --ray local starts one here.  One actor per GPU "
@@ -134,7 +135,7 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     A folder that already holds a campaign is only used again with --resume.
     """
     from fuzzer.campaign.config import Budget, Config
-    from fuzzer.campaign.pool import PoolLimits, WorkerStartError, run_pool
+    from fuzzer.campaign.pool import WorkerStartError, run_pool
     from fuzzer.campaign.session import run_campaign
     from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 
@@ -408,12 +409,12 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
                        f"{sum(ln['findings'].values()):9d} {ln.get('bugs', ''):>5} {ln.get('workers_alive', ''):>8} "
                        f"{rss or '':>12}" + (f" {ln.get('pool', ''):>5} {ln.get('tokens', ''):>6}" if feedback else ""))
         # past the workers' warm-up, so the range shows growth, not start-up
-        warm = [mb for ln in lines if ln["seconds"] >= STATS_WARM_UP_S
+        warm = [mb for ln in lines if ln["seconds"] >= CAMPAIGN.stats_warm_up_seconds
                 for mb in ln.get("worker_rss_mb") or [] if mb]
         if warm:
             replaced = lines[-1].get("workers_replaced", 0)
             click.echo(f"memory     workers {min(warm)}-{max(warm)} MiB resident after the first "
-                       f"{STATS_WARM_UP_S:.0f}s; {replaced} workers replaced (recycled or casualties)")
+                       f"{CAMPAIGN.stats_warm_up_seconds:.0f}s; {replaced} workers replaced (recycled or casualties)")
 
 
 @main.command()

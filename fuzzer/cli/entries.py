@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import click
 
 from fuzzer.cli.app import main
+from fuzzer.limits import SHRINK
 from fuzzer.cli.options import (
     ENTRY_DEVICE_HELP,
-    ShrinkBudgetType,
+    budget_option,
     features_option,
     load_or_exit,
     ops_options,
@@ -57,9 +58,7 @@ class ReshrinkInChild:
 @main.command("shrink")
 @click.argument("entry")
 @click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
-@click.option(
-    "--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
-    help="Bound the shrink: oracle calls and/or time.")
+@budget_option("--shrink-budget", SHRINK.budget, "Bound the shrink: oracle calls and/or time.")
 @ops_options
 def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
     """Shrink a saved entry again, in place, on the device it was found on.

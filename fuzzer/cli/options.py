@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
+
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
 _UNIT = {"s": 1, "m": 60, "h": 3600, None: 1}
 
@@ -31,8 +33,6 @@ class Duration(click.ParamType):
             self.fail(str(exc.message), param, ctx)
 
 
-#: `dcefuzz stats` reads worker memory only after this many seconds of a campaign
-STATS_WARM_UP_S = 60.0
 DEVICE_HELP = "torch device to fuzz on: cpu, cuda or cuda:N (default: cuda when available, else cpu)"
 ENTRY_DEVICE_HELP = "torch device to run on: cpu, cuda or cuda:N (default: the entry's recorded device)"
 
@@ -68,18 +68,31 @@ def fault_names() -> list[str]:
     return catalogue_names() + sorted(TEST_ONLY)
 
 
-class ShrinkBudgetType(click.ParamType):
-    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``150,2m``)."""
+def spelled(seconds: float) -> str:
+    """``seconds`` as ``parse_duration`` reads it, in the largest whole unit."""
+    for unit in ("h", "m"):
+        if seconds % _UNIT[unit] == 0:
+            return f"{seconds / _UNIT[unit]:g}{unit}"
+    return f"{seconds:g}s"
+
+
+class BudgetType(click.ParamType):
+    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``150,2m``): an ``OracleBudget``,
+    whose parts not given are ``default``'s."""
 
     name = "CALLS,DURATION"
 
-    def convert(self, value, param, ctx):
-        from fuzzer.reduce.shrinker import ShrinkBudget
+    def __init__(self, default: OracleBudget) -> None:
+        self.default = default
 
-        if isinstance(value, ShrinkBudget):
+    def spell(self) -> str:
+        """The default as an option's default text (``150,2m``)."""
+        return f"{self.default.oracle_calls},{spelled(self.default.seconds)}"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, OracleBudget):
             return value
-        default = ShrinkBudget()
-        calls, seconds = default.oracle_calls, default.seconds
+        calls, seconds = self.default.oracle_calls, self.default.seconds
         for part in str(value).split(","):
             part = part.strip()
             if part.isdigit():
@@ -91,7 +104,13 @@ class ShrinkBudgetType(click.ParamType):
                     seconds = parse_duration(part)
                 except click.BadParameter as exc:
                     self.fail(f"{value!r}: {exc.message} (or a number of oracle calls)", param, ctx)
-        return ShrinkBudget(oracle_calls=calls, seconds=seconds)
+        return OracleBudget(oracle_calls=calls, seconds=seconds)
+
+
+def budget_option(name: str, default: OracleBudget, help: str):
+    """``--NAME-budget``: an ``OracleBudget``, ``default`` when not given."""
+    kind = BudgetType(default)
+    return click.option(name, type=kind, default=kind.spell(), show_default=True, help=help)
 
 
 def fault_option(func):
@@ -102,8 +121,7 @@ def fault_option(func):
 
 
 def shrink_options(func):
-    func = click.option("--shrink-budget", type=ShrinkBudgetType(), default="150,2m", show_default=True,
-                        help="Bound each shrink: oracle calls and/or time.")(func)
+    func = budget_option("--shrink-budget", SHRINK.budget, "Bound each shrink: oracle calls and/or time.")(func)
     return click.option("--no-shrink", is_flag=True, help="Save findings as found, unreduced.")(func)
 
 class Features(click.ParamType):
@@ -145,33 +163,9 @@ def load_or_exit(path: str):
         sys.exit(2)
 
 
-class TriageBudgetType(click.ParamType):
-    """``CALLS``, ``DURATION`` or ``CALLS,DURATION`` (e.g. ``80,2m``)."""
-
-    name = "CALLS,DURATION"
-
-    def convert(self, value, param, ctx):
-        from fuzzer.triage.probe import TriageBudget
-
-        if isinstance(value, TriageBudget):
-            return value
-        default = TriageBudget()
-        calls, seconds = default.oracle_calls, default.seconds
-        for part in str(value).split(","):
-            part = part.strip()
-            if part.isdigit() and int(part) >= 1:
-                calls = int(part)
-            else:
-                try:
-                    seconds = parse_duration(part)
-                except click.BadParameter as exc:
-                    self.fail(f"{value!r}: {exc.message} (or a number of oracle calls >= 1)", param, ctx)
-        return TriageBudget(seconds=seconds, oracle_calls=calls)
-
-
 def triage_option(func):
-    return click.option("--triage-budget", type=TriageBudgetType(), default="80,2m", show_default=True,
-                        help="Bound each finding's triage: oracle calls and/or time.")(func)
+    return budget_option("--triage-budget", TRIAGE.budget,
+                         "Bound each finding's triage: oracle calls and/or time.")(func)
 
 
 def ops_options(func):

@@ -28,6 +28,7 @@ from fuzzer.isolation import stacks
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
+from fuzzer.limits import REPORT
 from fuzzer.program import codegen
 from fuzzer.triage import rules
 from fuzzer.triage.culprit import Culprit
@@ -164,8 +165,6 @@ def what(fam: str) -> str:
     return _WHAT.get(parsed.kind, parsed.kind + " {}").format(parsed.shown()).strip()
 
 
-#: the longest statement pattern a title quotes whole (longer: the ops it calls)
-PATTERN_CHARS = 100
 _SIZE_LINE = re.compile(r"^s\d+ = x\d+\.shape\[\d+\]$")
 _CALL = re.compile(r"([A-Za-z_][\w.]*)\(")
 #: where a corrupted value lands, by the kind that saw it
@@ -180,7 +179,7 @@ def pattern(entry) -> str:
     body = [line.strip() for line in codegen.source(entry.case.program).splitlines()[1:]]
     body = [line for line in body if line and not _SIZE_LINE.match(line) and line != "return ()"]
     text = "; ".join(line.replace("torch.ops.dcefuzz.", "") for line in body)
-    if len(text) <= PATTERN_CHARS:
+    if len(text) <= REPORT.pattern_chars:
         return text
     forms = list(dict.fromkeys(stmt.form for stmt in entry.case.program.body))
     mode = entry.case.program.mode

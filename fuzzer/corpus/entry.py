@@ -17,6 +17,7 @@ import torch
 
 from fuzzer import __version__, hashseed
 from fuzzer.judge.contract import Divergence
+from fuzzer.limits import CORPUS
 from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram
 from fuzzer.program.liveness import dead_pure_sites
@@ -24,8 +25,6 @@ from fuzzer.reduce import signature
 from fuzzer.triage.culprit import Culprit
 
 SCHEMA = 1
-#: the hit times an entry keeps, the newest (its hit count goes on counting)
-HIT_TIMES_KEPT = 500
 ENTRY_SUFFIX = ".json"
 SCRIPT_SUFFIX = ".py"
 
@@ -80,7 +79,7 @@ class Entry:
     threads: int | None = None
     #: the hash seed of the process that found it (``fuzzer.hashseed``; None: at random)
     hash_seed: str | None = None
-    #: when each hit happened (ISO times, the newest ``HIT_TIMES_KEPT``): a bug's hits
+    #: when each hit happened (ISO times, the newest ``CORPUS.hit_times_kept``): a bug's hits
     #: over time; entries saved before hits were timed have none
     hit_times: list = field(default_factory=list)
 
@@ -88,7 +87,7 @@ class Entry:
         """Count ``count`` hits more, at ``when``; ``times``: another copy's hit times, kept too."""
         self.hits += count
         self.last_seen = when
-        self.hit_times = sorted([*self.hit_times, *times, *[when] * count])[-HIT_TIMES_KEPT:]
+        self.hit_times = sorted([*self.hit_times, *times, *[when] * count])[-CORPUS.hit_times_kept:]
 
     @property
     def statements(self) -> int:

@@ -30,11 +30,10 @@ from fuzzer.feedback.novelty import Novelty
 from fuzzer.feedback.pool import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix, Schedule
 from fuzzer.feedback.triggers import Triggers, traits
+from fuzzer.limits import FEEDBACK
 from fuzzer.program.generate import BUILTIN, OpSet, derive_seed, generate
 from fuzzer.program.ir import Case, Program
 
-#: attempts at a legal mutant before the director draws a fresh program instead
-MUTANT_ATTEMPTS = 4
 #: statuses that say nothing of the compiler: not pooled, no reward either way
 NOT_JUDGED = ("invalid", "internal-error", "nondeterministic")
 
@@ -136,7 +135,7 @@ class Director:
                 explore: bool = False) -> Recipe | None:
         parent = self.pool.pick(rng)
         best: Recipe | None = None
-        for attempt in range(MUTANT_ATTEMPTS):
+        for attempt in range(FEEDBACK.mutant_attempts):
             donor = self.pool.pick(rng, besides=parent) if MUTATIONS[arm].needs_donor else None
             ctx = Context(on=self.on, ops=self.ops, donor=donor.case if donor else None)
             mutant = mutate(arm, parent.case, rng, ctx)

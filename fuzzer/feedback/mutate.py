@@ -21,23 +21,13 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.limits import GEN, GenLimits
+from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
 from fuzzer.program.custom_ops import MUTATING
-from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, OpSet
+from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
 from fuzzer.reduce.edits import remove_statements
 
-#: how many statements, inputs and symbols a mutant may have: splicing grows programs,
-#: and a long program is slow to compile and to shrink
-MAX_STATEMENTS = 2 * GEN.max_statements
-MAX_INPUTS = 2 * GEN.max_inputs + 2
-MAX_SYMBOLS = 2 * GEN.max_symbols
-#: attempts at a legal statement of a drawn form before a mutation gives up
-ATTEMPTS = 8
-#: sizes a mutation may give a symbol: the edges Inductor specialises, small primes,
-#: the generator's typical sizes
-SIZES = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
 
 
 @dataclass(frozen=True)
@@ -63,13 +53,11 @@ def _grow(case: Case, rng: random.Random, ctx: Context, categories: tuple[str, .
     program = case.program
     k = rng.randrange(len(program.body) + 1)
     draft = generate.draft_at(program, k, rng, ctx.limits)
-    table = generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops)
-    usable = [c for c in categories if table.get(c)]
-    if not usable:
+    draw_form = FormDraw.of(generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops), categories)
+    if not draw_form.categories:
         return None
-    weights = [CATEGORY_WEIGHTS.get(c, 1) for c in usable]
-    for _ in range(ATTEMPTS):
-        form = rng.choice(table[rng.choices(usable, weights=weights)[0]])
+    for _ in range(FEEDBACK.attempts):
+        form = draw_form(rng)
         operand = first(draft) if first is not None else None
         stmt = generate.propose(form, draft, operand)
         if stmt is not None:
@@ -80,7 +68,7 @@ def _grow(case: Case, rng: random.Random, ctx: Context, categories: tuple[str, .
 def _live(case: Case, stmt: Stmt, rng: random.Random, share: float = 0.5) -> Case:
     """Return the new statement's value with chance ``share`` (else it is dead: a
     chance for dead-code elimination)."""
-    if stmt.out is None or rng.random() >= share or len(case.program.outputs) >= 2 * GEN.max_outputs:
+    if stmt.out is None or rng.random() >= share or len(case.program.outputs) >= FEEDBACK.max_outputs:
         return case
     return _with(case, outputs=case.program.outputs + (stmt.out,))
 
@@ -114,7 +102,7 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     others = [f for fs in generate.forms_by_category(on, ctx.ops).values() for f in fs
               if f.name != old.form and f.arity == len(old.args) and not f.branches]
     rng.shuffle(others)
-    for form in others[:ATTEMPTS * 2]:
+    for form in others[:FEEDBACK.attempts * 2]:
         draft.next_site = max(draft.next_site, 1 + max((x for s in program.body for x in s.sites), default=-1))
         stmt = generate.propose(form, draft, old.args[0] if old.args else None)
         if stmt is None or stmt.args != old.args:
@@ -149,7 +137,7 @@ def view_write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     table = generate.forms_by_category(ctx.on | frozenset(viewed.program.features()), ctx.ops)
     writers = [f for c in (forms.INPLACE, MUTATING) for f in table.get(c, ()) if 0 in f.mutates]
     rng.shuffle(writers)
-    for form in writers[:ATTEMPTS]:
+    for form in writers[:FEEDBACK.attempts]:
         stmt = generate.propose(form, draft, view.out)
         if stmt is not None:
             body = viewed.program.body
@@ -166,12 +154,12 @@ def resize(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     sym = rng.choice(program.symbols)
     if choice == 0:
         i = rng.randrange(len(bindings))
-        value = max(program.sym_min[sym], rng.choice(SIZES))
+        value = max(program.sym_min[sym], rng.choice(FEEDBACK.sizes))
         bindings[i] = {**bindings[i], sym: value}
     elif choice == 1 and len(bindings) > 1:
         bindings.insert(0, bindings.pop(rng.randrange(1, len(bindings))))
     elif choice == 2:
-        bindings.append({s: max(program.sym_min[s], rng.choice(SIZES)) for s in program.symbols})
+        bindings.append({s: max(program.sym_min[s], rng.choice(FEEDBACK.sizes)) for s in program.symbols})
     else:
         low = rng.choice(tuple(m for m in (0, 1, 2) if m != program.sym_min[sym]))
         sym_min = {**program.sym_min, sym: low}
@@ -353,8 +341,8 @@ MUTATIONS: dict[str, Mutation] = {m.name: m for m in (
 
 def within_limits(case: Case) -> bool:
     p = case.program
-    return (len(p.body) <= MAX_STATEMENTS and len(p.inputs) <= MAX_INPUTS and len(p.symbols) <= MAX_SYMBOLS
-            and len(p.outputs) <= 2 * GEN.max_outputs)
+    return (len(p.body) <= FEEDBACK.max_statements and len(p.inputs) <= FEEDBACK.max_inputs
+            and len(p.symbols) <= FEEDBACK.max_symbols and len(p.outputs) <= FEEDBACK.max_outputs)
 
 
 def mutate(name: str, case: Case, rng: random.Random, ctx: Context) -> Case | None:

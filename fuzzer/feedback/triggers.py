@@ -31,12 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
+from fuzzer.limits import FEEDBACK
 from fuzzer.program.ir import Program
 from fuzzer.reduce.order import SIMPLER
 
-#: examples kept per bug (the least, by traits): a bug hit many ways keeps the ways
-#: it was hit most simply
-EXAMPLES_PER_BUG = 12
 
 
 @cache
@@ -142,9 +140,9 @@ class Triggers:
 def _keep(held: list[frozenset[str]], t: frozenset[str]) -> None:
     """Add trait set ``t`` to a bug's examples ``held``, in place: not where one held is
     a subset of it (it would match nothing more), and dropping those it is a subset of;
-    the least ``EXAMPLES_PER_BUG`` stay."""
+    the least ``FEEDBACK.examples_per_bug`` stay."""
     if any(e <= t for e in held):
         return
     held[:] = [e for e in held if not t <= e] + [t]
     held.sort(key=lambda e: (len(e), sorted(e)))
-    del held[EXAMPLES_PER_BUG:]
+    del held[FEEDBACK.examples_per_bug:]

@@ -13,9 +13,10 @@ import resource
 import signal
 
 from fuzzer.judge.death import HEAP_CORRUPTION, death_name
+from fuzzer.limits import ISOLATION
 
 #: seconds a child asked to stop may take before it is killed
-STOP_GRACE_S = 2.0
+STOP_GRACE_S = ISOLATION.stop_grace_seconds
 
 
 class Aborted(Exception):

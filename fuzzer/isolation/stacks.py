@@ -32,17 +32,10 @@ import signal
 import time
 from pathlib import Path
 
-#: frames kept from a dumped stack, innermost first
-FRAMES_KEPT = 8
-#: frames kept at most to reach the innermost frame of torch, where the first
-#: ``FRAMES_KEPT`` hold none (a death in a library torch called, or in dcefuzz's code)
-FRAMES_TO_TORCH = 40
+from fuzzer.limits import ISOLATION
+
 #: how a frame of torch's files starts its path (``torch_frame``)
 TORCH_PATH = "torch/"
-#: seconds the parent waits for a child to write its stack after SIGUSR1
-DUMP_WAIT_S = 2.0
-#: polling interval while waiting for the dump
-DUMP_POLL_S = 0.05
 
 #: the folder of dcefuzz's own modules: a frame there is dcefuzz's code at work
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -99,12 +92,12 @@ def dump_then(pid: int, path: str | os.PathLike) -> None:
         os.kill(pid, signal.SIGUSR1)
     except ProcessLookupError:
         return
-    deadline = time.monotonic() + DUMP_WAIT_S
+    deadline = time.monotonic() + ISOLATION.dump_wait_seconds
     while time.monotonic() < deadline:
         if p.exists() and p.stat().st_size > before:
-            time.sleep(DUMP_POLL_S)  # let the rest of the dump land
+            time.sleep(ISOLATION.dump_poll_seconds)  # let the rest of the dump land
             return
-        time.sleep(DUMP_POLL_S)
+        time.sleep(ISOLATION.dump_poll_seconds)
 
 
 def read(path: str | os.PathLike) -> list[str]:
@@ -137,9 +130,9 @@ def read(path: str | os.PathLike) -> list[str]:
     ours = [t for t in threads if any(m["file"].startswith(_PACKAGE) for m in t)]
     main = ours or [t for t in threads if not any(m["func"] == "_bootstrap_inner" for m in t)]
     deepest = max(main or threads, key=len)
-    frames = [f"{m['func']} ({shown(m['file'])}:{m['line']})" for m in deepest[:FRAMES_TO_TORCH]]
+    frames = [f"{m['func']} ({shown(m['file'])}:{m['line']})" for m in deepest[:ISOLATION.frames_to_torch]]
     first_torch = next((i for i, frame in enumerate(frames) if _is_torch(frame)), 0)
-    return frames[:max(FRAMES_KEPT, first_torch + 1)]
+    return frames[:max(ISOLATION.frames_kept, first_torch + 1)]
 
 
 def _file(frame: str) -> str:

@@ -58,7 +58,7 @@ class TrialKind(Protocol):
         """What judges a case of ``found`` afresh (a shrink candidate, a replay)."""
 
     def shrink_budget(self, config) -> Any:
-        """The shrink budget of one of its findings (``ShrinkBudget``)."""
+        """The shrink budget of one of its findings (``fuzzer.limits.OracleBudget``)."""
 
     def script(self, entry) -> str:
         """The entry's standalone repro script (exit 1 / 0 / 125)."""

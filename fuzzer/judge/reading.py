@@ -17,6 +17,10 @@ Each rung is a way a verdict can fail to say "gone":
 
 A crash or timeout is never in a verdict (a death is seen from outside), so a
 surviving child reads its run by the same ladder and says "absent" only at rung 6.
+How the process itself ended is read by the same rungs (``read_death``): a death
+before its eager runs were done is not judged; the recorded death reproduces;
+another death is neither; a survivor that could not judge its run is untested; one
+that judged it whole and clean says absent.
 """
 
 from __future__ import annotations
@@ -67,3 +71,15 @@ def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
         reason, message = verdict.untested[0]
         return ReadVerdict(Reading.UNTESTED, f"{reason}: {message.splitlines()[0] if message else ''}")
     return ReadVerdict(Reading.ABSENT)
+
+
+def read_death(wanted: str, seen: str | None, eager_done: bool, judged: bool) -> ReadVerdict:
+    """The rung a crash or timeout entry's fresh process stops at, looking for the
+    death ``wanted``: ``seen`` is how it died (None: it survived), ``eager_done``
+    whether its eager runs were done by then, ``judged`` whether a survivor judged its
+    run whole and clean (exit 0, ``ReadVerdict.judged``)."""
+    if seen is not None and not eager_done:
+        return ReadVerdict(Reading.NOT_JUDGED, seen)
+    if seen is not None:
+        return ReadVerdict(Reading.REPRODUCES if seen == wanted else Reading.ANOTHER_BUG, seen)
+    return ReadVerdict(Reading.ABSENT if judged else Reading.UNTESTED)

@@ -32,6 +32,8 @@ import contextlib
 from collections import Counter
 from collections.abc import Iterator
 
+from fuzzer.limits import FEEDBACK
+
 #: counter groups and keys every compile grows, which tell programs apart by nothing
 _DULL_GROUPS = frozenset({"frames", "stats", "resumes", "aot_autograd"})
 _DULL_KEYS = ("cache", "bypass")
@@ -39,9 +41,6 @@ _DULL_KEYS = ("cache", "bypass")
 METRICS = ("generated_kernel_count", "generated_cpp_vec_kernel_count", "ir_nodes_pre_fusion",
            "cpp_to_dtype_count", "num_loop_reordering", "parallel_reduction_count",
            "num_matches_for_scatter_upon_const_tensor")
-#: characters of a counter key kept (a graph break's reason is a paragraph; its first
-#: line names it)
-KEY_CHARS = 80
 
 
 def bucket(n: int) -> str:
@@ -134,7 +133,7 @@ def _counters() -> dict[tuple[str, str], int]:
         if group in _DULL_GROUPS:
             continue
         for key, n in table.items():
-            key = str(key).splitlines()[0][:KEY_CHARS] if str(key) else ""
+            key = str(key).splitlines()[0][:FEEDBACK.counter_key_chars] if str(key) else ""
             if any(d in key for d in _DULL_KEYS):
                 continue
             out[(group, key)] = out.get((group, key), 0) + int(n)

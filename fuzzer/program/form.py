@@ -37,6 +37,31 @@ class Illegal(ValueError):
     """Operands or attributes that this form cannot take."""
 
 
+# A form's attribute draws (``Form.draw``): each takes the rng, the dims of the
+# statement's first operand and the name its data-dependent size would get.
+
+def draw_dim(rng, dims, fresh) -> dict:
+    """A ``dim`` of the first operand."""
+    if not dims:
+        raise Illegal("needs rank >= 1")
+    return {"dim": rng.randrange(len(dims))}
+
+
+def draw_const(rng, dims, fresh) -> dict:
+    """A constant ``c`` of ``CONSTANTS``."""
+    return {"c": rng.choice(CONSTANTS)}
+
+
+def draw_fn(rng, dims, fresh) -> dict:
+    """A function ``fn`` of ``UNARY_FUNCTIONS``."""
+    return {"fn": rng.choice(UNARY_FUNCTIONS)}
+
+
+def draw_size(rng, dims, fresh) -> dict:
+    """The name of the size only the data knows (an unbacked symbol)."""
+    return {"size": fresh}
+
+
 @dataclass(frozen=True)
 class Form:
     name: str
@@ -62,8 +87,8 @@ class Form:
     #: whether operands chosen so far (a prefix) fit the form: the generator asks it
     #: of each candidate operand (None: the rules built into the generator)
     fits: Callable[[list[Dims]], bool] | None = None
-    #: the form's own attributes for a new statement, drawn from an rng (None: the
-    #: generator's table)
+    #: the form's attributes for a new statement: ``draw(rng, dims, fresh)`` of the
+    #: first operand's dims and the name a data-dependent size would get (None: none)
     draw: Callable[..., dict] | None = None
     #: the higher-order op the form asks the compiler for (``cond``, ``invoke_subgraph``):
     #: a compile whose graphs lack it tested the bare calls only

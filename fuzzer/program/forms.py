@@ -29,6 +29,10 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     const,
     data_size,
     dim_attr,
+    draw_const,
+    draw_dim,
+    draw_fn,
+    draw_size,
     infer_binary,
     infer_inplace_binary,
     infer_inplace_scale,
@@ -90,21 +94,21 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("add", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} + {a[1]}"),
     Form("mul", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} * {a[1]}"),
     Form("scale", ATEN, 1, lambda t, at, m: (const(at), t[0])[1],
-         lambda a, at, d: f"{a[0]} * {at['c']}"),
-    Form("unary", ATEN, 1, infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})"),
-    Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})"),
+         lambda a, at, d: f"{a[0]} * {at['c']}", draw=draw_const),
+    Form("unary", ATEN, 1, infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})", draw=draw_fn),
+    Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})", draw=draw_dim),
     Form("clone", ATEN, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.clone()"),
     Form("head", VIEW, 1, _infer_head,
-         lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]]))),
+         lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]])), draw=draw_dim),
     Form("narrow", VIEW, 1, _infer_narrow,
-         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {_py(d[0][at['dim']])} - 1)"),
+         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {_py(d[0][at['dim']])} - 1)", draw=draw_dim),
     Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)"),
     Form("unsqueeze", VIEW, 1, lambda t, at, m: ("1",) + tuple(t[0]),
          lambda a, at, d: f"{a[0]}.unsqueeze(0)"),
     Form("add_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
          mutates=(0,), returns=False),
     Form("mul_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
-         mutates=(0,), returns=False),
+         mutates=(0,), returns=False, draw=draw_const),
     Form("copy_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
          mutates=(0,), returns=False),
     # graph breaks the program asks for (fullgraph=False): not a reason to call it untested
@@ -112,17 +116,11 @@ ATEN_FORMS: tuple[Form, ...] = (
          returns=False, feature="graph-break", grad=NO_BACKWARD),
     # sizes only the data knows: a nonzero-like selection, and an .item() feeding a view
     Form("select_pos", ATEN, 1, lambda t, at, m: data_size(at),
-         lambda a, at, d: f"torch.masked_select({a[0]}, {a[0]} > 0)", feature="data-dependent"),
+         lambda a, at, d: f"torch.masked_select({a[0]}, {a[0]} > 0)", feature="data-dependent", draw=draw_size),
     Form("head_pos", VIEW, 1, _infer_head_pos,
-         lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent"),
+         lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent", draw=draw_size),
 )
 
-#: the forms that take a ``dim``, a constant ``c`` or a function ``fn`` attribute: the
-#: generator draws them (``generate._attrs_for``)
-DIM_FORMS = frozenset({"sum", "head", "narrow", "select", "slice_step", "chunk", "squeeze", "flip", "index_select",
-                       "take_even", "index_add_", "index_copy_"})
-CONST_FORMS = frozenset({"scale", "mul_", "masked_fill", "masked_fill_", "index_put_", "fill_", "div_"})
-FN_FORMS = frozenset({"unary", "unary_"})
 #: binary forms whose second operand may broadcast into the first (the others take
 #: two operands of the same dims)
 BROADCAST_FORMS = frozenset({"add", "mul", "add_", "copy_", "where", "sub_", "lerp_"})
@@ -170,12 +168,13 @@ def _infer_rank1(result):
 
 
 def _custom(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
-            render=None, feature: str | None = None, grad: str | None = None) -> Form:
+            render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
     op = custom_ops.BY_NAME[name]
     if grad is None:
         grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
     return Form(form or name, op.declaration, arity, infer, render or _custom_call(name, extra),
-                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad)
+                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad,
+                draw=draw)
 
 
 def _op_text(name: str) -> str:
@@ -190,6 +189,14 @@ def _infer_take(t, attrs, m):
 
 #: the int and bool scalars ``p_affine`` is called with
 INTS = (0, 1, 3)
+
+
+def _draw_take(rng, dims, fresh) -> dict:
+    return {"take": rng.randrange(2)}
+
+
+def _draw_affine(rng, dims, fresh) -> dict:
+    return dict(a=rng.choice(CONSTANTS), k=rng.choice(INTS), flag=rng.random() < 0.5)
 
 
 def _infer_affine(t, attrs, m):
@@ -243,12 +250,12 @@ CUSTOM_FORMS: tuple[Form, ...] = (
     _custom("e_tap", 1, lambda t, at, m: t[0]),
     # richer signatures
     _custom("p_pair", 1, _infer_take, feature="signatures",
-            render=lambda a, at, d: f"{_op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]"),
+            render=lambda a, at, d: f"{_op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]", draw=_draw_take),
     _custom("p_opt", 2, _infer_same2(True), feature="signatures"),
     _custom("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
             render=lambda a, at, d: f"{_op_text('p_opt')}({a[0]}, None, {at['site']})"),
-    _custom("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine),
-    _custom("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD),
+    _custom("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine, draw=_draw_affine),
+    _custom("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD, draw=draw_size),
     _custom("m_list", 2, _infer_same2(False), mutates=(0, 1), feature="signatures",
             render=lambda a, at, d: f"{_op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
     _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),

@@ -37,14 +37,6 @@ CATEGORY_WEIGHTS = {
     forms.CONTROL: 1,
 }
 
-#: chances of the parts of a mode, within the feature that draws them
-NO_GRAD_SHARE = 0.2
-IDENTICAL_CALL_SHARE = 0.3
-MARK_SHARE = 0.4
-STRIDED_SHARE = 0.6
-
-PRIMES = (3, 5, 7, 11, 13)
-
 
 def derive_seed(*parts) -> int:
     """A 63-bit seed from any parts: stable across processes and platforms."""
@@ -85,6 +77,28 @@ class _State:
 
 
 @dataclass(frozen=True)
+class FormDraw:
+    """How a new statement's form is drawn, by the generator and by a mutation alike: a
+    category by its weight, then one of its forms, each as likely.  Only categories
+    with a weight and a form take part, in the order given."""
+
+    by_category: dict[str, list[forms.Form]]
+    categories: tuple[str, ...]
+    weights: tuple[float, ...]
+
+    @classmethod
+    def of(cls, by_category: dict[str, list[forms.Form]], categories=tuple(CATEGORY_WEIGHTS),
+           table: dict | None = None) -> FormDraw:
+        """``categories`` of ``by_category`` weighted by ``table`` (``CATEGORY_WEIGHTS``)."""
+        table = CATEGORY_WEIGHTS if table is None else table
+        usable = tuple(c for c in categories if table.get(c) and by_category.get(c))
+        return cls(by_category, usable, tuple(table[c] for c in usable))
+
+    def __call__(self, rng: random.Random) -> forms.Form:
+        return rng.choice(self.by_category[rng.choices(self.categories, weights=self.weights)[0]])
+
+
+@dataclass(frozen=True)
 class OpSet:
     """Which custom ops a program may call: dcefuzz's own, a user's (``fuzzer.user``:
     their qualified names, and the modules that register them), or both."""
@@ -112,28 +126,9 @@ BUILTIN = OpSet()
 
 
 def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
-    if form.draw is not None:
-        attrs = form.draw(st.rng)
-        if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
-            attrs["no_grad"] = True
-        return attrs
-    attrs: dict = {}
-    if form.name in forms.DIM_FORMS:
-        if not dims0:
-            raise forms.Illegal("needs rank >= 1")
-        attrs["dim"] = st.rng.randrange(len(dims0))
-    if form.name in forms.CONST_FORMS:
-        attrs["c"] = st.rng.choice(forms.CONSTANTS)
-    if form.name in forms.FN_FORMS:
-        attrs["fn"] = st.rng.choice(forms.UNARY_FUNCTIONS)
-    if form.name == "p_pair":
-        attrs["take"] = st.rng.randrange(2)
-    if form.name == "p_affine":
-        attrs.update(a=st.rng.choice(forms.CONSTANTS), k=st.rng.choice(forms.INTS),
-                     flag=st.rng.random() < 0.5)
-    if form.name in ("select_pos", "head_pos", "p_pos"):
-        attrs["size"] = f"u{st.next_value}"
-    if st.grad is not None and st.rng.random() < NO_GRAD_SHARE:
+    """A new statement's attributes: the form's own (``Form.draw``), then ``no_grad``."""
+    attrs = form.draw(st.rng, dims0, f"u{st.next_value}") if form.draw is not None else {}
+    if st.grad is not None and st.rng.random() < GEN.no_grad_share:
         attrs["no_grad"] = True
     return attrs
 
@@ -356,19 +351,16 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         st.root[name] = base
 
     target = rng.randint(limits.min_statements, limits.max_statements)
-    table = CATEGORY_WEIGHTS if weights is None else weights
-    categories = [c for c in CATEGORY_WEIGHTS if table.get(c) and by_category.get(c)]
-    weights = [table[c] for c in categories]
+    draw_form = FormDraw.of(by_category, table=weights)
     attempts = 0
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
-        category = rng.choices(categories, weights=weights)[0]
-        form = rng.choice(by_category[category])
+        form = draw_form(rng)
         stmt = _propose(form, st)
         if stmt is not None:
             _commit(stmt, st)
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
-                    and rng.random() < IDENTICAL_CALL_SHARE):
+                    and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
                 if again is not None:
                     _commit(again, st)
@@ -407,7 +399,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
     if feats.DYNAMIC_MODE in on:
         dynamic = rng.choice(("true", "auto"))
         dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
-        marks = [(n, k, mark()) for n, k in dims if rng.random() < MARK_SHARE]
+        marks = [(n, k, mark()) for n, k in dims if rng.random() < GEN.mark_share]
         if dynamic == "true" and not marks:
             n, k = rng.choice(dims)
             marks = [(n, k, mark())]
@@ -415,7 +407,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
     if feats.STRIDED in on:
         # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
         own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None]
-        strided = [i.name for i in own if rng.random() < STRIDED_SHARE] or [rng.choice(own).name]
+        strided = [i.name for i in own if rng.random() < GEN.strided_share] or [rng.choice(own).name]
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
                 dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
                 strided=tuple(strided), aliases=aliases)
@@ -428,7 +420,7 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
 
     out = [
         draw(limits.typical_sizes),
-        draw(PRIMES),
+        draw(limits.primes),
         draw((0, 1, 2)),
         {s: sym_min[s] for s in symbols},
     ]
@@ -439,7 +431,7 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
     for _ in range(limits.binding_draws):
         if len(unique) >= limits.min_bindings:
             break
-        b = draw(PRIMES + limits.typical_sizes)
+        b = draw(limits.primes + limits.typical_sizes)
         if b not in unique:
             unique.append(b)
     return tuple(unique)

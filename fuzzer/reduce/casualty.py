@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from fuzzer.isolation.judge import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
-from fuzzer.limits import PoolLimits
+from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
-from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+from fuzzer.reduce.shrinker import shrink
 
 #: "[crash] program 7: process died: SIGSEGV" (a campaign's casualty) or
 #: "[crash] binding 0, process: process died: SIGSEGV" (a shrunk one)
@@ -48,7 +48,7 @@ def divergence_of(entry) -> Divergence:
 
 
 def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
-                    budget: ShrinkBudget | None = None, candidate_seconds: float | None = None,
+                    budget: OracleBudget | None = None, candidate_seconds: float | None = None,
                     stop: threading.Event | None = None,
                     log: Callable[[str], None] | None = None) -> Reduced | None:
     """Shrink a crash or timeout entry (``fuzzer.corpus.entry.Entry``); its smaller
@@ -59,7 +59,7 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
     would take hours); the reduced case must then die the same way in a fresh
     process under the campaign's own limits.  Raises ``Aborted`` when ``stop`` is set.
     """
-    budget = budget or ShrinkBudget(limits.casualty_shrink_calls, limits.casualty_shrink_seconds)
+    budget = budget or limits.casualty_shrink
     if candidate_seconds is None:
         candidate_seconds = limits.casualty_candidate_seconds if entry.kind == TIMEOUT else limits.program_seconds
     target = divergence_of(entry)

@@ -6,7 +6,7 @@ bug, so the result is a repro a PyTorch developer can read in one glance.
 
 The search is :class:`Shrinker`; the passes it runs are ``fuzzer.reduce.passes``, in
 the order of ``passes.schedule.SCHEDULE``.  The result is renumbered (values, sites,
-symbols) and confirmed after a fresh compile like any finding.  ``ShrinkBudget``
+symbols) and confirmed after a fresh compile like any finding.  An ``OracleBudget`` (``fuzzer.limits``)
 bounds oracle calls and seconds; when it runs out, the best case so far is returned.
 """
 
@@ -22,24 +22,14 @@ from dataclasses import dataclass
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
+from fuzzer.limits import SHRINK as SHRINK_LIMITS
+from fuzzer.limits import UNBOUNDED, OracleBudget
 from fuzzer.program.ir import Case, InvalidProgram
 from fuzzer.reduce import signature
 from fuzzer.reduce.edits import canonical_case, remove_statements, with_program
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.base import drive
 from fuzzer.reduce.passes.schedule import PASSES, SCHEDULE
-
-
-@dataclass(frozen=True)
-class ShrinkBudget:
-    oracle_calls: int = 150
-    seconds: float = 120.0
-
-    def within(self, seconds_left: float | None) -> ShrinkBudget:
-        """This budget cut to the time a campaign has left (None: no time limit)."""
-        if seconds_left is None or seconds_left >= self.seconds:
-            return self
-        return dataclasses.replace(self, seconds=max(0.0, seconds_left))
 
 
 @dataclass
@@ -97,18 +87,18 @@ class Shrinker:
       dead calls are often the trigger.
     - *Each verdict once.*  Verdicts are cached by the candidate's content hash, so a
       candidate two passes both propose is judged once.
-    - *Bounded.*  ``ShrinkBudget`` bounds oracle calls and seconds; when it runs out,
+    - *Bounded.*  An ``OracleBudget`` bounds oracle calls and seconds; when it runs out,
       the search stops where it is and ``best`` is the result.
     - *Our errors are not the bug.*  A candidate on which dcefuzz itself fails
       (``fuzzer.internal``) is refused and its error kept in ``errors``.
     """
 
     def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
-                 backend: str = "inductor", budget: ShrinkBudget | None = None,
+                 backend: str = "inductor", budget: OracleBudget | None = None,
                  judge: Callable[[Case], contract.Verdict] | None = None):
         self.kind = kind
         self.target = contract.bug_class(kind, divergences)
-        self.budget = budget or ShrinkBudget()
+        self.budget = budget or SHRINK_LIMITS.budget
         self.judge = judge or (lambda c: judge_fresh(c, device, backend))
         self.best = case
         self.best_divs = list(divergences)
@@ -149,7 +139,7 @@ class Shrinker:
     def recheck(self, case: Case) -> list | None:
         """A fresh oracle call, past the cache and the budget (for confirmation)."""
         self.cache.pop(case_key(case), None)
-        saved, self.budget = self.budget, ShrinkBudget(10**9, float("inf"))
+        saved, self.budget = self.budget, UNBOUNDED
         try:
             return self.divergences_of(case)
         finally:
@@ -178,7 +168,7 @@ class Shrinker:
 
 
 def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
-           budget: ShrinkBudget | None = None, judge=None, confirm: bool = True) -> ShrinkResult:
+           budget: OracleBudget | None = None, judge=None, confirm: bool = True) -> ShrinkResult:
     """Shrink, renumber, and confirm the reduced case after a fresh compile."""
     start = time.perf_counter()
     shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge)
@@ -206,7 +196,7 @@ def is_one_minimal(case: Case, kind: str, divergences: list, judge) -> tuple[boo
 
     Returns (minimal, the removals that kept the bug).
     """
-    s = Shrinker(case, kind, divergences, judge=judge, budget=ShrinkBudget(10**6, float("inf")))
+    s = Shrinker(case, kind, divergences, judge=judge, budget=UNBOUNDED)
     keeps = []
     for n in range(len(case.program.body)):
         if s.divergences_of(remove_statements(case, {n})) is not None:

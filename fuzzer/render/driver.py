@@ -40,7 +40,7 @@ import torch
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
-from fuzzer.judge.reading import Reading, read_verdict
+from fuzzer.judge.reading import Reading, read_death, read_verdict
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -236,21 +236,23 @@ def run_isolated(spec: dict, argv: list) -> int:
         eager_done = os.path.exists(marker)
         relay.join(SAID_WAIT_S)
     code = child.returncode
-    if how is None and code == CANNOT_JUDGE_EXIT:
-        return CANNOT_JUDGE_EXIT
     if how is None and code < 0:
         import signal
         # SIGABRT or SIGSEGV after glibc's heap words: one death, a heap corruption
         how = death_name(signal.Signals(-code).name, "".join(said))
-    elif how is None and code != FIXED_EXIT:
+    elif how is None and code not in (FIXED_EXIT, CANNOT_JUDGE_EXIT):
         how = f"exit code {code}"
-    if not eager_done and how is not None:
+    # the ladder of ``fuzzer.judge.reading``, which a replay reads its child's end by too
+    read = read_death(death, how, eager_done, judged=code == FIXED_EXIT).reading
+    if read is Reading.UNTESTED:  # the child could not judge its run, and said why
+        return CANNOT_JUDGE_EXIT
+    if read is Reading.NOT_JUDGED:
         print(f"the child died ({how}) before its eager runs were done: cannot judge")
         return CANNOT_JUDGE_EXIT
-    if how == death:
+    if read is Reading.REPRODUCES:
         print(f"REPRODUCES: {how}")
         return REPRODUCES_EXIT
-    if how is not None:
+    if read is Reading.ANOTHER_BUG:
         # another death (another signal, the memory cap, a hang): neither this bug nor fixed
         print(f"cannot judge: looking for {death}, the child ended with {how}")
         return CANNOT_JUDGE_EXIT

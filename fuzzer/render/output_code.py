@@ -7,8 +7,8 @@ compiled by Inductor, the program is compiled as its trial compiled it
 bindings up to the first one that shows the bug, with torch's own
 ``run_and_get_code`` catching the code; the last code compiled is the one that ran
 that binding.  Of its ``call`` function the lines kept are each custom-op call with
-the ``CONTEXT`` lines around it, and every kernel or extern call, up to
-``MAX_LINES``: enough to see an order, an argument or a copy that is not there.
+the ``REPORT.output_code_context`` lines around it, and every kernel or extern call, up to
+``REPORT.output_code_lines``: enough to see an order, an argument or a copy that is not there.
 
 An error has no output code; a compile that fails here (another torch, a bug that
 needs its process) gives none either, and the report says so rather than guess.
@@ -20,12 +20,9 @@ import re
 
 from fuzzer.judge.execute import compile_fn, fresh_compile_state, make_inputs
 from fuzzer.judge.observe import caches_off
+from fuzzer.limits import REPORT
 from fuzzer.program.ir import Case
 
-#: lines of the wrapper kept around each custom-op call
-CONTEXT = 2
-#: lines shown at most
-MAX_LINES = 40
 #: a kernel launch or an extern call in the wrapper
 _KERNEL = re.compile(r"\b(cpp_fused_\w+|triton_\w+|extern_kernels\.\w+)\s*[(.]")
 
@@ -53,7 +50,8 @@ def relevant(code: str, namespaces: tuple[str, ...]) -> list[str]:
     keep: set[int] = set()
     for i, ln in enumerate(body):
         if any(m in ln for m in marks):
-            keep.update(range(max(0, i - CONTEXT), min(len(body), i + CONTEXT + 1)))
+            context = REPORT.output_code_context
+            keep.update(range(max(0, i - context), min(len(body), i + context + 1)))
         elif _KERNEL.search(ln):
             keep.add(i)
     out, last = [], -1
@@ -64,8 +62,8 @@ def relevant(code: str, namespaces: tuple[str, ...]) -> list[str]:
             out.append("    ...")
         out.append(body[i].rstrip())
         last = i
-    if len(out) > MAX_LINES:
-        out = out[:MAX_LINES] + ["    ..."]
+    if len(out) > REPORT.output_code_lines:
+        out = out[:REPORT.output_code_lines] + ["    ..."]
     dedent = min((len(ln) - len(ln.lstrip()) for ln in out if ln.strip() and ln.strip() != "..."), default=0)
     return [ln[dedent:] if ln.strip() != "..." else "..." for ln in out]
 

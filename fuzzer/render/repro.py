@@ -23,13 +23,11 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
 from fuzzer.judge import contract, death, graphs, identity, numeric, observe, paths, raised, reading
 from fuzzer.judge.trial import asks_of
-from fuzzer.limits import PoolLimits
+from fuzzer.limits import REPORT, PoolLimits
 from fuzzer.program import codegen, sources
 from fuzzer.program.liveness import dead_pure_sites, dead_site_causes
 from fuzzer.render import driver
 
-#: how long a crash/timeout repro lets its child run before calling it a hang
-REPRO_TIME_LIMIT_S = 300
 
 #: the modules a script carries, in the order their names are needed
 CARRIED = (numeric, paths, raised, graphs, observe, identity, contract, reading, death, driver)
@@ -83,7 +81,7 @@ def spec(entry: Entry) -> dict:
         **_asked(program),
         "death": how,
         "memory_cap_mb": cap or PoolLimits().memory_mb,
-        "time_limit_s": REPRO_TIME_LIMIT_S,
+        "time_limit_s": REPORT.script_child_seconds,
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
     }

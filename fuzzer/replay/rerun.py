@@ -32,7 +32,7 @@ from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.contract import CRASH, PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
-from fuzzer.judge.reading import Reading, read_verdict
+from fuzzer.judge.reading import Reading, read_death, read_verdict
 from fuzzer.limits import VERSIONS
 
 REPRODUCES = "REPRODUCES"
@@ -133,19 +133,22 @@ def combined(runs: list[Conclusion]) -> Conclusion:
     return runs[-1]
 
 
+#: how a process ended, read for its death (``fuzzer.judge.reading.read_death``), as a
+#: replay's outcome, and its detail (of ``Death.line``)
+_DEATH_OUTCOME = {Reading.NOT_JUDGED: (ERROR, "eager execution {}"), Reading.REPRODUCES: (REPRODUCES, "{}"),
+                  # another death (another signal, the memory cap, a hang): neither this bug nor fixed
+                  Reading.ANOTHER_BUG: (ERROR, "another death: {}"),
+                  # eager failed, the compiled run raised another way, or was not wholly compiled
+                  Reading.UNTESTED: (ERROR, "cannot judge: {}"), Reading.ABSENT: (FIXED, "{}")}
+
+
 def _death_read(entry, death) -> Conclusion:
-    """How a crash or timeout entry's fresh process ended, read for its death."""
-    if death.kind is not None and not death.after_eager:
-        return Conclusion(ERROR, f"eager execution {death.line()}", judged=False)
-    if death.kind == entry.kind and bug_class(death.kind, [death.divergence()]) == entry.bug_class:
-        return Conclusion(REPRODUCES, death.line())
-    if death.kind is not None:
-        # another death (another signal, the memory cap, a hang): neither this bug nor fixed
-        return Conclusion(ERROR, f"another death: {death.line()}")
-    if not death.judged:
-        # eager failed, the compiled run raised another way, or was not wholly compiled
-        return Conclusion(ERROR, f"cannot judge: {death.line()}", judged=False)
-    return Conclusion(FIXED, death.line())
+    """How a crash or timeout entry's fresh process ended, read for its death: the
+    ladder a repro script reads its child's end by too (``fuzzer.judge.reading``)."""
+    seen = bug_class(death.kind, [death.divergence()]) if death.kind is not None else None
+    said = read_death(entry.bug_class, seen, death.after_eager, death.judged)
+    outcome, words = _DEATH_OUTCOME[said.reading]
+    return Conclusion(outcome, words.format(death.line()), said.judged)
 
 
 def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:

@@ -16,12 +16,12 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.judge import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import intra_op_threads
-from fuzzer.limits import PoolLimits
+from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.reduce.casualty import shrink_casualty
-from fuzzer.reduce.shrinker import ShrinkBudget, shrink
+from fuzzer.reduce.shrinker import shrink
 
 
-def _reshrink_casualty(entry: Entry, path, device: str, budget: ShrinkBudget):
+def _reshrink_casualty(entry: Entry, path, device: str, budget: OracleBudget):
     """``reshrink`` for crash and timeout entries: candidates die in child processes."""
     limits = PoolLimits()
     moved = dataclasses.replace(entry, device=device)
@@ -29,8 +29,8 @@ def _reshrink_casualty(entry: Entry, path, device: str, budget: ShrinkBudget):
     if (death.kind != entry.kind or not death.after_eager
             or contract.bug_class(death.kind, [death.divergence()]) != entry.bug_class):
         return None
-    budget = ShrinkBudget(min(budget.oracle_calls, limits.casualty_shrink_calls),
-                          min(budget.seconds, limits.casualty_shrink_seconds))
+    budget = OracleBudget(oracle_calls=min(budget.oracle_calls, limits.casualty_shrink.oracle_calls),
+                    seconds=min(budget.seconds, limits.casualty_shrink.seconds))
     smaller = shrink_casualty(moved, limits, budget)
     if smaller is None:
         return path, entry.statements, entry.statements
@@ -52,7 +52,7 @@ def put_in_place(entry: Entry, path, new: Entry):
     return new_path
 
 
-def reshrink(entry: Entry, path, device: str, budget: ShrinkBudget):
+def reshrink(entry: Entry, path, device: str, budget: OracleBudget):
     """Shrink a saved entry again and replace it; None if it no longer reproduces.
 
     Returns (new path, statements before, statements after).

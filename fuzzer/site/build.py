@@ -33,13 +33,12 @@ from fuzzer.corpus.entry import SCRIPT_SUFFIX, Entry
 from fuzzer.corpus.store import load_all
 from fuzzer.files import atomic_write
 from fuzzer.judge import kinds
+from fuzzer.limits import SITE
 from fuzzer.render.report import Stance, issue_of, render
 from fuzzer.render.table import culprit_words
 from fuzzer.site import svg
 
 INSTALL_HINT = "pip install 'dcefuzz[site]'"
-#: the most of a campaign's torch log the site copies (its end)
-LOG_BYTES = 2 * 1024 * 1024
 #: the tracker a link's ``owner/repo#number`` points into
 TRACKER = "https://github.com/{repo}/issues/{number}"
 
@@ -214,9 +213,9 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
     if cf.torch_log.is_file():
         size = cf.torch_log.stat().st_size
         with open(cf.torch_log, "rb") as fh:
-            fh.seek(max(0, size - LOG_BYTES))
+            fh.seek(max(0, size - SITE.log_bytes))
             (out / "torch.log").write_bytes(fh.read())
-        log_cut = f"{LOG_BYTES // (1024 * 1024)} MiB" if size > LOG_BYTES else ""
+        log_cut = f"{SITE.log_bytes // (1024 * 1024)} MiB" if size > SITE.log_bytes else ""
     seconds = state.get("seconds") or 0
     programs = state.get("programs", 0)
     # [plays, mean reward, seconds a program]; lines written before the seconds were kept have two

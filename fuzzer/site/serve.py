@@ -15,10 +15,9 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from fuzzer.limits import SITE
 from fuzzer.site.build import Built, Source, build
 
-#: seconds between two looks at the campaign
-POLL_S = 2.0
 #: the interface served on unless told otherwise
 HOST = "127.0.0.1"
 
@@ -62,7 +61,7 @@ class Server:
         return f"http://{host}:{port}/"
 
     def _watch(self) -> None:
-        while not self._stop.wait(POLL_S):
+        while not self._stop.wait(SITE.poll_seconds):
             now = stamp(self.source)
             if now != self._stamp:
                 self._stamp = now

@@ -9,7 +9,7 @@ same bug class (``fuzzer.triage.probe``), within one budget:
    in their handling, which no switch of a pass can say;
 2. the *switches* (``fuzzer.triage.switches``), when the stage is Inductor: each
    named pass or scheduler feature turned off in turn, gone or stays, and where
-   none alone removes the bug, a few pairs of them (``switches.MAX_PAIRS``);
+   none alone removes the bug, a few pairs of them (``TRIAGE.max_pairs``);
 3. the *bisection* (``fuzzer.triage.bisect``): torch's ``CompilerBisector`` on the
    stage's subsystems, down to one pass or lowering.
 
@@ -37,9 +37,10 @@ from dataclasses import dataclass, field
 import torch
 
 from fuzzer.judge import contract
+from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage import bisect, lookup, rules, stage, switches
-from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
+from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
 PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
@@ -142,7 +143,7 @@ class Culprit:
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: TriageBudget = TriageBudget(), backend: str = "inductor", key_only: bool = False) -> Culprit:
+             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
     of ``stage.STAGES``), within ``budget``.
 

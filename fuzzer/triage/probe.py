@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.judge.legacy import legacy_class
 from fuzzer.judge.trial import judge_fresh
-from fuzzer.limits import TRIAGE
+from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage.family import family, leftover
 
@@ -44,20 +44,6 @@ class Outcome(str, enum.Enum):
     #: something else broke (another bug class, an error, an invalid case): the
     #: change neither shows nor clears this bug
     CHANGED = "changed"
-
-
-@dataclass(frozen=True)
-class TriageBudget:
-    """Seconds and oracle calls one finding's triage may spend."""
-
-    seconds: float = TRIAGE.seconds
-    oracle_calls: int = TRIAGE.oracle_calls
-
-    def within(self, seconds_left: float | None) -> TriageBudget:
-        """This budget, cut to ``seconds_left`` (None: no cut)."""
-        if seconds_left is None or seconds_left >= self.seconds:
-            return self
-        return TriageBudget(max(0.0, seconds_left), self.oracle_calls)
 
 
 class BudgetSpent(Exception):
@@ -78,7 +64,7 @@ class Probe:
     """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``."""
 
     def __init__(self, case: Case, kind: str, bug_class: str, device: str,
-                 budget: TriageBudget = TriageBudget()):
+                 budget: OracleBudget = TRIAGE.budget):
         self.case, self.kind, self.bug_class, self.device = case, kind, bug_class, device
         self.budget = budget
         self.calls = 0

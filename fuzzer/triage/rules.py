@@ -27,14 +27,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from fuzzer.limits import TRIAGE
 from fuzzer.triage import switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: the switch whose rules are probed
 NOOP_SWITCH = "remove_noop_ops"
-#: at most this many of the removed ops' rules are probed, one compile each (a shrunk
-#: program removes one or two; the budget is the triage's)
-MAX_RULES = 4
 
 
 def name(switch: str, op: str) -> str:
@@ -155,7 +153,7 @@ def probe_rules(probe: Probe, results: dict[str, str], backend: str = "inductor"
         return {}
     found: dict[str, str] = {}
     try:
-        for op in removed_ops(probe, backend)[:MAX_RULES]:
+        for op in removed_ops(probe, backend)[:TRIAGE.max_rules]:
             found[name(NOOP_SWITCH, op)] = probe.outcome(backend, within=lambda op=op: _without(op)).value
     except BudgetSpent:
         pass

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fuzzer.judge import contract
+from fuzzer.limits import OracleBudget
 from fuzzer.program.ir import Case
-from fuzzer.triage.probe import Outcome, Probe, TriageBudget
+from fuzzer.triage.probe import Outcome, Probe
 
 #: torch's debugging backends, from the least of the compiler to all of it
 STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
@@ -72,6 +73,6 @@ def first_stage(case: Case, kind: str, bug_class: str, device: str,
                 stages: Sequence[str] = STAGES) -> StageResult:
     """Replay ``case`` on each stage in order; the first that shows ``bug_class``."""
     start = time.perf_counter()
-    probe = Probe(case, kind, bug_class, device, TriageBudget(float("inf"), len(stages)))
+    probe = Probe(case, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
     stage = walk(probe, stages)
     return StageResult(stage, probe.calls, time.perf_counter() - start)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from fuzzer.limits import TRIAGE
 from fuzzer.triage.probe import Outcome, Probe
 
 
@@ -109,9 +110,6 @@ def probe_all(probe: Probe, backend: str = "inductor",
     return found
 
 
-#: pairs of switches probed at most, where no switch alone removes a wrong result:
-#: each is a fresh compile out of the triage budget (80 calls, 2 minutes by default)
-MAX_PAIRS = 10
 #: how a pair is named among the switches' outcomes
 PAIR = "+"
 
@@ -120,13 +118,13 @@ def pairs_to_probe(results: dict[str, str]) -> list[tuple[Switch, Switch]]:
     """The pairs worth a compile when no switch alone removed the bug: the probed
     switches two at a time, nearest in the pipeline first (a pass shapes the input of
     the ones right after it: the no-op removal leaves the mutation that reinplacing
-    then mishandles), up to ``MAX_PAIRS``; none when one alone removes it."""
+    then mishandles), up to ``TRIAGE.max_pairs``; none when one alone removes it."""
     if any(v == Outcome.GONE.value for v in results.values()):
         return []
     probed = [s for s in SWITCHES if s.name in results]
     pairs = [(a, b) for i, a in enumerate(probed) for b in probed[i + 1:]]
     pairs.sort(key=lambda p: (probed.index(p[1]) - probed.index(p[0]), probed.index(p[0])))
-    return pairs[:MAX_PAIRS]
+    return pairs[:TRIAGE.max_pairs]
 
 
 def probe_pairs(probe: Probe, results: dict[str, str], backend: str = "inductor") -> dict[str, str]:

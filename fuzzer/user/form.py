@@ -77,7 +77,7 @@ def _fits(op: UserOp):
 
 
 def _draw(op: UserOp):
-    def draw(rng: random.Random) -> dict:
+    def draw(rng: random.Random, dims, fresh) -> dict:
         attrs: dict = {}
         if op.scalars:
             attrs[SCALARS] = {arg.name: rng.choice(arg.values) for arg in op.scalars}

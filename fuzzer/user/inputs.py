@@ -10,15 +10,11 @@ dtype, or the fixed dtype an argument takes (``observe.fixed_tensor``), seeded.
 
 from __future__ import annotations
 
+from fuzzer.limits import AUDIT
 from fuzzer.user.declared import UserOp
 
 #: every named size of the opcheck inputs takes each of these in turn
-SIZES = (0, 1, 2)
-#: the eager checks also run with the named sizes all different (2, 3, 4, ...), so
-#: an op that mixes up two dims shows
-DISTINCT_FROM = 2
-#: the dims of a same-shape op's tensors, per size
-SAME_SHAPE_TAIL = 3
+SIZES = AUDIT.sizes
 
 
 def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
@@ -27,10 +23,10 @@ def input_sets(op: UserOp) -> list[tuple[str, list[tuple[int, ...]]]]:
     out = []
     for size in SIZES[1:] if op.nonempty else SIZES:
         shapes = op.gufunc.shapes(lambda letter, s=size: s)
-        out.append((f"sizes {size}", shapes or [(size, SAME_SHAPE_TAIL)] * n))
+        out.append((f"sizes {size}", shapes or [(size, AUDIT.same_shape_tail)] * n))
     letters = op.gufunc.letters
-    distinct = op.gufunc.shapes(lambda letter: DISTINCT_FROM + letters.index(letter))
-    out.append(("distinct sizes", distinct or [(DISTINCT_FROM + 1, DISTINCT_FROM)] * n))
+    distinct = op.gufunc.shapes(lambda letter: AUDIT.distinct_from + letters.index(letter))
+    out.append(("distinct sizes", distinct or [(AUDIT.distinct_from + 1, AUDIT.distinct_from)] * n))
     return out
 
 

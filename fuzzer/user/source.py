@@ -14,9 +14,6 @@ from fuzzer.limits import GEN
 from fuzzer.program import forms
 from fuzzer.user import library, tracing
 
-#: chance that a program with user ops gets inputs shaped for one of them (the first
-#: op with a signature other than one shape for all)
-USER_SHAPES_SHARE = 0.6
 
 
 class UserLibraries:
@@ -36,7 +33,7 @@ class UserLibraries:
         a quantiser's int8 codes; these are."""
         shaped = [f for f in (forms.FORMS.get(q) for q in ops.user) if f is not None and f.arity]
         rng = random.Random(f"dcefuzz-user-{__version__}-{seed}")
-        if not shaped or rng.random() >= (USER_SHAPES_SHARE if ops.builtin else 1.0):
+        if not shaped or rng.random() >= (GEN.user_shapes_share if ops.builtin else 1.0):
             return []
         form = rng.choice(shaped)
         gufunc = library.op(form.custom).gufunc
