@@ -65,3 +65,31 @@ def run_pass(name: str, c: Case, judge) -> PassRun:
 
     drive(PASSES[name], consider, shrinker)
     return PassRun(shrinker.best, offered, shrinker.calls)
+
+
+def is_one_minimal(case_: Case, kind: str, divergences: list, judge) -> tuple[bool, list[str]]:
+    """Does removing any one statement (with what reads it) or returned value lose the
+    bug?  (minimal, the removals that kept the bug): what a shrink's result is held to."""
+    from fuzzer.limits import UNBOUNDED
+    from fuzzer.reduce.edits import remove_statements, with_program
+    from fuzzer.reduce.shrinker import Shrinker
+
+    s = Shrinker(case_, kind, divergences, judge=judge, budget=UNBOUNDED)
+    keeps = [f"statement {n}" for n in range(len(case_.program.body))
+             if s.divergences_of(remove_statements(case_, {n})) is not None]
+    keeps += [f"output {o}" for o in case_.program.outputs
+              if s.divergences_of(with_program(case_, outputs=tuple(x for x in case_.program.outputs if x != o)))
+              is not None]
+    return not keeps, keeps
+
+
+def first_stage(case_: Case, kind: str, bug_class: str, device: str, stages=None):
+    """(the first of ``stages`` that shows ``bug_class``, the compiles it took): the stage
+    walk of a triage, alone."""
+    from fuzzer.limits import OracleBudget
+    from fuzzer.triage.probe import Probe
+    from fuzzer.triage.stage import STAGES, walk
+
+    stages = STAGES if stages is None else stages
+    probe = Probe(case_, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
+    return walk(probe, stages), probe.calls

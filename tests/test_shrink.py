@@ -8,7 +8,7 @@ planted fault and checks that the result is 1-minimal.
 import dataclasses
 
 import pytest
-from helpers import case, prog
+from helpers import case, is_one_minimal, prog
 
 from fuzzer import faults
 from fuzzer.judge import contract
@@ -19,7 +19,7 @@ from fuzzer.reduce import signature
 from fuzzer.reduce.edits import remove_statements
 from fuzzer.reduce.order import complexity
 from fuzzer.limits import OracleBudget
-from fuzzer.reduce.shrinker import is_one_minimal, shrink
+from fuzzer.reduce.shrinker import shrink
 
 
 def count_judge(calls):

@@ -1,4 +1,6 @@
-"""Run a case eagerly and through ``torch.compile(dynamic=True)``, recording everything.
+"""Run a case eagerly and through ``torch.compile`` with the program's dynamic mode
+(``dynamic=True``, or ``dynamic=None`` for automatic dynamic: ``codegen.dynamic_arg``),
+recording everything.
 
 For each binding the executor makes fresh inputs from the case's seed and runs:
 eager float32 and the compiled function (:func:`execute`); and, for the bindings

@@ -29,7 +29,7 @@ PROGRAM = "program"
 class TrialKind(Protocol):
     """One way of trying a program, and of everything done with its findings.
 
-    ``config`` is the campaign's configuration (``fuzzer.campaign.session.Config``),
+    ``config`` is the campaign's configuration (``fuzzer.campaign.config.Config``),
     ``found`` a finding or an entry (anything with ``kind``, ``device``, ``backend``
     and, for a kind that records one, ``variant``).
     """

@@ -88,11 +88,6 @@ def fixed_difference(eager, compiled):
             f"tensor (compared exactly); first at flat index {i}: compiled {c[i].item()} eager {e[i].item()}")
 
 
-def unit_roundoff(dtype) -> float:
-    """Half an ulp of 1.0: the largest relative error of one rounding to ``dtype``."""
-    return torch.finfo(dtype).eps / 2
-
-
 def close_tolerances(dtype) -> tuple[float, float]:
     """(rtol, atol) of ``torch.testing.assert_close`` for ``dtype``: this close is close."""
     if dtype in LOW_PRECISION:

@@ -164,18 +164,3 @@ def __getattr__(name: str):
     if name == "LIB":
         return install()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def reset_trace() -> None:
-    lib = install()
-    lib.TRACE["calls"].clear()
-    lib.TRACE["effects"].clear()
-
-
-def take_trace() -> tuple[list, list]:
-    """Return and clear (calls, effects) recorded since the last reset."""
-    lib = install()
-    calls = list(lib.TRACE["calls"])
-    effects = list(lib.TRACE["effects"])
-    reset_trace()
-    return calls, effects

@@ -189,19 +189,3 @@ def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backen
         oracle_calls=shrinker.calls, seconds=time.perf_counter() - start,
         exhausted=shrinker.exhausted, confirmed=confirmed, errors=list(shrinker.errors),
     )
-
-
-def is_one_minimal(case: Case, kind: str, divergences: list, judge) -> tuple[bool, list[str]]:
-    """Does removing any one statement (with what reads it) or returned value lose the bug?
-
-    Returns (minimal, the removals that kept the bug).
-    """
-    s = Shrinker(case, kind, divergences, judge=judge, budget=UNBOUNDED)
-    keeps = []
-    for n in range(len(case.program.body)):
-        if s.divergences_of(remove_statements(case, {n})) is not None:
-            keeps.append(f"statement {n}")
-    for o in case.program.outputs:
-        if s.divergences_of(with_program(case, outputs=tuple(x for x in case.program.outputs if x != o))) is not None:
-            keeps.append(f"output {o}")
-    return not keeps, keeps

@@ -15,13 +15,9 @@ what such a stage showed, so the report does not say that stage is clean.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from fuzzer.judge import contract
-from fuzzer.limits import OracleBudget
-from fuzzer.program.ir import Case
 from fuzzer.triage.probe import Outcome, Probe
 
 #: torch's debugging backends, from the least of the compiler to all of it
@@ -44,16 +40,6 @@ def stages_for(kind: str, backend: str = "inductor") -> tuple[str, ...]:
     return stages
 
 
-@dataclass(frozen=True)
-class StageResult:
-    """The first stage that shows the bug (None: none does, e.g. the bug is flaky or
-    fixed), and what finding it cost."""
-
-    stage: str | None
-    oracle_calls: int
-    seconds: float
-
-
 def walk(probe: Probe, stages: Sequence[str] = STAGES,
          otherwise: dict[str, tuple[str, ...]] | None = None) -> str | None:
     """The first of ``stages`` on which ``probe``'s bug shows (None: none).  Into
@@ -67,12 +53,3 @@ def walk(probe: Probe, stages: Sequence[str] = STAGES,
         if probe.seen and otherwise is not None:  # not clean: another bug, an error
             otherwise[stage] = probe.seen
     return None
-
-
-def first_stage(case: Case, kind: str, bug_class: str, device: str,
-                stages: Sequence[str] = STAGES) -> StageResult:
-    """Replay ``case`` on each stage in order; the first that shows ``bug_class``."""
-    start = time.perf_counter()
-    probe = Probe(case, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
-    stage = walk(probe, stages)
-    return StageResult(stage, probe.calls, time.perf_counter() - start)
