@@ -96,8 +96,11 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     culprit with the bug class is all a bug's key needs: so a finding whose family
     (``fuzzer.triage.family``) has a bug with its examples (``full``:
     ``Examples.full``) is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates,
-    judged by ``judge`` where given, else its oracle) and then triaged with only the
-    probes its key needs (``localise(key_only=True)``).  It is shrunk in full (and
+    judged by ``judge`` where given, else its oracle), then recognised where its bug's
+    key can be checked fact by fact (``fuzzer.triage.recognise``), and else triaged
+    with only the probes its key needs (``localise(key_only=True)``; not where
+    recognition checked every full bug of its family, whose keys that triage could
+    then not match either).  It is shrunk in full (and
     triaged again in full) only if its bug still wants examples or it is smaller
     than the bug's largest one, or its key cannot tell causes apart
     (``bugs.separates``).
