@@ -129,17 +129,86 @@ def test_a_finding_whose_facts_differ_in_one_is_not_recognised(fake, blamed, ans
     assert _recognise(finding, [known]) is None
 
 
-def test_only_a_key_blamed_on_one_checkable_switch_is_checked():
+def test_only_a_stage_without_subsystems_or_one_switch_of_inductor_is_checked():
     wrong = "corrupted-value|values @ "
     keys = [wrong + "inductor:buffer_reuse", wrong + "inductor:remove_noop_ops[aten.clone]",
             wrong + "inductor:remove_noop_ops+reinplace_inplaceable_ops", wrong + "inductor",
-            wrong + "aot_eager {does head}", wrong + "inductor:decompose_auto_functionalized [dynamic shapes only]"]
+            wrong + "aot_eager {does head}", wrong + "aot_eager_decomp_partition",
+            wrong + "inductor:decompose_auto_functionalized [dynamic shapes only]", "effect-log|reordered @ eager"]
     assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "inductor", keys) == [
-        keys[0], keys[-1]]
-    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "aot_eager", keys) == []
+        keys[0], keys[4], keys[6]]
+    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "inductor", keys,
+                                 [recognition.Shape.STAGE]) == [keys[4]]
+    # found on aot_eager (a bug a known one masks): Inductor is none of its stages
+    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "aot_eager", keys) == [keys[4]]
     error = "compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors"
     assert recognition.checkable(contract.COMPILE_ERROR, error, "inductor",
-                                 [f"{error} @ inductor:{REINPLACE}"]) == []
+                                 [f"{error} @ inductor:{REINPLACE}", f"{error} @ inductor:lowerings",
+                                  f"{error} @ inductor", f"{error} @ aot_eager"]) == [f"{error} @ aot_eager"]
+
+
+AOT_ERROR = "compile-error|raised AssertionError in torch._higher_order_ops:_do_auto_functionalize"
+
+
+def _error_finding(bug_class=AOT_ERROR):
+    body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(4)]
+    big = case(prog({"x0": ("s0",)}, body, outputs=["v3"]))
+    div = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", bug_class.partition("|")[2],
+                              (bug_class.partition("|")[2],))
+    finding = Finding(contract.COMPILE_ERROR, big, [div], "cpu", "inductor")
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    assert entries.found_entry(finding, 0, config).bug_class == bug_class
+    return finding
+
+
+def _error_key(finding, stage_name, static=STAYS, named_by=()):
+    culprit = Culprit(stage_name, kind=finding.kind, dynamic_only={GONE: True, STAYS: False}.get(static),
+                      named_by=named_by)
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    return key_of(dataclasses.replace(entries.found_entry(finding, 0, config), culprit=culprit))
+
+
+def test_an_error_before_inductor_is_recognised_as_found_without_a_compile_of_inductor(fake, monkeypatch,
+                                                                                    tmp_path):
+    """The most hit bug of the corpus, a compile error at ``aot_eager``: its key is the
+    stage walk and static shapes, three compiles, none of them Inductor's; nothing is
+    shrunk and nothing triaged."""
+    finding = _error_finding()
+    known = _error_key(finding, "aot_eager")
+    assert known == f"{AOT_ERROR} @ aot_eager"
+    fake.table = {("eager", None, True): GONE}
+    judged, triaged = [], []
+    monkeypatch.setattr(entries, "triaged", lambda entry, *a, **k: triaged.append(entry) or entry)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    counted = entries.counted_only(finding, 0, config, {known: 2}, judge=judged.append)
+    assert counted is not None and key_of(counted) == known and counted.statements == 4
+    assert judged == [] and triaged == []
+    assert sorted(set(fake.asked)) == [("aot_eager", None, False), ("aot_eager", None, True), ("eager", None, True)]
+
+
+@pytest.mark.parametrize("table", [
+    {("eager", None, True): STAYS},                                      # shows at eager already
+    {("eager", None, True): GONE, ("aot_eager", None, True): GONE},      # not at aot_eager
+    {("eager", None, True): GONE, ("aot_eager", None, False): GONE},     # needs dynamic shapes
+])
+def test_an_error_whose_stage_or_shapes_differ_is_not_the_known_one(fake, table):
+    finding = _error_finding()
+    fake.table = table
+    assert _recognise(finding, [_error_key(finding, "aot_eager")]) is None
+
+
+def test_a_failed_lookup_is_recognised_only_with_the_same_locals(fake, monkeypatch):
+    """Two causes fail the same lookup at the same place; the locals that hold the
+    missing key tell them apart, and are probed."""
+    error = "compile-error|raised KeyError in torch._functorch:lookup_somewhere"
+    finding = _error_finding(error)
+    fake.table = {("eager", None, True): GONE}
+    monkeypatch.setattr(recognition.lookup, "probe_lookup", lambda probe, where: ("node",))
+    held = _error_key(finding, "aot_eager", named_by=("node",))
+    other = _error_key(finding, "aot_eager", named_by=("dep_node_name",))
+    assert held != other
+    assert _recognise(finding, [other]) is None
+    assert _recognise(finding, [other, held]).named_by == ("node",)
 
 
 def test_a_recognised_repeat_is_counted_without_its_key_only_triage(fake, monkeypatch, tmp_path):

@@ -25,7 +25,7 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
-from fuzzer.triage.recognise import checkable, recognise
+from fuzzer.triage.recognise import Shape, checkable, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -95,9 +95,11 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     (up to 150 fresh compiles) is wasted on one that will only be counted.  The
     culprit with the bug class is all a bug's key needs: so a finding whose family
     (``fuzzer.triage.family``) has a bug with its examples (``full``:
-    ``Examples.full``) is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates,
-    judged by ``judge`` where given, else its oracle), then recognised where its bug's
-    key can be checked fact by fact (``fuzzer.triage.recognise``), and else triaged
+    ``Examples.full``) is first recognised where its bug's key can be checked fact by
+    fact (``fuzzer.triage.recognise``): on the program as found where the key is a
+    stage before Inductor (the check compiles nothing of Inductor); else it is shrunk
+    a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
+    given, else its oracle) and recognised on what that reached, and else triaged
     with only the probes its key needs (``localise(key_only=True)``; not where
     recognition checked every full bug of its family, whose keys that triage could
     then not match either).  It is shrunk in full (and
@@ -119,10 +121,15 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = found_entry(finding, seed, config)
     if not any(key.startswith(family(entry.bug_class) + " @ ") for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
-    entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
-    known = _recognised(finding, entry, config, full, seconds_left, errors)
+    known = _recognised(finding, entry, config, full, seconds_left, errors, (Shape.STAGE,))
+    if known is not None:
+        return known  # no compile of Inductor needed: checked on the program as found
+    shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
+    known = _recognised(finding, shrunk, config, full, seconds_left, errors,
+                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH,))
     if known is not None:
         return known
+    entry = shrunk
     if _all_checkable(finding, entry, full):
         return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
@@ -149,18 +156,21 @@ def _all_checkable(finding: Finding, entry: Entry, full: dict[str, int]) -> bool
 
 
 def _recognised(finding: Finding, entry: Entry, config: Config, full: dict[str, int],
-                seconds_left: float | None, errors: list[InternalError] | None) -> Entry | None:
+                seconds_left: float | None, errors: list[InternalError] | None,
+                shapes: tuple[Shape, ...]) -> Entry | None:
     """``entry`` with the culprit that makes it a repeat of one of the ``full`` bugs it
-    is no smaller than, checked on its program (``fuzzer.triage.recognise``: the facts
-    the bug's key reads, each with its probe); None where that cannot be told so
-    (another shape of key, another trial kind, a probe that disagrees)."""
+    is no smaller than whose key is of ``shapes``, checked on its program
+    (``fuzzer.triage.recognise``: the facts the bug's key reads, each with its probe);
+    None where that cannot be told so (another shape of key, another trial kind, a
+    probe that disagrees)."""
     budget = config.triage_budget.within(seconds_left)
     if not _recognisable(finding) or budget.seconds <= 0:
         return None
     keys = [key for key, largest in full.items() if entry.statements >= largest]
     try:
         culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
-                            lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend)
+                            lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
+                            shapes)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise
