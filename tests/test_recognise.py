@@ -228,3 +228,20 @@ def test_a_recognised_repeat_is_counted_without_its_key_only_triage(fake, monkey
     # a key recognition cannot check: the key-only triage as before
     assert entries.counted_only(finding, 0, config, {known: 2, known.split(":")[0]: 2}) is None
     assert len(triaged) == 1
+
+
+def test_a_key_no_answer_could_make_is_passed_over_without_a_compile(fake):
+    """A wrong value at ``aot_eager`` is keyed by what its 1-minimal program does; a
+    finding whose program does otherwise cannot be it, whatever the probes say."""
+    body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(4)]
+    big = case(prog({"x0": ("s0",)}, body, outputs=["v3"]))
+    div = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values differ", ("values",))
+    finding = Finding(contract.WRONG_OUTPUT, big, [div], "cpu", "inductor")
+    key = "corrupted-value|values @ aot_eager {does head, mul_; strided}"
+    assert recognition.checkable(finding.kind, "wrong-output|values", "inductor", [key])
+    fake.table = {("eager", None, True): GONE}
+    assert _recognise(finding, [key]) is None and fake.asked == []
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    own = key_of(dataclasses.replace(entries.found_entry(finding, 0, config),
+                                     culprit=Culprit("aot_eager", kind=finding.kind, dynamic_only=False)))
+    assert _recognise(finding, [own]) is not None and fake.asked

@@ -128,6 +128,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     try:
         for key in checkable(kind, bug_class, backend, keys, shapes):
             where, inner = _blame(key, bug_class)
+            if not _reachable(key, where, kind, bug_class, key_of):
+                continue
             if not _first_stage(where, kind, backend, outcome):
                 continue
             found: dict[str, str] | None = {}
@@ -147,6 +149,17 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     except BudgetSpent:
         return None
     return None
+
+
+def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str]) -> bool:
+    """Whether some answer of the probes could make ``key``, a key that names ``where``
+    alone: there, only static shapes (and a failed lookup's locals, not guessed here)
+    are asked, so a key that none of their answers makes (a wrong value keyed by what
+    its 1-minimal program does, which the finding's program does more of) is passed
+    over without a compile."""
+    if _blame(key, bug_class)[1] or lookup.missed(bug_class):
+        return True  # a switch's key reads the probes' answers throughout
+    return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes)) == key for shapes in (True, False))
 
 
 def _first_stage(where: str, kind: str, backend: str, outcome: Callable[..., Outcome]) -> bool:
