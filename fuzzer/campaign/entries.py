@@ -26,6 +26,7 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
+from fuzzer.triage.recognise import Shape, checkable, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -95,9 +96,14 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     (up to 150 fresh compiles) is wasted on one that will only be counted.  The
     culprit with the bug class is all a bug's key needs: so a finding whose family
     (``fuzzer.triage.family``) has a bug with its examples (``full``:
-    ``Examples.full``) is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates,
-    judged by ``judge`` where given, else its oracle) and then triaged with only the
-    probes its key needs (``localise(key_only=True)``).  It is shrunk in full (and
+    ``Examples.full``) is first recognised where its bug's key can be checked fact by
+    fact (``fuzzer.triage.recognise``): on the program as found where the key is a
+    stage before Inductor (the check compiles nothing of Inductor); else it is shrunk
+    a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
+    given, else its oracle) and recognised on what that reached, and else triaged
+    with only the probes its key needs (``localise(key_only=True)``; not where
+    recognition checked every full bug of its family, whose keys that triage could
+    then not match either).  It is shrunk in full (and
     triaged again in full) only if its bug still wants examples or it is smaller
     than the bug's largest one, or its key cannot tell causes apart
     (``bugs.separates``).
@@ -116,12 +122,65 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = found_entry(finding, seed, config)
     if not any(BugKey.parse(key).family == family(entry.bug_class) for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
-    entry = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
+    known = _recognised(finding, entry, config, full, seconds_left, errors, (Shape.STAGE,))
+    if known is not None:
+        return known  # no compile of Inductor needed: checked on the program as found
+    shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
+    known = _recognised(finding, shrunk, config, full, seconds_left, errors,
+                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH,))
+    if known is not None:
+        return known
+    entry = shrunk
+    if _all_checkable(finding, entry, full):
+        return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
     if not separates(entry):
         return None  # its key cannot tell its bug from another: never taken for a repeat
     return entry if key in full and entry.statements >= full[key] else None
+
+
+def _recognisable(finding: Finding) -> bool:
+    """Whether a finding's repeats may be recognised (``fuzzer.triage.recognise``): of
+    the plain trial, and on one of torch's stages."""
+    return kinds.of(finding.kind).name == kinds.PROGRAM and triageable(finding.kind, finding.backend)
+
+
+def _all_checkable(finding: Finding, entry: Entry, full: dict[str, int]) -> bool:
+    """Whether recognition checked every ``full`` bug of the finding's family that it is
+    no smaller than: then a key-only triage, whose key is made from the same probes'
+    answers, could match none that recognition did not."""
+    fam = family(entry.bug_class) + " @ "
+    keys = [key for key, largest in full.items() if key.startswith(fam) and entry.statements >= largest]
+    checked = checkable(finding.kind, entry.bug_class, finding.backend, keys)
+    return _recognisable(finding) and len(checked) == len(keys)
+
+
+def _recognised(finding: Finding, entry: Entry, config: Config, full: dict[str, int],
+                seconds_left: float | None, errors: list[InternalError] | None,
+                shapes: tuple[Shape, ...]) -> Entry | None:
+    """``entry`` with the culprit that makes it a repeat of one of the ``full`` bugs it
+    is no smaller than whose key is of ``shapes``, checked on its program
+    (``fuzzer.triage.recognise``: the facts the bug's key reads, each with its probe);
+    None where that cannot be told so (another shape of key, another trial kind, a
+    probe that disagrees)."""
+    budget = config.triage_budget.within(seconds_left)
+    if not _recognisable(finding) or budget.seconds <= 0:
+        return None
+    keys = [key for key, largest in full.items() if entry.statements >= largest]
+    try:
+        culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
+                            lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
+                            shapes)
+    except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
+        if errors is None:
+            raise
+        errors.append(InternalError.of(TRIAGE_STAGE, exc))
+        return None
+    if culprit is None:
+        return None
+    known = dataclasses.replace(entry, culprit=culprit)
+    return known if separates(known) and bug_key(known) in full else None
 
 
 def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,

@@ -59,6 +59,14 @@ def available() -> bool:
     return _bisector()[0] is not None
 
 
+def bisects(stage: str) -> bool:
+    """Whether :func:`bisect` compiles anything on ``stage``: the installed torch has the
+    bisector, and it has subsystems for that backend (``eager`` and ``aot_eager`` have
+    none: their bisection is None without a compile)."""
+    bisector, backends = _bisector()
+    return bisector is not None and bool(backends.get(stage))
+
+
 def bisect(probe: Probe, stage: str) -> Bisection | None:
     """Bisect the subsystems of ``stage`` (the first backend showing the bug).
 

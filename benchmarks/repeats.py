@@ -1,0 +1,135 @@
+"""What a repeat of a known bug costs beyond its trial, finding by finding, under an
+older ``campaign/entries.py`` and this one, side by side.
+
+    python benchmarks/repeats.py --old TREE [--repeats 10] [--seed 100] [--features all]
+        [--max-programs 150]
+
+``throughput.py --costs-only`` divides the difference of two whole-campaign times by
+the findings (two, in its 20 blind programs): on a shared machine one slow minute in
+either run moves its answer by more than a repeat costs.  Here each finding is timed
+alone, as a campaign with ``--examples-per-bug 1`` meets it, by two processes at once
+(the same load on both), one per version:
+
+- the campaign's programs (``--seed``, drawn blind with ``--features``) are tried in
+  order, and each finding on Inductor goes the way a campaign sends it: a finding of a
+  family with no known bug is made an entry as a new one is (``entry_for``: shrunk,
+  triaged) and its key becomes a bug whose examples are full (``Examples.full``);
+  any other finding is a repeat candidate: ``counted_only(...) or entry_for(...)``,
+  timed, its key then added too where it was not counted;
+- the module that does it is ``TREE/fuzzer/campaign/entries.py`` (loaded under
+  another name; the rest of dcefuzz is this tree's) in the one process, this tree's in
+  the other;
+- each process has a kernel cache of its own, cold at the start: a repeat's program is
+  one the campaign never compiled, and a cache the other process had warmed would
+  hide what its compiles cost.
+
+It stops after ``--repeats`` repeat candidates (or ``--max-programs``) and prints, per
+candidate, the seconds beyond its trial under each version and whether it was only
+counted, then the median over the candidates the older version counted too (the cost
+of a repeat) and over all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def _old_entries(tree: str):
+    path = os.path.join(tree, "fuzzer", "campaign", "entries.py")
+    spec = importlib.util.spec_from_file_location("old_entries", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def child(args) -> None:
+    """One version's run (see the module docstring); one JSON line per repeat candidate."""
+    from fuzzer.campaign import entries as this
+    from fuzzer.campaign.config import Config
+    from fuzzer.corpus.bugs import key_of, separates
+    from fuzzer.program import features as feats
+    from fuzzer.program.generate import program_seed
+    from fuzzer.triage.family import family
+
+    module = _old_entries(args.old) if args.child == "old" else this
+    config = Config(seed=args.seed, device="cpu", corpus_dir="unused",
+                    features=tuple(feats.parse(args.features).items()))
+    full: dict[str, int] = {}
+    measured = 0
+    for index in range(args.max_programs):
+        pseed = program_seed(args.seed, index)
+        for finding in this.trial_of(pseed, config).findings:
+            if finding.backend != "inductor":
+                continue
+            fam = family(this.found_entry(finding, pseed, config).bug_class) + " @ "
+            start = time.perf_counter()
+            if not any(key.startswith(fam) for key in full):
+                entry, counted = module.entry_for(finding, pseed, config), None
+            else:
+                counted = module.counted_only(finding, pseed, config, full)
+                entry = counted or module.entry_for(finding, pseed, config)
+                measured += 1
+                print(json.dumps({"program": index, "seconds": time.perf_counter() - start,
+                                  "counted": counted is not None, "key": key_of(entry)}), flush=True)
+            if counted is None and separates(entry):
+                full.setdefault(key_of(entry), entry.statements)
+        if measured >= args.repeats:
+            break
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--old", required=True, help="a worktree of the older version")
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=100)
+    ap.add_argument("--features", default="all")
+    ap.add_argument("--max-programs", type=int, default=150)
+    ap.add_argument("--child", choices=("old", "new"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        child(args)
+        return 0
+    procs, outs = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("old", "new"):
+            env = dict(os.environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0",
+                       TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, f"cache-{name}"))
+            outs[name] = open(os.path.join(tmp, f"{name}.jsonl"), "w+")
+            procs[name] = subprocess.Popen([sys.executable, __file__, *sys.argv[1:], "--child", name],
+                                           env=env, stdout=outs[name], stderr=subprocess.DEVNULL)
+        for name, proc in procs.items():
+            if proc.wait() != 0:
+                print(f"{name}: exited {proc.returncode}")
+        rows = {}
+        for name, out in outs.items():
+            out.seek(0)
+            rows[name] = [json.loads(line) for line in out if line.startswith("{")]
+    print("program  old s  counted  new s  counted  key (old's)")
+    both, every = {"old": [], "new": []}, {"old": [], "new": []}
+    for old, new in zip(rows["old"], rows["new"]):
+        assert old["program"] == new["program"], "the two runs met other findings"
+        print(f"{old['program']:7d}  {old['seconds']:5.1f}  {str(old['counted']):7s}  {new['seconds']:5.1f}  "
+              f"{str(new['counted']):7s}  {old['key'][:110]}")
+        for name, row in (("old", old), ("new", new)):
+            every[name].append(row["seconds"])
+            if old["counted"]:
+                both[name].append(row["seconds"])
+    for name in ("old", "new"):
+        if every[name]:
+            counted = f"{statistics.median(both[name]):.1f} s" if both[name] else "-"
+            print(f"{name}: a repeat the old version counted costs {counted} beyond its trial (median of "
+                  f"{len(both[name])}); every repeat candidate {statistics.median(every[name]):.1f} s "
+                  f"(median of {len(every[name])}, mean {statistics.mean(every[name]):.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

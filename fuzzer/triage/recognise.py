@@ -1,0 +1,194 @@
+"""A finding recognised as a known bug: the facts the bug's key reads, checked one by
+one with the probes that answer them, before the finding is triaged or shrunk in full.
+
+A bug's key (``fuzzer.corpus.bugs.key_of``, ``Culprit.key``) is built from a few
+facts: the family of the bug class, the first stage that shows it, whether static
+shapes show it too, for a failed lookup the locals that hold the missing key, and
+inside Inductor the switch to blame with the rewriting switches whose throwing also
+removes it.  A whole triage (``culprit.localise``) *discovers* those facts: it walks
+every stage, throws every switch, pairs them and bisects.  To say that a finding is
+a given known bug needs less: each fact the known bug's key names is *checked*, and
+a probe whose answer the key cannot read is not made.  The answers are put in a
+:class:`Culprit` and its key made by the same code as any culprit's, so a finding is
+recognised only when the key its own probes give is, character for character, the
+known one: recognition never guesses a fact, it only leaves out the probes that
+cannot change the key.
+
+Two shapes of key are checked so (:func:`shape_of`):
+
+- a *stage* before Inductor that the bisector has no subsystems for (``eager``,
+  ``aot_eager``), alone: the stage walk up to it, static shapes on it and, for a
+  failed lookup, the lookup probe; no compile is Inductor's, so it is checked on the
+  program as found, before any shrink (:attr:`Shape.STAGE`);
+- a wrong value (or effect log, or kept call) on Inductor blamed on one *switch*,
+  not the no-op removal (whose blame is refined by per-op rules that take a probe
+  each): the stage walk, the blamed switch (gone), the switches after it (none gone:
+  the blame is the last switch that removes the bug), the rewriting switches before
+  it (the key names those that remove it too) and static shapes (:attr:`Shape.SWITCH`).
+
+What is left out, and why the key cannot change:
+
+- the compile on the finding's own backend, the last step of the stage walk: the
+  case was judged showing the bug there by a fresh compile already (the trial's
+  confirmation, or the shrink's oracle on the candidate it kept), so the walk's
+  answer there is known;
+- the bisection of a stage it has no subsystems for (its answer is None without a
+  compile), and of Inductor for a wrong value a switch is blamed for (the switch wins);
+- the switches before the blamed one that only move the computation
+  (``switches.Role.MOVES``), and the pairs of switches, probed only where no switch
+  alone removes the bug.
+
+Any other key (an error on Inductor, whose blame is the bisector's pass and needs the
+bisection itself; a pair; a rule of the no-op removal; a stage the bisector has
+subsystems for) is not recognised here, and the finding goes the way it went before.
+A probe that disagrees ends the check of that key, so a finding of another bug of the
+same family costs only the probes up to the first that tells them apart.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable
+
+import torch
+
+from fuzzer.judge import contract
+from fuzzer.program.ir import Case
+from fuzzer.triage import bisect, lookup, rules, stage, switches
+from fuzzer.triage.culprit import Culprit
+from fuzzer.triage.family import family
+from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
+
+#: the stage whose switches a checked key blames
+INDUCTOR = "inductor"
+
+
+class Shape(str, enum.Enum):
+    """A key recognition can check, by what its blame names."""
+
+    #: a stage before Inductor that the bisector has no subsystems for, alone
+    STAGE = "stage"
+    #: one switch of Inductor, for a finding that is not an error
+    SWITCH = "switch"
+
+
+def _blame(key: str, bug_class: str) -> tuple[str, str]:
+    """The stage a key of ``bug_class``'s family names, and what inside it ("": nothing)."""
+    where, _, inner = key[len(f"{family(bug_class)} @ "):].partition(" ")[0].partition(":")
+    return where, inner
+
+
+def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
+    """How a key of a finding of ``kind`` and ``bug_class`` (found on ``backend``) is
+    checked, or None: a key of another family, or one recognition cannot check."""
+    if kind in contract.PROCESS_KINDS or not key.startswith(f"{family(bug_class)} @ "):
+        return None
+    where, inner = _blame(key, bug_class)
+    if where not in stage.stages_for(kind, backend):
+        return None
+    if not inner and where != INDUCTOR and not bisect.bisects(where):
+        return Shape.STAGE
+    if (where == INDUCTOR and kind not in contract.ERROR_KINDS and inner in switches.BY_NAME
+            and inner != rules.NOOP_SWITCH):
+        return Shape.SWITCH
+    return None  # a pair (``a+b``), a rule (``op[rule]``), a pass or subsystem, an error in Inductor
+
+
+def checkable(kind: str, bug_class: str, backend: str, keys: Iterable[str],
+              shapes: Iterable[Shape] = tuple(Shape)) -> list[str]:
+    """The keys among ``keys`` of one of ``shapes`` that a finding of ``kind`` and
+    ``bug_class``, found on ``backend``, can be checked against."""
+    wanted = set(shapes)
+    return [key for key in keys if shape_of(key, kind, bug_class, backend) in wanted]
+
+
+def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable[str],
+              key_of: Callable[[Culprit], str], budget: TriageBudget = TriageBudget(),
+              backend: str = INDUCTOR, shapes: Iterable[Shape] = tuple(Shape)) -> Culprit | None:
+    """The culprit whose key is one of ``keys`` (those of ``shapes``), checked on
+    ``case`` (None: none is, or the probes could not say; the finding then goes its
+    usual way).
+
+    ``key_of`` makes the key of the finding with a culprit (``bugs.key_of`` of its
+    entry with ``case``), so the key compared is made as any entry's is.  Each
+    candidate key is checked in turn, the probes shared: a compile answers once.
+    """
+    probe = Probe(case, kind, bug_class, device, budget)
+    answers: dict[tuple[str, str, bool], Outcome] = {}
+    named: dict[str, tuple[str, ...]] = {}
+
+    def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
+        """The answer on ``where`` with switch ``name`` thrown (None: none), asked once."""
+        asked = (where, name or "", dynamic)
+        if asked not in answers:
+            patch = switches.BY_NAME[name].patch if name else None
+            answers[asked] = probe.outcome(where, patch, dynamic=dynamic)
+        return answers[asked]
+
+    try:
+        for key in checkable(kind, bug_class, backend, keys, shapes):
+            where, inner = _blame(key, bug_class)
+            if not _reachable(key, where, kind, bug_class, key_of):
+                continue
+            if not _first_stage(where, kind, backend, outcome):
+                continue
+            found: dict[str, str] | None = {}
+            if shape_of(key, kind, bug_class, backend) is Shape.SWITCH:
+                found = _switches_for(inner, outcome)
+                if found is None:
+                    continue
+            static = outcome(where, dynamic=False)
+            if kind in contract.ERROR_KINDS and lookup.missed(bug_class) and where not in named:
+                named[where] = lookup.probe_lookup(probe, where)
+            culprit = Culprit(stage=where, kind=kind, switches=found,
+                              dynamic_only={Outcome.GONE: True, Outcome.STAYS: False}.get(static),
+                              oracle_calls=probe.calls, seconds=probe.seconds,
+                              torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()))
+            if key_of(culprit) == key:
+                return culprit
+    except BudgetSpent:
+        return None
+    return None
+
+
+def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str]) -> bool:
+    """Whether some answer of the probes could make ``key``, a key that names ``where``
+    alone: there, only static shapes (and a failed lookup's locals, not guessed here)
+    are asked, so a key that none of their answers makes (a wrong value keyed by what
+    its 1-minimal program does, which the finding's program does more of) is passed
+    over without a compile."""
+    if _blame(key, bug_class)[1] or lookup.missed(bug_class):
+        return True  # a switch's key reads the probes' answers throughout
+    return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes)) == key for shapes in (True, False))
+
+
+def _first_stage(where: str, kind: str, backend: str, outcome: Callable[..., Outcome]) -> bool:
+    """Whether ``where`` is the first stage that shows the bug (as ``stage.walk`` says):
+    no stage before it does, and it does (on the finding's own backend, known: the case
+    was judged so already)."""
+    walked = stage.stages_for(kind, backend)
+    for name in walked[:walked.index(where)]:
+        if outcome(name) is Outcome.STAYS:
+            return False
+    return where == backend or outcome(where) is Outcome.STAYS
+
+
+def _switches_for(blamed: str, outcome: Callable[..., Outcome]) -> dict[str, str] | None:
+    """The switches' outcomes that make ``blamed`` the blame, or None as soon as one
+    says otherwise: ``blamed`` thrown removes the bug, no switch after it does, and
+    each rewriting switch before it is asked (the key names those that remove it)."""
+    order = [s.name for s in switches.available()]
+    if blamed not in order:
+        return None
+    at = order.index(blamed)
+    found = {blamed: outcome(INDUCTOR, blamed).value}
+    if found[blamed] != Outcome.GONE.value:
+        return None
+    for name in order[at + 1:]:
+        found[name] = outcome(INDUCTOR, name).value
+        if found[name] == Outcome.GONE.value:
+            return None  # a later switch removes it: the blame is that one
+    for name in order[:at]:
+        if switches.BY_NAME[name].role is switches.Role.REWRITES:
+            found[name] = outcome(INDUCTOR, name).value
+    return found
