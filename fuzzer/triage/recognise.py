@@ -53,11 +53,12 @@ from collections.abc import Callable, Iterable
 import torch
 
 from fuzzer.judge import contract
+from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage import bisect, lookup, rules, stage, switches
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import family
-from fuzzer.triage.probe import BudgetSpent, Outcome, Probe, TriageBudget
+from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: the stage whose switches a checked key blames
 INDUCTOR = "inductor"
@@ -103,7 +104,7 @@ def checkable(kind: str, bug_class: str, backend: str, keys: Iterable[str],
 
 
 def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable[str],
-              key_of: Callable[[Culprit], str], budget: TriageBudget = TriageBudget(),
+              key_of: Callable[[Culprit], str], budget: OracleBudget = TRIAGE.budget,
               backend: str = INDUCTOR, shapes: Iterable[Shape] = tuple(Shape)) -> Culprit | None:
     """The culprit whose key is one of ``keys`` (those of ``shapes``), checked on
     ``case`` (None: none is, or the probes could not say; the finding then goes its
