@@ -349,7 +349,7 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
     from helpers import case, prog
 
     from fuzzer.campaign.config import Budget, Config
-    from fuzzer.campaign.session import Session
+    from fuzzer.campaign.session import Finished, Session
     from fuzzer.campaign.state import CampaignFolder
     from fuzzer.corpus.entry import Entry
     from fuzzer.judge import contract
@@ -368,9 +368,9 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
                       folder=folder)
     told = []
     session.director.observe = lambda index, outcome: told.append((outcome.new_bugs, outcome.known))
-    session.finished(0, "finding", [entry(1), entry(2)])   # a new bug, twice in its program
-    session.finished(1, "finding", [entry(3)])             # another example of it: known
-    session.finished(2, "finding", [entry(1)])             # a repeat of a signature: known
+    session.finished(Finished(0, "finding", (entry(1), entry(2))))   # a new bug, twice in its program
+    session.finished(Finished(1, "finding", (entry(3),)))            # another example of it: known
+    session.finished(Finished(2, "finding", (entry(1),)))            # a repeat of a signature: known
     assert told == [(1, 0), (0, 1), (0, 1)]
     # each program's line names the bug of each finding and what became of it
     bug = folder.program_lines()[0]["bugs"][0][0]

@@ -14,6 +14,7 @@ import time
 from fuzzer.campaign import worker
 from fuzzer.campaign.config import Config
 from fuzzer.campaign.entries import case_of
+from fuzzer.campaign.messages import Message, Report, Run, received
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import STOP_GRACE_S, stop_child
 from fuzzer.isolation.said import Said
@@ -65,7 +66,7 @@ class WorkerHandle:
         #: the program's case as feedback made it (JSON; None: drawn from ``pseed``)
         self.case: dict | None = None
         #: the program's trial, reported before its findings are shrunk (unshrunk entries)
-        self.tried: worker.Report | None = None
+        self.tried: Report | None = None
         #: the shrink candidate the worker announced last (a case, as JSON)
         self.candidate: dict | None = None
         #: the worker is triaging its shrunk findings (``tried`` holds them)
@@ -80,11 +81,15 @@ class WorkerHandle:
         self.index, self.pseed = recipe.index, recipe.seed
         self.case = None if recipe.case is None else recipe.case.to_json()
         self.limit(limits, ends_at)
-        self.send(("run", recipe.index, recipe.seed, None if ends_at is None else ends_at - time.monotonic(),
-                   full or {}, self.case))
+        self.send(Run(recipe.index, recipe.seed, None if ends_at is None else ends_at - time.monotonic(),
+                      full or {}, self.case))
 
-    def send(self, message: tuple) -> None:
+    def send(self, message: Run) -> None:
         self.conn.send(message)
+
+    def receive(self) -> Message:
+        """The worker's next message (raises ``EOFError`` or ``OSError`` if it is gone)."""
+        return received(self.conn.recv())
 
     def limit(self, limits: PoolLimits, ends_at: float | None, extra: float = 0.0) -> None:
         """Start a program time limit (a program's, or a shrink candidate's, plus ``extra``:
@@ -154,7 +159,7 @@ def stop_all(workers: list[WorkerHandle]) -> None:
             w.process.kill()
             continue
         try:
-            w.conn.send(("stop",))
+            w.conn.send(child.STOP)
         except OSError:
             w.process.kill()
     until = time.monotonic() + END_STOP_S

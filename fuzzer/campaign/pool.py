@@ -54,7 +54,8 @@ from multiprocessing.connection import wait
 from fuzzer.campaign.handle import Processes, WorkerHandle, stop_all
 from fuzzer.campaign.casualties import CasualtyShrinker
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import Session
+from fuzzer.campaign.messages import Candidate, Done, Ready, Report, Tried, Triaging
+from fuzzer.campaign.session import Finished, Session
 from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
@@ -122,202 +123,266 @@ def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] |
 
 def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log, progress, launcher) -> Stats:
     session = Session(config, budget, shard, folder, resume, log, progress)
-    ends_at = session.ends_at()
-    shrinker = CasualtyShrinker(config, limits, session.log, session.seconds_left) if config.shrink else None
     log_path = str(folder.torch_log) if folder is not None else None
     launcher = launcher or Processes(config, limits, jobs, devices, log_path=log_path)
-    stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
-    started = itertools.count()
+    return Pool(session, config, limits, launcher).run()
 
-    def start(slot: int) -> WorkerHandle:
-        return launcher.start(slot, os.path.join(stack_dir, f"worker-{next(started)}.stack"))
 
-    workers = [start(i) for i in range(len(launcher.slots))]
-    replaced = 0
-    #: casualty title -> the entry that stands for it (see ``_title``)
-    titles: dict[tuple[str, str, str], str] = {}
+def _entries(report: Report) -> tuple[Entry, ...]:
+    return tuple(Entry.from_json(e) for e in report.entries)
 
-    def replace(w: WorkerHandle) -> WorkerHandle:
-        nonlocal replaced
-        replaced += 1
+
+def _as_tried(index: int, tried: Report | None, more: tuple[Entry, ...] = (),
+              errors: tuple[InternalError, ...] = (), untried: str = INTERNAL_ERROR) -> Finished:
+    """Program ``index`` cut short, as its trial reported it (``tried``; None: it had
+    not, and its status is ``untried``), with ``more`` entries: its findings unshrunk
+    (or untriaged), and none of what it reached or its signal."""
+    if tried is None:
+        return Finished(index, untried, more, errors=errors)
+    return Finished(index, tried.status, _entries(tried) + more, tried.recompiles, tried.untested, errors)
+
+
+class Pool:
+    """One campaign's pool at work: its workers and what it knows of them, one
+    handler per message a worker sends (``fuzzer.campaign.messages``), one per way a
+    worker is lost, and :meth:`finish`, where every program's end goes to the session."""
+
+    def __init__(self, session: Session, config: Config, limits: PoolLimits, launcher):
+        self.session, self.config, self.limits, self.launcher = session, config, limits, launcher
+        self.ends_at = session.ends_at()
+        self.shrinker = (CasualtyShrinker(config, limits, session.log, session.seconds_left)
+                         if config.shrink else None)
+        self.stack_dir = tempfile.mkdtemp(prefix="dcefuzz-stacks-")
+        self.started = itertools.count()
+        self.workers = [self.start(i) for i in range(len(launcher.slots))]
+        self.replaced = 0
+        self.failed_starts = 0
+        #: casualty title -> the entry that stands for it (see ``_title``)
+        self.titles: dict[tuple[str, str, str], str] = {}
+        self.handlers = {Ready: self.on_ready, Tried: self.on_tried, Triaging: self.on_triaging,
+                         Candidate: self.on_candidate, Done: self.on_done}
+
+    def run(self) -> Stats:
+        interrupted = False
+        try:
+            while self.step():
+                pass
+        except KeyboardInterrupt:
+            interrupted = True
+            self.session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
+        finally:
+            self.close(interrupted)
+        return self.session.stats
+
+    def step(self) -> bool:
+        """One round: hand out programs, take in messages, watch the workers (False: the campaign is over)."""
+        session = self.session
+        if session.out_of_time():
+            self.stop_at_deadline()
+            return False
+        if not self.busy() and session.spent():
+            return False
+        self.assign()
+        self.receive()
+        for w in self.workers:
+            w.pump()  # their stderr, to the log as it comes
+        if session.out_of_time():
+            return True  # a deadline cut to the campaign's end is no program's timeout
+        self.watch()
+        if self.shrinker is not None:
+            self.adopt()
+        session.tick(f", {self.launcher.status(self.workers)}, {self.replaced} replaced", self.details)
+        return True
+
+    def close(self, interrupted: bool) -> None:
+        stop_all(self.workers)
+        if self.shrinker is not None:
+            # the shrink in progress may finish, but not past the deadline
+            try:
+                self.shrinker.finish(time.monotonic() if interrupted else self.ends_at)
+            except KeyboardInterrupt:
+                self.shrinker.finish(time.monotonic())
+            self.adopt()
+        shutil.rmtree(self.stack_dir, ignore_errors=True)
+        self.session.checkpoint(self.details())
+        self.launcher.close()
+
+    # -- the workers
+
+    def start(self, slot: int) -> WorkerHandle:
+        return self.launcher.start(slot, os.path.join(self.stack_dir, f"worker-{next(self.started)}.stack"))
+
+    def replace(self, w: WorkerHandle) -> WorkerHandle:
+        self.replaced += 1
         w.forget_stack()
-        fresh = start(w.slot)
-        workers[workers.index(w)] = fresh
+        fresh = self.start(w.slot)
+        self.workers[self.workers.index(w)] = fresh
         return fresh
 
-    failed_starts = 0
-    interrupted = False
+    def busy(self) -> int:
+        return sum(1 for w in self.workers if w.index is not None)
 
-    def adopt() -> None:
-        for old, new in shrinker.adopt(session):
-            for title, path in titles.items():
-                if path == old:
-                    titles[title] = new
+    def assign(self) -> None:
+        for w in self.workers:
+            if w.ready and w.index is None and not self.session.spent(in_flight=self.busy()):
+                w.assign(self.session.next_program(), self.limits, self.ends_at, self.session.full())
 
-    def details() -> dict:
+    def receive(self) -> None:
+        """Handle what the workers said before the poll ran out; a closed pipe is a death."""
+        conns = {w.conn: w for w in self.workers}
+        left = self.session.seconds_left()
+        poll = self.limits.poll_seconds if left is None else max(0.0, min(self.limits.poll_seconds, left))
+        for conn in wait(list(conns), timeout=poll):
+            w = conns[conn]
+            try:
+                message = w.receive()
+            except (EOFError, OSError):
+                w.process.join(5)
+                self.casualty(w, CRASH, died_detail(w.process.exitcode, w.words()))
+                continue
+            self.handlers[type(message)](w, message)
+
+    def watch(self) -> None:
+        """Kill the workers past their time or over the memory cap (a dead worker's pipe
+        reads as closed, so deaths are handled in ``receive``)."""
+        now = time.monotonic()
+        for w in list(self.workers):
+            if now > w.deadline and (w.index is not None or not w.ready):
+                detail = (timeout_detail(self.limits.program_seconds) if w.ready
+                          else f"start exceeded {self.limits.start_seconds:.0f}s")
+                self.casualty(w, TIMEOUT, detail, alive=True)
+            elif rss_kb(w.process.pid) > self.limits.memory_mb * 1024:
+                self.casualty(w, CRASH, memory_detail(self.limits.memory_mb), alive=True)
+
+    def details(self) -> dict:
         """The pool's part of each stats line."""
-        return {"workers_alive": sum(1 for w in workers if w.process.is_alive()),
-                "workers_replaced": replaced,
-                "worker_rss_mb": [round(w.rss_kb / 1024) for w in workers]}
+        return {"workers_alive": sum(1 for w in self.workers if w.process.is_alive()),
+                "workers_replaced": self.replaced,
+                "worker_rss_mb": [round(w.rss_kb / 1024) for w in self.workers]}
 
-    def casualty(w: WorkerHandle, kind: str, detail: str, alive: bool = False) -> None:
+    # -- what a worker says
+
+    def on_ready(self, w: WorkerHandle, message: Ready) -> None:
+        w.ready = True
+
+    def on_tried(self, w: WorkerHandle, message: Tried) -> None:
+        w.tried = message.report
+        w.limit(self.limits, self.ends_at)
+
+    def on_triaging(self, w: WorkerHandle, message: Triaging) -> None:
+        w.tried, w.candidate, w.triaging = message.report, None, True
+        w.limit(self.limits, self.ends_at, extra=self.config.triage_budget.seconds)
+
+    def on_candidate(self, w: WorkerHandle, message: Candidate) -> None:
+        # each candidate is a program run of its own, with its own time limit
+        w.candidate = message.case
+        w.limit(self.limits, self.ends_at)
+
+    def on_done(self, w: WorkerHandle, message: Done) -> None:
+        """The program is over; the worker is recycled after a number of programs or
+        when its memory has grown past a factor of what it used once warm."""
+        report, limits = message.report, self.limits
+        self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, report.untested,
+                                tuple(report.internal_errors()), report.reached, tuple(report.signal)))
+        w.programs += 1
+        w.rss_kb = report.rss_kb
+        if w.programs == limits.recycle_baseline_programs:
+            w.base_rss_kb = report.rss_kb
+        grown = w.base_rss_kb and report.rss_kb > limits.recycle_growth * w.base_rss_kb
+        if w.programs >= limits.recycle_after or grown:
+            w.stop()
+            self.replace(w)
+
+    def finish(self, w: WorkerHandle, program: Finished) -> list[str | None]:
+        """The one way a program's end goes to the session; the worker holds it no more."""
+        paths = self.session.finished(program)
+        w.release()
+        return paths
+
+    # -- how a worker is lost
+
+    def casualty(self, w: WorkerHandle, kind: str, detail: str, alive: bool = False) -> None:
         """The worker is gone (or, ``alive``, about to be killed); what it was running (its
         program, or the shrink candidate it announced) becomes a finding, or a hit of the
         entry with the same title, beside the findings it had reported; start another."""
-        nonlocal failed_starts
         frames = w.stack(ask=alive) if w.index is not None else []
         w.kill()
-        if kind == CRASH and w.index is not None and (w.process.exitcode or 0) > 0:
-            # an exit status, not a signal or the memory cap: an exception of dcefuzz's own
-            # code reached the top of the worker; ours, never a finding
-            t = w.tried
-            error = InternalError(WORKER, "WorkerExit", f"the worker ended: {detail}", "\n".join(frames))
-            session.finished(w.index, t.status if t else INTERNAL_ERROR,
-                             [Entry.from_json(e) for e in t.entries] if t else [],
-                             t.recompiles if t else 0, t.untested if t else None, [error])
-            w.release()
-            replace(w)
-            return
-        if w.index is not None and w.triaging:
-            # a probe under a switch or the bisector, not the program as compiled, died
-            t = w.tried
-            session.finished(w.index, t.status, [Entry.from_json(e) for e in t.entries],
-                             t.recompiles, t.untested)
-            session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} while triaging "
-                        f"({detail}); its findings saved untriaged")
-            w.release()
-        elif w.index is not None:
-            # a worker that was shrinking had finished its trial: the program counts as
-            # tried, with its findings unshrunk, and the death as one more finding
-            tried = w.tried
-            entries = [Entry.from_json(e) for e in tried.entries] if tried else []
-            status, recompiles, untested = ((tried.status, tried.recompiles, tried.untested) if tried
-                                            else (kind, 0, None))
-            on = "a shrink candidate" if w.candidate is not None else "its program"
-            title = _title(kind, detail, frames)
-            known = titles.get(title) if title else None
-            if known and os.path.exists(known):
-                hit = store.load(known)
-                hit.hits = 1
-                session.finished(w.index, status, entries + [hit], recompiles, untested)
-                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: {kind} on {on} at "
-                            f"{stacks.innermost(frames)}, a hit of {known}")
-            else:
-                entry = _process_entry(kind, detail, w.running(), w.pseed, config, frames, threads=limits.threads,
-                                       candidate=w.candidate is not None)
-                path = session.finished(w.index, status, entries + [entry], recompiles, untested)[-1]
-                if title and path is not None:
-                    titles[title] = path
-                if shrinker is not None and path is not None and not shrinker.submit(entry, path):
-                    session.log(f"{kind} {entry.id} saved unshrunk: {limits.casualty_queue} already wait")
-            w.release()
-        elif not w.ready:
-            failed_starts += 1
-            session.log(f"worker {w.slot} failed to start ({detail})")
-            if failed_starts > limits.max_failed_starts:
-                raise WorkerStartError(f"{failed_starts} workers failed to start; last: {detail}")
-        replace(w)
+        if w.index is None:
+            if not w.ready:
+                self.failed_start(w, detail)
+        elif kind == CRASH and (w.process.exitcode or 0) > 0:
+            self.worker_exit(w, detail, frames)
+        elif w.triaging:
+            self.triage_death(w, kind, detail)
+        else:
+            self.program_death(w, kind, detail, frames)
+        self.replace(w)
 
-    def stop_at_deadline() -> None:
+    def failed_start(self, w: WorkerHandle, detail: str) -> None:
+        self.failed_starts += 1
+        self.session.log(f"worker {w.slot} failed to start ({detail})")
+        if self.failed_starts > self.limits.max_failed_starts:
+            raise WorkerStartError(f"{self.failed_starts} workers failed to start; last: {detail}")
+
+    def worker_exit(self, w: WorkerHandle, detail: str, frames: list[str]) -> None:
+        """An exit status, not a signal or the memory cap: an exception of dcefuzz's own
+        code reached the top of the worker; ours, never a finding."""
+        error = InternalError(WORKER, "WorkerExit", f"the worker ended: {detail}", "\n".join(frames))
+        self.finish(w, _as_tried(w.index, w.tried, errors=(error,)))
+
+    def triage_death(self, w: WorkerHandle, kind: str, detail: str) -> None:
+        """A probe under a switch or the bisector, not the program as compiled, died."""
+        index = w.index
+        self.finish(w, _as_tried(index, w.tried))
+        self.session.log(f"[{self.session.elapsed():6.0f}s] program {index}: {kind} while triaging "
+                         f"({detail}); its findings saved untriaged")
+
+    def program_death(self, w: WorkerHandle, kind: str, detail: str, frames: list[str]) -> None:
+        """The worker died in its program's trial, or shrinking its findings (the program
+        then counts as tried, with its findings unshrunk): the death is one more finding."""
+        session, index = self.session, w.index
+        on = "a shrink candidate" if w.candidate is not None else "its program"
+        title = _title(kind, detail, frames)
+        known = self.titles.get(title) if title else None
+        if known and os.path.exists(known):
+            hit = store.load(known)
+            hit.hits = 1
+            self.finish(w, _as_tried(index, w.tried, (hit,), untried=kind))
+            session.log(f"[{session.elapsed():6.0f}s] program {index}: {kind} on {on} at "
+                        f"{stacks.innermost(frames)}, a hit of {known}")
+            return
+        entry = _process_entry(kind, detail, w.running(), w.pseed, self.config, frames,
+                               threads=self.limits.threads, candidate=w.candidate is not None)
+        path = self.finish(w, _as_tried(index, w.tried, (entry,), untried=kind))[-1]
+        if title and path is not None:
+            self.titles[title] = path
+        if self.shrinker is not None and path is not None and not self.shrinker.submit(entry, path):
+            session.log(f"{kind} {entry.id} saved unshrunk: {self.limits.casualty_queue} already wait")
+
+    def stop_at_deadline(self) -> None:
         """Kill the workers still holding a program: a program still in its trial is
         not counted (a resumed campaign runs it again); one whose findings were being
         shrunk counts, with its findings as the trial confirmed them."""
-        for w in workers:
+        session = self.session
+        for w in self.workers:
             if w.index is None:
                 continue
+            index = w.index
             w.kill()
             if w.tried is None:
                 session.stats.stopped += 1
+                w.release()
             else:
-                t = w.tried
-                session.finished(w.index, t.status, [Entry.from_json(e) for e in t.entries],
-                                 t.recompiles, t.untested)
-                session.log(f"[{session.elapsed():6.0f}s] program {w.index}: shrinking cut short by "
+                self.finish(w, _as_tried(index, w.tried))
+                session.log(f"[{session.elapsed():6.0f}s] program {index}: shrinking cut short by "
                             "the deadline, its findings saved unshrunk")
-            w.release()
         if session.stats.stopped:
             session.log(f"[{session.elapsed():6.0f}s] time is up: {session.stats.stopped} programs "
                         "stopped unfinished (--resume runs them again)")
 
-    try:
-        while True:
-            if session.out_of_time():
-                stop_at_deadline()
-                break
-            busy = [w for w in workers if w.index is not None]
-            stopping = session.spent(in_flight=len(busy))
-            if stopping and not busy:
-                break
-            for w in workers:
-                if w.ready and w.index is None and not session.spent(
-                        in_flight=sum(1 for x in workers if x.index is not None)):
-                    w.assign(session.next_program(), limits, ends_at, session.full())
-            conns = {w.conn: w for w in workers}
-            left = session.seconds_left()
-            poll = limits.poll_seconds if left is None else max(0.0, min(limits.poll_seconds, left))
-            for conn in wait(list(conns), timeout=poll):
-                w = conns[conn]
-                try:
-                    message = conn.recv()
-                except (EOFError, OSError):
-                    w.process.join(5)
-                    casualty(w, CRASH, died_detail(w.process.exitcode, w.words()))
-                    continue
-                if message[0] == "ready":
-                    w.ready = True
-                elif message[0] == "tried":
-                    w.tried = message[2]
-                    w.limit(limits, ends_at)
-                elif message[0] == "triaging":
-                    w.tried, w.candidate, w.triaging = message[2], None, True
-                    w.limit(limits, ends_at, extra=config.triage_budget.seconds)
-                elif message[0] == "candidate":
-                    # each candidate is a program run of its own, with its own time limit
-                    w.candidate = message[2]
-                    w.limit(limits, ends_at)
-                elif message[0] == "done":
-                    _, index, report = message
-                    entries = [Entry.from_json(e) for e in report.entries]
-                    session.finished(index, report.status, entries, report.recompiles, report.untested,
-                                     report.internal_errors(), report.reached, tuple(report.signal))
-                    w.release()
-                    w.programs += 1
-                    w.rss_kb = report.rss_kb
-                    if w.programs == limits.recycle_baseline_programs:
-                        w.base_rss_kb = report.rss_kb
-                    grown = w.base_rss_kb and report.rss_kb > limits.recycle_growth * w.base_rss_kb
-                    if w.programs >= limits.recycle_after or grown:
-                        w.stop()
-                        replace(w)
-            for w in workers:
-                w.pump()  # their stderr, to the log as it comes
-            now = time.monotonic()
-            if session.out_of_time():
-                continue  # a deadline cut to the campaign's end is no program's timeout
-            # a dead worker's pipe reads as closed, so deaths are handled above
-            for w in list(workers):
-                if now > w.deadline and (w.index is not None or not w.ready):
-                    detail = (timeout_detail(limits.program_seconds) if w.ready
-                              else f"start exceeded {limits.start_seconds:.0f}s")
-                    casualty(w, TIMEOUT, detail, alive=True)
-                elif rss_kb(w.process.pid) > limits.memory_mb * 1024:
-                    casualty(w, CRASH, memory_detail(limits.memory_mb), alive=True)
-            if shrinker is not None:
-                adopt()
-            session.tick(f", {launcher.status(workers)}, {replaced} replaced", details)
-    except KeyboardInterrupt:
-        interrupted = True
-        session.log("interrupted: stopping workers; unfinished programs stay unrun in the state")
-    finally:
-        stop_all(workers)
-        if shrinker is not None:
-            # the shrink in progress may finish, but not past the deadline
-            try:
-                shrinker.finish(time.monotonic() if interrupted else ends_at)
-            except KeyboardInterrupt:
-                shrinker.finish(time.monotonic())
-            adopt()
-        shutil.rmtree(stack_dir, ignore_errors=True)
-        session.checkpoint(details())
-        launcher.close()
-    return session.stats
+    def adopt(self) -> None:
+        """Take in the casualties the shrinker has reduced; a title follows its entry."""
+        for old, new in self.shrinker.adopt(self.session):
+            for title, path in self.titles.items():
+                if path == old:
+                    self.titles[title] = new

@@ -37,7 +37,7 @@ from collections import Counter
 
 from fuzzer.campaign import handle, worker
 from fuzzer.campaign.config import Config
-from fuzzer.isolation import stacks
+from fuzzer.isolation import child, stacks
 from fuzzer.limits import PoolLimits
 
 #: how to install what ``--ray`` needs
@@ -126,7 +126,7 @@ class Host:
                 self.outbox.put((RAISED, 1))
                 return
 
-    def run(self, message: tuple) -> None:
+    def run(self, message) -> None:
         self.inbox.put(message)
 
     def drain(self, wait: float) -> list:
@@ -201,7 +201,7 @@ class ActorWorker(handle.WorkerHandle):
         self._running = None
         threading.Thread(target=self._relay, name=f"dcefuzz-relay-{slot}", daemon=True).start()
 
-    def send(self, message: tuple) -> None:
+    def send(self, message) -> None:
         """A program goes to the actor at once (not through the relay's next look at
         the pipe); the relay watches the call for the actor's death."""
         self._running = self.process.actor.run.remote(message)
@@ -221,18 +221,20 @@ class ActorWorker(handle.WorkerHandle):
             while self.process.is_alive():
                 while self._relay_end.poll():
                     message = self._relay_end.recv()
-                    if message[0] == "stop":
+                    if message == child.STOP:
                         self.process.kill()
                         return
                     self.send(message)
                 done, _ = ray.wait([drain], timeout=self.limits.ray_poll_seconds)
                 if done:
                     for message in ray.get(drain):
-                        if message[0] == RAISED:
+                        # the host's own words are tuples; the worker's, records passed on as they are
+                        said = message[0] if isinstance(message, tuple) else None
+                        if said == RAISED:
                             self.process.exitcode = message[1]
                             self.process.kill()
                             return
-                        if message[0] == "ready":
+                        if said == "ready":
                             _, pid, node = message
                             self.process.node = node
                             self.process.pid = pid if node == self._here else -1

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
@@ -23,13 +24,35 @@ from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.entry import BadEntry, Entry
-from fuzzer.corpus.examples import Examples, Kept
+from fuzzer.corpus.examples import Examples, Kept, Saved
 from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import program_seed
+
+
+#: what became of a finding when it is a new entry of the corpus
+FRESH = (Kept.NEW, Kept.REPLACED)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A program over, as the campaign takes it (``Session.finished``)."""
+
+    index: int
+    status: str
+    entries: tuple[Entry, ...] = ()
+    recompiles: int = 0
+    #: the first reason an untested program was not wholly compiled
+    untested: str | None = None
+    #: dcefuzz's own errors met on the way (``fuzzer.internal``)
+    errors: tuple[InternalError, ...] = ()
+    #: what the program reached (``trial.reached``)
+    reached: Mapping[str, object] = field(default_factory=dict)
+    #: what the compiler did with it (``fuzzer.judge.signal``), which the director learns from
+    signal: tuple[str, ...] = ()
 
 
 class Session:
@@ -142,80 +165,92 @@ class Session:
         on = "" if index is None else f"program {index}: "
         self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}")
 
-    def finished(self, index: int, status: str, entries: list[Entry],
-                 recompiles: int = 0, untested: str | None = None,
-                 errors: list[InternalError] = (), reached: dict | None = None,
-                 signal: tuple[str, ...] = ()) -> list[str | None]:
-        """Count a finished program and save its entries (dedup by signature).
+    def finished(self, program: Finished) -> list[str | None]:
+        """Take a finished program, the one way a program's end reaches the campaign:
+        count it, save its entries (dedup by signature), log it, teach the director
+        what it gave, and move the watermark past it.
 
-        ``untested`` is the first reason an untested program was not wholly compiled;
-        ``errors`` are dcefuzz's own errors met on the way (``fuzzer.internal``),
-        ``reached`` what the program reached (``trial.reached``), ``signal`` what the
-        compiler did with it (``fuzzer.judge.signal``), which the director learns from.
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
-        for error in errors:
-            self.internal_error(index, error)
-        self.stats.reached.update(reached or {})
-        self.stats.count(status)
-        self.stats.recompiles += recompiles
-        if untested is not None:
-            self.stats.untested[untested] += 1
-        self.done.add(index)
-        paths: list[str | None] = []
+        self._count(program)
+        saved = [self._save(program.index, entry) for entry in program.entries]
+        self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
+        compiles = compiles_of(program.recompiles, program.entries)
+        self._log_program(program.index, program.status, [[s.bug, s.kept.value] for s in saved],
+                          len(program.signal), compiles)
+        self._teach(program, saved, compiles)
+        self._move_watermark(program.index)
+        return [str(s.path) if s.kept in FRESH else None for s in saved]
+
+    def _count(self, program: Finished) -> None:
+        """Count the program: its status, its compiles, why it went untested, what it
+        reached, and dcefuzz's own errors met on it."""
+        for error in program.errors:
+            self.internal_error(program.index, error)
+        self.stats.reached.update(program.reached)
+        self.stats.count(program.status)
+        self.stats.recompiles += program.recompiles
+        if program.untested is not None:
+            self.stats.untested[program.untested] += 1
+
+    def _save(self, index: int, entry: Entry) -> Saved:
+        """Save one finding of program ``index`` (``Examples.save``: one entry per
+        signature, a few per bug) and count what became of it."""
+        stats = self.stats
+        stats.findings[entry.kind] += 1
+        stats.first.setdefault(entry.kind, (index, self.elapsed()))
+        saved = self.examples.save(entry)
+        stats.signatures.add(entry.id)
+        if saved.bug not in stats.bugs:
+            stats.bug_first[saved.bug] = self.elapsed()
+            if self.folder is not None:
+                self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry), entry.kind, saved.new_bug)
+        stats.bugs.add(saved.bug)
+        if saved.new_bug:
+            stats.new_bugs.add(saved.bug)
+        if saved.removed is not None and str(saved.removed) in stats.saved:
+            stats.saved.remove(str(saved.removed))
+        if saved.kept in FRESH:
+            stats.saved.append(str(saved.path))
+            self.log(f"[{self.elapsed():6.0f}s] program {index}: "
+                     + ("new bug " if saved.new_bug else "") + f"{saved.bug}, {saved.kept.value} "
+                     f"{entry.kind} ({entry.statements} statements) -> {saved.path}")
+        elif saved.kept is Kept.COUNTED:
+            stats.counted += 1
+            stats.key_only += bool(entry.culprit and entry.culprit.key_only)
+        else:
+            stats.repeats += 1
+        stats.last_entry = entry
+        return saved
+
+    def _teach(self, program: Finished, saved: list[Saved], compiles: int) -> None:
+        """Tell a feedback campaign's director what the program gave, as it was saved."""
+        if self.director is None:
+            return
         new_bugs = known = 0
         found_here: set[str] = set()  # bugs new with this program
-        bugs_hit: list[list] = []
-        examples = []  # each finding's bug and its entry's program, for the director
-        for entry in entries:
-            self.stats.findings[entry.kind] += 1
-            self.stats.first.setdefault(entry.kind, (index, self.elapsed()))
-            saved = self.examples.save(entry)
-            path, new = saved.path, saved.kept in (Kept.NEW, Kept.REPLACED)
-            self.stats.signatures.add(entry.id)
-            if saved.bug not in self.stats.bugs:
-                self.stats.bug_first[saved.bug] = self.elapsed()
-                if self.folder is not None:
-                    self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry), entry.kind, saved.new_bug)
-            self.stats.bugs.add(saved.bug)
-            if saved.new_bug:
-                self.stats.new_bugs.add(saved.bug)
-                found_here.add(saved.bug)
+        for s in saved:
+            if s.new_bug:
+                found_here.add(s.bug)
                 new_bugs += 1
             # any finding of a bug found before this program is one to steer away from:
             # another example costs a full shrink and shows nothing new, a counted one
             # its classification
-            known += saved.bug not in found_here
-            bugs_hit.append([saved.bug, saved.kept.value])
-            examples.append((saved.bug, entry.case.program, saved.new_bug))
-            if saved.removed is not None and str(saved.removed) in self.stats.saved:
-                self.stats.saved.remove(str(saved.removed))
-            if new:
-                self.stats.saved.append(str(path))
-                self.log(f"[{self.elapsed():6.0f}s] program {index}: "
-                         + ("new bug " if saved.new_bug else "") + f"{saved.bug}, {saved.kept.value} "
-                         f"{entry.kind} ({entry.statements} statements) -> {path}")
-            elif saved.kept is Kept.COUNTED:
-                self.stats.counted += 1
-                self.stats.key_only += bool(entry.culprit and entry.culprit.key_only)
-            else:
-                self.stats.repeats += 1
-            paths.append(str(path) if new else None)
-            self.stats.last_entry = entry
-        self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
-        compiles = compiles_of(recompiles, entries)
-        self._log_program(index, status, bugs_hit, len(signal), compiles)
-        if self.director is not None:
-            self.director.observe(index, Outcome(status, tuple(signal), tuple(e.kind for e in entries),
-                                                 new_bugs, known, tuple(examples), compiles))
-        # the watermark: every index of this shard below it is done
+            known += s.bug not in found_here
+        examples = tuple((s.bug, e.case.program, s.new_bug) for s, e in zip(saved, program.entries))
+        self.director.observe(program.index, Outcome(program.status, tuple(program.signal),
+                                                     tuple(e.kind for e in program.entries),
+                                                     new_bugs, known, examples, compiles))
+
+    def _move_watermark(self, index: int) -> None:
+        """Mark program ``index`` done; the watermark: every index of this shard below it is done."""
+        self.done.add(index)
         mark = self.stats.next_index
         while mark in self.done:
             self.done.discard(mark)
             mark += self.shard.count
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
-        return paths
 
     def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int) -> None:
         """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
@@ -334,7 +369,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                 try:
                     result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
-                    session.finished(index, INTERNAL_ERROR, [], errors=[InternalError.of(TRIAL_STAGE, exc)])
+                    session.finished(Finished(index, INTERNAL_ERROR, errors=(InternalError.of(TRIAL_STAGE, exc),)))
                     session.tick()
                     continue
                 entries, errors = [], []
@@ -348,8 +383,9 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                                                 errors=errors))
                 # another bug the program holds, which a found one masks
                 entries += masked_entries(entries, pseed, config, session.full(), session.seconds_left, errors)
-                session.finished(index, result.status, entries, result.recompiles,
-                                 result.untested_reason, errors, result.reached, result.signal)
+                session.finished(Finished(index, result.status, tuple(entries), result.recompiles,
+                                          result.untested_reason, tuple(errors), result.reached,
+                                          tuple(result.signal)))
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

@@ -6,18 +6,18 @@ worker generates, runs, judges, confirms and shrinks, and sends back finished co
 entries.  It never writes the corpus itself: the parent deduplicates and saves, so a
 worker that dies mid-program loses nothing that was already reported.
 
-Messages, on top of the child protocol's "ready" and "stop":
+Messages (``fuzzer.campaign.messages``), on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   ("run", index, program_seed, seconds_left, full, case)
-    worker -> parent   ("tried", index, Report)      the trial's findings, unshrunk
-                       ("candidate", index, case)    a shrink candidate it is about to run (JSON)
-                       ("triaging", index, Report)   the program's entries, shrunk, before triage
-                       ("done", index, Report)       the program's entries, shrunk and triaged
+    parent -> worker   Run(index, seed, seconds_left, full, case)
+    worker -> parent   Tried(index, Report)      the trial's findings, unshrunk
+                       Candidate(index, case)    a shrink candidate it is about to run (JSON)
+                       Triaging(index, Report)   the program's entries, shrunk, before triage
+                       Done(index, Report)       the program's entries, shrunk and triaged
 
 A worker that has findings to shrink first reports them as the trial confirmed them
-("tried"), then announces each candidate before the shrinker's oracle runs it.  A
+(``Tried``), then announces each candidate before the shrinker's oracle runs it.  A
 candidate may be what kills or hangs the worker: the parent then saves the findings
-from "tried" and blames the death on the candidate, not on the program (which the
+from ``Tried`` and blames the death on the candidate, not on the program (which the
 trial just ran without dying).  Each candidate starts a new program time limit:
 shrinking a finding legitimately takes longer than running a program, and the shrink
 budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
@@ -28,7 +28,7 @@ parent kills a worker still holding a program at the campaign's deadline.
 Triage (``fuzzer.triage``) compiles the shrunk findings again with Inductor's switches
 thrown and torch's bisector at work: configurations the user does not run.  A worker
 that dies there has not found a new bug of the program; the parent saves the shrunk
-entries it reported with "triaging", untriaged, and counts no casualty.
+entries it reported with ``Triaging``, untriaged, and counts no casualty.
 """
 
 from __future__ import annotations
@@ -36,34 +36,9 @@ from __future__ import annotations
 import dataclasses
 import gc
 import time
-from dataclasses import dataclass, field
 
+from fuzzer.campaign.messages import Candidate, Done, Report, Run, Tried, Triaging
 from fuzzer.isolation.process import rss_kb
-
-
-@dataclass
-class Report:
-    """What a worker reports for one program."""
-
-    status: str
-    seconds: float
-    entries: list[dict] = field(default_factory=list)
-    flaky: list[str] = field(default_factory=list)
-    rss_kb: int = 0
-    recompiles: int = 0
-    #: the first reason an untested program was not wholly compiled
-    untested: str | None = None
-    #: dcefuzz's own errors met on the program (``fuzzer.internal``, as JSON)
-    errors: list[dict] = field(default_factory=list)
-    #: what the program reached (``fuzzer.judge.trial.reached``)
-    reached: dict = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.signal``), when feedback asks
-    signal: list[str] = field(default_factory=list)
-
-    def internal_errors(self) -> list:
-        from fuzzer.internal import InternalError
-
-        return [InternalError.from_json(e) for e in self.errors]
 
 
 def freeze_heap() -> None:
@@ -108,16 +83,16 @@ class Worker:
             library.ensure(self.config.ops.imports)
             library.apply(self.config.ops.adjusted)
 
-    def __call__(self, message: tuple, send) -> None:
+    def __call__(self, message: Run, send) -> None:
         from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
 
-        _, index, pseed, seconds_left, full, case = message
-        end = None if seconds_left is None else time.monotonic() + seconds_left
+        index = message.index
+        end = None if message.seconds_left is None else time.monotonic() + message.seconds_left
         try:
-            report = _program(send, index, pseed, self.config, end, full, case)
+            report = _program(send, index, message.seed, self.config, end, message.full, message.case)
         except Exception as exc:  # noqa: BLE001 - our error: reported, never a crash of the program
             report = Report(INTERNAL_ERROR, 0.0, errors=[InternalError.of(WORKER, exc).to_json()], rss_kb=rss_kb())
-        send(("done", index, report))
+        send(Done(index, report))
         self.ran += 1
         if self.ran == self.limits.freeze_after_programs:
             freeze_heap()
@@ -153,11 +128,11 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
                     reached=dict(result.reached), signal=list(result.signal))
     if not ((config.shrink or config.triage) and result.findings):
         return report
-    send(("tried", index, report))
+    send(Tried(index, report))
 
     def judge_with(oracle):
         def judge(case):
-            send(("candidate", index, case.to_json()))
+            send(Candidate(index, case.to_json()))
             return oracle(case)
         return judge
 
@@ -170,7 +145,7 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors)
                for f, done in zip(result.findings, settled) if done is None]
     if config.triage:
-        send(("triaging", index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
+        send(Triaging(index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))
         entries = [triaged(e, config, left(), errors) for e in entries]
     entries += [e for e in settled if e is not None]
     # another bug the program holds, which a found one masks (an aot_eager divergence

@@ -7,7 +7,7 @@ child's real work.  The protocol around it is the same for every child:
 
     child  -> parent   ("ready", pid)            once torch and the handler are loaded
     parent -> child    ("stop",)                 the child returns
-    parent -> child    any other tuple           passed to ``handler(message, send)``
+    parent -> child    any other message         passed to ``handler(message, send)``
     child  -> parent   whatever the handler sends
 
 Before it reports ready the child arms ``faulthandler`` (where it dies or hangs:
@@ -31,6 +31,9 @@ import signal
 import sys
 from typing import Any, Protocol
 
+#: what the parent sends a child to make it return
+STOP = ("stop",)
+
 #: prctl(2) option: the signal the calling process gets when its parent dies
 PR_SET_PDEATHSIG = 1
 
@@ -39,7 +42,7 @@ class Handler(Protocol):
     def load(self) -> None:
         """Import what the work needs, so a child that cannot fails before ready."""
 
-    def __call__(self, message: tuple, send) -> None:
+    def __call__(self, message: Any, send) -> None:
         """Do the work one message asks for, sending what the parent expects."""
 
 
@@ -107,6 +110,6 @@ def serve(conn, handler: Handler, fault: str | None, threads: int,
                 message = conn.recv()
             except EOFError:  # the parent is gone
                 return
-            if message[0] == "stop":
+            if message == STOP:
                 return
             handler(message, conn.send)

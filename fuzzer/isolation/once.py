@@ -45,7 +45,7 @@ def run_once(handler: child.Handler, message: tuple, threads: int | None = None)
         here.recv()  # ("ready", pid)
         here.send(message)
         answer = here.recv()
-        here.send(("stop",))
+        here.send(child.STOP)
     except (EOFError, ConnectionResetError, BrokenPipeError):
         process.join()
         return Died(died_detail(process.exitcode))

@@ -12,6 +12,7 @@ import re
 import resource
 import signal
 
+from fuzzer.isolation import child
 from fuzzer.judge.death import HEAP_CORRUPTION, death_name
 from fuzzer.limits import ISOLATION
 
@@ -64,7 +65,7 @@ def stop_child(process, conn, grace: float) -> None:
     """Ask a child to stop over its pipe; kill it if it has not within ``grace`` s."""
     if process.is_alive():
         try:
-            conn.send(("stop",))
+            conn.send(child.STOP)
         except (OSError, BrokenPipeError):
             pass
         process.join(grace)
