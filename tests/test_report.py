@@ -201,6 +201,29 @@ def test_a_report_quotes_the_output_code_that_shows_the_bug_and_the_environment(
     assert text.index("### Versions") < text.index("PyTorch version: 9.9")
 
 
+def test_only_a_single_inductor_compiles_wrong_result_shows_output_code(monkeypatch):
+    """A report quotes output code for an effect-log or wrong-mutation entry that
+    Inductor compiled; a compile error has none, a stale-cache pair's is two
+    processes', and another backend writes none: each gets [] without a compile."""
+    import dataclasses
+
+    from fuzzer.render import output_code
+
+    effect, mutation, error = (load(CORPUS / f"{BUGS[b]}.json") for b in
+                               ("bug-c17e047bf3", "bug-ac73b21939", "bug-78154481bb"))
+    stale = load(CORPUS / f"{STALE['bug-e9c7a74992']}.json")
+    assert output_code.shows_code(effect) and output_code.shows_code(mutation)
+    assert not output_code.shows_code(error) and not output_code.shows_code(stale)
+    assert not output_code.shows_code(dataclasses.replace(effect, backend="aot_eager"))
+    compiled = []
+    monkeypatch.setattr(output_code, "output_code", lambda case, *a: compiled.append(a) or ["the code"])
+    assert output_code.for_entry(error) == [] and output_code.for_entry(stale) == [] and not compiled
+    assert output_code.for_entry(dataclasses.replace(effect, device="cpu")) == ["the code"]
+    assert compiled[0][1:] == ("cpu", ("dcefuzz",))
+    monkeypatch.setattr(output_code, "device_unavailable", lambda device: f"no {device} here")
+    assert output_code.for_entry(effect) == []
+
+
 def test_the_wrapper_lines_kept_are_the_custom_op_calls_with_context_and_the_kernels():
     from fuzzer.render.output_code import relevant
 

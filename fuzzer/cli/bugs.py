@@ -169,19 +169,9 @@ def bugs(folder, as_json, as_markdown):
 def _evidence(entry, with_code: bool, with_env: bool) -> tuple[list[str], str]:
     """The output-code lines (``fuzzer.render.output_code``) and collect_env text a
     report quotes, each only where asked and where it can be had."""
-    from fuzzer.judge import contract
+    from fuzzer.render.output_code import for_entry
 
-    code: list[str] = []
-    # a single compile's wrong result (an error has no code; a cache pair's is two processes')
-    shown = (contract.EFFECT_LOG, contract.WRONG_MUTATION, contract.WRONG_OUTPUT, contract.MISSED_DCE)
-    if with_code and entry.backend == "inductor" and entry.kind in shown:
-        from fuzzer.judge.execute import device_unavailable
-        from fuzzer.render import brief
-        from fuzzer.render.output_code import output_code
-
-        if device_unavailable(entry.device) is None:
-            spaces = ("dcefuzz", *sorted({op.split("::")[0] for op in entry.case.program.user_ops()}))
-            code = output_code(entry.case, brief.binding_index(entry), entry.device, spaces)
+    code = for_entry(entry) if with_code else []
     environment = ""
     if with_env:
         try:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
 import sys
 
 import click
@@ -134,94 +134,78 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     its state, its stats log and, unless --corpus names another, its corpus/.
     A folder that already holds a campaign is only used again with --resume.
     """
-    from fuzzer.campaign.config import Budget, Config
-    from fuzzer.campaign.pool import WorkerStartError, run_pool
-    from fuzzer.campaign.session import run_campaign
-    from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
-
-    if ray_address is not None and jobs == 0:
-        raise click.UsageError("--ray runs its workers as actors; --jobs 0 (in-process) does not go with it")
-    if ray_address is not None and devices is not None:
-        raise click.UsageError("--ray takes its GPUs from the cluster (one actor each); drop --devices")
-    gpus = None
-    if devices is not None:
-        gpus = [d.strip() for d in devices.split(",") if d.strip()]
-        if not gpus or not all(d.isdigit() for d in gpus):
-            raise click.BadParameter(f"{devices!r} is not a list of GPU indices like 0,1",
-                                     param_hint="--devices")
-        device = device or "cuda"
-    if ray_address is not None:
-        dev = _ray_device(ray_address, device)
-    else:
-        dev = resolve_device(device)
-    try:
-        sh = Shard.parse(shard)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--shard") from None
-    if seconds is None and programs is None:
-        seconds = 60.0
-    if resume and state_dir is None:
-        raise click.UsageError("--resume needs --state DIR, the campaign folder to carry on from "
-                               "(a run without --state starts in a new folder)")
-    folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
-    if resume and click.get_current_context().get_parameter_source("feedback") == \
-            click.core.ParameterSource.DEFAULT:
-        try:  # neither flag given: carry on as the campaign was run
-            feedback = folder.load().feedback
-        except BadState:
-            pass  # the session says what is wrong with the folder
-    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    from fuzzer.campaign import launch
+    from fuzzer.campaign.config import Config
+    from fuzzer.campaign.pool import WorkerStartError
+    from fuzzer.campaign.state import BadState, CampaignFolder, new_run_folder
     from fuzzer.program import features as feats
 
-    if cache_pairs:
-        feature_table = feats.NONE
-        if op_specs:
-            raise click.UsageError("--cache-pairs vary dcefuzz's own ops' declarations; they do not "
-                                   "take --ops")
-    chosen = select_ops_or_exit(op_specs, only_user_ops, device=dev)
-    if chosen.findings:
-        folder.path.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder.path / DECLARATIONS_FILE, json.dumps(chosen.to_json(), indent=2) + "\n")
-        if strict_declarations:
-            click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
-                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
-            sys.exit(1)
+    with _usage_errors():
+        how = launch.launch(ray_address, jobs, devices)
+        gpus = launch.gpus(devices)
+        device = launch.pool_device(device, gpus)
+        dev = _ray_device(ray_address, device) if how is launch.Launch.RAY else resolve_device(device)
+        sh = _shard(shard)
+        launch.check_resume(resume, state_dir)
+        folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
+        feedback = launch.feedback(_given("feedback", feedback), resume, folder)
+        launch.check_cache_pairs(cache_pairs, op_specs)
+    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
+    feature_table = feats.NONE if cache_pairs else feature_table
+    chosen = _ops_or_exit(op_specs, only_user_ops, dev, folder, strict_declarations)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (", feedback" if feedback and not cache_pairs else ", blind")
-               + (f", fault {fault} planted" if fault else "")
-               + f"\nfeatures {feats.describe(feature_table)}"
+               + (f", fault {fault} planted" if fault else "") + f"\nfeatures {feats.describe(feature_table)}"
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
-    if program_timeout is None:
-        program_timeout = CACHE.program_seconds if cache_pairs else PoolLimits().program_seconds
-    workers = len(gpus) if gpus is not None else max(1, jobs)
+    plan = launch.plan(how, jobs, gpus, seconds, programs, program_timeout, memory_cap, cache_pairs)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=max(1, (os.cpu_count() or 1) // workers),
+                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads,
                     features=tuple(feature_table.items()), ops=chosen.ops,
                     declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
     display = _Display()
-    budget = Budget(seconds=seconds, programs=programs)
     try:
-        if ray_address is not None:
-            from fuzzer.campaign import ray_pool
-
-            limits = PoolLimits(program_seconds=program_timeout, memory_mb=memory_cap)
-            stats = run_pool(config, budget, limits=limits, shard=sh, folder=folder, resume=resume,
-                             log=display.event, progress=display.status,
-                             launcher=ray_pool.Actors(config, limits, jobs=max(1, jobs)))
-        elif jobs == 0 and gpus is None:
-            stats = run_campaign(config, budget, log=display.event, progress=display.status,
-                                 shard=sh, folder=folder, resume=resume)
-        else:
-            limits = PoolLimits(program_seconds=program_timeout, memory_mb=memory_cap)
-            stats = run_pool(config, budget, jobs=jobs, devices=gpus, limits=limits, shard=sh,
-                             folder=folder, resume=resume, log=display.event, progress=display.status)
+        stats = launch.start(plan, config, shard=sh, folder=folder, resume=resume,
+                             log=display.event, progress=display.status)
     except (BadState, WorkerStartError) as exc:
         display.close()
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     display.close()
+    _print_summary(stats, folder, corpus_dir, chosen)
+
+
+def _given(name: str, value):
+    """``value`` where the option ``name`` was given, None where it took its default."""
+    source = click.get_current_context().get_parameter_source(name)
+    return None if source == click.core.ParameterSource.DEFAULT else value
+
+
+def _shard(text: str):
+    from fuzzer.campaign.state import Shard
+
+    try:
+        return Shard.parse(text)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--shard") from None
+
+
+def _ops_or_exit(op_specs, only_user_ops: bool, device: str, folder, strict: bool):
+    """The ops of ``--ops``, checked on ``device``; the declaration findings written into
+    the campaign folder, and exit 1 on any with ``--strict-declarations``."""
+    chosen = select_ops_or_exit(op_specs, only_user_ops, device=device)
+    if chosen.findings:
+        folder.path.mkdir(parents=True, exist_ok=True)
+        atomic_write(folder.path / DECLARATIONS_FILE, json.dumps(chosen.to_json(), indent=2) + "\n")
+        if strict:
+            click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
+                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
+            sys.exit(1)
+    return chosen
+
+
+def _print_summary(stats, folder, corpus_dir: str, chosen) -> None:
     click.echo(stats.summary())
     click.echo(f"campaign   {folder.path} (state.json, stats.jsonl)")
     click.echo(f"corpus     {corpus_dir}")
@@ -238,9 +222,9 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
 
 
 def _ray_device(address: str, device: str | None) -> str:
-    """Join the cluster first: the device is the actors', not this machine's (default:
-    CUDA when the cluster has GPUs).  A cluster that cannot be reached exits 2."""
-    from fuzzer.campaign import ray_pool
+    """Join the cluster first: the device is the actors' (``fuzzer.campaign.launch``).
+    A cluster that cannot be reached exits 2."""
+    from fuzzer.campaign import launch, ray_pool
 
     try:
         seconds = ray_pool.connect(address)
@@ -249,13 +233,22 @@ def _ray_device(address: str, device: str | None) -> str:
         sys.exit(2)
     gpus = ray_pool.cluster_gpus()
     click.echo(f"ray cluster {address} reached in {seconds:.1f}s: {gpus} GPUs", err=True)
-    if device is None:
-        return "cuda" if gpus else "cpu"
-    if device not in ("cpu", "cuda") and not device.startswith("cuda:"):
-        raise click.BadParameter(f"{device!r} is not cpu, cuda or cuda:N", param_hint="--device")
-    if device != "cpu" and not gpus:
-        raise click.BadParameter(f"{device}: the Ray cluster has no GPU", param_hint="--device")
-    return device
+    with _usage_errors():
+        return launch.ray_device(device, gpus)
+
+
+@contextlib.contextmanager
+def _usage_errors():
+    """A launch that cannot be (``fuzzer.campaign.launch.PlanError``) as click's usage
+    error, or its bad parameter where one option is at fault."""
+    from fuzzer.campaign.launch import PlanError
+
+    try:
+        yield
+    except PlanError as exc:
+        if exc.option is None:
+            raise click.UsageError(str(exc)) from None
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
 
 class _Display:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass
 
 import click
 
@@ -23,38 +22,6 @@ from fuzzer.cli.options import (
 )
 
 
-@dataclass(frozen=True)
-class ReshrinkInChild:
-    """``reshrink`` as the work of a child process (``fuzzer.isolation.once``), for an
-    entry whose candidates are judged in the judging process itself: a candidate that
-    corrupts memory then ends the child, not the command.  The user's ``--ops``
-    modules are loaded again in the child, since its op registry starts empty.
-
-    The message is ``("shrink", entry path, device, budget)``; the answer is
-    ``("shrunk", reshrink's result)``, or ``("error", traceback)`` for an exception of
-    dcefuzz's own (an internal error, reported as one)."""
-
-    op_specs: tuple = ()
-    only_user_ops: bool = False
-
-    def load(self) -> None:
-        from fuzzer.user import selection
-
-        selection.select(list(self.op_specs), only=self.only_user_ops, check=False)
-
-    def __call__(self, message: tuple, send) -> None:
-        import traceback
-
-        from fuzzer.corpus import store
-        from fuzzer.replay.reshrink import reshrink
-
-        _, path, device, budget = message
-        try:
-            send(("shrunk", reshrink(store.load(path), path, device, budget)))
-        except Exception:  # noqa: BLE001 - reported by the parent as an internal error
-            send(("error", traceback.format_exc()))
-
-
 @main.command("shrink")
 @click.argument("entry")
 @click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
@@ -69,12 +36,12 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
     in a child process: a candidate that takes it down (a crash entry's candidates
     each run in one of their own) is reported, and the entry is left as it was.
     """
+    from functools import partial
     from pathlib import Path
 
-    from fuzzer.isolation.once import Died, run_once
-    from fuzzer.judge.contract import PROCESS_KINDS
     from fuzzer.judge.execute import device_unavailable
-    from fuzzer.replay.reshrink import reshrink
+    from fuzzer.replay.isolated import ShrinkerDied, ShrinkerFailed, reshrink_apart
+    from fuzzer.user import selection
 
     # an entry names the modules of the user ops it calls; --ops loads them first,
     # from where they are now (the same module names)
@@ -87,21 +54,18 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
                    "(--device cpu shrinks it on the CPU)", err=True)
         sys.exit(2)
     path = Path(entry).with_suffix(".json")
-    if e.kind in PROCESS_KINDS:  # each candidate is judged in a child already
-        result = reshrink(e, path, dev, shrink_budget)
-    else:
-        answer = run_once(ReshrinkInChild(tuple(op_specs or ()), only_user_ops),
-                          ("shrink", str(path), dev, shrink_budget))
-        if isinstance(answer, Died):
-            click.echo(f"error: the process shrinking {e.id} died ({answer.detail}) on a candidate "
-                       f"program: one of them takes the process down (it may corrupt memory); "
-                       f"{path} is as it was", err=True)
-            sys.exit(1)
-        tag, result = answer
-        if tag == "error":
-            click.echo(f"internal error (dcefuzz's own, not a finding) while shrinking {e.id}:\n{result}",
-                       err=True)
-            sys.exit(1)
+    # the child loads the user's ops again: its op registry starts empty
+    again = partial(selection.select, list(op_specs or ()), only=only_user_ops, check=False)
+    try:
+        result = reshrink_apart(e, path, dev, shrink_budget, prepare=again)
+    except ShrinkerDied as exc:
+        click.echo(f"error: the process shrinking {e.id} died ({exc}) on a candidate "
+                   f"program: one of them takes the process down (it may corrupt memory); "
+                   f"{path} is as it was", err=True)
+        sys.exit(1)
+    except ShrinkerFailed as exc:
+        click.echo(f"internal error (dcefuzz's own, not a finding) while shrinking {e.id}:\n{exc}", err=True)
+        sys.exit(1)
     if result is None:
         click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
         sys.exit(1)

@@ -316,7 +316,6 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=GradRules() if feats.AUTOGRAD in on else None)
 
-    inputs: list[Input] = []
     n_inputs = rng.randint(1, limits.max_inputs)
     unused = list(symbols)
     shapes_drawn: list[list[str]] = []
@@ -337,18 +336,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         shapes_drawn.append(list(shapes_drawn[0]))
         drawn_dtypes.append(None)
         aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
-    for i, (dims, dtype) in enumerate(zip(shapes_drawn, drawn_dtypes)):
-        inp = Input(f"x{i}", tuple(dims), dtype)
-        inputs.append(inp)
-        st.dims[inp.name] = inp.dims
-        st.root[inp.name] = inp.name
-        st.dtypes[inp.name] = dtype
-        st.order.append(inp.name)
-        if st.grad is not None:
-            st.grad.add_input(inp.name)
-    st.inputs = frozenset(i.name for i in inputs)
-    for name, base in aliases:
-        st.root[name] = base
+    inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases)
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
@@ -375,6 +363,26 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
+
+
+def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
+                aliases: list[tuple[str, str]]) -> list[Input]:
+    """The program's inputs ``x0, x1, ...`` of ``shapes`` and ``dtypes``, entered in ``st``
+    as values statements may read (an alias's root is the input it is a view of)."""
+    inputs: list[Input] = []
+    for i, (dims, dtype) in enumerate(zip(shapes, dtypes)):
+        inp = Input(f"x{i}", tuple(dims), dtype)
+        inputs.append(inp)
+        st.dims[inp.name] = inp.dims
+        st.root[inp.name] = inp.name
+        st.dtypes[inp.name] = dtype
+        st.order.append(inp.name)
+        if st.grad is not None:
+            st.grad.add_input(inp.name)
+    st.inputs = frozenset(i.name for i in inputs)
+    for name, base in aliases:
+        st.root[name] = base
+    return inputs
 
 
 def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), cond: bool = False) -> Mode:

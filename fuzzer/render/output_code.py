@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import re
 
-from fuzzer.judge.execute import compile_fn, fresh_compile_state, make_inputs
+from fuzzer.judge import contract
+from fuzzer.judge.execute import compile_fn, device_unavailable, fresh_compile_state, make_inputs
 from fuzzer.judge.observe import caches_off
 from fuzzer.limits import REPORT
 from fuzzer.program.ir import Case
+
+#: the kinds whose report quotes output code: a single compile's wrong result (an
+#: error has no code; a cache pair's is two processes', neither of them this one)
+SHOWN_KINDS = frozenset((contract.EFFECT_LOG, contract.WRONG_MUTATION, contract.WRONG_OUTPUT, contract.MISSED_DCE))
 
 #: a kernel launch or an extern call in the wrapper
 _KERNEL = re.compile(r"\b(cpp_fused_\w+|triton_\w+|extern_kernels\.\w+)\s*[(.]")
@@ -88,3 +93,20 @@ def output_code(case: Case, binding: int, device: str, namespaces: tuple[str, ..
     finally:
         fresh_compile_state()
     return relevant(codes[-1], namespaces) if codes else []
+
+
+def shows_code(entry) -> bool:
+    """Whether ``entry``'s report quotes output code: one that Inductor compiled (the
+    other backends write none) and of a kind in :data:`SHOWN_KINDS`."""
+    return entry.backend == "inductor" and entry.kind in SHOWN_KINDS
+
+
+def for_entry(entry) -> list[str]:
+    """The output-code lines ``entry``'s report quotes, compiled here on its device: []
+    where its kind shows none (``shows_code``) or this machine lacks the device."""
+    if not shows_code(entry) or device_unavailable(entry.device) is not None:
+        return []
+    from fuzzer.render import brief
+
+    spaces = ("dcefuzz", *sorted({op.split("::")[0] for op in entry.case.program.user_ops()}))
+    return output_code(entry.case, brief.binding_index(entry), entry.device, spaces)
