@@ -8,7 +8,7 @@ import pytest
 
 from fuzzer.feedback.director import Director, Outcome, merged
 from fuzzer.feedback.mutate import MUTATIONS
-from fuzzer.feedback.pool import Pool, Seed
+from fuzzer.feedback.seeds import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix
 from fuzzer.program import features as feats
 from fuzzer.program.generate import generate, program_seed

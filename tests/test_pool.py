@@ -22,7 +22,7 @@ from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
-from fuzzer.isolation.judge import probe
+from fuzzer.isolation.deaths import probe
 from fuzzer.isolation.process import death_of, died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.limits import ISOLATION, SHRINK, OracleBudget

@@ -127,7 +127,7 @@ def _crash(folder, died: str) -> Entry:
 def test_a_crash_saved_by_its_signal_is_renamed_where_it_dies_of_a_corrupted_heap(tmp_path, monkeypatch):
     """A SIGABRT saved before a heap corruption was one death by either signal: where it
     dies again after glibc's heap words, it is saved as ``heap corruption``."""
-    from fuzzer.isolation.judge import Death
+    from fuzzer.isolation.deaths import Death
     from fuzzer.replay import reclass
 
     entry = _crash(tmp_path, "SIGABRT")
@@ -142,7 +142,7 @@ def test_a_crash_saved_by_its_signal_is_renamed_where_it_dies_of_a_corrupted_hea
 
 
 def test_a_crash_that_dies_its_plain_signal_again_is_unchanged(tmp_path, monkeypatch):
-    from fuzzer.isolation.judge import Death
+    from fuzzer.isolation.deaths import Death
     from fuzzer.replay import reclass
 
     entry = _crash(tmp_path, "SIGABRT")

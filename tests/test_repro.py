@@ -17,7 +17,7 @@ from helpers import case, prog
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.corpus.store import save
-from fuzzer.isolation.judge import RAISED, UNTESTED, Death, survivor_status
+from fuzzer.isolation.deaths import RAISED, UNTESTED, Death, survivor_status
 from fuzzer.judge import contract
 from fuzzer.judge.reading import Reading, ReadVerdict, read_death
 from fuzzer.judge.trial import judge_fresh

@@ -1,10 +1,10 @@
-"""The signal (``fuzzer.judge.signal``): what the compiler did with a program, read off
+"""The signal (``fuzzer.judge.compiler_signal``): what the compiler did with a program, read off
 its graphs, passes, counters and metrics, only while a recording is open."""
 
 import pytest
 from helpers import case, prog
 
-from fuzzer.judge.signal import RECORDER, bucket
+from fuzzer.judge.compiler_signal import RECORDER, bucket
 from fuzzer.judge.trial import run_trial
 
 
@@ -18,7 +18,7 @@ def test_edges_join_the_ops_that_feed_each_other_through_a_tuple_result():
 
     from torch import fx
 
-    from fuzzer.judge.signal import _edges
+    from fuzzer.judge.compiler_signal import _edges
     g = fx.Graph()
     x = g.placeholder("x")
     pair = g.call_function(torch_max, (x, 0))

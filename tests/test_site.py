@@ -24,8 +24,8 @@ from fuzzer.corpus.store import load_all
 pytest.importorskip("jinja2")
 pytest.importorskip("markdown_it")
 
-from fuzzer.site import build as site_build  # noqa: E402
-from fuzzer.site import serve  # noqa: E402
+from fuzzer.website import build as site_build  # noqa: E402
+from fuzzer.website import serve  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

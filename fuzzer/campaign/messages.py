@@ -35,7 +35,7 @@ class Report:
     errors: list[dict] = field(default_factory=list)
     #: what the program reached (``fuzzer.judge.trial.reached``)
     reached: dict = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.signal``), when feedback asks
+    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), when feedback asks
     signal: list[str] = field(default_factory=list)
 
     def internal_errors(self) -> list:

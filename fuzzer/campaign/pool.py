@@ -23,7 +23,7 @@ or lose a finding, so the parent watches every worker:
 
 Each casualty is replaced at once, and its program saved at once as it was found,
 so nothing is lost if the campaign dies next.  Then a thread of the parent shrinks
-it (``fuzzer.isolation.judge.shrink_casualty``: candidates run in a child that may die, the
+it (``fuzzer.isolation.deaths.shrink_casualty``: candidates run in a child that may die, the
 result is confirmed in a fresh process) and replaces the saved entry with the
 reduced one, merging with an entry of the same reduced signature if there is one.
 One casualty is shrunk at a time; a few more may wait (``PoolLimits.casualty_queue``),

@@ -51,7 +51,7 @@ class Finished:
     errors: tuple[InternalError, ...] = ()
     #: what the program reached (``trial.reached``)
     reached: Mapping[str, object] = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.signal``), which the director learns from
+    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), which the director learns from
     signal: tuple[str, ...] = ()
 
 

@@ -33,7 +33,7 @@ def site(folder, out, port, host):
     pip install 'dcefuzz[site]'.
     """
     from fuzzer.cli.bugs import corpus_folder
-    from fuzzer.site.build import SiteUnavailable, build
+    from fuzzer.website.build import SiteUnavailable, build
 
     source = corpus_folder(folder)  # a campaign folder's corpus: Source.of finds its campaign above
     try:
@@ -41,7 +41,7 @@ def site(folder, out, port, host):
             built = build(source, out)
             click.echo(f"wrote {built.out / 'index.html'} ({built.bugs} bugs, {len(built.pages)} pages)")
             return
-        from fuzzer.site.serve import Server
+        from fuzzer.website.serve import Server
 
         server = Server(source, out, port=port, host=host,
                         on_render=lambda b: click.echo(f"rendered again ({b.bugs} bugs)", err=True)).start()

@@ -1,7 +1,7 @@
 """Feedback-directed generation: campaigns that learn which programs reach new
 compiler behaviour.
 
-``fuzzer.judge.signal`` reads what the compiler did with each program; here the
+``fuzzer.judge.compiler_signal`` reads what the compiler did with each program; here the
 parent of a campaign keeps the programs that did something rare (``pool``), makes
 new ones from them by small edits of the IR (``mutate``) as well as fresh, and
 splits its programs between the ways of making them, and fresh programs' features,

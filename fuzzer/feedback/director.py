@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.feedback.novelty import Novelty
-from fuzzer.feedback.pool import Pool, Seed
+from fuzzer.feedback.seeds import Pool, Seed
 from fuzzer.feedback.schedule import FRESH, SCHEDULE, Bandit, FeatureWeights, Mix, Schedule
 from fuzzer.feedback.triggers import Triggers, traits
 from fuzzer.limits import FEEDBACK

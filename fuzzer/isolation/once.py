@@ -1,7 +1,7 @@
 """One piece of work in a child process that may die, for a command that must not.
 
 A campaign meets compiler crashes in its workers, and a crash entry's shrink judges
-each candidate in a child (``fuzzer.isolation.judge``).  Every other command judges in
+each candidate in a child (``fuzzer.isolation.deaths``).  Every other command judges in
 its own process, and a program whose bug corrupts memory (a write out of bounds that
 no verdict names, since the program's own output is still compared) can take that
 process down in the middle of a shrink: the user would see only the C library's last

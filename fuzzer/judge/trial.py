@@ -31,7 +31,7 @@ from fuzzer.judge.contract import Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, caches_off
-from fuzzer.judge.signal import RECORDER
+from fuzzer.judge.compiler_signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
@@ -78,7 +78,7 @@ class TrialResult:
     recompiles: int = 0
     #: what the program reached that the contract treats apart (``reached``), as counts
     reached: dict = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.signal``), when asked for
+    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), when asked for
     signal: tuple[str, ...] = ()
 
     @property
@@ -165,7 +165,7 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
     """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
     each kind it shows on a fresh, uncached compile.
 
-    ``signal``: record what the compiler did (``fuzzer.judge.signal``) in the first
+    ``signal``: record what the compiler did (``fuzzer.judge.compiler_signal``) in the first
     compile, made then without the on-disk caches: a cached graph runs none of the
     passes the signal reads, and what a program's signal is must not depend on what
     an earlier run left on disk (feedback's pool, and so its programs, follow it)."""

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.isolation.judge import IsolatedJudge, probe
+from fuzzer.isolation.deaths import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
 from fuzzer.limits import OracleBudget, PoolLimits

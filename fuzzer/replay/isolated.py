@@ -1,7 +1,7 @@
 """``reshrink`` kept apart from the process that asks for it.
 
 A crash or timeout entry's candidates are each judged in a child already
-(``fuzzer.isolation.judge``), so its shrink runs here.  Any other entry's candidates
+(``fuzzer.isolation.deaths``), so its shrink runs here.  Any other entry's candidates
 are judged in the judging process itself, and a candidate that corrupts memory would
 end it: that shrink runs in a child (``fuzzer.isolation.once``), whose death is then
 a :class:`ShrinkerDied` the caller reports, the entry left as it was.

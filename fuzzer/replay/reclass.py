@@ -34,7 +34,7 @@ from fuzzer.corpus import upstream
 from fuzzer.corpus.entry import SCRIPT_SUFFIX, BadEntry, Entry, entry_id
 from fuzzer.corpus.store import load, update
 from fuzzer.files import atomic_write
-from fuzzer.isolation.judge import probe
+from fuzzer.isolation.deaths import probe
 from fuzzer.isolation.process import death_of
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.death import HEAP_CORRUPTION, HEAP_SIGNALS

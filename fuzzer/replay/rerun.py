@@ -28,7 +28,7 @@ from pathlib import Path
 
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
-from fuzzer.isolation.judge import probe
+from fuzzer.isolation.deaths import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.contract import CRASH, PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads

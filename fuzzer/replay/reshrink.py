@@ -13,7 +13,7 @@ import os
 from fuzzer import faults
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry
-from fuzzer.isolation.judge import probe
+from fuzzer.isolation.deaths import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import intra_op_threads
 from fuzzer.limits import OracleBudget, PoolLimits

@@ -36,7 +36,7 @@ from fuzzer.judge import kinds
 from fuzzer.limits import SITE
 from fuzzer.render.report import Stance, issue_of, render
 from fuzzer.render.table import culprit_words
-from fuzzer.site import svg
+from fuzzer.website import svg
 
 INSTALL_HINT = "pip install 'dcefuzz[site]'"
 #: the tracker a link's ``owner/repo#number`` points into
@@ -128,7 +128,7 @@ def _libraries():
     except ImportError as exc:
         raise SiteUnavailable(f"the site needs Jinja2 and markdown-it-py ({exc.name} is missing): "
                               f"{INSTALL_HINT}") from exc
-    env = jinja2.Environment(loader=jinja2.PackageLoader("fuzzer.site", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("fuzzer.website", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined)
     env.filters["code_spans"] = lambda text: markupsafe.Markup(
         _BACKTICKS.sub(r"<code>\1</code>", str(markupsafe.escape(text))))

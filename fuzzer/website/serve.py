@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fuzzer.limits import SITE
-from fuzzer.site.build import Built, Source, build
+from fuzzer.website.build import Built, Source, build
 
 #: the interface served on unless told otherwise
 HOST = "127.0.0.1"

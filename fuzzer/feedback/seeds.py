@@ -1,6 +1,6 @@
 """The pool: programs that made the compiler do something rare, kept to be mutated.
 
-A program joins when its signal (``fuzzer.judge.signal``) holds a token no program of
+A program joins when its signal (``fuzzer.judge.compiler_signal``) holds a token no program of
 the campaign showed before, as an input joins a coverage-guided fuzzer's queue when
 it reaches a new edge.  Each token's count (programs that showed it) is kept for all
 programs, pooled or not, so a seed's worth is what is rare in it: the sum over its
