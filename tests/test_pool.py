@@ -428,7 +428,9 @@ def test_a_crash_repro_script_judges_its_child_and_shows_where_it_died(tmp_path)
     other = variant("other", script.replace(marker, marker + "        " + kill.format("SIGABRT")))
     assert other.returncode == 125 and "cannot judge: looking for SIGSEGV" in other.stdout, other.stdout
     # a death before eager is done says nothing about the compiler
-    early = variant("early", script.replace("    runs = []\n", "    " + kill.format("SIGSEGV") + "    runs = []\n"))
+    before_eager = "    eager_fn = _through(step, program)\n"
+    assert before_eager in script
+    early = variant("early", script.replace(before_eager, "    " + kill.format("SIGSEGV") + before_eager))
     assert early.returncode == 125, early.stdout + early.stderr
 
 

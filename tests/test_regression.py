@@ -18,7 +18,7 @@ from helpers import case, prog
 
 from fuzzer.corpus import store
 from fuzzer.corpus.store import Entry, entries_in, load
-from fuzzer.render import repro
+from fuzzer.judge import kinds
 from fuzzer.replay.rerun import FIXED, REPRODUCES, replay_entry
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
@@ -100,7 +100,7 @@ def test_repro_script_exit_codes(tmp_path):
                                  outputs=["v0"])))
     path, _ = store.save(clean, tmp_path)
     script = tmp_path / f"{smallest.id}.py"  # the committed corpus keeps no scripts: rendered here
-    script.write_text(repro.render(smallest))
+    script.write_text(kinds.script(smallest))
     done, fine = _run_scripts(script, path.with_suffix(".py"))
     assert done.returncode == 1, done.stdout + done.stderr
     assert "REPRODUCES" in done.stdout
