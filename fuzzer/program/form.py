@@ -218,3 +218,46 @@ def infer_inplace_scale(t, attrs, m):
 def infer_inplace_binary(t, attrs, m):
     broadcast_into(t[0], t[1])
     return None
+
+
+def py_dim(expr: str) -> str:
+    """A dim expression as code: symbols are locals of the generated function."""
+    return expr if (sizes.is_symbol(expr) or expr.isdigit()) else f"({expr})"
+
+
+# ----------------------------------------------------------------- custom forms
+
+def op_text(name: str) -> str:
+    """How a program calls op ``name`` of the library: through ``torch.ops``."""
+    return f"torch.ops.{custom_ops.NAMESPACE}.{name}"
+
+
+def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = None):
+    """The render of a plain call: the operands, ``extra``'s text, then the site."""
+    def render(args, attrs, dims):
+        parts = list(args)
+        if extra is not None:
+            parts.append(extra(dims, attrs))
+        parts.append(str(attrs["site"]))
+        return f"{op_text(name)}({', '.join(parts)})"
+    return render
+
+
+def infer_same2(result: bool):
+    """Two operands of the same dims; the result has them (or there is none)."""
+    def infer(t, attrs, m):
+        dims = same_dims(t[0], t[1])
+        return dims if result else None
+    return infer
+
+
+def custom_form(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
+                render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
+    """The form that calls library op ``name``: its category is what the op declares,
+    and only a pure op has a backward unless ``grad`` says otherwise."""
+    op = custom_ops.BY_NAME[name]
+    if grad is None:
+        grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
+    return Form(form or name, op.declaration, arity, infer, render or custom_call(name, extra),
+                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad,
+                draw=draw)

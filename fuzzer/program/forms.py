@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from fuzzer.program import custom_ops, sizes
+from fuzzer.program import custom_ops, families, sizes
 from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read as forms.X
     ATEN,
     BACKWARD,
@@ -42,6 +42,7 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     replace_dim,
     same_dims,
 )
+from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
 
@@ -101,7 +102,7 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("head", VIEW, 1, _infer_head,
          lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]])), draw=draw_dim),
     Form("narrow", VIEW, 1, _infer_narrow,
-         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {_py(d[0][at['dim']])} - 1)", draw=draw_dim),
+         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {py_dim(d[0][at['dim']])} - 1)", draw=draw_dim),
     Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)"),
     Form("unsqueeze", VIEW, 1, lambda t, at, m: ("1",) + tuple(t[0]),
          lambda a, at, d: f"{a[0]}.unsqueeze(0)"),
@@ -126,29 +127,7 @@ ATEN_FORMS: tuple[Form, ...] = (
 BROADCAST_FORMS = frozenset({"add", "mul", "add_", "copy_", "where", "sub_", "lerp_"})
 
 
-def _py(expr: str) -> str:
-    """A dim expression as code: symbols are locals of the generated function."""
-    return expr if (sizes.is_symbol(expr) or expr.isdigit()) else f"({expr})"
-
-
 # ----------------------------------------------------------------- custom forms
-
-def _custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = None):
-    def render(args, attrs, dims):
-        parts = list(args)
-        if extra is not None:
-            parts.append(extra(dims, attrs))
-        parts.append(str(attrs["site"]))
-        return f"torch.ops.{custom_ops.NAMESPACE}.{name}({', '.join(parts)})"
-    return render
-
-
-def _infer_same2(result: bool):
-    def infer(t, attrs, m):
-        dims = same_dims(t[0], t[1])
-        return dims if result else None
-    return infer
-
 
 def _infer_rowsum(t, attrs, m):
     need_rank(t[0], 1)
@@ -165,20 +144,6 @@ def _infer_rank1(result):
         need_rank(t[0], 1)
         return result(t)
     return infer
-
-
-def _custom(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
-            render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
-    op = custom_ops.BY_NAME[name]
-    if grad is None:
-        grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
-    return Form(form or name, op.declaration, arity, infer, render or _custom_call(name, extra),
-                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad,
-                draw=draw)
-
-
-def _op_text(name: str) -> str:
-    return f"torch.ops.{custom_ops.NAMESPACE}.{name}"
 
 
 def _infer_take(t, attrs, m):
@@ -207,12 +172,12 @@ def _infer_affine(t, attrs, m):
 
 
 def _render_affine(a, at, d):
-    return f"{_op_text('p_affine')}({a[0]}, {at['a']}, {at['k']}, {at['flag']}, {at['site']})"
+    return f"{op_text('p_affine')}({a[0]}, {at['a']}, {at['k']}, {at['flag']}, {at['site']})"
 
 
 def _render_cond(a, at, d):
-    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {_op_text('p_sin')}(t, {at['site']}), "
-            f"lambda t: {_op_text('p_sin')}(t * 0.5, {at['site2']}), ({a[0]},))")
+    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {op_text('p_sin')}(t, {at['site']}), "
+            f"lambda t: {op_text('p_sin')}(t * 0.5, {at['site2']}), ({a[0]},))")
 
 
 def region_function(name: str, site: int) -> str:
@@ -235,42 +200,44 @@ COND, REGION = "cond", "invoke_subgraph"
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (
-    _custom("p_sin", 1, lambda t, at, m: t[0]),
-    _custom("p_mix", 2, _infer_same2(True)),
-    _custom("p_rowsum", 1, _infer_rowsum),
-    _custom("p_head", 1, _infer_p_head, extra=lambda d, at: _py(sizes.half(d[0][0]))),
-    _custom("m_addto", 2, _infer_same2(False), mutates=(0,)),
-    _custom("m_scale", 1, lambda t, at, m: None, mutates=(0,)),
-    _custom("m_shift", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1],
+    custom_form("p_sin", 1, lambda t, at, m: t[0]),
+    custom_form("p_mix", 2, infer_same2(True)),
+    custom_form("p_rowsum", 1, _infer_rowsum),
+    custom_form("p_head", 1, _infer_p_head, extra=lambda d, at: py_dim(sizes.half(d[0][0]))),
+    custom_form("m_addto", 2, infer_same2(False), mutates=(0,)),
+    custom_form("m_scale", 1, lambda t, at, m: None, mutates=(0,)),
+    custom_form("m_shift", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1],
             mutates=(0,)),
-    _custom("m_cumrow", 1, _infer_rank1(lambda t: None), mutates=(0,)),
-    _custom("m_swap", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1][1:],
+    custom_form("m_cumrow", 1, _infer_rank1(lambda t: None), mutates=(0,)),
+    custom_form("m_swap", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1][1:],
             mutates=(0, 1)),
-    _custom("e_log", 1, lambda t, at, m: None),
-    _custom("e_tap", 1, lambda t, at, m: t[0]),
+    custom_form("e_log", 1, lambda t, at, m: None),
+    custom_form("e_tap", 1, lambda t, at, m: t[0]),
     # richer signatures
-    _custom("p_pair", 1, _infer_take, feature="signatures",
-            render=lambda a, at, d: f"{_op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]", draw=_draw_take),
-    _custom("p_opt", 2, _infer_same2(True), feature="signatures"),
-    _custom("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
-            render=lambda a, at, d: f"{_op_text('p_opt')}({a[0]}, None, {at['site']})"),
-    _custom("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine, draw=_draw_affine),
-    _custom("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD, draw=draw_size),
-    _custom("m_list", 2, _infer_same2(False), mutates=(0, 1), feature="signatures",
-            render=lambda a, at, d: f"{_op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
-    _custom("m_unknown", 2, _infer_same2(True), mutates=(0, 1), feature="signatures"),
+    custom_form("p_pair", 1, _infer_take, feature="signatures",
+            render=lambda a, at, d: f"{op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]", draw=_draw_take),
+    custom_form("p_opt", 2, infer_same2(True), feature="signatures"),
+    custom_form("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
+            render=lambda a, at, d: f"{op_text('p_opt')}({a[0]}, None, {at['site']})"),
+    custom_form("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine, draw=_draw_affine),
+    custom_form("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD, draw=draw_size),
+    custom_form("m_list", 2, infer_same2(False), mutates=(0, 1), feature="signatures",
+            render=lambda a, at, d: f"{op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
+    custom_form("m_unknown", 2, infer_same2(True), mutates=(0, 1), feature="signatures"),
     # higher-order ops around custom calls; a cond is not opaque: the compiler computes
     # its predicate (a sum) and its false branch's operand (t * 0.5), so which call
     # runs, and on what, is the compiler's arithmetic
-    dataclasses.replace(_custom("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
+    dataclasses.replace(custom_form("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
                                 render=_render_cond), branches=True, hop=COND, opaque=False),
     *(dataclasses.replace(
-        _custom(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
+        custom_form(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
                 mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),
                 form=f"in_region_{name}", feature="hops", render=_region_of(name)), hop=REGION)
       for name in REGION_OPS),
 )
 
+#: the op families' forms (``fuzzer.program.families``) come after the first library's
+CUSTOM_FORMS += families.forms()
 FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"

@@ -5,6 +5,7 @@ wrong one."""
 
 from __future__ import annotations
 
+from fuzzer.program import families
 from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp
 
 
@@ -261,6 +262,9 @@ def _(x, site):
 _register_ordered(e_tap)
 '''),
 )
+
+#: the families beyond the first library come after it (``fuzzer.program.families``)
+CUSTOM_OPS += families.ops()
 
 
 #: honest backward formulas of the first pure ops, kept apart from their snippets so a
