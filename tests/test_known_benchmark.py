@@ -11,6 +11,7 @@ import pytest
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.corpus import bugs
 from fuzzer.corpus.store import load_all
+from fuzzer.program.ir import Case
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -96,6 +97,8 @@ def test_the_committed_records_are_whole():
         assert k.issue == f"pytorch/pytorch#{k.number}"
         assert (k.case is not None) == k.expressible, k.issue
         assert k.expressible or k.needs, k.issue
+        if k.case is not None:
+            Case.from_json(k.case).validate()  # a program the generator's rules accept
 
 
 @pytest.mark.parametrize("k", [k for k in known.load() if k.source.startswith("corpus:")], ids=lambda k: k.number)
