@@ -78,6 +78,12 @@ def _through(step, fn):
     return fn if step is None else (lambda *inputs: step(fn, *inputs))
 
 
+def _own(program):
+    """The program the compiled runs call: a module (a program with state) is another
+    instance of its class, so eager and compiled each keep their own buffers."""
+    return type(program)() if isinstance(program, torch.nn.Module) else program
+
+
 def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one), then the check runs
@@ -88,7 +94,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    compiled = _through(step, torch.compile(program, dynamic=spec.get("dynamic", True),
+    compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
                                             backend=spec["backend"]))
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
