@@ -120,3 +120,15 @@ def test_inductor_keeps_a_module_s_state_and_a_planted_lost_write_is_caught():
     by_kind = {f.kind: f for f in planted.findings}
     assert sorted(by_kind) == [contract.WRONG_MUTATION, contract.WRONG_OUTPUT]
     assert {d.where for d in by_kind[contract.WRONG_MUTATION].divergences} == {"input x1"}
+
+
+def test_every_check_run_of_a_module_takes_one_path_through_its_loads():
+    """A module's check runs each start from a module of their own: the float64 and noisy
+    references of a float16 program record one path, so the noisy ones are used."""
+    from fuzzer.judge.execute import run_checks
+
+    c = case(dataclasses.replace(MODULE, mode=Mode(module=("x1",), dtype="float16")), FIXED)
+    runs = run_checks(c, "cpu", execute(c, "cpu", compiled=_stand_in()), [0, 1, 2])
+    for br in runs:
+        assert br.checks.eager_again.path == br.checks.reference.path
+        assert [n.path == br.checks.reference.path for n in br.checks.noisy] == [True] * 3
