@@ -58,7 +58,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature(STRIDED, 0.2, "non-contiguous inputs (last dim strided by 2)"),
     Feature(ALIASED, 0.15, "an input that is a view of another input (the same storage)"),
     Feature(HOPS, 0.15, "torch.cond branches and torch.compiler.nested_compile_region around custom calls"),
-    # the two below came last: a program without them is drawn as before they existed
+    # those below came last: a program without them is drawn as before they existed
     Feature(VIEWS, 0.3, "view ops beyond slices: permute, select, a step slice, chunk, diagonal, movedim, "
             "alias, squeeze"),
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
