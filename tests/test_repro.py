@@ -6,6 +6,7 @@ script in a subprocess (with the same stand-in backends registered first), and
 checks REPRODUCES / FIXED / ERROR against exit 1 / 0 / 125.
 """
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,7 @@ from fuzzer.isolation.deaths import RAISED, UNTESTED, Death, survivor_status
 from fuzzer.judge import contract
 from fuzzer.judge.reading import Reading, ReadVerdict, read_death
 from fuzzer.judge.trial import judge_fresh
+from fuzzer.program.ir import Mode
 from fuzzer.render import repro
 from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, replay_entry
 
@@ -30,6 +32,11 @@ EXIT = {REPRODUCES: 1, FIXED: 0, ERROR: 125}
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
                               ("e_log", ["v0"], None, {"site": 1}),
                               ("m_scale", ["x0"], None, {"site": 2})], outputs=["v0"])
+#: LOG as a module whose buffer x1 the forward writes: the state the script judges
+MODULE = dataclasses.replace(
+    prog({"x0": ("s0",), "x1": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("e_log", ["v0"], None, {"site": 1}),
+                                          ("m_scale", ["x1"], None, {"site": 2})], outputs=["v0"]),
+    mode=Mode(module=("x1",)))
 NARROW = prog({"x0": ("s0",)}, [("narrow", ["x0"], "v0", {"dim": 0}),
                                  ("e_log", ["v0"], None, {"site": 0})], outputs=["v0"])
 
@@ -53,6 +60,13 @@ TABLE = [
     # another kind that is no error (the dropped effect) leaves the mutation judged: fixed
     ("another kind, no error", case(LOG), backends.DROP_LOG, contract.WRONG_MUTATION, "wrong-mutation|values",
      FIXED),
+    # a module's buffer, the same tensor over the calls and a new one each call
+    ("module, faithful", case(MODULE, [{"s0": 5}] * 3), backends.FAITHFUL, contract.WRONG_MUTATION,
+     "wrong-mutation|values", FIXED),
+    ("module, lost buffer write", case(MODULE, [{"s0": 5}] * 3), backends.DROP_LOG_AND_MUTATION,
+     contract.WRONG_MUTATION, "wrong-mutation|values", REPRODUCES),
+    ("module, lost write, new buffers", case(MODULE), backends.DROP_LOG_AND_MUTATION, contract.WRONG_MUTATION,
+     "wrong-mutation|values", REPRODUCES),
     ("eager raises", case(NARROW, [{"s0": 3}, {"s0": 0}]), backends.DROP_LOG, contract.EFFECT_LOG,
      "effect-log|missing", ERROR),
 ]

@@ -13,7 +13,8 @@ MUST MATCH (a difference is a finding), per binding:
    element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
    reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
    user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
-2. ``wrong-mutation`` the final contents of every program input, same judgement.
+2. ``wrong-mutation`` the final contents of every program input, same judgement; a module's
+   buffers are program inputs, their state after each call (``codegen``'s ``step``).
 3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
    effectful ops: nothing missing, extra, duplicated or reordered; and the tensor
    each event saw, same judgement as values.
@@ -291,7 +292,7 @@ def check_outputs(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
 
 
 def check_inputs(binding: int, names, eager: Run, ref: Run, compiled: Run, noisy=()) -> list[Divergence]:
-    """Clause 2: final contents of every program input."""
+    """Clause 2: final contents of every program input, a module's buffers included."""
     out = []
     for index, (name, *values) in enumerate(zip(names, ref.inputs_after, eager.inputs_after,
                                                 compiled.inputs_after)):

@@ -101,6 +101,17 @@ def eager_fn(case: Case):
     return codegen.driven(step, program)
 
 
+def checks_fn(case: Case):
+    """The program as its check runs call it: a module (a program with state) is made
+    afresh for each run, so that every check run, eager, float64 or noisy, takes one
+    path through the step's loading of its buffers whatever ran before it (the paths
+    are compared: ``contract.another_path``, the noisy references')."""
+    program, step = codegen.build_with_step(case.program)
+    if not case.program.mode.module:
+        return codegen.driven(step, program)
+    return lambda *inputs: step(type(program)(), *inputs)
+
+
 def run_eager(case: Case, device: str) -> list[BindingRuns]:
     """Eager float32 runs of every binding (their check runs: :func:`run_checks`)."""
     fn = eager_fn(case)
@@ -116,7 +127,7 @@ def run_checks(case: Case, device: str, runs: list[BindingRuns], bindings) -> li
     bindings = [i for i in bindings if runs[i].checks is None]
     if not bindings:
         return runs
-    fn = eager_fn(case)
+    fn = checks_fn(case)
     dtype = getattr(torch, case.program.mode.dtype)
     record = not any(forms.form(s.form).hop == forms.COND for s in case.program.body)
     for i in bindings:

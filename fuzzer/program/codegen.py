@@ -15,6 +15,8 @@ from fuzzer.program import custom_ops, features, forms
 from fuzzer.program.ir import Program, check
 
 FUNCTION_NAME = "program"
+#: the class of a program that is a module (``Mode.module``); ``program`` is an instance
+MODULE_CLASS = "Program"
 #: the function that runs a program with its mode: marks, grad, loss and backward
 STEP_NAME = "step"
 #: what ``mark`` calls each kind of mark (``ir.MARKS``)
@@ -98,6 +100,8 @@ def _step(program: Program) -> str:
              '    """One run of `program` (eager or compiled as `fn`): its mode applied."""']
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
+    lines += _load_buffers(mode.module)
+    call = ", ".join(i.name for i in program.inputs if i.name not in mode.module)
     if mode.grad:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
     settings = []
@@ -106,9 +110,11 @@ def _step(program: Program) -> str:
     if has_regions(program):
         settings.append(f"torch._dynamo.config.patch({KEEP_REGIONS})")
     if settings:
-        lines += [f"    with {', '.join(settings)}:", f"        outs = fn({params})"]
+        lines += [f"    with {', '.join(settings)}:", f"        outs = fn({call})"]
     else:
-        lines.append(f"    outs = fn({params})")
+        lines.append(f"    outs = fn({call})")
+    lines += [f"    {name}.copy_(fn.{name})  # the state the call left, judged as the input's contents"
+              for name in mode.module]
     if mode.grad:
         lines += ["    loss = sum(o.sum() for o in outs if o.requires_grad)",
                   "    if isinstance(loss, torch.Tensor):",
@@ -119,6 +125,21 @@ def _step(program: Program) -> str:
     else:
         lines.append("    return outs")
     return "\n".join(lines) + "\n"
+
+
+def _load_buffers(names: tuple[str, ...]) -> list[str]:
+    """The step's lines that give a module's buffers their state before a call: each
+    buffer is the same tensor on every call (a cache's state lives on in place), its
+    values the binding's draw; a new buffer where the draw's shape or dtype is another."""
+    if not names:
+        return []
+    pairs = "".join(f"({n!r}, {n}), " for n in names)
+    return [f"    for name, value in ({pairs.rstrip(' ')}):",
+            "        buffer = getattr(fn, name)",
+            "        if buffer is not None and buffer.shape == value.shape and buffer.dtype == value.dtype:",
+            "            buffer.copy_(value)",
+            "        else:",
+            "            setattr(fn, name, value.clone())"]
 
 
 def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> str:
@@ -139,6 +160,7 @@ def header(program: Program) -> str:
     mode = program.mode
     inputs = [f"dtype {mode.dtype}"] + [f"{n} strided (last dim by 2)" for n in mode.strided]
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases]
+    inputs += [f"{n} is the module's buffer (loaded before each call, read after it)" for n in mode.module]
     return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
@@ -146,8 +168,10 @@ def header(program: Program) -> str:
 
 def _function(program: Program, name: str, plain: bool = False) -> str:
     typing = check(program)
-    params = ", ".join(i.name for i in program.inputs)
-    lines = [f"def {name}({params}):"]
+    buffers = program.mode.module
+    params = ", ".join(i.name for i in program.inputs if i.name not in buffers)
+    lines = [f"def {'forward' if buffers else name}({'self, ' if buffers else ''}{params}".rstrip(", ") + "):"]
+    lines += [f"    {b} = self.{b}" for b in buffers]
     for sym in program.symbols:
         for inp in program.inputs:
             if sym in inp.dims:
@@ -167,7 +191,18 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
             lines.append(f"    {line}")
     outs = "".join(f"{o}, " for o in program.outputs)
     lines.append(f"    return ({outs.rstrip(', ')}{',' if len(program.outputs) == 1 else ''})")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" if not buffers else _module(buffers, lines, name)
+
+
+def _module(buffers: tuple[str, ...], forward: list[str], name: str) -> str:
+    """A program with buffers as a module: its forward, and ``name``, an instance."""
+    lines = [f"class {MODULE_CLASS}(torch.nn.Module):",
+             f'    """`{name}` as a module whose buffers ({", ".join(buffers)}) are its state, which '
+             f'`{STEP_NAME}` loads before each call."""',
+             "", "    def __init__(self):", "        super().__init__()"]
+    lines += [f"        self.register_buffer({b!r}, None)" for b in buffers]
+    lines += [""] + [f"    {line}" for line in forward]
+    return "\n".join(lines) + f"\n\n\n{name} = {MODULE_CLASS}()\n"
 
 
 def build(program: Program, name: str = FUNCTION_NAME):

@@ -31,6 +31,7 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
+MODULE_STATE = "module-state"
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,14 @@ FEATURES: tuple[Feature, ...] = (
     Feature(STRIDED, 0.2, "non-contiguous inputs (last dim strided by 2)"),
     Feature(ALIASED, 0.15, "an input that is a view of another input (the same storage)"),
     Feature(HOPS, 0.15, "torch.cond branches and torch.compiler.nested_compile_region around custom calls"),
-    # the two below came last: a program without them is drawn as before they existed
+    # those below came last: a program without them is drawn as before they existed
     Feature(VIEWS, 0.3, "view ops beyond slices: permute, select, a step slice, chunk, diagonal, movedim, "
             "alias, squeeze"),
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
             "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
             "in-place unary ops, lerp_"),
+    Feature(MODULE_STATE, 0.25, "the program is an nn.Module whose forward writes its buffers (its state, the "
+            "same tensors on every call) through custom ops; the buffers after each call are judged"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -149,6 +152,8 @@ def used_by(program) -> list[str]:
         used.add(STRIDED)
     if mode.aliases:
         used.add(ALIASED)
+    if mode.module:
+        used.add(MODULE_STATE)
     sites = [site for s in program.body for site in s.sites]
     if len(sites) != len(set(sites)):
         used.add(IDENTICAL_CALLS)

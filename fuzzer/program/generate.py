@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import forms, sources
+from fuzzer.program import buffers, forms, sources
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
@@ -360,6 +360,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
                       imports=sources.imports_for(st.body, ops.imports))
+    if feats.MODULE_STATE in on:
+        program = buffers.as_module(program, seed)
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))

@@ -24,7 +24,8 @@ entry's) is held to the same legality rules as a freshly generated one:
 
 A program's :class:`Mode` says how it is run beyond its body: how it is compiled
 (``dynamic=True`` or automatic dynamic), which input dims are marked, whether
-gradients are taken, the inputs' dtype and layout.  ``codegen`` prints all of it.
+gradients are taken, the inputs' dtype and layout, which inputs are a module's buffers.
+``codegen`` prints all of it.
 
 The liveness behind the ``missed-dce`` report is ``fuzzer.program.liveness``; what
 autograd allows a program that takes gradients is ``fuzzer.program.grad``.
@@ -87,12 +88,19 @@ class Mode:
     #: (input, base): the input is a view of the whole of another input (the same
     #: storage, so a write to one shows in the other); their dims are the same
     aliases: tuple[tuple[str, str], ...] = ()
+    #: the inputs that are the buffers of a module (``codegen``'s ``Program``): the
+    #: program is an ``nn.Module`` whose forward reads them as ``self.<name>``, and its
+    #: ``step`` loads each from the input of its name before the call and writes the
+    #: buffer's contents after the call back into it (the module's state, judged)
+    module: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
                 "dtype": self.dtype, "strided": list(self.strided)}
         if self.aliases:
             data["aliases"] = [list(a) for a in self.aliases]
+        if self.module:
+            data["module"] = list(self.module)
         return data
 
     @classmethod
@@ -101,7 +109,8 @@ class Mode:
                    marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
                    grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
                    strided=tuple(str(n) for n in data.get("strided", ())),
-                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())))
+                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
+                   module=tuple(str(n) for n in data.get("module", ())))
 
     @property
     def is_default(self) -> bool:
@@ -244,6 +253,7 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
             raise InvalidProgram(f"bad alias {(name, base)!r}")
     if mode.aliases and mode.grad:
         raise InvalidProgram("an input that is a view of another cannot be a leaf that requires grad")
+    _check_module(mode, dims)
     for inp in program.inputs:
         if inp.dtype is not None and inp.dtype not in FIXED_DTYPES:
             raise InvalidProgram(f"input {inp.name}: dtype {inp.dtype!r} not in {FIXED_DTYPES}")
@@ -256,6 +266,24 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
     for name, base in mode.aliases:
         if given[name] != given[base]:
             raise InvalidProgram(f"bad alias {(name, base)!r}: another dtype")
+
+
+def _check_module(mode: Mode, dims: dict[str, Dims]) -> None:
+    """A module's buffers are inputs, each once, that the step hands over as they are:
+    not strided, not aliased, not marked (a mark on the drawn input would not reach the
+    buffer it is copied into), and never in a program that takes gradients (a buffer
+    is no leaf)."""
+    if not mode.module:
+        return
+    if mode.grad:
+        raise InvalidProgram("a module's buffers do not require grad: no module in a program that takes gradients")
+    aliased = {n for pair in mode.aliases for n in pair}
+    marked = {n for n, _, _ in mode.marks}
+    for name in mode.module:
+        if name not in dims or name in aliased or name in marked or name in mode.strided:
+            raise InvalidProgram(f"bad buffer {name!r}: an input, not strided, aliased or marked")
+    if len(set(mode.module)) != len(mode.module):
+        raise InvalidProgram(f"a buffer named twice in {mode.module!r}")
 
 
 def dtypes_of(program: Program) -> dict[str, str | None]:

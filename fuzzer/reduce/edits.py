@@ -93,7 +93,8 @@ def without_input(mode: Mode, name: str) -> Mode:
     """The mode once input ``name`` is gone."""
     return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
                                strided=tuple(n for n in mode.strided if n != name),
-                               aliases=tuple(a for a in mode.aliases if name not in a))
+                               aliases=tuple(a for a in mode.aliases if name not in a),
+                               module=tuple(n for n in mode.module if n != name))
 
 
 def without_dim(mode: Mode, name: str, k: int) -> Mode:

@@ -93,10 +93,10 @@ def complexity(case: Case) -> tuple:
 
 
 def mode_complexity(mode: Mode) -> int:
-    """How much of a mode there is: each mark, strided input, gradients, a dtype other
+    """How much of a mode there is: each mark, strided, aliased or buffer input, gradients, a dtype other
     than float32 and automatic dynamic count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true"))
+            + (mode.dynamic != "true") + len(mode.module))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -113,3 +113,5 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
     for a in mode.aliases:
         yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
+    for n in mode.module:  # a buffer back to an input: a module toward a function
+        yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))

@@ -191,7 +191,8 @@ def input_lines(entry: Entry, index: int) -> list[str]:
 
 def _compile_call(entry: Entry, grads: bool = False) -> str:
     program = entry.case.program
-    call = f"torch.compile(program, {codegen.compile_args(program)}, backend={entry.backend!r})"
+    own = f"{codegen.MODULE_CLASS}()" if program.mode.module else "program"  # a module: buffers of its own
+    call = f"torch.compile({own}, {codegen.compile_args(program)}, backend={entry.backend!r})"
     if grads:  # the outputs, then the gradients of their sum
         call = f"with_grads({call})"
     if codegen.needs_step(program):  # marks, capture settings, the loss's backward

@@ -78,6 +78,12 @@ def _through(step, fn):
     return fn if step is None else (lambda *inputs: step(fn, *inputs))
 
 
+def _own(program):
+    """The program the compiled runs call: a module (a program with state) is another
+    instance of its class, so eager and compiled each keep their own buffers."""
+    return type(program)() if isinstance(program, torch.nn.Module) else program
+
+
 def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one), then the check runs
@@ -88,17 +94,20 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    compiled = _through(step, torch.compile(program, dynamic=spec.get("dynamic", True),
+    compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
                                             backend=spec["backend"]))
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    # each check run of a module gets one of its own: one path through its step's loads
+    checks_fn = eager_fn if not isinstance(program, torch.nn.Module) else (
+        lambda *inputs: step(_own(program), *inputs))
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = "cond" not in spec.get("hops", ())
     for i in needs_checks(runs, asks):
-        runs[i].checks = reference_runs(eager_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
+        runs[i].checks = reference_runs(checks_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
                                         trace, dtype, spec["input_seed"] + i, record)
     causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
     return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)

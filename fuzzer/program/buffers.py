@@ -1,0 +1,49 @@
+"""The ``module-state`` feature: which of a program's inputs become the buffers of a
+module (``Mode.module``), so that its forward writes its own state.
+
+A program drawn with the feature is an ``nn.Module`` (``codegen``'s ``Program``) whose
+forward reads those inputs as ``self.<name>``; its ``step`` loads each buffer in place
+from the binding's draw before every call and writes what the call left back into the
+drawn tensor, where the contract judges it like any written input.  The buffers are the
+same tensors on every call, as a cache's are, so the compiled module meets them again
+over the bindings, through its guards and recompiles.
+
+Buffers are drawn among the inputs the step can hand over as they are (``ir``'s rules:
+not strided, aliased or marked, and none in a program that takes gradients), those a
+custom op writes first, then those anything writes, then any: a module whose forward
+writes its state through a custom op is what the feature is for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from fuzzer import __version__
+from fuzzer.program import forms
+from fuzzer.program.ir import Program, check
+
+#: the chance a module holds a second buffer where it can
+SECOND_BUFFER_SHARE: float = 0.3
+
+
+def as_module(program: Program, seed: int) -> Program:
+    """``program`` with some of its inputs as a module's buffers, from a stream of its
+    own; unchanged where none can be (a program that takes gradients)."""
+    mode = program.mode
+    if mode.grad:
+        return program
+    held = {n for pair in mode.aliases for n in pair} | {n for n, _, _ in mode.marks} | set(mode.strided)
+    eligible = [i.name for i in program.inputs if i.name not in held]
+    typing = check(program)
+    by_custom = {typing.root[s.args[w]] for s in program.body if forms.form(s.form).is_custom
+                 for w in forms.form(s.form).mutates}
+    by_any = {typing.root[s.args[w]] for s in program.body for w in forms.form(s.form).mutates}
+    pool = ([n for n in eligible if n in by_custom] or [n for n in eligible if n in by_any] or eligible)
+    if not pool:
+        return program
+    rng = random.Random(f"dcefuzz-module-{__version__}-{seed}")
+    count = 2 if len(pool) > 1 and rng.random() < SECOND_BUFFER_SHARE else 1
+    chosen = set(rng.sample(pool, count))
+    names = tuple(i.name for i in program.inputs if i.name in chosen)
+    return dataclasses.replace(program, mode=dataclasses.replace(mode, module=names))
