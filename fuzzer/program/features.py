@@ -31,6 +31,7 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
+TAGGED_OPS = "tagged-ops"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ FEATURES: tuple[Feature, ...] = (
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
             "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
             "in-place unary ops, lerp_"),
+    Feature(TAGGED_OPS, 0.3, "custom ops tagged torch.Tag.inplace (write their first argument and return it) "
+            "and torch.Tag.out (write keyword-only buffers and return them); later statements may read and "
+            "write through the returned alias"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -115,11 +119,14 @@ def describe(table: dict[str, float]) -> str:
 
 def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
-    and torch.compiler.nested_compile_region)."""
+    and torch.compiler.nested_compile_region; tagged ops need ``custom_op``'s tags)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    if name == TAGGED_OPS:
+        from fuzzer.program.families import tagged
+        return tagged.unavailable()
     return None
 
 
