@@ -136,10 +136,11 @@ def brief_source(names, grad: bool = False, traced: bool = True) -> str:
 
 
 def registrable() -> list[str]:
-    """The ops this torch can register: those of a feature it cannot run are left out
-    (``fuzzer.program.features.unavailable``), so programs never call them."""
-    from fuzzer.program.features import unavailable
-    return [op.name for op in CUSTOM_OPS if op.feature is None or unavailable(op.feature) is None]
+    """The ops this torch can register: those of a family whose feature it cannot run
+    are left out (``families.unavailable``, what ``features.unavailable`` says), so
+    programs never call them."""
+    from fuzzer.program import families
+    return [op.name for op in CUSTOM_OPS if op.feature is None or families.unavailable(op.feature) is None]
 
 
 def _register(source: str) -> types.ModuleType:

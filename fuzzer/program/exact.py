@@ -65,7 +65,7 @@ class ExactRules:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         computes = not (form.is_custom and form.opaque)
-        if stmt.out is not None and (not exact or (computes and not form.shares_operand_storage)):
+        if stmt.out is not None and (not exact or (computes and not form.aliases_operand)):
             self.inexact.add(stmt.out)  # a view computes nothing: it is as exact as its operand
         for w in form.mutates:
             if computes or not exact:

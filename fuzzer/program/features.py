@@ -124,10 +124,8 @@ def unavailable(name: str) -> str | None:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
-    if name == TAGGED_OPS:
-        from fuzzer.program.families import tagged
-        return tagged.unavailable()
-    return None
+    from fuzzer.program import families
+    return families.unavailable(name)
 
 
 def draw(seed: int, table: dict[str, float]) -> frozenset[str]:

@@ -120,8 +120,8 @@ class Form:
         return self.category == VIEW
 
     @property
-    def shares_operand_storage(self) -> bool:
-        """Its result has operand 0's storage: a view, or a result that is operand 0."""
+    def aliases_operand(self) -> bool:
+        """Its result is operand 0's storage: a view, or an aliased result."""
         return self.is_view or self.result_aliases
 
     @property

@@ -50,7 +50,7 @@ class GradRules:
         if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
             raise forms.Illegal(f"{form.name} has no backward")
         result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
-        if form.shares_operand_storage:
+        if form.aliases_operand:
             result = self.requires[stmt.args[0]]
         if result:
             self.read_by_grad |= {root[a] for a in stmt.args}

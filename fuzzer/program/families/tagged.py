@@ -89,41 +89,41 @@ def _same_dims(operands) -> bool:
     return all(d == operands[0] for d in operands[1:])
 
 
-def _render_sin_out(a, at, d):
-    from fuzzer.program.form import op_text
-    return f"{op_text('t_sin_out')}({a[1]}, {at['site']}, out={a[0]})"
-
-
-def _render_split(take: int):
-    """``t_split_out``'s call returning buffer ``take``: the operands are that buffer,
-    the read tensor, then the other buffer."""
+def _render_sin_out(op: str):
     def render(a, at, d):
-        from fuzzer.program.form import op_text
-        lo, hi = (a[0], a[2]) if take == 0 else (a[2], a[0])
-        return f"{op_text('t_split_out')}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
+        return f"{op}({a[1]}, {at['site']}, out={a[0]})"
     return render
 
 
-def forms() -> tuple:
-    """The forms calling the tagged ops; each result is operand 0."""
-    import dataclasses
+def _render_split(op: str, take: int):
+    """``t_split_out``'s call returning buffer ``take``: the operands are that buffer,
+    the read tensor, then the other buffer."""
+    def render(a, at, d):
+        lo, hi = (a[0], a[2]) if take == 0 else (a[2], a[0])
+        return f"{op}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
+    return render
 
-    from fuzzer.program.form import custom_form, infer_same2, same_dims
+
+def forms(kit) -> tuple:
+    """The forms calling the tagged ops, built with ``kit`` (``fuzzer.program.form``);
+    each result is operand 0."""
+    import dataclasses
 
     def tagged(form, fits=None):
         return dataclasses.replace(form, result_aliases=True, fits=fits)
 
     def infer3(t, attrs, m):
-        same_dims(t[0], t[1])
-        return same_dims(t[0], t[2])
+        kit.same_dims(t[0], t[1])
+        return kit.same_dims(t[0], t[2])
 
+    split = kit.op_text("t_split_out")
     return (
-        tagged(custom_form("t_scale", 1, lambda t, at, m: t[0], mutates=(0,), feature=FEATURE)),
-        tagged(custom_form("t_addto", 2, infer_same2(True), mutates=(0,), feature=FEATURE)),
-        tagged(custom_form("t_sin_out", 2, infer_same2(True), mutates=(0,), feature=FEATURE,
-                           render=_render_sin_out)),
-        tagged(custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(0)),
-               fits=_same_dims),
-        tagged(custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(1),
-                           form="t_split_out_hi"), fits=_same_dims),
+        tagged(kit.custom_form("t_scale", 1, lambda t, at, m: t[0], mutates=(0,), feature=FEATURE)),
+        tagged(kit.custom_form("t_addto", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE)),
+        tagged(kit.custom_form("t_sin_out", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE,
+                               render=_render_sin_out(kit.op_text("t_sin_out")))),
+        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
+                               render=_render_split(split, 0)), fits=_same_dims),
+        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
+                               render=_render_split(split, 1), form="t_split_out_hi"), fits=_same_dims),
     )
