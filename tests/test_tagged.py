@@ -10,6 +10,8 @@ values (``wrong-output``) show.  The stand-ins play the compiled function, as in
 run as it is (no AOTAutograd), which keeps the alias.
 """
 
+import dataclasses
+
 import pytest
 import torch
 from backends import FAITHFUL
@@ -19,7 +21,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage
 from fuzzer.judge.trial import judge_case, judge_fresh
-from fuzzer.program import custom_ops, features, forms
+from fuzzer.program import codegen, custom_ops, features, forms
 from fuzzer.program.ir import InvalidProgram, check
 
 custom_ops.install()
@@ -150,3 +152,80 @@ def test_what_an_out_buffer_held_before_the_call_is_not_judged():
 def test_dynamos_graph_run_as_it_is_keeps_the_alias_and_is_clean():
     v = judge_fresh(WRITE_THROUGH, "cpu", backend=FAITHFUL)
     assert v.status == contract.OK and v.kinds() == [], v.reason
+
+
+# ------------------------------------------------------------------ a user's tagged ops (--ops)
+
+USER_OPS = '''
+import torch
+
+
+@torch.library.custom_op("tagusr::axpy_", mutates_args=("x",), tags=torch.Tag.inplace)
+def axpy_(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x.mul_(2.0).add_(y)
+
+
+@torch.library.custom_op("tagusr::sincos_out", mutates_args=("s", "c"), tags=torch.Tag.out)
+def sincos_out(x: torch.Tensor, *, s: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    torch.sin(x, out=s)
+    torch.cos(x, out=c)
+    return s, c
+'''
+
+
+@pytest.fixture(scope="module")
+def user_ops(tmp_path_factory):
+    from fuzzer.user import selection
+    folder = tmp_path_factory.mktemp("tagusr")
+    (folder / "tagusr_ops.py").write_text(USER_OPS)
+    return selection.select([str(folder / "tagusr_ops.py")], only=True)
+
+
+def test_a_users_tagged_ops_are_read_by_their_alias_annotations(user_ops):
+    from fuzzer.user import library
+    axpy, sincos = library.op("tagusr::axpy_"), library.op("tagusr::sincos_out")
+    assert axpy.aliases == (0,) and axpy.mutates == (0,)
+    assert sincos.aliases == (1, 2) and sincos.mutates == (1, 2) and sincos.taken == (0,)
+    assert not user_ops.findings and set(user_ops.ops.user) == {"tagusr::axpy_", "tagusr::sincos_out"}
+
+
+def test_a_users_out_op_lists_its_returned_buffer_first_and_is_called_by_keyword(user_ops):
+    form = forms.form("tagusr::sincos_out")
+    assert form.result_aliases and form.mutates == (0, 2)
+    text = form.render(["v0", "x1", "v2"], {"take": 0}, [("s0",)] * 3)
+    assert text == "torch.ops.tagusr.sincos_out(x1, s=v0, c=v2)[0]"
+    assert check(prog({"x0": ("s0",), "x1": ("s0",), "x2": ("s0",)},
+                      [("tagusr::sincos_out", ["x0", "x1", "x2"], "v0", {"site": 0, "take": 0})])).root["v0"] == "x0"
+
+
+def test_a_program_writing_through_a_users_tagged_result_is_clean_where_the_alias_is_kept(user_ops):
+    p = prog({"x0": ("s0",), "x1": ("s0",), "x2": ("s0",)}, [
+        ("tagusr::axpy_", ["x0", "x1"], "v0", {"site": 0}),
+        ("mul_", ["v0"], None, {"c": -1.0}),
+        ("tagusr::sincos_out", ["x1", "x0", "x2"], "v1", {"site": 1, "take": 0}),
+        ("add_", ["v1"] + ["x0"], None, {}),
+    ], outputs=["v0"])
+    p = dataclasses.replace(p, imports=user_ops.ops.imports)
+    c = case(p)
+    assert kinds(lambda *a: codegen.build(p)(*a), c) == []
+
+    def lost(x0, x1, x2):
+        v0 = torch.ops.tagusr.axpy_(x0, x1).clone()     # the result is no longer x0
+        v0.mul_(-1.0)
+        v1 = torch.ops.tagusr.sincos_out(x0, s=x1, c=x2)[0]
+        v1.add_(x0)
+        return (v0,)
+    assert verdict(lost, c).kinds() == [contract.WRONG_MUTATION]
+
+
+def test_programs_calling_a_users_tagged_ops_are_legal(user_ops):
+    from fuzzer.program.generate import generate
+    called = set()
+    for seed in range(40):
+        program = generate(seed, ops=user_ops.ops).program
+        typing = check(program)
+        for s in program.body:
+            if s.form.startswith("tagusr::") and s.out is not None:
+                called.add(s.form)
+                assert typing.root[s.out] == typing.root[s.args[0]]
+    assert called == {"tagusr::axpy_", "tagusr::sincos_out"}
