@@ -86,6 +86,18 @@ def test_the_feature_is_there_where_custom_op_takes_the_tags():
     assert ops.t_scale.default._schema.returns[0].alias_info.is_write
 
 
+def test_a_torch_whose_custom_op_takes_no_tags_has_no_feature_and_no_tagged_ops(monkeypatch):
+    """Older torch: ``infer_schema`` (which ``custom_op`` calls) has no ``tags``; the
+    feature is unavailable, never drawn, and the library leaves its ops unregistered."""
+    def old_infer_schema(fn, *, mutates_args, op_name=None):
+        return "(Tensor a) -> Tensor"
+    monkeypatch.setattr(torch.library, "infer_schema", old_infer_schema)
+    assert "cannot declare a tagged op" in features.unavailable(features.TAGGED_OPS)
+    assert features.TAGGED_OPS not in features.draw(3, {features.TAGGED_OPS: 1.0})
+    names = custom_ops.registrable()
+    assert "m_scale" in names and not any(n.startswith("t_") for n in names)
+
+
 # ------------------------------------------------------------------ forbidden
 
 def _right(x0, x1):
