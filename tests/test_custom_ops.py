@@ -25,13 +25,25 @@ custom_ops.install()
 #: the sizes every dim of a sample takes: empty, specialised by dynamic=True, symbolic
 SIZES = (0, 1, 2)
 #: the ops whose forms accept a 0-d operand (the others need rank >= 1)
-RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap"}
-TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"}
+RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "t_addto", "t_sin_out",
+          "t_split_out"}
+TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown", "t_addto", "t_sin_out",
+              "t_split_out"}
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"}
+#: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
+OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
+
+
+def _kwargs(op, x, y):
+    """The keyword-only buffers of an out= op: y, and a third tensor like it."""
+    names = OUT_BUFFERS.get(op.name, ())
+    return dict(zip(names, (y, y.clone() * 2)))
 
 
 def _args(op, x, y):
+    if op.name in OUT_BUFFERS:
+        return (x, 0)
     if op.name == "p_head":
         return (x, x.shape[0] // 2, 0)
     if op.name == "p_affine":
@@ -65,7 +77,8 @@ def _samples(op):
         layouts = ["contiguous"] + (["offset"] if shape else []) + (["transposed"] if len(shape) >= 2 else [])
         pairs = [(a, a) for a in layouts] + ([("contiguous", "transposed")] if "transposed" in layouts else [])
         for lx, ly in pairs if op.name in TWO_INPUTS else [(a, a) for a in layouts]:
-            yield f"{shape} {lx}/{ly}", _args(op, _layout(shape, lx), _layout(shape, ly))
+            x, y = _layout(shape, lx), _layout(shape, ly)
+            yield f"{shape} {lx}/{ly}", _args(op, x, y), _kwargs(op, x, y)
 
 
 @pytest.mark.compile
@@ -73,9 +86,9 @@ def _samples(op):
 def test_opcheck(op):
     overload = getattr(torch.ops.dcefuzz, op.name).default
     checked = 0
-    for label, args in _samples(op):
+    for label, args, kwargs in _samples(op):
         try:
-            result = torch.library.opcheck(overload, args)
+            result = torch.library.opcheck(overload, args, kwargs)
         except Exception as exc:
             raise AssertionError(f"{op.name} on {label}: {exc}") from exc
         assert result == {u: "SUCCESS" for u in DEFAULT_TEST_UTILS}, (label, result)
@@ -151,10 +164,12 @@ def test_every_op_written_plain_computes_what_the_traced_op_does():
         x = torch.randn(3, 2, dtype=torch.float64)
         y = torch.randn(3, 2, dtype=torch.float64)
         traced_args, plain_args = _args(op, x.clone(), y.clone()), _args(op, x.clone(), y.clone())[:-1]
-        traced = getattr(torch.ops.dcefuzz, op.name)(*traced_args)
-        written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args)
+        traced_kwargs, plain_kwargs = _kwargs(op, x.clone(), y.clone()), _kwargs(op, x.clone(), y.clone())
+        traced = getattr(torch.ops.dcefuzz, op.name)(*traced_args, **traced_kwargs)
+        written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args, **plain_kwargs)
         torch.testing.assert_close(written, traced, msg=op.name)
         torch.testing.assert_close(plain_args, traced_args[:-1], msg=f"{op.name}'s writes")
+        torch.testing.assert_close(plain_kwargs, traced_kwargs, msg=f"{op.name}'s writes to its buffers")
         if op.declaration == PURE and op.name != "p_pos":  # every pure op but p_pos has a backward
             leaves = (x.requires_grad_(), y.requires_grad_())[:2 if op.name in TWO_INPUTS else 1]
             call = getattr(torch.ops.dcefuzz_plain, op.name)

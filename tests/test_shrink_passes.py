@@ -88,6 +88,44 @@ def test_rewrite_takes_simpler_ops_and_earlier_operands():
     assert [(s.form, s.args) for s in run.best.program.body] == [("p_sin", ("x0",)), ("e_log", ("x0",))]
 
 
+#: a tagged in-place call whose result is written, read and returned after it
+TAGGED = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0}), ("mul_", ["v0"], None, {"c": 2.0}),
+                                ("p_sin", ["v0"], "v1", {"site": 1})], outputs=["v0", "v1"])
+
+
+def test_rewrite_takes_a_tagged_op_to_the_plain_one_and_its_result_to_its_argument():
+    run = run_pass("rewrite", case(TAGGED), stays_while(lambda cc: len(cc.program.body) == 3))
+    p = run.best.program
+    assert [(s.form, s.args, s.out) for s in p.body] == [("m_scale", ("x0",), None), ("mul_", ("x0",), None),
+                                                         ("p_sin", ("x0",), "v1")]
+    assert p.outputs == ("x0", "v1")
+
+
+def test_the_plain_call_computes_and_writes_what_the_tagged_call_did():
+    """Reading the argument for the result changes nothing a run shows: the same
+    returned values and the same final inputs, eagerly, where the plain op computes
+    what the tagged one did."""
+    import torch
+
+    from fuzzer.program import codegen, custom_ops
+    from fuzzer.reduce.edits import operand_for_result, simpler_stmt
+
+    custom_ops.install()
+    chained = prog({"x0": ("s0",), "x1": ("s0",)}, [("t_sin_out", ["x1", "x0"], "v0", {"site": 0}),
+                                                    ("t_addto", ["v0", "x0"], "v1", {"site": 1}),
+                                                    ("mul_", ["v1"], None, {"c": 0.5})], outputs=["v1", "v0"])
+    # the plain ops that compute what the tagged ones do (t_sin_out's plain op computes another thing)
+    for p, n, simpler in ((TAGGED, 0, "m_scale"), (chained, 1, "m_addto")):
+        plain = operand_for_result(p, n, simpler_stmt(p.body[n], simpler))
+        check(plain)
+        runs = []
+        for q in (p, plain):
+            inputs = [torch.arange(5.0) - 2.0 + k for k in range(len(q.inputs))]
+            outs = codegen.build(q)(*inputs)
+            runs.append((tuple(o.clone() for o in outs), tuple(inputs)))
+        torch.testing.assert_close(runs[1], runs[0], rtol=0, atol=0)
+
+
 def test_sizes_merges_symbols_and_shrinks_bindings_to_their_minimums():
     c = case(prog({"x0": ("s0", "s1")}, [("e_log", ["x0"], None, {"site": 0})]), [{"s0": 5, "s1": 9}])
     run = run_pass("sizes", c, stays_while(lambda cc: True))
@@ -138,7 +176,9 @@ def test_statement_rewrites_are_legal_or_refused_and_keep_the_shape_of_the_progr
     for edit in statement_edits(c):
         legal(edit)
         q = edit.program
-        assert (len(q.body), q.inputs, q.outputs, edit.bindings) == (len(p.body), p.inputs, p.outputs, c.bindings)
+        # a tagged op's returned result may become its argument (``edits.operand_for_result``)
+        assert (len(q.body), q.inputs, len(q.outputs), edit.bindings) == (len(p.body), p.inputs, len(p.outputs),
+                                                                         c.bindings)
 
 
 #: the passes whose every candidate is legal (the others may propose what the IR refuses)

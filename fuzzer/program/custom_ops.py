@@ -12,12 +12,16 @@ run time in compiled code too, while its fake impl only runs at compile time).
 Effectful operators also append an event with a copy of their tensor inputs.
 
 Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
-too): outputs are fresh tensors, never aliases of inputs; ``mutates_args`` names
-exactly the tensors the body writes; fake impls give the real outputs' metadata:
-shape, dtype and strides.  Every output is contiguous, in the real impl and the fake
-alike, because Inductor checks a fallback's output strides against its fake impl's
-(``assert_size_stride``): a layout that follows a non-contiguous input would break
-that promise and a failing check would be our bug, not the compiler's.
+too): outputs are fresh tensors, never aliases of inputs, but for the alias a
+tagged op declares: an op tagged ``torch.Tag.inplace`` or ``torch.Tag.out``
+(``fuzzer.program.families.tagged``) returns the argument it writes, as its schema
+says (``Tensor(a!)``); ``mutates_args`` names exactly the tensors the body writes;
+fake impls give the real outputs' metadata: shape, dtype and strides.  Every fresh
+output is contiguous, in the real impl and the fake alike, because Inductor checks
+a fallback's output strides against its fake impl's (``assert_size_stride``): a
+layout that follows a non-contiguous input would break that promise and a failing
+check would be our bug, not the compiler's (a tagged op's fake impl is torch's,
+which returns the argument itself, so its strides are the argument's).
 ``tests/test_custom_ops.py`` runs ``torch.library.opcheck`` on every operator, with
 every test it has by default, on empty, size-1 and size-2 dims and several layouts.
 """
@@ -112,7 +116,7 @@ def plain_snippet(source: str) -> str:
     for line in source.splitlines():
         if line.startswith("def "):
             backward = line.startswith("def _") and "_backward(" in line
-            line = line.replace(", site: int)", ")").replace(", site):", "):")
+            line = line.replace(", site: int)", ")").replace(", site):", "):").replace(", site: int, *,", ", *,")
         body = line.strip()
         if body.startswith("_hit("):
             continue
@@ -129,6 +133,14 @@ def brief_source(names, grad: bool = False, traced: bool = True) -> str:
     plain = (lambda text: text) if traced else plain_snippet
     return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
                      for n in BY_NAME if n in set(names))
+
+
+def registrable() -> list[str]:
+    """The ops this torch can register: those of a family whose feature it cannot run
+    are left out (``families.unavailable``, what ``features.unavailable`` says), so
+    programs never call them."""
+    from fuzzer.program import families
+    return [op.name for op in CUSTOM_OPS if op.feature is None or families.unavailable(op.feature) is None]
 
 
 def _register(source: str) -> types.ModuleType:
@@ -152,7 +164,7 @@ def install(source: str | None = None) -> types.ModuleType:
     """
     global _installed
     if _installed is None:
-        _installed = _register(source if source is not None else source_for(BY_NAME))
+        _installed = _register(source if source is not None else source_for(registrable()))
     elif source is not None:
         raise RuntimeError("the op library is already registered in this process")
     return _installed

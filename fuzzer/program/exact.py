@@ -13,7 +13,8 @@ compiled program and eager share bit for bit:
 * the result of an opaque custom op (one the compiled program calls: the compiler
   sees the call and never what it computes) is exact when all its operands are, and
   so is what it writes;
-* a view is as exact as its base;
+* a view is as exact as its base, and so is a result that is its operand (a tagged
+  in-place or out= op's);
 * what an aten form computes is not exact, nor is a tensor an aten form writes into;
   nor is what an op computes that the compiler traces through, decomposes or lowers
   (``fuzzer.user.compiled``: it has a kernel of its own, but the compiled program
@@ -64,7 +65,7 @@ class ExactRules:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         computes = not (form.is_custom and form.opaque)
-        if stmt.out is not None and (not exact or (computes and not form.is_view)):
+        if stmt.out is not None and (not exact or (computes and not form.aliases_operand)):
             self.inexact.add(stmt.out)  # a view computes nothing: it is as exact as its operand
         for w in form.mutates:
             if computes or not exact:

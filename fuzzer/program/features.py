@@ -32,6 +32,7 @@ HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
 MODULE_STATE = "module-state"
+TAGGED_OPS = "tagged-ops"
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ FEATURES: tuple[Feature, ...] = (
             "in-place unary ops, lerp_"),
     Feature(MODULE_STATE, 0.25, "the program is an nn.Module whose forward writes its buffers (its state, the "
             "same tensors on every call) through custom ops; the buffers after each call are judged"),
+    Feature(TAGGED_OPS, 0.3, "custom ops tagged torch.Tag.inplace (write their first argument and return it) "
+            "and torch.Tag.out (write keyword-only buffers and return them); later statements may read and "
+            "write through the returned alias"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -118,12 +122,13 @@ def describe(table: dict[str, float]) -> str:
 
 def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
-    and torch.compiler.nested_compile_region)."""
+    and torch.compiler.nested_compile_region; tagged ops need ``custom_op``'s tags)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
-    return None
+    from fuzzer.program import families
+    return families.unavailable(name)
 
 
 def draw(seed: int, table: dict[str, float]) -> frozenset[str]:

@@ -111,10 +111,18 @@ class Form:
     #: signature's letters): the compiler must specialise it, so no dim of a program
     #: calling it may be marked unbacked (Dynamo's refusal would be its right)
     specialises: bool = False
+    #: its result *is* operand 0 (a tagged in-place op returns the argument it wrote, a
+    #: tagged out= op the buffer it wrote), so the result has operand 0's storage
+    result_aliases: bool = False
 
     @property
     def is_view(self) -> bool:
         return self.category == VIEW
+
+    @property
+    def aliases_operand(self) -> bool:
+        """Its result is operand 0's storage: a view, or an aliased result."""
+        return self.is_view or self.result_aliases
 
     @property
     def is_custom(self) -> bool:

@@ -18,7 +18,8 @@ class GradRules:
       such a view ``requires_grad=True`` and no ``grad_fn`` where ``torch.no_grad``'s
       documentation says its results do not require grad, so what a loss over it
       means is not defined (a compiled program has given its base gradients);
-    * a view requires grad when its base does;
+    * a view requires grad when its base does, and so does a result that is its
+      operand (a tagged op's);
     * a write goes only to a value that does not require grad, whose storage is not
       an input's (inputs are leaves), and that nothing requiring grad has read (the
       write would change what backward saved); outside ``no_grad`` every operand of
@@ -49,7 +50,7 @@ class GradRules:
         if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
             raise forms.Illegal(f"{form.name} has no backward")
         result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
-        if form.is_view:
+        if form.aliases_operand:
             result = self.requires[stmt.args[0]]
         if result:
             self.read_by_grad |= {root[a] for a in stmt.args}

@@ -53,6 +53,9 @@ class CustomOp:
     declaration: str
     source: str
     doc: str
+    #: the feature (``fuzzer.program.features``) whose programs call it: an op of a
+    #: feature this torch cannot run is not registered (None: every torch has it)
+    feature: str | None = None
 
     @property
     def qualname(self) -> str:

@@ -68,6 +68,21 @@ def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
 
 
+def operand_for_result(p: Program, n: int, stmt: Stmt) -> Program:
+    """``p`` with statement ``n`` replaced by ``stmt``, which has no result, and every
+    later read of the old statement's result reading its operand 0 instead: sound only
+    where that result *is* operand 0 (``Form.result_aliases``: a tagged op's), so a
+    tagged call shrinks to the plain mutating call of its argument."""
+    old = p.body[n]
+    value, operand = old.out, old.args[0]
+
+    def swap(names):
+        return tuple(operand if a == value else a for a in names)
+
+    later = tuple(dataclasses.replace(s, args=swap(s.args)) for s in p.body[n + 1:])
+    return dataclasses.replace(p, body=p.body[:n] + (stmt,) + later, outputs=swap(p.outputs))
+
+
 def unused(p: Program, value: str) -> bool:
     return value not in p.outputs and not any(value in s.args for s in p.body)
 

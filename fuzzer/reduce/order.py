@@ -43,11 +43,19 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "in_region_p_sin": ("p_sin",),
     "in_region_e_tap": ("e_tap",),
     "in_region_m_scale": ("m_scale",),
+    # a tagged op toward the plain mutating op of its argument (its result read as the
+    # argument, ``passes.rewrite``), a second buffer or operand dropped on the way
+    "t_scale": ("m_scale",),
+    "t_addto": ("m_addto", "m_scale", "t_scale"),
+    "t_sin_out": ("m_addto", "m_scale"),
+    "t_split_out": ("t_sin_out", "m_addto", "m_scale"),
+    "t_split_out_hi": ("t_sin_out", "m_addto", "m_scale"),
 }
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
-FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
+FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1, "t_scale": 1,
+                   "t_split_out": 3, "t_split_out_hi": 3}
 DEFAULT_FORM_COMPLEXITY = 2
 
 

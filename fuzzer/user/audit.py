@@ -1,7 +1,8 @@
 """The declaration check: is each of a user's ops what it says it is?
 
 The contract judges the compiler by what an op declares.  An op that writes an
-argument it does not declare, or returns an alias of an input, gives the compiler
+argument it does not declare, or returns an alias of an input it does not declare (a
+tagged op declares the written argument it returns), gives the compiler
 leave to break it, and a campaign would blame the compiler for the op's own lie.  So
 every user op is audited before a campaign, and one that fails is a ``declaration``
 finding and left out.
@@ -138,6 +139,8 @@ def _eager(op: UserOp, values: dict, device: str, problems: list[Problem], never
                                         "declare it: add it to mutates_args (schema Tensor(a!))", names[i]))
         for r, result in enumerate(_results(out)):
             for i, arg in enumerate(after):
+                if op.aliases and op.aliases[r] == i:
+                    continue  # the written argument its schema says it returns (a tagged op)
                 if result.numel() and arg.numel() and \
                         result.untyped_storage().data_ptr() == arg.untyped_storage().data_ptr() and \
                         not any(p.check == "aliased-output" and p.argument == names[i] for p in problems):

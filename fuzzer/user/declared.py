@@ -90,6 +90,10 @@ class UserOp:
     #: it refuses empty tensors (and only those), as the declaration check found:
     #: programs calling it keep every size at 1 or more
     nonempty: bool = False
+    #: for each result, the index (among the tensor arguments) of the written argument
+    #: it is, as the schema's alias annotations say (``Tensor(a!) x -> Tensor(a!)``):
+    #: an op tagged ``torch.Tag.inplace`` or ``torch.Tag.out``; empty: fresh results
+    aliases: tuple[int, ...] = ()
 
     @property
     def opaque(self) -> bool:
@@ -186,9 +190,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
             optional.append(k)  # Tensor?: it may return None there, which no program takes
         elif not isinstance(ret.type, torch.TensorType):
             raise Unsupported(f"{qualname}: returns {ret.type}; dcefuzz calls ops that return tensors or nothing")
-        if ret.alias_info is not None:
-            raise Unsupported(f"{qualname}: returns an alias of an argument ({schema}); "
-                              "dcefuzz calls ops whose results are fresh")
+    aliases = _aliases(qualname, op, arguments)
     written = any(a.written for a in arguments)
     effect = effect_of(qualname) is not None
     declaration = MUTATING if written else EFFECTFUL if effect else PURE
@@ -198,10 +200,43 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     takes = tuple(k for k in range(len(schema.returns)) if k not in optional) if optional else None
     if takes == ():
         raise Unsupported(f"{qualname}: every result is optional (Tensor?); dcefuzz takes results that are tensors")
+    if aliases and len(schema.returns) > 1:
+        takes = (0,)  # a program reads the buffer of result 0, which its form lists first
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns), gufunc=parsed, effect=effect,
                   backward=declaration == PURE and bool(schema.returns) and has_backward(qualname),
-                  takes=takes, compiled=treatment(op))
+                  takes=takes, compiled=treatment(op), aliases=aliases)
+
+
+def tagged(op) -> bool:
+    """Whether the op is tagged ``torch.Tag.inplace`` or ``torch.Tag.out`` (on a torch
+    that has those tags): the only ops whose results torch lets alias an argument."""
+    import torch
+
+    tags = [getattr(torch.Tag, name, None) for name in ("inplace", "out")]
+    return any(tag is not None and tag in op.tags for tag in tags)
+
+
+def _aliases(qualname: str, op, arguments: list[Argument]) -> tuple[int, ...]:
+    """Which written tensor argument each result is, read off the alias annotations
+    (empty: the results are fresh); raises :class:`Unsupported` for an aliased result
+    of an op that is not tagged, or one aliasing no written argument."""
+    returns = op._schema.returns
+    if all(ret.alias_info is None for ret in returns):
+        return ()
+    if not tagged(op):
+        raise Unsupported(f"{qualname}: returns an alias of an argument ({op._schema}) without "
+                          "torch.Tag.inplace or torch.Tag.out; dcefuzz calls such ops only when tagged")
+    tensors = [(a, arg) for a, arg in zip(arguments, op._schema.arguments) if a.is_tensor]
+    out = []
+    for k, ret in enumerate(returns):
+        sets = ret.alias_info.before_set if ret.alias_info is not None else set()
+        match = [i for i, (a, arg) in enumerate(tensors)
+                 if a.written and arg.alias_info is not None and arg.alias_info.before_set == sets]
+        if len(match) != 1:
+            raise Unsupported(f"{qualname}: result {k} is not one written argument ({op._schema})")
+        out.append(match[0])
+    return tuple(out)
 
 
 def has_backward(qualname: str) -> bool:

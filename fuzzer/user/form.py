@@ -5,11 +5,15 @@ built-in form, and a program's JSON says which op it calls.  Its category is wha
 op declares, so the generator, the IR's liveness and the contract treat it exactly
 as they treat a built-in op of that kind.  Its statement carries a call site like
 every custom call (the IR's identity of a call), but the op is not told it: its
-calls are logged without one (``fuzzer.user.tracing``).
+calls are logged without one (``fuzzer.user.tracing``).  An op tagged
+``torch.Tag.inplace`` or ``torch.Tag.out`` returns a written argument: its form lists
+that argument first, so the result is operand 0's storage (``Form.result_aliases``),
+and renders the call in the declared order, buffers by keyword.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 from fuzzer.program import forms
@@ -20,7 +24,29 @@ from fuzzer.user.gufunc import Mismatch
 SCALARS = "scalars"
 
 
+def operand_order(op: UserOp) -> tuple[int, ...]:
+    """Which tensor argument each operand is: the declared order, but that an op whose
+    result is a written argument (``UserOp.aliases``, a tagged op) lists that argument
+    first, since a form's aliased result is its operand 0 (``Form.result_aliases``)."""
+    order = tuple(range(len(op.tensors)))
+    if not op.aliases:
+        return order
+    first = op.aliases[0]
+    return (first,) + tuple(i for i in order if i != first)
+
+
+def _in_operand_order(op: UserOp) -> UserOp:
+    """``op`` with its signature's inputs in operand order (``operand_order``)."""
+    if op.gufunc.same_shape or not op.aliases:
+        return op
+    order = operand_order(op)
+    return dataclasses.replace(op, gufunc=dataclasses.replace(
+        op.gufunc, inputs=tuple(op.gufunc.inputs[i] for i in order)))
+
+
 def _infer(op: UserOp):
+    op = _in_operand_order(op)
+
     def infer(t, attrs, m):
         for arg in op.scalars:
             value = attrs.get(SCALARS, {}).get(arg.name)
@@ -46,17 +72,21 @@ def _infer(op: UserOp):
 
 
 def _render(op: UserOp):
+    order = operand_order(op)
+    ordered = _in_operand_order(op)
+
     def render(args, attrs, dims):
-        tensors = iter(args)
+        declared = [args[order.index(i)] for i in range(len(args))]
+        tensors = iter(declared)
         values = attrs.get(SCALARS, {})
-        letters = op.gufunc.bind(list(dims)) if dims else {}
+        letters = ordered.gufunc.bind(list(dims)) if dims else {}
         parts = []
         by_name = False  # once an argument is left at its default, the rest go by name
         for arg in op.arguments:
             if arg.is_tensor:
                 text = next(tensors)
             elif arg.values:
-                text = arg.code(values[arg.name], letters, args[0])
+                text = arg.code(values[arg.name], letters, declared[0])
             else:
                 by_name = True
                 continue  # left at its default
@@ -67,6 +97,8 @@ def _render(op: UserOp):
 
 
 def _fits(op: UserOp):
+    op = _in_operand_order(op)
+
     def fits(operands) -> bool:
         try:
             op.gufunc.bind(list(operands))
@@ -95,12 +127,15 @@ def _result_dtype(op: UserOp):
 
 def form_of(op: UserOp) -> forms.Form:
     fixed = op.result_dtypes is not None and any(d is not None for d in op.result_dtypes)
+    order = operand_order(op)
+    tensors = [op.tensors[i] for i in order]
     return forms.Form(
         name=op.qualname, category=op.declaration, arity=len(op.tensors),
-        infer=_infer(op), render=_render(op), mutates=op.mutates, custom=op.qualname,
+        infer=_infer(op), render=_render(op), mutates=tuple(k for k, a in enumerate(tensors) if a.written),
+        custom=op.qualname, result_aliases=bool(op.aliases),
         returns=op.results > 0, grad=forms.BACKWARD if op.backward else forms.NO_BACKWARD, site_traced=False,
         fits=_fits(op), draw=_draw(op), effect=op.effect,
-        operand_dtypes=tuple(a.dtype for a in op.tensors),
+        operand_dtypes=tuple(a.dtype for a in tensors),
         result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque,
         specialises=any(a.type == "List[int]" and any(isinstance(v, str) for vs in a.values for v in vs)
                         for a in op.scalars))

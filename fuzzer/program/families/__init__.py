@@ -8,8 +8,14 @@ write it now, as two things:
 * ``OPS``: its ops, each a :class:`~fuzzer.program.op_record.CustomOp` snippet
   (the module imports nothing of the program package at its top but ``op_record``,
   since the library is read while ``custom_ops`` is being imported);
-* ``forms()``: the statement forms that call them, each under the family's feature
-  (``fuzzer.program.features``), built when ``forms`` builds its table.
+* ``forms(kit)``: the statement forms that call them, each under the family's feature
+  (``fuzzer.program.features``), built when ``forms`` builds its table with the
+  builders ``kit`` hands in (the module ``fuzzer.program.form``: ``custom_form``,
+  ``op_text``, the typing rules), so that no family imports a module that imports
+  the library, which would make the program stage's modules a cycle;
+* ``FEATURE`` and ``unavailable()``: the family's feature, and why this torch cannot
+  run it (or None), which ``features.unavailable`` answers with and by which the
+  library leaves the family's ops unregistered.
 
 A family is listed in ``MODULES`` once; the library's order is the first library's
 ops, then each family's, in this order, so adding one leaves every earlier
@@ -21,7 +27,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("tagged",)
 
 
 def _modules():
@@ -33,6 +39,15 @@ def ops() -> tuple:
     return tuple(op for module in _modules() for op in module.OPS)
 
 
-def forms() -> tuple:
-    """Every family's statement forms."""
-    return tuple(f for module in _modules() for f in module.forms())
+def unavailable(feature: str) -> str | None:
+    """Why this torch cannot run the family of ``feature`` (None: it can, or no family
+    has that feature)."""
+    for module in _modules():
+        if module.FEATURE == feature:
+            return module.unavailable()
+    return None
+
+
+def forms(kit) -> tuple:
+    """Every family's statement forms, built with ``kit`` (``fuzzer.program.form``)."""
+    return tuple(f for module in _modules() for f in module.forms(kit))

@@ -1,6 +1,7 @@
 """Rewrite one statement at a time: an operand replaced by an input or an earlier
 value (same dims first), a custom op by a simpler op of the same declared kind
-(``order.SIMPLER``), a constant or attribute by the simplest (``order.SIMPLEST_ATTRS``).
+(``order.SIMPLER``; a tagged op's result, which is its operand, is read as that
+operand where the simpler op returns nothing), a constant or attribute by the simplest (``order.SIMPLEST_ATTRS``).
 
 An operand that does not fit is refused by the form's typing (``Case.validate``) at
 no oracle cost, so the edits do not check dims themselves.
@@ -12,8 +13,9 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from fuzzer.program import forms
 from fuzzer.program.ir import Case, InvalidProgram, Stmt, check
-from fuzzer.reduce.edits import simpler_stmt, unused, with_program
+from fuzzer.reduce.edits import operand_for_result, simpler_stmt, unused, with_program
 from fuzzer.reduce.order import SIMPLER, SIMPLEST_ATTRS
 from fuzzer.reduce.passes.base import Candidates, State, first_taken_then_again
 
@@ -39,10 +41,13 @@ def statement_edits(case: Case) -> Iterator[Case]:
             for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
                 yield replace_stmt(case, n, dataclasses.replace(
                     stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
-        # a simpler op of the same kind
+        # a simpler op of the same kind; a result that is the call's operand 0 (a tagged
+        # op's) becomes that operand where the simpler op returns nothing
         for simpler in SIMPLER.get(stmt.form, ()):
             new = simpler_stmt(stmt, simpler)
             if new.out is None and stmt.out is not None and not unused(p, stmt.out):
+                if forms.form(stmt.form).result_aliases:
+                    yield dataclasses.replace(case, program=operand_for_result(p, n, new))
                 continue
             yield replace_stmt(case, n, new)
         # simpler constants and attributes
