@@ -71,15 +71,27 @@ def with_backward(op: CustomOp) -> str:
     return op.source
 
 
+def with_callees(names) -> set[str]:
+    """The named ops and every op their kernels call (``CustomOp.calls``), transitively."""
+    wanted, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(BY_NAME[name].calls if name in BY_NAME else ())
+    return wanted
+
+
 def source_for(names, replaced: dict | None = None, backward: bool = True) -> str:
     """The header plus the snippets of the named operators, in library order.
 
     ``replaced`` maps an op's name to the snippet to use instead of its own (a cache
     pair's declaration variant, ``fuzzer.cache.variants``); ``backward=False`` leaves
     out the backward formulas kept apart (a cache pair's library has them only when
-    it takes gradients, as before they were part of the standard library).
+    it takes gradients, as before they were part of the standard library).  The ops
+    their kernels call come too.
     """
-    wanted = set(names)
+    wanted = with_callees(names)
     unknown = wanted - set(BY_NAME)
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
@@ -106,13 +118,16 @@ def plain_snippet(source: str) -> str:
     ``_hit`` recording its calls, as a user would write the op.  For a brief whose bug
     needs no call trace: a maintainer then reads only the op.  The site is every op's
     last argument, so a backward formula loses its last gradient (``None``) with it;
-    an op whose body was only its ``_hit`` (an effect that logs) does nothing."""
+    an op whose body was only its ``_hit`` (an effect that logs) does nothing.  A
+    hand-written schema loses its ``int site``, and a kernel's call of another op of
+    the library the site it passes on."""
     out = []
     backward = False
     for line in source.splitlines():
         if line.startswith("def "):
             backward = line.startswith("def _") and "_backward(" in line
-            line = line.replace(", site: int)", ")").replace(", site):", "):")
+        line = line.replace(", site: int)", ")").replace(", site)", ")").replace(", site):", "):")
+        line = line.replace(", int site)", ")")
         body = line.strip()
         if body.startswith("_hit("):
             continue
@@ -128,7 +143,7 @@ def brief_source(names, grad: bool = False, traced: bool = True) -> str:
     scaffolding (:func:`plain_snippet`)."""
     plain = (lambda text: text) if traced else plain_snippet
     return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
-                     for n in BY_NAME if n in set(names))
+                     for n in BY_NAME if n in with_callees(names))
 
 
 def _register(source: str) -> types.ModuleType:

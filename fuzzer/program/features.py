@@ -31,6 +31,9 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
+SCHEMAS = "schemas"
+SCHEMA_ALIAS = "schema-alias"
+OP_CALLS = "op-calls"
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
             "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
             "in-place unary ops, lerp_"),
+    # and these after them, for the same reason
+    Feature(SCHEMAS, 0.3, "ops of hand-written schemas (Library.define / impl, torch.library.define): "
+            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?"),
+    Feature(SCHEMA_ALIAS, 0.3, "a hand-written schema whose result is its written first argument "
+            "(-> Tensor(a!), tagged torch.Tag.inplace)"),
+    Feature(OP_CALLS, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
+            "defaulted arguments; two written arguments and two results"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -120,6 +130,11 @@ def unavailable(name: str) -> str | None:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    if name == SCHEMA_ALIAS:
+        import torch
+        if not hasattr(torch.Tag, "inplace"):
+            return ("this torch lacks torch.Tag.inplace, without which an op's result may not alias "
+                    "its argument (auto_functionalize.can_auto_functionalize)")
     return None
 
 

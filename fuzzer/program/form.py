@@ -111,10 +111,18 @@ class Form:
     #: signature's letters): the compiler must specialise it, so no dim of a program
     #: calling it may be marked unbacked (Dynamo's refusal would be its right)
     specialises: bool = False
+    #: the result aliases operand 0 (a written one: an op tagged ``torch.Tag.inplace``
+    #: whose schema returns ``Tensor(a!)``): the result is that operand's storage
+    result_aliases: bool = False
 
     @property
     def is_view(self) -> bool:
         return self.category == VIEW
+
+    @property
+    def aliases_operand(self) -> bool:
+        """Its result is operand 0's storage: a view, or an aliased result."""
+        return self.is_view or self.result_aliases
 
     @property
     def is_custom(self) -> bool:
@@ -241,6 +249,12 @@ def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = Non
         parts.append(str(attrs["site"]))
         return f"{op_text(name)}({', '.join(parts)})"
     return render
+
+
+def fits_same_dims(operands: list[Dims]) -> bool:
+    """``Form.fits`` of a form whose operands all have the same dims (one of three or
+    more: the generator's own rules pick two operands at most)."""
+    return all(d == operands[0] for d in operands)
 
 
 def infer_same2(result: bool):

@@ -241,8 +241,8 @@ def _commit(stmt: Stmt, st: _State) -> None:
     if stmt.out is not None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
-        st.root[stmt.out] = st.root[stmt.args[0]] if form.is_view else stmt.out
-        st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.is_view else form.dtype_of_result(stmt.attrs)
+        st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
+        st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
         st.order.append(stmt.out)
 
 

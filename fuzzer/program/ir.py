@@ -328,8 +328,8 @@ def check(program: Program) -> Typing:
             if stmt.out in dims:
                 raise InvalidProgram(f"statement {n}: value {stmt.out} defined twice")
             dims[stmt.out] = out_dims
-            root[stmt.out] = root[stmt.args[0]] if form.is_view else stmt.out
-            dtypes[stmt.out] = dtypes[stmt.args[0]] if form.is_view else form.dtype_of_result(stmt.attrs)
+            root[stmt.out] = root[stmt.args[0]] if form.aliases_operand else stmt.out
+            dtypes[stmt.out] = dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
     for o in program.outputs:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
