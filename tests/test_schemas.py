@@ -71,6 +71,11 @@ def test_an_untagged_aliased_result_is_refused_so_no_form_calls_one():
     assert torch.Tag.inplace in tagged.tags and can_auto_functionalize(tagged)
 
 
+def test_the_families_forms_are_under_their_features():
+    assert {f.feature for f in FAMILY_FORMS} == {features.SCHEMAS, features.SCHEMA_ALIAS, features.OP_CALLS}
+    assert {f.name for f in FAMILY_FORMS if f.feature == features.SCHEMA_ALIAS} == {"s_inplace"}
+
+
 def test_the_alias_feature_needs_the_inplace_tag(monkeypatch):
     assert features.unavailable(features.SCHEMA_ALIAS) is None
     monkeypatch.delattr(torch.Tag, "inplace")

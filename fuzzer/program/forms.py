@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Callable
 
 from fuzzer.program import custom_ops, families, sizes
+from fuzzer.program import form as builders
 from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read as forms.X
     ATEN,
     BACKWARD,
@@ -237,7 +238,7 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 )
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
-CUSTOM_FORMS += families.forms()
+CUSTOM_FORMS += families.forms(builders)
 FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"

@@ -8,8 +8,11 @@ write it now, as two things:
 * ``OPS``: its ops, each a :class:`~fuzzer.program.op_record.CustomOp` snippet
   (the module imports nothing of the program package at its top but ``op_record``,
   since the library is read while ``custom_ops`` is being imported);
-* ``forms()``: the statement forms that call them, each under the family's feature
-  (``fuzzer.program.features``), built when ``forms`` builds its table.
+* ``forms(build)``: the statement forms that call them, each under the family's
+  feature (``fuzzer.program.features``), built when ``forms`` builds its table with
+  the builders ``build`` it hands over (the module ``fuzzer.program.form``: a family
+  imports none of the program package but ``op_record``, so that the library, which
+  lists the families' ops, and the forms, which list their forms, import no cycle).
 
 A family is listed in ``MODULES`` once; the library's order is the first library's
 ops, then each family's, in this order, so adding one leaves every earlier
@@ -33,6 +36,6 @@ def ops() -> tuple:
     return tuple(op for module in _modules() for op in module.OPS)
 
 
-def forms() -> tuple:
-    """Every family's statement forms."""
-    return tuple(f for module in _modules() for f in module.forms())
+def forms(build) -> tuple:
+    """Every family's statement forms, made with ``build`` (``fuzzer.program.form``)."""
+    return tuple(f for module in _modules() for f in module.forms(build))

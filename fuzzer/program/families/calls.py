@@ -78,11 +78,12 @@ def _(a, b, c, *, beta=1.0, site):
 )
 
 
-def forms() -> tuple:
+def forms(build) -> tuple:
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
     import dataclasses
 
-    from fuzzer.program import features
-    from fuzzer.program.form import CONSTANTS, Illegal, custom_form, fits_same_dims, infer_same2, op_text, same_dims
+    CONSTANTS, Illegal, custom_form, fits_same_dims = build.CONSTANTS, build.Illegal, build.custom_form, build.fits_same_dims
+    infer_same2, op_text, same_dims = build.infer_same2, build.op_text, build.same_dims
 
     def keyword(name: str):
         """A keyword-only scalar: one of ``CONSTANTS``, or left to its default (None)."""
@@ -110,7 +111,7 @@ def forms() -> tuple:
     def draw_two(rng, dims, fresh):
         return {**keyword("beta")(rng, dims, fresh), "take": rng.randrange(2)}
 
-    feature = features.OP_CALLS
+    feature = "op-calls"  # fuzzer.program.features.OP_CALLS (which reads the forms: named here)
     return (
         custom_form("c_sinmix", 2, infer_sinmix, feature=feature, draw=keyword("alpha"),
                     render=lambda a, at, d: f"{op_text('c_sinmix')}({a[0]}, {a[1]}{scalar(at, 'alpha')}, "

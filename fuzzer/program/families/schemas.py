@@ -167,13 +167,13 @@ def _(a, b, site):
 )
 
 
-def forms() -> tuple:
+def forms(build) -> tuple:
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
     import dataclasses
 
-    from fuzzer.program import features
-    from fuzzer.program.form import (
-        CONSTANTS, NO_BACKWARD, Illegal, const, custom_form, fits_same_dims, infer_same2, op_text, same_dims,
-    )
+    CONSTANTS, NO_BACKWARD, Illegal, const = build.CONSTANTS, build.NO_BACKWARD, build.Illegal, build.const
+    custom_form, fits_same_dims, infer_same2 = build.custom_form, build.fits_same_dims, build.infer_same2
+    op_text, same_dims = build.op_text, build.same_dims
 
     def draw_c(rng, dims, fresh):
         return {"c": rng.choice(CONSTANTS)}
@@ -189,7 +189,8 @@ def forms() -> tuple:
         same_dims(t[0], t[2])
         return None
 
-    feature = features.SCHEMAS
+    # the features (``fuzzer.program.features``, which reads the forms: named here)
+    feature, alias_feature = "schemas", "schema-alias"
     return (
         custom_form("s_mix", 2, infer_same2(True), feature=feature, grad=NO_BACKWARD),
         custom_form("s_addto", 2, infer_same2(False), mutates=(0,), feature=feature),
@@ -206,5 +207,5 @@ def forms() -> tuple:
         custom_form("s_opt", 1, lambda t, at, m: t[0], form="s_opt_none", feature=feature,
                     render=lambda a, at, d: f"{op_text('s_opt')}({a[0]}, None, {at['site']})"),
         dataclasses.replace(custom_form("s_inplace", 2, infer_same2(True), mutates=(0,),
-                                        feature=features.SCHEMA_ALIAS), result_aliases=True),
+                                        feature=alias_feature), result_aliases=True),
     )
