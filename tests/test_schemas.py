@@ -176,3 +176,77 @@ def test_the_shrinker_takes_each_family_form_to_a_plain_one():
     shrunk = [s.form for s in run.best.program.body]
     assert not {forms.form(f).custom for f in shrunk} & FAMILY_OPS, shrunk
     assert all(set(s.attrs) <= {"site", "take"} for s in run.best.program.body)
+
+
+# ------------------------------------------------------------------ a user's ops
+
+HAND_SCHEMAS = '''
+import torch
+
+lib = torch.library.Library("handschema", "DEF")
+lib.define("addto(Tensor(a!) a, Tensor b) -> ()")
+lib.define("pair(Tensor(a!) a, Tensor(b!) b, Tensor c) -> (Tensor, Tensor)")
+lib.define("optw(Tensor x, Tensor(a!)? acc) -> Tensor")
+lib.define("listw(Tensor(a!)[] xs) -> ()")
+lib.define("back(Tensor(a!) a, Tensor b) -> Tensor(a!)")
+
+
+def _addto(a, b):
+    a.add_(b)
+
+
+def _pair(a, b, c):
+    old = a.clone()
+    a.add_(c)
+    b.mul_(0.5).add_(old)
+    return old * 2, b + c
+
+
+def _optw(x, acc):
+    if acc is not None:
+        acc.add_(x)
+    return torch.cos(x)
+
+
+def _listw(xs):
+    xs[1].add_(xs[0])
+
+
+def _back(a, b):
+    return a.add_(b)
+
+
+for name, kernel in [("addto", _addto), ("pair", _pair), ("optw", _optw), ("listw", _listw), ("back", _back)]:
+    lib.impl(name, kernel, "CompositeExplicitAutograd")
+torch.library.register_fake("handschema::addto", lambda a, b: None, lib=lib)
+torch.library.register_fake("handschema::pair", lambda a, b, c: (torch.empty_like(a), torch.empty_like(a)), lib=lib)
+torch.library.register_fake("handschema::optw", lambda x, acc: torch.empty_like(x), lib=lib)
+torch.library.register_fake("handschema::listw", lambda xs: None, lib=lib)
+torch.library.register_fake("handschema::back", lambda a, b: a, lib=lib)
+'''
+
+
+def test_a_users_hand_written_schemas_are_read_by_their_alias_annotations(tmp_path):
+    """``--ops`` reads a ``Library.define`` op by its schema: each ``Tensor(a!)`` (two of
+    them, or an optional one, which programs always give) is a written operand, and a
+    program's call writes exactly those; a written ``Tensor(a!)[]`` and a result that
+    aliases an argument are skipped, saying why (docs/user-ops.md)."""
+    from fuzzer.user import library
+    (tmp_path / "hand_schemas.py").write_text(HAND_SCHEMAS)
+    loaded = library.load(str(tmp_path / "hand_schemas.py"))
+    ops = {op.qualname: op for op in loaded.ops}
+    assert {q: (op.mutates, op.results) for q, op in ops.items()} == {
+        "handschema::addto": ((0,), 0), "handschema::pair": ((0, 1), 2), "handschema::optw": ((1,), 1)}
+    skipped = dict(loaded.skipped)
+    assert "List[Tensor]" in skipped["handschema::listw"] and "alias" in skipped["handschema::back"]
+    for qualname, op in ops.items():
+        form = forms.form(qualname)
+        assert form.mutates == op.mutates
+        inputs = {f"x{k}": ("s0", "s1") for k in range(form.arity)}
+        out = "v0" if form.returns else None
+        attrs = {"site": 0, **({"take": 1} if qualname.endswith("pair") else {})}
+        program = prog(inputs, [(qualname, list(inputs), out, attrs)], outputs=[out] if out else [])
+        tensors = [torch.randn(3, 4) for _ in inputs]
+        before = [t.clone() for t in tensors]
+        codegen.build(program)(*tensors)
+        assert {k for k, (a, b) in enumerate(zip(tensors, before)) if not torch.equal(a, b)} == set(op.mutates)
