@@ -2,7 +2,8 @@
 
 Why text: a finding is only useful if its standalone ``repro.py`` runs exactly the
 operators the fuzzer ran.  Each operator is therefore written once, as a snippet of
-plain ``torch.library.custom_op`` code; this module executes the snippets to
+plain ``torch.library`` code (``custom_op``, or a hand-written schema's ``define`` and
+``impl``: ``fuzzer.program.families.schemas``); this module executes the snippets to
 register them in the fuzzing process, and ``repro`` pastes the very same snippets
 into the script it writes.  There is no second copy to drift.
 
@@ -12,8 +13,9 @@ run time in compiled code too, while its fake impl only runs at compile time).
 Effectful operators also append an event with a copy of their tensor inputs.
 
 Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
-too): outputs are fresh tensors, never aliases of inputs; ``mutates_args`` names
-exactly the tensors the body writes; fake impls give the real outputs' metadata:
+too): outputs are fresh tensors, never aliases of inputs, but for the written first
+argument a schema tagged ``inplace`` declares it returns; ``mutates_args`` (a schema's
+``!``) names exactly the tensors the body writes; fake impls give the real outputs' metadata:
 shape, dtype and strides.  Every output is contiguous, in the real impl and the fake
 alike, because Inductor checks a fallback's output strides against its fake impl's
 (``assert_size_stride``): a layout that follows a non-contiguous input would break
