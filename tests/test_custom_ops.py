@@ -12,12 +12,13 @@ only: their bodies are as shape-agnostic as the others', and opcheck is slow.
 """
 
 import itertools
+import re
 
 import pytest
 import torch
 from torch.testing._internal.optests.generate_tests import DEFAULT_TEST_UTILS
 
-from fuzzer.program import custom_ops
+from fuzzer.program import custom_ops, families
 from fuzzer.program.custom_ops import CUSTOM_OPS, EFFECTFUL, MUTATING, PURE
 
 custom_ops.install()
@@ -27,21 +28,22 @@ SIZES = (0, 1, 2)
 #: the ops whose forms accept a 0-d operand (the others need rank >= 1)
 RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "t_addto", "t_sin_out",
           "t_split_out"}
-TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown", "t_addto", "t_sin_out",
-              "t_split_out"}
+#: the ops of the op families (``fuzzer.program.families``)
+FAMILY_OPS = {op.name for op in families.ops()}
+TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS - {"s_scale", "t_scale"}
 #: the ops of the features, sampled on ranks 1 and 2
-FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"}
+FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS
+#: the keyword-only arguments of the ops that have them, besides their site
+KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
+#: the pure ops without a backward
+NO_BACKWARD = {"p_pos", "s_mix"}
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 
 
-def _kwargs(op, x, y):
-    """The keyword-only buffers of an out= op: y, and a third tensor like it."""
-    names = OUT_BUFFERS.get(op.name, ())
-    return dict(zip(names, (y, y.clone() * 2)))
-
-
 def _args(op, x, y):
+    """The positional arguments of a call of ``op`` on ``x`` and ``y`` (a third tensor
+    is made of them), its site last unless the site is keyword-only (``KEYWORDS``)."""
     if op.name in OUT_BUFFERS:
         return (x, 0)
     if op.name == "p_head":
@@ -50,9 +52,30 @@ def _args(op, x, y):
         return (x, 0.5, 3, False, 0)
     if op.name == "m_list":
         return ([x, y], 0)
+    if op.name == "s_scale":
+        return (x, 2.0, 0)
+    if op.name == "s_list":
+        return ([x, y, x * y + 1.0], 0)
+    if op.name in ("s_pair", "c_two"):
+        return (x, y, x * y + 1.0) + (() if op.name in KEYWORDS else (0,))
+    if op.name in KEYWORDS:
+        return (x, y)
     if op.name in TWO_INPUTS:
         return (x, y, 0)
     return (x, 0)
+
+
+def _kwargs(op, x, y) -> dict:
+    """The keyword-only arguments of a call of ``op``: its scalars and its site, or
+    an out= op's buffers (y, and a third tensor like it)."""
+    if op.name in KEYWORDS:
+        return {**KEYWORDS[op.name], "site": 0}
+    return dict(zip(OUT_BUFFERS.get(op.name, ()), (y, y.clone() * 2)))
+
+
+def _unsited(op, args):
+    """A call's positional arguments without its site (an op written plain)."""
+    return args if op.name in KEYWORDS else args[:-1]
 
 
 def _shapes(op):
@@ -155,22 +178,26 @@ def test_every_op_written_plain_computes_what_the_traced_op_does():
     another namespace, each plain op returns, writes and differentiates as its traced
     op does, its backward formula one gradient shorter (no site)."""
     plain = "\n\n".join(custom_ops.plain_snippet(custom_ops.with_backward(op)) for op in CUSTOM_OPS)
-    assert "site" not in plain and "_hit" not in plain
+    assert not re.search(r"\bsite\b", plain) and "_hit" not in plain
     namespace = {}
-    exec(compile(custom_ops.HEADER + "\n\n" + plain.replace('"dcefuzz::', '"dcefuzz_plain::'), "<plain>", "exec"),
-         namespace)
+    plain = plain.replace('"dcefuzz::', '"dcefuzz_plain::').replace('Library("dcefuzz"', 'Library("dcefuzz_plain"')
+    exec(compile(custom_ops.HEADER + "\n\n" + plain.replace("torch.ops.dcefuzz.", "torch.ops.dcefuzz_plain."),
+                 "<plain>", "exec"), namespace)
     assert not namespace["TRACE"]["calls"]
     for op in CUSTOM_OPS:
         x = torch.randn(3, 2, dtype=torch.float64)
         y = torch.randn(3, 2, dtype=torch.float64)
-        traced_args, plain_args = _args(op, x.clone(), y.clone()), _args(op, x.clone(), y.clone())[:-1]
-        traced_kwargs, plain_kwargs = _kwargs(op, x.clone(), y.clone()), _kwargs(op, x.clone(), y.clone())
+        traced_args, plain_args = _args(op, x.clone(), y.clone()), _unsited(op, _args(op, x.clone(), y.clone()))
+        traced_kwargs, keywords = _kwargs(op, x.clone(), y.clone()), _kwargs(op, x.clone(), y.clone())
         traced = getattr(torch.ops.dcefuzz, op.name)(*traced_args, **traced_kwargs)
-        written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args, **plain_kwargs)
+        keywords.pop("site", None)
+        written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args, **keywords)
         torch.testing.assert_close(written, traced, msg=op.name)
-        torch.testing.assert_close(plain_args, traced_args[:-1], msg=f"{op.name}'s writes")
-        torch.testing.assert_close(plain_kwargs, traced_kwargs, msg=f"{op.name}'s writes to its buffers")
-        if op.declaration == PURE and op.name != "p_pos":  # every pure op but p_pos has a backward
+        torch.testing.assert_close(plain_args, _unsited(op, traced_args), msg=f"{op.name}'s writes")
+        traced_kwargs.pop("site", None)
+        torch.testing.assert_close(keywords, traced_kwargs, msg=f"{op.name}'s writes to its buffers")
+        if op.declaration == PURE and op.name not in NO_BACKWARD:
             leaves = (x.requires_grad_(), y.requires_grad_())[:2 if op.name in TWO_INPUTS else 1]
             call = getattr(torch.ops.dcefuzz_plain, op.name)
-            assert torch.autograd.gradcheck(lambda *t: call(*_args(op, t[0], t[-1])[:-1]), leaves), op.name
+            assert torch.autograd.gradcheck(lambda *t: call(*_unsited(op, _args(op, t[0], t[-1])), **keywords),
+                                            leaves), op.name

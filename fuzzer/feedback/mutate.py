@@ -47,13 +47,17 @@ def _with(case: Case, **changes) -> Case:
 
 
 def _grow(case: Case, rng: random.Random, ctx: Context, categories: tuple[str, ...],
-          first: Callable | None = None) -> tuple[Case, int, Stmt] | None:
+          first: Callable | None = None, keep: Callable | None = None) -> tuple[Case, int, Stmt] | None:
     """Insert one statement of a form from ``categories`` at a random point; ``first``
-    picks its first operand from the draft (None: the generator's draw)."""
+    picks its first operand from the draft (None: the generator's draw); ``keep``: only
+    the forms it accepts."""
     program = case.program
     k = rng.randrange(len(program.body) + 1)
     draft = generate.draft_at(program, k, rng, ctx.limits)
-    draw_form = FormDraw.of(generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops), categories)
+    table = generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops)
+    if keep is not None:
+        table = {c: [f for f in fs if keep(f)] for c, fs in table.items()}
+    draw_form = FormDraw.of(table, categories)
     if not draw_form.categories:
         return None
     for _ in range(FEEDBACK.attempts):
@@ -119,8 +123,9 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 
 
 def write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
-    """An in-place write (an aten one or a mutating custom op) to a value, anywhere."""
-    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING))
+    """An in-place write (an aten one or a mutating custom op) to a value, anywhere: a
+    call that writes (not a mutating op's call that writes nothing, ``s_opt_none``)."""
+    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING), keep=lambda f: bool(f.mutates))
     return None if grown is None else grown[0]
 
 

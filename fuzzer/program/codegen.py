@@ -71,9 +71,10 @@ def sites_matter(program: Program) -> bool:
 
 
 def _without_sites(stmt, form, args: list[str], dims) -> str:
-    """A custom call's text with its call-site arguments left out."""
+    """A custom call's text with its call-site arguments left out: the last argument,
+    positional or the keyword-only ``site=``."""
     attrs = {**stmt.attrs, **{k: _NO_SITE for k in ("site", "site2") if k in stmt.attrs}}
-    expr = form.render(args, attrs, dims).replace(f", {_NO_SITE}", "")
+    expr = form.render(args, attrs, dims).replace(f", site={_NO_SITE}", "").replace(f", {_NO_SITE}", "")
     if _NO_SITE in expr:
         raise ValueError(f"form {form.name} does not write its site as its call's last argument: {expr}")
     return expr

@@ -2,7 +2,8 @@
 
 Why text: a finding is only useful if its standalone ``repro.py`` runs exactly the
 operators the fuzzer ran.  Each operator is therefore written once, as a snippet of
-plain ``torch.library.custom_op`` code; this module executes the snippets to
+plain ``torch.library`` code (``custom_op``, or a hand-written schema's ``define`` and
+``impl``: ``fuzzer.program.families.schemas``); this module executes the snippets to
 register them in the fuzzing process, and ``repro`` pastes the very same snippets
 into the script it writes.  There is no second copy to drift.
 
@@ -14,8 +15,9 @@ Effectful operators also append an event with a copy of their tensor inputs.
 Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
 too): outputs are fresh tensors, never aliases of inputs, but for the alias a
 tagged op declares: an op tagged ``torch.Tag.inplace`` or ``torch.Tag.out``
-(``fuzzer.program.families.tagged``) returns the argument it writes, as its schema
-says (``Tensor(a!)``); ``mutates_args`` names exactly the tensors the body writes;
+(``fuzzer.program.families.tagged``, and ``s_inplace`` of the hand-written schemas)
+returns the argument it writes, as its schema says (``Tensor(a!)``); ``mutates_args``
+(a schema's ``!``) names exactly the tensors the body writes;
 fake impls give the real outputs' metadata: shape, dtype and strides.  Every fresh
 output is contiguous, in the real impl and the fake alike, because Inductor checks
 a fallback's output strides against its fake impl's (``assert_size_stride``): a
@@ -75,15 +77,27 @@ def with_backward(op: CustomOp) -> str:
     return op.source
 
 
+def with_callees(names) -> set[str]:
+    """The named ops and every op their kernels call (``CustomOp.calls``), transitively."""
+    wanted, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(BY_NAME[name].calls if name in BY_NAME else ())
+    return wanted
+
+
 def source_for(names, replaced: dict | None = None, backward: bool = True) -> str:
     """The header plus the snippets of the named operators, in library order.
 
     ``replaced`` maps an op's name to the snippet to use instead of its own (a cache
     pair's declaration variant, ``fuzzer.cache.variants``); ``backward=False`` leaves
     out the backward formulas kept apart (a cache pair's library has them only when
-    it takes gradients, as before they were part of the standard library).
+    it takes gradients, as before they were part of the standard library).  The ops
+    their kernels call come too.
     """
-    wanted = set(names)
+    wanted = with_callees(names)
     unknown = wanted - set(BY_NAME)
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
@@ -110,13 +124,16 @@ def plain_snippet(source: str) -> str:
     ``_hit`` recording its calls, as a user would write the op.  For a brief whose bug
     needs no call trace: a maintainer then reads only the op.  The site is every op's
     last argument, so a backward formula loses its last gradient (``None``) with it;
-    an op whose body was only its ``_hit`` (an effect that logs) does nothing."""
+    an op whose body was only its ``_hit`` (an effect that logs) does nothing.  A
+    hand-written schema loses its ``int site``, and a kernel's call of another op of
+    the library the site it passes on."""
     out = []
     backward = False
     for line in source.splitlines():
         if line.startswith("def "):
             backward = line.startswith("def _") and "_backward(" in line
-            line = line.replace(", site: int)", ")").replace(", site):", "):").replace(", site: int, *,", ", *,")
+        line = line.replace(", site: int)", ")").replace(", site)", ")").replace(", site):", "):")
+        line = line.replace(", site: int, *,", ", *,").replace(", int site)", ")")
         body = line.strip()
         if body.startswith("_hit("):
             continue
@@ -132,7 +149,7 @@ def brief_source(names, grad: bool = False, traced: bool = True) -> str:
     scaffolding (:func:`plain_snippet`)."""
     plain = (lambda text: text) if traced else plain_snippet
     return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
-                     for n in BY_NAME if n in set(names))
+                     for n in BY_NAME if n in with_callees(names))
 
 
 def registrable() -> list[str]:

@@ -33,6 +33,9 @@ VIEWS = "views"
 INDEXING = "indexing"
 MODULE_STATE = "module-state"
 TAGGED_OPS = "tagged-ops"
+SCHEMAS = "schemas"
+SCHEMA_ALIAS = "schema-alias"
+OP_CALLS = "op-calls"
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,13 @@ FEATURES: tuple[Feature, ...] = (
     Feature(TAGGED_OPS, 0.3, "custom ops tagged torch.Tag.inplace (write their first argument and return it) "
             "and torch.Tag.out (write keyword-only buffers and return them); later statements may read and "
             "write through the returned alias"),
+    # and these after them, for the same reason
+    Feature(SCHEMAS, 0.3, "ops of hand-written schemas (Library.define / impl, torch.library.define): "
+            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?"),
+    Feature(SCHEMA_ALIAS, 0.3, "a hand-written schema whose result is its written first argument "
+            "(-> Tensor(a!), tagged torch.Tag.inplace)"),
+    Feature(OP_CALLS, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
+            "defaulted arguments; two written arguments and two results"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -122,11 +132,16 @@ def describe(table: dict[str, float]) -> str:
 
 def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
-    and torch.compiler.nested_compile_region; tagged ops need ``custom_op``'s tags)."""
+    and torch.compiler.nested_compile_region; tagged ops need ``custom_op``'s tags, a schema's returned alias ``torch.Tag.inplace``)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    if name == SCHEMA_ALIAS:
+        import torch
+        if not hasattr(torch.Tag, "inplace"):
+            return ("this torch lacks torch.Tag.inplace, without which an op's result may not alias "
+                    "its argument (auto_functionalize.can_auto_functionalize)")
     from fuzzer.program import families
     return families.unavailable(name)
 

@@ -111,8 +111,9 @@ class Form:
     #: signature's letters): the compiler must specialise it, so no dim of a program
     #: calling it may be marked unbacked (Dynamo's refusal would be its right)
     specialises: bool = False
-    #: its result *is* operand 0 (a tagged in-place op returns the argument it wrote, a
-    #: tagged out= op the buffer it wrote), so the result has operand 0's storage
+    #: its result *is* operand 0, which it writes (an op tagged ``torch.Tag.inplace``
+    #: returns the argument it wrote, a tagged out= op the buffer it wrote, a schema's
+    #: ``-> Tensor(a!)``), so the result has operand 0's storage
     result_aliases: bool = False
 
     @property
@@ -249,6 +250,12 @@ def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = Non
         parts.append(str(attrs["site"]))
         return f"{op_text(name)}({', '.join(parts)})"
     return render
+
+
+def fits_same_dims(operands: list[Dims]) -> bool:
+    """``Form.fits`` of a form whose operands all have the same dims (one of three or
+    more: the generator's own rules pick two operands at most)."""
+    return all(d == operands[0] for d in operands)
 
 
 def infer_same2(result: bool):

@@ -5,6 +5,7 @@ The table of ops is ``fuzzer.program.op_snippets``; registering and carrying the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 NAMESPACE = "dcefuzz"
@@ -61,8 +62,18 @@ class CustomOp:
     def qualname(self) -> str:
         return f"{NAMESPACE}::{self.name}"
 
+    #: the library's ops its kernel calls (``fuzzer.program.families.calls``): a script
+    #: that registers the op registers them too
+    calls: tuple[str, ...] = ()
+
     @property
     def returns(self) -> bool:
-        """Whether the op returns a tensor (read off its declared signature)."""
-        header = self.source.split(f"def {self.name}(", 1)[1].split(":\n", 1)[0]
-        return not header.rstrip().endswith("-> None")
+        """Whether the op returns a tensor (read off its declared signature: the
+        ``custom_op`` function's annotation, or a hand-written schema's returns)."""
+        if f"def {self.name}(" in self.source:
+            header = self.source.split(f"def {self.name}(", 1)[1].split(":\n", 1)[0]
+            return not header.rstrip().endswith("-> None")
+        schema = re.search(r'define\([^\n]*\) -> ([^"]*)"', self.source)
+        if schema is None:
+            raise ValueError(f"op {self.name}: no signature to read its results from")
+        return schema.group(1).strip() != "()"

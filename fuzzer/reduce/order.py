@@ -50,12 +50,28 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "t_sin_out": ("m_addto", "m_scale"),
     "t_split_out": ("t_sin_out", "m_addto", "m_scale"),
     "t_split_out_hi": ("t_sin_out", "m_addto", "m_scale"),
+    # hand-written schemas and calls between ops, toward the plain custom_op forms
+    "s_mix": ("p_mix", "p_sin"),
+    "s_addto": ("m_addto", "m_scale"),
+    "s_scale": ("m_scale",),
+    "s_list": ("m_list", "m_scale"),
+    "s_pair": ("m_shift", "m_addto", "m_scale"),
+    "s_opt": ("s_opt_none",),
+    "s_inplace": ("s_addto", "m_addto", "m_scale"),
+    "c_sinmix": ("p_mix", "p_sin"),
+    "c_scaleadd": ("m_addto", "m_scale"),
+    "c_two": ("m_shift", "m_addto", "m_scale"),
 }
-SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
+#: (a keyword-only scalar's simplest value is None: left to its default)
+SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
 FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1, "t_scale": 1,
-                   "t_split_out": 3, "t_split_out_hi": 3}
+                   "t_split_out": 3, "t_split_out_hi": 3,
+                   # the forms of hand-written schemas and calls between ops rank above
+                   # the plain forms they shrink to
+                   **{name: 3 for name in ("s_mix", "s_addto", "s_scale", "s_list", "s_pair", "s_opt", "c_sinmix",
+                                           "c_scaleadd", "c_two")}, "s_inplace": 4}
 DEFAULT_FORM_COMPLEXITY = 2
 
 
@@ -82,6 +98,8 @@ def complexity(case: Case) -> tuple:
             return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
         if k == "dim":
             return v if isinstance(v, int) else 0
+        if k in ("alpha", "beta"):
+            return v is not None
         return 0
 
     return (

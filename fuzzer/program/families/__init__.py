@@ -13,7 +13,8 @@ write it now, as two things:
   builders ``kit`` hands in (the module ``fuzzer.program.form``: ``custom_form``,
   ``op_text``, the typing rules), so that no family imports a module that imports
   the library, which would make the program stage's modules a cycle;
-* ``FEATURE`` and ``unavailable()``: the family's feature, and why this torch cannot
+* ``FEATURE`` and ``unavailable()`` (where a family has one feature and a torch may
+  lack it): the family's feature, and why this torch cannot
   run it (or None), which ``features.unavailable`` answers with and by which the
   library leaves the family's ops unregistered.
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ("tagged",)
+MODULES: tuple[str, ...] = ("tagged", "schemas", "calls")
 
 
 def _modules():
@@ -43,7 +44,7 @@ def unavailable(feature: str) -> str | None:
     """Why this torch cannot run the family of ``feature`` (None: it can, or no family
     has that feature)."""
     for module in _modules():
-        if module.FEATURE == feature:
+        if getattr(module, "FEATURE", None) == feature:
             return module.unavailable()
     return None
 

@@ -1,0 +1,211 @@
+"""Hand-written schemas: ops defined the way C++ and older Python libraries register
+them, a schema string with alias annotations and a kernel per dispatch key.
+
+``torch.library.Library("dcefuzz", "FRAGMENT")`` (beside the ``custom_op`` ops of
+the same namespace, each of which holds a fragment of its own) ``.define``s a
+schema, ``.impl``s a kernel for ``CompositeExplicitAutograd`` or for the ``CPU`` and
+``CUDA`` keys, and ``torch.library.register_fake`` gives the fake impl; one op uses
+the module-level ``torch.library.define`` / ``torch.library.impl`` instead.  The
+annotations a schema can state, each in one op:
+
+* ``Tensor(a!)`` written, nothing returned (``s_addto``, ``s_scale``);
+* ``Tensor(a!)[]``, a list of three tensors written in order (``s_list``);
+* two written arguments and two fresh results (``s_pair``);
+* ``Tensor(a!)?``, an optional tensor written when given (``s_opt``, called with one
+  and with None);
+* ``-> Tensor(a!)``, a result that is the written first argument (``s_inplace``):
+  auto-functionalization takes an aliased result only from an op tagged
+  ``torch.Tag.inplace`` (or ``out``; ``can_auto_functionalize`` in
+  ``torch/_higher_order_ops/auto_functionalize.py``), so the op carries the tag and
+  its forms are under a feature of their own (``schema-alias``), off on a torch
+  without the tag.  An untagged aliased result is refused by torch; no form calls one.
+
+The honesty rules are the library's (``fuzzer.program.custom_ops``): a kernel writes
+exactly the arguments its schema marks ``!``, its other results are fresh and
+contiguous, and each fake impl gives the real results' metadata (the aliased result's
+fake is its argument).  No op here has an autograd kernel: their forms take no
+gradients.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+
+
+def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
+    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc)
+
+
+OPS: tuple[CustomOp, ...] = (
+    _op("s_mix", PURE, "a hand-written pure schema: x * 0.5 + tanh(y), fresh", '''
+_s_mix_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_mix_lib.define("s_mix(Tensor x, Tensor y, int site) -> Tensor")
+
+
+def _s_mix_kernel(x, y, site):
+    _hit("s_mix", site)
+    return (x * 0.5 + torch.tanh(y)).contiguous()
+
+
+_s_mix_lib.impl("s_mix", _s_mix_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_mix")
+def _(x, y, site):
+    return x.new_empty(x.shape)
+'''),
+    _op("s_addto", MUTATING, "Tensor(a!): a = a * 0.5 + sin(b), returns nothing", '''
+_s_addto_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_addto_lib.define("s_addto(Tensor(a!) a, Tensor b, int site) -> ()")
+
+
+def _s_addto_kernel(a, b, site):
+    _hit("s_addto", site)
+    a.mul_(0.5).add_(torch.sin(b))
+
+
+_s_addto_lib.impl("s_addto", _s_addto_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_addto")
+def _(a, b, site):
+    return None
+'''),
+    _op("s_scale", MUTATING, "torch.library.define: a = a * c + 1 for a float c, returns nothing", '''
+torch.library.define("dcefuzz::s_scale", "(Tensor(a!) a, float c, int site) -> ()")
+
+
+@torch.library.impl("dcefuzz::s_scale", "CompositeExplicitAutograd")
+def _s_scale_kernel(a, c, site):
+    _hit("s_scale", site)
+    a.mul_(c).add_(1.0)
+
+
+@torch.library.register_fake("dcefuzz::s_scale")
+def _(a, c, site):
+    return None
+'''),
+    _op("s_list", MUTATING, "Tensor(a!)[] of three, written in order, each from the one before", '''
+_s_list_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_list_lib.define("s_list(Tensor(a!)[] xs, int site) -> ()")
+
+
+def _s_list_kernel(xs, site):
+    _hit("s_list", site)
+    xs[0].add_(1.0)
+    xs[1].mul_(0.5).add_(xs[0])
+    xs[2].sub_(xs[1] * 0.25)
+
+
+_s_list_lib.impl("s_list", _s_list_kernel, "CPU")
+_s_list_lib.impl("s_list", _s_list_kernel, "CUDA")
+
+
+@torch.library.register_fake("dcefuzz::s_list")
+def _(xs, site):
+    return None
+'''),
+    _op("s_pair", MUTATING, "two written arguments (a, b) and two fresh results, from the old a", '''
+_s_pair_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_pair_lib.define("s_pair(Tensor(a!) a, Tensor(b!) b, Tensor c, int site) -> (Tensor, Tensor)")
+
+
+def _s_pair_kernel(a, b, c, site):
+    _hit("s_pair", site)
+    old = a.clone()
+    a.add_(c)
+    b.mul_(0.5).add_(old)
+    return (old * 2.0).contiguous(), (b + c).contiguous()
+
+
+_s_pair_lib.impl("s_pair", _s_pair_kernel, "CPU")
+_s_pair_lib.impl("s_pair", _s_pair_kernel, "CUDA")
+
+
+@torch.library.register_fake("dcefuzz::s_pair")
+def _(a, b, c, site):
+    return a.new_empty(a.shape), a.new_empty(a.shape)
+'''),
+    _op("s_opt", MUTATING, "Tensor(a!)?: acc += x * 0.5 when acc is given; returns cos(x), fresh", '''
+_s_opt_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_opt_lib.define("s_opt(Tensor x, Tensor(a!)? acc, int site) -> Tensor")
+
+
+def _s_opt_kernel(x, acc, site):
+    _hit("s_opt", site)
+    if acc is not None:
+        acc.add_(x * 0.5)
+    return torch.cos(x).contiguous()
+
+
+_s_opt_lib.impl("s_opt", _s_opt_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_opt")
+def _(x, acc, site):
+    return x.new_empty(x.shape)
+'''),
+    _op("s_inplace", MUTATING, "-> Tensor(a!), tagged inplace: a = a * 0.5 + b, returns a itself", '''
+_s_inplace_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+# an aliased result is auto-functionalized only for an op tagged inplace (or out)
+_s_inplace_lib.define("s_inplace(Tensor(a!) a, Tensor b, int site) -> Tensor(a!)",
+                      tags=(torch.Tag.inplace,) if hasattr(torch.Tag, "inplace") else ())
+
+
+def _s_inplace_kernel(a, b, site):
+    _hit("s_inplace", site)
+    return a.mul_(0.5).add_(b)
+
+
+_s_inplace_lib.impl("s_inplace", _s_inplace_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_inplace")
+def _(a, b, site):
+    return a
+'''),
+)
+
+
+def forms(build) -> tuple:
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
+    import dataclasses
+
+    CONSTANTS, NO_BACKWARD, Illegal, const = build.CONSTANTS, build.NO_BACKWARD, build.Illegal, build.const
+    custom_form, fits_same_dims, infer_same2 = build.custom_form, build.fits_same_dims, build.infer_same2
+    op_text, same_dims = build.op_text, build.same_dims
+
+    def draw_c(rng, dims, fresh):
+        return {"c": rng.choice(CONSTANTS)}
+
+    def infer_take3(t, attrs, m):
+        if attrs.get("take") not in (0, 1):
+            raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
+        same_dims(t[0], t[1])
+        return same_dims(t[0], t[2])
+
+    def infer_list(t, attrs, m):
+        same_dims(t[0], t[1])
+        same_dims(t[0], t[2])
+        return None
+
+    # the features (``fuzzer.program.features``, which reads the forms: named here)
+    feature, alias_feature = "schemas", "schema-alias"
+    return (
+        custom_form("s_mix", 2, infer_same2(True), feature=feature, grad=NO_BACKWARD),
+        custom_form("s_addto", 2, infer_same2(False), mutates=(0,), feature=feature),
+        custom_form("s_scale", 1, lambda t, at, m: (const(at), None)[1], mutates=(0,), feature=feature,
+                    draw=draw_c, render=lambda a, at, d: f"{op_text('s_scale')}({a[0]}, {at['c']}, {at['site']})"),
+        dataclasses.replace(custom_form(
+            "s_list", 3, infer_list, mutates=(0, 1, 2), feature=feature,
+            render=lambda a, at, d: f"{op_text('s_list')}([{a[0]}, {a[1]}, {a[2]}], {at['site']})"), fits=fits_same_dims),
+        dataclasses.replace(custom_form(
+            "s_pair", 3, infer_take3, mutates=(0, 1), feature=feature, draw=lambda rng, dims, fresh: {"take": rng.randrange(2)},
+            render=lambda a, at, d: f"{op_text('s_pair')}({a[0]}, {a[1]}, {a[2]}, {at['site']})[{at['take']}]"),
+            fits=fits_same_dims),
+        custom_form("s_opt", 2, infer_same2(True), mutates=(1,), feature=feature),
+        custom_form("s_opt", 1, lambda t, at, m: t[0], form="s_opt_none", feature=feature,
+                    render=lambda a, at, d: f"{op_text('s_opt')}({a[0]}, None, {at['site']})"),
+        dataclasses.replace(custom_form("s_inplace", 2, infer_same2(True), mutates=(0,),
+                                        feature=alias_feature), result_aliases=True),
+    )
