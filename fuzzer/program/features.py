@@ -31,6 +31,8 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
+HOP_EFFECTS = "hop-effects"
+AUTOGRAD_FUNCTION = "autograd-function"
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,11 @@ FEATURES: tuple[Feature, ...] = (
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
             "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
             "in-place unary ops, lerp_"),
+    # and these after them (``fuzzer.program.families``: control, function)
+    Feature(HOP_EFFECTS, 0.25, "effectful and mutating custom ops inside torch.cond branches, while_loop "
+            "bodies, map and scan; an op whose register_autograd backward logs an ORDERED effect"),
+    Feature(AUTOGRAD_FUNCTION, 0.25, "torch.autograd.Function subclasses whose forward and backward call "
+            "custom ops: pure, writing a fresh intermediate, writing its input marked dirty"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -115,11 +122,18 @@ def describe(table: dict[str, float]) -> str:
 
 def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
-    and torch.compiler.nested_compile_region)."""
+    and torch.compiler.nested_compile_region; effects inside them need torch.cond and
+    the while_loop, map and scan of torch._higher_order_ops)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    if name == HOP_EFFECTS:
+        import torch
+        import torch._higher_order_ops as hops
+        lacking = [op for op in ("while_loop", "map", "scan") if not callable(getattr(hops, op, None))]
+        if not hasattr(torch, "cond") or lacking:
+            return f"this torch lacks torch.cond or torch._higher_order_ops.{', '.join(lacking) or 'while_loop'}"
     return None
 
 

@@ -197,6 +197,18 @@ def _region_of(name: str):
 REGION_OPS = ("p_sin", "e_tap", "m_scale")
 #: the higher-order ops of Dynamo's graph the hops forms ask for
 COND, REGION = "cond", "invoke_subgraph"
+#: those the hop-effects forms ask for (``families.control``), as Dynamo's graph names them
+WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
+#: the higher-order ops whose eager call is traced by Dynamo, branches and body: an
+#: eager run of one cannot be recorded under a dispatch mode (``observe.reference_runs``),
+#: and a ``mark_unbacked`` reaches its trace, which refuses it (``generate._mode``); the
+#: repro's driver names them again (``fuzzer.render.driver``)
+EAGER_TRACED = frozenset({COND, WHILE, SCAN, MAP})
+
+
+def eager_traces(body) -> bool:
+    """Whether statements ``body`` call a higher-order op that eager runs through Dynamo."""
+    return any(form(s.form).hop in EAGER_TRACED for s in body)
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (

@@ -47,10 +47,13 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
 
 
 def dead_pure_sites(program: Program) -> set[int]:
-    """Call sites of pure custom ops whose results nothing live ever reads."""
+    """Call sites of pure custom ops whose results nothing live ever reads; not those
+    of a nested form (``Form.nested``: a call in a branch, a loop body, an
+    ``autograd.Function``), whose deadness is the enclosing function's business."""
     live = live_statements(program)
     dead = {site for n, s in enumerate(program.body)
             if n not in live and forms.category_of(s.form) == PURE and forms.form(s.form).site_traced
+            and not forms.form(s.form).nested
             for site in s.sites}
     # an identical call repeats its site: the site runs if any of its calls is live
     return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}

@@ -94,9 +94,9 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         for i, br in enumerate(runs):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
-    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())))
     dtype = getattr(torch, spec.get("dtype", "float32"))
-    record = "cond" not in spec.get("hops", ())
+    record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):
         runs[i].checks = reference_runs(eager_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
                                         trace, dtype, spec["input_seed"] + i, record)

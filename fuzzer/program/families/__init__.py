@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ()
+MODULES: tuple[str, ...] = ("control", "function")
 
 
 def _modules():
