@@ -4,7 +4,9 @@ Every accepted step of a shrink strictly decreases :func:`complexity`, a tuple
 compared in order (statements first, then returned values, inputs, ranks, symbols,
 bindings, the mode, simpler forms, operands defined earlier, simpler attributes,
 smaller sizes): a well-founded order, so the passes cannot cycle and the fixpoint is
-reached.  ``SIMPLER`` says which op may replace which, of the same declared kind.
+reached.  ``SIMPLER`` says which op may replace which, of the same declared kind, and
+which bare call a form that wraps one (a branch, a loop, an ``autograd.Function``) may
+become.
 """
 
 from __future__ import annotations
@@ -43,11 +45,28 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "in_region_p_sin": ("p_sin",),
     "in_region_e_tap": ("e_tap",),
     "in_region_m_scale": ("m_scale",),
+    # a branch, a loop body, a map or scan, an autograd.Function: the bare call it
+    # wraps (of its op's kind); where that has no result and the form's is read, the
+    # plain clone, which drops the call
+    "cond_tap": ("e_tap",),
+    "cond_log": ("e_log", "e_tap"),
+    "cond_scale": ("m_scale", "clone"),
+    "while_tap": ("e_tap",),
+    "while_scale": ("m_scale", "clone"),
+    "map_tap": ("e_tap",),
+    "scan_tap": ("e_tap",),
+    "p_gradlog": ("p_sin",),
+    "fn_pure": ("p_sin",),
+    "fn_scale": ("m_scale", "clone"),
+    "fn_dirty": ("m_scale", "clone"),
 }
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
-FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
+FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1,
+                   # a form that wraps a call reads as more than the bare call
+                   **{name: 3 for name in ("cond_tap", "cond_log", "cond_scale", "while_tap", "while_scale",
+                                           "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale", "fn_dirty")}}
 DEFAULT_FORM_COMPLEXITY = 2
 
 

@@ -97,7 +97,7 @@ def _while_scale_helpers(stmt, plain: bool) -> dict[str, str]:
 
 def _loop(a: str, body: str) -> str:
     counter = f"{a}.new_zeros((), dtype=torch.int64)"
-    return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {a}.contiguous()))[1]"
+    return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {a}.clone(memory_format=torch.contiguous_format)))[1]"
 
 
 def forms() -> tuple:
