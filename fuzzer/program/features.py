@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
+from fuzzer.program.families import control, function
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -31,8 +32,8 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
-HOP_EFFECTS = "hop-effects"
-AUTOGRAD_FUNCTION = "autograd-function"
+HOP_EFFECTS = control.FEATURE
+AUTOGRAD_FUNCTION = function.FEATURE
 
 
 @dataclass(frozen=True)

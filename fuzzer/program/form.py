@@ -23,6 +23,11 @@ VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
 CONTROL = "control"    # no operands: steers the compiler (a graph break)
 
+#: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
+#: feature's, then those of the hop-effects family (``families.control``)
+COND, REGION = "cond", "invoke_subgraph"
+WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
+
 #: whether a form's result has a backward (every aten form and the pure custom ops
 #: do); a form without one may not read a value that requires grad
 BACKWARD = "backward"

@@ -42,6 +42,8 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     replace_dim,
     same_dims,
 )
+from fuzzer.program import form as form_kit
+from fuzzer.program.form import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - the HOPs forms ask for
 from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
@@ -195,10 +197,6 @@ def _region_of(name: str):
 
 #: the ops a program may call inside ``torch.compiler.nested_compile_region``
 REGION_OPS = ("p_sin", "e_tap", "m_scale")
-#: the higher-order ops of Dynamo's graph the hops forms ask for
-COND, REGION = "cond", "invoke_subgraph"
-#: those the hop-effects forms ask for (``families.control``), as Dynamo's graph names them
-WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
 #: the higher-order ops whose eager call is traced by Dynamo, branches and body: an
 #: eager run of one cannot be recorded under a dispatch mode (``observe.reference_runs``),
 #: and a ``mark_unbacked`` reaches its trace, which refuses it (``generate._mode``); the
@@ -249,7 +247,7 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 )
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
-CUSTOM_FORMS += families.forms()
+CUSTOM_FORMS += families.forms(form_kit)
 FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"

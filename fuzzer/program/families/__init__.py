@@ -8,8 +8,9 @@ write it now, as two things:
 * ``OPS``: its ops, each a :class:`~fuzzer.program.op_record.CustomOp` snippet
   (the module imports nothing of the program package at its top but ``op_record``,
   since the library is read while ``custom_ops`` is being imported);
-* ``forms()``: the statement forms that call them, each under the family's feature
-  (``fuzzer.program.features``), built when ``forms`` builds its table.
+* ``forms(kit)``: the statement forms that call them, each under the family's
+  feature (``FEATURE``, which ``fuzzer.program.features`` lists), built with ``kit``
+  (``fuzzer.program.form``) when ``forms`` builds its table.
 
 A family is listed in ``MODULES`` once; the library's order is the first library's
 ops, then each family's, in this order, so adding one leaves every earlier
@@ -33,6 +34,8 @@ def ops() -> tuple:
     return tuple(op for module in _modules() for op in module.OPS)
 
 
-def forms() -> tuple:
-    """Every family's statement forms."""
-    return tuple(f for module in _modules() for f in module.forms())
+def forms(kit) -> tuple:
+    """Every family's statement forms, built with ``kit`` (``fuzzer.program.form``, which
+    ``forms`` hands in: a family imports nothing of the program package that imports the
+    library, so that the library can list the families' ops)."""
+    return tuple(f for module in _modules() for f in module.forms(kit))

@@ -27,8 +27,12 @@ judge them.  Every higher-order op here is one eager traces with Dynamo
 
 from __future__ import annotations
 
+import dataclasses
+
+from fuzzer.program import sizes
 from fuzzer.program.op_record import PURE, CustomOp
 
+FEATURE = "hop-effects"
 #: how many times a loop body runs
 TRIPS = 3
 
@@ -65,12 +69,11 @@ def call(op: str, args: str, site, plain: bool) -> str:
     return f"torch.ops.dcefuzz.{op}({args}{'' if plain else f', {site}'})"
 
 
-def _rank1(t, m) -> None:
+def _rank1(kit, t, m) -> None:
     """A ``map`` or ``scan`` runs over dim 0, which must hold a row for every binding."""
-    from fuzzer.program import form as f, sizes
-    f.need_rank(t[0], 1)
-    if sizes.smallest(f.known_dim(t[0][0]), m) < 1:
-        raise f.Illegal(f"a map or scan needs dim {t[0][0]!r} >= 1 for every binding")
+    kit.need_rank(t[0], 1)
+    if sizes.smallest(kit.known_dim(t[0][0]), m) < 1:
+        raise kit.Illegal(f"a map or scan needs dim {t[0][0]!r} >= 1 for every binding")
 
 
 def _cond_log_helpers(stmt, plain: bool) -> dict[str, str]:
@@ -97,28 +100,27 @@ def _while_scale_helpers(stmt, plain: bool) -> dict[str, str]:
 
 def _loop(a: str, body: str) -> str:
     counter = f"{a}.new_zeros((), dtype=torch.int64)"
-    return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {a}.clone(memory_format=torch.contiguous_format)))[1]"
+    # a contiguous copy: the body's value must have the strides of the one carried in
+    carried = f"{a}.clone(memory_format=torch.contiguous_format)"
+    return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {carried}))[1]"
 
 
-def forms() -> tuple:
-    import dataclasses
-
-    from fuzzer.program import features
-    from fuzzer.program.form import custom_form, op_text
-    from fuzzer.program.forms import COND, MAP, SCAN, WHILE
+def forms(kit) -> tuple:
+    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    COND, MAP, SCAN, WHILE = kit.COND, kit.MAP, kit.SCAN, kit.WHILE
 
     def same(t, at, m):
         return t[0]
 
     def rows(t, at, m):
-        _rank1(t, m)
+        _rank1(kit, t, m)
         return t[0]
 
     def make(name, infer, render, **changes):
-        base = custom_form(name, 1, infer, form=changes.pop("form"), feature=features.HOP_EFFECTS, render=render)
+        base = kit.custom_form(name, 1, infer, form=changes.pop("form"), feature=FEATURE, render=render)
         return dataclasses.replace(base, nested=True, returns=True, **changes)
 
-    tap = op_text("e_tap")
+    tap = kit.op_text("e_tap")
     return (
         make("e_tap", same, lambda a, at, d: (
             f"torch.cond({a[0]}.sum() > 0, lambda t: {tap}(t, {at['site']}), "
@@ -141,6 +143,6 @@ def forms() -> tuple:
             f"torch.zeros_like({a[0]}[0]), {a[0]})[1]"),
             form="scan_tap", hop=SCAN,
             limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
-        dataclasses.replace(custom_form("p_gradlog", 1, same, feature=features.HOP_EFFECTS), also_calls=("e_log",),
+        dataclasses.replace(kit.custom_form("p_gradlog", 1, same, feature=FEATURE), also_calls=("e_log",),
                             once=True),
     )

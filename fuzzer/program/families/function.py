@@ -22,8 +22,11 @@ The family adds no op: it calls the first library's.
 
 from __future__ import annotations
 
+import dataclasses
+
 from fuzzer.program.families.control import call
 
+FEATURE = "autograd-function"
 OPS: tuple = ()
 
 
@@ -56,19 +59,15 @@ def _dirty(stmt, plain: bool) -> dict[str, str]:
                          [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
 
 
-def forms() -> tuple:
-    import dataclasses
-
-    from fuzzer.program import features
-    from fuzzer.program.form import BACKWARD, custom_form
-
+def forms(kit) -> tuple:
+    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
     def same(t, at, m):
         return t[0]
 
     def make(name, prefix, helpers, **changes):
-        base = custom_form(name, 1, same, form=changes.pop("form"), feature=features.AUTOGRAD_FUNCTION,
-                           grad=BACKWARD, render=lambda a, at, d: f"{prefix}{at['site']}.apply({a[0]})",
-                           mutates=changes.pop("mutates", ()))
+        base = kit.custom_form(name, 1, same, form=changes.pop("form"), feature=FEATURE, grad=kit.BACKWARD,
+                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({a[0]})",
+                               mutates=changes.pop("mutates", ()))
         return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 
     return (
