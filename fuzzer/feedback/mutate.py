@@ -47,13 +47,18 @@ def _with(case: Case, **changes) -> Case:
 
 
 def _grow(case: Case, rng: random.Random, ctx: Context, categories: tuple[str, ...],
-          first: Callable | None = None) -> tuple[Case, int, Stmt] | None:
+          first: Callable | None = None, writes: bool = False) -> tuple[Case, int, Stmt] | None:
     """Insert one statement of a form from ``categories`` at a random point; ``first``
-    picks its first operand from the draft (None: the generator's draw)."""
+    picks its first operand from the draft (None: the generator's draw); ``writes``:
+    only a form that writes an operand (not a mutating op's call on a fresh value
+    inside a branch or a function)."""
     program = case.program
     k = rng.randrange(len(program.body) + 1)
     draft = generate.draft_at(program, k, rng, ctx.limits)
-    draw_form = FormDraw.of(generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops), categories)
+    table = generate.forms_by_category(ctx.on | frozenset(program.features()), ctx.ops)
+    if writes:
+        table = {c: [f for f in fs if f.mutates] for c, fs in table.items()}
+    draw_form = FormDraw.of(table, categories)
     if not draw_form.categories:
         return None
     for _ in range(FEEDBACK.attempts):
@@ -120,7 +125,7 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 
 def write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     """An in-place write (an aten one or a mutating custom op) to a value, anywhere."""
-    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING))
+    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING), writes=True)
     return None if grown is None else grown[0]
 
 
