@@ -51,11 +51,11 @@ def _(x, site):
 
 
 def _p_gradlog_setup(ctx, inputs, output):
-    ctx.sites = inputs[1:]  # the call site, where the op takes one
+    ctx.at = inputs[1:]  # where the op is called from, when it is told
 
 
 def _p_gradlog_backward(ctx, grad):
-    torch.ops.dcefuzz.e_log(grad, *ctx.sites)
+    torch.ops.dcefuzz.e_log(grad, *ctx.at)
     return grad * 1.5, None
 
 
