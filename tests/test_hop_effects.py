@@ -73,11 +73,13 @@ def test_the_same_dropped_effects_in_a_map_torch_documents_no_limit_for_are_a_fi
 
 # ------------------------------------------------------- the IR
 
-def test_calls_inside_a_branch_or_a_function_are_never_called_dead():
+def test_calls_inside_a_branch_or_a_function_and_what_they_read_are_never_called_dead():
     program = prog({"x0": ("s0",)}, [
-        ("fn_pure", ["x0"], "v0", {"site": 0, "site2": 1}),
-        ("cond_tap", ["x0"], "v1", {"site": 2, "site2": 3}),
-        ("p_sin", ["x0"], "v2", {"site": 4}),
+        ("p_sin", ["x0"], "v0", {"site": 5}),
+        ("fn_pure", ["v0"], "v1", {"site": 0, "site2": 1}),
+        ("p_sin", ["x0"], "v2", {"site": 6}),
+        ("while_scale", ["v2"], "v3", {"site": 2}),
+        ("p_sin", ["x0"], "v4", {"site": 4}),
     ])
     assert liveness.dead_pure_sites(program) == {4}
 
