@@ -115,6 +115,23 @@ def test_the_bisector_asks_once_per_subsystem_where_none_clears_the_bug():
     assert probe.asked == [("inductor", s.name) for s in BACKENDS["inductor"]]
 
 
+class _GoneOnceTouchedProbe(_StaysProbe):
+    """A bug that goes from the second question on: once the second subsystem is turned
+    off, and while the bisector counts that subsystem's applications after (a bug that
+    is no function of them, which torch's bisector raises on)."""
+
+    def shows(self, backend):
+        super().shows(backend)
+        return len(self.asked) < 2
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+def test_a_bug_that_does_not_come_back_with_its_subsystem_counted_names_nothing():
+    probe = _GoneOnceTouchedProbe()
+    assert bisect.bisect(probe, "inductor") == bisect.Bisection(None, None)
+    assert len(probe.asked) == 3 and probe.asked[1] == probe.asked[2]  # turned off, then counted
+
+
 # -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
 
 

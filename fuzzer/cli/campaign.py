@@ -119,8 +119,9 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
 
     Programs are drawn with --features (docs/features.md): autograd, graph breaks,
     dynamic-shape modes, sizes from data, richer op signatures, identical calls,
-    float16/bfloat16, strided inputs, torch.cond and nested_compile_region.  Cache
-    pairs draw programs without features.
+    float16/bfloat16, strided inputs, torch.cond and nested_compile_region,
+    effects inside control flow and backward, autograd.Function.  Cache pairs draw
+    programs without features.
 
     By default (--blind) every program is drawn from (seed, index) alone.  With
     --feedback the campaign learns from what the compiler did with each program (its

@@ -104,7 +104,7 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     want = forms.form(old.form).infer(dims, old.attrs, program.sym_min)
     on = ctx.on | frozenset(program.features())
     others = [f for fs in generate.forms_by_category(on, ctx.ops).values() for f in fs
-              if f.name != old.form and f.arity == len(old.args) and not f.branches]
+              if f.name != old.form and f.arity == len(old.args) and f.sites == 1]
     rng.shuffle(others)
     for form in others[:FEEDBACK.attempts * 2]:
         draft.next_site = max(draft.next_site, 1 + max((x for s in program.body for x in s.sites), default=-1))
@@ -180,7 +180,7 @@ def resize(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 def _allowed_marks(program: Program) -> tuple[str, ...]:
     # an eager torch.cond traces its branches with Dynamo, which refuses mark_unbacked
     # (see ``generate._mode``)
-    cond = any(forms.form(s.form).hop == forms.COND for s in program.body)
+    cond = forms.eager_traces(program.body)
     return tuple(m for m in MARKS if not (cond and m == "unbacked"))
 
 
@@ -295,7 +295,7 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     renamed = {i.name: inputs[i.name] for i in b.inputs}
     marks = a.mode.marks + tuple((renamed[n], d, how) for n, d, how in b.mode.marks
                                  if renamed[n] not in {x.name for x in a.inputs})
-    if any(forms.form(s.form).hop == forms.COND for s in a.body + body):
+    if forms.eager_traces(a.body + body):
         marks = tuple((n, d, "dynamic" if how == "unbacked" else how) for n, d, how in marks)
     mode = dataclasses.replace(
         a.mode, marks=marks,

@@ -46,6 +46,9 @@ finding too: the front end accepted the program.
 
 HOP-INLINED: a region or ``torch.cond`` the program asked for (``Asks.hops``) that
 Dynamo's graphs do not hold was inlined: the case tested the bare calls, untested.
+HOP LIMIT: a program that asks a higher-order op for what torch documents it does
+not support (``Asks.limits``: an effect in a ``scan`` body) is untested with that
+reason, and nothing in it is judged: eager must still run it.
 
 THE REFERENCE'S PATH: where the float64 reference took another path than eager (a
 size from data or a branch moved by eager's rounding, :func:`another_path`), it
@@ -109,7 +112,7 @@ from fuzzer.judge.identity import (
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
-    COMPILE, HOP_INLINED, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Run)
+    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Run)
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
@@ -203,8 +206,7 @@ class Verdict:
         return [div for div in self.divergences if div.kind == kind]
 
     def kinds(self) -> list[str]:
-        present = {div.kind for div in self.divergences}
-        return [kind for kind in KINDS if kind in present]
+        return [kind for kind in KINDS if kind in {div.kind for div in self.divergences}]
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,8 @@ class Asks:
 
     marks: frozenset = frozenset()
     hops: frozenset = frozenset()
+    #: why it is beyond what torch documents a higher-order op supports (``HOP LIMIT``)
+    limits: frozenset = frozenset()
 
 
 # ------------------------------------------------------------------ clauses
@@ -226,9 +230,7 @@ def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
     if compiled.dtype != eager.dtype:
         return DTYPE, f"dtype {compiled.dtype} != eager {eager.dtype}"
     why = tensor_difference(ref, eager, compiled, noisy=noisy)
-    if why is None:
-        return None
-    return (NON_FINITE if why.startswith("non-finite") else VALUES), why
+    return None if why is None else ((NON_FINITE if why.startswith("non-finite") else VALUES), why)
 
 
 #: exception types by which Dynamo itself declines what a program asked of it, and the
@@ -265,12 +267,7 @@ def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
 
 def _noisy(noisy, field_of, index: int) -> list:
     """The ``index``-th tensor of each noisy reference's ``field_of`` (where it has one)."""
-    out = []
-    for noisy_run in noisy:
-        values = field_of(noisy_run)
-        if index < len(values):
-            out.append(values[index])
-    return out
+    return [values[index] for values in map(field_of, noisy) if index < len(values)]
 
 
 def _wrong_count(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
@@ -537,6 +534,8 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     for binding, binding_runs in enumerate(runs):
         if binding_runs.eager.failure is not None:
             return Verdict(INVALID, reason=f"eager raised on binding {binding}: {binding_runs.eager.failure.line()}")
+    if asks.limits:  # HOP LIMIT: beyond what torch documents, nothing is judged
+        return Verdict(OK, untested=[(HOP_LIMIT, why) for why in sorted(asks.limits)])
     divergences: list[Divergence] = []
     untested: list[tuple[str, str]] = []
     diverged: list[int] = []

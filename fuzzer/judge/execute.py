@@ -129,7 +129,7 @@ def run_checks(case: Case, device: str, runs: list[BindingRuns], bindings) -> li
         return runs
     fn = checks_fn(case)
     dtype = getattr(torch, case.program.mode.dtype)
-    record = not any(forms.form(s.form).hop == forms.COND for s in case.program.body)
+    record = not forms.eager_traces(case.program.body)
     for i in bindings:
         runs[i].checks = observe.reference_runs(fn, lambda reference, i=i: make_inputs(case, i, device, reference),
                                                 custom_ops.LIB.TRACE, dtype, case.input_seed + i, record)

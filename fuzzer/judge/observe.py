@@ -47,8 +47,11 @@ HOP_INLINED = "hop-inlined"
 #: the float64 reference took another path than eager (a size from data, a branch):
 #: it vouches for nothing on that binding, and what it cannot vouch for is unjudged
 REFERENCE_DIVERGED = "reference-diverged"
+#: the program asks a higher-order op for what torch documents it does not support
+#: (``contract.Asks.limits``): nothing in it is judged
+HOP_LIMIT = "hop-limit"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
-                    REFERENCE_DIVERGED)
+                    REFERENCE_DIVERGED, HOP_LIMIT)
 #: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
 #: on either side are compiled, so it leaves nothing untested
 REQUESTED_BREAK = "requested-break"

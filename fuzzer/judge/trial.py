@@ -89,9 +89,11 @@ class TrialResult:
 
 def asks_of(program: Program) -> contract.Asks:
     """What ``program`` asks of the compiler that the verdict reads: its marks' kinds,
-    the higher-order ops its forms mean to have compiled."""
+    the higher-order ops its forms mean to have compiled, the limits torch documents
+    for them that its forms go beyond (``Form.limit``)."""
+    used = [forms.form(s.form) for s in program.body]
     return contract.Asks(marks=frozenset(how for _, _, how in program.mode.marks),
-                         hops=frozenset(f.hop for f in map(forms.form, (s.form for s in program.body)) if f.hop))
+                         hops=frozenset(f.hop for f in used if f.hop), limits=frozenset(f.limit for f in used if f.limit))
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str) -> Verdict:

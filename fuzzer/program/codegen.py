@@ -81,10 +81,16 @@ def _without_sites(stmt, form, args: list[str], dims) -> str:
 
 
 def _regions(program: Program, plain: bool = False) -> list[str]:
-    """The ``nested_compile_region`` functions the program calls, one per call site."""
+    """The ``nested_compile_region`` functions the program calls, one per call site,
+    and its forms' other helpers (``Form.helpers``: branches, loop bodies,
+    ``autograd.Function`` classes)."""
     out: dict[str, str] = {}
     for stmt in program.body:
-        name = forms.form(stmt.form).custom
+        form = forms.form(stmt.form)
+        if form.helpers is not None:
+            out.update(form.helpers(stmt, plain))
+            continue
+        name = form.custom
         if stmt.form != f"in_region_{name}":
             continue
         function = forms.region_function(name, stmt.site)
@@ -181,7 +187,8 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
     for stmt in program.body:
         form = forms.form(stmt.form)
         dims = [typing.dims[a] for a in stmt.args]
-        if plain and stmt.sites and form.hop != forms.REGION:  # a region's call names its site, not passes it
+        # a region's or a helper's call names its site, not passes it
+        if plain and stmt.sites and form.hop != forms.REGION and form.helpers is None:
             expr = _without_sites(stmt, form, list(stmt.args), dims)
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)

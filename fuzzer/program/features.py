@@ -18,6 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
+from fuzzer.program.families import control, function
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -36,6 +37,8 @@ TAGGED_OPS = "tagged-ops"
 SCHEMAS = "schemas"
 SCHEMA_ALIAS = "schema-alias"
 OP_CALLS = "op-calls"
+HOP_EFFECTS = control.FEATURE
+AUTOGRAD_FUNCTION = function.FEATURE
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,11 @@ FEATURES: tuple[Feature, ...] = (
             "(-> Tensor(a!), tagged torch.Tag.inplace)"),
     Feature(OP_CALLS, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
             "defaulted arguments; two written arguments and two results"),
+    # and these after them (``fuzzer.program.families``: control, function)
+    Feature(HOP_EFFECTS, 0.25, "effectful and mutating custom ops inside torch.cond branches, while_loop "
+            "bodies, map and scan; an op whose register_autograd backward logs an ORDERED effect"),
+    Feature(AUTOGRAD_FUNCTION, 0.25, "torch.autograd.Function subclasses whose forward and backward call "
+            "custom ops: pure, writing a fresh intermediate, writing its input marked dirty"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -132,11 +140,19 @@ def describe(table: dict[str, float]) -> str:
 
 def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
-    and torch.compiler.nested_compile_region; tagged ops need ``custom_op``'s tags, a schema's returned alias ``torch.Tag.inplace``)."""
+    and torch.compiler.nested_compile_region; effects inside them need torch.cond and
+    the while_loop, map and scan of torch._higher_order_ops; tagged ops need
+    ``custom_op``'s tags, a schema's returned alias ``torch.Tag.inplace``)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
             return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    if name == HOP_EFFECTS:
+        import torch
+        import torch._higher_order_ops as hops
+        lacking = [op for op in ("while_loop", "map", "scan") if not callable(getattr(hops, op, None))]
+        if not hasattr(torch, "cond") or lacking:
+            return f"this torch lacks torch.cond or torch._higher_order_ops.{', '.join(lacking) or 'while_loop'}"
     if name == SCHEMA_ALIAS:
         import torch
         if not hasattr(torch.Tag, "inplace"):

@@ -23,6 +23,11 @@ VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
 CONTROL = "control"    # no operands: steers the compiler (a graph break)
 
+#: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
+#: feature's, then those of the hop-effects family (``families.control``)
+COND, REGION = "cond", "invoke_subgraph"
+WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
+
 #: whether a form's result has a backward (every aten form and the pure custom ops
 #: do); a form without one may not read a value that requires grad
 BACKWARD = "backward"
@@ -115,10 +120,43 @@ class Form:
     #: returns the argument it wrote, a tagged out= op the buffer it wrote, a schema's
     #: ``-> Tensor(a!)``), so the result has operand 0's storage
     result_aliases: bool = False
+    #: its calls run inside a function the compiler traces as a whole (a higher-order
+    #: op's branch or body, an ``autograd.Function``): whether such a call is dead is
+    #: the function's business, so ``missed-dce`` never judges its sites
+    nested: bool = False
+    #: the helper functions (a branch, a loop body, an ``autograd.Function``) the
+    #: form's text calls, emitted before the program: ``helpers(stmt, plain)`` gives
+    #: {name: source}; ``plain``: their custom calls without call-site arguments
+    helpers: Callable[..., dict[str, str]] | None = None
+    #: the library ops its text calls besides ``custom`` (in a helper, a backward)
+    also_calls: tuple[str, ...] = ()
+    #: the call sites a statement of it has (0: two for a ``torch.cond``, else one)
+    site_count: int = 0
+    #: it writes operand 0 and returns it (an ``autograd.Function`` forward that marks
+    #: its input dirty): the result aliases operand 0, and autograd lets it write a
+    #: value that requires grad (``fuzzer.program.grad``)
+    dirty: bool = False
+    #: a limit torch documents for what the form asks of a higher-order op (effects
+    #: in a ``scan`` body): a program with it is untested with this reason
+    #: (``contract.Asks.limits``), never judged
+    limit: str | None = None
+    #: at most one statement of the form per program (the order autograd runs two
+    #: independent backwards in is not documented, so two effects there have none)
+    once: bool = False
 
     @property
     def is_view(self) -> bool:
-        return self.category == VIEW
+        return self.category == VIEW or self.dirty
+
+    @property
+    def sites(self) -> int:
+        """How many call sites a statement of the form has."""
+        return self.site_count or (2 if self.branches else 1)
+
+    @property
+    def ops(self) -> tuple[str, ...]:
+        """The library ops its text calls."""
+        return ((self.custom,) if self.custom else ()) + self.also_calls
 
     @property
     def aliases_operand(self) -> bool:

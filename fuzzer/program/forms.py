@@ -43,6 +43,7 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     replace_dim,
     same_dims,
 )
+from fuzzer.program.form import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - the HOPs forms ask for
 from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
@@ -196,8 +197,16 @@ def _region_of(name: str):
 
 #: the ops a program may call inside ``torch.compiler.nested_compile_region``
 REGION_OPS = ("p_sin", "e_tap", "m_scale")
-#: the higher-order ops of Dynamo's graph the hops forms ask for
-COND, REGION = "cond", "invoke_subgraph"
+#: the higher-order ops whose eager call is traced by Dynamo, branches and body: an
+#: eager run of one cannot be recorded under a dispatch mode (``observe.reference_runs``),
+#: and a ``mark_unbacked`` reaches its trace, which refuses it (``generate._mode``); the
+#: repro's driver names them again (``fuzzer.render.driver``)
+EAGER_TRACED = frozenset({COND, WHILE, SCAN, MAP})
+
+
+def eager_traces(body) -> bool:
+    """Whether statements ``body`` call a higher-order op that eager runs through Dynamo."""
+    return any(form(s.form).hop in EAGER_TRACED for s in body)
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (

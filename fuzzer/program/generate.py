@@ -138,6 +138,8 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
     its first operand, where a mutation chooses it; the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
+    if form.once and any(s.form == form.name for s in st.body):
+        return None
     if st.grad is not None and form.fixes_dtypes:
         return None
     if form.fits is not None:
@@ -169,7 +171,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         attrs = _attrs_for(form, st, st.dims[first])
         if form.is_custom:
             attrs["site"] = st.next_site
-        if form.branches:
+        if form.sites == 2:
             attrs["site2"] = st.next_site + 1
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
     except forms.Illegal:
@@ -225,7 +227,7 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     """The identical call of a custom statement just committed: the same operands and
     site, a new result."""
     form = forms.form(stmt.form)
-    if "size" in stmt.attrs:  # a size from data is one symbol per call
+    if "size" in stmt.attrs or form.once:  # a size from data is one symbol per call
         return None
     out = f"v{st.next_value}" if stmt.out is not None else None
     again = Stmt(stmt.form, stmt.args, out, dict(stmt.attrs))
@@ -356,7 +358,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
-    cond = any(forms.form(s.form).hop == forms.COND or forms.form(s.form).specialises for s in st.body)
+    cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
                       body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
                       imports=sources.imports_for(st.body, ops.imports))

@@ -23,7 +23,11 @@ class GradRules:
     * a write goes only to a value that does not require grad, whose storage is not
       an input's (inputs are leaves), and that nothing requiring grad has read (the
       write would change what backward saved); outside ``no_grad`` every operand of
-      a write must not require grad either.
+      a write must not require grad either;
+    * except that an ``autograd.Function`` that marks its input dirty (``Form.dirty``)
+      may write, outside ``no_grad``, a value that requires grad and is neither an
+      input nor a view and that nothing requiring grad has read: autograd rebases its
+      history onto the Function (``ctx.mark_dirty``).
     """
 
     def __init__(self) -> None:
@@ -32,6 +36,14 @@ class GradRules:
 
     def add_input(self, name: str) -> None:
         self.requires[name] = True
+
+    def _rebased(self, target: str, root: dict[str, str], inputs) -> bool:
+        """Whether an ``autograd.Function`` that marks ``target`` dirty may write it
+        though it requires grad (``ctx.mark_dirty``: autograd moves its history onto
+        the Function): it is no leaf (an input), no view (its base's history would
+        move too) and nothing that requires grad has read it (backward would see the
+        write)."""
+        return root[target] == target and target not in inputs and target not in self.read_by_grad
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
         """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
@@ -43,9 +55,11 @@ class GradRules:
         if form.mutates:
             for w in form.mutates:
                 target = stmt.args[w]
+                if form.dirty and self.requires[target] and not no_grad and self._rebased(target, root, inputs):
+                    continue
                 if self.requires[target] or root[target] in inputs or root[target] in self.read_by_grad:
                     raise forms.Illegal(f"autograd forbids writing {target}")
-            if reads_grad and not no_grad:
+            if reads_grad and not no_grad and not form.dirty:
                 raise forms.Illegal("a write outside no_grad reads a value that requires grad")
         if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
             raise forms.Illegal(f"{form.name} has no backward")

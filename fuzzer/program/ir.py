@@ -14,6 +14,7 @@ entry's) is held to the same legality rules as a freshly generated one:
   attributes as an earlier statement) repeats its site: that is how a program asks
   for common-subexpression elimination, which a pure call allows and an effectful
   or mutating one forbids;
+* a form that may be called once (``Form.once``) is;
 * under ``Mode.grad`` (inputs are leaves that require grad, a loss is taken and
   its gradients judged), nothing is written that autograd would refuse: see
   :class:`GradRules`;
@@ -207,7 +208,7 @@ class Program:
     # --------------------------------------------------------------- structure
     def custom_ops(self) -> list[str]:
         """Names of the custom ops the program calls, each once, in library order."""
-        used = {forms.form(s.form).custom for s in self.body} - {None}
+        used = {op for s in self.body for op in forms.form(s.form).ops}
         from fuzzer.program.custom_ops import CUSTOM_OPS
         return [op.name for op in CUSTOM_OPS if op.name in used]
 
@@ -338,6 +339,8 @@ def check(program: Program) -> Typing:
                     if j != w and root[other] == root[stmt.args[w]]:
                         raise forms.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
             _check_sites(stmt, form, calls)
+            if form.once and any(s.form == stmt.form for s in program.body[:n]):
+                raise forms.Illegal(f"{form.name} is called once at most")
             size = stmt.attrs.get("size")
             if size is not None:
                 if not isinstance(size, str) or not sizes.is_unbacked(size) or size in unbacked:
@@ -383,7 +386,7 @@ def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:
         if stmt.sites:
             raise forms.Illegal(f"{form.name} is not a call and has no site")
         return
-    wanted = 2 if form.branches else 1
+    wanted = form.sites
     if len(stmt.sites) != wanted or not all(isinstance(x, int) for x in stmt.sites):
         raise forms.Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
     if len(set(stmt.sites)) != wanted:

@@ -18,7 +18,8 @@ from fuzzer.program.ir import Program, Typing, check
 
 
 def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
-    """Indices of statements whose work can reach an output, an input or an effect."""
+    """Indices of statements whose work can reach an output, an input or an effect, and
+    of every nested form (``Form.nested``) with what it reads."""
     typing = typing or check(program)
     root = typing.root
     inputs = {i.name for i in program.inputs}
@@ -33,7 +34,9 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
                 continue
             form = forms.form(stmt.form)
             writes = {root[stmt.args[w]] for w in form.mutates}
-            if (form.is_effectful or writes & live_roots
+            # a nested form (a branch, a loop body, an autograd.Function) is live: whether
+            # the compiler may drop the op it wraps is not the program's to say
+            if (form.is_effectful or form.nested or writes & live_roots
                     or (stmt.out is not None and stmt.out in live_values)):
                 live.add(n)
                 changed = True
@@ -47,10 +50,13 @@ def live_statements(program: Program, typing: Typing | None = None) -> set[int]:
 
 
 def dead_pure_sites(program: Program) -> set[int]:
-    """Call sites of pure custom ops whose results nothing live ever reads."""
+    """Call sites of pure custom ops whose results nothing live ever reads; not those
+    of a nested form (``Form.nested``: a call in a branch, a loop body, an
+    ``autograd.Function``), whose deadness is the enclosing function's business."""
     live = live_statements(program)
     dead = {site for n, s in enumerate(program.body)
             if n not in live and forms.category_of(s.form) == PURE and forms.form(s.form).site_traced
+            and not forms.form(s.form).nested
             for site in s.sites}
     # an identical call repeats its site: the site runs if any of its calls is live
     return dead - {site for n, s in enumerate(program.body) if n in live for site in s.sites}

@@ -4,7 +4,9 @@ Every accepted step of a shrink strictly decreases :func:`complexity`, a tuple
 compared in order (statements first, then returned values, inputs, ranks, symbols,
 bindings, the mode, simpler forms, operands defined earlier, simpler attributes,
 smaller sizes): a well-founded order, so the passes cannot cycle and the fixpoint is
-reached.  ``SIMPLER`` says which op may replace which, of the same declared kind.
+reached.  ``SIMPLER`` says which op may replace which, of the same declared kind, and
+which bare call a form that wraps one (a branch, a loop, an ``autograd.Function``) may
+become.
 """
 
 from __future__ import annotations
@@ -61,6 +63,20 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "c_sinmix": ("p_mix", "p_sin"),
     "c_scaleadd": ("m_addto", "m_scale"),
     "c_two": ("m_shift", "m_addto", "m_scale"),
+    # a branch, a loop body, a map or scan, an autograd.Function: the bare call it
+    # wraps (of its op's kind); where that has no result and the form's is read, the
+    # plain clone, which drops the call
+    "cond_tap": ("e_tap",),
+    "cond_log": ("e_log", "e_tap"),
+    "cond_scale": ("m_scale", "clone"),
+    "while_tap": ("e_tap",),
+    "while_scale": ("m_scale", "clone"),
+    "map_tap": ("e_tap",),
+    "scan_tap": ("e_tap",),
+    "p_gradlog": ("p_sin",),
+    "fn_pure": ("p_sin",),
+    "fn_scale": ("m_scale", "clone"),
+    "fn_dirty": ("m_scale", "clone"),
 }
 #: (a keyword-only scalar's simplest value is None: left to its default)
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
@@ -69,9 +85,12 @@ SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim"
 FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1, "t_scale": 1,
                    "t_split_out": 3, "t_split_out_hi": 3,
                    # the forms of hand-written schemas and calls between ops rank above
-                   # the plain forms they shrink to
+                   # the plain forms they shrink to, and a form that wraps a call (a
+                   # branch, a loop, an autograd.Function) reads as more than the bare call
                    **{name: 3 for name in ("s_mix", "s_addto", "s_scale", "s_list", "s_pair", "s_opt", "c_sinmix",
-                                           "c_scaleadd", "c_two")}, "s_inplace": 4}
+                                           "c_scaleadd", "c_two", "cond_tap", "cond_log", "cond_scale", "while_tap",
+                                           "while_scale", "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale",
+                                           "fn_dirty")}, "s_inplace": 4}
 DEFAULT_FORM_COMPLEXITY = 2
 
 

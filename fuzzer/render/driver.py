@@ -100,12 +100,12 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         for i, br in enumerate(runs):
             with caches_off():
                 br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
-    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())))
+    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())))
     # each check run of a module gets one of its own: one path through its step's loads
     checks_fn = eager_fn if not isinstance(program, torch.nn.Module) else (
         lambda *inputs: step(_own(program), *inputs))
     dtype = getattr(torch, spec.get("dtype", "float32"))
-    record = "cond" not in spec.get("hops", ())
+    record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):
         runs[i].checks = reference_runs(checks_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
                                         trace, dtype, spec["input_seed"] + i, record)

@@ -91,7 +91,8 @@ def _asked(program) -> dict:
     """What the program asks of the compiler (``trial.asks_of``), where it asks anything."""
     asks = asks_of(program)
     return {**({"marks": sorted(asks.marks)} if asks.marks else {}),
-            **({"hops": sorted(asks.hops)} if asks.hops else {})}
+            **({"hops": sorted(asks.hops)} if asks.hops else {}),
+            **({"limits": sorted(asks.limits)} if asks.limits else {})}
 
 
 def render(entry: Entry) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ("tagged", "schemas", "calls")
+MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function")
 
 
 def _modules():
@@ -44,7 +44,7 @@ def unavailable(feature: str) -> str | None:
     """Why this torch cannot run the family of ``feature`` (None: it can, or no family
     has that feature)."""
     for module in _modules():
-        if getattr(module, "FEATURE", None) == feature:
+        if getattr(module, "FEATURE", None) == feature and hasattr(module, "unavailable"):
             return module.unavailable()
     return None
 

@@ -1,0 +1,148 @@
+"""Effects and writes inside control flow and backward (feature ``hop-effects``).
+
+The first library's ``torch.cond`` calls a pure op in each branch.  Libraries put
+more there: a logging op or an in-place update inside a branch, a loop body
+(``while_loop``), a ``map`` over the rows or a ``scan``; and an op whose backward
+logs.  The forms here call the library's own ops there:
+
+* ``cond_tap`` / ``cond_log``: an ORDERED effect in each branch (one that returns,
+  one that returns nothing beside the branch's value); which branch ran decides
+  which event the log must hold, and eager shows it;
+* ``cond_scale`` / ``while_scale``: a mutating op writing a fresh intermediate of
+  the branch or body (what torch documents a branch and a body may write; a write
+  to an operand is refused by eager, and to a loop's carried value documented out);
+* ``while_tap``: an effect in a loop body run a fixed three times, its trip count a
+  tensor counter;
+* ``map_tap``: an effect per row of a ``map``;
+* ``scan_tap``: an effect in a ``scan``'s combine function, which torch documents
+  must have none (``Form.limit``): such a program is untested, never judged;
+* ``p_gradlog``: a pure op whose ``register_autograd`` backward calls ``e_log``, an
+  ORDERED effect in backward; once per program at most (``Form.once``: the order
+  autograd runs two independent backwards in is not documented).
+
+The calls inside a branch or body are ``Form.nested``: ``missed-dce`` does not
+judge them.  Every higher-order op here is one eager traces with Dynamo
+(``forms.EAGER_TRACED``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzer.program import sizes
+from fuzzer.program.op_record import PURE, CustomOp
+
+FEATURE = "hop-effects"
+#: how many times a loop body runs
+TRIPS = 3
+
+OPS: tuple[CustomOp, ...] = (
+    CustomOp("p_gradlog", PURE, doc="x * 1.5; its backward logs the gradient it is given (an ORDERED effect)",
+             source='''
+@torch.library.custom_op("dcefuzz::p_gradlog", mutates_args=())
+def p_gradlog(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("p_gradlog", site)
+    return (x * 1.5).contiguous()
+
+
+@p_gradlog.register_fake
+def _(x, site):
+    return x.new_empty(x.shape)
+
+
+def _p_gradlog_setup(ctx, inputs, output):
+    ctx.at = inputs[1:]  # where the op is called from, when it is told
+
+
+def _p_gradlog_backward(ctx, grad):
+    torch.ops.dcefuzz.e_log(grad, *ctx.at)
+    return grad * 1.5, None
+
+
+p_gradlog.register_autograd(_p_gradlog_backward, setup_context=_p_gradlog_setup)
+'''.lstrip("\n")),
+)
+
+
+def call(op: str, args: str, site, plain: bool) -> str:
+    """A library op's call in a helper's text (``plain``: without its site)."""
+    return f"torch.ops.dcefuzz.{op}({args}{'' if plain else f', {site}'})"
+
+
+def _rank1(kit, t, m) -> None:
+    """A ``map`` or ``scan`` runs over dim 0, which must hold a row for every binding."""
+    kit.need_rank(t[0], 1)
+    if sizes.smallest(kit.known_dim(t[0][0]), m) < 1:
+        raise kit.Illegal(f"a map or scan needs dim {t[0][0]!r} >= 1 for every binding")
+
+
+def _cond_log_helpers(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    return {f"log_then_sin{s}": (f"def log_then_sin{s}(t):\n    {call('e_log', 't', s, plain)}\n"
+                                 "    return t.sin()\n"),
+            f"log_then_cos{s2}": (f"def log_then_cos{s2}(t):\n    {call('e_log', 't * 0.5', s2, plain)}\n"
+                                  "    return t.cos()\n")}
+
+
+def _cond_scale_helpers(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    return {f"scale_double{s}": (f"def scale_double{s}(t):\n    u = t * 2.0\n    {call('m_scale', 'u', s, plain)}\n"
+                               "    return u\n"),
+            f"scale_half{s2}": (f"def scale_half{s2}(t):\n    u = t * 0.5\n    {call('m_scale', 'u', s2, plain)}\n"
+                                "    return u\n")}
+
+
+def _while_scale_helpers(stmt, plain: bool) -> dict[str, str]:
+    s = stmt.attrs["site"]
+    return {f"scale_step{s}": (f"def scale_step{s}(i, t):\n    u = t.clone()\n    {call('m_scale', 'u', s, plain)}\n"
+                               "    return i + 1, u\n")}
+
+
+def _loop(a: str, body: str) -> str:
+    counter = f"{a}.new_zeros((), dtype=torch.int64)"
+    # a contiguous copy: the body's value must have the strides of the one carried in
+    carried = f"{a}.clone(memory_format=torch.contiguous_format)"
+    return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {carried}))[1]"
+
+
+def forms(kit) -> tuple:
+    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    COND, MAP, SCAN, WHILE = kit.COND, kit.MAP, kit.SCAN, kit.WHILE
+
+    def same(t, at, m):
+        return t[0]
+
+    def rows(t, at, m):
+        _rank1(kit, t, m)
+        return t[0]
+
+    def make(name, infer, render, **changes):
+        base = kit.custom_form(name, 1, infer, form=changes.pop("form"), feature=FEATURE, render=render)
+        return dataclasses.replace(base, nested=True, returns=True, **changes)
+
+    tap = kit.op_text("e_tap")
+    return (
+        make("e_tap", same, lambda a, at, d: (
+            f"torch.cond({a[0]}.sum() > 0, lambda t: {tap}(t, {at['site']}), "
+            f"lambda t: {tap}(t * 0.5, {at['site2']}), ({a[0]},))"),
+            form="cond_tap", branches=True, hop=COND, opaque=False),
+        make("e_log", same, lambda a, at, d: (
+            f"torch.cond({a[0]}.sum() > 0, log_then_sin{at['site']}, log_then_cos{at['site2']}, ({a[0]},))"),
+            form="cond_log", branches=True, hop=COND, opaque=False, helpers=_cond_log_helpers),
+        make("m_scale", same, lambda a, at, d: (
+            f"torch.cond({a[0]}.sum() > 0, scale_double{at['site']}, scale_half{at['site2']}, ({a[0]},))"),
+            form="cond_scale", branches=True, hop=COND, opaque=False, helpers=_cond_scale_helpers),
+        make("e_tap", same, lambda a, at, d: _loop(a[0], f"lambda i, t: (i + 1, {tap}(t, {at['site']}))"),
+             form="while_tap", hop=WHILE),
+        make("m_scale", same, lambda a, at, d: _loop(a[0], f"scale_step{at['site']}"),
+             form="while_scale", hop=WHILE, helpers=_while_scale_helpers),
+        make("e_tap", rows, lambda a, at, d: f"torch._higher_order_ops.map(lambda t: {tap}(t, {at['site']}), {a[0]})",
+             form="map_tap", hop=MAP),
+        make("e_tap", rows, lambda a, at, d: (
+            f"torch._higher_order_ops.scan(lambda c, x: (c + x, {tap}(x, {at['site']})), "
+            f"torch.zeros_like({a[0]}[0]), {a[0]})[1]"),
+            form="scan_tap", hop=SCAN,
+            limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
+        dataclasses.replace(kit.custom_form("p_gradlog", 1, same, feature=FEATURE), also_calls=("e_log",),
+                            once=True),
+    )

@@ -1,0 +1,77 @@
+"""Custom ops inside a ``torch.autograd.Function`` (feature ``autograd-function``).
+
+Libraries wrap their kernels in ``autograd.Function`` subclasses as often as they
+register a backward: the forward calls custom ops, writes in place, and the backward
+calls custom ops too.  Each form here is one such class, emitted before the program
+(one class per call site, like a region: ``Form.helpers``), and its call
+``Name.apply(x)``:
+
+* ``fn_pure``: forward ``p_sin``, backward ``p_mix`` of the gradient and the saved
+  input;
+* ``fn_scale``: forward writes a fresh intermediate with ``m_scale``; backward
+  ``p_sin`` of the gradient;
+* ``fn_dirty``: forward writes its input with ``m_scale`` and marks it dirty
+  (``ctx.mark_dirty``), returning it: the result is the input, written; backward
+  ``p_sin``.  Autograd lets it write a value that requires grad where
+  ``fuzzer.program.grad`` says.
+
+A backward is what the class says, not a derivative: compiled code must run what
+eager runs.  The calls are ``Form.nested`` (``missed-dce`` does not judge them).
+The family adds no op: it calls the first library's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzer.program.families.control import call
+
+FEATURE = "autograd-function"
+OPS: tuple = ()
+
+
+def _class(name: str, forward: list[str], backward: list[str]) -> str:
+    lines = [f"class {name}(torch.autograd.Function):", "    @staticmethod", "    def forward(ctx, x):"]
+    lines += [f"        {line}" for line in forward]
+    lines += ["", "    @staticmethod", "    def backward(ctx, grad):"]
+    lines += [f"        {line}" for line in backward]
+    return "\n".join(lines) + "\n"
+
+
+def _pure(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"SinFunction{s}"
+    return {name: _class(name, ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
+                         ["x, = ctx.saved_tensors", f"return {call('p_mix', 'grad, x', s2, plain)}"])}
+
+
+def _scale(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"ScaleFunction{s}"
+    return {name: _class(name, ["y = x * 2.0", call("m_scale", "y", s, plain), "return y"],
+                         [f"return {call('p_sin', 'grad', s2, plain)}"])}
+
+
+def _dirty(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"ScaleInPlace{s}"
+    return {name: _class(name, [call("m_scale", "x", s, plain), "ctx.mark_dirty(x)", "return x"],
+                         [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
+
+
+def forms(kit) -> tuple:
+    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    def same(t, at, m):
+        return t[0]
+
+    def make(name, prefix, helpers, **changes):
+        base = kit.custom_form(name, 1, same, form=changes.pop("form"), feature=FEATURE, grad=kit.BACKWARD,
+                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({a[0]})",
+                               mutates=changes.pop("mutates", ()))
+        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+
+    return (
+        make("p_sin", "SinFunction", _pure, form="fn_pure", also_calls=("p_mix",)),
+        make("m_scale", "ScaleFunction", _scale, form="fn_scale", also_calls=("p_sin",)),
+        make("m_scale", "ScaleInPlace", _dirty, form="fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True),
+    )
