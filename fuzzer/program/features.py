@@ -31,6 +31,7 @@ ALIASED = "aliased-inputs"
 HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
+STRIDED_VIEWS = "strided-views"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,9 @@ FEATURES: tuple[Feature, ...] = (
     Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
             "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
             "in-place unary ops, lerp_"),
+    Feature(STRIDED_VIEWS, 0.25, "views with explicit strides: as_strided (a box of an input's storage), unfold "
+            "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
+            "view of its own storage whose elements are proven disjoint"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before

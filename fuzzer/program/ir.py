@@ -6,9 +6,12 @@ storage from the statement forms, so any edited program (the shrinker's, a corpu
 entry's) is held to the same legality rules as a freshly generated one:
 
 * every operand is defined before use and has dims its form accepts;
-* a mutated operand never shares storage with another operand of the same
-  statement (eager aliasing between a written and a read argument is outside what
-  a custom op may be handed, so such programs are never produced);
+* a mutated operand never overlaps another operand of the same statement: where
+  they share a storage, their elements are proven disjoint for every binding
+  (``fuzzer.program.storage``), since where they may overlap eager's result depends
+  on the order of the kernel's writes and has no single answer;
+* an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
+  handed over contiguous, whose dims its ``base`` attribute gives;
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -37,7 +40,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, sizes, sources
+from fuzzer.program import forms, sizes, sources, storage
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.sizes import Dims
@@ -223,6 +226,8 @@ class Typing:
     dims: dict[str, Dims]
     root: dict[str, str]
     dtypes: dict[str, str | None] = field(default_factory=dict)
+    #: the elements of its root's storage each value covers (None: maybe all)
+    prints: dict[str, storage.Footprint | None] = field(default_factory=dict)
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
@@ -262,10 +267,30 @@ def dtypes_of(program: Program) -> dict[str, str | None]:
     return {i.name: i.dtype for i in program.inputs}
 
 
+def dense_inputs(program: Program) -> set[str]:
+    """The inputs handed over contiguous (row-major, from offset 0), over whose storage
+    an ``as_strided`` may be laid."""
+    return {i.name for i in program.inputs if i.name not in program.mode.strided}
+
+
+def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:
+    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
+    its dims; raises ``forms.Illegal``."""
+    if not form.dense_root:
+        return
+    base = root[stmt.args[0]]
+    if base not in dense:
+        raise forms.Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+                            "contiguous")
+    if stmt.attrs.get("base") != list(dims[base]):
+        raise forms.Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+
+
 def check(program: Program) -> Typing:
     """Type the program; raise :class:`InvalidProgram` on any broken rule."""
     dims: dict[str, Dims] = {}
     root: dict[str, str] = {}
+    prints: dict[str, storage.Footprint | None] = {}
     dtypes: dict[str, str | None] = dtypes_of(program)
     for sym in program.symbols:
         if not sizes.is_symbol(sym):
@@ -278,6 +303,7 @@ def check(program: Program) -> Typing:
                 raise InvalidProgram(f"input {inp.name} uses an undeclared symbol in {d!r}")
         dims[inp.name] = tuple(inp.dims)
         root[inp.name] = inp.name
+        prints[inp.name] = storage.Footprint.whole(dims[inp.name])
     readable = {d for inp in program.inputs for d in inp.dims if sizes.is_symbol(d)}
     for sym in program.symbols:
         if sym not in readable:
@@ -290,6 +316,7 @@ def check(program: Program) -> Typing:
     for name in inputs if grad else ():
         grad.add_input(name)
     calls: dict[int, Stmt] = {}
+    dense = dense_inputs(program)
     unbacked: set[str] = set()
     exact = ExactRules()
     for n, stmt in enumerate(program.body):
@@ -305,10 +332,8 @@ def check(program: Program) -> Typing:
                 raise forms.Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
                                     "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
-            for w in form.mutates:
-                for j, other in enumerate(stmt.args):
-                    if j != w and root[other] == root[stmt.args[w]]:
-                        raise forms.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
+            storage.check_writes(stmt, form, root, prints, program.sym_min)
+            check_dense_root(stmt, form, root, dims, dense)
             _check_sites(stmt, form, calls)
             size = stmt.attrs.get("size")
             if size is not None:
@@ -330,10 +355,12 @@ def check(program: Program) -> Typing:
             dims[stmt.out] = out_dims
             root[stmt.out] = root[stmt.args[0]] if form.is_view else stmt.out
             dtypes[stmt.out] = dtypes[stmt.args[0]] if form.is_view else form.dtype_of_result(stmt.attrs)
+            prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
+                                                        stmt.attrs, out_dims)
     for o in program.outputs:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
-    return Typing(dims=dims, root=root, dtypes=dtypes)
+    return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
 
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:
