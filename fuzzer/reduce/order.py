@@ -43,11 +43,19 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "in_region_p_sin": ("p_sin",),
     "in_region_e_tap": ("e_tap",),
     "in_region_m_scale": ("m_scale",),
+    # the strided views, toward the plain views: an as_strided to a slice or the whole
+    "as_strided": ("head", "alias"),
+    "unfold_gap": ("slice_step",),
+    "dtype_view": ("alias",),
+    "T": ("transpose",),
+    "mT": ("transpose",),
+    "tail": ("head",),
 }
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
-FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1}
+FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1,
+                   "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3}
 DEFAULT_FORM_COMPLEXITY = 2
 
 
