@@ -32,6 +32,7 @@ HOPS = "hops"
 VIEWS = "views"
 INDEXING = "indexing"
 STRIDED_VIEWS = "strided-views"
+LAYOUTS = "layouts"
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature(STRIDED_VIEWS, 0.25, "views with explicit strides: as_strided (a box of an input's storage), unfold "
             "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
             "view of its own storage whose elements are proven disjoint"),
+    Feature(LAYOUTS, 0.2, "inputs handed over in another memory layout: transposed (last two dims), "
+            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -153,6 +156,8 @@ def used_by(program) -> list[str]:
         used.add(STRIDED)
     if mode.aliases:
         used.add(ALIASED)
+    if mode.layouts:
+        used.add(LAYOUTS)
     sites = [site for s in program.body for site in s.sites]
     if len(sites) != len(set(sites)):
         used.add(IDENTICAL_CALLS)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import forms, sources, storage, strided_forms
+from fuzzer.program import forms, layouts, sources, storage, strided_forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
@@ -364,9 +364,9 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     cond = any(forms.form(s.form).hop == forms.COND or forms.form(s.form).specialises for s in st.body)
-    dense = {st.root[s.args[0]] for s in st.body if forms.form(s.form).dense_root}  # kept contiguous
+    dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense),
+                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written),
                       imports=sources.imports_for(st.body, ops.imports))
     check(program)
     return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
@@ -392,7 +392,8 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     return inputs
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset()) -> Mode:
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset(),
+          written=frozenset()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
     A program with a ``torch.cond``, or with a user's op that takes a size as a plain
@@ -422,9 +423,10 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
         # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
         own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in dense]
         strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
-    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
-                dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
-                strided=tuple(strided), aliases=aliases)
+    dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
+    drawn = layouts.draw(rng, inputs, strided, aliases, dense, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
+    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype,
+                strided=tuple(strided), aliases=aliases, layouts=drawn)
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

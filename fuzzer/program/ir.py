@@ -11,7 +11,8 @@ entry's) is held to the same legality rules as a freshly generated one:
   (``fuzzer.program.storage``), since where they may overlap eager's result depends
   on the order of the kernel's writes and has no single answer;
 * an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
-  handed over contiguous, whose dims its ``base`` attribute gives;
+  handed over contiguous, whose dims its ``base`` attribute gives; nothing writes the
+  storage of an input handed over expanded (``fuzzer.program.layouts``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -40,7 +41,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, sizes, sources, storage
+from fuzzer.program import forms, layouts, sizes, sources, storage
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.sizes import Dims
@@ -90,12 +91,16 @@ class Mode:
     #: (input, base): the input is a view of the whole of another input (the same
     #: storage, so a write to one shows in the other); their dims are the same
     aliases: tuple[tuple[str, str], ...] = ()
+    #: (input, layout): inputs handed over in another memory layout (``fuzzer.program.layouts``)
+    layouts: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
                 "dtype": self.dtype, "strided": list(self.strided)}
         if self.aliases:
             data["aliases"] = [list(a) for a in self.aliases]
+        if self.layouts:
+            data["layouts"] = [list(x) for x in self.layouts]
         return data
 
     @classmethod
@@ -104,7 +109,8 @@ class Mode:
                    marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
                    grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
                    strided=tuple(str(n) for n in data.get("strided", ())),
-                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())))
+                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
+                   layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())))
 
     @property
     def is_default(self) -> bool:
@@ -261,6 +267,8 @@ def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
     for name, base in mode.aliases:
         if given[name] != given[base]:
             raise InvalidProgram(f"bad alias {(name, base)!r}: another dtype")
+    if (wrong := layouts.problem(mode, dims, given)) is not None:
+        raise InvalidProgram(wrong)
 
 
 def dtypes_of(program: Program) -> dict[str, str | None]:
@@ -270,7 +278,8 @@ def dtypes_of(program: Program) -> dict[str, str | None]:
 def dense_inputs(program: Program) -> set[str]:
     """The inputs handed over contiguous (row-major, from offset 0), over whose storage
     an ``as_strided`` may be laid."""
-    return {i.name for i in program.inputs if i.name not in program.mode.strided}
+    return {i.name for i in program.inputs
+            if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts)}
 
 
 def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:
@@ -333,6 +342,8 @@ def check(program: Program) -> Typing:
                                     "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
             storage.check_writes(stmt, form, root, prints, program.sym_min)
+            if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
+                raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
             check_dense_root(stmt, form, root, dims, dense)
             _check_sites(stmt, form, calls)
             size = stmt.attrs.get("size")

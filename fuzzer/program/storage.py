@@ -97,7 +97,8 @@ class Footprint:
         return Footprint(self.base, tuple(self.moves[k] for k in order), tuple(self.dims[k] for k in order))
 
     def unsqueeze(self, dim: int) -> Footprint:
-        return Footprint(self.base, self.moves[:dim] + ((),) + self.moves[dim:], self.dims[:dim] + ("1",) + self.dims[dim:])
+        return Footprint(self.base, self.moves[:dim] + ((),) + self.moves[dim:],
+                         self.dims[:dim] + ("1",) + self.dims[dim:])
 
     def diagonal(self) -> Footprint:
         """``x.diagonal()``: dims 0 and 1 walk together, as the last dim."""

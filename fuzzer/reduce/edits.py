@@ -98,10 +98,12 @@ def without_input(mode: Mode, name: str) -> Mode:
     """The mode once input ``name`` is gone."""
     return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
                                strided=tuple(n for n in mode.strided if n != name),
-                               aliases=tuple(a for a in mode.aliases if name not in a))
+                               aliases=tuple(a for a in mode.aliases if name not in a),
+                               layouts=tuple(x for x in mode.layouts if x[0] != name))
 
 
 def without_dim(mode: Mode, name: str, k: int) -> Mode:
     """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
     marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
-    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a))
+    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a),
+                               layouts=tuple(x for x in mode.layouts if x[0] != name))

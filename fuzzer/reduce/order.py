@@ -104,7 +104,7 @@ def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided input, gradients, a dtype other
     than float32 and automatic dynamic count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true"))
+            + (mode.dynamic != "true") + len(mode.layouts))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -121,3 +121,5 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
     for a in mode.aliases:
         yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
+    for x in mode.layouts:
+        yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))

@@ -77,7 +77,8 @@ def canonical(program: Program) -> Program:
         mode=dataclasses.replace(program.mode,
                                  marks=tuple((names[n], d, h) for n, d, h in program.mode.marks),
                                  strided=tuple(names[n] for n in program.mode.strided),
-                                 aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases)),
+                                 aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases),
+                                 layouts=tuple((names[n], how) for n, how in program.mode.layouts)),
         imports=program.imports,
     )
 
@@ -90,6 +91,7 @@ def mode_text(program: Program) -> str:
     parts = [f"dynamic={mode.dynamic}"] + [f"mark {n}:{d}:{h}" for n, d, h in mode.marks]
     parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
     parts += [f"strided {n}" for n in mode.strided] + [f"alias {n}={b}" for n, b in mode.aliases]
+    parts += [f"{how} {n}" for n, how in mode.layouts]
     return "[" + " ".join(parts) + "] "
 
 
