@@ -245,3 +245,20 @@ def test_merging_symbols_renames_an_as_strided_base():
     check(run.best.program)
     assert len(run.best.program.symbols) == 1
     assert run.best.program.body[0].attrs["base"] == list(run.best.program.inputs[0].dims)
+
+
+# --------------------------------------------------------- through the compiler
+
+@pytest.mark.compile
+def test_writes_beside_disjoint_views_of_their_storage_compile_clean():
+    """The allowed side, judged: one half of an input written from the other, and the odd
+    columns of an as_strided box from the even ones, compiled and compared with eager (a
+    clean verdict: eager has one answer, and the compiler keeps it)."""
+    from helpers import case
+
+    from fuzzer.judge.trial import run_trial
+    body = [("head", ["x0"], "v0", {"dim": 1}), ("tail", ["x0"], "v1", {"dim": 1}), ("add_", ["v0", "v1"], None, {}),
+            ("as_strided", ["x1"], "v2", _box(["all", "evens"])), ("as_strided", ["x1"], "v3", _box(["all", "odd"])),
+            ("m_addto", ["v3", "v2"], None, {"site": 0})]
+    c = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, body, outputs=["v1"], sym_min={"s0": 1, "s1": 1}))
+    assert run_trial(c, "cpu", confirm=False).status == "clean"
