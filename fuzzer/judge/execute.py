@@ -86,8 +86,9 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
     strided = tuple(names.index(n) for n in program.mode.strided)
     aliases = tuple((names.index(n), names.index(b)) for n, b in program.mode.aliases)
     fixed = tuple((k, inp.dtype) for k, inp in enumerate(program.inputs) if inp.dtype is not None)
+    layouts = tuple((names.index(n), how) for n, how in program.mode.layouts)
     return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
-                               strided, reference, aliases, fixed)
+                               strided, reference, aliases, fixed, layouts)
 
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:

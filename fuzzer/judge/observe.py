@@ -107,8 +107,16 @@ def fixed_tensor(size, dtype: str, g) -> torch.Tensor:
     return torch.randint(low, high, tuple(size), generator=g, dtype=torch.int64).to(kind)
 
 
+#: how an input of each layout (``fuzzer.program.layouts``) is made from its contiguous draw
+LAYOUT_MAKERS = {
+    "transposed": lambda x: x.mT.contiguous().mT,
+    "channels_last": lambda x: x.movedim(1, -1).contiguous().movedim(-1, 1),
+    "expanded": lambda x: x[:1].expand(x.shape),
+}
+
+
 def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=(), fixed=()) -> list:
+                aliases=(), fixed=(), layouts=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
@@ -116,7 +124,8 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
     by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
     k is a view of the whole of input j (its own draw is discarded).  For each
     ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
-    same in the reference: it is not the program's to compute in."""
+    same in the reference: it is not the program's to compute in.  For each ``(k, layout)``
+    of ``layouts`` input k is laid out so (``LAYOUT_MAKERS``)."""
     g = torch.Generator().manual_seed(seed)
     own = dict(fixed)
     out = []
@@ -130,6 +139,8 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
             wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
             x = wide[..., ::2].copy_(x)
         out.append(x)
+    for k, layout in layouts:
+        out[k] = LAYOUT_MAKERS[layout](out[k])
     for k, j in aliases:
         out[k] = out[j].view(out[j].shape)
     return out

@@ -166,7 +166,7 @@ def header(program: Program) -> str:
     run = f"{STEP_NAME}(compiled, ...)" if needs_step(program) else "compiled(...)"
     mode = program.mode
     inputs = [f"dtype {mode.dtype}"] + [f"{n} strided (last dim by 2)" for n in mode.strided]
-    inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases]
+    inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
     inputs += [f"{n} is the module's buffer (loaded before each call, read after it)" for n in mode.module]
     return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"

@@ -39,6 +39,8 @@ SCHEMA_ALIAS = "schema-alias"
 OP_CALLS = "op-calls"
 HOP_EFFECTS = control.FEATURE
 AUTOGRAD_FUNCTION = function.FEATURE
+STRIDED_VIEWS = "strided-views"
+LAYOUTS = "layouts"
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,11 @@ FEATURES: tuple[Feature, ...] = (
             "bodies, map and scan; an op whose register_autograd backward logs an ORDERED effect"),
     Feature(AUTOGRAD_FUNCTION, 0.25, "torch.autograd.Function subclasses whose forward and backward call "
             "custom ops: pure, writing a fresh intermediate, writing its input marked dirty"),
+    Feature(STRIDED_VIEWS, 0.25, "views with explicit strides: as_strided (a box of an input's storage), unfold "
+            "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
+            "view of its own storage whose elements are proven disjoint"),
+    Feature(LAYOUTS, 0.2, "inputs handed over in another memory layout: transposed (last two dims), "
+            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written)"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -190,6 +197,8 @@ def used_by(program) -> list[str]:
         used.add(ALIASED)
     if mode.module:
         used.add(MODULE_STATE)
+    if mode.layouts:
+        used.add(LAYOUTS)
     sites = [site for s in program.body for site in s.sites]
     if len(sites) != len(set(sites)):
         used.add(IDENTICAL_CALLS)

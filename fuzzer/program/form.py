@@ -143,6 +143,14 @@ class Form:
     #: at most one statement of the form per program (the order autograd runs two
     #: independent backwards in is not documented, so two effects there have none)
     once: bool = False
+    #: a view's elements in its root's storage (``fuzzer.program.storage``):
+    #: ``footprint(operand's footprint, attrs, result dims)``; None: a view that may
+    #: cover all of its root (a write beside it reads nothing of that root)
+    footprint: Callable | None = None
+    #: the view is laid over its operand's root storage as the root is laid out: the
+    #: root must be an input handed over contiguous (``as_strided``), its dims the
+    #: ``base`` attribute; the generator draws the attributes from the root's dims
+    dense_root: bool = False
 
     @property
     def is_view(self) -> bool:

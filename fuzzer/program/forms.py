@@ -46,6 +46,8 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
 from fuzzer.program.form import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - the HOPs forms ask for
 from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
+from fuzzer.program.storage import Affine
+from fuzzer.program.strided_forms import STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
 
 
@@ -102,12 +104,15 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})", draw=draw_dim),
     Form("clone", ATEN, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.clone()"),
     Form("head", VIEW, 1, _infer_head,
-         lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]])), draw=draw_dim),
+         lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]])), draw=draw_dim,
+         footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine(), 1, d[at.get("dim", 0)])),
     Form("narrow", VIEW, 1, _infer_narrow,
-         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {py_dim(d[0][at['dim']])} - 1)", draw=draw_dim),
-    Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)"),
+         lambda a, at, d: f"{a[0]}.narrow({at['dim']}, 1, {py_dim(d[0][at['dim']])} - 1)", draw=draw_dim,
+         footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine(1), 1, d[at.get("dim", 0)])),
+    Form("transpose", VIEW, 1, _infer_transpose, lambda a, at, d: f"{a[0]}.transpose(0, 1)",
+         footprint=lambda f, at, d: f.permute((1, 0) + tuple(range(2, len(d))))),
     Form("unsqueeze", VIEW, 1, lambda t, at, m: ("1",) + tuple(t[0]),
-         lambda a, at, d: f"{a[0]}.unsqueeze(0)"),
+         lambda a, at, d: f"{a[0]}.unsqueeze(0)", footprint=lambda f, at, d: f.unsqueeze(0)),
     Form("add_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
          mutates=(0,), returns=False),
     Form("mul_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
@@ -121,7 +126,8 @@ ATEN_FORMS: tuple[Form, ...] = (
     Form("select_pos", ATEN, 1, lambda t, at, m: data_size(at),
          lambda a, at, d: f"torch.masked_select({a[0]}, {a[0]} > 0)", feature="data-dependent", draw=draw_size),
     Form("head_pos", VIEW, 1, _infer_head_pos,
-         lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent", draw=draw_size),
+         lambda a, at, d: f"{a[0]}[: ({a[0]} > 0).sum().item()]", feature="data-dependent", draw=draw_size,
+         footprint=lambda f, at, d: f.slice(0, Affine(), 1, d[0])),
 )
 
 #: binary forms whose second operand may broadcast into the first (the others take
@@ -248,10 +254,12 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
 CUSTOM_FORMS += families.forms(builders)
-FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS}
+#: the strided views come last: a program without their feature draws as before they existed
+FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
-assert len(FORMS) == len(ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS), "form names are unique"
+assert len(FORMS) == len(ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS), \
+    "form names are unique"
 
 
 def add(new: Form) -> None:

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import buffers, forms, sources
+from fuzzer.program import buffers, forms, layouts, sources, storage, strided_forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check
+from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check, dense_inputs
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -66,6 +66,8 @@ class _State:
     #: each value's fixed dtype (None: the program's own), and which values are exact
     dtypes: dict[str, str | None] = field(default_factory=dict)
     exact: ExactRules = field(default_factory=ExactRules)
+    #: footprints, and whether a write may read a disjoint part of its storage (``strided-views``)
+    mem: storage.Tracker = field(default_factory=storage.Tracker)
 
     def typed(self, candidates, dtype: str | None) -> list[str]:
         return [v for v in candidates if self.dtypes.get(v) == dtype]
@@ -117,9 +119,7 @@ class OpSet:
     nonempty: tuple[str, ...] = ()
 
     def admits(self, form: forms.Form) -> bool:
-        if form.custom is None:
-            return True
-        return form.custom in self.user if not form.site_traced else self.builtin
+        return form.custom is None or (form.custom in self.user if not form.site_traced else self.builtin)
 
 
 BUILTIN = OpSet()
@@ -161,14 +161,15 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
-            # a written operand never shares storage with the other operand
-            return ok and (not form.mutates or st.root[v] != st.root[first])
+            return ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
         others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
         if not others:
             return None
-        args.append(st.pick(others))
+        args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
+    if form.dense_root and st.root[first] not in st.mem.dense:
+        return None
     try:
-        attrs = _attrs_for(form, st, st.dims[first])
+        attrs = _attrs_for(form, st, st.dims[st.root[first] if form.dense_root else first])
         if form.is_custom:
             attrs["site"] = st.next_site
         if form.sites == 2:
@@ -202,7 +203,7 @@ def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[st
         def ok(v: str) -> bool:
             if st.dtypes.get(v) != form.operand_dtype(k) or not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
-            return all(st.root[v] != st.root[a] for j, a in enumerate(args)
+            return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
                        if j in form.mutates or k in form.mutates)
         candidates = [v for v in st.order if ok(v)]
         if not candidates:
@@ -245,6 +246,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
         st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
+        st.mem.add_result(stmt, form, st.dims[stmt.out])
         st.order.append(stmt.out)
 
 
@@ -271,6 +273,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=GradRules() if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
+    st.mem = storage.Tracker(feats.STRIDED_VIEWS in program.features(), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
     st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
@@ -316,7 +319,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     if ops.nonempty:
         sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
-                grad=GradRules() if feats.AUTOGRAD in on else None)
+                grad=GradRules() if feats.AUTOGRAD in on else None, mem=storage.Tracker(feats.STRIDED_VIEWS in on))
 
     n_inputs = rng.randint(1, limits.max_inputs)
     unused = list(symbols)
@@ -349,18 +352,23 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         stmt = _propose(form, st)
         if stmt is not None:
             _commit(stmt, st)
+            again = None
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
-                if again is not None:
-                    _commit(again, st)
+            elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
+                again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
+                again = again if again is not None and _grad_admits(again, form, st) else None
+            if again is not None:
+                _commit(again, st)
 
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
-    program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs),
-                      body=tuple(st.body), outputs=outputs, mode=_mode(seed, on, inputs, tuple(aliases), cond),
+    dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
+    program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
+                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written),
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
@@ -377,9 +385,8 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     for i, (dims, dtype) in enumerate(zip(shapes, dtypes)):
         inp = Input(f"x{i}", tuple(dims), dtype)
         inputs.append(inp)
-        st.dims[inp.name] = inp.dims
-        st.root[inp.name] = inp.name
-        st.dtypes[inp.name] = dtype
+        st.dims[inp.name], st.root[inp.name], st.dtypes[inp.name] = inp.dims, inp.name, dtype
+        st.mem.add_input(inp.name, inp.dims, dense=dtype is None)
         st.order.append(inp.name)
         if st.grad is not None:
             st.grad.add_input(inp.name)
@@ -389,15 +396,14 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     return inputs
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), cond: bool = False) -> Mode:
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset(),
+          written=frozenset()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
     A program with a ``torch.cond``, or with a user's op that takes a size as a plain
-    int (``Form.specialises``), gets no ``mark_unbacked``: an eager ``torch.cond``
-    traces its branches with Dynamo, which the mark reaches, and refuses, so the
-    program would be invalid; a plain int must be specialised, which the mark
-    forbids, and Dynamo's refusal would be its right; such a mark is drawn as
-    ``mark_dynamic`` instead (the
+    int (``Form.specialises``), gets no ``mark_unbacked``: Dynamo traces an eager
+    ``torch.cond``'s branches, which the mark reaches, and refuses; a plain int must be
+    specialised, which the mark forbids.  Such a mark is drawn as ``mark_dynamic`` (the
     same draws, so every other program is what it was)."""
     if not on:
         return Mode()
@@ -413,16 +419,16 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases: tuple = (), co
         dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
         marks = [(n, k, mark()) for n, k in dims if rng.random() < GEN.mark_share]
         if dynamic == "true" and not marks:
-            n, k = rng.choice(dims)
-            marks = [(n, k, mark())]
+            marks = [(*rng.choice(dims), mark())]
     strided: list[str] = []
     if feats.STRIDED in on:
         # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
-        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None]
-        strided = [i.name for i in own if rng.random() < GEN.strided_share] or [rng.choice(own).name]
-    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on,
-                dtype=rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32",
-                strided=tuple(strided), aliases=aliases)
+        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in dense]
+        strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
+    dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
+    drawn = layouts.draw(rng, inputs, strided, aliases, dense, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
+    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype,
+                strided=tuple(strided), aliases=aliases, layouts=drawn)
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
@@ -430,16 +436,8 @@ def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> 
     def draw(pool):
         return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
 
-    out = [
-        draw(limits.typical_sizes),
-        draw(limits.primes),
-        draw((0, 1, 2)),
-        {s: sym_min[s] for s in symbols},
-    ]
-    unique: list[dict] = []
-    for b in out:
-        if b not in unique:
-            unique.append(b)
+    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
+    unique = [b for k, b in enumerate(out) if b not in out[:k]]
     for _ in range(limits.binding_draws):
         if len(unique) >= limits.min_bindings:
             break

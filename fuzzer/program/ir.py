@@ -6,9 +6,13 @@ storage from the statement forms, so any edited program (the shrinker's, a corpu
 entry's) is held to the same legality rules as a freshly generated one:
 
 * every operand is defined before use and has dims its form accepts;
-* a mutated operand never shares storage with another operand of the same
-  statement (eager aliasing between a written and a read argument is outside what
-  a custom op may be handed, so such programs are never produced);
+* a mutated operand never overlaps another operand of the same statement: where
+  they share a storage, their elements are proven disjoint for every binding
+  (``fuzzer.program.storage``), since where they may overlap eager's result depends
+  on the order of the kernel's writes and has no single answer;
+* an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
+  handed over contiguous, whose dims its ``base`` attribute gives; nothing writes the
+  storage of an input handed over expanded (``fuzzer.program.layouts``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -39,7 +43,9 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, sizes, sources
+from fuzzer.program import forms, layouts, sizes, sources, storage
+from fuzzer.program import mode as mode_
+from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.sizes import Dims
@@ -61,61 +67,9 @@ class Input:
         return {"name": self.name, "dims": list(self.dims), **({"dtype": self.dtype} if self.dtype else {})}
 
 
-#: how an input dim is marked before every run: ``torch._dynamo.mark_dynamic``,
-#: ``maybe_mark_dynamic`` or ``torch._dynamo.decorators.mark_unbacked``
-MARKS = ("dynamic", "maybe", "unbacked")
-#: ``torch.compile(dynamic=True)``, or automatic dynamic (``dynamic=None``): sizes turn
-#: symbolic only after a recompile shows they change
-DYNAMIC_MODES = ("true", "auto")
 #: the program's dtype, and the fixed dtypes a tensor may have whatever the program's:
 #: those a user's op takes or gives (``fuzzer.program.dtypes``)
 DTYPES, FIXED_DTYPES = dtypes_.DTYPES, dtypes_.FIXED_DTYPES
-
-
-@dataclass(frozen=True)
-class Mode:
-    """How a program runs beyond its body; the default is how every program ran
-    before modes existed (and is left out of its JSON, so old digests hold)."""
-
-    dynamic: str = "true"
-    #: (input name, dim index, one of MARKS), applied to the inputs before each run
-    marks: tuple[tuple[str, int, str], ...] = ()
-    #: inputs require grad; the sum of the returned values is differentiated, and
-    #: the inputs' gradients are judged as extra returned values
-    grad: bool = False
-    dtype: str = "float32"
-    #: inputs handed over non-contiguous (their last dim strided by 2)
-    strided: tuple[str, ...] = ()
-    #: (input, base): the input is a view of the whole of another input (the same
-    #: storage, so a write to one shows in the other); their dims are the same
-    aliases: tuple[tuple[str, str], ...] = ()
-    #: the inputs that are the buffers of a module (``codegen``'s ``Program``): the
-    #: program is an ``nn.Module`` whose forward reads them as ``self.<name>``, and its
-    #: ``step`` loads each from the input of its name before the call and writes the
-    #: buffer's contents after the call back into it (the module's state, judged)
-    module: tuple[str, ...] = ()
-
-    def to_json(self) -> dict:
-        data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
-                "dtype": self.dtype, "strided": list(self.strided)}
-        if self.aliases:
-            data["aliases"] = [list(a) for a in self.aliases]
-        if self.module:
-            data["module"] = list(self.module)
-        return data
-
-    @classmethod
-    def from_json(cls, data: dict) -> Mode:
-        return cls(dynamic=str(data.get("dynamic", "true")),
-                   marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
-                   grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
-                   strided=tuple(str(n) for n in data.get("strided", ())),
-                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
-                   module=tuple(str(n) for n in data.get("module", ())))
-
-    @property
-    def is_default(self) -> bool:
-        return self == Mode()
 
 
 @dataclass(frozen=True)
@@ -233,68 +187,45 @@ class Typing:
     dims: dict[str, Dims]
     root: dict[str, str]
     dtypes: dict[str, str | None] = field(default_factory=dict)
+    #: the elements of its root's storage each value covers (None: maybe all)
+    prints: dict[str, storage.Footprint | None] = field(default_factory=dict)
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
-    mode = program.mode
-    if mode.dynamic not in DYNAMIC_MODES:
-        raise InvalidProgram(f"dynamic mode {mode.dynamic!r} not in {DYNAMIC_MODES}")
-    if mode.dtype not in DTYPES:
-        raise InvalidProgram(f"dtype {mode.dtype!r} not in {DTYPES}")
-    for name, dim, how in mode.marks:
-        if name not in dims or not 0 <= dim < len(dims[name]) or how not in MARKS:
-            raise InvalidProgram(f"bad mark {(name, dim, how)!r}")
-    for name in mode.strided:
-        if name not in dims:
-            raise InvalidProgram(f"strided input {name} is not an input")
-    bases = {b for _, b in mode.aliases}
-    for name, base in mode.aliases:
-        if (name not in dims or base not in dims or name == base or dims[name] != dims[base]
-                or name in bases or name in mode.strided):
-            raise InvalidProgram(f"bad alias {(name, base)!r}")
-    if mode.aliases and mode.grad:
-        raise InvalidProgram("an input that is a view of another cannot be a leaf that requires grad")
-    _check_module(mode, dims)
-    for inp in program.inputs:
-        if inp.dtype is not None and inp.dtype not in FIXED_DTYPES:
-            raise InvalidProgram(f"input {inp.name}: dtype {inp.dtype!r} not in {FIXED_DTYPES}")
-        if inp.dtype is not None and mode.grad:
-            raise InvalidProgram(f"input {inp.name} is {inp.dtype}: a program that takes gradients has "
-                                 "floating inputs only")
-        if inp.dtype is not None and inp.name in mode.strided:
-            raise InvalidProgram(f"input {inp.name} is {inp.dtype}: only inputs of the program's dtype are strided")
-    given = dtypes_of(program)
-    for name, base in mode.aliases:
-        if given[name] != given[base]:
-            raise InvalidProgram(f"bad alias {(name, base)!r}: another dtype")
-
-
-def _check_module(mode: Mode, dims: dict[str, Dims]) -> None:
-    """A module's buffers are inputs, each once, that the step hands over as they are:
-    not strided, not aliased, not marked (a mark on the drawn input would not reach the
-    buffer it is copied into), and never in a program that takes gradients (a buffer
-    is no leaf)."""
-    if not mode.module:
-        return
-    if mode.grad:
-        raise InvalidProgram("a module's buffers do not require grad: no module in a program that takes gradients")
-    aliased = {n for pair in mode.aliases for n in pair}
-    marked = {n for n, _, _ in mode.marks}
-    for name in mode.module:
-        if name not in dims or name in aliased or name in marked or name in mode.strided:
-            raise InvalidProgram(f"bad buffer {name!r}: an input, not strided, aliased or marked")
-    if len(set(mode.module)) != len(mode.module):
-        raise InvalidProgram(f"a buffer named twice in {mode.module!r}")
+    wrong = mode_.problem(program.mode, dims, program.inputs, dtypes_of(program))
+    if wrong is not None:
+        raise InvalidProgram(wrong)
 
 
 def dtypes_of(program: Program) -> dict[str, str | None]:
     return {i.name: i.dtype for i in program.inputs}
 
 
+def dense_inputs(program: Program) -> set[str]:
+    """The inputs handed over contiguous (row-major, from offset 0), over whose storage
+    an ``as_strided`` may be laid."""
+    return {i.name for i in program.inputs
+            if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts)}
+
+
+def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:
+    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
+    its dims; raises ``forms.Illegal``."""
+    if not form.dense_root:
+        return
+    base = root[stmt.args[0]]
+    if base not in dense:
+        raise forms.Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+                            "contiguous")
+    if stmt.attrs.get("base") != list(dims[base]):
+        raise forms.Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+
+
 def check(program: Program) -> Typing:
     """Type the program; raise :class:`InvalidProgram` on any broken rule."""
     dims: dict[str, Dims] = {}
     root: dict[str, str] = {}
+    prints: dict[str, storage.Footprint | None] = {}
     dtypes: dict[str, str | None] = dtypes_of(program)
     for sym in program.symbols:
         if not sizes.is_symbol(sym):
@@ -307,6 +238,7 @@ def check(program: Program) -> Typing:
                 raise InvalidProgram(f"input {inp.name} uses an undeclared symbol in {d!r}")
         dims[inp.name] = tuple(inp.dims)
         root[inp.name] = inp.name
+        prints[inp.name] = storage.Footprint.whole(dims[inp.name])
     readable = {d for inp in program.inputs for d in inp.dims if sizes.is_symbol(d)}
     for sym in program.symbols:
         if sym not in readable:
@@ -319,6 +251,7 @@ def check(program: Program) -> Typing:
     for name in inputs if grad else ():
         grad.add_input(name)
     calls: dict[int, Stmt] = {}
+    dense = dense_inputs(program)
     unbacked: set[str] = set()
     exact = ExactRules()
     for n, stmt in enumerate(program.body):
@@ -334,10 +267,10 @@ def check(program: Program) -> Typing:
                 raise forms.Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
                                     "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
-            for w in form.mutates:
-                for j, other in enumerate(stmt.args):
-                    if j != w and root[other] == root[stmt.args[w]]:
-                        raise forms.Illegal(f"written operand {stmt.args[w]} shares storage with {other}")
+            storage.check_writes(stmt, form, root, prints, program.sym_min)
+            if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
+                raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
+            check_dense_root(stmt, form, root, dims, dense)
             _check_sites(stmt, form, calls)
             if form.once and any(s.form == stmt.form for s in program.body[:n]):
                 raise forms.Illegal(f"{form.name} is called once at most")
@@ -361,10 +294,12 @@ def check(program: Program) -> Typing:
             dims[stmt.out] = out_dims
             root[stmt.out] = root[stmt.args[0]] if form.aliases_operand else stmt.out
             dtypes[stmt.out] = dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
+            prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
+                                                        stmt.attrs, out_dims)
     for o in program.outputs:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
-    return Typing(dims=dims, root=root, dtypes=dtypes)
+    return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
 
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:

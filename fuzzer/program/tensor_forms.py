@@ -9,6 +9,7 @@ program without those features is drawn as before they existed.
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.storage import Affine
 from fuzzer.program.form import (
     ATEN,
     INPLACE,
@@ -95,20 +96,25 @@ def _reversed_index(arg: str, dim: int) -> str:
 VIEW_FORMS: tuple[Form, ...] = (
     Form("permute", VIEW, 1, _infer_permute,
          lambda a, at, d: f"{a[0]}.permute({', '.join(str(k) for k in reversed(range(len(d[0]))))})",
-         feature=VIEWS),
+         feature=VIEWS, footprint=lambda f, at, d: f.permute(tuple(reversed(range(len(d)))))),
     Form("select", VIEW, 1, _infer_select, lambda a, at, d: f"{a[0]}.select({at['dim']}, 0)", feature=VIEWS,
-         draw=draw_dim),
+         draw=draw_dim, footprint=lambda f, at, d: f.select(at.get("dim", 0))),
     Form("slice_step", VIEW, 1, _infer_ceil_half,
-         lambda a, at, d: f"{a[0]}[{':, ' * at['dim']}::2]", feature=VIEWS, draw=draw_dim),
+         lambda a, at, d: f"{a[0]}[{':, ' * at['dim']}::2]", feature=VIEWS, draw=draw_dim,
+         footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine(), 2, d[at.get("dim", 0)])),
     Form("chunk", VIEW, 1, _infer_ceil_half, lambda a, at, d: f"{a[0]}.chunk(2, {at['dim']})[0]", feature=VIEWS,
-         draw=draw_dim),
-    Form("diagonal", VIEW, 1, _infer_diagonal, lambda a, at, d: f"{a[0]}.diagonal()", feature=VIEWS),
-    Form("movedim", VIEW, 1, _infer_movedim, lambda a, at, d: f"{a[0]}.movedim(0, -1)", feature=VIEWS),
-    Form("alias", VIEW, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}[...]", feature=VIEWS),
+         draw=draw_dim, footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine(), 1, d[at.get("dim", 0)])),
+    Form("diagonal", VIEW, 1, _infer_diagonal, lambda a, at, d: f"{a[0]}.diagonal()", feature=VIEWS,
+         footprint=lambda f, at, d: f.diagonal()),
+    Form("movedim", VIEW, 1, _infer_movedim, lambda a, at, d: f"{a[0]}.movedim(0, -1)", feature=VIEWS,
+         footprint=lambda f, at, d: f.permute(tuple(range(1, len(d))) + (0,))),
+    Form("alias", VIEW, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}[...]", feature=VIEWS,
+         footprint=lambda f, at, d: f),
     # a dim of size 1 is rare among a program's values, so the form makes one first: the
     # squeeze is a view of a view, of a dim the compiler knows is 1
     Form("squeeze", VIEW, 1, _infer_squeeze,
-         lambda a, at, d: f"{a[0]}.unsqueeze({at['dim']}).squeeze({at['dim']})", feature=VIEWS, draw=draw_dim),
+         lambda a, at, d: f"{a[0]}.unsqueeze({at['dim']}).squeeze({at['dim']})", feature=VIEWS, draw=draw_dim,
+         footprint=lambda f, at, d: f),
 )
 
 INDEXING_FORMS: tuple[Form, ...] = (

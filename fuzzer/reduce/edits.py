@@ -63,6 +63,8 @@ def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
         attrs["no_grad"] = True
     if simpler in ("mul_", "scale"):
         attrs["c"] = SIMPLEST_ATTRS["c"]
+    if form.draw is forms.draw_dim:  # a view along a dim keeps the one it had
+        attrs["dim"] = stmt.attrs.get("dim", SIMPLEST_ATTRS["dim"])
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
@@ -95,8 +97,11 @@ def merge_symbols(case: Case, old: str, new: str) -> Case:
 
     p = case.program
     inputs = tuple(Input(i.name, tuple(dim(d) for d in i.dims), i.dtype) for i in p.inputs)
+    # an as_strided names its input's dims (``base``): they are renamed with the input's
+    body = tuple(dataclasses.replace(s, attrs={**s.attrs, "base": [dim(d) for d in s.attrs["base"]]})
+                 if isinstance(s.attrs.get("base"), list) else s for s in p.body)
     program = dataclasses.replace(
-        p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs,
+        p, symbols=tuple(s for s in p.symbols if s != old), inputs=inputs, body=body,
         sym_min={s: (max(v, p.sym_min.get(old, 0)) if s == new else v)
                  for s, v in p.sym_min.items() if s != old})
     bindings = tuple({s: v for s, v in b.items() if s != old} for b in case.bindings)
@@ -109,10 +114,12 @@ def without_input(mode: Mode, name: str) -> Mode:
     return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
                                strided=tuple(n for n in mode.strided if n != name),
                                aliases=tuple(a for a in mode.aliases if name not in a),
-                               module=tuple(n for n in mode.module if n != name))
+                               module=tuple(n for n in mode.module if n != name),
+                               layouts=tuple(x for x in mode.layouts if x[0] != name))
 
 
 def without_dim(mode: Mode, name: str, k: int) -> Mode:
     """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
     marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
-    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a))
+    return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a),
+                               layouts=tuple(x for x in mode.layouts if x[0] != name))

@@ -77,6 +77,13 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "fn_pure": ("p_sin",),
     "fn_scale": ("m_scale", "clone"),
     "fn_dirty": ("m_scale", "clone"),
+    # the strided views, toward the plain views: an as_strided to a slice or the whole
+    "as_strided": ("head", "alias"),
+    "unfold_gap": ("slice_step",),
+    "dtype_view": ("alias",),
+    "T": ("transpose",),
+    "mT": ("transpose",),
+    "tail": ("head",),
 }
 #: (a keyword-only scalar's simplest value is None: left to its default)
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
@@ -90,7 +97,9 @@ FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, 
                    **{name: 3 for name in ("s_mix", "s_addto", "s_scale", "s_list", "s_pair", "s_opt", "c_sinmix",
                                            "c_scaleadd", "c_two", "cond_tap", "cond_log", "cond_scale", "while_tap",
                                            "while_scale", "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale",
-                                           "fn_dirty")}, "s_inplace": 4}
+                                           "fn_dirty")}, "s_inplace": 4,
+                   # the strided views rank above the plain views they shrink to
+                   "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3}
 DEFAULT_FORM_COMPLEXITY = 2
 
 
@@ -138,10 +147,10 @@ def complexity(case: Case) -> tuple:
 
 
 def mode_complexity(mode: Mode) -> int:
-    """How much of a mode there is: each mark, strided, aliased or buffer input, gradients, a dtype other
-    than float32 and automatic dynamic count one."""
+    """How much of a mode there is: each mark, strided, aliased, buffer or laid-out input, gradients, a
+    dtype other than float32 and automatic dynamic count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true") + len(mode.module))
+            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -160,3 +169,5 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
     for n in mode.module:  # a buffer back to an input: a module toward a function
         yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
+    for x in mode.layouts:
+        yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))

@@ -78,7 +78,8 @@ def canonical(program: Program) -> Program:
                                  marks=tuple((names[n], d, h) for n, d, h in program.mode.marks),
                                  strided=tuple(names[n] for n in program.mode.strided),
                                  aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases),
-                                 module=tuple(names[n] for n in program.mode.module)),
+                                 module=tuple(names[n] for n in program.mode.module),
+                                 layouts=tuple((names[n], how) for n, how in program.mode.layouts)),
         imports=program.imports,
     )
 
@@ -91,7 +92,7 @@ def mode_text(program: Program) -> str:
     parts = [f"dynamic={mode.dynamic}"] + [f"mark {n}:{d}:{h}" for n, d, h in mode.marks]
     parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
     parts += [f"strided {n}" for n in mode.strided] + [f"alias {n}={b}" for n, b in mode.aliases]
-    parts += [f"buffer {n}" for n in mode.module]
+    parts += [f"buffer {n}" for n in mode.module] + [f"{how} {n}" for n, how in mode.layouts]
     return "[" + " ".join(parts) + "] "
 
 

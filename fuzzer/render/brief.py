@@ -156,7 +156,13 @@ def _redrawn(entry: Entry) -> bool:
     clone loses a strided layout (``clone`` of a tensor with gaps is contiguous) and
     the aliasing of one input with another."""
     mode = entry.case.program.mode
-    return bool(mode.strided or mode.aliases)
+    return bool(mode.strided or mode.aliases or mode.layouts)
+
+
+#: how each layout's input is made, as ``observe.LAYOUT_MAKERS`` makes it
+LAYOUT_TEXT = {"transposed": "{x}.mT.contiguous().mT",
+               "channels_last": "{x}.movedim(1, -1).contiguous().movedim(-1, 1)",
+               "expanded": "{x}[:1].expand({x}.shape)"}
 
 
 def input_lines(entry: Entry, index: int) -> list[str]:
@@ -180,6 +186,9 @@ def input_lines(entry: Entry, index: int) -> list[str]:
         if inp.name in mode.strided:  # the same values, last dim strided by 2
             wide = ", ".join(str(n) for n in shape[:-1] + (2 * shape[-1],))
             lines.append(f"{inp.name} = {inp.name}.new_zeros({wide})[..., ::2].copy_({inp.name})")
+        layout = dict(mode.layouts).get(inp.name)
+        if layout is not None:  # fuzzer.judge.observe.LAYOUT_MAKERS
+            lines.append(f"{inp.name} = {LAYOUT_TEXT[layout].format(x=inp.name)}")
     for name, base in mode.aliases:  # drawn like the others, then made a view of its base
         lines.append(f"{name} = {base}.view({base}.shape)")
     if _redrawn(entry):

@@ -64,7 +64,7 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
                        spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
-                       [tuple(f) for f in spec.get("fixed", ())])
+                       [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())])
 
 
 def _size(expr: str, binding: dict) -> int:

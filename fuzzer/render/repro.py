@@ -76,6 +76,8 @@ def spec(entry: Entry) -> dict:
         "aliases": [[[i.name for i in program.inputs].index(x) for x in pair] for pair in program.mode.aliases],
         **({"fixed": [[k, i.dtype] for k, i in enumerate(program.inputs) if i.dtype]}
            if any(i.dtype for i in program.inputs) else {}),
+        **({"layouts": [[[i.name for i in program.inputs].index(n), how] for n, how in program.mode.layouts]}
+           if program.mode.layouts else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "dead_site_causes": {str(s): c for s, c in sorted(dead_site_causes(program).items())},
         **_asked(program),

@@ -1,0 +1,125 @@
+"""A program's mode: how it runs beyond its body (dynamic mode, marks, gradients,
+dtype, layouts, aliases, a module's buffers), and what a mode may be for the inputs
+it names.  The IR (``fuzzer.program.ir``) holds a mode in each program and raises
+what :func:`problem` finds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fuzzer.program import dtypes as dtypes_
+from fuzzer.program import layouts
+from fuzzer.program.sizes import Dims
+
+DTYPES, FIXED_DTYPES = dtypes_.DTYPES, dtypes_.FIXED_DTYPES
+
+#: how an input dim is marked before every run: ``torch._dynamo.mark_dynamic``,
+#: ``maybe_mark_dynamic`` or ``torch._dynamo.decorators.mark_unbacked``
+MARKS = ("dynamic", "maybe", "unbacked")
+#: ``torch.compile(dynamic=True)``, or automatic dynamic (``dynamic=None``): sizes turn
+#: symbolic only after a recompile shows they change
+DYNAMIC_MODES = ("true", "auto")
+
+@dataclass(frozen=True)
+class Mode:
+    """How a program runs beyond its body; the default is how every program ran
+    before modes existed (and is left out of its JSON, so old digests hold)."""
+
+    dynamic: str = "true"
+    #: (input name, dim index, one of MARKS), applied to the inputs before each run
+    marks: tuple[tuple[str, int, str], ...] = ()
+    #: inputs require grad; the sum of the returned values is differentiated, and
+    #: the inputs' gradients are judged as extra returned values
+    grad: bool = False
+    dtype: str = "float32"
+    #: inputs handed over non-contiguous (their last dim strided by 2)
+    strided: tuple[str, ...] = ()
+    #: (input, base): the input is a view of the whole of another input (the same
+    #: storage, so a write to one shows in the other); their dims are the same
+    aliases: tuple[tuple[str, str], ...] = ()
+    #: the inputs that are the buffers of a module (``codegen``'s ``Program``): the
+    #: program is an ``nn.Module`` whose forward reads them as ``self.<name>``, and its
+    #: ``step`` loads each from the input of its name before the call and writes the
+    #: buffer's contents after the call back into it (the module's state, judged)
+    module: tuple[str, ...] = ()
+    #: (input, layout): inputs handed over in another memory layout (``fuzzer.program.layouts``)
+    layouts: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict:
+        data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
+                "dtype": self.dtype, "strided": list(self.strided)}
+        if self.aliases:
+            data["aliases"] = [list(a) for a in self.aliases]
+        if self.module:
+            data["module"] = list(self.module)
+        if self.layouts:
+            data["layouts"] = [list(x) for x in self.layouts]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> Mode:
+        return cls(dynamic=str(data.get("dynamic", "true")),
+                   marks=tuple((str(n), int(d), str(h)) for n, d, h in data.get("marks", ())),
+                   grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
+                   strided=tuple(str(n) for n in data.get("strided", ())),
+                   aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
+                   module=tuple(str(n) for n in data.get("module", ())),
+                   layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())))
+
+    @property
+    def is_default(self) -> bool:
+        return self == Mode()
+
+
+def problem(mode: Mode, dims: dict[str, Dims], inputs, given: dict[str, str | None]) -> str | None:
+    """What is wrong with ``mode`` for a program of these inputs (their ``dims`` and
+    ``given`` dtypes), or None."""
+    if mode.dynamic not in DYNAMIC_MODES:
+        return f"dynamic mode {mode.dynamic!r} not in {DYNAMIC_MODES}"
+    if mode.dtype not in DTYPES:
+        return f"dtype {mode.dtype!r} not in {DTYPES}"
+    for name, dim, how in mode.marks:
+        if name not in dims or not 0 <= dim < len(dims[name]) or how not in MARKS:
+            return f"bad mark {(name, dim, how)!r}"
+    for name in mode.strided:
+        if name not in dims:
+            return f"strided input {name} is not an input"
+    bases = {b for _, b in mode.aliases}
+    for name, base in mode.aliases:
+        if (name not in dims or base not in dims or name == base or dims[name] != dims[base]
+                or name in bases or name in mode.strided):
+            return f"bad alias {(name, base)!r}"
+    if mode.aliases and mode.grad:
+        return "an input that is a view of another cannot be a leaf that requires grad"
+    if (wrong := _module_problem(mode, dims)) is not None:
+        return wrong
+    for inp in inputs:
+        if inp.dtype is not None and inp.dtype not in FIXED_DTYPES:
+            return f"input {inp.name}: dtype {inp.dtype!r} not in {FIXED_DTYPES}"
+        if inp.dtype is not None and mode.grad:
+            return f"input {inp.name} is {inp.dtype}: a program that takes gradients has floating inputs only"
+        if inp.dtype is not None and inp.name in mode.strided:
+            return f"input {inp.name} is {inp.dtype}: only inputs of the program's dtype are strided"
+    for name, base in mode.aliases:
+        if given[name] != given[base]:
+            return f"bad alias {(name, base)!r}: another dtype"
+    return layouts.problem(mode, dims, given)
+
+
+def _module_problem(mode: Mode, dims: dict[str, Dims]) -> str | None:
+    """A module's buffers are inputs, each once, that the step hands over as they are:
+    not strided, not aliased, not marked (a mark on the drawn input would not reach the
+    buffer it is copied into), and never in a program that takes gradients (a buffer
+    is no leaf)."""
+    if not mode.module:
+        return None
+    if mode.grad:
+        return "a module's buffers do not require grad: no module in a program that takes gradients"
+    aliased = {n for pair in mode.aliases for n in pair}
+    marked = {n for n, _, _ in mode.marks} | {n for n, _ in mode.layouts}
+    for name in mode.module:
+        if name not in dims or name in aliased or name in marked or name in mode.strided:
+            return f"bad buffer {name!r}: an input, not strided, aliased, laid out or marked"
+    if len(set(mode.module)) != len(mode.module):
+        return f"a buffer named twice in {mode.module!r}"
+    return None

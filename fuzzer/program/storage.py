@@ -1,0 +1,233 @@
+"""Which elements of its storage each value covers, and when a write's operands overlap.
+
+A statement that writes one operand while it reads another of the same storage has one
+eager answer only when the two cover disjoint elements: where they overlap, what is
+read depends on the order in which the kernel writes (``x[1:].add_(x[:-1])``), and a
+compiled program has no single result to match.  So the IR (``ir.check``) refuses a
+written operand that shares its storage root with another operand unless this module
+proves the two element sets disjoint for *every* binding; where it cannot, it refuses.
+
+Every value that is a view of a root (an input, or a fresh result) is described by a
+:class:`Footprint`: an affine map from its own indices to its root's *logical* indices
+(the root's index space, whatever the root's strides: a root is never internally
+overlapping, so disjoint logical indices are disjoint memory).  Each view dim moves one
+or more root dims by a constant coefficient (a step slice by 2, an unfold's window
+step), and the map starts at a symbolic base index per root dim.  A view whose form
+gives no footprint (``Form.footprint`` is None) covers its whole root, so nothing
+that shares that root may be read beside a write to it.
+
+Two footprints of one root are disjoint when, along some root dim, their projections
+are: either their index intervals are apart for every binding (``x[:, :k]`` and
+``x[:, k:]``), or they fall in different residues modulo a period (``x[::2]`` and
+``x[1::2]``, a gapped ``unfold`` and the same unfold one window-gap on).  The bounds are
+sums of dim expressions with integer coefficients; a bound is proven only when every
+coefficient is non-negative and the value at each dim's smallest size is (a dim is at
+least its smallest value, ``sizes.smallest``).  Anything else is not proven.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from fuzzer.program import sizes
+from fuzzer.program.sizes import Dims
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``const + sum(coef * dim)`` over dim expressions, each taken as an opaque size."""
+
+    const: int = 0
+    terms: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def of(cls, expr: str | int) -> Affine:
+        if isinstance(expr, int) or expr.isdigit():
+            return cls(int(expr))
+        return cls(0, ((expr, 1),))
+
+    def __add__(self, other: Affine) -> Affine:
+        table = dict(self.terms)
+        for atom, c in other.terms:
+            table[atom] = table.get(atom, 0) + c
+        return Affine(self.const + other.const, tuple(sorted((a, c) for a, c in table.items() if c)))
+
+    def times(self, k: int) -> Affine:
+        return Affine(self.const * k, tuple((a, c * k) for a, c in self.terms if c * k))
+
+    def __sub__(self, other: Affine) -> Affine:
+        return self + other.times(-1)
+
+    def proven_nonnegative(self, sym_min: dict[str, int]) -> bool:
+        """``self >= 0`` for every admissible binding (sufficient, not necessary)."""
+        if any(c < 0 for _, c in self.terms):
+            return False
+        return self.const + sum(c * max(0, sizes.smallest(a, sym_min)) for a, c in self.terms) >= 0
+
+
+@dataclass(frozen=True)
+class Footprint:
+    """A view's elements as root indices: ``root[j] = base[j] + sum(coef * i)`` over the
+    view dims ``i`` that move root dim ``j`` (``moves[i]``: ``(j, coef)`` pairs)."""
+
+    base: tuple[Affine, ...]
+    moves: tuple[tuple[tuple[int, int], ...], ...]
+    dims: Dims
+
+    @classmethod
+    def whole(cls, dims: Dims) -> Footprint:
+        """A root's own footprint: every element, each at its own index."""
+        return cls(tuple(Affine() for _ in dims), tuple(((j, 1),) for j in range(len(dims))), tuple(dims))
+
+    # the view ops, each a new footprint of the view's dims ``dims``
+    def slice(self, dim: int, start: Affine, step: int, size: str) -> Footprint:
+        base = list(self.base)
+        for j, c in self.moves[dim]:
+            base[j] = base[j] + start.times(c)
+        moves = list(self.moves)
+        moves[dim] = tuple((j, c * step) for j, c in self.moves[dim])
+        return Footprint(tuple(base), tuple(moves), _replace(self.dims, dim, size))
+
+    def select(self, dim: int) -> Footprint:
+        """Index 0 of ``dim``."""
+        return Footprint(self.base, self.moves[:dim] + self.moves[dim + 1:], self.dims[:dim] + self.dims[dim + 1:])
+
+    def permute(self, order: tuple[int, ...]) -> Footprint:
+        return Footprint(self.base, tuple(self.moves[k] for k in order), tuple(self.dims[k] for k in order))
+
+    def unsqueeze(self, dim: int) -> Footprint:
+        return Footprint(self.base, self.moves[:dim] + ((),) + self.moves[dim:],
+                         self.dims[:dim] + ("1",) + self.dims[dim:])
+
+    def diagonal(self) -> Footprint:
+        """``x.diagonal()``: dims 0 and 1 walk together, as the last dim."""
+        return Footprint(self.base, self.moves[2:] + (self.moves[0] + self.moves[1],), self.dims[2:] + (self.dims[0],))
+
+    def unfold(self, dim: int, size: int, step: int, count: str) -> Footprint:
+        """``x.unfold(dim, size, step)``: ``count`` windows ``step`` apart, each ``size`` long."""
+        windows = self.slice(dim, Affine(), step, count)
+        return Footprint(windows.base, windows.moves + (self.moves[dim],), windows.dims + (str(size),))
+
+    # ------------------------------------------------------------- disjointness
+    def projection(self, j: int) -> tuple[Affine, list[tuple[int, str]]]:
+        """Root dim ``j``'s indices: the base and each ``(coef, view size)`` that moves it."""
+        return self.base[j], [(c, self.dims[i]) for i, moves in enumerate(self.moves) for jj, c in moves if jj == j]
+
+
+def _replace(dims: Dims, k: int, new: str) -> Dims:
+    return dims[:k] + (new,) + dims[k + 1:]
+
+
+def _last(base: Affine, terms: list[tuple[int, str]]) -> Affine:
+    """The last index a projection reaches (below ``base`` when a size is 0: empty)."""
+    out = base
+    for c, size in terms:
+        out = out + (Affine.of(size) - Affine(1)).times(c)
+    return out
+
+
+#: the most residues enumerated for one projection (a window's constant length)
+MAX_RESIDUES = 64
+
+
+def _residues(terms: list[tuple[int, str]], period: int) -> set[int] | None:
+    """The residues modulo ``period`` a projection adds to its base, or None when a
+    size that matters is not a constant."""
+    ranges = []
+    for c, size in terms:
+        if c % period == 0:
+            continue
+        if not size.isdigit() or int(size) > MAX_RESIDUES:
+            return None
+        ranges.append([c * k for k in range(int(size))])
+    return {sum(p) % period for p in itertools.product(*ranges)}
+
+
+def _apart(a: Footprint, b: Footprint, j: int, sym_min: dict[str, int]) -> bool:
+    base_a, terms_a = a.projection(j)
+    base_b, terms_b = b.projection(j)
+    if any(c <= 0 for c, _ in terms_a + terms_b):
+        return False
+    one = Affine(1)
+    if (base_b - _last(base_a, terms_a) - one).proven_nonnegative(sym_min):
+        return True
+    if (base_a - _last(base_b, terms_b) - one).proven_nonnegative(sym_min):
+        return True
+    shift = base_a - base_b
+    if shift.terms:
+        return False
+    for period in sorted({abs(c) for c, _ in terms_a + terms_b if abs(c) > 1}):
+        ra, rb = _residues(terms_a, period), _residues(terms_b, period)
+        if ra is not None and rb is not None and not {(r + shift.const) % period for r in ra} & rb:
+            return True
+    return False
+
+
+def disjoint(a: Footprint | None, b: Footprint | None, sym_min: dict[str, int]) -> bool:
+    """Whether two views of one root cover no common element for any binding (None: a
+    view of unknown extent, which overlaps everything)."""
+    if a is None or b is None or len(a.base) != len(b.base):
+        return False
+    return any(_apart(a, b, j, sym_min) for j in range(len(a.base)))
+
+
+def result_footprint(form, operand: Footprint | None, attrs: dict, dims: Dims) -> Footprint | None:
+    """The footprint of a statement's result: a fresh value covers its own root; a view
+    moves its operand's (``form.footprint``; a box over the root for ``as_strided``); a
+    result that is its written operand (``Form.result_aliases``) has that operand's."""
+    if form.result_aliases:
+        return operand  # the result is operand 0 itself (a tagged op's written argument)
+    if not form.is_view:
+        return Footprint.whole(dims)
+    if form.footprint is None or (operand is None and not form.dense_root):
+        return None
+    out = form.footprint(operand, attrs, dims)
+    return Footprint(out.base, out.moves, tuple(dims))
+
+
+def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint | None],
+                 sym_min: dict[str, int]) -> None:
+    """Raise ``Illegal`` where a written operand may overlap another operand: one of the
+    same storage whose elements are not proven disjoint from it for every binding."""
+    from fuzzer.program.form import Illegal
+    for w in form.mutates:
+        target = stmt.args[w]
+        for j, other in enumerate(stmt.args):
+            if j != w and root[other] == root[target] and not disjoint(prints.get(target), prints.get(other), sym_min):
+                raise Illegal(f"written operand {target} shares storage with {other}, and their elements may overlap")
+
+
+@dataclass
+class Tracker:
+    """What the generator keeps of storage while it grows a program: each value's
+    footprint, the inputs an ``as_strided`` may be laid over, and whether a write may
+    read a disjoint part of its own storage (without the rule, as before it existed,
+    nothing written shares a root with another operand)."""
+
+    overlap_rule: bool = False
+    prints: dict = field(default_factory=dict)
+    dense: set = field(default_factory=set)
+
+    def apart(self, root: dict[str, str], a: str, b: str, sym_min: dict[str, int]) -> bool:
+        """Whether ``a`` may be written while ``b`` is read, in one statement."""
+        if root[a] != root[b]:
+            return True
+        return self.overlap_rule and disjoint(self.prints.get(a), self.prints.get(b), sym_min)
+
+    def prefer(self, rng, root: dict[str, str], first: str, others: list[str], writes) -> list[str]:
+        """The candidates for the operand beside a written ``first``: half the time, those
+        of its own storage where there are some (they are rare, and what the rule is for)."""
+        near = [v for v in others if root[v] == root[first]]
+        if self.overlap_rule and writes and near and rng.random() < 0.5:
+            return near
+        return others
+
+    def add_input(self, name: str, dims: Dims, dense: bool) -> None:
+        self.prints[name] = Footprint.whole(dims)
+        if dense:
+            self.dense.add(name)
+
+    def add_result(self, stmt, form, dims: Dims) -> None:
+        self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
+                                                 stmt.attrs, dims)
