@@ -262,3 +262,15 @@ def test_writes_beside_disjoint_views_of_their_storage_compile_clean():
             ("m_addto", ["v3", "v2"], None, {"site": 0})]
     c = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, body, outputs=["v1"], sym_min={"s0": 1, "s1": 1}))
     assert run_trial(c, "cpu", confirm=False).status == "clean"
+
+
+def test_a_tagged_result_covers_what_its_written_operand_covers():
+    """An op tagged inplace returns its argument (``Form.result_aliases``): the result
+    is the second half the call wrote, so a write of it beside that half is refused and
+    one beside the first half is not."""
+    tail = [("tail", ["x0"], "v0", {"dim": 1}), ("t_scale", ["v0"], "v1", {"site": 0})]
+    with pytest.raises(InvalidProgram, match="may overlap"):
+        check(prog(X, tail + [("tail", ["x0"], "v2", {"dim": 1}), ("add_", ["v1", "v2"], None, {})],
+                   sym_min={"s0": 1, "s1": 2}))
+    check(prog(X, tail + [("head", ["x0"], "v2", {"dim": 1}), ("add_", ["v1", "v2"], None, {})],
+               sym_min={"s0": 1, "s1": 2}))
