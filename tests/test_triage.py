@@ -115,6 +115,42 @@ def test_the_bisector_asks_once_per_subsystem_where_none_clears_the_bug():
     assert probe.asked == [("inductor", s.name) for s in BACKENDS["inductor"]]
 
 
+class _ClearedBy(_StaysProbe):
+    """A probe whose bug is gone only while ``subsystem`` is wholly disabled; it records
+    the bisector's run state at each question too."""
+
+    def __init__(self, subsystem):
+        super().__init__()
+        self.subsystem = subsystem
+
+    def shows(self, backend):
+        from torch._inductor.compiler_bisector import CompilerBisector
+
+        subsystem = CompilerBisector.get_subsystem()
+        state = CompilerBisector.get_run_state(backend, subsystem) if subsystem else None
+        self.asked.append((backend, subsystem, state))
+        for _ in range(8):  # the applications a compile would ask about
+            if subsystem:
+                CompilerBisector.disable_subsystem(backend, subsystem, lambda: "an application")
+        return not (subsystem == self.subsystem and state == "test_disable")
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+@pytest.mark.parametrize("subsystem, counted", [("lowerings", False), ("post_grad_passes", True)])
+def test_without_applications_only_a_pass_subsystem_is_bisected_down_to_its_application(subsystem, counted):
+    """A key reads a pass subsystem's application (the pass's name) and never a
+    lowering's: without ``applications``, the bisector stops where disabling the
+    lowerings cleared the bug, and still bisects the post-grad passes' count."""
+    whole = _ClearedBy(subsystem)
+    assert bisect.bisect(whole, "inductor").subsystem == subsystem
+    assert any(state != "test_disable" for _, name, state in whole.asked if name == subsystem)
+    quick = _ClearedBy(subsystem)
+    assert bisect.bisect(quick, "inductor", applications=False).subsystem == subsystem
+    beyond = [state for _, name, state in quick.asked if name == subsystem and state != "test_disable"]
+    assert bool(beyond) is counted
+    assert quick.asked == whole.asked[:len(quick.asked)]
+
+
 # -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
 
 
