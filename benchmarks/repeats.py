@@ -1,7 +1,7 @@
 """What a repeat of a known bug costs beyond its trial, finding by finding, under an
 older ``campaign/entries.py`` and this one, side by side.
 
-    python benchmarks/repeats.py --old TREE [--repeats 10] [--seed 100] [--features all]
+    python benchmarks/repeats.py --old TREE [--whole] [--repeats 10] [--seed 100] [--features all]
         [--max-programs 150]
 
 ``throughput.py --costs-only`` divides the difference of two whole-campaign times by
@@ -18,7 +18,8 @@ alone, as a campaign with ``--examples-per-bug 1`` meets it, by two processes at
   timed, its key then added too where it was not counted;
 - the module that does it is ``TREE/fuzzer/campaign/entries.py`` (loaded under
   another name; the rest of dcefuzz is this tree's) in the one process, this tree's in
-  the other;
+  the other; with ``--whole``, the one process runs all of TREE's dcefuzz (for a
+  change beyond ``entries.py``: recognition, the bisection);
 - each process has a kernel cache of its own, cold at the start: a repeat's program is
   one the campaign never compiled, and a cache the other process had warmed would
   hide what its compiles cost.
@@ -59,7 +60,7 @@ def child(args) -> None:
     from fuzzer.program.generate import program_seed
     from fuzzer.triage.family import family
 
-    module = _old_entries(args.old) if args.child == "old" else this
+    module = _old_entries(args.old) if args.child == "old" and not args.whole else this
     config = Config(seed=args.seed, device="cpu", corpus_dir="unused",
                     features=tuple(feats.parse(args.features).items()))
     full: dict[str, int] = {}
@@ -88,6 +89,7 @@ def child(args) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True, help="a worktree of the older version")
+    ap.add_argument("--whole", action="store_true", help="the older version is all of TREE's dcefuzz")
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--seed", type=int, default=100)
     ap.add_argument("--features", default="all")
@@ -102,6 +104,8 @@ def main() -> int:
         for name in ("old", "new"):
             env = dict(os.environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0",
                        TORCHINDUCTOR_CACHE_DIR=os.path.join(tmp, f"cache-{name}"))
+            if name == "old" and args.whole:
+                env["PYTHONPATH"] = os.path.abspath(args.old)
             outs[name] = open(os.path.join(tmp, f"{name}.jsonl"), "w+")
             procs[name] = subprocess.Popen([sys.executable, __file__, *sys.argv[1:], "--child", name],
                                            env=env, stdout=outs[name], stderr=subprocess.DEVNULL)
@@ -114,8 +118,13 @@ def main() -> int:
             rows[name] = [json.loads(line) for line in out if line.startswith("{")]
     print("program  old s  counted  new s  counted  key (old's)")
     both, every = {"old": [], "new": []}, {"old": [], "new": []}
-    for old, new in zip(rows["old"], rows["new"]):
-        assert old["program"] == new["program"], "the two runs met other findings"
+    pending = list(rows["new"])
+    for old in rows["old"]:
+        new = next((row for row in pending if row["program"] == old["program"]), None)
+        if new is None:
+            print(f"{old['program']:7d}  {old['seconds']:5.1f}  {str(old['counted']):7s}  (not a candidate of the new)")
+            continue
+        pending.remove(new)
         print(f"{old['program']:7d}  {old['seconds']:5.1f}  {str(old['counted']):7s}  {new['seconds']:5.1f}  "
               f"{str(new['counted']):7s}  {old['key'][:110]}")
         for name, row in (("old", old), ("new", new)):
