@@ -267,6 +267,16 @@ def test_a_repeat_is_judged_on_its_bindings_up_to_the_last_that_showed_its_kind(
     assert cut.divergences == _on_bindings(contract.EFFECT_LOG, bindings).divergences
 
 
+@pytest.mark.parametrize("bindings, kept", [([0, 1, 2, 3], 1), ([2, 3], 3), ([3], 4)])
+def test_an_error_is_judged_up_to_the_first_binding_that_raised_it(bindings, kept):
+    """An error is classed by its first divergence, and a compile error raises again on
+    every later binding: the case is cut after the first, its class unchanged."""
+    whole = _on_bindings(contract.COMPILE_ERROR, bindings)
+    cut = entries.own_bindings(whole)
+    assert len(cut.case.bindings) == kept and [d.binding for d in cut.divergences] == [bindings[0]]
+    assert contract.bug_class(cut.kind, cut.divergences) == contract.bug_class(whole.kind, whole.divergences)
+
+
 def test_a_death_is_not_cut():
     """A crash or timeout is not a binding's outcome in one compiled function."""
     crash = _on_bindings(contract.CRASH, [0])

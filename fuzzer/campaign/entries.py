@@ -143,22 +143,26 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
 
 
 def own_bindings(finding: Finding) -> Finding:
-    """``finding`` with its case cut after the last binding on which its kind showed.
+    """``finding`` with its case cut after the last binding its bug class reads: the
+    first that showed an error (an error is classed by its first divergence,
+    ``contract.bug_class``), the last that showed any other kind.
 
     Bindings run in order through one compiled function, so what a binding shows
-    depends only on the bindings before it (``fuzzer.judge.trial``): the cut case
-    shows every divergence the finding holds, the same experiment without the later
-    bindings' runs and recompiles.  A compile error raises again on every binding,
-    so its probes on the whole case compile once a binding where one compile says
-    all; recognising a repeat on the cut case asks the same questions for a fraction
-    of the compiles (``benchmarks/repeats.py``)."""
+    depends only on the bindings before it (``fuzzer.judge.trial``, whose confirmation
+    replays a case cut so): the cut case shows the divergences its class is made of,
+    the same experiment without the later bindings' runs and recompiles.  A compile
+    error raises again, a compile again, on every later binding, so a probe of the
+    whole case compiles a program once a binding where the first compile says all."""
     if kinds.of(finding.kind).name != kinds.PROGRAM or finding.kind in contract.PROCESS_KINDS:
         return finding  # a cache pair's or a death's bindings are not run so
-    last = max((d.binding for d in finding.divergences), default=len(finding.case.bindings) - 1)
+    seen = [d.binding for d in finding.divergences]
+    if not seen:
+        return finding
+    last = min(seen) if finding.kind in contract.ERROR_KINDS else max(seen)
     if last + 1 >= len(finding.case.bindings):
         return finding
-    return dataclasses.replace(finding, case=dataclasses.replace(finding.case,
-                                                                 bindings=finding.case.bindings[:last + 1]))
+    case = dataclasses.replace(finding.case, bindings=finding.case.bindings[:last + 1])
+    return dataclasses.replace(finding, case=case, divergences=[d for d in finding.divergences if d.binding <= last])
 
 
 def _recognisable(finding: Finding) -> bool:
