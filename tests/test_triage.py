@@ -190,6 +190,19 @@ def test_an_errors_key_alone_costs_its_bisection_without_the_switches_it_outrank
 
 
 @pytest.mark.compile
+def test_a_lowerings_key_alone_is_not_bisected_down_to_its_lowering():
+    """The lowering a bisection ends on is the op the program happened to lower, never
+    part of a key: a key-only triage stops where disabling the lowerings cleared it."""
+    error = load(CORPUS / "compile-error-0e2427975b6f.json")
+    full = localise(error.case, error.kind, error.bug_class, "cpu")
+    assert full.blame == "inductor:lowerings" and full.pass_name is not None
+    quick = localise(error.case, error.kind, error.bug_class, "cpu", key_only=True)
+    assert quick.key == full.key and quick.pass_name is None and quick.switches == {}
+    # the switches, the upper bound's compile and the halvings are left out
+    assert quick.oracle_calls <= full.oracle_calls - len(switches.available()) - 2
+
+
+@pytest.mark.compile
 def test_a_triage_stops_at_its_budget_and_says_so():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     c = localise(entry.case, entry.kind, entry.bug_class, "cpu",

@@ -97,8 +97,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     culprit with the bug class is all a bug's key needs: so a finding whose family
     (``fuzzer.triage.family``) has a bug with its examples (``full``:
     ``Examples.full``) is first recognised where its bug's key can be checked fact by
-    fact (``fuzzer.triage.recognise``), on its case cut after the last binding that
-    showed it (``own_bindings``): on the program as found where the key is a
+    fact (``fuzzer.triage.recognise``), on its case cut after the last binding its
+    class reads (``own_bindings``): on the program as found where the key is a
     stage before Inductor (the check compiles nothing of Inductor); else it is shrunk
     a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
     given, else its oracle) and recognised on what that reached, and else triaged
