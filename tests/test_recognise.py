@@ -32,14 +32,17 @@ class FakeProbe:
 
     table: dict = {}
     asked: list = []
+    #: what a compile showed besides the bug (the kinds of another bug), as asked
+    shows: dict = {}
 
     def __init__(self, case, kind, bug_class, device, budget):
-        self.calls, self.seconds = 0, 0.0
+        self.calls, self.seconds, self.seen = 0, 0.0, ()
 
     def outcome(self, backend, config=None, dynamic=True, within=None):
         self.calls += 1
         asked = (backend, _switch_of(config), dynamic)
         FakeProbe.asked.append(asked)
+        self.seen = FakeProbe.shows.get(asked, ())
         return FakeProbe.table.get(asked, STAYS)
 
 
@@ -56,7 +59,7 @@ def _answers(**by_switch):
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", FakeProbe)
-    FakeProbe.table, FakeProbe.asked = {}, []
+    FakeProbe.table, FakeProbe.asked, FakeProbe.shows = {}, [], {}
     return FakeProbe
 
 
@@ -379,3 +382,20 @@ def test_a_repeat_of_an_error_on_inductor_is_counted_without_its_key_only_triage
     assert counted is not None and key_of(counted) == known and triaged == []
     fake.table = _inductor_table(buffer_reuse=GONE)
     assert entries.counted_only(finding, 0, config, {known: 2}) is None and triaged == []
+
+
+def test_a_recognised_repeat_keeps_the_other_bug_an_earlier_stage_showed(fake, bisector, tmp_path):
+    """A known Inductor error can mask a new wrong value at ``aot_eager``: the stages
+    the check walked keep what they showed, so the masked bug is still looked for."""
+    from fuzzer.campaign import masked
+
+    finding = _error_finding(INDUCTOR_ERROR)
+    known = _inductor_error_key(finding)
+    fake.table = _inductor_table()
+    fake.table[("aot_eager", None, True)] = CHANGED
+    fake.shows = {("aot_eager", None, True): (contract.WRONG_OUTPUT,)}
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    counted = entries.counted_only(finding, 0, config, {known: 2})
+    assert counted is not None and key_of(counted) == known
+    assert counted.culprit.otherwise == {"aot_eager": (contract.WRONG_OUTPUT,)}
+    assert masked.masked_stage(counted) == "aot_eager"

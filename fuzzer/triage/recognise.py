@@ -129,6 +129,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     answers: dict[tuple[str, str, bool], Outcome] = {}
     named: dict[str, tuple[str, ...]] = {}
     blamed: list[tuple] = []  # an error's bisection and switches, made once
+    shown: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # what each compile showed
 
     def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
         """The answer on ``where`` with switch ``name`` thrown (None: none), asked once."""
@@ -136,6 +137,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
         if asked not in answers:
             patch = switches.BY_NAME[name].patch if name else None
             answers[asked] = probe.outcome(where, patch, dynamic=dynamic)
+            shown[asked] = probe.seen
         return answers[asked]
 
     try:
@@ -166,7 +168,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
                               subsystem=bisection.subsystem if bisection else None,
                               pass_name=bisection.application if bisection else None,
                               oracle_calls=probe.calls, seconds=probe.seconds,
-                              torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()))
+                              torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()),
+                              otherwise=_otherwise(where, kind, backend, shown))
             if key_of(culprit) == key:
                 return culprit
     except BudgetSpent:
@@ -186,6 +189,15 @@ def _error_blame(probe: Probe, outcome: Callable[..., Outcome]) -> tuple[bisect.
     if bisection is not None and bisection.subsystem is not None:
         return bisection, {}
     return bisection, {s.name: outcome(INDUCTOR, s.name).value for s in switches.available()}
+
+
+def _otherwise(where: str, kind: str, backend: str,
+               shown: dict[tuple[str, str, bool], tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """The stages before ``where`` that were not clean, with what they showed, as the
+    stage walk keeps them (``Culprit.otherwise``): a bug the known one masks there is
+    still found (``fuzzer.campaign.masked``), not counted with it."""
+    walked = stage.stages_for(kind, backend)
+    return {name: shown[(name, "", True)] for name in walked[:walked.index(where)] if shown.get((name, "", True))}
 
 
 def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str]) -> bool:
