@@ -18,6 +18,13 @@ one seed and torch side by side:
 
     python benchmarks/timesplit.py BLIND_FOLDER FEEDBACK_FOLDER
 
+A campaign started on a corpus that holds bugs already (``--corpus`` a copy of one,
+``--examples-per-bug 1``) meets known bugs from its first program: with ``--held``, a
+bug the campaign only counted, or whose example it replaced (``Kept``: ``counted``,
+``repeat``, ``replaced``), is known too, though no earlier program of its log hit it:
+
+    python benchmarks/timesplit.py --held BASE_FOLDER NEW_FOLDER
+
 It reads the logs only (no torch), so it runs under any interpreter.
 """
 
@@ -36,12 +43,19 @@ FIRST, KNOWN, CLEAN, UNTESTED = "first", "known", "clean", "untested"
 RISK_BANDS = (0.0, 0.1, 0.3, 1.0)
 
 
-def kinds(lines: list[dict]) -> list[tuple[dict, str]]:
-    """Each program with its kind, in the order the campaign finished them."""
+#: what became of a finding whose bug the corpus held examples of (``Kept``)
+HELD = ("counted", "repeat", "replaced")
+
+
+def kinds(lines: list[dict], held: bool = False) -> list[tuple[dict, str]]:
+    """Each program with its kind, in the order the campaign finished them (``held``:
+    a bug the campaign's corpus held before any program hit it is known)."""
     seen: set[str] = set()
     out = []
     for line in sorted(lines, key=lambda ln: ln["done"]):
         hit = [bug for bug, _ in line.get("bugs", [])]
+        if held:
+            seen.update(bug for bug, kept in line.get("bugs", []) if kept in HELD)
         if hit:
             out.append((line, KNOWN if all(bug in seen for bug in hit) else FIRST))
         else:
@@ -70,8 +84,8 @@ def _band(risk: float) -> float:
     return next(top for top in RISK_BANDS if risk <= top)
 
 
-def report(folder: Path) -> None:
-    rows = kinds(read(folder))
+def report(folder: Path, held: bool = False) -> None:
+    rows = kinds(read(folder), held)
     bugs = {bug for line, _ in rows for bug, _ in line.get("bugs", [])}
     t = _tally(rows)
     seconds = sum(s for _, s in t.values()) or 1.0
@@ -109,8 +123,11 @@ def report(folder: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", type=Path, nargs="+", help="finished campaigns' folders (their --state)")
-    for folder in ap.parse_args().folders:
-        report(folder)
+    ap.add_argument("--held", action="store_true",
+                    help="a bug the corpus held before the campaign (counted, not saved) is known")
+    args = ap.parse_args()
+    for folder in args.folders:
+        report(folder, args.held)
     return 0
 
 

@@ -32,14 +32,17 @@ class FakeProbe:
 
     table: dict = {}
     asked: list = []
+    #: what a compile showed besides the bug (the kinds of another bug), as asked
+    shows: dict = {}
 
     def __init__(self, case, kind, bug_class, device, budget):
-        self.calls, self.seconds = 0, 0.0
+        self.calls, self.seconds, self.seen = 0, 0.0, ()
 
     def outcome(self, backend, config=None, dynamic=True, within=None):
         self.calls += 1
         asked = (backend, _switch_of(config), dynamic)
         FakeProbe.asked.append(asked)
+        self.seen = FakeProbe.shows.get(asked, ())
         return FakeProbe.table.get(asked, STAYS)
 
 
@@ -56,7 +59,7 @@ def _answers(**by_switch):
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", FakeProbe)
-    FakeProbe.table, FakeProbe.asked = {}, []
+    FakeProbe.table, FakeProbe.asked, FakeProbe.shows = {}, [], {}
     return FakeProbe
 
 
@@ -142,9 +145,13 @@ def test_only_a_stage_without_subsystems_or_one_switch_of_inductor_is_checked():
     # found on aot_eager (a bug a known one masks): Inductor is none of its stages
     assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "aot_eager", keys) == [keys[4]]
     error = "compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors"
-    assert recognition.checkable(contract.COMPILE_ERROR, error, "inductor",
-                                 [f"{error} @ inductor:{REINPLACE}", f"{error} @ inductor:lowerings",
-                                  f"{error} @ inductor", f"{error} @ aot_eager"]) == [f"{error} @ aot_eager"]
+    errors = [f"{error} @ inductor:{REINPLACE}", f"{error} @ inductor:lowerings", f"{error} @ inductor",
+              f"{error} @ aot_eager", f"{error} @ aot_eager_decomp_partition:decomposition"]
+    assert recognition.checkable(contract.COMPILE_ERROR, error, "inductor", errors,
+                                 [recognition.Shape.STAGE]) == [f"{error} @ aot_eager"]
+    # an error on Inductor: the bisector's answer and the switches are checked
+    assert [recognition.shape_of(k, contract.COMPILE_ERROR, error, "inductor") for k in errors] == [
+        recognition.Shape.ERROR] * 3 + [recognition.Shape.STAGE, None]
 
 
 AOT_ERROR = "compile-error|raised AssertionError in torch._higher_order_ops:_do_auto_functionalize"
@@ -245,3 +252,150 @@ def test_a_key_no_answer_could_make_is_passed_over_without_a_compile(fake):
     own = key_of(dataclasses.replace(entries.found_entry(finding, 0, config),
                                      culprit=Culprit("aot_eager", kind=finding.kind, dynamic_only=False)))
     assert _recognise(finding, [own]) is not None and fake.asked
+
+
+def _on_bindings(kind, bindings, total=4):
+    body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(4)]
+    big = case(prog({"x0": ("s0",)}, body, outputs=["v3"]), [{"s0": n} for n in (4, 7, 2, 5)[:total]])
+    divs = [contract.Divergence(kind, b, "sequence", "reordered", ("reordered",)) for b in bindings]
+    return Finding(kind, big, divs, "cpu", "inductor")
+
+
+@pytest.mark.parametrize("bindings, kept", [([0], 1), ([1], 2), ([0, 2], 3), ([3], 4)])
+def test_a_repeat_is_judged_on_its_bindings_up_to_the_last_that_showed_its_kind(bindings, kept):
+    """What a binding shows depends only on the bindings before it: the case is cut
+    after the last that showed the finding's kind, never before one that showed it."""
+    cut = entries.own_bindings(_on_bindings(contract.EFFECT_LOG, bindings))
+    assert len(cut.case.bindings) == kept and cut.case.bindings == tuple({"s0": n} for n in (4, 7, 2, 5)[:kept])
+    assert cut.divergences == _on_bindings(contract.EFFECT_LOG, bindings).divergences
+
+
+@pytest.mark.parametrize("bindings, kept", [([0, 1, 2, 3], 1), ([2, 3], 3), ([3], 4)])
+def test_an_error_is_judged_up_to_the_first_binding_that_raised_it(bindings, kept):
+    """An error is classed by its first divergence, and a compile error raises again on
+    every later binding: the case is cut after the first, its class unchanged."""
+    whole = _on_bindings(contract.COMPILE_ERROR, bindings)
+    cut = entries.own_bindings(whole)
+    assert len(cut.case.bindings) == kept and [d.binding for d in cut.divergences] == [bindings[0]]
+    assert contract.bug_class(cut.kind, cut.divergences) == contract.bug_class(whole.kind, whole.divergences)
+
+
+def test_a_death_is_not_cut():
+    """A crash or timeout is not a binding's outcome in one compiled function."""
+    crash = _on_bindings(contract.CRASH, [0])
+    assert entries.own_bindings(crash) is crash
+
+
+def test_recognition_probes_the_cut_case(fake, monkeypatch, tmp_path):
+    finding = _on_bindings(contract.EFFECT_LOG, [1])
+    known = _key(finding, **{PEAK: GONE})
+    fake.table = _answers(**{PEAK: GONE})
+    probed = []
+    real_init = FakeProbe.__init__
+    monkeypatch.setattr(FakeProbe, "__init__",
+                        lambda self, case, *a: probed.append(case) or real_init(self, case, *a))
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    counted = entries.counted_only(finding, 0, config, {known: 2})
+    assert counted is not None and key_of(counted) == known
+    assert probed and all(len(c.bindings) == 2 for c in probed) and len(counted.case.bindings) == 2
+
+
+INDUCTOR_ERROR = "compile-error|raised RuntimeError in torch.fx:FakeTensorProp.run_node"
+
+
+@pytest.fixture
+def bisector(monkeypatch):
+    """The bisector's answer, from a list: (subsystem, application), asked at most once."""
+    from fuzzer.triage import bisect
+
+    answer, asked = [bisect.Bisection(None, None)], []
+
+    def fake_bisect(probe, stage, applications=True):
+        asked.append((stage, applications))
+        return answer[0]
+    monkeypatch.setattr(bisect, "available", lambda: True)
+    monkeypatch.setattr(bisect, "bisect", fake_bisect)
+    return answer, asked
+
+
+def _inductor_error_key(finding, subsystem=None, application=None, static=STAYS, **by_switch):
+    found = {s.name: by_switch.get(s.name, STAYS).value for s in switches.available()} if not subsystem else {}
+    culprit = Culprit("inductor", subsystem=subsystem, pass_name=application, switches=found, kind=finding.kind,
+                      dynamic_only={GONE: True, STAYS: False}.get(static))
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    return key_of(dataclasses.replace(entries.found_entry(finding, 0, config), culprit=culprit))
+
+
+def _inductor_table(static=STAYS, **by_switch):
+    table = _answers(**by_switch)
+    table[("inductor", None, False)] = static
+    return table
+
+
+def test_an_error_on_inductor_is_recognised_by_the_bisectors_answer(fake, bisector):
+    """Its key is the bisector's pass (or subsystem): the stage walk, static shapes and
+    the bisection without a lowering's application, not Inductor's own compile again."""
+    from fuzzer.triage.bisect import Bisection
+
+    answer, asked = bisector
+    finding = _error_finding(INDUCTOR_ERROR)
+    pass_key = _inductor_error_key(finding, "post_grad_passes", "decompose_auto_functionalized")
+    lowering_key = _inductor_error_key(finding, "lowerings")
+    assert pass_key.endswith("@ inductor:decompose_auto_functionalized")
+    fake.table = _inductor_table()
+    answer[0] = Bisection("post_grad_passes", "decompose_auto_functionalized")
+    assert _recognise(finding, [lowering_key, pass_key]).pass_name == "decompose_auto_functionalized"
+    assert asked == [("inductor", False)] and ("inductor", None, True) not in fake.asked
+    answer[0] = Bisection("post_grad_passes", "reinplace_inplaceable_ops")
+    assert _recognise(finding, [lowering_key, pass_key]) is None
+    answer[0] = Bisection("lowerings", None)
+    assert _recognise(finding, [pass_key, lowering_key]).subsystem == "lowerings"
+
+
+def test_an_error_the_bisector_names_nothing_for_reads_every_switch(fake, bisector):
+    """``@ inductor`` says that no subsystem and no switch removes the error: one that
+    a switch removes is another bug, and a key of other shapes is not bisected for."""
+    answer, asked = bisector
+    finding = _error_finding(INDUCTOR_ERROR)
+    bare = _inductor_error_key(finding)
+    assert bare.endswith("@ inductor")
+    fake.table = _inductor_table(fusion=GONE)
+    assert _recognise(finding, [bare]) is None
+    assert _recognise(finding, [bare, _inductor_error_key(finding, fusion=GONE)]).switches["fusion"] == GONE.value
+    fake.table = _inductor_table()
+    assert _recognise(finding, [bare]) is not None
+    asked.clear()
+    fake.table = _inductor_table(static=GONE)
+    assert _recognise(finding, [bare]) is None and asked == []
+    assert _recognise(finding, [_inductor_error_key(finding, static=GONE)]) is not None
+
+
+def test_a_repeat_of_an_error_on_inductor_is_counted_without_its_key_only_triage(fake, bisector, monkeypatch,
+                                                                                tmp_path):
+    finding = _error_finding(INDUCTOR_ERROR)
+    triaged = []
+    monkeypatch.setattr(entries, "triaged", lambda entry, *a, **k: triaged.append(entry) or entry)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    known = _inductor_error_key(finding)
+    fake.table = _inductor_table()
+    counted = entries.counted_only(finding, 0, config, {known: 2})
+    assert counted is not None and key_of(counted) == known and triaged == []
+    fake.table = _inductor_table(buffer_reuse=GONE)
+    assert entries.counted_only(finding, 0, config, {known: 2}) is None and triaged == []
+
+
+def test_a_recognised_repeat_keeps_the_other_bug_an_earlier_stage_showed(fake, bisector, tmp_path):
+    """A known Inductor error can mask a new wrong value at ``aot_eager``: the stages
+    the check walked keep what they showed, so the masked bug is still looked for."""
+    from fuzzer.campaign import masked
+
+    finding = _error_finding(INDUCTOR_ERROR)
+    known = _inductor_error_key(finding)
+    fake.table = _inductor_table()
+    fake.table[("aot_eager", None, True)] = CHANGED
+    fake.shows = {("aot_eager", None, True): (contract.WRONG_OUTPUT,)}
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    counted = entries.counted_only(finding, 0, config, {known: 2})
+    assert counted is not None and key_of(counted) == known
+    assert counted.culprit.otherwise == {"aot_eager": (contract.WRONG_OUTPUT,)}
+    assert masked.masked_stage(counted) == "aot_eager"

@@ -132,6 +132,42 @@ def test_a_bug_that_does_not_come_back_with_its_subsystem_counted_names_nothing(
     assert len(probe.asked) == 3 and probe.asked[1] == probe.asked[2]  # turned off, then counted
 
 
+class _ClearedBy(_StaysProbe):
+    """A probe whose bug is gone only while ``subsystem`` is wholly disabled; it records
+    the bisector's run state at each question too."""
+
+    def __init__(self, subsystem):
+        super().__init__()
+        self.subsystem = subsystem
+
+    def shows(self, backend):
+        from torch._inductor.compiler_bisector import CompilerBisector
+
+        subsystem = CompilerBisector.get_subsystem()
+        state = CompilerBisector.get_run_state(backend, subsystem) if subsystem else None
+        self.asked.append((backend, subsystem, state))
+        for _ in range(8):  # the applications a compile would ask about
+            if subsystem:
+                CompilerBisector.disable_subsystem(backend, subsystem, lambda: "an application")
+        return not (subsystem == self.subsystem and state == "test_disable")
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+@pytest.mark.parametrize("subsystem, counted", [("lowerings", False), ("post_grad_passes", True)])
+def test_without_applications_only_a_pass_subsystem_is_bisected_down_to_its_application(subsystem, counted):
+    """A key reads a pass subsystem's application (the pass's name) and never a
+    lowering's: without ``applications``, the bisector stops where disabling the
+    lowerings cleared the bug, and still bisects the post-grad passes' count."""
+    whole = _ClearedBy(subsystem)
+    assert bisect.bisect(whole, "inductor").subsystem == subsystem
+    assert any(state != "test_disable" for _, name, state in whole.asked if name == subsystem)
+    quick = _ClearedBy(subsystem)
+    assert bisect.bisect(quick, "inductor", applications=False).subsystem == subsystem
+    beyond = [state for _, name, state in quick.asked if name == subsystem and state != "test_disable"]
+    assert bool(beyond) is counted
+    assert quick.asked == whole.asked[:len(quick.asked)]
+
+
 # -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
 
 
@@ -168,6 +204,19 @@ def test_an_errors_key_alone_costs_its_bisection_without_the_switches_it_outrank
     quick = localise(error.case, error.kind, error.bug_class, "cpu", key_only=True)
     assert quick.key == full.key and quick.switches == {}
     assert quick.oracle_calls <= full.oracle_calls - len(switches.available())
+
+
+@pytest.mark.compile
+def test_a_lowerings_key_alone_is_not_bisected_down_to_its_lowering():
+    """The lowering a bisection ends on is the op the program happened to lower, never
+    part of a key: a key-only triage stops where disabling the lowerings cleared it."""
+    error = load(CORPUS / "compile-error-0e2427975b6f.json")
+    full = localise(error.case, error.kind, error.bug_class, "cpu")
+    assert full.blame == "inductor:lowerings" and full.pass_name is not None
+    quick = localise(error.case, error.kind, error.bug_class, "cpu", key_only=True)
+    assert quick.key == full.key and quick.pass_name is None and quick.switches == {}
+    # the switches, the upper bound's compile and the halvings are left out
+    assert quick.oracle_calls <= full.oracle_calls - len(switches.available()) - 2
 
 
 @pytest.mark.compile

@@ -76,3 +76,10 @@ def test_a_campaigns_time_splits_into_clean_first_hits_and_known_bugs():
              {"index": 4, "done": 8.0, "status": "untested", "bugs": []}]
     got = [(line["index"], kind) for line, kind in timesplit.kinds(lines)]
     assert got == [(2, "clean"), (0, "first"), (3, "first"), (4, "untested"), (1, "known")]
+    # a campaign on a corpus that held bug-c: its first hit, only counted, is known
+    held = lines + [{"index": 5, "done": 1.0, "status": "finding", "bugs": [["bug-c", "counted"]]},
+                    {"index": 6, "done": 2.0, "status": "finding", "bugs": [["bug-d", "new"]]}]
+    assert [k for line, k in timesplit.kinds(held) if line["index"] in (5, 6)] == ["first", "first"]
+    assert [k for line, k in timesplit.kinds(held, held=True) if line["index"] in (5, 6)] == ["known", "first"]
+    # bug-a is not held: its first hit is new, so program 3 (bug-b new) stays a first hit
+    assert dict((line["index"], k) for line, k in timesplit.kinds(held, held=True))[3] == "first"

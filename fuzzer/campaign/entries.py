@@ -18,7 +18,7 @@ from fuzzer.corpus.bugs import separates
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
-from fuzzer.judge import kinds
+from fuzzer.judge import contract, kinds
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import Finding, TrialResult
 from fuzzer.limits import TRIAGE
@@ -97,7 +97,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     culprit with the bug class is all a bug's key needs: so a finding whose family
     (``fuzzer.triage.family``) has a bug with its examples (``full``:
     ``Examples.full``) is first recognised where its bug's key can be checked fact by
-    fact (``fuzzer.triage.recognise``): on the program as found where the key is a
+    fact (``fuzzer.triage.recognise``), on its case cut after the last binding its
+    class reads (``own_bindings``): on the program as found where the key is a
     stage before Inductor (the check compiles nothing of Inductor); else it is shrunk
     a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
     given, else its oracle) and recognised on what that reached, and else triaged
@@ -119,6 +120,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     """
     if not config.triage:
         return None
+    finding = own_bindings(finding)
     entry = found_entry(finding, seed, config)
     if not any(BugKey.parse(key).family == family(entry.bug_class) for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
@@ -127,7 +129,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
         return known  # no compile of Inductor needed: checked on the program as found
     shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     known = _recognised(finding, shrunk, config, full, seconds_left, errors,
-                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH,))
+                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
     entry = shrunk
@@ -138,6 +140,29 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     if not separates(entry):
         return None  # its key cannot tell its bug from another: never taken for a repeat
     return entry if key in full and entry.statements >= full[key] else None
+
+
+def own_bindings(finding: Finding) -> Finding:
+    """``finding`` with its case cut after the last binding its bug class reads: the
+    first that showed an error (an error is classed by its first divergence,
+    ``contract.bug_class``), the last that showed any other kind.
+
+    Bindings run in order through one compiled function, so what a binding shows
+    depends only on the bindings before it (``fuzzer.judge.trial``, whose confirmation
+    replays a case cut so): the cut case shows the divergences its class is made of,
+    the same experiment without the later bindings' runs and recompiles.  A compile
+    error raises again, a compile again, on every later binding, so a probe of the
+    whole case compiles a program once a binding where the first compile says all."""
+    if kinds.of(finding.kind).name != kinds.PROGRAM or finding.kind in contract.PROCESS_KINDS:
+        return finding  # a cache pair's or a death's bindings are not run so
+    seen = [d.binding for d in finding.divergences]
+    if not seen:
+        return finding
+    last = min(seen) if finding.kind in contract.ERROR_KINDS else max(seen)
+    if last + 1 >= len(finding.case.bindings):
+        return finding
+    case = dataclasses.replace(finding.case, bindings=finding.case.bindings[:last + 1])
+    return dataclasses.replace(finding, case=case, divergences=[d for d in finding.divergences if d.binding <= last])
 
 
 def _recognisable(finding: Finding) -> bool:

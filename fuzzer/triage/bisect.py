@@ -35,6 +35,18 @@ from dataclasses import dataclass
 
 from fuzzer.triage.probe import Probe
 
+#: bisector subsystems whose application is a named pass (the rest name program ops,
+#: or are a config change): only theirs is part of a bug's blame (``Culprit.blame``)
+PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
+
+
+class _Named(Exception):
+    """The subsystem phase named a subsystem whose application no key reads."""
+
+    def __init__(self, subsystem: str):
+        super().__init__(subsystem)
+        self.subsystem = subsystem
+
 
 @dataclass(frozen=True)
 class Bisection:
@@ -73,11 +85,16 @@ def bisects(stage: str) -> bool:
     return bisector is not None and bool(backends.get(stage))
 
 
-def bisect(probe: Probe, stage: str) -> Bisection | None:
+def bisect(probe: Probe, stage: str, applications: bool = True) -> Bisection | None:
     """Bisect the subsystems of ``stage`` (the first backend showing the bug).
 
     None: no bisector in this torch, or a stage it has no subsystems for.  Raises
     :class:`~fuzzer.triage.probe.BudgetSpent` when the probe's budget runs out.
+
+    Unless ``applications``, a subsystem that is not a pass's (``PASS_SUBSYSTEMS``:
+    lowerings, decompositions) is not bisected down to its application, which a
+    bug's key never reads: the subsystem phase alone names it (the application is
+    None), one compile for its upper bound and the bisection's halvings less.
     """
     bisector, backends = _bisector()
     if bisector is None or not backends.get(stage):
@@ -94,6 +111,8 @@ def bisect(probe: Probe, stage: str) -> Bisection | None:
             return True  # the stage walk saw no bug there
         subsystem = bisector.get_subsystem()
         if subsystem is not None and bisector.get_run_state(backend, subsystem) != "test_disable":
+            if not applications and subsystem not in PASS_SUBSYSTEMS:
+                raise _Named(subsystem)  # its disabling cleared the bug: that is all a key reads
             return not probe.shows(backend)  # a count being bisected: asked once anyway
         if (backend, subsystem) not in answers:
             answers[backend, subsystem] = not probe.shows(backend)
@@ -103,6 +122,8 @@ def bisect(probe: Probe, stage: str) -> Bisection | None:
     with contextlib.redirect_stdout(io.StringIO()):
         try:
             result = bisector.do_bisect(absent)
+        except _Named as named:
+            return Bisection(named.subsystem, None)
         except RuntimeError as exc:
             if not str(exc).startswith(INCONSISTENT):
                 raise

@@ -43,7 +43,7 @@ from fuzzer.triage import bisect, lookup, rules, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
-PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
+PASS_SUBSYSTEMS = bisect.PASS_SUBSYSTEMS
 
 
 @dataclass(frozen=True)
@@ -169,14 +169,14 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             if error and lookup.missed(bug_class):
                 named_by = lookup.probe_lookup(probe, found_stage)
         if key_only and error and found_stage is not None:
-            bisection = bisect.bisect(probe, found_stage)
+            bisection = bisect.bisect(probe, found_stage, applications=False)
         if found_stage == "inductor" and not (key_only and error and _names(bisection)):
             found_switches = switches.probe_all(probe)
             if not error:  # an error's key is where it is raised
                 found_switches.update(switches.probe_pairs(probe, found_switches))
                 found_switches.update(rules.probe_rules(probe, found_switches))
         if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))):
-            bisection = bisect.bisect(probe, found_stage)
+            bisection = bisect.bisect(probe, found_stage, applications=not key_only)
     except BudgetSpent:
         pass
     return Culprit(stage=found_stage, kind=kind,

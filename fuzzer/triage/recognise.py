@@ -14,7 +14,7 @@ recognised only when the key its own probes give is, character for character, th
 known one: recognition never guesses a fact, it only leaves out the probes that
 cannot change the key.
 
-Two shapes of key are checked so (:func:`shape_of`):
+Three shapes of key are checked so (:func:`shape_of`):
 
 - a *stage* before Inductor that the bisector has no subsystems for (``eager``,
   ``aot_eager``), alone: the stage walk up to it, static shapes on it and, for a
@@ -24,7 +24,12 @@ Two shapes of key are checked so (:func:`shape_of`):
   not the no-op removal (whose blame is refined by per-op rules that take a probe
   each): the stage walk, the blamed switch (gone), the switches after it (none gone:
   the blame is the last switch that removes the bug), the rewriting switches before
-  it (the key names those that remove it too) and static shapes (:attr:`Shape.SWITCH`).
+  it (the key names those that remove it too) and static shapes (:attr:`Shape.SWITCH`);
+- an error first shown on Inductor: the stage walk, static shapes (and the lookup
+  probe), then the bisection as a key-only triage makes it, its application
+  bisected only for a pass's subsystem (``bisect.bisect(applications=False)``: a
+  lowering's is never part of a key), and where it names no subsystem every switch
+  (the blame is then the last that removes the error) (:attr:`Shape.ERROR`).
 
 What is left out, and why the key cannot change:
 
@@ -34,13 +39,14 @@ What is left out, and why the key cannot change:
   answer there is known;
 - the bisection of a stage it has no subsystems for (its answer is None without a
   compile), and of Inductor for a wrong value a switch is blamed for (the switch wins);
+  the bisection of an error whose static shapes already disagree with the key;
 - the switches before the blamed one that only move the computation
   (``switches.Role.MOVES``), and the pairs of switches, probed only where no switch
   alone removes the bug.
 
-Any other key (an error on Inductor, whose blame is the bisector's pass and needs the
-bisection itself; a pair; a rule of the no-op removal; a stage the bisector has
-subsystems for) is not recognised here, and the finding goes the way it went before.
+Any other key (a pair; a rule of the no-op removal; a stage before Inductor the
+bisector has subsystems for) is not recognised here, and the finding goes the way it
+went before.
 A probe that disagrees ends the check of that key, so a finding of another bug of the
 same family costs only the probes up to the first that tells them apart.
 """
@@ -71,6 +77,9 @@ class Shape(str, enum.Enum):
     STAGE = "stage"
     #: one switch of Inductor, for a finding that is not an error
     SWITCH = "switch"
+    #: an error first shown on Inductor: the bisector's pass, or the switches where it
+    #: names none
+    ERROR = "error"
 
 
 def _blame(key: str, bug_class: str) -> tuple[str, str]:
@@ -92,7 +101,9 @@ def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
     if (where == INDUCTOR and kind not in contract.ERROR_KINDS and inner in switches.BY_NAME
             and inner != rules.NOOP_SWITCH):
         return Shape.SWITCH
-    return None  # a pair (``a+b``), a rule (``op[rule]``), a pass or subsystem, an error in Inductor
+    if where == INDUCTOR and kind in contract.ERROR_KINDS and bisect.available():
+        return Shape.ERROR
+    return None  # a pair (``a+b``), a rule (``op[rule]``), a pass or subsystem of a wrong value
 
 
 def checkable(kind: str, bug_class: str, backend: str, keys: Iterable[str],
@@ -117,6 +128,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     probe = Probe(case, kind, bug_class, device, budget)
     answers: dict[tuple[str, str, bool], Outcome] = {}
     named: dict[str, tuple[str, ...]] = {}
+    blamed: list[tuple] = []  # an error's bisection and switches, made once
+    shown: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # what each compile showed
 
     def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
         """The answer on ``where`` with switch ``name`` thrown (None: none), asked once."""
@@ -124,6 +137,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
         if asked not in answers:
             patch = switches.BY_NAME[name].patch if name else None
             answers[asked] = probe.outcome(where, patch, dynamic=dynamic)
+            shown[asked] = probe.seen
         return answers[asked]
 
     try:
@@ -134,22 +148,56 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
             if not _first_stage(where, kind, backend, outcome):
                 continue
             found: dict[str, str] | None = {}
-            if shape_of(key, kind, bug_class, backend) is Shape.SWITCH:
+            shape = shape_of(key, kind, bug_class, backend)
+            if shape is Shape.SWITCH:
                 found = _switches_for(inner, outcome)
                 if found is None:
                     continue
             static = outcome(where, dynamic=False)
+            dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
+            if shape is Shape.ERROR and key.endswith(DYNAMIC_ONLY) is not bool(dynamic_only):
+                continue  # the shapes disagree: no bisection can make the key
             if kind in contract.ERROR_KINDS and lookup.missed(bug_class) and where not in named:
                 named[where] = lookup.probe_lookup(probe, where)
-            culprit = Culprit(stage=where, kind=kind, switches=found,
-                              dynamic_only={Outcome.GONE: True, Outcome.STAYS: False}.get(static),
+            bisection = None
+            if shape is Shape.ERROR:
+                if not blamed:
+                    blamed.append(_error_blame(probe, outcome))
+                bisection, found = blamed[0]
+            culprit = Culprit(stage=where, kind=kind, switches=found, dynamic_only=dynamic_only,
+                              subsystem=bisection.subsystem if bisection else None,
+                              pass_name=bisection.application if bisection else None,
                               oracle_calls=probe.calls, seconds=probe.seconds,
-                              torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()))
+                              torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()),
+                              otherwise=_otherwise(where, kind, backend, shown))
             if key_of(culprit) == key:
                 return culprit
     except BudgetSpent:
         return None
     return None
+
+
+#: how a key says its bug needs dynamic shapes (``Culprit.key``)
+DYNAMIC_ONLY = " [dynamic shapes only]"
+
+
+def _error_blame(probe: Probe, outcome: Callable[..., Outcome]) -> tuple[bisect.Bisection | None, dict]:
+    """What an error's blame on Inductor reads, asked as its key-only triage asks it
+    (``culprit.localise``): the bisector's subsystem (and a pass subsystem's
+    application), and every switch's outcome where it names none."""
+    bisection = bisect.bisect(probe, INDUCTOR, applications=False)
+    if bisection is not None and bisection.subsystem is not None:
+        return bisection, {}
+    return bisection, {s.name: outcome(INDUCTOR, s.name).value for s in switches.available()}
+
+
+def _otherwise(where: str, kind: str, backend: str,
+               shown: dict[tuple[str, str, bool], tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """The stages before ``where`` that were not clean, with what they showed, as the
+    stage walk keeps them (``Culprit.otherwise``): a bug the known one masks there is
+    still found (``fuzzer.campaign.masked``), not counted with it."""
+    walked = stage.stages_for(kind, backend)
+    return {name: shown[(name, "", True)] for name in walked[:walked.index(where)] if shown.get((name, "", True))}
 
 
 def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str]) -> bool:
