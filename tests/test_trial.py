@@ -6,6 +6,7 @@ and a recorder sees what the confirmation replays.
 
 import backends
 import torch
+import pytest
 from helpers import case, prog
 from torch._dynamo import list_backends, register_backend
 
@@ -184,3 +185,18 @@ def test_a_dead_call_kept_with_the_asserts_off_is_still_missed_dce():
     [finding] = result.findings
     assert finding.kind == contract.MISSED_DCE
     assert contract.bug_class(finding.kind, finding.divergences) == "missed-dce|sizes-from-data"
+
+
+def test_a_dead_cond_its_runtime_assert_reads_through_the_cond_is_no_finding():
+    """``masked_select`` of a ``torch.cond``'s result binds a size the graph asserts on;
+    the assert reads the cond, and dead-code elimination keeps a higher-order op whole,
+    so the calls of its branches are kept by the assert too."""
+    from fuzzer.program import features
+    if features.unavailable(features.HOPS):
+        pytest.skip(features.unavailable(features.HOPS))
+    program = prog({"x0": ("s0",)}, [
+        ("cond_sin", ["x0"], "v0", {"site": 0, "site2": 1}),
+        ("select_pos", ["v0"], "v1", {"size": "u0"}),
+    ], outputs=[])
+    result = run_trial(case(program, [{"s0": 2}]), "cpu", backend="eager")
+    assert not result.verdict.of_kind(contract.MISSED_DCE), result.verdict

@@ -50,7 +50,9 @@ def _site_of(node) -> int | None:
 
 def _asserted_sites(graph) -> tuple:
     """The call sites some runtime assert of ``graph`` reads, directly or through the
-    values it is computed from."""
+    values it is computed from: a higher-order op it reads (a ``torch.cond`` whose
+    result's size is checked) brings every call of its subgraphs with it, since
+    dead-code elimination keeps or drops the op as a whole."""
     seen, todo = set(), [n for n in graph.nodes if n.op == "call_function" and str(n.target) in RUNTIME_ASSERTS]
     sites = set()
     while todo:
@@ -62,8 +64,23 @@ def _asserted_sites(graph) -> tuple:
             site = _site_of(node)
             if site is not None:
                 sites.add(site)
+        elif node.op == "get_attr":
+            sites |= _sites_within(getattr(graph.owning_module, node.target, None))
         todo.extend(node.all_input_nodes)
     return tuple(sorted(sites))
+
+
+def _sites_within(module) -> set:
+    """Every call site of a subgraph (a higher-order op's branch or body), nested ones too."""
+    if not isinstance(module, torch.fx.GraphModule):
+        return set()
+    sites = set()
+    for node in module.graph.nodes:
+        if node.op == "call_function" and (site := _site_of(node)) is not None:
+            sites.add(site)
+        elif node.op == "get_attr":
+            sites |= _sites_within(getattr(module, node.target, None))
+    return sites
 
 
 class GraphLog:
