@@ -5,8 +5,8 @@ and a recorder sees what the confirmation replays.
 """
 
 import backends
-import torch
 import pytest
+import torch
 from helpers import case, prog
 from torch._dynamo import list_backends, register_backend
 
