@@ -119,9 +119,10 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
 
     Programs are drawn with --features (docs/features.md): autograd, graph breaks,
     dynamic-shape modes, sizes from data, richer op signatures, identical calls,
-    float16/bfloat16, strided inputs, torch.cond and nested_compile_region,
-    effects inside control flow and backward, autograd.Function.  Cache pairs draw
-    programs without features.
+    float16/bfloat16, strided inputs, torch.cond and nested_compile_region, views,
+    indexing, a module's buffers, tagged in-place and out= ops, hand-written schemas,
+    ops calling ops, effects inside control flow and backward, autograd.Function,
+    strided views and input layouts.  Cache pairs draw programs without features.
 
     By default (--blind) every program is drawn from (seed, index) alone.  With
     --feedback the campaign learns from what the compiler did with each program (its
