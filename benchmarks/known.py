@@ -16,8 +16,10 @@ corpus where the log is missing) whose key is a key the bug's entry was seen wit
 the first such line says when (seconds into the campaign) and on which program.
 ``--check`` runs each hand-written entry under the installed torch as a campaign
 would treat its finding (``fuzzer.campaign.entries.entry_for``: confirmed, shrunk,
-triaged) and records the key in the record, under that torch's version.  The
-benchmark measures the generator; nothing in dcefuzz reads it.
+triaged) and records the key in the record, under that torch's version.  A record's
+``area`` marks the bugs about memory (``AREAS``: aliasing, layout), whose counts the
+report gives on a line of their own.  The benchmark measures the generator; nothing
+in dcefuzz reads it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,9 @@ from fuzzer.corpus.store import load_all  # noqa: E402
 BENCH = ROOT / "benchmarks" / "known"
 #: what a release gave an entry
 FINDING, CLEAN = "finding", "clean"
+#: the memory rows (issue 52's): a bug about aliasing between tensors (views, aliased
+#: inputs, clones and copies of one storage) or about layout (strides of inputs and results)
+AREAS = ("aliasing", "layout")
 SYMPTOMS = ("wrong-output", "wrong-mutation", "effect-log", "missed-dce", "compile-error",
             "runtime-error", "crash", "stale-cache")
 
@@ -55,6 +60,8 @@ class Known:
     expressible: bool
     live: str = ""
     needs: str = ""
+    #: one of AREAS, or "" for a bug of neither
+    area: str = ""
     #: the entry's case (Case JSON), where the bug is expressible
     case: dict | None = None
     #: where the case comes from: ``hand-written``, or ``corpus:<entry id>``
@@ -77,7 +84,8 @@ def load(folder: Path = BENCH) -> list[Known]:
         entry = data.get("entry") or {}
         out.append(Known(number=path.stem, issue=data["issue"], title=data.get("title", ""),
                          symptom=data["symptom"], form=data["form"], expressible=bool(data["expressible"]),
-                         live=data.get("live", ""), needs=data.get("needs", ""), case=entry.get("case"),
+                         live=data.get("live", ""), needs=data.get("needs", ""), area=data.get("area", ""),
+                         case=entry.get("case"),
                          source=entry.get("source", ""), observed=dict(entry.get("observed", {})), path=path))
     return sorted(out, key=lambda k: int(k.number))
 
@@ -117,6 +125,16 @@ def rediscovered(bench: list[Known], folders: list[str | Path]) -> dict[str, Hit
     return found
 
 
+def _memory_line(bench: list[Known], found: dict[str, Hit]) -> str:
+    """The aliasing and layout rows, counted as the first line counts all."""
+    rows = [k for k in bench if k.area in AREAS]
+    by_area = ", ".join(f"{sum(k.area == a for k in rows)} {a}" for a in AREAS)
+    expressible = [k for k in rows if k.expressible]
+    live = [k for k in expressible if k.keys]
+    return (f"aliasing and layout rows: {len(rows)} ({by_area}); {len(expressible)} expressible, "
+            f"{len(live)} with a key; rediscovered {sum(k.number in found for k in rows)} of {len(live)}")
+
+
 def report(bench: list[Known], folders: list[str | Path]) -> str:
     """The table ``known.py FOLDER`` prints."""
     found = rediscovered(bench, folders)
@@ -124,7 +142,7 @@ def report(bench: list[Known], folders: list[str | Path]) -> str:
     live = [k for k in expressible if k.keys]
     lines = [f"{len(bench)} public bugs; {len(expressible)} expressible today "
              f"({100 * len(expressible) // max(len(bench), 1)} %), {len(live)} of them with a key "
-             f"(a finding on a release tried); rediscovered {len(found)} of {len(live)}", ""]
+             f"(a finding on a release tried); rediscovered {len(found)} of {len(live)}", _memory_line(bench, found), ""]
     for k in bench:
         hit = found.get(k.number)
         if hit is not None:

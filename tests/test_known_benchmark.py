@@ -35,9 +35,10 @@ def _bench(tmp_path, records):
     return known.load(folder)
 
 
-def _record(key=None, expressible=True):
+def _record(key=None, expressible=True, area=""):
     observed = {"2.13.0+cpu": {"status": "finding", "key": key}} if key else {}
     return {"issue": "pytorch/pytorch#1", "symptom": "wrong-output", "form": "f", "expressible": expressible,
+            **({"area": area} if area else {}),
             **({"entry": {"source": "hand-written", "case": {}, "observed": observed}} if expressible else
                {"needs": "a form"})}
 
@@ -78,6 +79,14 @@ def test_the_report_counts_expressible_bugs_and_rediscoveries(tmp_path):
     assert "not expressible (a form)" in text
 
 
+def test_the_report_counts_the_aliasing_and_layout_rows_apart(tmp_path):
+    bench = _bench(tmp_path, {"10": _record(KEY_A, area="aliasing"), "11": _record(area="layout"),
+                              "12": _record(expressible=False, area="aliasing"), "13": _record(KEY_B)})
+    text = known.report(bench, [_campaign(tmp_path, "c", [(95.0, 17, KEY_A), (99.0, 18, KEY_B)])])
+    assert text.splitlines()[1] == ("aliasing and layout rows: 3 (2 aliasing, 1 layout); 2 expressible, "
+                                    "1 with a key; rediscovered 1 of 1")
+
+
 def test_a_campaign_without_a_bug_log_is_read_from_its_corpus(tmp_path):
     entry = load_all([str(ROOT / "corpus" / "wrong-mutation-3e93a770411a.json")])[0][0]
     corpus = tmp_path / "c" / "corpus"
@@ -97,6 +106,7 @@ def test_the_committed_records_are_whole():
         assert k.issue == f"pytorch/pytorch#{k.number}"
         assert (k.case is not None) == k.expressible, k.issue
         assert k.expressible or k.needs, k.issue
+        assert k.area in ("",) + known.AREAS, k.issue
         if k.case is not None:
             Case.from_json(k.case).validate()  # a program the generator's rules accept
 
