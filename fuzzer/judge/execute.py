@@ -24,7 +24,7 @@ import torch
 
 from fuzzer.judge import observe
 from fuzzer.judge.observe import BindingRuns, Run
-from fuzzer.program import codegen, custom_ops, forms, sizes
+from fuzzer.program import codegen, custom_ops, forms, sizes, windows
 from fuzzer.program.ir import Case
 
 # whatever executes cases runs the standard op library (a cache pair's side process
@@ -87,8 +87,9 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
     aliases = tuple((names.index(n), names.index(b)) for n, b in program.mode.aliases)
     fixed = tuple((k, inp.dtype) for k, inp in enumerate(program.inputs) if inp.dtype is not None)
     layouts = tuple((names.index(n), how) for n, how in program.mode.layouts)
+    spans = windows.concrete(program.mode, names, shapes)
     return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
-                               strided, reference, aliases, fixed, layouts)
+                               strided, reference, aliases, fixed, layouts, spans)
 
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:

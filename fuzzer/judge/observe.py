@@ -116,7 +116,7 @@ LAYOUT_MAKERS = {
 
 
 def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=(), fixed=(), layouts=()) -> list:
+                aliases=(), fixed=(), layouts=(), windows=()) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
     to the program's ``dtype``, and for the float64 reference up from those values.
@@ -125,7 +125,9 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
     k is a view of the whole of input j (its own draw is discarded).  For each
     ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
     same in the reference: it is not the program's to compute in.  For each ``(k, layout)``
-    of ``layouts`` input k is laid out so (``LAYOUT_MAKERS``)."""
+    of ``layouts`` input k is laid out so (``LAYOUT_MAKERS``).  For each ``(k, j, dim, start,
+    size)`` of ``windows`` input k is ``input_j.narrow(dim, start, size)``, a view of part
+    of input j's storage (its own draw is discarded)."""
     g = torch.Generator().manual_seed(seed)
     own = dict(fixed)
     out = []
@@ -143,6 +145,8 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
         out[k] = LAYOUT_MAKERS[layout](out[k])
     for k, j in aliases:
         out[k] = out[j].view(out[j].shape)
+    for k, j, dim, start, size in windows:
+        out[k] = out[j].narrow(dim, start, size)
     return out
 
 

@@ -41,6 +41,7 @@ HOP_EFFECTS = control.FEATURE
 AUTOGRAD_FUNCTION = function.FEATURE
 STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
+OVERLAPPING = "overlapping-inputs"
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ FEATURES: tuple[Feature, ...] = (
             "view of its own storage whose elements are proven disjoint"),
     Feature(LAYOUTS, 0.2, "inputs handed over in another memory layout: transposed (last two dims), "
             "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written)"),
+    Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
+            "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
+            "beside a read of another only where their elements are proven disjoint"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -199,6 +203,8 @@ def used_by(program) -> list[str]:
         used.add(MODULE_STATE)
     if mode.layouts:
         used.add(LAYOUTS)
+    if mode.windows:
+        used.add(OVERLAPPING)
     sites = [site for s in program.body for site in s.sites]
     if len(sites) != len(set(sites)):
         used.add(IDENTICAL_CALLS)

@@ -43,7 +43,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, layouts, sizes, sources, storage
+from fuzzer.program import forms, layouts, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
@@ -193,6 +193,7 @@ class Typing:
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
     wrong = mode_.problem(program.mode, dims, program.inputs, dtypes_of(program))
+    wrong = wrong or windows.problem(program.mode, dims, dtypes_of(program), program.sym_min)
     if wrong is not None:
         raise InvalidProgram(wrong)
 
@@ -246,6 +247,8 @@ def check(program: Program) -> Typing:
     _check_mode(program, dims)
     for name, base in program.mode.aliases:
         root[name] = base
+    for name, base, dim, kind in program.mode.windows:
+        root[name], prints[name] = base, windows.footprint(dims[base], dim, kind)
     inputs = {i.name for i in program.inputs}
     grad = GradRules() if program.mode.grad else None
     for name in inputs if grad else ():

@@ -1,5 +1,5 @@
 """A program's mode: how it runs beyond its body (dynamic mode, marks, gradients,
-dtype, layouts, aliases, a module's buffers), and what a mode may be for the inputs
+dtype, layouts, aliases, windows, a module's buffers), and what a mode may be for the inputs
 it names.  The IR (``fuzzer.program.ir``) holds a mode in each program and raises
 what :func:`problem` finds."""
 
@@ -44,6 +44,9 @@ class Mode:
     module: tuple[str, ...] = ()
     #: (input, layout): inputs handed over in another memory layout (``fuzzer.program.layouts``)
     layouts: tuple[tuple[str, str], ...] = ()
+    #: (input, base, dim, kind): inputs that are windows of part of another input's
+    #: storage (``fuzzer.program.windows``)
+    windows: tuple[tuple[str, str, int, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -54,6 +57,8 @@ class Mode:
             data["module"] = list(self.module)
         if self.layouts:
             data["layouts"] = [list(x) for x in self.layouts]
+        if self.windows:
+            data["windows"] = [list(w) for w in self.windows]
         return data
 
     @classmethod
@@ -64,7 +69,8 @@ class Mode:
                    strided=tuple(str(n) for n in data.get("strided", ())),
                    aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
                    module=tuple(str(n) for n in data.get("module", ())),
-                   layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())))
+                   layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
+                   windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())))
 
     @property
     def is_default(self) -> bool:

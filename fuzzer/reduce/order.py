@@ -147,10 +147,10 @@ def complexity(case: Case) -> tuple:
 
 
 def mode_complexity(mode: Mode) -> int:
-    """How much of a mode there is: each mark, strided, aliased, buffer or laid-out input, gradients, a
+    """How much of a mode there is: each mark, strided, aliased, buffer, laid-out or windowed input, gradients, a
     dtype other than float32 and automatic dynamic count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts))
+            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts) + len(mode.windows))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -171,3 +171,5 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))
+    for w in mode.windows:  # a window toward an input of its own: the pair toward distinct inputs
+        yield dataclasses.replace(mode, windows=tuple(y for y in mode.windows if y != w))

@@ -36,7 +36,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.judge import contract, observe
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
-from fuzzer.program import codegen, forms, sizes, sources
+from fuzzer.program import codegen, forms, sizes, sources, windows
 from fuzzer.program.liveness import dead_pure_sites
 
 #: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
@@ -156,7 +156,7 @@ def _redrawn(entry: Entry) -> bool:
     clone loses a strided layout (``clone`` of a tensor with gaps is contiguous) and
     the aliasing of one input with another."""
     mode = entry.case.program.mode
-    return bool(mode.strided or mode.aliases or mode.layouts)
+    return bool(mode.strided or mode.aliases or mode.layouts or mode.windows)
 
 
 #: how each layout's input is made, as ``observe.LAYOUT_MAKERS`` makes it
@@ -191,6 +191,10 @@ def input_lines(entry: Entry, index: int) -> list[str]:
             lines.append(f"{inp.name} = {LAYOUT_TEXT[layout].format(x=inp.name)}")
     for name, base in mode.aliases:  # drawn like the others, then made a view of its base
         lines.append(f"{name} = {base}.view({base}.shape)")
+    order = [i.name for i in entry.case.program.inputs]
+    shapes = [sizes.concrete(i.dims, binding) for i in entry.case.program.inputs]
+    for k, j, dim, start, size in windows.concrete(mode, order, shapes):  # a view of part of its base
+        lines.append(f"{order[k]} = {order[j]}.narrow({dim}, {start}, {size})")
     if _redrawn(entry):
         params = ", ".join(i.name for i in entry.case.program.inputs)
         lines = ["def inputs():  # drawn afresh for each run: a clone would lose the layout"] \

@@ -64,7 +64,8 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
                        spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
-                       [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())])
+                       [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())],
+                       [(k, j, dim, _size(start, binding), sizes[k][dim]) for k, j, dim, start in spec.get("windows", ())])
 
 
 def _size(expr: str, binding: dict) -> int:

@@ -24,7 +24,7 @@ from fuzzer.isolation import process
 from fuzzer.judge import contract, death, graphs, identity, numeric, observe, paths, raised, reading
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import REPORT, PoolLimits
-from fuzzer.program import codegen, sources
+from fuzzer.program import codegen, sources, windows
 from fuzzer.program.liveness import dead_pure_sites, dead_site_causes
 from fuzzer.render import driver
 
@@ -78,6 +78,7 @@ def spec(entry: Entry) -> dict:
            if any(i.dtype for i in program.inputs) else {}),
         **({"layouts": [[[i.name for i in program.inputs].index(n), how] for n, how in program.mode.layouts]}
            if program.mode.layouts else {}),
+        **({"windows": _windows(program)} if program.mode.windows else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "dead_site_causes": {str(s): c for s, c in sorted(dead_site_causes(program).items())},
         **_asked(program),
@@ -87,6 +88,15 @@ def spec(entry: Entry) -> dict:
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
     }
+
+
+def _windows(program) -> list:
+    """``[k, j, dim, start]`` for each window: input k is input j narrowed along ``dim``
+    from ``start`` (a dim expression) to its own size (``fuzzer.program.windows``)."""
+    names = [i.name for i in program.inputs]
+    dims = {i.name: i.dims for i in program.inputs}
+    return [[names.index(n), names.index(b), d, windows.span(kind, dims[b][d])[0]]
+            for n, b, d, kind in program.mode.windows]
 
 
 def _asked(program) -> dict:

@@ -1,0 +1,112 @@
+"""Inputs that are windows of another input's storage (the ``overlapping-inputs`` feature).
+
+``Mode.windows`` names, for some inputs, ``(input, base, dim, kind)``: the input is
+handed over as ``base.narrow(dim, start, size)``, a view of part of the base input's
+storage (its own draw is discarded), so two windows of one base, or a base beside its
+window, are inputs that share memory in part.  Along ``dim`` of the base, of size ``d``,
+each kind covers (``span``):
+
+* ``head``: ``[0, d // 2)``;  ``tail``: ``[d // 2, d)`` -- a head and a tail never meet;
+* ``drop_last``: ``[0, d - 1)``;  ``drop_first``: ``[1, d)`` -- they overlap in all but
+  one row (both need ``d >= 1`` in every binding).
+
+The IR roots a window at its base and gives it the footprint of that slice of the base
+(``footprint``), so the overlap rule (``fuzzer.program.storage``) decides which writes
+are legal: a write to a head while its tail is read has one eager answer; a write to a
+window while an overlapping one (or the base) is read is refused.  Later statements
+that read what an earlier one wrote through another window are ordinary aliasing.
+
+A window and its base are of the program's dtype, neither strided, laid out, a module's
+buffer nor an alias (``Mode.aliases``), and a base is no window; no program with
+windows takes gradients (a view is no leaf that requires grad).  How the tensors are
+made is ``fuzzer.judge.observe.draw_inputs``'s, from the concrete spans ``concrete``
+gives.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program import sizes, storage
+from fuzzer.program.sizes import Dims
+
+#: each kind: its (start, size) along a dim of size ``d``, and the least ``d`` it needs
+KINDS = {
+    "head": (lambda d: ("0", sizes.half(d)), 0),
+    "tail": (lambda d: (sizes.half(d), sizes.ceil_half(d)), 0),
+    "drop_last": (lambda d: ("0", sizes.minus_one(d)), 1),
+    "drop_first": (lambda d: ("1", sizes.minus_one(d)), 1),
+}
+#: the pairs drawn most often: two windows that never meet (a write to one beside the other is legal)
+DISJOINT = ("head", "tail")
+
+
+def span(kind: str, d: str) -> tuple[str, str]:
+    """The start and size of a ``kind`` window along a dim of size ``d``."""
+    return KINDS[kind][0](d)
+
+
+def dims_of(base: Dims, dim: int, kind: str) -> Dims:
+    return base[:dim] + (span(kind, base[dim])[1],) + base[dim + 1:]
+
+
+def footprint(base: Dims, dim: int, kind: str) -> storage.Footprint:
+    """The window's elements as indices of its base."""
+    start, size = span(kind, base[dim])
+    return storage.Footprint.whole(base).slice(dim, storage.Affine.of(start), 1, size)
+
+
+def fits(kind: str, d: str, sym_min: dict[str, int]) -> bool:
+    return sizes.smallest(d, sym_min) >= KINDS[kind][1]
+
+
+def problem(mode, dims: dict[str, Dims], given: dict[str, str | None], sym_min: dict[str, int]) -> str | None:
+    """What is wrong with ``mode.windows`` for inputs of ``dims`` and fixed dtypes ``given``, or None."""
+    names = [w[0] for w in mode.windows]
+    bases = {w[1] for w in mode.windows}
+    apart = set(mode.strided) | {n for n, _ in mode.layouts} | set(mode.module) \
+        | {n for pair in mode.aliases for n in pair}
+    if mode.windows and mode.grad:
+        return "an input that is a window of another cannot be a leaf that requires grad"
+    for name, base, dim, kind in mode.windows:
+        if (name not in dims or base not in dims or name == base or names.count(name) > 1 or name in bases
+                or base in names or kind not in KINDS or not 0 <= dim < len(dims[base])):
+            return f"bad window {(name, base, dim, kind)!r}"
+        if not fits(kind, dims[base][dim], sym_min) or dims[name] != dims_of(dims[base], dim, kind):
+            return f"bad window {(name, base, dim, kind)!r}: its dims are not {kind} of {base}'s"
+        if name in apart or base in apart or given[name] is not None or given[base] is not None:
+            return (f"window {name} of {base}: both of the program's dtype, not strided, laid out, "
+                    "a buffer nor an alias")
+    return None
+
+
+def concrete(mode, names: list[str], shapes: list[tuple[int, ...]]) -> tuple:
+    """``(k, j, dim, start, size)`` for each window: input k is ``input_j.narrow(dim, start, size)``."""
+    out = []
+    for name, base, dim, kind in mode.windows:
+        k, j = names.index(name), names.index(base)
+        start = sizes.evaluate(span(kind, str(shapes[j][dim]))[0], {})
+        out.append((k, j, dim, start, shapes[k][dim]))
+    return tuple(out)
+
+
+def draw(rng, shapes: list[list[str]], dtypes: list, sym_min: dict[str, int],
+         aliased: set[str]) -> list[tuple[str, str, int, str]]:
+    """Windows over one of the inputs (of the program's dtype, not ``aliased``; none
+    where there is none): a head and a tail half the time, else one or two kinds its
+    dim fits; each a new input appended to ``shapes`` (and ``dtypes``)."""
+    plain = [k for k, t in enumerate(dtypes) if t is None and f"x{k}" not in aliased]
+    if not plain:
+        return []
+    j = rng.choice(plain)
+    dim = rng.randrange(len(shapes[j]))
+    d = shapes[j][dim]
+    kinds = [k for k in KINDS if fits(k, d, sym_min)]
+    if rng.random() < 0.5:
+        chosen = list(DISJOINT)
+    else:
+        chosen = rng.sample(kinds, rng.choice((1, 2)))
+    out = []
+    for kind in chosen:
+        shapes.append(list(dims_of(tuple(shapes[j]), dim, kind)))
+        dtypes.append(None)
+        out.append((f"x{len(shapes) - 1}", f"x{j}", dim, kind))
+    return out
