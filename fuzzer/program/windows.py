@@ -6,7 +6,8 @@ storage (its own draw is discarded), so two windows of one base, or a base besid
 window, are inputs that share memory in part.  Along ``dim`` of the base, of size ``d``,
 each kind covers (``span``):
 
-* ``head``: ``[0, d // 2)``;  ``tail``: ``[d // 2, d)`` -- a head and a tail never meet;
+* ``head``: ``[0, d // 2)``;  ``tail``: ``[d // 2, 2 * (d // 2))`` -- of one size, they
+  never meet;
 * ``drop_last``: ``[0, d - 1)``;  ``drop_first``: ``[1, d)`` -- they overlap in all but
   one row (both need ``d >= 1`` in every binding).
 
@@ -31,7 +32,7 @@ from fuzzer.program.sizes import Dims
 #: each kind: its (start, size) along a dim of size ``d``, and the least ``d`` it needs
 KINDS = {
     "head": (lambda d: ("0", sizes.half(d)), 0),
-    "tail": (lambda d: (sizes.half(d), sizes.ceil_half(d)), 0),
+    "tail": (lambda d: (sizes.half(d), sizes.half(d)), 0),
     "drop_last": (lambda d: ("0", sizes.minus_one(d)), 1),
     "drop_first": (lambda d: ("1", sizes.minus_one(d)), 1),
 }
