@@ -211,6 +211,12 @@ def used_by(program) -> list[str]:
     return [f.name for f in FEATURES if f.name in used]
 
 
+def writes_beside(on) -> bool:
+    """Whether the generator may write a value beside a disjoint part of its own storage
+    (``storage.Tracker``): with strided views, and with inputs that overlap."""
+    return bool({STRIDED_VIEWS, OVERLAPPING} & set(on))
+
+
 def needs_capture(program) -> bool:
     """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``)
     rather than break the graph there."""

@@ -273,8 +273,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=GradRules() if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
-    st.mem = storage.Tracker(bool({feats.STRIDED_VIEWS, feats.OVERLAPPING} & set(program.features())),
-                             dict(typing.prints), dense_inputs(program))
+    st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
     st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
@@ -320,8 +319,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     if ops.nonempty:
         sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
-                grad=GradRules() if feats.AUTOGRAD in on else None,
-                mem=storage.Tracker(bool({feats.STRIDED_VIEWS, feats.OVERLAPPING} & on)))
+                grad=GradRules() if feats.AUTOGRAD in on else None, mem=storage.Tracker(feats.writes_beside(on)))
 
     n_inputs = rng.randint(1, limits.max_inputs)
     unused = list(symbols)
@@ -343,10 +341,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         shapes_drawn.append(list(shapes_drawn[0]))
         drawn_dtypes.append(None)
         aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
-    # inputs that are windows of part of another's storage: more inputs, after those
-    drawn_windows = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, {n for a in aliases for n in a}) \
-        if feats.OVERLAPPING in on and st.grad is None else []
-    inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, drawn_windows)
+    wins = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, aliases, feats.OVERLAPPING in on and st.grad is None)
+    inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, wins)
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
@@ -373,7 +369,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written, tuple(drawn_windows)),
+                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense | windows.held(wins), written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
@@ -385,8 +381,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
 def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
                 aliases: list[tuple[str, str]], drawn_windows=()) -> list[Input]:
     """The program's inputs ``x0, x1, ...`` of ``shapes`` and ``dtypes``, entered in ``st``
-    as values statements may read (an alias's root is the input it is a view of, a
-    window's its base, with the window's footprint in it)."""
+    as values statements may read (an alias's or a window's root is its base)."""
     inputs: list[Input] = []
     for i, (dims, dtype) in enumerate(zip(shapes, dtypes)):
         inp = Input(f"x{i}", tuple(dims), dtype)
@@ -399,8 +394,7 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     st.inputs = frozenset(i.name for i in inputs)
     for name, base in aliases:
         st.root[name] = base
-    for name, base, dim, kind in drawn_windows:
-        st.root[name], st.mem.prints[name] = base, windows.footprint(st.dims[base], dim, kind)
+    windows.enter(drawn_windows, st.root, st.mem.prints, st.dims)
     return inputs
 
 
@@ -416,8 +410,6 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
-    # a window and its base keep their layout: contiguous, as the one it is a view of
-    dense = set(dense) | {n for w in drawn_windows for n in w[:2]}
 
     def mark() -> str:
         how = rng.choice(MARKS)
@@ -438,7 +430,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
     drawn = layouts.draw(rng, inputs, strided, aliases, dense, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype,
-                strided=tuple(strided), aliases=aliases, layouts=drawn, windows=drawn_windows)
+                strided=tuple(strided), aliases=aliases, layouts=drawn, windows=tuple(drawn_windows))
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

@@ -247,8 +247,7 @@ def check(program: Program) -> Typing:
     _check_mode(program, dims)
     for name, base in program.mode.aliases:
         root[name] = base
-    for name, base, dim, kind in program.mode.windows:
-        root[name], prints[name] = base, windows.footprint(dims[base], dim, kind)
+    windows.enter(program.mode.windows, root, prints, dims)
     inputs = {i.name for i in program.inputs}
     grad = GradRules() if program.mode.grad else None
     for name in inputs if grad else ():

@@ -55,6 +55,12 @@ def footprint(base: Dims, dim: int, kind: str) -> storage.Footprint:
     return storage.Footprint.whole(base).slice(dim, storage.Affine.of(start), 1, size)
 
 
+def enter(drawn, root: dict, prints: dict, dims: dict) -> None:
+    """Root each window at its base, with its footprint there."""
+    for name, base, dim, kind in drawn:
+        root[name], prints[name] = base, footprint(dims[base], dim, kind)
+
+
 def fits(kind: str, d: str, sym_min: dict[str, int]) -> bool:
     return sizes.smallest(d, sym_min) >= KINDS[kind][1]
 
@@ -89,13 +95,19 @@ def concrete(mode, names: list[str], shapes: list[tuple[int, ...]]) -> tuple:
     return tuple(out)
 
 
-def draw(rng, shapes: list[list[str]], dtypes: list, sym_min: dict[str, int],
-         aliased: set[str]) -> list[tuple[str, str, int, str]]:
-    """Windows over one of the inputs (of the program's dtype, not ``aliased``; none
-    where there is none): a head and a tail half the time, else one or two kinds its
-    dim fits; each a new input appended to ``shapes`` (and ``dtypes``)."""
+def held(drawn) -> set[str]:
+    """The windows and their bases: kept contiguous, neither strided nor laid out."""
+    return {n for w in drawn for n in w[:2]}
+
+
+def draw(rng, shapes: list[list[str]], dtypes: list, sym_min: dict[str, int], aliases,
+         on: bool) -> list[tuple[str, str, int, str]]:
+    """Windows over one of the inputs (of the program's dtype, in none of ``aliases``;
+    none where there is none, or unless ``on``): a head and a tail half the time, else
+    one or two kinds its dim fits; each a new input appended to ``shapes`` (and ``dtypes``)."""
+    aliased = {n for pair in aliases for n in pair}
     plain = [k for k, t in enumerate(dtypes) if t is None and f"x{k}" not in aliased]
-    if not plain:
+    if not on or not plain:
         return []
     j = rng.choice(plain)
     dim = rng.randrange(len(shapes[j]))
