@@ -141,6 +141,30 @@ def test_every_maker_of_inputs_makes_the_windows_alike():
         assert ours[2].shape == ours[3].shape == (binding["s0"], n // 2) and ours[4].shape == (binding["s0"], n - 1)
 
 
+@pytest.mark.parametrize("calls, shared", [("later", (False, True)), ("first", (True, False)), ("", (True, True))])
+def test_the_windows_share_their_base_only_at_the_calls_named(calls, shared):
+    """At a call where they are distinct, each window is an input of its own (its own draw,
+    contiguous); every maker of inputs agrees."""
+    entry = _entry(_program(("head", "tail"), [], window_calls=calls))
+    spec = repro.spec(entry)
+    for i in range(len(entry.case.bindings)):
+        scope = {"torch": torch}
+        exec("\n".join(brief.input_lines(entry, i)) + "\nmade = inputs()", scope)  # noqa: S102
+        for xs in (execute.make_inputs(entry.case, i, "cpu"), driver.make_inputs(spec, i, "cpu"), scope["made"]):
+            same = xs[2].untyped_storage().data_ptr() == xs[0].untyped_storage().data_ptr()
+            assert same == shared[i] and xs[2].is_contiguous() != shared[i]
+            assert torch.equal(xs[2], execute.make_inputs(entry.case, i, "cpu")[2])
+
+
+def test_window_calls_need_windows_and_a_known_name():
+    with pytest.raises(InvalidProgram, match="window calls"):
+        check(_program((), [], window_calls="later"))
+    with pytest.raises(InvalidProgram, match="window calls"):
+        check(_program(("head",), [], window_calls="sometimes"))
+    mode = _program(("head",), [], window_calls="first").mode
+    assert Mode.from_json(mode.to_json()) == mode and "window_calls" not in Mode(windows=mode.windows).to_json()
+
+
 def test_a_write_through_one_window_shows_in_its_base_and_not_in_the_other():
     p = _program(("head", "tail"), [("zero_", ["x2"], None, {})])
     c = case(p, bindings=[{"s0": 2, "s1": 6}])
@@ -154,16 +178,24 @@ def test_a_write_through_one_window_shows_in_its_base_and_not_in_the_other():
 # --------------------------------------------------- generator and shrinker
 
 def test_the_generator_draws_windows_only_with_the_feature_and_their_writes_obey_the_rule():
-    kinds, beside = set(), 0
+    kinds, beside, calls = set(), 0, set()
     for seed in range(60):
         p = generate(seed, features={features.OVERLAPPING: 1.0}).program
         t = check(p)
         kinds |= {w[3] for w in p.mode.windows}
+        calls.add(p.mode.window_calls)
         roots = {w[1] for w in p.mode.windows}
         beside += sum(1 for s in p.body for w in forms.form(s.form).mutates
                       if t.root[s.args[w]] in roots and sum(t.root[a] in roots for a in s.args) > 1)
         assert not generate(seed, features={features.ALIASED: 1.0}).program.mode.windows
-    assert kinds == set(windows.KINDS) and beside > 0
+    assert kinds == set(windows.KINDS) and beside > 0 and calls == set(windows.CALLS)
+
+
+def test_the_shrinker_takes_changing_inputs_toward_the_same_at_every_call():
+    p = _program(("head",), [], window_calls="later")
+    simpler = list(simpler_modes(p.mode))
+    assert Mode(windows=p.mode.windows) in simpler and Mode() in simpler
+    assert all(mode_complexity(m) < mode_complexity(p.mode) for m in simpler)
 
 
 def test_the_shrinker_takes_each_window_toward_an_input_of_its_own():

@@ -87,7 +87,7 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
     aliases = tuple((names.index(n), names.index(b)) for n, b in program.mode.aliases)
     fixed = tuple((k, inp.dtype) for k, inp in enumerate(program.inputs) if inp.dtype is not None)
     layouts = tuple((names.index(n), how) for n, how in program.mode.layouts)
-    spans = windows.concrete(program.mode, names, shapes)
+    spans = windows.concrete(program.mode, names, shapes, index)
     return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
                                strided, reference, aliases, fixed, layouts, spans)
 

@@ -429,8 +429,9 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
         strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
     drawn = layouts.draw(rng, inputs, strided, aliases, dense, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
-    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype,
-                strided=tuple(strided), aliases=aliases, layouts=drawn, windows=tuple(drawn_windows))
+    calls = rng.choice(windows.CALLS) if drawn_windows else ""  # drawn last: the other draws stay
+    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
+                aliases=aliases, layouts=drawn, windows=tuple(drawn_windows), window_calls=calls)
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

@@ -47,6 +47,9 @@ class Mode:
     #: (input, base, dim, kind): inputs that are windows of part of another input's
     #: storage (``fuzzer.program.windows``)
     windows: tuple[tuple[str, str, int, str], ...] = ()
+    #: at which calls the windows share their base's storage: every call (""), from the
+    #: second on ("later": distinct inputs first), or the first only ("first")
+    window_calls: str = ""
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -59,6 +62,8 @@ class Mode:
             data["layouts"] = [list(x) for x in self.layouts]
         if self.windows:
             data["windows"] = [list(w) for w in self.windows]
+        if self.window_calls:
+            data["window_calls"] = self.window_calls
         return data
 
     @classmethod
@@ -70,7 +75,8 @@ class Mode:
                    aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
                    module=tuple(str(n) for n in data.get("module", ())),
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
-                   windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())))
+                   windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
+                   window_calls=str(data.get("window_calls", "")))
 
     @property
     def is_default(self) -> bool:

@@ -22,12 +22,23 @@ buffer nor an alias (``Mode.aliases``), and a base is no window; no program with
 windows takes gradients (a view is no leaf that requires grad).  How the tensors are
 made is ``fuzzer.judge.observe.draw_inputs``'s, from the concrete spans ``concrete``
 gives.
+
+``Mode.window_calls`` lets the inputs change between calls: distinct inputs at the first
+call and windows from the second on (``later``), or the other way round (``first``);
+all bindings run through one compiled function, so its guards must tell the two apart,
+and each call is judged.  The IR's rule holds the body to the windows' footprints,
+which forbid more than distinct inputs do.
 """
 
 from __future__ import annotations
 
 from fuzzer.program import sizes, storage
 from fuzzer.program.sizes import Dims
+
+#: ``Mode.window_calls``: at which calls (bindings, in order, through one compiled
+#: function) the windows share their base's storage; at the others each is drawn as an
+#: input of its own, of the same dims (distinct inputs)
+CALLS = ("", "later", "first")
 
 #: each kind: its (start, size) along a dim of size ``d``, and the least ``d`` it needs
 KINDS = {
@@ -73,6 +84,8 @@ def problem(mode, dims: dict[str, Dims], given: dict[str, str | None], sym_min: 
         | {n for pair in mode.aliases for n in pair}
     if mode.windows and mode.grad:
         return "an input that is a window of another cannot be a leaf that requires grad"
+    if mode.window_calls not in CALLS or (mode.window_calls and not mode.windows):
+        return f"bad window calls {mode.window_calls!r}: one of {CALLS}, and only with windows"
     for name, base, dim, kind in mode.windows:
         if (name not in dims or base not in dims or name == base or names.count(name) > 1 or name in bases
                 or base in names or kind not in KINDS or not 0 <= dim < len(dims[base])):
@@ -85,9 +98,17 @@ def problem(mode, dims: dict[str, Dims], given: dict[str, str | None], sym_min: 
     return None
 
 
-def concrete(mode, names: list[str], shapes: list[tuple[int, ...]]) -> tuple:
-    """``(k, j, dim, start, size)`` for each window: input k is ``input_j.narrow(dim, start, size)``."""
+def shared(mode, index: int) -> bool:
+    """Whether the windows share their base's storage at call ``index`` (``Mode.window_calls``)."""
+    return {"": True, "later": index > 0, "first": index == 0}[mode.window_calls]
+
+
+def concrete(mode, names: list[str], shapes: list[tuple[int, ...]], index: int) -> tuple:
+    """``(k, j, dim, start, size)`` for each window at call ``index``: input k is
+    ``input_j.narrow(dim, start, size)`` (none where the windows are distinct inputs there)."""
     out = []
+    if not shared(mode, index):
+        return ()
     for name, base, dim, kind in mode.windows:
         k, j = names.index(name), names.index(base)
         start = sizes.evaluate(span(kind, str(shapes[j][dim]))[0], {})

@@ -150,7 +150,8 @@ def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided, aliased, buffer, laid-out or windowed input, gradients, a
     dtype other than float32 and automatic dynamic count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts) + len(mode.windows))
+            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts) + len(mode.windows)
+            + bool(mode.window_calls))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -171,5 +172,8 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))
+    if mode.window_calls:  # the same inputs at every call
+        yield dataclasses.replace(mode, window_calls="")
     for w in mode.windows:  # a window toward an input of its own: the pair toward distinct inputs
-        yield dataclasses.replace(mode, windows=tuple(y for y in mode.windows if y != w))
+        rest = tuple(y for y in mode.windows if y != w)
+        yield dataclasses.replace(mode, windows=rest, window_calls=mode.window_calls if rest else "")

@@ -193,7 +193,7 @@ def input_lines(entry: Entry, index: int) -> list[str]:
         lines.append(f"{name} = {base}.view({base}.shape)")
     order = [i.name for i in entry.case.program.inputs]
     shapes = [sizes.concrete(i.dims, binding) for i in entry.case.program.inputs]
-    for k, j, dim, start, size in windows.concrete(mode, order, shapes):  # a view of part of its base
+    for k, j, dim, start, size in windows.concrete(mode, order, shapes, index):  # a view of part of its base
         lines.append(f"{order[k]} = {order[j]}.narrow({dim}, {start}, {size})")
     if _redrawn(entry):
         params = ", ".join(i.name for i in entry.case.program.inputs)

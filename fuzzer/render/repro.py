@@ -79,6 +79,8 @@ def spec(entry: Entry) -> dict:
         **({"layouts": [[[i.name for i in program.inputs].index(n), how] for n, how in program.mode.layouts]}
            if program.mode.layouts else {}),
         **({"windows": _windows(program)} if program.mode.windows else {}),
+        **({"window_at": [i for i in range(len(entry.case.bindings)) if windows.shared(program.mode, i)]}
+           if program.mode.window_calls else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),
         "dead_site_causes": {str(s): c for s, c in sorted(dead_site_causes(program).items())},
         **_asked(program),
