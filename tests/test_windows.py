@@ -165,6 +165,20 @@ def test_window_calls_need_windows_and_a_known_name():
     assert Mode.from_json(mode.to_json()) == mode and "window_calls" not in Mode(windows=mode.windows).to_json()
 
 
+@pytest.mark.parametrize("calls", ["", "later"])
+def test_an_as_strided_over_a_base_only_where_its_windows_view_it_at_every_call(calls):
+    """At a call where a window is an input of its own, a view of it laid out by the
+    base's dims would reach outside it: such a base is no input handed over contiguous."""
+    box = {"base": ["s0", "s1"], "pieces": ["all", "all"], "order": [0, 1]}
+    p = _program(("head",), [("as_strided", ["x2"], "v0", box), ("p_sin", ["v0"], "v1", {"site": 0})],
+                 window_calls=calls)
+    if calls:
+        with pytest.raises(InvalidProgram, match="contiguous"):
+            check(p)
+    else:
+        check(p)
+
+
 def test_a_write_through_one_window_shows_in_its_base_and_not_in_the_other():
     p = _program(("head", "tail"), [("zero_", ["x2"], None, {})])
     c = case(p, bindings=[{"s0": 2, "s1": 6}])

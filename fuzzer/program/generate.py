@@ -369,7 +369,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense | windows.held(wins), written, wins),
+                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
@@ -399,7 +399,7 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
 
 
 def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset(),
-          written=frozenset(), drawn_windows=()) -> Mode:
+          written=frozenset(), wins=()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
     A program with a ``torch.cond``, or with a user's op that takes a size as a plain
@@ -410,6 +410,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
+    kept = set(dense) | windows.held(wins)  # contiguous: under an as_strided, a window or its base
 
     def mark() -> str:
         how = rng.choice(MARKS)
@@ -425,13 +426,12 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     strided: list[str] = []
     if feats.STRIDED in on:
         # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
-        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in dense]
+        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in kept]
         strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
-    drawn = layouts.draw(rng, inputs, strided, aliases, dense, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
-    calls = rng.choice(windows.CALLS) if drawn_windows else ""  # drawn last: the other draws stay
+    drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
-                aliases=aliases, layouts=drawn, windows=tuple(drawn_windows), window_calls=calls)
+                aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
 
 
 def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:

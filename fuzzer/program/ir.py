@@ -204,9 +204,11 @@ def dtypes_of(program: Program) -> dict[str, str | None]:
 
 def dense_inputs(program: Program) -> set[str]:
     """The inputs handed over contiguous (row-major, from offset 0), over whose storage
-    an ``as_strided`` may be laid."""
+    an ``as_strided`` may be laid (not a window's base where the windows are distinct
+    inputs at some call: a view of such a window would not view the base there)."""
+    apart = {w[1] for w in program.mode.windows} if program.mode.window_calls else set()
     return {i.name for i in program.inputs
-            if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts)}
+            if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts) and i.name not in apart}
 
 
 def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:

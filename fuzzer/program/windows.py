@@ -98,6 +98,16 @@ def problem(mode, dims: dict[str, Dims], given: dict[str, str | None], sym_min: 
     return None
 
 
+def calls(rng, drawn, under_as_strided) -> str:
+    """``Mode.window_calls`` for ``drawn`` windows: one of ``CALLS``, every call where an
+    ``as_strided`` is laid over a base (``ir.dense_inputs``); drawn last of the mode, so the
+    mode's other draws are those of a program without it."""
+    if not drawn:
+        return ""
+    how = rng.choice(CALLS)
+    return "" if {w[1] for w in drawn} & set(under_as_strided) else how
+
+
 def shared(mode, index: int) -> bool:
     """Whether the windows share their base's storage at call ``index`` (``Mode.window_calls``)."""
     return {"": True, "later": index > 0, "first": index == 0}[mode.window_calls]

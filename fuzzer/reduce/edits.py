@@ -115,11 +115,18 @@ def without_input(mode: Mode, name: str) -> Mode:
                                strided=tuple(n for n in mode.strided if n != name),
                                aliases=tuple(a for a in mode.aliases if name not in a),
                                module=tuple(n for n in mode.module if n != name),
-                               layouts=tuple(x for x in mode.layouts if x[0] != name))
+                               layouts=tuple(x for x in mode.layouts if x[0] != name), **_windows_without(mode, name))
+
+
+def _windows_without(mode: Mode, name: str) -> dict:
+    """The windows once input ``name`` is gone or changed (those it is or is the base of
+    go; with none left, the calls are all alike)."""
+    windows = tuple(w for w in mode.windows if name not in w[:2])
+    return {"windows": windows, "window_calls": mode.window_calls if windows else ""}
 
 
 def without_dim(mode: Mode, name: str, k: int) -> Mode:
     """The mode once dim ``k`` of input ``name`` is gone (later dims move down one)."""
     marks = tuple((n, d - (n == name and d > k), h) for n, d, h in mode.marks if (n, d) != (name, k))
     return dataclasses.replace(mode, marks=marks, aliases=tuple(a for a in mode.aliases if name not in a),
-                               layouts=tuple(x for x in mode.layouts if x[0] != name))
+                               layouts=tuple(x for x in mode.layouts if x[0] != name), **_windows_without(mode, name))

@@ -79,7 +79,8 @@ def canonical(program: Program) -> Program:
                                  strided=tuple(names[n] for n in program.mode.strided),
                                  aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases),
                                  module=tuple(names[n] for n in program.mode.module),
-                                 layouts=tuple((names[n], how) for n, how in program.mode.layouts)),
+                                 layouts=tuple((names[n], how) for n, how in program.mode.layouts),
+                                 windows=tuple((names[n], names[b], d, k) for n, b, d, k in program.mode.windows)),
         imports=program.imports,
     )
 
@@ -93,6 +94,8 @@ def mode_text(program: Program) -> str:
     parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
     parts += [f"strided {n}" for n in mode.strided] + [f"alias {n}={b}" for n, b in mode.aliases]
     parts += [f"buffer {n}" for n in mode.module] + [f"{how} {n}" for n, how in mode.layouts]
+    parts += [f"{k} {n}={b}:{d}" for n, b, d, k in mode.windows] + ([f"windows {mode.window_calls}"]
+                                                                    if mode.window_calls else [])
     return "[" + " ".join(parts) + "] "
 
 

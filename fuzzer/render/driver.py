@@ -65,8 +65,8 @@ def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> lis
     return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
                        spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
                        [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())],
-                       [(k, j, dim, _size(start, binding), sizes[k][dim]) for k, j, dim, start in spec.get("windows", ())
-                        if i in spec.get("window_at", range(i + 1))])
+                       [(k, j, dim, _size(start, binding), sizes[k][dim])
+                        for k, j, dim, start in spec.get("windows", ()) if i in spec.get("window_at", range(i + 1))])
 
 
 def _size(expr: str, binding: dict) -> int:

@@ -1,5 +1,5 @@
 """Drop inputs nothing reads or returns, with their marks and the symbols no longer
-read."""
+read; a window's base stays while the window does (its dims are the window's)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ class DropUnusedInputs:
     def candidates(self, state: State) -> Candidates:
         for inp in state.best.program.inputs:
             p = state.best.program
-            if any(inp.name in s.args for s in p.body) or inp.name in p.outputs:
+            if any(inp.name in s.args for s in p.body) or inp.name in p.outputs \
+                    or inp.name in {w[1] for w in p.mode.windows}:  # a window's base: the mode pass drops it first
                 continue
             yield drop_unused_symbols(with_program(state.best, inputs=tuple(i for i in p.inputs if i is not inp),
                                                    mode=without_input(p.mode, inp.name)))

@@ -1,5 +1,6 @@
 """Simplify how the program runs: no gradients, dynamic=True, float32, no marks,
-contiguous inputs, no aliased inputs, no windows (each its own input), a function rather than a module (its buffers back to
+contiguous inputs, no aliased inputs, no windows (each its own input, the same at
+every call), a function rather than a module (its buffers back to
 inputs); each kept only if the bug needs it."""
 
 from __future__ import annotations
