@@ -226,11 +226,14 @@ def test_the_shrinker_takes_each_window_toward_an_input_of_its_own():
 @pytest.mark.compile
 @pytest.mark.parametrize("calls", ["", "later"])
 def test_writes_beside_disjoint_windows_compile_clean(calls):
-    """The allowed side, judged: a head written from its tail by aten and by a custom op,
+    """The allowed side, judged: a head written from its tail by a custom op, the tail from the head by aten,
     and the base read after, compiled and compared with eager on several bindings (the
     windows at every call, or distinct inputs first and windows at the recompiles)."""
     from fuzzer.judge.trial import run_trial
-    body = [("add_", ["x2", "x3"], None, {}), ("m_addto", ["x3", "x2"], None, {"site": 0}),
+    # the custom op first: an aten write that reads what a later custom op writes is a
+    # known Inductor bug even on distinct inputs (docs/bugs.md, bug-ac73b21939)
+    body = [("m_addto", ["x2", "x3"], None, {"site": 0}), ("add_", ["x3", "x2"], None, {}),
             ("p_sin", ["x0"], "v0", {"site": 1})]
     c = case(_program(("head", "tail"), body, outputs=["v0"], window_calls=calls))
-    assert run_trial(c, "cpu", confirm=False).status == "clean"
+    result = run_trial(c, "cpu", confirm=False)
+    assert result.status == "clean", result.verdict.divergences
