@@ -57,7 +57,8 @@ VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_L
 def does(program) -> str:
     """What a program does, as far as telling causes apart goes: the forms its
     statements use (each once, sorted) and what of its mode a bug may need
-    (gradients, a dtype, strided or aliased inputs, a module, a dynamic mode, marks).
+    (gradients, a dtype, strided or aliased inputs, a module, a dynamic mode, windows
+    and at which calls, marks).
 
     An entry is shrunk 1-minimal, so every form in it is one its bug needs; an
     unshrunk one holds more, which can only split its bug from the shrunk one's."""
@@ -66,7 +67,9 @@ def does(program) -> str:
     extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
                                    ("module", bool(mode.module)),
-                                   (f"dynamic={mode.dynamic}", mode.dynamic != "true")) if on]
+                                   (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
+                                   ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
+                                                                     bool(mode.window_calls))) if on]
     extra += sorted({f"mark:{how}" for _, _, how in mode.marks})
     return ", ".join(forms) + (f"; {', '.join(extra)}" if extra else "")
 
@@ -185,7 +188,8 @@ def pattern(entry) -> str:
     forms = list(dict.fromkeys(stmt.form for stmt in entry.case.program.body))
     mode = entry.case.program.mode
     extra = [w for w, on in (("with gradients", mode.grad), ("strided inputs", mode.strided),
-                             ("aliased inputs", mode.aliases), ("a module's buffers", mode.module), (mode.dtype, mode.dtype != "float32")) if on]
+                             ("aliased inputs", mode.aliases), ("a module's buffers", mode.module),
+                             (mode.dtype, mode.dtype != "float32"), ("windows of one input", mode.windows)) if on]
     return ("calls " + ", ".join(forms) + (f" ({', '.join(extra)})" if extra else "")) if forms else ""
 
 

@@ -28,13 +28,13 @@ from fuzzer.program.ir import Program
 
 def parts(program: Program) -> frozenset[str]:
     """What a program's pairs are made of: each form as written, and the parts of its
-    mode (gradients, a dtype, strided or aliased inputs, a module, automatic dynamic,
-    each kind of mark)."""
+    mode (gradients, a dtype, strided or aliased inputs, a module, windows, automatic
+    dynamic, each kind of mark)."""
     mode = program.mode
     out = {f"form:{s.form}" for s in program.body}
     out.update(f"mark:{how}" for _, _, how in mode.marks)
     for flag, name in ((mode.grad, "mode:grad"), (mode.strided, "mode:strided"), (mode.aliases, "mode:aliased"),
-                       (mode.module, "mode:module"),
+                       (mode.module, "mode:module"), (mode.windows, "mode:windows"),
                        (mode.dtype != "float32", f"mode:{mode.dtype}"),
                        (mode.dynamic != "true", f"mode:{mode.dynamic}")):
         if flag:

@@ -55,7 +55,7 @@ def traits(program: Program) -> frozenset[str]:
     """What a program is made of, as far as hitting a bug goes: each form (with the
     forms it simplifies to), each op that feeds another (an input feeding an op is no
     trait: the shrinker moves operands to inputs), and its mode (gradients, a dtype,
-    strided or aliased inputs, a module, automatic dynamic, each kind of mark)."""
+    strided or aliased inputs, a module, windows, automatic dynamic, each kind of mark)."""
     out: set[str] = set()
     mode = program.mode
     if mode.grad:
@@ -68,6 +68,8 @@ def traits(program: Program) -> frozenset[str]:
         out.add("mode:aliased")
     if mode.module:
         out.add("mode:module")
+    if mode.windows:
+        out.add(f"mode:windows{mode.window_calls and ':' + mode.window_calls}")
     if mode.dynamic != "true":
         out.add(f"mode:{mode.dynamic}")
     out.update(f"mark:{how}" for _, _, how in mode.marks)
