@@ -175,3 +175,15 @@ def test_an_effect_in_backward_is_in_the_log_of_eager_and_of_compiled_code():
     runs = execute(_grad_case([("p_gradlog", ["x0"], "v0", {"site": 0})], ["v0"]), "cpu", backend="aot_eager")
     assert [event.call for event in runs[0].eager.effects] == [("e_log", 0)]
     assert [event.call for event in runs[0].compiled.effects] == [("e_log", 0)]
+
+
+def test_a_scan_over_a_strided_value_runs_eagerly():
+    """Eager ``scan`` compiles its combine function and refuses a carry whose strides
+    differ from the initial value's: the form carries a contiguous value from a
+    contiguous start, whatever the layout of the rows it scans (an empty one too)."""
+    from fuzzer.judge.execute import run_eager
+    program = prog({"x0": ("s0", "s1")}, [("narrow", ["x0"], "v0", {"dim": 1}), ("transpose", ["v0"], "v1", {}),
+                                          ("scan_tap", ["v1"], "v2", {"site": 0})], outputs=["v2"],
+                   sym_min={"s0": 0, "s1": 2})
+    for binding_runs in run_eager(case(program, [{"s0": 3, "s1": 4}, {"s0": 0, "s1": 3}]), "cpu"):
+        assert binding_runs.eager.failure is None, binding_runs.eager.failure.message

@@ -139,8 +139,8 @@ def forms(kit) -> tuple:
         make("e_tap", rows, lambda a, at, d: f"torch._higher_order_ops.map(lambda t: {tap}(t, {at['site']}), {a[0]})",
              form="map_tap", hop=MAP),
         make("e_tap", rows, lambda a, at, d: (
-            f"torch._higher_order_ops.scan(lambda c, x: (c + x, {tap}(x, {at['site']})), "
-            f"torch.zeros_like({a[0]}[0]), {a[0]})[1]"),
+            f"torch._higher_order_ops.scan(lambda c, x: ((c + x).contiguous(), {tap}(x, {at['site']})), "
+            f"{a[0]}.new_zeros({a[0]}.shape[1:]), {a[0]})[1]"),
             form="scan_tap", hop=SCAN,
             limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
         dataclasses.replace(kit.custom_form("p_gradlog", 1, same, feature=FEATURE), also_calls=("e_log",),
