@@ -115,3 +115,40 @@ def test_a_planted_export_fault_is_caught_through_export_only():
     assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_MUTATION]
     assert result.findings[0].target == targets.EXPORT
     assert _export(WRITES).status == CLEAN  # lifted: gone
+
+
+PLANTED_THEN_RUN = ("import runpy, sys; from fuzzer import faults; faults.get('mutation-lost-export').install(); "
+                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
+    """The script of an entry found through export exports too: it shows the planted
+    export fault's bug (exit 1) and, without it, does not (exit 0); through
+    ``torch.compile`` it could show neither."""
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import save
+
+    undo = faults.get("mutation-lost-export").install()
+    try:
+        finding = _export(WRITES).findings[0]
+    finally:
+        undo()
+    entry = Entry(id="export-writes", kind=finding.kind, signature="wrong-mutation|values :: export",
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=WRITES,
+                  detail=[d.line() for d in finding.divergences], target=targets.EXPORT)
+    entry.signature = f"{contract.bug_class(finding.kind, finding.divergences)} :: export"
+    path, _ = save(entry, tmp_path)
+    script = path.with_suffix(".py")
+    assert "torch.export.export(" in script.read_text()
+    env = {**os.environ, "PYTHONPATH": str(os.getcwd())}
+    planted = subprocess.run([sys.executable, "-c", PLANTED_THEN_RUN, str(script)], capture_output=True,
+                             text=True, timeout=300, env=env)
+    assert planted.returncode == 1, planted.stdout + planted.stderr
+    honest = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert honest.returncode == 0, honest.stdout + honest.stderr

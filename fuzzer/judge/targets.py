@@ -30,9 +30,9 @@ from typing import Any, Protocol
 import torch
 
 from fuzzer.judge import observe
-from fuzzer.judge.observe import COMPILE as COMPILE_STAGE
-from fuzzer.judge.observe import RUNTIME, Coverage, Run
-from fuzzer.program import codegen, custom_ops, features, sizes
+from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.observe import Run
+from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.ir import Case
 
 COMPILE, EXPORT = "compile", "export"
@@ -78,67 +78,6 @@ class CompileTarget:
         return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled=True)
 
 
-#: what ``torch.export`` documents it may decline: a constraint on a dynamic dim it
-#: cannot keep (``UserError``, ``ConstraintViolationError``), control flow or a guard
-#: on a size from data (``GuardOnDataDependentSymNode``), what it cannot trace
-#: (``Unsupported``); and, when the exported program is called, a binding whose shapes
-#: fail the guards export narrowed its inputs to (``AssertionError: Guard failed``)
-EXPORT_DECLINES = frozenset({
-    ("UserError", COMPILE_STAGE, ""),
-    ("ConstraintViolationError", COMPILE_STAGE, ""),
-    ("GuardOnDataDependentSymNode", COMPILE_STAGE, ""),
-    ("Unsupported", COMPILE_STAGE, ""),
-    ("AssertionError", RUNTIME, "Guard failed:"),
-})
-
-
-class _Exported:
-    """A program exported on its first call's inputs, and run as ``.module()`` on every
-    call; what export raised is raised again on every later call, as the program's."""
-
-    def __init__(self, fn, dynamic_shapes) -> None:
-        self.fn, self.dynamic_shapes = fn, dynamic_shapes
-        self.module = None
-        self.error: BaseException | None = None
-        #: whether the last call exported (its graph counts once)
-        self.exported_now = False
-
-    def __call__(self, *inputs):
-        self.exported_now = False
-        if self.module is None and self.error is None:
-            fn = self.fn
-
-            class Program(torch.nn.Module):
-                def forward(self, *args):
-                    return fn(*args)
-
-            try:
-                self.module = torch.export.export(Program(), tuple(inputs),
-                                                  dynamic_shapes=(self.dynamic_shapes,)).module()
-            except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
-                self.error = exc
-            self.exported_now = self.module is not None
-        if self.error is not None:
-            raise _ExportFailed(self.error)
-        return self.module(*inputs)
-
-
-class _ExportFailed(Exception):
-    """Carries what ``torch.export.export`` raised out of a run, so it is recorded at
-    the compile stage under its own type."""
-
-    def __init__(self, error: BaseException) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def export_dynamic_shapes(case: Case) -> tuple:
-    """The ``dynamic_shapes`` of ``case``'s inputs: ``Dim.DYNAMIC`` on every dim that is
-    a symbol, None for an input with none."""
-    return tuple({k: torch.export.Dim.DYNAMIC for k, d in enumerate(inp.dims) if sizes.is_symbol(d)} or None
-                 for inp in case.program.inputs)
-
-
 class ExportTarget:
     """``torch.export.export``, run as its ``.module()`` (see the module's docstring)."""
 
@@ -149,19 +88,15 @@ class ExportTarget:
 
     def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
         fn, step = codegen.build_with_step(case.program)
-        return codegen.driven(step, _Exported(fn, export_dynamic_shapes(case)))
+        exported = Exported(fn, export_dynamic_shapes([inp.dims for inp in case.program.inputs]))
+        if step is None:
+            return exported
+        driven = codegen.driven(step, exported)
+        driven.exported = exported
+        return driven
 
     def run(self, fn, inputs: list) -> Run:
-        run = observe.run_once(fn, inputs, custom_ops.LIB.TRACE)
-        exported = getattr(fn, "args", (fn,))[0]  # through the step: its partial's argument
-        failure = run.failure
-        if failure is not None and failure.type == _ExportFailed.__name__:
-            error = exported.error
-            run.failure = observe.Failure(type(error).__name__, str(error), COMPILE_STAGE, failure.traceback,
-                                          failure.site, failure.site_message)
-        graphs = 1 if exported.exported_now else 0
-        run.coverage = Coverage(frames=graphs, graphs=graphs)
-        return run
+        return run_exported(fn, getattr(fn, "exported", fn), inputs, custom_ops.LIB.TRACE)
 
 
 TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget())}

@@ -1,0 +1,97 @@
+"""A program run through ``torch.export``, the same way in the package and in every
+standalone repro script.
+
+Depends on torch, the standard library and ``observe`` only: ``fuzzer.render.repro``
+pastes this module's text into the script of an entry found through the ``export``
+target (``fuzzer.judge.targets``), so the script exports and runs exactly as the
+fuzzer did.
+
+The program is exported (not strict) on its first call's inputs, every dim of an input
+that is a symbol (``s0``) given as ``Dim.DYNAMIC``, and every call runs the exported
+program's ``.module()``; what export raised is raised again on every later call, and
+recorded at the compile stage under its own type (:func:`run_exported`).
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+
+from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_once
+
+#: what ``torch.export`` documents it may decline, as ``(type, stage, message prefix)``
+#: (``contract.Asks.declines``): a constraint on a dynamic dim it cannot keep
+#: (``UserError``, ``ConstraintViolationError``), control flow or a guard on a size from
+#: data (``GuardOnDataDependentSymNode``), what it cannot trace (``Unsupported``); and,
+#: when the exported program is called, a binding whose shapes fail the guards export
+#: narrowed its inputs to (``AssertionError: Guard failed``)
+EXPORT_DECLINES = frozenset({
+    ("UserError", COMPILE, ""),
+    ("ConstraintViolationError", COMPILE, ""),
+    ("GuardOnDataDependentSymNode", COMPILE, ""),
+    ("Unsupported", COMPILE, ""),
+    ("AssertionError", RUNTIME, "Guard failed:"),
+})
+
+_SYMBOL = re.compile(r"s\d+")
+
+
+def export_dynamic_shapes(input_dims) -> tuple:
+    """The ``dynamic_shapes`` of inputs of these dims: ``Dim.DYNAMIC`` on every dim that
+    is a symbol, None for an input with none."""
+    return tuple({k: torch.export.Dim.DYNAMIC for k, d in enumerate(dims) if _SYMBOL.fullmatch(str(d))} or None
+                 for dims in input_dims)
+
+
+class ExportFailed(Exception):
+    """Carries what ``torch.export.export`` raised out of a run."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+class Exported:
+    """``fn`` exported on its first call's inputs, and run as ``.module()`` on every call."""
+
+    def __init__(self, fn, dynamic_shapes) -> None:
+        self.fn, self.dynamic_shapes = fn, dynamic_shapes
+        self.module = None
+        self.error: BaseException | None = None
+        #: whether the last call exported (its graph counts once)
+        self.exported_now = False
+
+    def __call__(self, *inputs):
+        self.exported_now = False
+        if self.module is None and self.error is None:
+            fn = self.fn
+
+            class Program(torch.nn.Module):
+                def forward(self, *args):
+                    return fn(*args)
+
+            try:
+                self.module = torch.export.export(Program(), tuple(inputs),
+                                                  dynamic_shapes=(self.dynamic_shapes,)).module()
+            except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
+                self.error = exc
+            self.exported_now = self.module is not None
+        if self.error is not None:
+            raise ExportFailed(self.error)
+        return self.module(*inputs)
+
+
+def run_exported(fn, exported: Exported, inputs: list, trace: dict) -> Run:
+    """One run of ``fn`` (``exported``, or a step around it), recorded: a failure of the
+    export itself at the compile stage under its own type, one graph for the run that
+    exported."""
+    run = run_once(fn, inputs, trace)
+    failure = run.failure
+    if failure is not None and failure.type == ExportFailed.__name__ and exported.error is not None:
+        error = exported.error
+        run.failure = Failure(type(error).__name__, str(error), COMPILE, failure.traceback, failure.site,
+                              failure.site_message)
+    graphs = 1 if exported.exported_now else 0
+    run.coverage = Coverage(frames=graphs, graphs=graphs)
+    return run
