@@ -40,6 +40,8 @@ def _export(c):
 # ------------------------------------------------------------------ no torch.export
 
 GUARD = Failure("AssertionError", "Guard failed: args_0.size()[0] // 2 != 1", observe.RUNTIME)
+# a guard that cannot be evaluated on a size the exported range excludes (s0 = 0 where it is [2, oo))
+UNEVALUATED = Failure("OutsideGuards", "ZeroDivisionError: integer division or modulo by zero", observe.RUNTIME)
 CONSTRAINT = Failure("UserError", "Constraints violated (s0)!", observe.COMPILE)
 EXPORT_ASKS = contract.Asks(declines=targets.EXPORT_DECLINES)
 
@@ -51,8 +53,10 @@ def _ran(failure):
 def test_what_export_declines_is_refused_only_through_export():
     assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == GUARD.line()
     assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == CONSTRAINT.line()
+    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == UNEVALUATED.line()
     # torch.compile declines none of them without a mark that asks
-    assert contract.refusal(_ran(GUARD)) is None and contract.refusal(_ran(CONSTRAINT)) is None
+    for failure in (GUARD, CONSTRAINT, UNEVALUATED):
+        assert contract.refusal(_ran(failure)) is None
 
 
 def test_what_export_does_not_decline_stays_a_failure():
@@ -80,7 +84,7 @@ def test_a_declined_binding_is_untested_through_export_and_a_finding_through_com
 
 def test_export_is_not_drawn_what_it_cannot_run():
     table = targets.drawn_for(targets.EXPORT, features.ALL)
-    assert features.GRAPH_BREAK not in table and features.MODULE_STATE not in table
+    assert not {features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD, features.AUTOGRAD_FUNCTION} & set(table)
     assert targets.drawn_for(targets.COMPILE, features.ALL) == features.ALL
 
 

@@ -24,13 +24,15 @@ from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_o
 #: (``contract.Asks.declines``): a constraint on a dynamic dim it cannot keep
 #: (``UserError``, ``ConstraintViolationError``), control flow or a guard on a size from
 #: data (``GuardOnDataDependentSymNode``), what it cannot trace (``Unsupported``); and,
-#: when the exported program is called, a binding whose shapes fail the guards export
-#: narrowed its inputs to (``AssertionError: Guard failed``)
+#: when the exported program is called, a binding its guard check rejects (its shapes
+#: outside those export narrowed its inputs to: :class:`OutsideGuards`, or the check's
+#: own ``AssertionError: Guard failed`` where this torch's module has no separate check)
 EXPORT_DECLINES = frozenset({
     ("UserError", COMPILE, ""),
     ("ConstraintViolationError", COMPILE, ""),
     ("GuardOnDataDependentSymNode", COMPILE, ""),
     ("Unsupported", COMPILE, ""),
+    ("OutsideGuards", RUNTIME, ""),
     ("AssertionError", RUNTIME, "Guard failed:"),
 })
 
@@ -50,6 +52,12 @@ class ExportFailed(Exception):
     def __init__(self, error: BaseException) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class OutsideGuards(Exception):
+    """The exported module's guard check rejected a call's inputs: whatever it raised
+    (``AssertionError: Guard failed``, or an error evaluating a guard on a size the
+    exported range excludes, such as a division by a size of 0), named in the message."""
 
 
 class Exported:
@@ -79,6 +87,12 @@ class Exported:
             self.exported_now = self.module is not None
         if self.error is not None:
             raise ExportFailed(self.error)
+        guards = getattr(self.module, "_guards_fn", None)  # the check ``.module()`` runs first
+        if guards is not None:
+            try:
+                guards(*inputs)
+            except Exception as exc:  # noqa: BLE001 - any failure of the check rejects the inputs
+                raise OutsideGuards(f"{type(exc).__name__}: {exc}") from exc
         return self.module(*inputs)
 
 

@@ -17,7 +17,9 @@ whether its graphs can be read for dead calls (``missed-dce``).
   them is refused, as is what export declines to trace (a constraint it cannot meet,
   control flow on data).  Export promises no dead-code elimination of a custom op's
   calls, so ``missed-dce`` is not judged.  Programs with graph breaks (export traces
-  one whole graph) and modules with state are not drawn for it.
+  one whole graph), modules with state and programs that take gradients (export traces
+  the forward: a backward through ``.module()`` differentiates the traced ops, not an
+  ``autograd.Function``'s own backward) are not drawn for it.
 
 A stage asks for a target by name (:func:`get`); adding one is a class here and a
 line in :data:`TARGETS`, and touches no stage below.
@@ -82,7 +84,8 @@ class ExportTarget:
     """``torch.export.export``, run as its ``.module()`` (see the module's docstring)."""
 
     name = EXPORT
-    unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE)
+    unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD,
+                                    features.AUTOGRAD_FUNCTION)
     declines = EXPORT_DECLINES
     judges_dce = False
 
