@@ -156,3 +156,25 @@ def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
     assert planted.returncode == 1, planted.stdout + planted.stderr
     honest = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert honest.returncode == 0, honest.stdout + honest.stderr
+
+
+def test_an_entry_records_its_target_and_reads_back_without_one():
+    from fuzzer.corpus.entry import Entry
+
+    divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
+    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor")
+    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor",
+                           target=targets.EXPORT)
+    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class == "wrong-mutation|values"
+    assert "target" not in compiled.to_json() and exported.to_json()["target"] == targets.EXPORT
+    assert Entry.from_json(exported.to_json()).target == targets.EXPORT
+    assert Entry.from_json(compiled.to_json()).target == targets.COMPILE
+
+
+def test_a_campaign_state_records_its_target_and_reads_back_without_one():
+    from fuzzer.campaign.state import CampaignState, Shard
+
+    state = CampaignState(seed=1, shard=Shard.parse("1/1"), target=targets.EXPORT)
+    assert CampaignState.from_json(state.to_json()).target == targets.EXPORT
+    plain = CampaignState(seed=1, shard=Shard.parse("1/1"))
+    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).target == targets.COMPILE

@@ -37,8 +37,11 @@ class BadEntry(ValueError):
     """A corpus file that cannot be read back as an entry."""
 
 
-def entry_id(kind: str, signature: str) -> str:
-    return f"{kind}-{hashlib.sha256(signature.encode()).hexdigest()[:12]}"
+def entry_id(kind: str, signature: str, target: str = targets.DEFAULT) -> str:
+    """The id of an entry: its kind and a hash of its signature (and of its target, where
+    it is not the default, so one program's finding through two targets is two entries)."""
+    named = signature if target == targets.DEFAULT else f"{target}: {signature}"
+    return f"{kind}-{hashlib.sha256(named.encode()).hexdigest()[:12]}"
 
 
 @dataclass
@@ -169,15 +172,14 @@ class Entry:
 
         ``notes`` are detail lines kept after the divergences (where a process died);
         ``threads`` the intra-op threads of the process that found it (default: this
-        process's); ``target`` the pipeline it was found through, named in its signature
-        (so its id) unless it is the default.
+        process's); ``target`` the pipeline it was found through, in its id unless it is
+        the default.
         A program shrunk past its last call of a user's op no longer imports its module.
         """
         if case.program.imports and not case.program.user_ops():
             case = dataclasses.replace(case, program=dataclasses.replace(case.program, imports=()))
         sig = signature.of(kind, case, list(divergences))
-        sig = sig if target == targets.DEFAULT else f"{target}: {sig}"
-        return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
+        return cls(id=entry_id(kind, sig, target), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
                    threads=torch.get_num_threads() if threads is None else threads,
                    hash_seed=hashseed.AT_START,
