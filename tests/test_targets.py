@@ -178,3 +178,22 @@ def test_a_campaign_state_records_its_target_and_reads_back_without_one():
     assert CampaignState.from_json(state.to_json()).target == targets.EXPORT
     plain = CampaignState(seed=1, shard=Shard.parse("1/1"))
     assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).target == targets.COMPILE
+
+
+# ------------------------------------------------------------------ AOTInductor (compiles C++)
+
+@pytest.mark.compile
+def test_aoti_honest_is_clean_and_catches_inductors_planted_mutation_lost():
+    """The package is compiled once per program by Inductor's C++ toolchain: the catalogue's
+    ``mutation-lost`` (in Inductor's post-grad decomposition) is met through it; through
+    export alone it is not."""
+    honest = run_trial(WRITES, "cpu", target=targets.AOTI)
+    assert honest.status == CLEAN, [d.line() for d in honest.verdict.divergences]
+    undo = faults.get("mutation-lost").install()
+    try:
+        planted = run_trial(WRITES, "cpu", target=targets.AOTI)
+        exported = _export(WRITES)
+    finally:
+        undo()
+    assert planted.status == FINDING and contract.WRONG_MUTATION in [f.kind for f in planted.findings]
+    assert exported.status == CLEAN

@@ -158,9 +158,10 @@ def target_option(func):
     from fuzzer.judge import targets
 
     return click.option("--target", type=click.Choice(targets.names()), default=targets.DEFAULT, show_default=True,
-                        help="The pipeline each program is compiled and run through: compile (torch.compile) or "
-                             "export (torch.export.export, run as its .module()); a program with a feature the "
-                             "target cannot run is not drawn for it (docs/targets.md).")(func)
+                        help="The pipeline each program is compiled and run through: compile (torch.compile), "
+                             "export (torch.export.export, run as its .module()) or aoti (exported, then compiled "
+                             "once by AOTInductor into a package and loaded); a program with a feature the target "
+                             "cannot run is not drawn for it (docs/targets.md).")(func)
 
 
 def load_or_exit(path: str):

@@ -7,14 +7,18 @@ target (``fuzzer.judge.targets``), so the script exports and runs exactly as the
 fuzzer did.
 
 The program is exported (not strict) on its first call's inputs, every dim of an input
-that is a symbol (``s0``) given as ``Dim.DYNAMIC``, and every call runs the exported
-program's ``.module()``; what export raised is raised again on every later call, and
-recorded at the compile stage under its own type (:func:`run_exported`).
+that is a symbol (``s0``) given as ``Dim.DYNAMIC``, and lowered once (:data:`LOWERINGS`):
+every call runs the exported program's ``.module()`` (``export``) or the AOTInductor
+package compiled from it and loaded (``aoti``); what exporting or lowering raised is
+raised again on every later call, and recorded at the compile stage under its own type
+(:func:`run_exported`).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 
 import torch
 
@@ -60,12 +64,25 @@ class OutsideGuards(Exception):
     exported range excludes, such as a division by a size of 0), named in the message."""
 
 
-class Exported:
-    """``fn`` exported on its first call's inputs, and run as ``.module()`` on every call."""
+def aoti_package(program, module=None):
+    """The exported program compiled by AOTInductor into a package, and loaded."""
+    with tempfile.TemporaryDirectory(prefix="dcefuzz-aoti-") as folder:
+        path = torch._inductor.aoti_compile_and_package(program, package_path=os.path.join(folder, "program.pt2"))
+        return torch._inductor.aoti_load_package(path)
 
-    def __init__(self, fn, dynamic_shapes) -> None:
-        self.fn, self.dynamic_shapes = fn, dynamic_shapes
+
+#: how an exported program (and its ``.module()``) is made into what every call runs, by target
+LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package}
+
+
+class Exported:
+    """``fn`` exported on its first call's inputs, lowered as ``target`` lowers it
+    (:data:`LOWERINGS`), and run so on every call, after the exported module's guard check."""
+
+    def __init__(self, fn, dynamic_shapes, target: str = "export") -> None:
+        self.fn, self.dynamic_shapes, self.lower = fn, dynamic_shapes, LOWERINGS[target]
         self.module = None
+        self.guards = None
         self.error: BaseException | None = None
         #: whether the last call exported (its graph counts once)
         self.exported_now = False
@@ -80,14 +97,16 @@ class Exported:
                     return fn(*args)
 
             try:
-                self.module = torch.export.export(Program(), tuple(inputs),
-                                                  dynamic_shapes=(self.dynamic_shapes,)).module()
+                program = torch.export.export(Program(), tuple(inputs), dynamic_shapes=(self.dynamic_shapes,))
+                module = program.module()
+                self.guards = getattr(module, "_guards_fn", None)  # the check ``.module()`` runs first
+                self.module = self.lower(program, module)
             except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
                 self.error = exc
             self.exported_now = self.module is not None
         if self.error is not None:
             raise ExportFailed(self.error)
-        guards = getattr(self.module, "_guards_fn", None)  # the check ``.module()`` runs first
+        guards = self.guards
         if guards is not None:
             try:
                 guards(*inputs)

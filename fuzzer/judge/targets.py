@@ -37,7 +37,7 @@ from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.ir import Case
 
-COMPILE, EXPORT = "compile", "export"
+COMPILE, EXPORT, AOTI = "compile", "export", "aoti"
 #: the target of a campaign, an entry or a replay that names none
 DEFAULT = COMPILE
 
@@ -91,7 +91,7 @@ class ExportTarget:
 
     def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
         fn, step = codegen.build_with_step(case.program)
-        exported = Exported(fn, export_dynamic_shapes([inp.dims for inp in case.program.inputs]))
+        exported = Exported(fn, export_dynamic_shapes([inp.dims for inp in case.program.inputs]), self.name)
         if step is None:
             return exported
         driven = codegen.driven(step, exported)
@@ -102,7 +102,17 @@ class ExportTarget:
         return run_exported(fn, getattr(fn, "exported", fn), inputs, custom_ops.LIB.TRACE)
 
 
-TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget())}
+class AotiTarget(ExportTarget):
+    """AOTInductor: the program exported as for ``export``, compiled once into a package
+    (``torch._inductor.aoti_compile_and_package``, the C++ toolchain Inductor uses on the
+    CPU) and loaded (``aoti_load_package``); every binding runs the loaded package, after
+    the exported module's guard check.  It refuses what export refuses; what AOTInductor
+    raises compiling the package is a ``compile-error``."""
+
+    name = AOTI
+
+
+TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget())}
 
 
 class UnknownTarget(LookupError):

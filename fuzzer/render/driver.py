@@ -95,9 +95,9 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    exporting = spec.get("target") == "export"  # through torch.export, run as .module(): ``exporting``
+    exporting = spec.get("target") in ("export", "aoti")  # through torch.export: ``exporting``
     if exporting:
-        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]))
+        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
         compiled = _through(step, exported)
     else:
         compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),

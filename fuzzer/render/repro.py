@@ -106,7 +106,7 @@ def render(entry: Entry) -> str:
         + "\n".join(entry.detail[:5]) + "\n\n"
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "")
-        + (f", through {entry.target} (torch.export.export, run as its .module())" if entry.target == "export" else "")
+        + (f", through the {entry.target} target (torch.export.export)" if entry.target != "compile" else "")
         + ".\n"
         + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
         + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"
