@@ -54,6 +54,6 @@ FAULTS = (
                      "a mutating custom op whose result has no users, so its write to a program input is lost"),
         targets=(MODULE,),
         build=_build,
-        target="export",
+        pipelines=("export",),
     ),
 )
