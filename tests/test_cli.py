@@ -219,7 +219,7 @@ def test_replay_runs_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cuda
     devices = []
     real = judges.judge_fresh
     monkeypatch.setattr(judges, "judge_fresh",
-                        lambda c, device, backend: (devices.append(device), real(c, device, backend))[1])
+                        lambda c, device, backend, **kw: (devices.append(device), real(c, device, backend, **kw))[1])
     path, _ = save(make_entry(backend=backends.FAITHFUL), tmp_path)
     r = invoke("replay", path)
     assert r.exit_code == 0, r.output

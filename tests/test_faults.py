@@ -216,7 +216,7 @@ def unplanted():
 #: faults of a single compile (a cache key's fault shows on cache pairs: tests/test_cache.py;
 #: one confined to a feature's path, on a program of that path: below)
 COMPILE_FAULTS = sorted(n for n, f in faults.CATALOGUE.items()
-                        if f.expected_kind != contract.STALE_CACHE and not f.features)
+                        if f.expected_kind != contract.STALE_CACHE and not f.features and "compile" in f.pipelines)
 
 
 @pytest.mark.compile

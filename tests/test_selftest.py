@@ -55,7 +55,7 @@ def test_each_fault_gets_the_budget_it_carries_unless_told(monkeypatch):
 
     given = {}
 
-    def record(name, seconds, seed, device, corpus_dir, log=None):
+    def record(name, seconds, seed, device, corpus_dir, log=None, target=None):
         given[name] = seconds
         return Row(name, CATALOGUE[name].bug_class, CATALOGUE[name].expected_kind, True, True)
 

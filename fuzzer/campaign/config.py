@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fuzzer.judge import kinds
+from fuzzer.judge import kinds, targets
 from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
 from fuzzer.program.generate import BUILTIN, OpSet
 
@@ -38,6 +38,9 @@ class Config:
     #: how each program is tried: the name of a trial kind (``fuzzer.judge.kinds``:
     #: ``program``, or ``cache-pair`` for ``--cache-pairs``)
     trial: str = kinds.PROGRAM
+    #: the pipeline each program is compiled and run through (``fuzzer.judge.targets``,
+    #: ``--target``)
+    target: str = targets.DEFAULT
     #: torch threads of each cache-pair side (None: torch's default)
     side_threads: int | None = None
     #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)

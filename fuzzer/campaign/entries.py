@@ -18,7 +18,7 @@ from fuzzer.corpus.bugs import separates
 from fuzzer.corpus.entry import Entry
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
-from fuzzer.judge import contract, kinds
+from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import Finding, TrialResult
 from fuzzer.limits import TRIAGE
@@ -49,7 +49,8 @@ def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verd
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding as the trial confirmed it, unshrunk."""
     return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, variant=finding.variant)
+                       backend=finding.backend, fault=config.fault, variant=finding.variant,
+                       target=finding.target)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
@@ -74,7 +75,8 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
     ``errors``.
     """
     budget = config.triage_budget.within(seconds_left)
-    if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
+    if (not config.triage or not triageable(entry.kind, entry.backend) or entry.target != targets.DEFAULT
+            or budget.seconds <= 0):
         return entry
     try:
         entry.culprit = kinds.of(entry.kind).culprit(entry, entry.device, budget, config.fault, config.side_threads,
@@ -168,7 +170,8 @@ def own_bindings(finding: Finding) -> Finding:
 def _recognisable(finding: Finding) -> bool:
     """Whether a finding's repeats may be recognised (``fuzzer.triage.recognise``): of
     the plain trial, and on one of torch's stages."""
-    return kinds.of(finding.kind).name == kinds.PROGRAM and triageable(finding.kind, finding.backend)
+    return (kinds.of(finding.kind).name == kinds.PROGRAM and finding.target == targets.DEFAULT
+            and triageable(finding.kind, finding.backend))
 
 
 def _all_checkable(finding: Finding, entry: Entry, full: dict[str, int]) -> bool:
@@ -229,7 +232,7 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
         return entry
     return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
                        backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant)
+                       variant=finding.variant, target=finding.target)
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
@@ -253,7 +256,7 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
         return found_entry(finding, seed, config)
     return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
                        backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant)
+                       variant=finding.variant, target=finding.target)
 
 
 def masked_entries(entries: list[Entry], seed: int | None, config: Config, full: dict[str, int],

@@ -126,10 +126,13 @@ def feedback(chosen: bool | None, resume: bool, folder) -> bool:
         return False
 
 
-def check_cache_pairs(cache_pairs: bool, op_specs) -> None:
-    """Cache pairs vary the declarations of dcefuzz's own ops, so they take no user ops."""
+def check_cache_pairs(cache_pairs: bool, op_specs, target: str = "compile") -> None:
+    """Cache pairs vary the declarations of dcefuzz's own ops, so they take no user ops;
+    they pair two ``torch.compile``s, so they take no other target."""
     if cache_pairs and op_specs:
         raise PlanError("--cache-pairs vary dcefuzz's own ops' declarations; they do not take --ops")
+    if cache_pairs and target != "compile":
+        raise PlanError(f"--cache-pairs pair two torch.compile caches; they do not take --target {target}")
 
 
 def budget(seconds: float | None, programs: int | None) -> Budget:

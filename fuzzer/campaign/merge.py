@@ -65,7 +65,8 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     first = states[0]
     for folder, state in zip(folders, states):
         for what, mine, theirs in (("seed", state.seed, first.seed), ("features", state.features, first.features),
-                                   ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback)):
+                                   ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback),
+                                   ("target", state.target, first.target)):
             if mine != theirs:
                 raise BadState(f"{folder} ran {what} {mine!r}, {folders[0]} {theirs!r}: only shards of one "
                                "campaign merge")
@@ -86,7 +87,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
         features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
-        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback)
+        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target)
     result = Merged(total)
     pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]
     if pools:

@@ -67,7 +67,7 @@ def table(rows: list[Row]) -> str:
 
 
 def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: str,
-                log=None) -> Row:
+                log=None, target: str | None = None) -> Row:
     fault = faults.get(name)
     row = Row(fault.name, fault.bug_class, fault.expected_kind, applicable=True)
     reason = fault.unavailable()
@@ -88,7 +88,8 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
 
     # a fault of the cache key shows on cache pairs only, and its sides carry it
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
-                    trial=kinds.of(fault.expected_kind).name, features=fault.features)
+                    trial=kinds.of(fault.expected_kind).name, features=fault.features,
+                    target=target or fault.pipelines[0])
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs
@@ -112,6 +113,7 @@ def budget_of(name: str, seconds: float | None = None) -> float:
 
 
 def run_selftest(names: list[str], seconds: float | None, seed: int, device: str, corpus_dir: str,
-                 log=None) -> list[Row]:
-    """Check each fault, each within ``seconds`` or, when None, the budget it carries."""
-    return [check_fault(n, budget_of(n, seconds), seed, device, corpus_dir, log) for n in names]
+                 log=None, target: str | None = None) -> list[Row]:
+    """Check each fault, each within ``seconds`` or, when None, the budget it carries, its campaign
+    run through ``target`` (None: the first of its ``pipelines``)."""
+    return [check_fault(n, budget_of(n, seconds), seed, device, corpus_dir, log, target) for n in names]

@@ -72,7 +72,7 @@ class Session:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
-                              ops=config.op_table, feedback=config.steered)
+                              ops=config.op_table, feedback=config.steered, target=config.target)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -83,6 +83,9 @@ class Session:
             if state.features != config.feature_table:
                 raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
                                f"not {config.feature_table or 'none'}: resume with the same --features")
+            if state.target != config.target:
+                raise BadState(f"{folder.path} ran its programs through target {state.target}: resume with "
+                               f"--target {state.target}")
             if state.ops != config.op_table:
                 raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
                                f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")

@@ -143,6 +143,9 @@ class CampaignState:
     #: whether the programs came from a feedback director (``fuzzer.feedback``): a
     #: resumed campaign must keep to the same
     feedback: bool = False
+    #: the pipeline its programs are compiled and run through (``fuzzer.judge.targets``):
+    #: a resumed campaign must keep to the same (absent from the JSON: ``compile``)
+    target: str = "compile"
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -152,7 +155,8 @@ class CampaignState:
                 "recompiles": self.recompiles, "untested": dict(self.untested),
                 "internal_errors": dict(self.internal), "reached": dict(self.reached),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {}),
-                **({"feedback": True} if self.feedback else {})}
+                **({"feedback": True} if self.feedback else {}),
+                **({"target": self.target} if self.target != "compile" else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -169,7 +173,8 @@ class CampaignState:
                        internal=Counter(data.get("internal_errors", {})),
                        reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
-                       ops=dict(data.get("ops", {})), feedback=bool(data.get("feedback", False)))
+                       ops=dict(data.get("ops", {})), feedback=bool(data.get("feedback", False)),
+                       target=str(data.get("target") or "compile"))
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise

@@ -85,7 +85,7 @@ class Stats:
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
             features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
-            reached=b.reached + self.reached, feedback=b.feedback)
+            reached=b.reached + self.reached, feedback=b.feedback, target=b.target)
 
     @property
     def mostly_untested(self) -> bool:

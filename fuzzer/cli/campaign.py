@@ -22,6 +22,7 @@ from fuzzer.cli.options import (
     select_ops_or_exit,
     shrink_options,
     spelled,
+    target_option,
     triage_option,
 )
 from fuzzer.files import atomic_write
@@ -96,6 +97,7 @@ def _known_keys(folder: str | None) -> tuple:
               help="Refuse to start (exit 1) when an --ops op fails its declaration check, "
                    "instead of leaving it out.")
 @fault_option
+@target_option
 @shrink_options
 @click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
               "as a bug until `dcefuzz triage`).")
@@ -104,7 +106,7 @@ def _known_keys(folder: str | None) -> tuple:
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir, resume, jobs, devices,
         program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
-        strict_declarations, fault, no_shrink, shrink_budget, no_triage,
+        strict_declarations, fault, target, no_shrink, shrink_budget, no_triage,
         triage_budget, examples_per_bug, known_dir):
     """Fuzz for a duration or a number of programs, then print a summary.
 
@@ -152,19 +154,20 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
         launch.check_resume(resume, state_dir)
         folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
         feedback = launch.feedback(_given("feedback", feedback), resume, folder)
-        launch.check_cache_pairs(cache_pairs, op_specs)
+        launch.check_cache_pairs(cache_pairs, op_specs, target)
     corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
     feature_table = feats.NONE if cache_pairs else feature_table
     chosen = _ops_or_exit(op_specs, only_user_ops, dev, folder, strict_declarations)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (", feedback" if feedback and not cache_pairs else ", blind")
-               + (f", fault {fault} planted" if fault else "") + f"\nfeatures {feats.describe(feature_table)}"
+               + (f", fault {fault} planted" if fault else "") + (f", target {target}" if target != "compile" else "")
+               + f"\nfeatures {feats.describe(feature_table)}"
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     plan = launch.plan(how, jobs, gpus, seconds, programs, program_timeout, memory_cap, cache_pairs)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads,
+                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads, target=target,
                     features=tuple(feature_table.items()), ops=chosen.ops,
                     declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
     display = _Display()

@@ -19,6 +19,7 @@ from fuzzer.cli.options import (
     ops_options,
     resolve_entry_device,
     select_ops_or_exit,
+    target_option,
 )
 
 
@@ -219,17 +220,20 @@ def repro(entry):
 @click.option("--json", "as_json", is_flag=True, help="Print the IR as JSON instead of Python.")
 @features_option
 @ops_options
-def gen(seed, as_json, feature_table, op_specs, only_user_ops):
+@target_option
+def gen(seed, as_json, feature_table, op_specs, only_user_ops, target):
     """Print the program generated from SEED (same seed, version, features and ops:
     same text): how it is compiled, its features, the function and, where its mode
     needs one, the step that marks its inputs, takes the loss and calls backward().
     With --ops, the ops are checked first as a campaign checks them (an op that fails
-    is left out), so SEED gives the program a campaign would run."""
+    is left out), so SEED gives the program a campaign would run; with --target, the
+    program a campaign of that target would run."""
+    from fuzzer.judge import targets
     from fuzzer.program import codegen
     from fuzzer.program.generate import generate
 
     chosen = select_ops_or_exit(op_specs, only_user_ops, quiet=True)
-    case = generate(seed, features=feature_table, ops=chosen.ops)
+    case = generate(seed, features=targets.drawn_for(target, feature_table), ops=chosen.ops)
     if as_json:
         click.echo(json.dumps(case.to_json(), indent=2, sort_keys=True))
         return

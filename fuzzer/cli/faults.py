@@ -13,6 +13,7 @@ from fuzzer.cli.options import (
     catalogue_names,
     resolve_device,
 )
+from fuzzer.judge.targets import names as target_names
 
 
 @main.command()
@@ -24,11 +25,14 @@ from fuzzer.cli.options import (
 @click.option("--quick", is_flag=True,
               help="Only the quick subset: one fault per bug class that a short campaign finds in "
                    "seconds (a check that fits in CI).")
+@click.option("--target", default=None, type=click.Choice(target_names()),
+              help="Only the faults planted in this target's pipeline, each campaign run through it "
+                   "(docs/targets.md). Default: every fault, through the first target it is shown to meet.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--device", default=None, help=DEVICE_HELP)
 @click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
               help="Keep the findings here (default: a temporary folder).")
-def selftest(names, seconds, quick, seed, device, corpus_dir):
+def selftest(names, seconds, quick, target, seed, device, corpus_dir):
     """Plant each fault in turn and check that a short campaign catches it.
 
     Each fault gets the campaign time it carries (docs/faults.md), unless
@@ -43,7 +47,8 @@ def selftest(names, seconds, quick, seed, device, corpus_dir):
     from fuzzer.faults import CATALOGUE
 
     dev = resolve_device(device)
-    names = list(names) or [n for n in catalogue_names() if not quick or CATALOGUE[n].quick]
+    names = list(names) or [n for n in catalogue_names() if (not quick or CATALOGUE[n].quick)
+                            and (target is None or target in CATALOGUE[n].pipelines)]
     most = sum(budget_of(n, seconds) for n in names)
     with tempfile.TemporaryDirectory(prefix="dcefuzz-selftest-") as tmp:
         folder = corpus_dir or tmp
@@ -52,7 +57,7 @@ def selftest(names, seconds, quick, seed, device, corpus_dir):
                    f"(a fault stops at its third finding), seed {seed}, device {dev}", err=True)
         rows = []
         for name in names:
-            rows += run_selftest([name], seconds, seed, dev, folder)
+            rows += run_selftest([name], seconds, seed, dev, folder, target=target)
             r = rows[-1]
             click.echo(f"  {name}: " + ("n/a" if not r.applicable else "detected" if r.detected else "MISSED"),
                        err=True)

@@ -153,6 +153,17 @@ def features_option(func):
                         help=features_help())(func)
 
 
+def target_option(func):
+    """``--target``: the pipeline programs are compiled and run through (``fuzzer.judge.targets``)."""
+    from fuzzer.judge import targets
+
+    return click.option("--target", type=click.Choice(targets.names()), default=targets.DEFAULT, show_default=True,
+                        help="The pipeline each program is compiled and run through: compile (torch.compile), "
+                             "export (torch.export.export, run as its .module()) or aoti (exported, then compiled "
+                             "once by AOTInductor into a package and loaded); a program with a feature the target "
+                             "cannot run is not drawn for it (docs/targets.md).")(func)
+
+
 def load_or_exit(path: str):
     from fuzzer.corpus.store import BadEntry, load
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import torch
 
 from fuzzer import __version__, hashseed
+from fuzzer.judge import targets
 from fuzzer.judge.contract import Divergence
 from fuzzer.limits import CORPUS
 from fuzzer.program import codegen
@@ -36,8 +37,11 @@ class BadEntry(ValueError):
     """A corpus file that cannot be read back as an entry."""
 
 
-def entry_id(kind: str, signature: str) -> str:
-    return f"{kind}-{hashlib.sha256(signature.encode()).hexdigest()[:12]}"
+def entry_id(kind: str, signature: str, target: str = targets.DEFAULT) -> str:
+    """The id of an entry: its kind and a hash of its signature (and of its target, where
+    it is not the default, so one program's finding through two targets is two entries)."""
+    named = signature if target == targets.DEFAULT else f"{target}: {signature}"
+    return f"{kind}-{hashlib.sha256(named.encode()).hexdigest()[:12]}"
 
 
 @dataclass
@@ -82,6 +86,9 @@ class Entry:
     #: when each hit happened (ISO times, the newest ``CORPUS.hit_times_kept``): a bug's hits
     #: over time; entries saved before hits were timed have none
     hit_times: list = field(default_factory=list)
+    #: the pipeline it was found through (``fuzzer.judge.targets``; absent from its JSON:
+    #: ``compile``, as every entry saved before targets existed)
+    target: str = targets.DEFAULT
 
     def hit(self, when: str, count: int = 1, times: Sequence[str] = ()) -> None:
         """Count ``count`` hits more, at ``when``; ``times``: another copy's hit times, kept too."""
@@ -117,6 +124,7 @@ class Entry:
             **({"threads": self.threads} if self.threads is not None else {}),
             **({"hash_seed": self.hash_seed} if self.hash_seed is not None else {}),
             **({"hit_times": list(self.hit_times)} if self.hit_times else {}),
+            **({"target": self.target} if self.target != targets.DEFAULT else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -151,6 +159,7 @@ class Entry:
             threads=int(data["threads"]) if data.get("threads") is not None else None,
             hash_seed=str(data["hash_seed"]) if data.get("hash_seed") is not None else None,
             hit_times=[str(t) for t in data.get("hit_times") or []],
+            target=str(data.get("target") or targets.DEFAULT),
         )
 
     @classmethod
@@ -158,23 +167,24 @@ class Entry:
               device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
               shrink: dict | None = None, notes: Sequence[str] = (),
               torch_version: str | None = None, culprit: Culprit | None = None,
-              variant: dict | None = None, threads: int | None = None) -> Entry:
+              variant: dict | None = None, threads: int | None = None, target: str = targets.DEFAULT) -> Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
         ``notes`` are detail lines kept after the divergences (where a process died);
         ``threads`` the intra-op threads of the process that found it (default: this
-        process's).
+        process's); ``target`` the pipeline it was found through, in its id unless it is
+        the default.
         A program shrunk past its last call of a user's op no longer imports its module.
         """
         if case.program.imports and not case.program.user_ops():
             case = dataclasses.replace(case, program=dataclasses.replace(case.program, imports=()))
         sig = signature.of(kind, case, list(divergences))
-        return cls(id=entry_id(kind, sig), kind=kind, signature=sig, seed=seed, device=device,
+        return cls(id=entry_id(kind, sig, target), kind=kind, signature=sig, seed=seed, device=device,
                    backend=backend, torch_version=torch_version or torch.__version__, case=case,
                    threads=torch.get_num_threads() if threads is None else threads,
                    hash_seed=hashseed.AT_START,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
-                   found=found, shrink=shrink, culprit=culprit, variant=variant)
+                   found=found, shrink=shrink, culprit=culprit, variant=variant, target=target)
 
     def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: dict,
                 notes: Sequence[str] = ()) -> Entry:
@@ -184,7 +194,7 @@ class Entry:
         return Entry.build(self.kind, case, divergences, seed=self.seed, device=self.device, backend=self.backend,
                            fault=self.fault, hits=self.hits, found=self.found, shrink=shrink,
                            torch_version=self.torch_version, notes=notes, threads=self.threads,
-                           variant=self.variant)
+                           variant=self.variant, target=self.target)
 
     @property
     def seen(self) -> str:

@@ -26,6 +26,7 @@ from fuzzer.faults import (
     dead_pure_kept,
     effect_dropped,
     effects_reordered,
+    export_mutation_lost,
     graph_break,
     internal_error,
     mutation_lost,
@@ -39,7 +40,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped)
+                   scoped, export_mutation_lost)
     for f in module.FAULTS
 }
 

@@ -52,6 +52,10 @@ class Fault:
     #: part of ``dcefuzz selftest --quick``: one fault per bug class, each found in
     #: seconds, for a check that fits in CI
     quick: bool = False
+    #: the targets whose pipelines it plants a regression in (``fuzzer.judge.targets``),
+    #: each shown to meet it: ``selftest --target NAME`` runs its campaign through NAME,
+    #: and a plain self-test through the first
+    pipelines: tuple[str, ...] = ("compile",)
 
     def unavailable(self) -> str | None:
         """None when every target exists in this torch; else a one-line reason."""

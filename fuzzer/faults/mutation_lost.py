@@ -78,6 +78,7 @@ def _fault(dynamic: bool) -> Fault:
         targets=(DECOMPOSE, DENSE),
         build=_build(dynamic),
         quick=not dynamic,
+        pipelines=("compile",) if dynamic else ("compile", "aoti"),
     )
 
 

@@ -42,7 +42,8 @@ specialises, Dynamo's own guard on a size marked unbacked) is the compiler's rig
 not a finding: the case is untested for that reason.  A refusal needs the mark that
 asks for it; without one (a program with sizes from data included) the same error is
 a finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
-finding too: the front end accepted the program.
+finding too: the front end accepted the program.  What a target other than
+``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
 
 HOP-INLINED: a region or ``torch.cond`` the program asked for (``Asks.hops``) that
 Dynamo's graphs do not hold was inlined: the case tested the bare calls, untested.
@@ -121,8 +122,7 @@ MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", 
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
-#: an object's address in a repr ("object at 0x7f3a..."): another in every process
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")  # an object's address in a repr: another in every process
 _NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
 #: a size symbol is a size like any number: a stride ``s33`` where another compile
 #: has ``1`` is the same message
@@ -183,11 +183,9 @@ def bug_class(kind: str, divs: list[Divergence]) -> str:
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
-    """The first error of another kind among ``divs``: a compiled run that raised
-    (compiling or running) where a bug of ``kind`` was looked for.  The raise may
-    come before the point where that bug would show, or end the run of a binding
-    that would have shown it, so the bug's absence says nothing: a replay that sees
-    one calls it neither this bug nor fixed."""
+    """The first error of another kind among ``divs``: a compiled run that raised where a
+    bug of ``kind`` was looked for, before the point where it would show or ending the
+    binding that would have shown it; a replay that sees one calls it neither this bug nor fixed."""
     return next((div for div in divs if div.kind in ERROR_KINDS and div.kind != kind), None)
 
 
@@ -219,6 +217,7 @@ class Asks:
     hops: frozenset = frozenset()
     #: why it is beyond what torch documents a higher-order op supports (``HOP LIMIT``)
     limits: frozenset = frozenset()
+    declines: frozenset = frozenset()  # (type, stage, message prefix): its target declines them
 
 
 # ------------------------------------------------------------------ clauses
@@ -247,12 +246,14 @@ REFUSALS: dict[str, frozenset] = {
 
 
 def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
-    """The message, when the compiled run failed because the compiler declined what
-    the program asked with its marks (never a finding), else None."""
-    failure = compiled.failure
-    if failure is None or failure.stage != COMPILE or not REFUSALS.get(failure.type, frozenset()) & asks.marks:
+    """The message, when the compiled run failed because the compiler declined what the
+    program asked with its marks, or as its target declines (never a finding), else None."""
+    f = compiled.failure
+    if f is None:
         return None
-    return failure.line()
+    marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
+    declined = any((f.type, f.stage) == (t, s) and f.message.startswith(p) for t, s, p in asks.declines)
+    return f.line() if marked or declined else None
 
 
 def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:

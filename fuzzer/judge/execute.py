@@ -22,7 +22,7 @@ import weakref
 
 import torch
 
-from fuzzer.judge import observe
+from fuzzer.judge import observe, targets
 from fuzzer.judge.observe import BindingRuns, Run
 from fuzzer.program import codegen, custom_ops, forms, sizes, windows
 from fuzzer.program.ir import Case
@@ -143,21 +143,22 @@ def compile_fn(case: Case, backend: str = "inductor", dynamic: bool = True):
     program's dynamic mode, and run through its ``step`` when it has one
     (``dynamic=False``: static shapes, one compile per binding, which triage uses to
     tell bugs of symbolic shapes from the rest; the program's marks still apply)."""
-    fn, step = codegen.build_with_step(case.program)
-    mode = codegen.dynamic_arg(case.program) if dynamic else False
-    return codegen.driven(step, torch.compile(fn, dynamic=mode, backend=backend))
+    return targets.get(targets.COMPILE).build(case, backend, dynamic)
 
 
 def run_compiled(case: Case, device: str, runs: list[BindingRuns], compiled=None,
-                 backend: str = "inductor") -> list[BindingRuns]:
-    """Fill in the compiled run of every binding, through one compiled function."""
-    compiled = compiled if compiled is not None else compile_fn(case, backend)
+                 backend: str = "inductor", target: str = targets.DEFAULT) -> list[BindingRuns]:
+    """Fill in the compiled run of every binding, through one compiled function (made
+    by ``target``, ``fuzzer.judge.targets``)."""
+    how = targets.get(target)
+    compiled = compiled if compiled is not None else how.build(case, backend)
     for i, br in enumerate(runs):
-        br.compiled = run_once(compiled, make_inputs(case, i, device), compiled=True)
+        br.compiled = how.run(compiled, make_inputs(case, i, device))
     return runs
 
 
-def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -> list[BindingRuns]:
+def execute(case: Case, device: str, backend: str = "inductor", compiled=None,
+            target: str = targets.DEFAULT) -> list[BindingRuns]:
     """The eager and compiled runs of one case (what else the oracle needs of it:
     :func:`run_checks`).
 
@@ -167,7 +168,7 @@ def execute(case: Case, device: str, backend: str = "inductor", compiled=None) -
     runs = run_eager(case, device)
     if any(br.eager.failure for br in runs):
         return runs
-    return run_compiled(case, device, runs, compiled=compiled, backend=backend)
+    return run_compiled(case, device, runs, compiled=compiled, backend=backend, target=target)
 
 
 class _ShapeEnvs:

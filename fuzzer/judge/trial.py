@@ -26,7 +26,7 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 
-from fuzzer.judge import contract
+from fuzzer.judge import contract, targets
 from fuzzer.judge.contract import Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
@@ -61,6 +61,8 @@ class Finding:
     backend: str
     #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON)
     variant: dict | None = None
+    #: the target it was found through (``fuzzer.judge.targets``)
+    target: str = targets.DEFAULT
 
     @property
     def is_performance(self) -> bool:
@@ -87,22 +89,26 @@ class TrialResult:
         return self.verdict.untested[0][0] if self.status == UNTESTED else None
 
 
-def asks_of(program: Program) -> contract.Asks:
+def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
     """What ``program`` asks of the compiler that the verdict reads: its marks' kinds,
     the higher-order ops its forms mean to have compiled, the limits torch documents
-    for them that its forms go beyond (``Form.limit``)."""
+    for them that its forms go beyond (``Form.limit``); and what ``target`` documents
+    it declines (``Target.declines``)."""
     used = [forms.form(s.form) for s in program.body]
     return contract.Asks(marks=frozenset(how for _, _, how in program.mode.marks),
-                         hops=frozenset(f.hop for f in used if f.hop), limits=frozenset(f.limit for f in used if f.limit))
+                         hops=frozenset(f.hop for f in used if f.hop),
+                         limits=frozenset(f.limit for f in used if f.limit), declines=targets.get(target).declines)
 
 
-def judge_case(case: Case, runs: list[BindingRuns], device: str) -> Verdict:
-    """The contract applied to ``case``'s runs on ``device``, once the check runs it
-    asks for (``contract.needs_checks``) are made: most bindings need none."""
-    asks = asks_of(case.program)
+def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:
+    """The contract applied to ``case``'s runs through ``target`` on ``device``, once the
+    check runs it asks for (``contract.needs_checks``) are made: most bindings need none.
+    Dead calls are judged only where the target judges them (``Target.judges_dce``)."""
+    asks = asks_of(case.program, target)
     run_checks(case, device, runs, contract.needs_checks(runs, asks))
     names = [inp.name for inp in case.program.inputs]
-    return contract.judge_runs(names, dead_site_causes(case.program), runs, asks)
+    dead = dead_site_causes(case.program) if targets.get(target).judges_dce else {}
+    return contract.judge_runs(names, dead, runs, asks)
 
 
 def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
@@ -117,15 +123,18 @@ def confirmation_case(case: Case, verdict: Verdict, kinds: list[str]) -> Case:
 
 
 def judge_fresh(case: Case, device: str, backend: str = "inductor", cached: bool = False,
-                dynamic: bool = True) -> Verdict:
-    """Execute and judge ``case`` from an empty dynamo cache and, unless ``cached``,
-    without the on-disk compile caches (``dynamic=False``: compiled with static shapes)."""
+                dynamic: bool = True, target: str = targets.DEFAULT) -> Verdict:
+    """Execute and judge ``case`` through ``target`` from an empty dynamo cache and, unless
+    ``cached``, without the on-disk compile caches (``dynamic=False``: compiled with
+    static shapes)."""
     fresh_compile_state()
     compiled = None if dynamic else compile_fn(case, backend, dynamic=False)
     if cached:
-        return judge_case(case, execute(case, device, backend=backend, compiled=compiled), device)
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled, target=target), device,
+                          target)
     with caches_off():
-        return judge_case(case, execute(case, device, backend=backend, compiled=compiled), device)
+        return judge_case(case, execute(case, device, backend=backend, compiled=compiled, target=target), device,
+                          target)
 
 
 def _recompiles(verdict_runs: list[BindingRuns]) -> int:
@@ -163,25 +172,26 @@ def reached(case: Case, runs: list[BindingRuns], verdict: Verdict) -> dict[str, 
 
 
 def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True,
-              signal: bool = False) -> TrialResult:
+              signal: bool = False, target: str = targets.DEFAULT) -> TrialResult:
     """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
     each kind it shows on a fresh, uncached compile.
 
     ``signal``: record what the compiler did (``fuzzer.judge.compiler_signal``) in the first
     compile, made then without the on-disk caches: a cached graph runs none of the
     passes the signal reads, and what a program's signal is must not depend on what
-    an earlier run left on disk (feedback's pool, and so its programs, follow it)."""
+    an earlier run left on disk (feedback's pool, and so its programs, follow it).
+    ``target``: the pipeline compiled and run (``fuzzer.judge.targets``)."""
     start = time.perf_counter()
     fresh_compile_state()
     tokens: tuple[str, ...] = ()
     if signal:
         with caches_off(), RECORDER.recording() as recording:
-            runs = execute(case, device, backend=backend)
-            verdict = judge_case(case, runs, device)
+            runs = execute(case, device, backend=backend, target=target)
+            verdict = judge_case(case, runs, device, target)
         tokens = tuple(sorted(recording.signal))
     else:
-        runs = execute(case, device, backend=backend)
-        verdict = judge_case(case, runs, device)
+        runs = execute(case, device, backend=backend, target=target)
+        verdict = judge_case(case, runs, device, target)
     recompiles = _recompiles(runs)
 
     def done(status: str, findings=(), flaky=()) -> TrialResult:
@@ -194,12 +204,12 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
     if not kinds:
         return done(UNTESTED if verdict.untested else CLEAN)
     last = confirmation_case(case, verdict, kinds)
-    again = judge_fresh(last, device, backend) if confirm else verdict
+    again = judge_fresh(last, device, backend, target=target) if confirm else verdict
     findings, flaky = [], []
     for kind in kinds:
         seen = [d for d in verdict.of_kind(kind) if d.binding < len(last.bindings)]
         if again.status == contract.OK and bug_class(kind, again.of_kind(kind)) == bug_class(kind, seen):
-            findings.append(Finding(kind, case, verdict.of_kind(kind), device, backend))
+            findings.append(Finding(kind, case, verdict.of_kind(kind), device, backend, target=target))
         else:
             flaky.append(kind)
     if findings:

@@ -39,6 +39,7 @@ import torch
 
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
+from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
 
@@ -96,13 +97,21 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
-                                            backend=spec["backend"]))
+    exporting = spec.get("target") in ("export", "aoti")  # through torch.export: ``exporting``
+    if exporting:
+        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
+        compiled = _through(step, exported)
+    else:
+        compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
+                                                backend=spec["backend"]))
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
             with caches_off():
-                br.compiled = run_once(compiled, make_inputs(spec, i, device), trace, compiled=True)
-    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())))
+                inputs = make_inputs(spec, i, device)
+                br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
+                               else run_once(compiled, inputs, trace, compiled=True))
+    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
+                declines=EXPORT_DECLINES if exporting else frozenset())
     # each check run of a module gets one of its own: one path through its step's loads
     checks_fn = eager_fn if not isinstance(program, torch.nn.Module) else (
         lambda *inputs: step(_own(program), *inputs))
@@ -112,7 +121,8 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         runs[i].checks = reference_runs(checks_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
                                         trace, dtype, spec["input_seed"] + i, record)
     causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
-    return judge_runs(spec["input_names"], causes or set(spec["dead_pure_sites"]), runs, asks)
+    dead = {} if exporting else causes or set(spec["dead_pure_sites"])  # export promises no DCE
+    return judge_runs(spec["input_names"], dead, runs, asks)
 
 
 def _device(spec: dict, argv: list) -> str | None:

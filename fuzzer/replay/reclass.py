@@ -124,7 +124,7 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
         return result(UNCHANGED, now + _rescripted(entry, path))
     sig = signature.of(entry.kind, entry.case, list(divs))
     notes = [line for line in entry.detail if not line.startswith("[")]
-    new = dataclasses.replace(entry, id=entry_id(entry.kind, sig), signature=sig,
+    new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                               detail=[d.line() for d in divs] + notes)
     where = put_in_place(entry, path, new)
     return result(RENAMED, now, new.id, str(where))
@@ -144,7 +144,7 @@ def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
             div = death.divergence()
             sig = signature.of(entry.kind, entry.case, [div])
             notes = [line for line in entry.detail if not line.startswith("[")]
-            new = dataclasses.replace(entry, id=entry_id(entry.kind, sig), signature=sig,
+            new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                                       detail=[div.line()] + notes)
             where = put_in_place(entry, path, new)
             return result(RENAMED, contract.bug_class(entry.kind, [div]), new.id, str(where))

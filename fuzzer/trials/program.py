@@ -8,6 +8,7 @@ package's entry points; every finding that no other kind owns is its.
 
 from __future__ import annotations
 
+from fuzzer.judge import targets
 from fuzzer.judge.kinds import PROGRAM
 from fuzzer.judge.trial import judge_fresh, run_trial
 from fuzzer.program.generate import generate
@@ -16,7 +17,8 @@ from fuzzer.triage.culprit import localise
 
 
 class ProgramTrials:
-    """A program, its bindings run in order through one ``torch.compile``."""
+    """A program, its bindings run in order through one compile of the campaign's target
+    (``torch.compile`` unless ``--target`` names another: ``fuzzer.judge.targets``)."""
 
     name = PROGRAM
     findings: tuple[str, ...] = ()
@@ -24,15 +26,17 @@ class ProgramTrials:
     steerable = True
 
     def case(self, program_seed: int, config):
-        return generate(program_seed, features=config.feature_table, ops=config.ops)
+        return generate(program_seed, features=targets.drawn_for(config.target, config.feature_table),
+                        ops=config.ops)
 
     def trial(self, program_seed: int, config, case=None):
         case = self.case(program_seed, config) if case is None else case
-        return run_trial(case, config.device, config.backend, signal=config.feedback)
+        return run_trial(case, config.device, config.backend, signal=config.feedback, target=config.target)
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):
         # a fresh compile in this process, under whatever fault this process planted
-        return lambda case: judge_fresh(case, device, backend)
+        target = getattr(found, "target", targets.DEFAULT)
+        return lambda case: judge_fresh(case, device, backend, target=target)
 
     def shrink_budget(self, config):
         return config.shrink_budget

@@ -1,0 +1,199 @@
+"""Targets (``fuzzer.judge.targets``): the export target judged by the same contract as
+``torch.compile``; what export documents it declines refused on one side and a finding
+on the other; a planted export fault caught through it; compile untouched.
+
+The export tests run real ``torch.export.export`` (no Inductor: a fraction of a
+second each) on hand-written programs of one or two statements.
+"""
+
+import dataclasses
+
+import pytest
+from helpers import case, prog
+
+from fuzzer import faults
+from fuzzer.judge import contract, observe, targets
+from fuzzer.judge.execute import execute
+from fuzzer.judge.observe import Coverage, Failure, Run
+from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
+from fuzzer.program import features
+
+# a custom op writes a program input and its result is unused; a pure op's result returned
+WRITES = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+    ("m_addto", ["x0", "x1"], None, {"site": 0}),
+    ("p_sin", ["x1"], "v0", {"site": 1}),
+], outputs=["v0"]), [{"s0": 4, "s1": 6}, {"s0": 5, "s1": 3}])
+# an ORDERED effect, then a pure op, through export's effect tokens
+EFFECTS = case(prog({"x0": ("s0",)}, [
+    ("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x0"], "v0", {"site": 1}),
+], outputs=["v0"]), [{"s0": 4}, {"s0": 7}])
+# ``x[: s0 // 2]``: export narrows the exported program to the half's size class of the
+# first binding (``s0 // 2 != 1``), so a later binding with ``s0 // 2 == 1`` fails its guard
+HALF = case(prog({"x0": ("s0",)}, [("head", ["x0"], "v0", {"dim": 0}), ("p_sin", ["v0"], "v1", {"site": 0})],
+                 outputs=["v1"], sym_min={"s0": 2}), [{"s0": 8}, {"s0": 2}])
+
+
+def _export(c):
+    return run_trial(c, "cpu", target=targets.EXPORT)
+
+
+# ------------------------------------------------------------------ no torch.export
+
+GUARD = Failure("AssertionError", "Guard failed: args_0.size()[0] // 2 != 1", observe.RUNTIME)
+# a guard that cannot be evaluated on a size the exported range excludes (s0 = 0 where it is [2, oo))
+UNEVALUATED = Failure("OutsideGuards", "ZeroDivisionError: integer division or modulo by zero", observe.RUNTIME)
+CONSTRAINT = Failure("UserError", "Constraints violated (s0)!", observe.COMPILE)
+EXPORT_ASKS = contract.Asks(declines=targets.EXPORT_DECLINES)
+
+
+def _ran(failure):
+    return Run(outputs=None, failure=failure, coverage=Coverage())
+
+
+def test_what_export_declines_is_refused_only_through_export():
+    assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == GUARD.line()
+    assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == CONSTRAINT.line()
+    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == UNEVALUATED.line()
+    # torch.compile declines none of them without a mark that asks
+    for failure in (GUARD, CONSTRAINT, UNEVALUATED):
+        assert contract.refusal(_ran(failure)) is None
+
+
+def test_what_export_does_not_decline_stays_a_failure():
+    """Another assertion, a refusal's type raised while running, an error of another
+    type: each is export failing on a legal program."""
+    for failure in (Failure("AssertionError", "expected a tensor", observe.RUNTIME),
+                    Failure("AssertionError", "Guard failed: s0 >= 4", observe.COMPILE),
+                    Failure("UserError", "Constraints violated (s0)!", observe.RUNTIME),
+                    Failure("RuntimeError", "Guard failed: s0 >= 4", observe.RUNTIME)):
+        assert contract.refusal(_ran(failure), EXPORT_ASKS) is None, failure
+
+
+def _judged_failing(failure, target):
+    runs = execute(EFFECTS, "cpu", compiled=lambda x0: (x0.sin(),))
+    for br in runs:
+        br.compiled = Run(outputs=None, inputs_after=br.eager.inputs_after, failure=failure, coverage=Coverage())
+    return judge_case(EFFECTS, runs, "cpu", target)
+
+
+def test_a_declined_binding_is_untested_through_export_and_a_finding_through_compile():
+    v = _judged_failing(GUARD, targets.EXPORT)
+    assert v.kinds() == [] and {u[0] for u in v.untested} == {observe.REFUSED}
+    assert _judged_failing(GUARD, targets.COMPILE).kinds() == [contract.RUNTIME_ERROR]
+
+
+def test_export_is_not_drawn_what_it_cannot_run():
+    table = targets.drawn_for(targets.EXPORT, features.ALL)
+    assert not {features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD, features.AUTOGRAD_FUNCTION} & set(table)
+    assert targets.drawn_for(targets.COMPILE, features.ALL) == features.ALL
+
+
+def test_an_unknown_target_names_the_known_ones():
+    with pytest.raises(targets.UnknownTarget, match="compile, export"):
+        targets.get("nope")
+
+
+# ------------------------------------------------------------------ torch.export
+
+def test_export_honest_is_clean_and_judges_writes_and_effects():
+    for c in (WRITES, EFFECTS):
+        result = _export(c)
+        assert result.status == CLEAN, [d.line() for d in result.verdict.divergences]
+
+
+def test_a_binding_outside_the_exported_guards_is_untested_with_its_reason():
+    result = _export(HALF)
+    assert result.status == UNTESTED
+    assert result.untested_reason == observe.REFUSED
+    assert "Guard failed" in result.verdict.untested[0][1]
+    # the first binding, inside them, was judged: cut to it, the case is clean
+    assert _export(dataclasses.replace(HALF, bindings=HALF.bindings[:1])).status == CLEAN
+
+
+def test_a_planted_export_fault_is_caught_through_export_only():
+    undo = faults.get("mutation-lost-export").install()
+    try:
+        result = _export(WRITES)
+    finally:
+        undo()
+    assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_MUTATION]
+    assert result.findings[0].target == targets.EXPORT
+    assert _export(WRITES).status == CLEAN  # lifted: gone
+
+
+PLANTED_THEN_RUN = ("import runpy, sys; from fuzzer import faults; faults.get('mutation-lost-export').install(); "
+                    "sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')")
+
+
+def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
+    """The script of an entry found through export exports too: it shows the planted
+    export fault's bug (exit 1) and, without it, does not (exit 0); through
+    ``torch.compile`` it could show neither."""
+    import os
+    import subprocess
+    import sys
+
+    import torch
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import save
+
+    undo = faults.get("mutation-lost-export").install()
+    try:
+        finding = _export(WRITES).findings[0]
+    finally:
+        undo()
+    entry = Entry(id="export-writes", kind=finding.kind, signature="wrong-mutation|values :: export",
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=WRITES,
+                  detail=[d.line() for d in finding.divergences], target=targets.EXPORT)
+    entry.signature = f"{contract.bug_class(finding.kind, finding.divergences)} :: export"
+    path, _ = save(entry, tmp_path)
+    script = path.with_suffix(".py")
+    assert "torch.export.export(" in script.read_text()
+    env = {**os.environ, "PYTHONPATH": str(os.getcwd())}
+    planted = subprocess.run([sys.executable, "-c", PLANTED_THEN_RUN, str(script)], capture_output=True,
+                             text=True, timeout=300, env=env)
+    assert planted.returncode == 1, planted.stdout + planted.stderr
+    honest = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert honest.returncode == 0, honest.stdout + honest.stderr
+
+
+def test_an_entry_records_its_target_and_reads_back_without_one():
+    from fuzzer.corpus.entry import Entry
+
+    divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
+    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor")
+    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor",
+                           target=targets.EXPORT)
+    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class == "wrong-mutation|values"
+    assert "target" not in compiled.to_json() and exported.to_json()["target"] == targets.EXPORT
+    assert Entry.from_json(exported.to_json()).target == targets.EXPORT
+    assert Entry.from_json(compiled.to_json()).target == targets.COMPILE
+
+
+def test_a_campaign_state_records_its_target_and_reads_back_without_one():
+    from fuzzer.campaign.state import CampaignState, Shard
+
+    state = CampaignState(seed=1, shard=Shard.parse("1/1"), target=targets.EXPORT)
+    assert CampaignState.from_json(state.to_json()).target == targets.EXPORT
+    plain = CampaignState(seed=1, shard=Shard.parse("1/1"))
+    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).target == targets.COMPILE
+
+
+# ------------------------------------------------------------------ AOTInductor (compiles C++)
+
+@pytest.mark.compile
+def test_aoti_honest_is_clean_and_catches_inductors_planted_mutation_lost():
+    """The package is compiled once per program by Inductor's C++ toolchain: the catalogue's
+    ``mutation-lost`` (in Inductor's post-grad decomposition) is met through it; through
+    export alone it is not."""
+    honest = run_trial(WRITES, "cpu", target=targets.AOTI)
+    assert honest.status == CLEAN, [d.line() for d in honest.verdict.divergences]
+    undo = faults.get("mutation-lost").install()
+    try:
+        planted = run_trial(WRITES, "cpu", target=targets.AOTI)
+        exported = _export(WRITES)
+    finally:
+        undo()
+    assert planted.status == FINDING and contract.WRONG_MUTATION in [f.kind for f in planted.findings]
+    assert exported.status == CLEAN
