@@ -424,7 +424,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 40
+    assert len(found) == 55
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -500,7 +500,20 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # the third feedback hour on 2.14.1's: a region's backward
                                     # writing into a donated buffer (#192840), and two chained
                                     # conds' FakeTensorUpdater assertion
-                                    "wrong-output-b904a2f2c819", "compile-error-0f6416e2b9a8"])
+                                    "wrong-output-b904a2f2c819", "compile-error-0f6416e2b9a8",
+                                    # this round's families and forms (docs/bugs.md): a tagged
+                                    # op's result not its argument (two programs), an optional
+                                    # written tensor given None, effect tokens through cond,
+                                    # while_loop and map (eight programs, one cause), a gapped
+                                    # unfold's inverse, and three of sizes from data and strides
+                                    "wrong-mutation-db8779b2c287", "wrong-output-f0160a62dc5b",
+                                    "compile-error-7149574ffdf7", "effect-log-4f5991ef6ceb",
+                                    "compile-error-fd1c99929002", "effect-log-5a836aca2369",
+                                    "runtime-error-bd01adde3572", "compile-error-9c9d0c0a4ba6",
+                                    "compile-error-a8974935ada9", "compile-error-1d591e9c2a1a",
+                                    "runtime-error-4545a98033ee", "wrong-mutation-979c368711ee",
+                                    "compile-error-1223c48fb925", "compile-error-5a807c5fd69f",
+                                    "compile-error-1344d7301a23"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -513,7 +526,8 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "effect-log-53422b20f411", "compile-error-736b0f5852f2", "compile-error-d8845e38cf26",
         "wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a", "runtime-error-a80554292407",
         "wrong-mutation-11984ca0fb9a", "compile-error-543ba2fabeb1", "runtime-error-925a6280d813",
-        "compile-error-9a5dc164413a", "compile-error-6f4f82075801", "compile-error-0f6416e2b9a8"}
+        "compile-error-9a5dc164413a", "compile-error-6f4f82075801", "compile-error-0f6416e2b9a8",
+        "compile-error-1344d7301a23"}
     # the features' bugs, each blamed where it lives
     assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
                                          "compile-error-ee48784d184e")} == {"aot_eager"}
