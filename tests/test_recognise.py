@@ -254,6 +254,22 @@ def test_a_key_no_answer_could_make_is_passed_over_without_a_compile(fake):
     assert _recognise(finding, [own]) is not None and fake.asked
 
 
+def test_a_switch_key_whose_buffers_are_not_the_findings_is_passed_over_without_a_compile(fake):
+    """A wrong value a moving switch hides is keyed by what its program tells of its
+    buffers (``bugs.buffers_told``), read off the program: a finding whose program tells
+    otherwise cannot be it, and no probe is made for it."""
+    body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(4)]
+    plain = case(prog({"x0": ("s0",)}, body, outputs=["v3"]))
+    div = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values differ", ("values",))
+    finding = Finding(contract.WRONG_OUTPUT, plain, [div], "cpu", "inductor")
+    region = f"corrupted-value|values @ inductor:{PEAK} {{buffers grad, in a region}}"
+    assert recognition.checkable(finding.kind, "wrong-output|values", "inductor", [region])
+    fake.table = _answers(**{PEAK: GONE})
+    assert _recognise(finding, [region]) is None and fake.asked == []
+    assert _recognise(finding, [f"corrupted-value|values @ inductor:{PEAK} {{buffers none}}"]) is not None
+    assert fake.asked
+
+
 def _on_bindings(kind, bindings, total=4):
     body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(4)]
     big = case(prog({"x0": ("s0",)}, body, outputs=["v3"]), [{"s0": n} for n in (4, 7, 2, 5)[:total]])
@@ -382,6 +398,24 @@ def test_a_repeat_of_an_error_on_inductor_is_counted_without_its_key_only_triage
     assert counted is not None and key_of(counted) == known and triaged == []
     fake.table = _inductor_table(buffer_reuse=GONE)
     assert entries.counted_only(finding, 0, config, {known: 2}) is None and triaged == []
+
+
+def test_a_repeat_of_an_error_on_inductor_is_recognised_as_found_before_any_shrink(fake, bisector,
+                                                                                  monkeypatch, tmp_path):
+    """A probe that shows an error stops where it is raised, while a shrink candidate
+    that loses it compiles in full: the error's key is checked on the program as found,
+    and shrunk a little only where that disagrees."""
+    finding = _error_finding(INDUCTOR_ERROR)
+    shrunk = []
+    monkeypatch.setattr(entries, "_shrunk_a_little", lambda f, entry, *a, **k: shrunk.append(entry) or entry)
+    monkeypatch.setattr(entries, "triaged", lambda entry, *a, **k: entry)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    known = _inductor_error_key(finding)
+    fake.table = _inductor_table()
+    counted = entries.counted_only(finding, 0, config, {known: 2})
+    assert counted is not None and key_of(counted) == known and counted.statements == 4 and shrunk == []
+    fake.table = _inductor_table(buffer_reuse=GONE)  # another bug as found: the short shrink is tried
+    assert entries.counted_only(finding, 0, config, {known: 2}) is None and len(shrunk) == 1
 
 
 def test_a_recognised_repeat_keeps_the_other_bug_an_earlier_stage_showed(fake, bisector, tmp_path):

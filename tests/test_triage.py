@@ -424,7 +424,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 55
+    assert len(found) == 56
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -513,7 +513,10 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     "compile-error-a8974935ada9", "compile-error-1d591e9c2a1a",
                                     "runtime-error-4545a98033ee", "wrong-mutation-979c368711ee",
                                     "compile-error-1223c48fb925", "compile-error-5a807c5fd69f",
-                                    "compile-error-1344d7301a23"])
+                                    "compile-error-1344d7301a23",
+                                    # a tagged out= op's result buffer reused while returned,
+                                    # apart from the region's once keys named buffers
+                                    "wrong-output-1e0275e70210"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -587,6 +590,28 @@ def test_a_wrong_value_blamed_on_a_stage_alone_is_keyed_by_what_its_program_does
     inside = load(CORPUS / "wrong-mutation-3e93a770411a.json")
     assert bugs.key_of(inside) == "corrupted-value|values @ inductor:reinplace_inplaceable_ops"
     assert all(bugs.separates(e) for e in (aliased, strided, inside))
+
+
+def test_a_wrong_value_a_moving_switch_hides_is_keyed_by_what_it_tells_of_its_buffers():
+    """The peak-memory reordering's absence hides a region's donated backward buffer
+    (``b904a2f2c819``) and a tagged out= op's result that Inductor takes to alias
+    nothing (``1e0275e70210``): two causes, one key, until the key said what each
+    program tells the compiler of its buffers.  Other aten forms around one cause (the
+    region's two entries under buffer reuse) do not split it; a rewriting switch's key
+    needs no such part."""
+    region = load(CORPUS / "wrong-output-b904a2f2c819.json")
+    tagged = load(CORPUS / "wrong-output-1e0275e70210.json")
+    assert region.culprit.blame == tagged.culprit.blame == "inductor:reorder_for_peak_memory"
+    assert region.culprit.places and tagged.culprit.places
+    assert bugs.key_of(tagged) == ("corrupted-value|values @ inductor:reorder_for_peak_memory"
+                                   " {buffers returns its operand, writes}")
+    assert bugs.key_of(region).endswith("{buffers grad, in a region}")
+    assert len(bugs.group([region, tagged])) == 2
+    one, two = (load(CORPUS / f"wrong-output-{i}.json") for i in ("4036945ec39b", "62a6862bc65c"))
+    assert bugs.does(one.case.program) != bugs.does(two.case.program)
+    assert len(bugs.group([one, two])) == 1
+    rewrites = load(CORPUS / "wrong-mutation-3e93a770411a.json")
+    assert not rewrites.culprit.places and "{" not in bugs.key_of(rewrites)
 
 
 def test_a_key_that_cannot_tell_causes_apart_never_makes_a_finding_a_repeat(tmp_path):

@@ -101,8 +101,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     ``Examples.full``) is first recognised where its bug's key can be checked fact by
     fact (``fuzzer.triage.recognise``), on its case cut after the last binding its
     class reads (``own_bindings``): on the program as found where the key is a
-    stage before Inductor (the check compiles nothing of Inductor); else it is shrunk
-    a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
+    stage before Inductor or an error (``AS_FOUND``); else, or where that disagrees,
+    it is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
     given, else its oracle) and recognised on what that reached, and else triaged
     with only the probes its key needs (``localise(key_only=True)``; not where
     recognition checked every full bug of its family, whose keys that triage could
@@ -126,12 +126,12 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     entry = found_entry(finding, seed, config)
     if not any(BugKey.parse(key).family == family(entry.bug_class) for key in full):
         return None  # no full bug of its family: it is shrunk whatever its culprit
-    known = _recognised(finding, entry, config, full, seconds_left, errors, (Shape.STAGE,))
+    known = _recognised(finding, entry, config, full, seconds_left, errors, AS_FOUND)
     if known is not None:
-        return known  # no compile of Inductor needed: checked on the program as found
+        return known  # checked on the program as found
     shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     known = _recognised(finding, shrunk, config, full, seconds_left, errors,
-                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
+                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH,))
     if known is not None:
         return known
     entry = shrunk
@@ -142,6 +142,13 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     if not separates(entry):
         return None  # its key cannot tell its bug from another: never taken for a repeat
     return entry if key in full and entry.statements >= full[key] else None
+
+
+#: the keys recognition checks on a repeat's program as found, before any shrink: a
+#: stage before Inductor (no compile of Inductor), and an error (each probe that shows
+#: it stops where it is raised, so the whole program costs a probe little more than a
+#: shrunk one, where six shrink candidates that lose it each compile in full)
+AS_FOUND = (Shape.STAGE, Shape.ERROR)
 
 
 def own_bindings(finding: Finding) -> Finding:

@@ -74,6 +74,41 @@ def does(program) -> str:
     return ", ".join(forms) + (f"; {', '.join(extra)}" if extra else "")
 
 
+#: the higher-order op of a region (``torch.compiler.nested_compile_region``)
+REGION_HOP = "invoke_subgraph"
+
+
+def buffers_told(program) -> str:
+    """What a program tells the compiler about its buffers through what it cannot see
+    into: custom calls that write an operand, return one (a tagged op's result) or run in
+    a region (``nested_compile_region``: a graph of its own whose outputs may be its
+    inputs, saved for a backward with donated buffers; ``cond``, ``while_loop``, ``map``
+    and ``scan`` return fresh tensors only, by their documented rules), a backward, a
+    module's buffers, inputs that share storage.  Each once, sorted; "" where it tells
+    nothing.
+
+    A wrong value that a moving switch hides (the scheduler's buffer reuse, its
+    reordering) shows where a buffer was placed, and its cause is the wrong fact that
+    let it be placed there: a fallback kernel told that a tagged op's out= result
+    aliases nothing, and a region's backward buffer told it was donated, are two causes
+    under one switch.  Read off a 1-minimal program, the facts are those its bug needs;
+    ``does`` would also split one cause by the aten forms around it."""
+    from fuzzer.program import forms
+
+    told = set()
+    for stmt in program.body:
+        form = forms.form(stmt.form)
+        if form.custom is None:
+            continue
+        told.update(word for word, on in (("writes", bool(form.mutates)),
+                                          ("returns its operand", form.result_aliases),
+                                          ("in a region", form.hop == REGION_HOP)) if on)
+    mode = program.mode
+    told.update(word for word, on in (("grad", mode.grad), ("module", bool(mode.module)),
+                                      ("shared inputs", bool(mode.aliases or mode.windows))) if on)
+    return ", ".join(sorted(told))
+
+
 def _stage_only(blame: str | None) -> bool:
     """A blame that names a stage and nothing inside it (no switch, pass or frame)."""
     return blame is not None and ":" not in blame
@@ -111,7 +146,9 @@ def key_of(entry) -> str:
     A wrong value whose blame names only its stage (``eager`` and ``aot_eager`` have no
     subsystem for the bisector, and no switch is probed before Inductor) adds what its
     program does (``does``): without it every wrong value at ``aot_eager`` was one bug,
-    which held two causes under one id in turn."""
+    which held two causes under one id in turn.  A wrong value blamed on a switch that
+    only moves the computation adds what the program tells the compiler of its buffers
+    (``buffers_told``): two causes met under the buffer-reuse switch."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
@@ -119,6 +156,9 @@ def key_of(entry) -> str:
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f" {{does {done}}}" if done else ""
+    elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \
+            and entry.culprit.places:
+        blame += f" {{buffers {buffers_told(entry.case.program) or 'none'}}}"
     return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id).text
 
 

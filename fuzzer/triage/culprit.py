@@ -91,6 +91,13 @@ class Culprit:
         return f"{self.stage}:{named}" if named is not None else self.stage
 
     @property
+    def places(self) -> bool:
+        """Whether the blame is a switch that only moves the computation
+        (``switches.only_moves``): the scheduler's buffer reuse, its reordering, fusion."""
+        blame = self.blame
+        return blame is not None and ":" in blame and switches.only_moves(blame.partition(":")[2])
+
+    @property
     def key(self) -> str | None:
         """What bugs group by: the blame; for a wrong result, every other switch that
         rewrites the program and whose throwing removes it too (a pending read

@@ -177,6 +177,9 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     return None
 
 
+#: where a key's part read off the program starts, its last (``bugs.key_of``: ``{does ...}``,
+#: ``{buffers ...}``), after every part the probes answer
+PROGRAM_PART = " {"
 #: how a key says its bug needs dynamic shapes (``Culprit.key``)
 DYNAMIC_ONLY = " [dynamic shapes only]"
 
@@ -205,8 +208,14 @@ def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable
     alone: there, only static shapes (and a failed lookup's locals, not guessed here)
     are asked, so a key that none of their answers makes (a wrong value keyed by what
     its 1-minimal program does, which the finding's program does more of) is passed
-    over without a compile."""
-    if _blame(key, bug_class)[1] or lookup.missed(bug_class):
+    over without a compile; so is a switch's key whose buffers, read off the program,
+    are not the finding's."""
+    inner = _blame(key, bug_class)[1]
+    if inner in switches.BY_NAME and PROGRAM_PART in key:
+        # what the program tells of its buffers (``bugs.buffers_told``) reads no probe
+        guessed = key_of(Culprit(stage=where, kind=kind, switches={inner: Outcome.GONE.value}))
+        return guessed[guessed.rfind(PROGRAM_PART):] == key[key.rfind(PROGRAM_PART):]
+    if inner or lookup.missed(bug_class):
         return True  # a switch's key reads the probes' answers throughout
     return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes)) == key for shapes in (True, False))
 

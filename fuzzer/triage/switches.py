@@ -192,3 +192,14 @@ def also_needed(results: dict[str, str], blamed_switch: str) -> list[str]:
     which of the locality reordering, fusion and the no-op removal also hid it).
     """
     return [name for name in gone(results) if name != blamed_switch and BY_NAME[name].role is Role.REWRITES]
+
+
+def only_moves(named: str) -> bool:
+    """Whether a blamed switch (``a``, ``a[rule]`` or a pair ``a+b``) only moves the
+    computation: every part of it is a known switch of :attr:`Role.MOVES`.
+
+    Such a blame says where a wrong value shows (the scheduler placed a buffer, or
+    ordered a read, where a wrong fact let it), not where the fact went wrong, which
+    is in what the compiler was told of the program's buffers."""
+    parts = [named_part.partition("[")[0] for named_part in named.split(PAIR)]
+    return all(part in BY_NAME and BY_NAME[part].role is Role.MOVES for part in parts)
