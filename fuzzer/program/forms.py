@@ -215,6 +215,25 @@ def eager_traces(body) -> bool:
     return any(form(s.form).hop in EAGER_TRACED for s in body)
 
 
+#: the higher-order ops whose eager call compiles a function that a mark reaches and
+#: that specialises the marked dims: eager ``scan`` compiles its ``combine_fn``, and
+#: raises ``ConstraintViolationError`` for a dim marked dynamic (``GuardOnDataDependentSymNode``
+#: for one marked unbacked), so a program with one has only ``maybe_mark_dynamic`` marks
+EAGER_SPECIALISED = frozenset({SCAN})
+
+
+def mark_substitutes(body) -> dict[str, str]:
+    """The marks (``mode.MARKS``) an eager run of ``body`` cannot take, each with the
+    one drawn in its place: under a ``scan``, only ``maybe``; under another op eager
+    traces, or a user's op that takes a size as a plain int (``Form.specialises``),
+    ``dynamic`` for ``unbacked``; else none."""
+    if any(form(s.form).hop in EAGER_SPECIALISED for s in body):
+        return {"dynamic": "maybe", "unbacked": "maybe"}
+    if eager_traces(body) or any(form(s.form).specialises for s in body):
+        return {"unbacked": "dynamic"}
+    return {}
+
+
 CUSTOM_FORMS: tuple[Form, ...] = (
     custom_form("p_sin", 1, lambda t, at, m: t[0]),
     custom_form("p_mix", 2, infer_same2(True)),

@@ -366,10 +366,10 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
-    cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
+    swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written, wins),
+                      mode=_mode(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
@@ -398,15 +398,15 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     return inputs
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset(),
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, dense=frozenset(),
           written=frozenset(), wins=()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
-    A program with a ``torch.cond``, or with a user's op that takes a size as a plain
-    int (``Form.specialises``), gets no ``mark_unbacked``: Dynamo traces an eager
-    ``torch.cond``'s branches, which the mark reaches, and refuses; a plain int must be
-    specialised, which the mark forbids.  Such a mark is drawn as ``mark_dynamic`` (the
-    same draws, so every other program is what it was)."""
+    A mark eager cannot run the body with (``forms.mark_substitutes``: a ``scan``
+    compiles its combine function, which a ``mark_dynamic`` reaches; Dynamo traces an
+    eager ``torch.cond``'s branches and refuses ``mark_unbacked``; a user's plain-int
+    size must be specialised) is drawn as its substitute, from the same draws, so
+    every other program is what it was."""
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
@@ -414,7 +414,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
 
     def mark() -> str:
         how = rng.choice(MARKS)
-        return "dynamic" if cond and how == "unbacked" else how
+        return (swaps or {}).get(how, how)
 
     dynamic, marks = "true", []
     if feats.DYNAMIC_MODE in on:
