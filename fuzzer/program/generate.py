@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import buffers, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import buffers, forms, layouts, sizes, sources, storage, strided_forms, windows
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
@@ -161,7 +161,8 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
-            return ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
+            return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
+                    and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
         others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
         if not others:
             return None
@@ -248,6 +249,8 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
         st.mem.add_result(stmt, form, st.dims[stmt.out])
         st.order.append(stmt.out)
+        if form.consumes:  # a swapped value and the views of its old storage are used no more
+            st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
 def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
@@ -363,7 +366,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if again is not None:
                 _commit(again, st)
 
-    produced = [s.out for s in st.body if s.out is not None]
+    produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
@@ -374,7 +377,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
     check(program)
-    return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
+    return Case(program=program, bindings=sizes.draw_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
@@ -432,19 +435,3 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None,
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
-
-
-def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
-    """Typical sizes first (that compile is the dynamic one), then edges and primes."""
-    def draw(pool):
-        return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
-
-    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
-    unique = [b for k, b in enumerate(out) if b not in out[:k]]
-    for _ in range(limits.binding_draws):
-        if len(unique) >= limits.min_bindings:
-            break
-        b = draw(limits.primes + limits.typical_sizes)
-        if b not in unique:
-            unique.append(b)
-    return tuple(unique)
