@@ -8,6 +8,7 @@ functions (as in ``test_contract``); generation, shrinking; one real compile.
 """
 
 import dataclasses
+import random
 
 import pytest
 import torch
@@ -16,7 +17,7 @@ from test_contract import verdict
 
 from fuzzer.judge import contract
 from fuzzer.program import codegen, features, forms
-from fuzzer.program.generate import generate
+from fuzzer.program.generate import draft_at, generate
 from fuzzer.program.ir import InvalidProgram, Mode, check
 from fuzzer.reduce.passes.rewrite import statement_edits
 
@@ -166,3 +167,11 @@ def test_swaps_compile_whole_and_as_eager_runs_them():
     assert "self.x1.set_" not in codegen.source(program)  # the buffer is swapped onto, never swapped
     found = judge_case(c, execute(c, "cpu"), "cpu")
     assert found.status == contract.OK and found.divergences == [] and found.untested == [], found
+
+
+def test_a_mutation_grows_a_program_past_a_swap_without_its_swapped_values():
+    """The generator's state after a swap (``generate.draft_at``) offers neither the
+    swapped name nor a view of the storage it left."""
+    program = _program([("clone", ["x0"], "v0", {}), ("head", ["v0"], "v2", {"dim": 0}),
+                        ("swap", ["x1", "v0"], "v1", {})])
+    assert draft_at(program, 3, random.Random(0)).order == ["x0", "x1", "v1"]

@@ -279,7 +279,9 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
-    st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
+        st.mem.swaps.record(stmt, forms.form(stmt.form))
+    st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
+                if st.mem.swaps.usable(v, st.root)]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
         st.grad.add_input(name)
