@@ -30,13 +30,14 @@ RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "
           "t_split_out"}
 #: the ops of the op families (``fuzzer.program.families``)
 FAMILY_OPS = {op.name for op in families.ops()}
-TWO_INPUTS = {"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS - {"s_scale", "t_scale", "p_gradlog"}
+TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
+              - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace"})
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
 #: the pure ops without a backward
-NO_BACKWARD = {"p_pos", "s_mix"}
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace"}
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 

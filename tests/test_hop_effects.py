@@ -135,6 +135,33 @@ def test_generated_programs_with_the_features_are_legal_and_use_them():
     assert {"cond_tap", "while_tap", "fn_pure", "fn_dirty", "p_gradlog"} <= used
 
 
+def test_a_program_with_a_scan_is_drawn_with_maybe_marks_only():
+    """Eager ``scan`` compiles its combine function, which a ``mark_dynamic`` reaches
+    (``forms.mark_substitutes``): a drawn program with one marks no dim dynamic or
+    unbacked, and a mutation adds no such mark."""
+    from fuzzer.feedback.mutate import _allowed_marks
+    table = features.parse("hop-effects=1.0,dynamic-mode=1.0")
+    marks = []
+    for seed in range(80):
+        program = generate(seed, features=table).program
+        if any(s.form == "scan_tap" for s in program.body):
+            marks += [how for _, _, how in program.mode.marks]
+            assert _allowed_marks(program) == ("maybe",)
+    assert marks and set(marks) == {"maybe"}
+
+
+@pytest.mark.parametrize("how,dim,raised", [("dynamic", 1, "ConstraintViolationError"), ("maybe", 1, None),
+                                            ("maybe", 0, None)])
+def test_eager_scan_refuses_a_dim_marked_dynamic_and_takes_a_maybe_mark(how, dim, raised):
+    """Why the generator marks a program with a scan ``maybe`` only: with a dim marked
+    dynamic its eager run raises, so the program would be invalid."""
+    from fuzzer.judge.execute import run_eager
+    program = dataclasses.replace(_rows_case("scan_tap").program, mode=Mode(marks=(("x0", dim, how),)))
+    torch._dynamo.reset()  # a scan compiled by an earlier test would be reused unchecked
+    failure = run_eager(case(program, [{"s0": 3, "s1": 4}]), "cpu")[0].eager.failure
+    assert (failure and failure.type) == raised
+
+
 def test_a_torch_without_while_loop_has_no_hop_effects(monkeypatch):
     import torch._higher_order_ops as hops
     monkeypatch.delattr(hops, "while_loop")

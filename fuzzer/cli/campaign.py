@@ -124,8 +124,8 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     float16/bfloat16, strided inputs, torch.cond and nested_compile_region, views,
     indexing, a module's buffers, tagged in-place and out= ops, hand-written schemas,
     ops calling ops, effects inside control flow and backward, autograd.Function,
-    strided views, input layouts and
-    inputs that overlap.  Cache pairs draw programs without features.
+    strided views, input layouts, inputs that overlap and storage swaps (set_,
+    resize_).  Cache pairs draw programs without features.
 
     By default (--blind) every program is drawn from (seed, index) alone.  With
     --feedback the campaign learns from what the compiler did with each program (its

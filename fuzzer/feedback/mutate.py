@@ -178,10 +178,10 @@ def resize(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 
 
 def _allowed_marks(program: Program) -> tuple[str, ...]:
-    # an eager torch.cond traces its branches with Dynamo, which refuses mark_unbacked
-    # (see ``generate._mode``)
-    cond = forms.eager_traces(program.body)
-    return tuple(m for m in MARKS if not (cond and m == "unbacked"))
+    # the marks an eager run of the body cannot take (a scan's, a torch.cond's;
+    # see ``forms.mark_substitutes``)
+    swaps = forms.mark_substitutes(program.body)
+    return tuple(m for m in MARKS if m not in swaps)
 
 
 def remark(case: Case, rng: random.Random, ctx: Context) -> Case | None:

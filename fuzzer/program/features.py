@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
-from fuzzer.program.families import control, function
+from fuzzer.program.families import control, function, swaps
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -42,6 +42,7 @@ AUTOGRAD_FUNCTION = function.FEATURE
 STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
 OVERLAPPING = "overlapping-inputs"
+STORAGE_SWAPS = swaps.FEATURE
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,11 @@ FEATURES: tuple[Feature, ...] = (
     Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
             "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
             "beside a read of another only where their elements are proven disjoint"),
+    # and this after them
+    Feature(STORAGE_SWAPS, 0.2, "set_ and resize_: a fresh tensor set onto a value's storage or a clone's, a "
+            "fresh result swapped onto another storage, a buffer grown from nothing or shrunk; custom ops "
+            "whose kernels resize their written argument to its own sizes, write it through a tensor set onto "
+            "its storage, or resize a workspace"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before

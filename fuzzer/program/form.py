@@ -151,6 +151,10 @@ class Form:
     #: root must be an input handed over contiguous (``as_strided``), its dims the
     #: ``base`` attribute; the generator draws the attributes from the root's dims
     dense_root: bool = False
+    #: operands the statement swaps onto another storage (``y.set_(z)``): the result is
+    #: the swapped tensor, a view of operand 0; the operand's name is not read again
+    #: and its old storage is never written again (``storage.Swaps``)
+    consumes: tuple[int, ...] = ()
 
     @property
     def is_view(self) -> bool:

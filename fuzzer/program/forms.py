@@ -48,6 +48,7 @@ from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, 
 from fuzzer.program.sizes import Dims
 from fuzzer.program.storage import Affine
 from fuzzer.program.strided_forms import STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401
+from fuzzer.program.swap_forms import STORAGE_SWAPS, SWAP_FORMS  # noqa: F401
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
 
 
@@ -215,6 +216,25 @@ def eager_traces(body) -> bool:
     return any(form(s.form).hop in EAGER_TRACED for s in body)
 
 
+#: the higher-order ops whose eager call compiles a function that a mark reaches and
+#: that specialises the marked dims: eager ``scan`` compiles its ``combine_fn``, and
+#: raises ``ConstraintViolationError`` for a dim marked dynamic (``GuardOnDataDependentSymNode``
+#: for one marked unbacked), so a program with one has only ``maybe_mark_dynamic`` marks
+EAGER_SPECIALISED = frozenset({SCAN})
+
+
+def mark_substitutes(body) -> dict[str, str]:
+    """The marks (``mode.MARKS``) an eager run of ``body`` cannot take, each with the
+    one drawn in its place: under a ``scan``, only ``maybe``; under another op eager
+    traces, or a user's op that takes a size as a plain int (``Form.specialises``),
+    ``dynamic`` for ``unbacked``; else none."""
+    if any(form(s.form).hop in EAGER_SPECIALISED for s in body):
+        return {"dynamic": "maybe", "unbacked": "maybe"}
+    if eager_traces(body) or any(form(s.form).specialises for s in body):
+        return {"unbacked": "dynamic"}
+    return {}
+
+
 CUSTOM_FORMS: tuple[Form, ...] = (
     custom_form("p_sin", 1, lambda t, at, m: t[0]),
     custom_form("p_mix", 2, infer_same2(True)),
@@ -254,12 +274,13 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
 CUSTOM_FORMS += families.forms(builders)
-#: the strided views come last: a program without their feature draws as before they existed
-FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS}
+#: the strided views come last, then the storage swaps: a program without their
+#: features draws as before they existed
+_ALL = ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS + SWAP_FORMS
+FORMS: dict[str, Form] = {f.name: f for f in _ALL}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
-assert len(FORMS) == len(ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS), \
-    "form names are unique"
+assert len(FORMS) == len(_ALL), "form names are unique"
 
 
 def add(new: Form) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import buffers, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import buffers, forms, layouts, sizes, sources, storage, strided_forms, windows
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
@@ -161,7 +161,8 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
-            return ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
+            return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
+                    and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
         others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
         if not others:
             return None
@@ -248,6 +249,8 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
         st.mem.add_result(stmt, form, st.dims[stmt.out])
         st.order.append(stmt.out)
+        if form.consumes:  # a swapped value and the views of its old storage are used no more
+            st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
 def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
@@ -276,7 +279,9 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
-    st.order = [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
+        st.mem.swaps.record(stmt, forms.form(stmt.form))
+    st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
+                if st.mem.swaps.usable(v, st.root)]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
         st.grad.add_input(name)
@@ -363,18 +368,18 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if again is not None:
                 _commit(again, st)
 
-    produced = [s.out for s in st.body if s.out is not None]
+    produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
-    cond = forms.eager_traces(st.body) or any(forms.form(s.form).specialises for s in st.body)
+    swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written, wins),
+                      mode=_mode(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
     check(program)
-    return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
+    return Case(program=program, bindings=sizes.draw_bindings(rng, symbols, sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
@@ -398,15 +403,15 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
     return inputs
 
 
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False, dense=frozenset(),
+def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, dense=frozenset(),
           written=frozenset(), wins=()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
-    A program with a ``torch.cond``, or with a user's op that takes a size as a plain
-    int (``Form.specialises``), gets no ``mark_unbacked``: Dynamo traces an eager
-    ``torch.cond``'s branches, which the mark reaches, and refuses; a plain int must be
-    specialised, which the mark forbids.  Such a mark is drawn as ``mark_dynamic`` (the
-    same draws, so every other program is what it was)."""
+    A mark eager cannot run the body with (``forms.mark_substitutes``: a ``scan``
+    compiles its combine function, which a ``mark_dynamic`` reaches; Dynamo traces an
+    eager ``torch.cond``'s branches and refuses ``mark_unbacked``; a user's plain-int
+    size must be specialised) is drawn as its substitute, from the same draws, so
+    every other program is what it was."""
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
@@ -414,7 +419,7 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
 
     def mark() -> str:
         how = rng.choice(MARKS)
-        return "dynamic" if cond and how == "unbacked" else how
+        return (swaps or {}).get(how, how)
 
     dynamic, marks = "true", []
     if feats.DYNAMIC_MODE in on:
@@ -432,19 +437,3 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
-
-
-def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
-    """Typical sizes first (that compile is the dynamic one), then edges and primes."""
-    def draw(pool):
-        return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
-
-    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
-    unique = [b for k, b in enumerate(out) if b not in out[:k]]
-    for _ in range(limits.binding_draws):
-        if len(unique) >= limits.min_bindings:
-            break
-        b = draw(limits.primes + limits.typical_sizes)
-        if b not in unique:
-            unique.append(b)
-    return tuple(unique)

@@ -10,6 +10,8 @@ entry's) is held to the same legality rules as a freshly generated one:
   they share a storage, their elements are proven disjoint for every binding
   (``fuzzer.program.storage``), since where they may overlap eager's result depends
   on the order of the kernel's writes and has no single answer;
+* a value ``set_`` swapped onto another storage is read only as that statement's
+  result, and its old storage is not written again (``storage.Swaps``);
 * an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
   handed over contiguous, whose dims its ``base`` attribute gives; nothing writes the
   storage of an input handed over expanded (``fuzzer.program.layouts``);
@@ -258,6 +260,7 @@ def check(program: Program) -> Typing:
     dense = dense_inputs(program)
     unbacked: set[str] = set()
     exact = ExactRules()
+    swaps = storage.Swaps()
     for n, stmt in enumerate(program.body):
         try:
             form = forms.form(stmt.form)
@@ -272,6 +275,7 @@ def check(program: Program) -> Typing:
                                     "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
             storage.check_writes(stmt, form, root, prints, program.sym_min)
+            swaps.check(stmt, form, root, inputs)
             if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
                 raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
             check_dense_root(stmt, form, root, dims, dense)
@@ -300,9 +304,10 @@ def check(program: Program) -> Typing:
             dtypes[stmt.out] = dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
             prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
                                                         stmt.attrs, out_dims)
+        swaps.record(stmt, form)
     for o in program.outputs:
-        if o not in dims:
-            raise InvalidProgram(f"output {o} is not defined")
+        if o not in dims or o in swaps.swapped:
+            raise InvalidProgram(f"output {o} is not defined, or set_ swapped it onto another storage")
     return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
 
 

@@ -23,6 +23,13 @@ are: either their index intervals are apart for every binding (``x[:, :k]`` and
 sums of dim expressions with integer coefficients; a bound is proven only when every
 coefficient is non-negative and the value at each dim's smallest size is (a dim is at
 least its smallest value, ``sizes.smallest``).  Anything else is not proven.
+
+A storage swap (``y.set_(z)``, :class:`Swaps`) moves a value onto another storage: the
+statement's result is ``y`` as it now is, a view of ``z``'s root with ``z``'s footprint;
+the name ``y`` is not read again, and ``y``'s old storage, which the views of it made
+before still read, is never written again.  A tensor is resized only where it is made
+(``x.new_empty(0).resize_(...)``), so no view of its old storage exists and a resized
+value is a root of its own whose old footprint is void.
 """
 
 from __future__ import annotations
@@ -199,6 +206,51 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
 
 
 @dataclass
+class Swaps:
+    """The rule of ``set_`` swaps (``Form.consumes``), as statements are checked in order.
+
+    ``y.set_(z)`` has one eager answer where ``y`` is a fresh result: its own root, no
+    input (Dynamo does not trace an in-place view of a graph input: it breaks the
+    graph) and not a view (whose base would keep a footprint the swapped tensor no
+    longer has), and ``z`` is of another storage.  After it, ``y`` is read only as the
+    statement's result, and ``y``'s old storage is frozen: functionalization freezes the
+    storage a tensor was set away from and refuses a write to it ("cannot mutate
+    tensors with frozen storage"), so nothing writes it, while the views of it made
+    before may still be read."""
+
+    swapped: set = field(default_factory=set)
+
+    def check(self, stmt, form, root: dict[str, str], inputs) -> None:
+        """Raise ``Illegal`` where ``stmt`` breaks the rule."""
+        from fuzzer.program.form import Illegal
+        for a in stmt.args:
+            if a in self.swapped:
+                raise Illegal(f"{a} was swapped onto another storage by set_: read its result instead")
+        for w in form.mutates:
+            if root[stmt.args[w]] in self.swapped:
+                raise Illegal(f"written operand {stmt.args[w]} is in a storage set_ swapped away from (frozen)")
+        for k in form.consumes:
+            y = stmt.args[k]
+            if root[y] != y or y in inputs:
+                raise Illegal(f"set_ swaps only a fresh result of its own storage, not {y}")
+            if root[stmt.args[0]] == y:
+                raise Illegal(f"set_ swaps {y} onto its own storage")
+
+    def record(self, stmt, form) -> None:
+        self.swapped.update(stmt.args[k] for k in form.consumes)
+
+    def takes(self, form, k: int, value: str, first: str, root: dict[str, str], inputs) -> bool:
+        """Whether ``value`` may be operand ``k`` of a new statement of ``form`` whose operand
+        0 is ``first`` (the generator's side of :meth:`check`)."""
+        return k not in form.consumes or (root[value] == value and value not in inputs and root[first] != value)
+
+    def usable(self, value: str, root: dict[str, str]) -> bool:
+        """Whether the generator may still use ``value``: neither swapped nor a view of a
+        storage swapped away from (it reads none, to keep what it draws simple)."""
+        return value not in self.swapped and root[value] not in self.swapped
+
+
+@dataclass
 class Tracker:
     """What the generator keeps of storage while it grows a program: each value's
     footprint, the inputs an ``as_strided`` may be laid over, and whether a write may
@@ -208,6 +260,7 @@ class Tracker:
     overlap_rule: bool = False
     prints: dict = field(default_factory=dict)
     dense: set = field(default_factory=set)
+    swaps: Swaps = field(default_factory=Swaps)
 
     def apart(self, root: dict[str, str], a: str, b: str, sym_min: dict[str, int]) -> bool:
         """Whether ``a`` may be written while ``b`` is read, in one statement."""
@@ -231,3 +284,4 @@ class Tracker:
     def add_result(self, stmt, form, dims: Dims) -> None:
         self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
                                                  stmt.attrs, dims)
+        self.swaps.record(stmt, form)

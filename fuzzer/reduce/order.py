@@ -84,6 +84,17 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "T": ("transpose",),
     "mT": ("transpose",),
     "tail": ("head",),
+    # the storage swaps, toward the plain forms: a tensor set onto a storage to the view
+    # or the clone it reads, a swapped value to that view (the swapped operand dropped),
+    # a resized buffer to the clone or the slice it holds, the ops to the plain ops
+    "set_alias": ("alias",),
+    "swap": ("set_alias", "alias"),
+    "set_clone": ("clone",),
+    "resize_copy": ("clone",),
+    "resize_head": ("head",),
+    "r_resize": ("m_addto", "m_scale"),
+    "r_setw": ("m_scale",),
+    "r_workspace": ("p_sin",),
 }
 #: (a keyword-only scalar's simplest value is None: left to its default)
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
@@ -99,7 +110,10 @@ FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, 
                                            "while_scale", "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale",
                                            "fn_dirty")}, "s_inplace": 4,
                    # the strided views rank above the plain views they shrink to
-                   "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3}
+                   "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3,
+                   # and the storage swaps above the plain forms they shrink to
+                   **{name: 3 for name in ("set_alias", "set_clone", "resize_copy", "resize_head", "r_resize",
+                                           "r_setw", "r_workspace")}, "swap": 4}
 DEFAULT_FORM_COMPLEXITY = 2
 
 

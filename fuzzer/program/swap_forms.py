@@ -1,0 +1,67 @@
+"""Storage swaps in a program, as statement forms (the ``storage-swaps`` feature).
+
+Real code moves a tensor onto another storage (``set_``) and reallocates one
+(``resize_``): a workspace grown to the size of the data, a tensor pointed at a
+buffer, a parameter's storage swapped.  The forms here write what such code writes,
+on the values torch lets a compiled function swap:
+
+* ``set_alias``: ``x.new_empty(0).set_(x)``, a fresh tensor set onto ``x``'s storage
+  (its sizes, strides and offset): a view of ``x`` to the IR, so a write through it is
+  a write to ``x``, an input's or a module buffer's included;
+* ``set_clone``: ``x.new_empty(0).set_(x.clone())``: a fresh tensor set onto a clone's
+  storage, a root of its own;
+* ``swap``: ``y.set_(z)`` for a fresh result ``y`` (operand 1) of ``z``'s dims: ``y``
+  now views ``z``'s storage, and the statement's result is ``y`` as it now is;
+  ``storage.Swaps`` keeps the rule (``y`` not read again, its old storage not written);
+* ``resize_copy``: ``x.new_empty(0).resize_(x.shape).copy_(x)``: a buffer grown from
+  nothing, every element written before it is read (grown memory is uninitialised);
+* ``resize_head``: ``x.clone(memory_format=torch.contiguous_format).resize_(h, ...)``
+  with ``h`` half of dim 0: a contiguous buffer shrunk, which keeps its first rows.
+
+Dynamo traces ``set_`` on a value the function made, never on an input (an in-place
+view of a graph input breaks the graph), so no form swaps an input or a buffer
+itself; ``resize_`` it does not trace at all (``Tensor.resize_`` breaks the graph), so a
+program with a ``resize_`` form runs in two graphs and is untested where nothing else
+is found, like any break the program did not ask for.  None has a backward
+(``NO_BACKWARD``): a swap reads no value that requires grad.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program import sizes
+from fuzzer.program.form import ATEN, NO_BACKWARD, VIEW, Form, known_dim, need_rank, py_dim
+
+STORAGE_SWAPS = "storage-swaps"
+
+
+def _same(t, attrs, m):
+    return t[0]
+
+
+def _infer_head(t, attrs, m):
+    need_rank(t[0], 1)
+    for d in t[0]:
+        known_dim(d)
+    return (sizes.half(t[0][0]),) + t[0][1:]
+
+
+def _render_head(a, at, d):
+    return (f"{a[0]}.clone(memory_format=torch.contiguous_format)"
+            f".resize_(({py_dim(sizes.half(d[0][0]))}, *{a[0]}.shape[1:]))")
+
+
+def _form(name: str, category: str, arity: int, infer, render, **more) -> Form:
+    return Form(name, category, arity, infer, render, feature=STORAGE_SWAPS, grad=NO_BACKWARD, **more)
+
+
+SWAP_FORMS: tuple[Form, ...] = (
+    _form("set_alias", VIEW, 1, _same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]})",
+          footprint=lambda f, at, d: f),
+    _form("set_clone", ATEN, 1, _same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]}.clone())"),
+    _form("swap", VIEW, 2, _same, lambda a, at, d: f"{a[1]}.set_({a[0]})",
+          footprint=lambda f, at, d: f, consumes=(1,)),
+    _form("resize_copy", ATEN, 1, _same,
+          lambda a, at, d: f"{a[0]}.new_empty(0).resize_({a[0]}.shape).copy_({a[0]})"),
+    _form("resize_head", ATEN, 1, _infer_head, _render_head),
+)
+
