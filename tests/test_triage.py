@@ -112,7 +112,21 @@ def test_the_bisector_asks_once_per_subsystem_where_none_clears_the_bug():
 
     probe = _StaysProbe()
     assert bisect.bisect(probe, "inductor") == bisect.Bisection(None, None)
-    assert probe.asked == [("inductor", s.name) for s in BACKENDS["inductor"]]
+    assert probe.asked == [("inductor", s.name) for s in BACKENDS["inductor"] if s.name != "cudagraphs"]
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+def test_turning_off_cudagraphs_is_asked_only_where_the_compile_wraps_them():
+    """Without ``config.triton.cudagraphs`` (the default mode) Inductor never reads the
+    bisector's cudagraphs switch: the compile is the one the stage walk made."""
+    from torch._inductor import config
+
+    assert bisect.inert("inductor", "cudagraphs") and not bisect.inert("inductor", "lowerings")
+    with config.patch({"triton.cudagraphs": True}):
+        assert not bisect.inert("inductor", "cudagraphs")
+        probe = _StaysProbe()
+        bisect.bisect(probe, "inductor")
+        assert ("inductor", "cudagraphs") in probe.asked
 
 
 class _GoneOnceTouchedProbe(_StaysProbe):

@@ -24,7 +24,8 @@ there: with Inductor's nine subsystems that is 9 + 8 + ... + 1 = 45 compiles whe
 nine answer everything, most of the 60-call triage of an error the bisector pins on
 nothing.  A compile with a subsystem turned off gives the same answer each time, so
 each is asked once (:func:`bisect` remembers them), and the result is the one the
-repeated walk reaches.
+repeated walk reaches.  One of the nine changes nothing in the default mode (the
+cudagraph wrapping, :func:`inert`): its answer is the stage walk's, without a compile.
 """
 
 from __future__ import annotations
@@ -85,6 +86,20 @@ def bisects(stage: str) -> bool:
     return bisector is not None and bool(backends.get(stage))
 
 
+def inert(backend: str, subsystem: str | None) -> bool:
+    """Whether turning ``subsystem`` off leaves the compile as it is, so its answer is the
+    stage walk's (the bug shows) without a compile: the cudagraph wrapping where the
+    compile wraps nothing in CUDA graphs (``config.triton.cudagraphs`` off, as in
+    ``torch.compile``'s default mode: Inductor reads the bisector's switch for it only in
+    ``output_code.cudagraph_post_compile`` and its partition twin, run only where
+    cudagraphs are on)."""
+    if (backend, subsystem) != ("inductor", "cudagraphs"):
+        return False
+    from torch._inductor import config
+
+    return not config.triton.cudagraphs
+
+
 def bisect(probe: Probe, stage: str, applications: bool = True) -> Bisection | None:
     """Bisect the subsystems of ``stage`` (the first backend showing the bug).
 
@@ -115,7 +130,7 @@ def bisect(probe: Probe, stage: str, applications: bool = True) -> Bisection | N
                 raise _Named(subsystem)  # its disabling cleared the bug: that is all a key reads
             return not probe.shows(backend)  # a count being bisected: asked once anyway
         if (backend, subsystem) not in answers:
-            answers[backend, subsystem] = not probe.shows(backend)
+            answers[backend, subsystem] = False if inert(backend, subsystem) else not probe.shows(backend)
         return answers[backend, subsystem]
 
     enabled = bisector.bisection_enabled
