@@ -101,8 +101,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
     ``Examples.full``) is first recognised where its bug's key can be checked fact by
     fact (``fuzzer.triage.recognise``), on its case cut after the last binding its
     class reads (``own_bindings``): on the program as found where the key is a
-    stage before Inductor or an error (``AS_FOUND``); else, or where that disagrees,
-    it is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
+    stage before Inductor (``AS_FOUND``); else it is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
     given, else its oracle) and recognised on what that reached, and else triaged
     with only the probes its key needs (``localise(key_only=True)``; not where
     recognition checked every full bug of its family, whose keys that triage could
@@ -131,7 +130,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
         return known  # checked on the program as found
     shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
     known = _recognised(finding, shrunk, config, full, seconds_left, errors,
-                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH,))
+                        tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
     entry = shrunk
@@ -145,10 +144,11 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
 
 
 #: the keys recognition checks on a repeat's program as found, before any shrink: a
-#: stage before Inductor (no compile of Inductor), and an error (each probe that shows
-#: it stops where it is raised, so the whole program costs a probe little more than a
-#: shrunk one, where six shrink candidates that lose it each compile in full)
-AS_FOUND = (Shape.STAGE, Shape.ERROR)
+#: stage before Inductor (no compile of Inductor).  Not an error on Inductor: a probe
+#: that shows it stops where it is raised, but that can be late in Inductor, and on a
+#: whole program a campaign's repeats paid 2 s a probe (18 CPU s for one repeat, 13
+#: probes) where the short shrink first had cost less (``benchmarks/timesplit.py``)
+AS_FOUND = (Shape.STAGE,)
 
 
 def own_bindings(finding: Finding) -> Finding:
