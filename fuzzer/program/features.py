@@ -42,6 +42,7 @@ AUTOGRAD_FUNCTION = function.FEATURE
 STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
 OVERLAPPING = "overlapping-inputs"
+INT_TENSORS = "int-tensors"
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,10 @@ FEATURES: tuple[Feature, ...] = (
     Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
             "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
             "beside a read of another only where their elements are proven disjoint"),
+    # and this after them
+    Feature(INT_TENSORS, 0.25, "int64, int32, uint8 and bool values of aten forms: masks (comparisons, logic), "
+            "indices (argmax, stable argsort, nonzero), counts, view(dtype), integer arithmetic (floor "
+            "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -218,7 +223,7 @@ def writes_beside(on) -> bool:
 
 
 def needs_capture(program) -> bool:
-    """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``)
-    rather than break the graph there."""
+    """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``,
+    ``nonzero``) rather than break the graph there."""
     from fuzzer.program import forms
-    return any(forms.form(s.form).feature == DATA_DEPENDENT for s in program.body)
+    return any(forms.form(s.form).feature == DATA_DEPENDENT or "size" in s.attrs for s in program.body)

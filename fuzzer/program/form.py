@@ -22,6 +22,9 @@ ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
 CONTROL = "control"    # no operands: steers the compiler (a graph break)
+#: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
+#: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
+INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
 
 #: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
 #: feature's, then those of the hop-effects family (``families.control``)
@@ -151,6 +154,13 @@ class Form:
     #: root must be an input handed over contiguous (``as_strided``), its dims the
     #: ``base`` attribute; the generator draws the attributes from the root's dims
     dense_root: bool = False
+    #: the compiler computes its result, but with nothing to round: a comparison, an
+    #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
+    #: result is as exact as its operands, so it may have a fixed dtype
+    exact_result: bool = False
+    #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
+    #: that is not its own: the integer forms are drawn as a kind of their own
+    drawn_as: str | None = None
 
     @property
     def is_view(self) -> bool:

@@ -21,6 +21,8 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     CONSTANTS,
     CONTROL,
     INPLACE,
+    INTEGER,
+    INTEGER_SOURCE,
     NO_BACKWARD,
     UNARY_FUNCTIONS,
     VIEW,
@@ -49,6 +51,7 @@ from fuzzer.program.sizes import Dims
 from fuzzer.program.storage import Affine
 from fuzzer.program.strided_forms import STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
+from fuzzer.program.int_forms import INT_FORMS
 
 
 def _slice_text(arg: str, dim: int, stop: str) -> str:
@@ -254,12 +257,13 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
 CUSTOM_FORMS += families.forms(builders)
-#: the strided views come last: a program without their feature draws as before they existed
-FORMS: dict[str, Form] = {f.name: f for f in ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS}
+#: the strided views come last, then the integer forms: a program without their feature
+#: draws as before they existed
+_ALL = ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS + INT_FORMS
+FORMS: dict[str, Form] = {f.name: f for f in _ALL}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"
-assert len(FORMS) == len(ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS), \
-    "form names are unique"
+assert len(FORMS) == len(_ALL), "form names are unique"
 
 
 def add(new: Form) -> None:

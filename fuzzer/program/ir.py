@@ -297,13 +297,21 @@ def check(program: Program) -> Typing:
                 raise InvalidProgram(f"statement {n}: value {stmt.out} defined twice")
             dims[stmt.out] = out_dims
             root[stmt.out] = root[stmt.args[0]] if form.aliases_operand else stmt.out
-            dtypes[stmt.out] = dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
+            dtypes[stmt.out] = result_dtype(form, stmt, dtypes)
             prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
                                                         stmt.attrs, out_dims)
     for o in program.outputs:
         if o not in dims:
             raise InvalidProgram(f"output {o} is not defined")
     return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
+
+
+def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:
+    """The dtype of ``stmt``'s result: the one its form gives, else its operand's where
+    the result is that operand's storage (a view), else the program's own (None)."""
+    if form.result_dtype is None and form.aliases_operand:
+        return dtypes[stmt.args[0]]
+    return form.dtype_of_result(stmt.attrs)
 
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:
