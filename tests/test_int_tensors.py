@@ -146,3 +146,23 @@ def test_an_integer_program_runs_its_text():
         v1, v3, v4 = runs.eager.outputs
         assert v1.shape == (binding["s0"], binding["s1"]) and bool((v1.diff(dim=1) >= 0).all())
         assert v3.shape[0] == int(v4.sum()) and v4.dtype == torch.int64
+
+
+@pytest.mark.compile
+def test_integer_programs_compile_clean():
+    """The allowed side, judged: indices, masks, counts, a dtype view and floored
+    division of negative integers, compiled and compared with eager (exactly where
+    integer) on several bindings, an empty one among them."""
+    from fuzzer.judge.observe import caches_off
+    from fuzzer.judge.trial import run_trial
+    body = [("argsort", ["x0"], "v0", {"dim": 1}), ("gather", ["x1", "v0"], "v1", {"dim": 1}),
+            ("to_int32", ["x0"], "v2", {}), ("divmod_int32", ["v2"], "v3", {"op": "//", "k": 2}),
+            ("divmod_int32", ["v2"], "v4", {"op": "%", "k": 3}), ("less", ["x0", "x2"], "v5", {}),
+            ("masked_fill_mask", ["x1", "v5"], "v6", {"c": 2.0}), ("widen_int32", ["v3"], "v7", {}),
+            ("words", ["v7"], "v8", {}), ("index_select_int32", ["x2", "v4"], "v9", {"dim": 0}),
+            ("count", ["v5"], "v10", {"dim": 0})]
+    c = case(prog(INPUTS, body, outputs=["v1", "v3", "v6", "v8", "v9", "v10"]),
+             bindings=[{"s0": 4, "s1": 6}, {"s0": 7, "s1": 3}, {"s0": 0, "s1": 2}])
+    with caches_off():
+        result = run_trial(c, "cpu", confirm=False)
+    assert result.status == "clean", result.verdict.divergences
