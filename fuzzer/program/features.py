@@ -43,6 +43,7 @@ STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
 OVERLAPPING = "overlapping-inputs"
 INT_TENSORS = "int-tensors"
+DTYPE_VIEWS = "dtype-views"
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature(INT_TENSORS, 0.25, "int64, int32, uint8 and bool values of aten forms: masks (comparisons, logic), "
             "indices (argmax, stable argsort, nonzero), counts, view(dtype), integer arithmetic (floor "
             "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
+    Feature(DTYPE_VIEWS, 0.2, "view(dtype) to dtypes of another element size and back (bytes, int16 pairs of "
+            "them) over a view whose last dim has stride 1; writes through it"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before

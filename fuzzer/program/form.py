@@ -158,6 +158,10 @@ class Form:
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
     exact_result: bool = False
+    #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
+    #: element size): the operand is a view of an input handed over contiguous whose last
+    #: dim walks the input's last dim one by one (``storage.Footprint.unit_last``)
+    unit_last: bool = False
     #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
     #: that is not its own: the integer forms are drawn as a kind of their own
     drawn_as: str | None = None

@@ -168,7 +168,8 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
-    if form.dense_root and st.root[first] not in st.mem.dense:
+    if (form.dense_root and st.root[first] not in st.mem.dense) or (form.unit_last
+                                                                    and not st.mem.unit_last(st.root, first)):
         return None
     try:
         attrs = _attrs_for(form, st, st.dims[st.root[first] if form.dense_root else first])

@@ -11,8 +11,10 @@ entry's) is held to the same legality rules as a freshly generated one:
   (``fuzzer.program.storage``), since where they may overlap eager's result depends
   on the order of the kernel's writes and has no single answer;
 * an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
-  handed over contiguous, whose dims its ``base`` attribute gives; nothing writes the
-  storage of an input handed over expanded (``fuzzer.program.layouts``);
+  handed over contiguous, whose dims its ``base`` attribute gives, and a view to a dtype
+  of another element size (``Form.unit_last``) over a view of one whose last dim has
+  stride 1; nothing writes the storage of an input handed over expanded
+  (``fuzzer.program.layouts``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -211,9 +213,15 @@ def dense_inputs(program: Program) -> set[str]:
             if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts) and i.name not in apart}
 
 
-def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:
+def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str],
+                     prints: dict) -> None:
     """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
-    its dims; raises ``forms.Illegal``."""
+    its dims; a view to another element size (``Form.unit_last``) a view of one whose
+    last dim has stride 1.  Raises ``forms.Illegal``."""
+    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
+                               and prints[stmt.args[0]].unit_last()):
+        raise forms.Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+                            "over contiguous, along its last dim")
     if not form.dense_root:
         return
     base = root[stmt.args[0]]
@@ -274,7 +282,7 @@ def check(program: Program) -> Typing:
             storage.check_writes(stmt, form, root, prints, program.sym_min)
             if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
                 raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
-            check_dense_root(stmt, form, root, dims, dense)
+            check_dense_root(stmt, form, root, dims, dense, prints)
             _check_sites(stmt, form, calls)
             if form.once and any(s.form == stmt.form for s in program.body[:n]):
                 raise forms.Illegal(f"{form.name} is called once at most")
