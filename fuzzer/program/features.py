@@ -97,7 +97,8 @@ FEATURES: tuple[Feature, ...] = (
             "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
             "view of its own storage whose elements are proven disjoint"),
     Feature(LAYOUTS, 0.2, "inputs handed over in another memory layout: transposed (last two dims), "
-            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written)"),
+            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written); "
+            "each size 0 in some binding wherever the body allows"),
     Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
             "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
             "beside a read of another only where their elements are proven disjoint"),

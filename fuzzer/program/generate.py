@@ -386,8 +386,10 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
+    if feats.LAYOUTS in on and not ops.nonempty:  # empty tensors wherever the body allows them
+        program = bindings.emptied(program, check)
     check(program)
-    return Case(program=program, bindings=bindings.draw(rng, symbols, sym_min, limits),
+    return Case(program=program, bindings=bindings.draw(rng, symbols, program.sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
