@@ -89,3 +89,12 @@ def test_writes_through_width_views_compile_clean():
     with caches_off():
         result = run_trial(c, "cpu", confirm=False)
     assert result.status == "clean", result.verdict.divergences
+
+
+def test_the_shrinker_takes_a_width_view_to_a_dtype_view_and_away():
+    from fuzzer.reduce.order import complexity
+    from fuzzer.reduce.passes.rewrite import statement_edits
+    c = case(prog(INPUTS, [("width_view", ["x0"], "v0", {"width": "shorts"}), ("mul_", ["v0"], None, {"c": 0.5})]))
+    offered = [e for e in statement_edits(c) if e.program.body[0].form != "width_view"]
+    assert [e.program.body[0].form for e in offered] == ["dtype_view", "alias"]
+    assert all(complexity(e) < complexity(c) for e in offered)

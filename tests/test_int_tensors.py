@@ -166,3 +166,15 @@ def test_integer_programs_compile_clean():
     with caches_off():
         result = run_trial(c, "cpu", confirm=False)
     assert result.status == "clean", result.verdict.divergences
+
+
+def test_the_shrinker_takes_a_mask_away_and_two_masks_toward_one():
+    from fuzzer.reduce.order import complexity
+    from fuzzer.reduce.passes.rewrite import statement_edits
+    body = [("less", ["x0", "x1"], "v0", {}), ("positive", ["x1"], "v1", {}), ("logic", ["v0", "v1"], "v2", {"op": "&"}),
+            ("masked_fill_mask", ["x0", "v2"], "v3", {"c": 0.5})]
+    c = case(prog(INPUTS, body, outputs=["v3"]))
+    rewritten = {(n, e.program.body[n].form) for e in statement_edits(c) for n in range(4)
+                 if e.program.body[n].form != body[n][0]}
+    assert {(0, "positive"), (2, "invert"), (3, "clone")} <= rewritten
+    assert all(complexity(e) < complexity(c) for e in statement_edits(c) if e.program.body != c.program.body)
