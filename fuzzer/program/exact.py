@@ -15,7 +15,13 @@ compiled program and eager share bit for bit:
   so is what it writes;
 * a view is as exact as its base, and so is a result that is its operand (a tagged
   in-place or out= op's);
-* what an aten form computes is not exact, nor is a tensor an aten form writes into;
+* what an aten form computes is not exact, nor is a tensor an aten form writes into,
+  unless the form has nothing to round (``Form.exact_result``, the ``int-tensors``
+  feature's: a comparison, ``argmax``, a stable ``argsort``, a count, ``.to`` an integer
+  dtype, integer and bool arithmetic, an index taken): its result is then as exact as
+  its operands, whatever their dtypes.  A float the compiler computed never reaches
+  one: an integer made from it (an ``argmax`` of a sum, a mask of a product) could
+  flip with its rounding, so it is not made at all;
   nor is what an op computes that the compiler traces through, decomposes or lowers
   (``fuzzer.user.compiled``: it has a kernel of its own, but the compiled program
   does not run it), nor what a form computes around its call (``cond_sin``: the
@@ -58,13 +64,13 @@ class ExactRules:
             if not exact:
                 raise forms.Illegal(f"{form.name} makes a tensor of a fixed dtype from a value the compiler "
                                     "computes: its exact comparison would catch rounding, not bugs")
-            if not form.opaque:
+            if not form.opaque or (not form.is_custom and not form.exact_result):
                 raise forms.Illegal(f"{form.name} is not opaque: the compiler computes its fixed-dtype result")
 
     def record(self, stmt, form: forms.Form, root: dict[str, str]) -> None:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
-        computes = not (form.is_custom and form.opaque)
+        computes = not (form.is_custom and form.opaque) and not form.exact_result
         if stmt.out is not None and (not exact or (computes and not form.aliases_operand)):
             self.inexact.add(stmt.out)  # a view computes nothing: it is as exact as its operand
         for w in form.mutates:

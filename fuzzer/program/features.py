@@ -43,6 +43,8 @@ STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
 OVERLAPPING = "overlapping-inputs"
 STORAGE_SWAPS = swaps.FEATURE
+INT_TENSORS = "int-tensors"
+DTYPE_VIEWS = "dtype-views"
 
 
 @dataclass(frozen=True)
@@ -96,7 +98,8 @@ FEATURES: tuple[Feature, ...] = (
             "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
             "view of its own storage whose elements are proven disjoint"),
     Feature(LAYOUTS, 0.2, "inputs handed over in another memory layout: transposed (last two dims), "
-            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written)"),
+            "channels_last (dim 1 innermost, 3-d and 4-d), expanded (dim 0 of stride 0, never written); "
+            "each size 0 in some binding wherever the body allows"),
     Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
             "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
             "beside a read of another only where their elements are proven disjoint"),
@@ -105,6 +108,11 @@ FEATURES: tuple[Feature, ...] = (
             "fresh result swapped onto another storage, a buffer grown from nothing or shrunk; custom ops "
             "whose kernels resize their written argument to its own sizes, write it through a tensor set onto "
             "its storage, or resize a workspace"),
+    Feature(INT_TENSORS, 0.25, "int64, int32, uint8 and bool values of aten forms: masks (comparisons, logic), "
+            "indices (argmax, stable argsort, nonzero), counts, view(dtype), integer arithmetic (floor "
+            "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
+    Feature(DTYPE_VIEWS, 0.2, "view(dtype) to dtypes of another element size and back (bytes, int16 pairs of "
+            "them) over a view whose last dim has stride 1; writes through it"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -224,7 +232,7 @@ def writes_beside(on) -> bool:
 
 
 def needs_capture(program) -> bool:
-    """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``)
-    rather than break the graph there."""
+    """Whether Dynamo must capture data-dependent sizes (``.item()``, ``masked_select``,
+    ``nonzero``) rather than break the graph there."""
     from fuzzer.program import forms
-    return any(forms.form(s.form).feature == DATA_DEPENDENT for s in program.body)
+    return any(forms.form(s.form).feature == DATA_DEPENDENT or "size" in s.attrs for s in program.body)

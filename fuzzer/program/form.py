@@ -22,6 +22,9 @@ ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
 CONTROL = "control"    # no operands: steers the compiler (a graph break)
+#: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
+#: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
+INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
 
 #: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
 #: feature's, then those of the hop-effects family (``families.control``)
@@ -155,6 +158,17 @@ class Form:
     #: the swapped tensor, a view of operand 0; the operand's name is not read again
     #: and its old storage is never written again (``storage.Swaps``)
     consumes: tuple[int, ...] = ()
+    #: the compiler computes its result, but with nothing to round: a comparison, an
+    #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
+    #: result is as exact as its operands, so it may have a fixed dtype
+    exact_result: bool = False
+    #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
+    #: element size): the operand is a view of an input handed over contiguous whose last
+    #: dim walks the input's last dim one by one (``storage.Footprint.unit_last``)
+    unit_last: bool = False
+    #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
+    #: that is not its own: the integer forms are drawn as a kind of their own
+    drawn_as: str | None = None
 
     @property
     def is_view(self) -> bool:

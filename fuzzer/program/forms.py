@@ -21,6 +21,8 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     CONSTANTS,
     CONTROL,
     INPLACE,
+    INTEGER,
+    INTEGER_SOURCE,
     NO_BACKWARD,
     UNARY_FUNCTIONS,
     VIEW,
@@ -47,9 +49,10 @@ from fuzzer.program.form import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - t
 from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
 from fuzzer.program.storage import Affine
-from fuzzer.program.strided_forms import STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401
+from fuzzer.program.strided_forms import DTYPE_VIEW_FORMS, STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401
 from fuzzer.program.swap_forms import STORAGE_SWAPS, SWAP_FORMS  # noqa: F401
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
+from fuzzer.program.int_forms import INT_FORMS
 
 
 def _slice_text(arg: str, dim: int, stop: str) -> str:
@@ -274,9 +277,10 @@ CUSTOM_FORMS: tuple[Form, ...] = (
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
 CUSTOM_FORMS += families.forms(builders)
-#: the strided views come last, then the storage swaps: a program without their
-#: features draws as before they existed
-_ALL = ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS + SWAP_FORMS
+#: the strided views come last, then the storage swaps, the integer forms and the views
+#: to other widths: a program without their features draws as before they existed
+_ALL = (ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS + SWAP_FORMS + INT_FORMS
+        + DTYPE_VIEW_FORMS)
 FORMS: dict[str, Form] = {f.name: f for f in _ALL}
 
 assert {f.custom for f in CUSTOM_FORMS} == set(custom_ops.BY_NAME), "every custom op needs a form"

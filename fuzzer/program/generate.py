@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import buffers, forms, layouts, sizes, sources, storage, strided_forms, windows
+from fuzzer.program import bindings, buffers, forms, layouts, sources, storage, strided_forms, windows
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check, dense_inputs
+from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check, dense_inputs, result_dtype
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -33,8 +33,10 @@ CATEGORY_WEIGHTS = {
     forms.ATEN: 4,
     forms.VIEW: 3,
     forms.INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks)
+    # only drawn when a feature turns its forms on (graph breaks, integer forms)
     forms.CONTROL: 1,
+    forms.INTEGER: 8,
+    forms.INTEGER_SOURCE: 3,
 }
 
 
@@ -167,7 +169,8 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
-    if form.dense_root and st.root[first] not in st.mem.dense:
+    if (form.dense_root and st.root[first] not in st.mem.dense) or (form.unit_last
+                                                                    and not st.mem.unit_last(st.root, first)):
         return None
     try:
         attrs = _attrs_for(form, st, st.dims[st.root[first] if form.dense_root else first])
@@ -180,9 +183,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         return None
     if out_dims is not None and len(out_dims) > st.max_rank:
         return None
-    out = None
-    if out_dims is not None:
-        out = f"v{st.next_value}"
+    out = f"v{st.next_value}" if out_dims is not None else None
     stmt = Stmt(form.name, tuple(args), out, attrs)
     try:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
@@ -204,6 +205,8 @@ def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[st
         def ok(v: str) -> bool:
             if st.dtypes.get(v) != form.operand_dtype(k) or not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
+            if form.exact_result and not st.exact.is_exact(v, st.root):
+                return False  # it makes a fixed dtype (``fuzzer.program.exact``)
             return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
                        if j in form.mutates or k in form.mutates)
         candidates = [v for v in st.order if ok(v)]
@@ -236,6 +239,14 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
+def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
+    """A statement of one of ``users`` (the integer forms) that may read the integer or
+    mask ``stmt`` just made, as real code uses a mask or an index right away: each
+    form that takes its dtype tried once, in random order."""
+    fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
+    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
+
+
 def _commit(stmt: Stmt, st: _State) -> None:
     form = forms.form(stmt.form)
     st.body.append(stmt)
@@ -246,7 +257,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
-        st.dtypes[stmt.out] = st.dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
+        st.dtypes[stmt.out] = result_dtype(form, stmt, st.dtypes)
         st.mem.add_result(stmt, form, st.dims[stmt.out])
         st.order.append(stmt.out)
         if form.consumes:  # a swapped value and the views of its old storage are used no more
@@ -258,7 +269,7 @@ def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dic
     table: dict[str, list[forms.Form]] = {}
     for f in forms.FORMS.values():
         if (f.feature is None or f.feature in on) and ops.admits(f):
-            table.setdefault(f.category, []).append(f)
+            table.setdefault(f.drawn_as or f.category, []).append(f)
     return table
 
 
@@ -362,6 +373,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
+            elif form.drawn_as == forms.INTEGER_SOURCE and len(st.body) < target:  # a use of what it made
+                again = _use(stmt, st, by_category.get(forms.INTEGER, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
@@ -378,8 +391,10 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                       imports=sources.imports_for(st.body, ops.imports))
     if feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
+    if feats.LAYOUTS in on and not ops.nonempty:  # empty tensors wherever the body allows them
+        program = bindings.emptied(program, check)
     check(program)
-    return Case(program=program, bindings=sizes.draw_bindings(rng, symbols, sym_min, limits),
+    return Case(program=program, bindings=bindings.draw(rng, symbols, program.sym_min, limits),
                 input_seed=derive_seed("inputs", seed))
 
 
@@ -437,3 +452,4 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None,
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
+

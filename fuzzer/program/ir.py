@@ -13,8 +13,10 @@ entry's) is held to the same legality rules as a freshly generated one:
 * a value ``set_`` swapped onto another storage is read only as that statement's
   result, and its old storage is not written again (``storage.Swaps``);
 * an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
-  handed over contiguous, whose dims its ``base`` attribute gives; nothing writes the
-  storage of an input handed over expanded (``fuzzer.program.layouts``);
+  handed over contiguous, whose dims its ``base`` attribute gives, and a view to a dtype
+  of another element size (``Form.unit_last``) over a view of one whose last dim has
+  stride 1; nothing writes the storage of an input handed over expanded
+  (``fuzzer.program.layouts``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -213,9 +215,15 @@ def dense_inputs(program: Program) -> set[str]:
             if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts) and i.name not in apart}
 
 
-def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str]) -> None:
+def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str],
+                     prints: dict) -> None:
     """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
-    its dims; raises ``forms.Illegal``."""
+    its dims; a view to another element size (``Form.unit_last``) a view of one whose
+    last dim has stride 1.  Raises ``forms.Illegal``."""
+    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
+                               and prints[stmt.args[0]].unit_last()):
+        raise forms.Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+                            "over contiguous, along its last dim")
     if not form.dense_root:
         return
     base = root[stmt.args[0]]
@@ -278,7 +286,7 @@ def check(program: Program) -> Typing:
             swaps.check(stmt, form, root, inputs)
             if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
                 raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
-            check_dense_root(stmt, form, root, dims, dense)
+            check_dense_root(stmt, form, root, dims, dense, prints)
             _check_sites(stmt, form, calls)
             if form.once and any(s.form == stmt.form for s in program.body[:n]):
                 raise forms.Illegal(f"{form.name} is called once at most")
@@ -301,7 +309,7 @@ def check(program: Program) -> Typing:
                 raise InvalidProgram(f"statement {n}: value {stmt.out} defined twice")
             dims[stmt.out] = out_dims
             root[stmt.out] = root[stmt.args[0]] if form.aliases_operand else stmt.out
-            dtypes[stmt.out] = dtypes[stmt.args[0]] if form.aliases_operand else form.dtype_of_result(stmt.attrs)
+            dtypes[stmt.out] = result_dtype(form, stmt, dtypes)
             prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
                                                         stmt.attrs, out_dims)
         swaps.record(stmt, form)
@@ -309,6 +317,14 @@ def check(program: Program) -> Typing:
         if o not in dims or o in swaps.swapped:
             raise InvalidProgram(f"output {o} is not defined, or set_ swapped it onto another storage")
     return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
+
+
+def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:
+    """The dtype of ``stmt``'s result: the one its form gives, else its operand's where
+    the result is that operand's storage (a view), else the program's own (None)."""
+    if form.result_dtype is None and form.aliases_operand:
+        return dtypes[stmt.args[0]]
+    return form.dtype_of_result(stmt.attrs)
 
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:

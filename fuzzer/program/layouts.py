@@ -57,8 +57,9 @@ def written_expanded(stmt, form, root: dict[str, str], mode) -> str | None:
 
 
 def held(body, root: dict[str, str], form_of) -> tuple[set[str], set[str]]:
-    """The inputs an ``as_strided`` is laid over (kept contiguous), and the roots the body writes."""
-    dense = {root[s.args[0]] for s in body if form_of(s.form).dense_root}
+    """The inputs an ``as_strided`` or a view to another element size is laid over (kept
+    contiguous), and the roots the body writes."""
+    dense = {root[s.args[0]] for s in body if form_of(s.form).dense_root or form_of(s.form).unit_last}
     written = {root[s.args[w]] for s in body for w in form_of(s.form).mutates}
     return dense, written
 

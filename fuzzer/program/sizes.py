@@ -92,20 +92,3 @@ def smallest(expr: str, sym_min: dict[str, int]) -> int:
     the data decides may be 0."""
     expr = _UNBACKED.sub("0", expr)
     return evaluate(expr, {s: sym_min.get(s, 0) for s in symbols_in(expr)})
-
-
-def draw_bindings(rng, symbols, sym_min: dict[str, int], limits) -> tuple[dict, ...]:
-    """A program's bindings (``limits``: ``fuzzer.limits.GenLimits``): typical sizes first (that
-    compile is the dynamic one), then edges and primes, each symbol at its minimum or more."""
-    def draw(pool):
-        return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
-
-    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
-    unique = [b for k, b in enumerate(out) if b not in out[:k]]
-    for _ in range(limits.binding_draws):
-        if len(unique) >= limits.min_bindings:
-            break
-        b = draw(limits.primes + limits.typical_sizes)
-        if b not in unique:
-            unique.append(b)
-    return tuple(unique)

@@ -116,6 +116,11 @@ class Footprint:
         windows = self.slice(dim, Affine(), step, count)
         return Footprint(windows.base, windows.moves + (self.moves[dim],), windows.dims + (str(size),))
 
+    def unit_last(self) -> bool:
+        """Its last dim walks the root's last dim one by one: stride 1 where the root is
+        laid out row-major."""
+        return bool(self.moves) and self.moves[-1] == ((len(self.base) - 1, 1),)
+
     # ------------------------------------------------------------- disjointness
     def projection(self, j: int) -> tuple[Affine, list[tuple[int, str]]]:
         """Root dim ``j``'s indices: the base and each ``(coef, view size)`` that moves it."""
@@ -275,6 +280,11 @@ class Tracker:
         if self.overlap_rule and writes and near and rng.random() < 0.5:
             return near
         return others
+
+    def unit_last(self, root: dict[str, str], name: str) -> bool:
+        """Whether ``name``'s last dim has stride 1: a view of a contiguous input along its last dim."""
+        print_ = self.prints.get(name)
+        return root[name] in self.dense and print_ is not None and print_.unit_last()
 
     def add_input(self, name: str, dims: Dims, dense: bool) -> None:
         self.prints[name] = Footprint.whole(dims)

@@ -95,6 +95,12 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "r_resize": ("m_addto", "m_scale"),
     "r_setw": ("m_scale",),
     "r_workspace": ("p_sin",),
+    # a view through other widths toward one through its own, then none; a mask or an
+    # index away (the float it fed as a copy), two masks toward one
+    "width_view": ("dtype_view", "alias"),
+    **{name: ("clone",) for name in ("masked_fill_mask", "where_mask", "mul_bool", "mul_int64", "gather")},
+    "less": ("positive",),
+    "logic": ("invert",),
 }
 #: (a keyword-only scalar's simplest value is None: left to its default)
 SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
@@ -113,7 +119,10 @@ FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, 
                    "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3,
                    # and the storage swaps above the plain forms they shrink to
                    **{name: 3 for name in ("set_alias", "set_clone", "resize_copy", "resize_head", "r_resize",
-                                           "r_setw", "r_workspace")}, "swap": 4}
+                                           "r_setw", "r_workspace")}, "swap": 4,
+                   # and the width views and the integer forms above theirs
+                   "width_view": 4, **{name: 3 for name in ("masked_fill_mask", "where_mask", "mul_bool", "mul_int64",
+                                                            "gather", "less", "logic")}}
 DEFAULT_FORM_COMPLEXITY = 2
 
 
