@@ -107,7 +107,7 @@ def _step(program: Program) -> str:
              '    """One run of `program` (eager or compiled as `fn`): its mode applied."""']
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
-    lines += _load_buffers(mode.module)
+    lines += _load_buffers(mode.module, mode.carry)
     call = ", ".join(i.name for i in program.inputs if i.name not in mode.module)
     if mode.grad:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
@@ -134,19 +134,23 @@ def _step(program: Program) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _load_buffers(names: tuple[str, ...]) -> list[str]:
+def _load_buffers(names: tuple[str, ...], carry: bool = False) -> list[str]:
     """The step's lines that give a module's buffers their state before a call: each
     buffer is the same tensor on every call (a cache's state lives on in place), its
-    values the binding's draw; a new buffer where the draw's shape or dtype is another."""
+    values the binding's draw; a new buffer where the draw's shape or dtype is another.
+    ``carry``: the draw is loaded at the first call only (or where its shape or dtype
+    is another), and every later call starts from the state the call before left."""
     if not names:
         return []
     pairs = "".join(f"({n!r}, {n}), " for n in names)
-    return [f"    for name, value in ({pairs.rstrip(' ')}):",
-            "        buffer = getattr(fn, name)",
-            "        if buffer is not None and buffer.shape == value.shape and buffer.dtype == value.dtype:",
-            "            buffer.copy_(value)",
-            "        else:",
-            "            setattr(fn, name, value.clone())"]
+    head = [f"    for name, value in ({pairs.rstrip(' ')}):", "        buffer = getattr(fn, name)"]
+    if carry:
+        return head + ["        if buffer is None or buffer.shape != value.shape or buffer.dtype != value.dtype:",
+                       "            setattr(fn, name, value.clone())  # the first call: the state starts from the draw"]
+    return head + ["        if buffer is not None and buffer.shape == value.shape and buffer.dtype == value.dtype:",
+                   "            buffer.copy_(value)",
+                   "        else:",
+                   "            setattr(fn, name, value.clone())"]
 
 
 def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> str:
@@ -167,7 +171,8 @@ def header(program: Program) -> str:
     mode = program.mode
     inputs = [f"dtype {mode.dtype}"] + [f"{n} strided (last dim by 2)" for n in mode.strided]
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
-    inputs += [f"{n} is the module's buffer (loaded before each call, read after it)" for n in mode.module]
+    how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
+    inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
     return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")

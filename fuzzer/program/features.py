@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
-from fuzzer.program.families import control, function
+from fuzzer.program.families import control, function, state
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -42,6 +42,7 @@ AUTOGRAD_FUNCTION = function.FEATURE
 STRIDED_VIEWS = "strided-views"
 LAYOUTS = "layouts"
 OVERLAPPING = "overlapping-inputs"
+MODULE_CARRY = state.FEATURE
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature(OVERLAPPING, 0.15, "inputs that are windows of part of another input's storage (a head and a "
             "tail of one buffer, a base beside its window, two windows one row apart); a write to one "
             "beside a read of another only where their elements are proven disjoint"),
+    Feature(MODULE_CARRY, 0.2, "a module whose state carries over from call to call (a KV cache of fixed "
+            "length written at a position, running statistics), through mutating custom ops; judged after each call"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -200,7 +203,7 @@ def used_by(program) -> list[str]:
     if mode.aliases:
         used.add(ALIASED)
     if mode.module:
-        used.add(MODULE_STATE)
+        used.add(MODULE_CARRY if mode.carry else MODULE_STATE)
     if mode.layouts:
         used.add(LAYOUTS)
     if mode.windows:

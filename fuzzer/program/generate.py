@@ -17,13 +17,12 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import buffers, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import buffers, forms, layouts, sizes, sources, storage, strided_forms, windows
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check, dense_inputs
-from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
 CATEGORY_WEIGHTS = {
@@ -53,7 +52,7 @@ def program_seed(campaign_seed: int, index: int) -> int:
 class _State:
     rng: random.Random
     sym_min: dict[str, int]
-    dims: dict[str, Dims] = field(default_factory=dict)
+    dims: dict[str, sizes.Dims] = field(default_factory=dict)
     root: dict[str, str] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)
@@ -125,7 +124,7 @@ class OpSet:
 BUILTIN = OpSet()
 
 
-def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
+def _attrs_for(form: forms.Form, st: _State, dims0: sizes.Dims) -> dict:
     """A new statement's attributes: the form's own (``Form.draw``), then ``no_grad``."""
     attrs = form.draw(st.rng, dims0, f"u{st.next_value}") if form.draw is not None else {}
     if st.grad is not None and st.rng.random() < GEN.no_grad_share:
@@ -342,10 +341,16 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         drawn_dtypes.append(None)
         aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
     wins = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, aliases, feats.OVERLAPPING in on and st.grad is None)
+    state = buffers.draw_state(seed, symbols, len(shapes_drawn)) if feats.MODULE_CARRY in on and not st.grad else None
+    if state is not None:  # its length a symbol of its own, the same in every binding
+        symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
+        shapes_drawn.append(list(state.dims))
+        drawn_dtypes.append(None)
     inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, wins)
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
+    _write_state(state, buffers.STATE_WRITES[0], st)
     attempts = 0
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
@@ -363,6 +368,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if again is not None:
                 _commit(again, st)
 
+    _write_state(state, buffers.STATE_WRITES[1], st)
     produced = [s.out for s in st.body if s.out is not None]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
@@ -371,11 +377,21 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
                       mode=_mode(seed, on, inputs, tuple(aliases), cond, dense, written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
-    if feats.MODULE_STATE in on:
+    if state is not None:
+        program = buffers.carried(program, state)
+    elif feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
     check(program)
-    return Case(program=program, bindings=_bindings(rng, symbols, sym_min, limits),
+    bindings = sizes.draw_bindings(rng, symbols, sym_min, limits)
+    return Case(program=program, bindings=bindings if state is None else buffers.pinned(bindings, state),
                 input_seed=derive_seed("inputs", seed))
+
+
+def _write_state(state, name: str, st: _State) -> None:
+    """A write of a carried state (``buffers.STATE_WRITES``), where the program has one."""
+    stmt = None if state is None else _propose(forms.form(name), st, first=state.name)
+    if stmt is not None:
+        _commit(stmt, st)
 
 
 def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
@@ -432,19 +448,3 @@ def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), cond=False,
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
-
-
-def _bindings(rng: random.Random, symbols, sym_min, limits: GenLimits = GEN) -> tuple[dict, ...]:
-    """Typical sizes first (that compile is the dynamic one), then edges and primes."""
-    def draw(pool):
-        return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
-
-    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
-    unique = [b for k, b in enumerate(out) if b not in out[:k]]
-    for _ in range(limits.binding_draws):
-        if len(unique) >= limits.min_bindings:
-            break
-        b = draw(limits.primes + limits.typical_sizes)
-        if b not in unique:
-            unique.append(b)
-    return tuple(unique)

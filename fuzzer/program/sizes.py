@@ -92,3 +92,21 @@ def smallest(expr: str, sym_min: dict[str, int]) -> int:
     the data decides may be 0."""
     expr = _UNBACKED.sub("0", expr)
     return evaluate(expr, {s: sym_min.get(s, 0) for s in symbols_in(expr)})
+
+
+def draw_bindings(rng, symbols, sym_min, limits) -> tuple[dict, ...]:
+    """Bindings of ``symbols`` (each at least its minimum): typical sizes first (that
+    compile is the dynamic one), then primes and edges, the minimums, then more primes
+    and typical sizes until there are ``limits.min_bindings`` distinct ones."""
+    def draw(pool):
+        return {s: max(sym_min[s], rng.choice(pool)) for s in symbols}
+
+    out = [draw(limits.typical_sizes), draw(limits.primes), draw((0, 1, 2)), {s: sym_min[s] for s in symbols}]
+    unique = [b for k, b in enumerate(out) if b not in out[:k]]
+    for _ in range(limits.binding_draws):
+        if len(unique) >= limits.min_bindings:
+            break
+        b = draw(limits.primes + limits.typical_sizes)
+        if b not in unique:
+            unique.append(b)
+    return tuple(unique)

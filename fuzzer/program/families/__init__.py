@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function")
+MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function", "state")
 
 
 def _modules():
