@@ -204,14 +204,15 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
             lines.append(f"    {line}")
     outs = "".join(f"{o}, " for o in program.outputs)
     lines.append(f"    return ({outs.rstrip(', ')}{',' if len(program.outputs) == 1 else ''})")
-    return "\n".join(lines) + "\n" if not buffers else _module(buffers, lines, name)
+    return "\n".join(lines) + "\n" if not buffers else _module(buffers, lines, name, program.mode.carry)
 
 
-def _module(buffers: tuple[str, ...], forward: list[str], name: str) -> str:
+def _module(buffers: tuple[str, ...], forward: list[str], name: str, carry: bool = False) -> str:
     """A program with buffers as a module: its forward, and ``name``, an instance."""
+    when = "at its first call, then carries over" if carry else "before each call"
     lines = [f"class {MODULE_CLASS}(torch.nn.Module):",
              f'    """`{name}` as a module whose buffers ({", ".join(buffers)}) are its state, which '
-             f'`{STEP_NAME}` loads before each call."""',
+             f'`{STEP_NAME}` loads {when}."""',
              "", "    def __init__(self):", "        super().__init__()"]
     lines += [f"        self.register_buffer({b!r}, None)" for b in buffers]
     lines += [""] + [f"    {line}" for line in forward]

@@ -170,9 +170,8 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
     if mode.carry:  # a state loaded before each call, not carried from the call before
         yield dataclasses.replace(mode, carry=False)
-    for n in mode.module:  # a buffer back to an input: a module toward a function
-        rest = tuple(x for x in mode.module if x != n)
-        yield dataclasses.replace(mode, module=rest, carry=mode.carry and bool(rest))
+    for n in mode.module if not mode.carry else ():  # a buffer back to an input: a module toward a function
+        yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))
     if mode.window_calls:  # the same inputs at every call
