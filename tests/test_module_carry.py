@@ -25,15 +25,18 @@ CARRY = dataclasses.replace(FUNCTION, mode=Mode(module=("x1",), carry=True))
 PINNED = [{"s0": 3, "s1": 4}, {"s0": 5, "s1": 4}, {"s0": 2, "s1": 4}]
 
 
-def _stand_in(loses_on=lambda call: False):
+def _stand_in(loses_on=lambda call: False, raises_on=lambda call: False):
     """A 'compiled' module: an instance of the program's own class whose forward runs
     eagerly, except that on the calls ``loses_on(call number)`` picks it runs on a copy
-    of its state, so that call's writes never reach it."""
+    of its state, so that call's writes never reach it, and on those ``raises_on``
+    picks it raises before it writes anything."""
     module, step = codegen.build_with_step(CARRY)
     forward, calls = module.forward, []
 
     def lossy(x0):
         calls.append(1)
+        if raises_on(len(calls)):
+            raise RuntimeError("the compiled call failed")
         if not loses_on(len(calls)):
             return forward(x0)
         kept = module.x1.clone()
@@ -81,11 +84,24 @@ def test_an_honest_module_is_clean():
     assert verdict.status == contract.OK and verdict.kinds() == [], verdict.reason
 
 
-def test_a_state_that_diverges_only_at_call_2_is_wrong_mutation_from_there_on():
+def test_a_state_that_diverges_only_at_call_2_is_wrong_mutation_there():
     verdict = _verdict(_stand_in(lambda call: call == 2), case(CARRY, PINNED))
-    assert contract.WRONG_MUTATION in verdict.kinds()
-    lost = sorted({d.binding for d in verdict.divergences if d.where == "input x1"})
-    assert lost == [1, 2]                          # call 3 starts from the state call 2 left
+    assert verdict.kinds() == [contract.WRONG_MUTATION]
+    assert [(d.binding, d.where) for d in verdict.divergences] == [(1, "input x1")]  # call 3 is not judged
+
+
+def test_a_call_after_one_that_diverged_is_not_judged():
+    """STATE CARRIED: call 3 starts from the state a failed call 2 left, another than
+    eager's; what it then does is no further finding (the allowed side), where a module
+    loaded before each call is judged at every call (the forbidden side)."""
+    c = case(CARRY, PINNED)
+    verdict = _verdict(_stand_in(raises_on=lambda call: call == 2), c)
+    assert verdict.kinds() == [contract.RUNTIME_ERROR] and {d.binding for d in verdict.divergences} == {1}
+    runs = execute(c, "cpu", compiled=_stand_in(raises_on=lambda call: call == 2))
+    for br in runs:
+        br.compiled.coverage = Coverage(frames=1, graphs=1)
+    unguarded = contract.judge_runs(["x0", "x1"], {}, run_checks(c, "cpu", runs, [0, 1, 2]), contract.Asks())
+    assert contract.WRONG_MUTATION in unguarded.kinds()   # what the clause keeps out
 
 
 def test_every_check_run_rebuilds_the_state_of_the_calls_before_it():

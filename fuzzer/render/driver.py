@@ -136,6 +136,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                 br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
                                else run_once(compiled, inputs, trace, compiled=True))
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
+                carry=bool(spec.get("carry")),
                 declines=EXPORT_DECLINES if exporting else frozenset())
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
