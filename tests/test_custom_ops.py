@@ -40,6 +40,8 @@ KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
 NO_BACKWARD = {"p_pos", "s_mix", "r_workspace"}
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
+#: the ops that write a row at a position: their forms give them a first dim of 1 or more
+ROWS = {"k_put"}
 
 
 def _args(op, x, y):
@@ -55,6 +57,10 @@ def _args(op, x, y):
         return ([x, y], 0)
     if op.name == "s_scale":
         return (x, 2.0, 0)
+    if op.name == "k_put":  # the last row, from the one before it
+        return (x, y, x.shape[0] - 1, 0)
+    if op.name == "r_stat":
+        return (x, y, 0.5, 0)
     if op.name == "s_list":
         return ([x, y, x * y + 1.0], 0)
     if op.name in ("s_pair", "c_two"):
@@ -84,7 +90,7 @@ def _shapes(op):
     if op.name in FEATURE_OPS:
         ranks = (1, 2)
     return [s for r in ranks for s in itertools.product(SIZES, repeat=r)
-            if r < 3 or len(set(s)) == 3]  # rank 3: the orders of 0, 1, 2 only
+            if (r < 3 or len(set(s)) == 3) and (op.name not in ROWS or s[0] >= 1)]  # rank 3: the orders of 0, 1, 2
 
 
 def _layout(shape, how):

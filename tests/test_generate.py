@@ -128,6 +128,7 @@ def test_features_reach_every_form_and_every_part_of_the_mode():
     assert {m.dynamic for m in modes} == set(DYNAMIC_MODES)
     assert any(s.attrs.get("no_grad") for c in cases for s in c.program.body)
     assert any(m.aliases for m in modes) and any(m.strided for m in modes)
+    assert any(m.carry for m in modes) and any(m.module and not m.carry for m in modes)
     assert generate(7, features=features.ALL) == generate(7, features=features.ALL)
 
 

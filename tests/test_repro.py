@@ -37,6 +37,8 @@ MODULE = dataclasses.replace(
     prog({"x0": ("s0",), "x1": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("e_log", ["v0"], None, {"site": 1}),
                                           ("m_scale", ["x1"], None, {"site": 2})], outputs=["v0"]),
     mode=Mode(module=("x1",)))
+#: MODULE whose state carries over from call to call: each check run rebuilds it
+CARRIED = dataclasses.replace(MODULE, mode=Mode(module=("x1",), carry=True))
 NARROW = prog({"x0": ("s0",)}, [("narrow", ["x0"], "v0", {"dim": 0}),
                                  ("e_log", ["v0"], None, {"site": 0})], outputs=["v0"])
 
@@ -67,6 +69,10 @@ TABLE = [
      contract.WRONG_MUTATION, "wrong-mutation|values", REPRODUCES),
     ("module, lost write, new buffers", case(MODULE), backends.DROP_LOG_AND_MUTATION, contract.WRONG_MUTATION,
      "wrong-mutation|values", REPRODUCES),
+    ("carried state, faithful", case(CARRIED, [{"s0": 5}] * 3), backends.FAITHFUL, contract.WRONG_MUTATION,
+     "wrong-mutation|values", FIXED),
+    ("carried state, lost write", case(CARRIED, [{"s0": 5}] * 3), backends.DROP_LOG_AND_MUTATION,
+     contract.WRONG_MUTATION, "wrong-mutation|values", REPRODUCES),
     ("eager raises", case(NARROW, [{"s0": 3}, {"s0": 0}]), backends.DROP_LOG, contract.EFFECT_LOG,
      "effect-log|missing", ERROR),
 ]

@@ -66,7 +66,7 @@ def does(program) -> str:
     mode = program.mode
     extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
-                                   ("module", bool(mode.module)),
+                                   ("module", bool(mode.module)), ("carry", mode.carry),
                                    (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
                                    ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
                                                                      bool(mode.window_calls))) if on]

@@ -34,7 +34,7 @@ def parts(program: Program) -> frozenset[str]:
     out = {f"form:{s.form}" for s in program.body}
     out.update(f"mark:{how}" for _, _, how in mode.marks)
     for flag, name in ((mode.grad, "mode:grad"), (mode.strided, "mode:strided"), (mode.aliases, "mode:aliased"),
-                       (mode.module, "mode:module"), (mode.windows, "mode:windows"),
+                       (mode.module, "mode:module"), (mode.carry, "mode:carry"), (mode.windows, "mode:windows"),
                        (mode.dtype != "float32", f"mode:{mode.dtype}"),
                        (mode.dynamic != "true", f"mode:{mode.dynamic}")):
         if flag:

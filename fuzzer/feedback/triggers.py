@@ -68,6 +68,8 @@ def traits(program: Program) -> frozenset[str]:
         out.add("mode:aliased")
     if mode.module:
         out.add("mode:module")
+    if mode.carry:
+        out.add("mode:carry")
     if mode.windows:
         out.add(f"mode:windows{mode.window_calls and ':' + mode.window_calls}")
     if mode.dynamic != "true":

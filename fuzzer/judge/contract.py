@@ -14,7 +14,7 @@ MUST MATCH (a difference is a finding), per binding:
    reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
    user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
 2. ``wrong-mutation`` the final contents of every program input, same judgement; a module's
-   buffers are program inputs, their state after each call (``codegen``'s ``step``).
+   buffers are inputs, its state after each call (STATE CARRIED: ``Asks.carry``).
 3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
    effectful ops: nothing missing, extra, duplicated or reordered; and the tensor
    each event saw, same judgement as values.
@@ -209,15 +209,15 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Asks:
-    """What a program asks of the compiler beyond its body, which the verdict reads: the
-    kinds of mark it puts on input dims (``dynamic``, ``maybe``, ``unbacked``), and the
-    higher-order ops it means to have compiled (``cond``, ``invoke_subgraph``)."""
+    """What a program asks of the compiler beyond its body, which the verdict reads: its marks'
+    kinds, the higher-order ops it means to have compiled (``cond``, ``invoke_subgraph``)."""
 
     marks: frozenset = frozenset()
     hops: frozenset = frozenset()
     #: why it is beyond what torch documents a higher-order op supports (``HOP LIMIT``)
     limits: frozenset = frozenset()
     declines: frozenset = frozenset()  # (type, stage, message prefix): its target declines them
+    carry: bool = False  # its state carries over: a call after one that diverged is not judged (STATE CARRIED)
 
 
 # ------------------------------------------------------------------ clauses
@@ -248,8 +248,7 @@ REFUSALS: dict[str, frozenset] = {
 def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
     """The message, when the compiled run failed because the compiler declined what the
     program asked with its marks, or as its target declines (never a finding), else None."""
-    f = compiled.failure
-    if f is None:
+    if (f := compiled.failure) is None:
         return None
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declined = any((f.type, f.stage) == (t, s) and f.message.startswith(p) for t, s, p in asks.declines)
@@ -544,6 +543,8 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for binding, binding_runs in enumerate(runs):
         compiled = binding_runs.compiled
+        if asks.carry and (divergences or diverged or any(u[0] == REFUSED for u in untested)):
+            break  # STATE CARRIED: this call starts from another state than eager's
         if compiled is None:
             continue
         if compiled.coverage is not None:
@@ -593,8 +594,7 @@ def _hops_missing(asks: Asks, compiled: list) -> str | None:
     if sum(run.coverage.graphs for run in compiled) == 0:
         return None  # no graph at all: said already
     seen = {hop for run in compiled for hop in run.coverage.hops}
-    missing = sorted(asks.hops - seen)
-    if not missing:
+    if not (missing := sorted(asks.hops - seen)):
         return None
     return (f"the program asked for {', '.join(missing)}; Dynamo's graphs hold "
             f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")

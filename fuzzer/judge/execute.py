@@ -103,15 +103,34 @@ def eager_fn(case: Case):
     return codegen.driven(step, program)
 
 
-def checks_fn(case: Case):
-    """The program as its check runs call it: a module (a program with state) is made
-    afresh for each run, so that every check run, eager, float64 or noisy, takes one
-    path through the step's loading of its buffers whatever ran before it (the paths
-    are compared: ``contract.another_path``, the noisy references')."""
+def checks_fn(case: Case, index: int = 0, device: str = "cpu"):
+    """The program as the check runs of binding ``index`` call it, and what makes their
+    inputs (``make(reference)``): a module (a program with state) is made afresh for
+    each run, so that every check run, eager, float64 or noisy, takes one path through
+    the step's loading of its buffers whatever ran before it (the paths are compared:
+    ``contract.another_path``, the noisy references').  A state that carries over
+    (``Mode.carry``) is rebuilt first: the fresh module runs bindings 0 to ``index - 1``
+    within the run (a noisy reference's rounding reaches the state as well) on inputs
+    of the run's precision, drawn with the run's own, before it; their calls and
+    effects are cleared from the trace."""
     program, step = codegen.build_with_step(case.program)
+    earlier: list = []
+
+    def make(reference: bool):
+        earlier[:] = [make_inputs(case, k, device, reference) for k in range(index)] if case.program.mode.carry else []
+        return make_inputs(case, index, device, reference)
+
     if not case.program.mode.module:
-        return codegen.driven(step, program)
-    return lambda *inputs: step(type(program)(), *inputs)
+        return codegen.driven(step, program), make
+
+    def run(*inputs):
+        module = type(program)()
+        for drawn in earlier:
+            step(module, *drawn)
+        custom_ops.LIB.TRACE["calls"].clear()
+        custom_ops.LIB.TRACE["effects"].clear()
+        return step(module, *inputs)
+    return run, make
 
 
 def run_eager(case: Case, device: str) -> list[BindingRuns]:
@@ -129,12 +148,11 @@ def run_checks(case: Case, device: str, runs: list[BindingRuns], bindings) -> li
     bindings = [i for i in bindings if runs[i].checks is None]
     if not bindings:
         return runs
-    fn = checks_fn(case)
     dtype = getattr(torch, case.program.mode.dtype)
     record = not forms.eager_traces(case.program.body)
     for i in bindings:
-        runs[i].checks = observe.reference_runs(fn, lambda reference, i=i: make_inputs(case, i, device, reference),
-                                                custom_ops.LIB.TRACE, dtype, case.input_seed + i, record)
+        runs[i].checks = observe.reference_runs(*checks_fn(case, i, device), custom_ops.LIB.TRACE, dtype,
+                                                case.input_seed + i, record)
     return runs
 
 

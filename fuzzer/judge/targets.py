@@ -84,8 +84,8 @@ class ExportTarget:
     """``torch.export.export``, run as its ``.module()`` (see the module's docstring)."""
 
     name = EXPORT
-    unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD,
-                                    features.AUTOGRAD_FUNCTION)
+    unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.MODULE_CARRY,
+                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION)
     declines = EXPORT_DECLINES
     judges_dce = False
 

@@ -92,12 +92,13 @@ class TrialResult:
 def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
     """What ``program`` asks of the compiler that the verdict reads: its marks' kinds,
     the higher-order ops its forms mean to have compiled, the limits torch documents
-    for them that its forms go beyond (``Form.limit``); and what ``target`` documents
-    it declines (``Target.declines``)."""
+    for them that its forms go beyond (``Form.limit``), whether its state carries over
+    from call to call; and what ``target`` documents it declines (``Target.declines``)."""
     used = [forms.form(s.form) for s in program.body]
     return contract.Asks(marks=frozenset(how for _, _, how in program.mode.marks),
                          hops=frozenset(f.hop for f in used if f.hop),
-                         limits=frozenset(f.limit for f in used if f.limit), declines=targets.get(target).declines)
+                         limits=frozenset(f.limit for f in used if f.limit), declines=targets.get(target).declines,
+                         carry=program.mode.carry)
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

@@ -107,7 +107,7 @@ def _step(program: Program) -> str:
              '    """One run of `program` (eager or compiled as `fn`): its mode applied."""']
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
-    lines += _load_buffers(mode.module)
+    lines += _load_buffers(mode.module, mode.carry)
     call = ", ".join(i.name for i in program.inputs if i.name not in mode.module)
     if mode.grad:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
@@ -134,19 +134,23 @@ def _step(program: Program) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _load_buffers(names: tuple[str, ...]) -> list[str]:
+def _load_buffers(names: tuple[str, ...], carry: bool = False) -> list[str]:
     """The step's lines that give a module's buffers their state before a call: each
     buffer is the same tensor on every call (a cache's state lives on in place), its
-    values the binding's draw; a new buffer where the draw's shape or dtype is another."""
+    values the binding's draw; a new buffer where the draw's shape or dtype is another.
+    ``carry``: the draw is loaded at the first call only (or where its shape or dtype
+    is another), and every later call starts from the state the call before left."""
     if not names:
         return []
     pairs = "".join(f"({n!r}, {n}), " for n in names)
-    return [f"    for name, value in ({pairs.rstrip(' ')}):",
-            "        buffer = getattr(fn, name)",
-            "        if buffer is not None and buffer.shape == value.shape and buffer.dtype == value.dtype:",
-            "            buffer.copy_(value)",
-            "        else:",
-            "            setattr(fn, name, value.clone())"]
+    head = [f"    for name, value in ({pairs.rstrip(' ')}):", "        buffer = getattr(fn, name)"]
+    if carry:
+        return head + ["        if buffer is None or buffer.shape != value.shape or buffer.dtype != value.dtype:",
+                       "            setattr(fn, name, value.clone())  # the first call: the state starts from the draw"]
+    return head + ["        if buffer is not None and buffer.shape == value.shape and buffer.dtype == value.dtype:",
+                   "            buffer.copy_(value)",
+                   "        else:",
+                   "            setattr(fn, name, value.clone())"]
 
 
 def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> str:
@@ -167,7 +171,8 @@ def header(program: Program) -> str:
     mode = program.mode
     inputs = [f"dtype {mode.dtype}"] + [f"{n} strided (last dim by 2)" for n in mode.strided]
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
-    inputs += [f"{n} is the module's buffer (loaded before each call, read after it)" for n in mode.module]
+    how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
+    inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
     return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
@@ -199,14 +204,15 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
             lines.append(f"    {line}")
     outs = "".join(f"{o}, " for o in program.outputs)
     lines.append(f"    return ({outs.rstrip(', ')}{',' if len(program.outputs) == 1 else ''})")
-    return "\n".join(lines) + "\n" if not buffers else _module(buffers, lines, name)
+    return "\n".join(lines) + "\n" if not buffers else _module(buffers, lines, name, program.mode.carry)
 
 
-def _module(buffers: tuple[str, ...], forward: list[str], name: str) -> str:
+def _module(buffers: tuple[str, ...], forward: list[str], name: str, carry: bool = False) -> str:
     """A program with buffers as a module: its forward, and ``name``, an instance."""
+    when = "at its first call, then carries over" if carry else "before each call"
     lines = [f"class {MODULE_CLASS}(torch.nn.Module):",
              f'    """`{name}` as a module whose buffers ({", ".join(buffers)}) are its state, which '
-             f'`{STEP_NAME}` loads before each call."""',
+             f'`{STEP_NAME}` loads {when}."""',
              "", "    def __init__(self):", "        super().__init__()"]
     lines += [f"        self.register_buffer({b!r}, None)" for b in buffers]
     lines += [""] + [f"    {line}" for line in forward]

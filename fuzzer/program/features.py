@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
-from fuzzer.program.families import control, function, swaps
+from fuzzer.program.families import control, function, state, swaps
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -45,6 +45,7 @@ OVERLAPPING = "overlapping-inputs"
 STORAGE_SWAPS = swaps.FEATURE
 INT_TENSORS = "int-tensors"
 DTYPE_VIEWS = "dtype-views"
+MODULE_CARRY = state.FEATURE
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,8 @@ FEATURES: tuple[Feature, ...] = (
             "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
     Feature(DTYPE_VIEWS, 0.2, "view(dtype) to dtypes of another element size and back (bytes, int16 pairs of "
             "them) over a view whose last dim has stride 1; writes through it"),
+    Feature(MODULE_CARRY, 0.2, "a module whose state carries over from call to call (a KV cache of fixed "
+            "length written at a position, running statistics), through mutating custom ops; judged after each call"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
@@ -214,7 +217,7 @@ def used_by(program) -> list[str]:
     if mode.aliases:
         used.add(ALIASED)
     if mode.module:
-        used.add(MODULE_STATE)
+        used.add(MODULE_CARRY if mode.carry else MODULE_STATE)
     if mode.layouts:
         used.add(LAYOUTS)
     if mode.windows:

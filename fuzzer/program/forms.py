@@ -209,7 +209,7 @@ def _region_of(name: str):
 REGION_OPS = ("p_sin", "e_tap", "m_scale")
 #: the higher-order ops whose eager call is traced by Dynamo, branches and body: an
 #: eager run of one cannot be recorded under a dispatch mode (``observe.reference_runs``),
-#: and a ``mark_unbacked`` reaches its trace, which refuses it (``generate._mode``); the
+#: and a ``mark_unbacked`` reaches its trace, which refuses it (``drawn_mode.draw``); the
 #: repro's driver names them again (``fuzzer.render.driver``)
 EAGER_TRACED = frozenset({COND, WHILE, SCAN, MAP})
 

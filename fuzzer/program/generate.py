@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import bindings, buffers, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import bindings, buffers, drawn_mode, forms, layouts, sources, storage, strided_forms, windows
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import DTYPES, MARKS, Case, Input, Mode, Program, Stmt, check, dense_inputs, result_dtype
+from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -55,7 +55,7 @@ def program_seed(campaign_seed: int, index: int) -> int:
 class _State:
     rng: random.Random
     sym_min: dict[str, int]
-    dims: dict[str, Dims] = field(default_factory=dict)
+    dims: dict[str, sizes.Dims] = field(default_factory=dict)
     root: dict[str, str] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     body: list[Stmt] = field(default_factory=list)
@@ -239,6 +239,11 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
+#: the forms after which the generator tries a use of the integer or mask just made: its
+#: makers from floats and the integer forms that make another (a mask's bytes, a count)
+INTEGER_MAKERS = (forms.INTEGER_SOURCE, forms.INTEGER)
+
+
 def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
     """A statement of one of ``users`` (the integer forms) that may read the integer or
     mask ``stmt`` just made, as real code uses a mask or an index right away: each
@@ -358,10 +363,16 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         drawn_dtypes.append(None)
         aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
     wins = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, aliases, feats.OVERLAPPING in on and st.grad is None)
+    state = buffers.draw_state(seed, symbols, len(shapes_drawn)) if feats.MODULE_CARRY in on and not st.grad else None
+    if state is not None:  # its length a symbol of its own, the same in every binding
+        symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
+        shapes_drawn.append(list(state.dims))
+        drawn_dtypes.append(None)
     inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, wins)
 
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
+    _write_state(state, buffers.STATE_WRITES[0], st)
     attempts = 0
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
@@ -373,7 +384,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
-            elif form.drawn_as == forms.INTEGER_SOURCE and len(st.body) < target:  # a use of what it made
+            elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
                 again = _use(stmt, st, by_category.get(forms.INTEGER, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
@@ -381,21 +392,32 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
             if again is not None:
                 _commit(again, st)
 
+    _write_state(state, buffers.STATE_WRITES[1], st)
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=_mode(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
+                      mode=drawn_mode.draw(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
                       imports=sources.imports_for(st.body, ops.imports))
-    if feats.MODULE_STATE in on:
+    if state is not None:
+        program = buffers.carried(program, state)
+    elif feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
-    if feats.LAYOUTS in on and not ops.nonempty:  # empty tensors wherever the body allows them
+    if feats.LAYOUTS in on and not ops.nonempty and state is None:  # empty wherever the body allows
         program = bindings.emptied(program, check)
     check(program)
-    return Case(program=program, bindings=bindings.draw(rng, symbols, program.sym_min, limits),
+    drawn = bindings.draw(rng, symbols, program.sym_min, limits)
+    return Case(program=program, bindings=drawn if state is None else buffers.pinned(drawn, state),
                 input_seed=derive_seed("inputs", seed))
+
+
+def _write_state(state, name: str, st: _State) -> None:
+    """A write of a carried state (``buffers.STATE_WRITES``), where the program has one."""
+    stmt = None if state is None else _propose(forms.form(name), st, first=state.name)
+    if stmt is not None:
+        _commit(stmt, st)
 
 
 def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
@@ -416,40 +438,3 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
         st.root[name] = base
     windows.enter(drawn_windows, st.root, st.mem.prints, st.dims)
     return inputs
-
-
-def _mode(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, dense=frozenset(),
-          written=frozenset(), wins=()) -> Mode:
-    """The program's mode, from a stream of its own (the body's draws stay as they were).
-
-    A mark eager cannot run the body with (``forms.mark_substitutes``: a ``scan``
-    compiles its combine function, which a ``mark_dynamic`` reaches; Dynamo traces an
-    eager ``torch.cond``'s branches and refuses ``mark_unbacked``; a user's plain-int
-    size must be specialised) is drawn as its substitute, from the same draws, so
-    every other program is what it was."""
-    if not on:
-        return Mode()
-    rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
-    kept = set(dense) | windows.held(wins)  # contiguous: under an as_strided, a window or its base
-
-    def mark() -> str:
-        how = rng.choice(MARKS)
-        return (swaps or {}).get(how, how)
-
-    dynamic, marks = "true", []
-    if feats.DYNAMIC_MODE in on:
-        dynamic = rng.choice(("true", "auto"))
-        dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
-        marks = [(n, k, mark()) for n, k in dims if rng.random() < GEN.mark_share]
-        if dynamic == "true" and not marks:
-            marks = [(*rng.choice(dims), mark())]
-    strided: list[str] = []
-    if feats.STRIDED in on:
-        # an alias takes its base's layout; a fixed-dtype input (a quantiser's codes) keeps its own
-        own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in kept]
-        strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
-    dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
-    drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
-    return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
-                aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
-

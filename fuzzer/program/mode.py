@@ -42,6 +42,10 @@ class Mode:
     #: ``step`` loads each from the input of its name before the call and writes the
     #: buffer's contents after the call back into it (the module's state, judged)
     module: tuple[str, ...] = ()
+    #: the module's buffers carry over from call to call (``families.state``): the step
+    #: loads them from the draw at the first call only (or where the draw's shape is
+    #: another), so the state after call k is the state call k + 1 starts from
+    carry: bool = False
     #: (input, layout): inputs handed over in another memory layout (``fuzzer.program.layouts``)
     layouts: tuple[tuple[str, str], ...] = ()
     #: (input, base, dim, kind): inputs that are windows of part of another input's
@@ -58,6 +62,8 @@ class Mode:
             data["aliases"] = [list(a) for a in self.aliases]
         if self.module:
             data["module"] = list(self.module)
+        if self.carry:
+            data["carry"] = True
         if self.layouts:
             data["layouts"] = [list(x) for x in self.layouts]
         if self.windows:
@@ -73,7 +79,7 @@ class Mode:
                    grad=bool(data.get("grad", False)), dtype=str(data.get("dtype", "float32")),
                    strided=tuple(str(n) for n in data.get("strided", ())),
                    aliases=tuple((str(n), str(b)) for n, b in data.get("aliases", ())),
-                   module=tuple(str(n) for n in data.get("module", ())),
+                   module=tuple(str(n) for n in data.get("module", ())), carry=bool(data.get("carry", False)),
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
                    window_calls=str(data.get("window_calls", "")))
@@ -124,7 +130,7 @@ def _module_problem(mode: Mode, dims: dict[str, Dims]) -> str | None:
     buffer it is copied into), and never in a program that takes gradients (a buffer
     is no leaf)."""
     if not mode.module:
-        return None
+        return "a state that carries over needs a module's buffers" if mode.carry else None
     if mode.grad:
         return "a module's buffers do not require grad: no module in a program that takes gradients"
     aliased = {n for pair in mode.aliases for n in pair}

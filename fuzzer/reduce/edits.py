@@ -115,6 +115,7 @@ def without_input(mode: Mode, name: str) -> Mode:
                                strided=tuple(n for n in mode.strided if n != name),
                                aliases=tuple(a for a in mode.aliases if name not in a),
                                module=tuple(n for n in mode.module if n != name),
+                               carry=mode.carry and mode.module != (name,),
                                layouts=tuple(x for x in mode.layouts if x[0] != name), **_windows_without(mode, name))
 
 

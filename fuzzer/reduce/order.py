@@ -171,9 +171,9 @@ def complexity(case: Case) -> tuple:
 
 def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided, aliased, buffer, laid-out or windowed input, gradients, a
-    dtype other than float32 and automatic dynamic count one."""
+    dtype other than float32, automatic dynamic and a carried state count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
-            + (mode.dynamic != "true") + len(mode.module) + len(mode.layouts) + len(mode.windows)
+            + (mode.dynamic != "true") + len(mode.module) + mode.carry + len(mode.layouts) + len(mode.windows)
             + bool(mode.window_calls))
 
 
@@ -191,7 +191,9 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
         yield dataclasses.replace(mode, strided=tuple(x for x in mode.strided if x != n))
     for a in mode.aliases:
         yield dataclasses.replace(mode, aliases=tuple(x for x in mode.aliases if x != a))
-    for n in mode.module:  # a buffer back to an input: a module toward a function
+    if mode.carry:  # a state loaded before each call, not carried from the call before
+        yield dataclasses.replace(mode, carry=False)
+    for n in mode.module if not mode.carry else ():  # a buffer back to an input: a module toward a function
         yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))

@@ -93,7 +93,8 @@ def mode_text(program: Program) -> str:
     parts = [f"dynamic={mode.dynamic}"] + [f"mark {n}:{d}:{h}" for n, d, h in mode.marks]
     parts += (["grad"] if mode.grad else []) + [f"dtype={mode.dtype}"]
     parts += [f"strided {n}" for n in mode.strided] + [f"alias {n}={b}" for n, b in mode.aliases]
-    parts += [f"buffer {n}" for n in mode.module] + [f"{how} {n}" for n, how in mode.layouts]
+    parts += [f"buffer {n}" for n in mode.module] + (["carry"] if mode.carry else [])
+    parts += [f"{how} {n}" for n, how in mode.layouts]
     parts += [f"{k} {n}={b}:{d}" for n, b, d, k in mode.windows] + ([f"windows {mode.window_calls}"]
                                                                     if mode.window_calls else [])
     return "[" + " ".join(parts) + "] "

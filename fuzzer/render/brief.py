@@ -216,18 +216,22 @@ def _compile_call(entry: Entry, grads: bool = False) -> str:
 def _warm_up(entry: Entry) -> list[str]:
     """The bindings before the one the bug shows on, run through the same compiled
     function first: bindings run in order through one function, and a bug of a
-    recompile needs the compile before it."""
+    recompile needs the compile before it.  A module whose state carries over runs them
+    through its eager instance as well, so both start the binding from their own state."""
     index = binding_index(entry)
     if index == 0:
         return []
     lines = [f"compiled_fn = {_compile_call(entry)}"]
+    params = ", ".join(i.name for i in entry.case.program.inputs)
     for k in range(index):
-        drawn = input_lines(entry, k)
+        lines += input_lines(entry, k)
+        if entry.case.program.mode.carry:  # eager's state carries over from this binding too
+            clones = "*inputs()" if _redrawn(entry) else ", ".join(f"{n.strip()}.clone()" for n in params.split(","))
+            lines.append(f"{codegen.STEP_NAME}(program, {clones})  # eager's module keeps its state too")
         if _redrawn(entry):
-            lines += drawn + ["compiled_fn(*inputs())"]
+            lines.append("compiled_fn(*inputs())")
         else:
-            params = ", ".join(i.name for i in entry.case.program.inputs)
-            lines += drawn + [f"compiled_fn({params})  # an earlier binding: compiles first"]
+            lines.append(f"compiled_fn({params})  # an earlier binding: compiles first")
     return lines
 
 

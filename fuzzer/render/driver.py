@@ -87,6 +87,31 @@ def _own(program):
     return type(program)() if isinstance(program, torch.nn.Module) else program
 
 
+def _checks_fn(spec: dict, program, trace: dict, device: str, step, index: int):
+    """The program as the check runs of binding ``index`` call it, and what makes their
+    inputs: each check run of a module gets one of its own (one path through its step's
+    loads); a state carried from call to call is rebuilt first, through bindings 0 to
+    ``index - 1`` on inputs of the run's precision, drawn before it, their calls and
+    effects then cleared from the trace."""
+    earlier: list = []
+
+    def make(reference: bool):
+        earlier[:] = [make_inputs(spec, k, device, reference) for k in range(index)] if spec.get("carry") else []
+        return make_inputs(spec, index, device, reference)
+
+    if not isinstance(program, torch.nn.Module):
+        return _through(step, program), make
+
+    def run(*inputs):
+        module = _own(program)
+        for drawn in earlier:
+            step(module, *drawn)
+        trace["calls"].clear()
+        trace["effects"].clear()
+        return step(module, *inputs)
+    return run, make
+
+
 def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one), then the check runs
@@ -111,15 +136,13 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                 br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
                                else run_once(compiled, inputs, trace, compiled=True))
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
+                carry=bool(spec.get("carry")),
                 declines=EXPORT_DECLINES if exporting else frozenset())
-    # each check run of a module gets one of its own: one path through its step's loads
-    checks_fn = eager_fn if not isinstance(program, torch.nn.Module) else (
-        lambda *inputs: step(_own(program), *inputs))
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):
-        runs[i].checks = reference_runs(checks_fn, lambda reference, i=i: make_inputs(spec, i, device, reference),
-                                        trace, dtype, spec["input_seed"] + i, record)
+        runs[i].checks = reference_runs(*_checks_fn(spec, program, trace, device, step, i), trace, dtype,
+                                        spec["input_seed"] + i, record)
     causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
     dead = {} if exporting else causes or set(spec["dead_pure_sites"])  # export promises no DCE
     return judge_runs(spec["input_names"], dead, runs, asks)

@@ -80,6 +80,7 @@ def spec(entry: Entry) -> dict:
         **({"layouts": [[[i.name for i in program.inputs].index(n), how] for n, how in program.mode.layouts]}
            if program.mode.layouts else {}),
         **({"windows": _windows(program)} if program.mode.windows else {}),
+        **({"carry": True} if program.mode.carry else {}),  # a module's state, carried from call to call
         **({"window_at": [i for i in range(len(entry.case.bindings)) if windows.shared(program.mode, i)]}
            if program.mode.window_calls else {}),
         "dead_pure_sites": sorted(dead_pure_sites(program)),

@@ -93,7 +93,9 @@ def _same(a, b) -> bool:
 def _tensors_of(args, kwargs):
     import torch
 
-    return [v for v in list(args) + list(kwargs.values()) if isinstance(v, torch.Tensor)]
+    values = list(args) + list(kwargs.values())
+    flat = [x for v in values for x in (v if isinstance(v, list) else [v])]  # a Tensor[]'s elements, in order
+    return [v for v in flat if isinstance(v, torch.Tensor)]
 
 
 def _results(out) -> list:

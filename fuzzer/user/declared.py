@@ -24,6 +24,10 @@ from fuzzer.user.gufunc import Gufunc
 #: divisor or a count stays tame.  Drawn even where the op has a default: they are
 #: what a caller passes.
 SCALAR_VALUES: dict[str, tuple] = {k: argtypes.DEFAULT_VALUES[k] for k in ("int", "SymInt", "float", "bool")}
+#: the elements a program passes in a ``Tensor[]`` argument (``Tensor(a!)[]``: each one
+#: written): each is an operand of its own, named ``xs[0]``, ``xs[1]``; two, so that the
+#: list has several without asking more of the generator's operands than it can find
+LIST_LENGTH: int = 2
 
 
 class Unsupported(ValueError):
@@ -42,6 +46,9 @@ class Argument:
     #: a tensor's fixed dtype (``fuzzer.program.ir.FIXED_DTYPES``, from the hints);
     #: None: the program's own
     dtype: str | None = None
+    #: the ``Tensor[]`` argument the tensor is an element of (None: it is an argument
+    #: itself); a list's elements are consecutive, and a call passes them as one list
+    element_of: str | None = None
 
     @property
     def is_tensor(self) -> bool:
@@ -141,6 +148,33 @@ class UserOp:
     def overload(self):
         return overload_of(self.qualname)
 
+    def call_arguments(self, tensor, scalar) -> tuple[list, dict]:
+        """The op's call as (positional, keyword) values: ``tensor(k)`` for its k-th
+        tensor (the elements of a ``Tensor[]`` gathered into one list), ``scalar(arg)``
+        for a scalar given values; a scalar left at its default is left out, and every
+        argument after it goes by name."""
+        args: list = []
+        kwargs: dict = {}
+        by_name, k, last = False, 0, None  # last: the list the previous tensor went into
+        for arg in self.arguments:
+            if arg.is_tensor:
+                value, k = tensor(k), k + 1
+                if arg.element_of is not None and arg.element_of == last:
+                    (kwargs[arg.element_of] if arg.element_of in kwargs else args[-1]).append(value)
+                    continue
+                name, last = arg.element_of or arg.name, arg.element_of
+                value = [value] if arg.element_of is not None else value
+            elif arg.values:
+                name, value, last = arg.name, scalar(arg), None
+            else:
+                by_name, last = True, None
+                continue
+            if arg.keyword or by_name:
+                kwargs[name] = value
+            else:
+                args.append(value)
+        return args, kwargs
+
 
 def effect_of(qualname: str):
     """The effect registered for an op (None: none), on any torch from 2.11 on."""
@@ -175,12 +209,19 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
             raise Unsupported(f"{qualname}: argument {name!r} takes {dtype} tensors; programs make "
                               f"{', '.join(FIXED_DTYPES)} tensors only")
         fixed[name] = dtype
-    n_in = sum(1 for a in schema.arguments if _tensor_type(a) is not None)
+    n_in = sum(1 if _tensor_type(a) is not None else LIST_LENGTH if _tensor_list(a) else 0 for a in schema.arguments)
     parsed = gufunc.parse(signature, n_in, len(schema.returns)) if n_in else Gufunc()
-    arguments = []
+    arguments, schema_of = [], []
     for arg in schema.arguments:
+        if _tensor_list(arg):  # Tensor[] (Tensor(a!)[]: every element written), as LIST_LENGTH operands
+            written = arg.alias_info is not None and arg.alias_info.is_write
+            arguments += [Argument(f"{arg.name}[{k}]", "Tensor", written=written, keyword=arg.kwarg_only,
+                                   element_of=arg.name) for k in range(LIST_LENGTH)]
+            schema_of += [arg] * LIST_LENGTH
+            continue
         argument = _argument(qualname, arg, scalars.get(arg.name), tuple(parsed.letters))
         arguments.append(dataclasses.replace(argument, dtype=fixed[arg.name]) if arg.name in fixed else argument)
+        schema_of.append(arg)
     unknown = set(scalars) - {a.name for a in schema.arguments}
     if unknown:
         raise Unsupported(f"{qualname}: values given for arguments it does not have: {sorted(unknown)}")
@@ -190,7 +231,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
             optional.append(k)  # Tensor?: it may return None there, which no program takes
         elif not isinstance(ret.type, torch.TensorType):
             raise Unsupported(f"{qualname}: returns {ret.type}; dcefuzz calls ops that return tensors or nothing")
-    aliases = _aliases(qualname, op, arguments)
+    aliases = _aliases(qualname, op, list(zip(arguments, schema_of)))
     written = any(a.written for a in arguments)
     effect = effect_of(qualname) is not None
     declaration = MUTATING if written else EFFECTFUL if effect else PURE
@@ -200,8 +241,6 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     takes = tuple(k for k in range(len(schema.returns)) if k not in optional) if optional else None
     if takes == ():
         raise Unsupported(f"{qualname}: every result is optional (Tensor?); dcefuzz takes results that are tensors")
-    if aliases and len(schema.returns) > 1:
-        takes = (0,)  # a program reads the buffer of result 0, which its form lists first
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns), gufunc=parsed, effect=effect,
                   backward=declaration == PURE and bool(schema.returns) and has_backward(qualname),
@@ -217,7 +256,7 @@ def tagged(op) -> bool:
     return any(tag is not None and tag in op.tags for tag in tags)
 
 
-def _aliases(qualname: str, op, arguments: list[Argument]) -> tuple[int, ...]:
+def _aliases(qualname: str, op, arguments: list[tuple[Argument, object]]) -> tuple[int, ...]:
     """Which written tensor argument each result is, read off the alias annotations
     (empty: the results are fresh); raises :class:`Unsupported` for an aliased result
     of an op that is not tagged, or one aliasing no written argument."""
@@ -227,7 +266,7 @@ def _aliases(qualname: str, op, arguments: list[Argument]) -> tuple[int, ...]:
     if not tagged(op):
         raise Unsupported(f"{qualname}: returns an alias of an argument ({op._schema}) without "
                           "torch.Tag.inplace or torch.Tag.out; dcefuzz calls such ops only when tagged")
-    tensors = [(a, arg) for a, arg in zip(arguments, op._schema.arguments) if a.is_tensor]
+    tensors = [(a, arg) for a, arg in arguments if a.is_tensor]
     out = []
     for k, ret in enumerate(returns):
         sets = ret.alias_info.before_set if ret.alias_info is not None else set()
@@ -254,6 +293,13 @@ def has_backward(qualname: str) -> bool:
         return getattr(opdef, "_backward_fn", None) is not None
     return any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, key)
                for key in ("Autograd", "CompositeImplicitAutograd"))
+
+
+def _tensor_list(arg) -> bool:
+    """Whether an argument is a ``Tensor[]`` (written or not)."""
+    import torch
+
+    return isinstance(arg.type, torch.ListType) and isinstance(arg.type.getElementType(), torch.TensorType)
 
 
 def _tensor_type(arg):

@@ -61,21 +61,7 @@ def arguments(op: UserOp, shapes, device: str, seed: int, values: dict | None = 
             return fixed_tensor(s, arg.dtype, gen).to(device)
         return torch.randn(s, generator=gen).to(device=device, dtype=getattr(torch, dtype)).requires_grad_(grad)
 
-    tensors = iter(tensor(a, s) for a, s in zip(op.tensors, shapes))
+    tensors = [tensor(a, s) for a, s in zip(op.tensors, shapes)]
     sizes = {letter: n for core, shape in zip(op.gufunc.inputs or (), shapes)
              for letter, n in zip(core, shape) if not letter.isdigit()}
-    args, kwargs = [], {}
-    by_name = False  # once an argument is left at its default, the rest go by name
-    for arg in op.arguments:
-        if arg.is_tensor:
-            value = next(tensors)
-        elif arg.values:
-            value = arg.python(values[arg.name], sizes, device)
-        else:
-            by_name = True
-            continue
-        if arg.keyword or by_name:
-            kwargs[arg.name] = value
-        else:
-            args.append(value)
-    return args, kwargs
+    return op.call_arguments(tensors.__getitem__, lambda arg: arg.python(values[arg.name], sizes, device))

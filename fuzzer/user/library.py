@@ -26,7 +26,7 @@ import fnmatch
 from fuzzer.program import forms
 from fuzzer.user import declared, gufunc, hints, tracing
 from fuzzer.user.declared import UserOp
-from fuzzer.user.form import form_of
+from fuzzer.user.form import forms_of
 
 SIGNATURES = "DCEFUZZ_SIGNATURES"
 SCALARS = "DCEFUZZ_SCALARS"
@@ -214,7 +214,8 @@ def load(ref) -> Library:
                         "(it lacks torch.library.get_kernel)")
     tracing.trace_effects(effectful)
     for op in library.ops:
-        forms.add(form_of(op))
+        for form in forms_of(op):
+            forms.add(form)
     _loaded[ref] = library
     return library
 
@@ -247,7 +248,8 @@ def adjust(audited: UserOp) -> None:
         for k, candidate in enumerate(library.ops):
             if candidate.qualname == audited.qualname:
                 library.ops[k] = audited
-                forms.add(form_of(audited))
+                for form in forms_of(audited):
+                    forms.add(form)
                 return
     raise KeyError(f"{audited.qualname} is not an op of a loaded module")
 

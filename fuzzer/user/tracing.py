@@ -35,7 +35,8 @@ def _trace_effects(qualnames):
             kernel = torch.library.get_kernel(qualname, key)
 
             def logged(keyset, *args, _kernel=kernel, _op=qualname, **kwargs):
-                tensors = [a for a in args if isinstance(a, torch.Tensor)]
+                tensors = [t for a in args for t in (a if isinstance(a, (list, tuple)) else [a])
+                           if isinstance(t, torch.Tensor)]  # a Tensor[]'s elements too
                 _hit(_op, None, *tensors, effect=True)
                 return _kernel.call_boxed(keyset, *args, **kwargs)
 

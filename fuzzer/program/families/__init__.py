@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function", "swaps")
+MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function", "swaps", "state")
 
 
 def _modules():
