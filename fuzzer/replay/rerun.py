@@ -23,6 +23,7 @@ one a repro script reads its run by.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,12 +57,15 @@ class ReplayResult:
         return dict(self.__dict__)
 
 
-def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
-    """Replay one entry on ``device``, or on the device it was found on."""
+def replay_entry(path: Path, device: str | None = None, target: str | None = None) -> ReplayResult:
+    """Replay one entry on ``device``, or on the device it was found on; through
+    ``target``, or the target it was found through."""
     try:
         entry = load(path)
     except BadEntry as exc:
         return ReplayResult(str(path), Path(path).stem, "?", ERROR, str(exc))
+    if target is not None:
+        entry = dataclasses.replace(entry, target=target)
     dev = device or entry.device
 
     def result(outcome: str, detail: str, judged: bool = True) -> ReplayResult:
