@@ -322,3 +322,38 @@ def test_compiled_autograd_honest_is_clean_and_catches_its_planted_fault_that_co
     assert "compiled autograd graph" in planted.findings[0].divergences[0].detail
     assert planted.findings[0].target == targets.COMPILED_AUTOGRAD
     assert through_compile.status == CLEAN
+
+
+def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_beside(tmp_path, monkeypatch):
+    """No compile: the oracle and the shrinker are stand-ins that see which target
+    judges."""
+    import types
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import load, save
+    from fuzzer.limits import OracleBudget
+    from fuzzer.replay import reshrink as reshrink_mod
+    from fuzzer.trials.program import KIND
+
+    div = contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))
+    judged = []
+
+    def oracle(found, *args, **kwargs):
+        judged.append(found.target)
+        return lambda c: contract.Verdict(contract.OK, [div])
+
+    smaller = dataclasses.replace(WRITES, program=dataclasses.replace(WRITES.program, body=WRITES.program.body[:1],
+                                                                      outputs=()))
+    monkeypatch.setattr(KIND, "oracle", oracle)
+    monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
+        confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
+    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div], seed=1, device="cpu", backend="inductor",
+                        target=targets.EXPORT)
+    path, _ = save(entry, tmp_path)
+    new_path, _, _ = reshrink_mod.reshrink(load(path), path, "cpu", OracleBudget(1, 1.0))
+    assert judged == [targets.EXPORT] and load(new_path).target == targets.EXPORT
+    assert not path.exists()  # its own target's smaller entry replaces it
+    other, _, _ = reshrink_mod.reshrink(load(new_path), new_path, "cpu", OracleBudget(1, 1.0),
+                                        target=targets.COMPILE)
+    assert judged[-1] == targets.COMPILE and load(other).target == targets.COMPILE
+    assert new_path.exists() and other != new_path  # another target's entry, beside

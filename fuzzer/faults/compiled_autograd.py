@@ -60,7 +60,7 @@ FAULTS = (
         build=_build,
         features=(("autograd", 1.0), ("autograd-function", 1.0)),
         pipelines=("compiled-autograd",),
-        # one program in eight of seed 0 reaches it (its eighth, some 100 s in a campaign):
+        # one program in eight of seed 0 reaches it (its eighth, 135 s into the campaign):
         # a backward runs only where an output requires grad, and compiled autograd's runs
         # cost some 10 s a program on two shared cores
         seconds=300.0,
