@@ -357,3 +357,16 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
                                         target=targets.COMPILE)
     assert judged[-1] == targets.COMPILE and load(other).target == targets.COMPILE
     assert new_path.exists() and other != new_path  # another target's entry, beside
+
+
+def test_a_replay_through_a_target_this_machine_lacks_is_an_error_that_says_so(tmp_path):
+    """No compile: the refusal comes before anything runs."""
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import save
+    from fuzzer.replay.rerun import ERROR, replay_entry
+
+    divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
+    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor"),
+                   tmp_path)
+    result = replay_entry(path, "cpu", targets.REDUCE_OVERHEAD)
+    assert result.outcome == ERROR and not result.judged and "not CUDA" in result.detail

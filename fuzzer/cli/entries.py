@@ -112,8 +112,6 @@ def replay(paths, device, python, as_json, target):
 
     if python is None:
         dev = resolve_entry_device(device)
-        if target is not None:
-            target_unavailable_or_exit(target, dev or "cpu")
 
         def run(path, dev):
             return replay_entry(path, dev, target)

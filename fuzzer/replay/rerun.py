@@ -30,7 +30,7 @@ from pathlib import Path
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.deaths import probe
-from fuzzer.judge import contract, kinds
+from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import CRASH, PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 from fuzzer.judge.reading import Reading, read_death, read_verdict
@@ -75,6 +75,9 @@ def replay_entry(path: Path, device: str | None = None, target: str | None = Non
     if reason is not None:
         recorded = "" if device else " (the device it was found on; --device cpu replays it on the CPU)"
         return result(ERROR, f"cannot run on {dev}{recorded}: {reason}", judged=False)
+    reason = targets.get(entry.target).unavailable(dev)
+    if reason is not None:
+        return result(ERROR, f"cannot run through {entry.target} here: {reason}", judged=False)
     if entry.kind in PROCESS_KINDS:
         # a corrupted heap dies when, and how, the allocator notices: a crash gets more
         # than one fresh process, and one that dies its death is enough
