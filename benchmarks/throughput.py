@@ -3,6 +3,7 @@
     python benchmarks/throughput.py [--programs 60] [--rounds 3] [--fresh-programs 4] [--seed 0]
     python benchmarks/throughput.py --costs-only [--programs 20] [--rounds 1]
     python benchmarks/throughput.py --memory 500
+    python benchmarks/throughput.py --targets export,aoti,compiled-autograd [--programs 30] [--seed 0]
 
 Variants, each a fresh process on programs of the same campaign seed, drawn without
 features (what the bare loop draws), timed from process start to exit (so each pays
@@ -53,6 +54,15 @@ feedback) runs b, b2, d and e as it is, and bf is left out.
 shows what torch leaves behind per program; then a real ``dcefuzz run --jobs 1``,
 whose worker memory (read from its stats lines) should stay within 10% of its first
 reading after the warm-up, recycling included.
+
+``--targets A,B`` gives a line per target (``fuzzer.judge.targets``): ``dcefuzz run
+--jobs 1 --no-shrink --no-triage --target T`` on N programs, and ``--target compile`` on
+the same programs (the same seed, and the features T draws with: none, which every
+target runs, plus what T requires, so ``compiled-autograd``'s programs take gradients
+through ``compile`` too), each in a fresh process with the whole-graph caches off;
+programs per minute of campaign time (its ``state.json``: imports and the process
+start left out), the ratio T/compile, and T's outcomes.  A target this machine cannot
+run (``reduce-overhead`` without CUDA) says why on its line.
 """
 
 from __future__ import annotations
@@ -257,6 +267,39 @@ def memory(programs: int, seed: int) -> None:
               f"{100 * (max(warm_readings) - base) / base:.1f}% (target < 10%)")
 
 
+def per_target(names: list[str], programs: int, seed: int) -> None:
+    """A line per target: its programs/min against ``compile`` on the same programs."""
+    from fuzzer.judge import targets
+    from fuzzer.program import features
+
+    py = sys.executable
+    print(f"targets, {programs} programs each, seed {seed}, --jobs 1 --no-shrink --no-triage, "
+          "programs/min of campaign time, against compile on the same programs:")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            reason = targets.get(name).unavailable("cpu")
+            if reason is not None:
+                print(f"  {name:18s} not run: {reason}")
+                continue
+            table = targets.drawn_for(name, features.NONE)
+            spec = ",".join(f"{f}={w:g}" for f, w in table.items()) or "none"
+            rates = {}
+            for through in (name, targets.COMPILE):
+                state = os.path.join(tmp, f"{name}-{through}")
+                subprocess.run([py, "-m", "fuzzer", "run", "--programs", str(programs), "--seed", str(seed),
+                                "--jobs", "1", "--blind", "--no-shrink", "--no-triage", "--features", spec,
+                                "--target", through, "--state", state], check=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=ENV)
+                with open(os.path.join(state, "state.json")) as fh:
+                    done = json.load(fh)
+                rates[through] = (done["programs"] / done["seconds"] * 60, done)
+            rate, done = rates[name]
+            print(f"  {name:18s} {rate:6.1f}/min  compile {rates[targets.COMPILE][0]:6.1f}/min  "
+                  f"ratio {rate / rates[targets.COMPILE][0]:.2f}  features {spec}  statuses "
+                  f"{json.dumps(done['statuses'], sort_keys=True)}  untested {json.dumps(done['untested'], sort_keys=True)}"
+                  f"  findings {json.dumps(done['findings'], sort_keys=True)}", flush=True)
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -273,8 +316,12 @@ def main() -> int:
     ap.add_argument("--costs-only", action="store_true",
                     help="time only b, d and e: what a new finding and a repeat cost")
     ap.add_argument("--memory", type=_positive, default=None, metavar="N")
+    ap.add_argument("--targets", default=None, metavar="A,B",
+                    help="a line per target: programs/min against compile on the same programs")
     args = ap.parse_args()
-    if args.memory:
+    if args.targets:
+        per_target([t for t in args.targets.split(",") if t], args.programs, args.seed)
+    elif args.memory:
         memory(args.memory, args.seed)
     else:
         throughput(args.programs, args.rounds, args.fresh_programs, args.seed, args.costs_only)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The one-shot CUDA check: run it whenever a GPU machine is lent (docs/cuda.md).
 #
-#   OUT=/some/folder scripts/cuda-check.sh             # on the GPU machine, under 9 minutes
+#   OUT=/some/folder scripts/cuda-check.sh             # on the GPU machine, within 560 s
 #   OUT=/some/folder scripts/cuda-check.sh --dry-run   # the same steps on the CPU, tiny budgets
 #
 # Steps, each bounded by its own time limit so the whole fits the machine's lease, each
@@ -10,10 +10,14 @@
 #   1. install dcefuzz over the torch already there (pip install --no-deps -e .; not in a dry run)
 #   2. the CUDA-marked tests
 #   3. dcefuzz selftest on the device, one fault of each bug class, a short budget each
-#   4. a campaign of 120 s on --devices 0 (the CPU, one worker, 2 programs, in a dry run)
-#   5. a replay on the device of the entries of corpus/ (found on the CPU), stale-cache ones last,
-#      as many as 80 s allow: which bugs show there too
-#   6. compile seconds and programs per minute, the device beside the CPU, on the same programs
+#   4. a campaign of 80 s on --devices 0 (the CPU, one worker, 2 programs, in a dry run)
+#   5. a campaign of 45 s through the reduce-overhead target (CUDA graphs; in a dry run, which has
+#      no CUDA, the same 2 programs through compile)
+#   6. a replay on the device of the entries of corpus/ (found on the CPU), stale-cache ones last,
+#      as many as 60 s allow: which bugs show there too
+#   7. a replay through the aoti target on the device of a sample of entries: those found through
+#      aoti, else the two corpus/ bugs an aoti campaign met (docs/targets.md), as many as 50 s allow
+#   8. compile seconds and programs per minute, the device beside the CPU, on the same programs
 # $OUT/summary.md says what each step did; $OUT/corpus/ holds the campaign's entries.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,22 +30,30 @@ PY="${PYTHON:-python3}"
 
 if [[ $DRY == 1 ]]; then
   DEVICE=cpu; WORKERS=(--jobs 1); CAMPAIGN=(--programs 2); CAMPAIGN_LIMIT=240
+  OVERHEAD=(--target compile --programs 2); OVERHEAD_LIMIT=240; AOTI_LIMIT=240
   FAULTS=(--fault effect-dce); PER_FAULT=30s; SELFTEST_LIMIT=240; REPLAY=(corpus/effect-log-915158cff0e3.json)
   REPLAY_LIMIT=240; FIGURES=(--devices cpu --programs 1); FIGURES_LIMIT=240; TESTS_LIMIT=120
 else
-  # the limits add up to 500 s with the install's 60, 530 s with the 5 s each step has
-  # to die after its limit: under 9 minutes whatever hangs
-  DEVICE=cuda; WORKERS=(--devices 0); CAMPAIGN=(--time 120s); CAMPAIGN_LIMIT=145
+  # the limits add up to 520 s with the install's 60, 560 s with the 5 s each step has
+  # to die after its limit: within 560 s whatever hangs
+  DEVICE=cuda; WORKERS=(--devices 0); CAMPAIGN=(--time 80s); CAMPAIGN_LIMIT=100
+  OVERHEAD=(--target reduce-overhead --time 45s); OVERHEAD_LIMIT=60; AOTI_LIMIT=50
   FAULTS=(--fault effect-dce --fault effects-reordered --fault mutation-lost --fault dead-pure-kept --fault compile-error)
-  PER_FAULT=12s; SELFTEST_LIMIT=85
+  PER_FAULT=10s; SELFTEST_LIMIT=70
   # stale-cache entries last: each is two cache pairs of fresh processes, the slowest to replay
   # (corpus/upstream.json is the tracker's record, no entry)
   REPLAY=($(ls corpus/*.json | grep -v -e /stale-cache- -e /upstream.json) $(ls corpus/stale-cache-*.json 2>/dev/null))
-  REPLAY_LIMIT=80
+  REPLAY_LIMIT=60
   # the figures compile cold on both devices: 4 programs did not end in 75 s on an H200
   # with torch 2.11 (2026-12-04); each device's line is printed as it ends
-  FIGURES=(--devices cuda,cpu --programs 2); FIGURES_LIMIT=70; TESTS_LIMIT=60
+  FIGURES=(--devices cuda,cpu --programs 2); FIGURES_LIMIT=60; TESTS_LIMIT=60
 fi
+
+# the aoti sample: entries found through aoti, else the two bugs an aoti campaign met
+# (docs/targets.md), replayed through aoti (a dry run: the first of them)
+AOTI=($(grep -l '"target": "aoti"' corpus/*.json 2>/dev/null))
+[[ ${#AOTI[@]} == 0 ]] && AOTI=(corpus/compile-error-778e9462d71c.json corpus/compile-error-543ba2fabeb1.json)
+[[ $DRY == 1 ]] && AOTI=("${AOTI[0]}")
 
 START=$(date +%s)
 {
@@ -59,7 +71,7 @@ step() {
   local rc=$?
   local what="ok"
   [[ $rc == 124 || $rc == 130 ]] && what="stopped at its ${limit}s limit"
-  [[ $name == replay && $rc == 1 ]] && what="ok (entries reproduce)"
+  [[ $name == replay* && $rc == 1 ]] && what="ok (entries reproduce)"
   [[ $rc != 0 && $what == ok ]] && what="exit $rc"
   echo "- **$name**: $what, $(( $(date +%s) - t0 ))s (\`$*\`)" >> "$SUMMARY"
   return 0
@@ -76,7 +88,11 @@ step selftest "$SELFTEST_LIMIT" "$PY" -m fuzzer selftest --device "$DEVICE" "${F
 step campaign "$CAMPAIGN_LIMIT" "$PY" -m fuzzer run "${WORKERS[@]}" "${CAMPAIGN[@]}" --device "$DEVICE" \
   --seed 17 --state "$OUT/campaign"
 [[ -d "$OUT/campaign/corpus" ]] && cp -r "$OUT/campaign/corpus" "$OUT/corpus"
+step overhead "$OVERHEAD_LIMIT" "$PY" -m fuzzer run "${WORKERS[@]}" "${OVERHEAD[@]}" --device "$DEVICE" \
+  --seed 19 --no-triage --state "$OUT/overhead"
+[[ -d "$OUT/overhead/corpus" ]] && mkdir -p "$OUT/corpus" && cp -r "$OUT/overhead/corpus/." "$OUT/corpus/"
 step replay "$REPLAY_LIMIT" "$PY" -m fuzzer replay "${REPLAY[@]}" --device "$DEVICE" --json
+step replay-aoti "$AOTI_LIMIT" "$PY" -m fuzzer replay "${AOTI[@]}" --target aoti --device "$DEVICE" --json
 step figures "$FIGURES_LIMIT" "$PY" scripts/device_figures.py "${FIGURES[@]}" --json "$OUT/figures.json"
 
 {
@@ -93,14 +109,22 @@ step figures "$FIGURES_LIMIT" "$PY" scripts/device_figures.py "${FIGURES[@]}" --
   grep -E '^(programs|findings|flaky|invalid|untested|bugs|saved) ' "$OUT/campaign.txt" 2>/dev/null
   echo '```'
   echo
-  "$PY" - "$OUT/replay.txt" <<'PYEOF' 2>/dev/null
+  echo "Through reduce-overhead$([[ $DRY == 1 ]] && echo ' (compile in a dry run)'):"
+  echo '```'
+  grep -E '^(error|programs|findings|flaky|invalid|untested|bugs|saved) ' "$OUT/overhead.txt" 2>/dev/null
+  echo '```'
+  echo
+  for what in "replay:Replay of corpus/ on the device" "replay-aoti:Replay through aoti on the device"; do
+    "$PY" - "$OUT/${what%%:*}.txt" "${what#*:}" <<'PYEOF' 2>/dev/null
 import collections, json, sys
 rows = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 counts = collections.Counter(r["outcome"] for r in rows)
-print(f"Replay of corpus/ on the device: {dict(counts)}")
+print(f"{sys.argv[2]}: {dict(counts)}")
 for r in rows:
     print(f"- {r['id']}: {r['outcome']}: {r['detail'][:160]}")
 PYEOF
+    echo
+  done
   echo
   echo '```'
   grep -E 'compile|/' "$OUT/figures.txt" 2>/dev/null | tail -4

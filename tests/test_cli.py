@@ -239,7 +239,7 @@ def test_shrink_keeps_an_entry_on_its_recorded_device(tmp_path, monkeypatch, cud
     import fuzzer.replay.reshrink as reshrink_mod
 
     devices = []
-    monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, device, budget: devices.append(device))
+    monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, device, budget, target=None: devices.append(device))
     monkeypatch.setattr(once_mod, "run_once", _in_this_process)
     path, _ = save(make_entry(), tmp_path)
     r = invoke("shrink", path)

@@ -19,9 +19,10 @@ def test_the_dry_run_runs_every_step(tmp_path):
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     summary = (tmp_path / "summary.md").read_text()
-    for step in ("tests", "selftest", "campaign", "replay", "figures"):
+    for step in ("tests", "selftest", "campaign", "overhead", "replay", "replay-aoti", "figures"):
         assert f"- **{step}**: ok" in summary, summary
     assert "dry run on the CPU" in summary
     assert "Replay of corpus/ on the device: {'REPRODUCES': 1}" in summary
     assert "programs   2 in" in summary
     assert (tmp_path / "figures.json").exists() and (tmp_path / "campaign" / "state.json").exists()
+    assert (tmp_path / "overhead" / "state.json").exists() and "Replay through aoti on the device: {" in summary

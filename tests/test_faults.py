@@ -296,7 +296,9 @@ ON_PATH = {
 
 
 def test_every_scoped_fault_has_a_program_on_its_path():
-    assert set(ON_PATH) == {n for n, f in faults.CATALOGUE.items() if f.features}
+    """(A fault of another target's pipeline, met through that target only, has its
+    program in tests/test_targets.py.)"""
+    assert set(ON_PATH) == {n for n, f in faults.CATALOGUE.items() if f.features and "compile" in f.pipelines}
     for name, c in ON_PATH.items():
         assert set(dict(faults.get(name).features)) & set(c.program.features()), name
 

@@ -22,7 +22,7 @@ from fuzzer.user import selection
 def stand_ins(monkeypatch):
     """Record where reshrink ran (here or in the child) and what went to the child."""
     calls = {"here": [], "child": []}
-    monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, d, b: calls["here"].append((e.kind, d)) or "result")
+    monkeypatch.setattr(reshrink_mod, "reshrink", lambda e, p, d, b, t=None: calls["here"].append((e.kind, d)) or "result")
 
     def run_once(handler, message):
         calls["child"].append((handler, message))
@@ -41,8 +41,11 @@ def test_any_other_entry_shrinks_in_a_child(stand_ins, tmp_path):
     assert reshrink_apart(make_entry(), tmp_path / "e.json", "cpu", SHRINK.budget, prepare=again) == "from the child"
     handler, message = stand_ins["child"][0]
     assert stand_ins["here"] == [] and handler == ReshrinkInChild(again)
-    assert message == ("shrink", str(tmp_path / "e.json"), "cpu", SHRINK.budget)
+    assert message == ("shrink", str(tmp_path / "e.json"), "cpu", SHRINK.budget, None)
     pickle.loads(pickle.dumps(handler))  # it goes to a spawned child
+    # a --target goes with it
+    reshrink_apart(make_entry(), tmp_path / "e.json", "cpu", SHRINK.budget, prepare=again, target="export")
+    assert stand_ins["child"][1][1] == ("shrink", str(tmp_path / "e.json"), "cpu", SHRINK.budget, "export")
 
 
 def test_a_child_that_dies_or_fails_is_raised_as_such(stand_ins):
@@ -61,6 +64,6 @@ def test_the_handler_prepares_the_child_and_sends_its_own_errors_back(tmp_path):
     assert prepared == [True]
     isolated.ReshrinkInChild().load()  # nothing to prepare
     sent = []
-    handler(("shrink", str(tmp_path / "missing.json"), "cpu", SHRINK.budget), sent.append)
+    handler(("shrink", str(tmp_path / "missing.json"), "cpu", SHRINK.budget, None), sent.append)
     (tag, text), = sent
     assert tag == "error" and "Traceback" in text

@@ -7,6 +7,7 @@ second each) on hand-written programs of one or two statements.
 """
 
 import dataclasses
+import sys
 
 import pytest
 from helpers import case, prog
@@ -17,6 +18,8 @@ from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage, Failure, Run
 from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
 from fuzzer.program import features
+from fuzzer.program.generate import generate
+from fuzzer.program.mode import Mode
 
 # a custom op writes a program input and its result is unused; a pure op's result returned
 WRITES = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
@@ -89,7 +92,7 @@ def test_export_is_not_drawn_what_it_cannot_run():
 
 
 def test_an_unknown_target_names_the_known_ones():
-    with pytest.raises(targets.UnknownTarget, match="compile, export"):
+    with pytest.raises(targets.UnknownTarget, match="compile, compiled-autograd, export"):
         targets.get("nope")
 
 
@@ -197,3 +200,173 @@ def test_aoti_honest_is_clean_and_catches_inductors_planted_mutation_lost():
         undo()
     assert planted.status == FINDING and contract.WRONG_MUTATION in [f.kind for f in planted.findings]
     assert exported.status == CLEAN
+
+
+# ------------------------------------------------------------------ several targets, the command line
+
+def test_targets_spread_over_programs_by_seed_and_name_the_unknown():
+    assert targets.spread(["export", "compile", "export", ""]) == "export,compile"
+    assert targets.spread([]) == targets.DEFAULT
+    picked = [targets.of_program("compile,export", seed) for seed in range(40)]
+    assert set(picked) == {"compile", "export"}
+    assert picked == [targets.of_program("compile,export", seed) for seed in range(40)]  # the same seed, the same
+    assert {targets.of_program("export", seed) for seed in range(10)} == {"export"}
+    with pytest.raises(targets.UnknownTarget, match="no target 'nope'"):
+        targets.spread(["compile", "nope"])
+
+
+def test_a_campaign_of_two_targets_draws_each_program_for_its_own():
+    from fuzzer.campaign.config import Config
+    from fuzzer.trials.program import KIND
+
+    config = Config(seed=0, device="cpu", corpus_dir="unused", target="compile,compiled-autograd",
+                    features=tuple(features.ALL.items()))
+    drawn = {seed: KIND.case(seed, config) for seed in range(12)}
+    through = {seed: targets.of_program(config.target, seed) for seed in drawn}
+    assert set(through.values()) == {"compile", "compiled-autograd"}
+    assert all(c.program.mode.grad for s, c in drawn.items() if through[s] == targets.COMPILED_AUTOGRAD)
+
+
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from fuzzer.cli import main
+
+    return CliRunner().invoke(main, list(args))
+
+
+def test_the_command_line_refuses_an_unknown_target_and_a_target_this_machine_lacks(tmp_path):
+    for args in (["run", "--target", "nope"], ["replay", "--target", "nope", str(tmp_path)],
+                 ["shrink", "--target", "nope", str(tmp_path / "x.json")], ["repro", "--target", "nope", "x"]):
+        result = _cli(*args)
+        assert result.exit_code == 2 and "'nope' is not one of" in result.output, (args, result.output)
+    result = _cli("run", "--targets", "compile,nope", "--programs", "1")
+    assert result.exit_code == 2 and "no target 'nope'" in result.output
+    result = _cli("run", "--target", "reduce-overhead", "--device", "cpu", "--programs", "1",
+                  "--state", str(tmp_path / "run"))
+    assert result.exit_code == 2 and "reduce-overhead cannot run here" in result.output
+    assert "not CUDA" in result.output and not (tmp_path / "run").exists()
+    result = _cli("replay", "--target", "export", "--python", sys.executable, str(tmp_path))
+    assert result.exit_code == 2 and "does not combine with --python" in result.output
+
+
+def test_reduce_overhead_runs_on_cuda_only():
+    ro = targets.get(targets.REDUCE_OVERHEAD)
+    assert "not CUDA" in ro.unavailable("cpu")
+    assert ro.unavailable("cuda") is None and ro.unavailable("cuda:1") is None
+    assert targets.get(targets.COMPILE).unavailable("cpu") is None
+
+
+# ------------------------------------------------------------------ compiled autograd
+
+def _grad_case(body, outputs):
+    program = dataclasses.replace(prog({"x0": ("s0",)}, body, outputs=outputs), mode=Mode(grad=True))
+    return case(program, [{"s0": 3}, {"s0": 5}])
+
+
+# an autograd.Function whose forward and backward call custom ops: p_mix runs in the backward
+FUNCTION = _grad_case([("fn_pure", ["x0"], "v0", {"site": 0, "site2": 1})], ["v0"])
+CA_ASKS = contract.Asks(declines=targets.get(targets.COMPILED_AUTOGRAD).declines)
+NYI = Failure("NotImplementedError", "compiled_args nyi, see [Note: Compiled Autograd] SomeBackward0",
+              observe.RUNTIME)
+HIGHER = Failure("RuntimeError", "torch.compile does not currently support higher order gradients.",
+                 observe.COMPILE)
+
+
+def test_what_compiled_autograd_declines_is_refused_only_through_it():
+    for failure in (NYI, HIGHER):
+        assert contract.refusal(_ran(failure), CA_ASKS) == failure.line()
+        assert contract.refusal(_ran(failure)) is None  # through compile: a finding
+    # another failure of the same types is not declined
+    for failure in (Failure("NotImplementedError", "no kernel for dcefuzz::p_mix", observe.RUNTIME),
+                    Failure("RuntimeError", "Compiled Autograd returned NaN gradients for parameters",
+                            observe.RUNTIME),
+                    Failure("AttributeError", "'NoneType' object has no attribute 'get_size'", observe.COMPILE)):
+        assert contract.refusal(_ran(failure), CA_ASKS) is None, failure
+
+
+def test_compiled_autograd_draws_only_programs_that_take_gradients():
+    for table in (features.ALL, features.NONE, {features.AUTOGRAD: 0.1}):
+        drawn = targets.drawn_for(targets.COMPILED_AUTOGRAD, table)
+        assert drawn[features.AUTOGRAD] == 1.0
+        assert all(generate(seed, features=drawn).program.mode.grad for seed in range(6))
+    assert targets.drawn_for(targets.COMPILE, features.NONE) == {}
+
+
+def test_compiled_autograd_is_detected_by_its_entry_point_not_a_version(monkeypatch):
+    from torch._dynamo import compiled_autograd as ca_module
+
+    from fuzzer.judge import compiled_autograd
+
+    assert compiled_autograd.unavailable() is None
+    for name in ("_enable", "enable"):
+        monkeypatch.delattr(ca_module, name, raising=False)
+    assert "no torch._dynamo.compiled_autograd" in compiled_autograd.unavailable()
+
+
+@pytest.mark.compile
+def test_compiled_autograd_honest_is_clean_and_catches_its_planted_fault_that_compile_never_meets():
+    """The backward runs under compiled autograd (one capture a binding); the planted
+    lowering bug of its graph is caught through it, and through ``compile`` (whose
+    backward is AOTAutograd's own) it never fires."""
+    from torch._dynamo.utils import counters
+
+    counters.clear()
+    honest = run_trial(FUNCTION, "cpu", target=targets.COMPILED_AUTOGRAD)
+    assert honest.status == CLEAN, [d.line() for d in honest.verdict.divergences]
+    assert counters["compiled_autograd"]["captures"] >= 1
+    with faults.planted("compile-error-compiled-autograd"):
+        planted = run_trial(FUNCTION, "cpu", target=targets.COMPILED_AUTOGRAD)
+        through_compile = run_trial(FUNCTION, "cpu")
+    assert planted.status == FINDING and [f.kind for f in planted.findings] == [contract.COMPILE_ERROR]
+    assert "compiled autograd graph" in planted.findings[0].divergences[0].detail
+    assert planted.findings[0].target == targets.COMPILED_AUTOGRAD
+    assert through_compile.status == CLEAN
+
+
+def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_beside(tmp_path, monkeypatch):
+    """No compile: the oracle and the shrinker are stand-ins that see which target
+    judges."""
+    import types
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import load, save
+    from fuzzer.limits import OracleBudget
+    from fuzzer.replay import reshrink as reshrink_mod
+    from fuzzer.trials.program import KIND
+
+    div = contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))
+    judged = []
+
+    def oracle(found, *args, **kwargs):
+        judged.append(found.target)
+        return lambda c: contract.Verdict(contract.OK, [div])
+
+    smaller = dataclasses.replace(WRITES, program=dataclasses.replace(WRITES.program, body=WRITES.program.body[:1],
+                                                                      outputs=()))
+    monkeypatch.setattr(KIND, "oracle", oracle)
+    monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
+        confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
+    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div], seed=1, device="cpu", backend="inductor",
+                        target=targets.EXPORT)
+    path, _ = save(entry, tmp_path)
+    new_path, _, _ = reshrink_mod.reshrink(load(path), path, "cpu", OracleBudget(1, 1.0))
+    assert judged == [targets.EXPORT] and load(new_path).target == targets.EXPORT
+    assert not path.exists()  # its own target's smaller entry replaces it
+    other, _, _ = reshrink_mod.reshrink(load(new_path), new_path, "cpu", OracleBudget(1, 1.0),
+                                        target=targets.COMPILE)
+    assert judged[-1] == targets.COMPILE and load(other).target == targets.COMPILE
+    assert new_path.exists() and other != new_path  # another target's entry, beside
+
+
+def test_a_replay_through_a_target_this_machine_lacks_is_an_error_that_says_so(tmp_path):
+    """No compile: the refusal comes before anything runs."""
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import save
+    from fuzzer.replay.rerun import ERROR, replay_entry
+
+    divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
+    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor"),
+                   tmp_path)
+    result = replay_entry(path, "cpu", targets.REDUCE_OVERHEAD)
+    assert result.outcome == ERROR and not result.judged and "not CUDA" in result.detail

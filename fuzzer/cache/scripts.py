@@ -13,7 +13,19 @@ from fuzzer.cache import pair
 from fuzzer.cache.trial import ALL_CACHES, spec_of
 from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract, death, exporting, graphs, identity, numeric, observe, paths, raised, reading
+from fuzzer.judge import (
+    compiled_autograd,
+    contract,
+    death,
+    exporting,
+    graphs,
+    identity,
+    numeric,
+    observe,
+    paths,
+    raised,
+    reading,
+)
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen, custom_ops
 from fuzzer.render import driver
@@ -21,7 +33,8 @@ from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_line
 from fuzzer.render.repro import PREAMBLE, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, graphs, observe, exporting, identity, contract, reading, death, driver, pair)
+PAIR_CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, reading, death,
+                driver, pair)
 
 
 def pair_spec(entry: Entry) -> dict:

@@ -39,7 +39,8 @@ class Config:
     #: ``program``, or ``cache-pair`` for ``--cache-pairs``)
     trial: str = kinds.PROGRAM
     #: the pipeline each program is compiled and run through (``fuzzer.judge.targets``,
-    #: ``--target``)
+    #: ``--target``), or several joined by commas, spread over the programs by seed
+    #: (``targets.spread``, ``targets.of_program``)
     target: str = targets.DEFAULT
     #: torch threads of each cache-pair side (None: torch's default)
     side_threads: int | None = None

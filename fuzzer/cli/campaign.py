@@ -15,6 +15,7 @@ from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
     Duration,
+    chosen_targets,
     fault_option,
     features_option,
     ops_options,
@@ -22,7 +23,8 @@ from fuzzer.cli.options import (
     select_ops_or_exit,
     shrink_options,
     spelled,
-    target_option,
+    target_unavailable_or_exit,
+    targets_option,
     triage_option,
 )
 from fuzzer.files import atomic_write
@@ -97,7 +99,7 @@ def _known_keys(folder: str | None) -> tuple:
               help="Refuse to start (exit 1) when an --ops op fails its declaration check, "
                    "instead of leaving it out.")
 @fault_option
-@target_option
+@targets_option
 @shrink_options
 @click.option("--no-triage", is_flag=True, help="Save findings without localising them (each stands alone "
               "as a bug until `dcefuzz triage`).")
@@ -106,7 +108,7 @@ def _known_keys(folder: str | None) -> tuple:
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
 def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir, resume, jobs, devices,
         program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
-        strict_declarations, fault, target, no_shrink, shrink_budget, no_triage,
+        strict_declarations, fault, target, target_list, no_shrink, shrink_budget, no_triage,
         triage_budget, examples_per_bug, known_dir):
     """Fuzz for a duration or a number of programs, then print a summary.
 
@@ -151,10 +153,12 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
         device = launch.pool_device(device, gpus)
         dev = _ray_device(ray_address, device) if how is launch.Launch.RAY else resolve_device(device)
         sh = _shard(shard)
+        target = chosen_targets(target, target_list)
         launch.check_resume(resume, state_dir)
         folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
         feedback = launch.feedback(_given("feedback", feedback), resume, folder)
         launch.check_cache_pairs(cache_pairs, op_specs, target)
+    target_unavailable_or_exit(target, dev)
     corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
     feature_table = feats.NONE if cache_pairs else feature_table
     chosen = _ops_or_exit(op_specs, only_user_ops, dev, folder, strict_declarations)

@@ -14,12 +14,14 @@ from fuzzer.limits import SHRINK
 from fuzzer.cli.options import (
     ENTRY_DEVICE_HELP,
     budget_option,
+    entry_target_option,
     features_option,
     load_or_exit,
     ops_options,
     resolve_entry_device,
     select_ops_or_exit,
     target_option,
+    target_unavailable_or_exit,
 )
 
 
@@ -28,8 +30,12 @@ from fuzzer.cli.options import (
 @click.option("--device", default=None, help=ENTRY_DEVICE_HELP)
 @budget_option("--shrink-budget", SHRINK.budget, "Bound the shrink: oracle calls and/or time.")
 @ops_options
-def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
+@entry_target_option
+def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops, target):
     """Shrink a saved entry again, in place, on the device it was found on.
+
+    With --target another than the entry's own, the program is shrunk through that
+    target and saved beside the entry as an entry of that target (the entry is kept).
 
     The reduced entry replaces the old one atomically.  Its signature names the
     reduced program, so its id can change: the old files are then removed (and if
@@ -54,11 +60,12 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
         click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
                    "(--device cpu shrinks it on the CPU)", err=True)
         sys.exit(2)
+    target_unavailable_or_exit(target or e.target, dev)
     path = Path(entry).with_suffix(".json")
     # the child loads the user's ops again: its op registry starts empty
     again = partial(selection.select, list(op_specs or ()), only=only_user_ops, check=False)
     try:
-        result = reshrink_apart(e, path, dev, shrink_budget, prepare=again)
+        result = reshrink_apart(e, path, dev, shrink_budget, prepare=again, target=target)
     except ShrinkerDied as exc:
         click.echo(f"error: the process shrinking {e.id} died ({exc}) on a candidate "
                    f"program: one of them takes the process down (it may corrupt memory); "
@@ -82,7 +89,8 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops):
                    "install) instead of replaying here, and record the verdict in the "
                    "entry's `versions` under that interpreter's torch version.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per entry on stdout.")
-def replay(paths, device, python, as_json):
+@entry_target_option
+def replay(paths, device, python, as_json, target):
     """Replay corpus entries (files or folders): REPRODUCES, FIXED or ERROR each.
 
     Each entry runs on the device it was found on unless --device names one; an
@@ -94,17 +102,26 @@ def replay(paths, device, python, as_json):
     torch) runs under PATH instead, on the entry's device or --device (checked by
     the script there, not here), and the verdict (reproduces, fixed or error) is
     RECORDED in the entry's JSON, under `versions`, keyed by PATH's torch version.
+
+    With --target each entry runs through that target instead of the one it was found
+    through (an export entry through compile, say); it does not combine with --python,
+    whose record is of the entry's own target.
     """
     from fuzzer.corpus.store import entries_in
     from fuzzer.replay.rerun import ERROR, REPRODUCES, replay_entry
 
     if python is None:
         dev = resolve_entry_device(device)
-        run = replay_entry
+
+        def run(path, dev):
+            return replay_entry(path, dev, target)
         where = ""
     else:
         from fuzzer.replay import versions
 
+        if target is not None:
+            raise click.UsageError("--target does not combine with --python: the versions an entry records "
+                                   "are of its own target")
         dev = _device_for_another_torch(device)
         try:
             python = versions.interpreter(python)
@@ -208,11 +225,16 @@ def show(entry):
 
 @main.command()
 @click.argument("entry")
-def repro(entry):
-    """Print the standalone repro script of an entry."""
+@entry_target_option
+def repro(entry, target):
+    """Print the standalone repro script of an entry (through --target, when given,
+    instead of the target it was found through)."""
+    import dataclasses
+
     from fuzzer.judge import kinds
 
-    click.echo(kinds.script(load_or_exit(entry)), nl=False)
+    e = load_or_exit(entry)
+    click.echo(kinds.script(e if target is None else dataclasses.replace(e, target=target)), nl=False)
 
 
 @main.command()

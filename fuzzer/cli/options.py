@@ -153,15 +153,64 @@ def features_option(func):
                         help=features_help())(func)
 
 
+TARGETS_HELP = ("compile (torch.compile), export (torch.export.export, run as its .module()), aoti (exported, "
+                "then compiled once by AOTInductor into a package and loaded), compiled-autograd (torch.compile "
+                "with the backward under compiled autograd; programs that take gradients) or reduce-overhead "
+                "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only)")
+
+
 def target_option(func):
     """``--target``: the pipeline programs are compiled and run through (``fuzzer.judge.targets``)."""
     from fuzzer.judge import targets
 
     return click.option("--target", type=click.Choice(targets.names()), default=targets.DEFAULT, show_default=True,
-                        help="The pipeline each program is compiled and run through: compile (torch.compile), "
-                             "export (torch.export.export, run as its .module()) or aoti (exported, then compiled "
-                             "once by AOTInductor into a package and loaded); a program with a feature the target "
+                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; a program "
+                             "with a feature the target cannot run is not drawn for it (docs/targets.md).")(func)
+
+
+def targets_option(func):
+    """``--target`` (repeatable) and ``--targets a,b``: the pipelines a campaign's programs
+    are spread over (``fuzzer.judge.targets.spread``)."""
+    from fuzzer.judge import targets
+
+    func = click.option("--targets", "target_list", default=None, metavar="A,B",
+                        help="Several targets at once, comma-separated: each program runs through one of "
+                             "them, picked by its seed (the same program, the same target).")(func)
+    return click.option("--target", "target", type=click.Choice(targets.names()), multiple=True,
+                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; "
+                             "repeatable, as --targets; default compile.  A program with a feature its target "
                              "cannot run is not drawn for it (docs/targets.md).")(func)
+
+
+def chosen_targets(target: tuple, target_list: str | None) -> str:
+    """``--target`` and ``--targets`` as one campaign's targets (``targets.spread``)."""
+    from fuzzer.judge import targets
+
+    try:
+        return targets.spread(list(target) + (target_list or "").split(","))
+    except targets.UnknownTarget as exc:
+        raise click.BadParameter(str(exc), param_hint="--targets") from None
+
+
+def entry_target_option(func):
+    """``--target`` for commands on saved entries: the entry's own target unless given."""
+    from fuzzer.judge import targets
+
+    return click.option("--target", type=click.Choice(targets.names()), default=None,
+                        help="Run the entry through this target instead of the one it was found through "
+                             f"(the default): {', '.join(targets.names())} (docs/targets.md).")(func)
+
+
+def target_unavailable_or_exit(names: str, device: str) -> None:
+    """Exit 2 with a one-line reason when a target of ``names`` cannot run on ``device``
+    here (``Target.unavailable``)."""
+    from fuzzer.judge import targets
+
+    for name in names.split(","):
+        reason = targets.get(name).unavailable(device)
+        if reason is not None:
+            click.echo(f"error: target {name} cannot run here: {reason}", err=True)
+            sys.exit(2)
 
 
 def load_or_exit(path: str):

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from fuzzer.faults import (
     cache_key,
     compile_error,
+    compiled_autograd,
     dead_pure_kept,
     effect_dropped,
     effects_reordered,
@@ -40,7 +41,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped, export_mutation_lost)
+                   scoped, export_mutation_lost, compiled_autograd)
     for f in module.FAULTS
 }
 

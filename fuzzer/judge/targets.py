@@ -31,13 +31,14 @@ from typing import Any, Protocol
 
 import torch
 
-from fuzzer.judge import observe
+from fuzzer.judge import compiled_autograd, observe
 from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.ir import Case
 
 COMPILE, EXPORT, AOTI = "compile", "export", "aoti"
+COMPILED_AUTOGRAD, REDUCE_OVERHEAD = "compiled-autograd", "reduce-overhead"
 #: the target of a campaign, an entry or a replay that names none
 DEFAULT = COMPILE
 
@@ -47,8 +48,12 @@ class Target(Protocol):
 
     #: the name ``--target`` takes and an entry records
     name: str
+    #: what it runs, in words (a repro script's header)
+    api: str
     #: the features (``fuzzer.program.features``) it cannot run: never drawn for it
     unsupported: tuple[str, ...]
+    #: the features every program drawn for it has (weight 1): what it exists to run
+    required: tuple[str, ...]
     #: what it documents as unsupported, as ``(exception type, stage, message prefix)``
     #: triples: a compiled run that failed so is untested, never a finding
     declines: frozenset
@@ -61,31 +66,44 @@ class Target(Protocol):
     def run(self, fn, inputs: list) -> Run:
         """One binding's run of ``fn`` (from :meth:`build`), recorded."""
 
+    def unavailable(self, device: str) -> str | None:
+        """Why it cannot run on ``device`` with this torch (None: it can)."""
+
 
 class CompileTarget:
     """``torch.compile`` with the program's dynamic mode (``dynamic=False``: static
     shapes, one compile per binding, as triage asks)."""
 
     name = COMPILE
+    api = "torch.compile"
     unsupported: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
     declines: frozenset = frozenset()
     judges_dce = True
+    #: ``torch.compile``'s ``mode`` (None: its default)
+    mode: str | None = None
 
     def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
         fn, step = codegen.build_with_step(case.program)
-        mode = codegen.dynamic_arg(case.program) if dynamic else False
-        return codegen.driven(step, torch.compile(fn, dynamic=mode, backend=backend))
+        dyn = codegen.dynamic_arg(case.program) if dynamic else False
+        how = {} if self.mode is None else {"mode": self.mode}
+        return codegen.driven(step, torch.compile(fn, dynamic=dyn, backend=backend, **how))
 
     def run(self, fn, inputs: list) -> Run:
         return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled=True)
+
+    def unavailable(self, device: str) -> str | None:
+        return None
 
 
 class ExportTarget:
     """``torch.export.export``, run as its ``.module()`` (see the module's docstring)."""
 
     name = EXPORT
+    api = "torch.export.export, run as its .module()"
     unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.MODULE_CARRY,
                                     features.AUTOGRAD, features.AUTOGRAD_FUNCTION)
+    required: tuple[str, ...] = ()
     declines = EXPORT_DECLINES
     judges_dce = False
 
@@ -101,6 +119,9 @@ class ExportTarget:
     def run(self, fn, inputs: list) -> Run:
         return run_exported(fn, getattr(fn, "exported", fn), inputs, custom_ops.LIB.TRACE)
 
+    def unavailable(self, device: str) -> str | None:
+        return None
+
 
 class AotiTarget(ExportTarget):
     """AOTInductor: the program exported as for ``export``, compiled once into a package
@@ -110,9 +131,47 @@ class AotiTarget(ExportTarget):
     raises compiling the package is a ``compile-error``."""
 
     name = AOTI
+    api = "torch.export.export, then torch._inductor.aoti_compile_and_package"
 
 
-TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget())}
+class CompiledAutogradTarget(CompileTarget):
+    """``torch.compile`` as ``compile``, every run (forward, loss and ``backward()``)
+    under compiled autograd with the same backend (``fuzzer.judge.compiled_autograd``): the
+    backward the autograd engine would run is traced and compiled as one graph.  Its
+    programs take gradients (``required``); what compiled autograd documents it does
+    not support is refused; dead calls are not judged (the backward graph it compiles
+    calls what the program's autograd formulas call, not the program's own calls)."""
+
+    name = COMPILED_AUTOGRAD
+    api = "torch.compile, the backward under torch._dynamo.compiled_autograd"
+    required: tuple[str, ...] = (features.AUTOGRAD,)
+    declines = compiled_autograd.DECLINES
+    judges_dce = False
+
+    def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
+        return compiled_autograd.under_compiled_autograd(super().build(case, backend, dynamic), backend)
+
+    def unavailable(self, device: str) -> str | None:
+        return compiled_autograd.unavailable()
+
+
+class ReduceOverheadTarget(CompileTarget):
+    """``torch.compile(mode="reduce-overhead")``: Inductor's code replayed through CUDA
+    graphs (cudagraph trees), where a buffer the graph wrote is replayed, not
+    recomputed.  CUDA only: a campaign on another device is refused before it starts."""
+
+    name = REDUCE_OVERHEAD
+    api = "torch.compile(mode='reduce-overhead')"
+    mode = "reduce-overhead"
+
+    def unavailable(self, device: str) -> str | None:
+        if not device.startswith("cuda"):
+            return f"mode='reduce-overhead' captures CUDA graphs, and the device is {device}, not CUDA"
+        return None
+
+
+TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget(),
+                                                  CompiledAutogradTarget(), ReduceOverheadTarget())}
 
 
 class UnknownTarget(LookupError):
@@ -131,6 +190,25 @@ def names() -> list[str]:
     return sorted(TARGETS)
 
 
+def spread(names) -> str:
+    """Several targets as a campaign records them: their names joined by commas, each
+    once, in the order given (one name: that target).  Raises :class:`UnknownTarget`."""
+    chosen = list(dict.fromkeys(n.strip() for n in names if n.strip()))
+    for name in chosen or [DEFAULT]:
+        get(name)
+    return ",".join(chosen or [DEFAULT])
+
+
+def of_program(spread_names: str, program_seed: int) -> str:
+    """The target program ``program_seed`` of a campaign runs through: its one target,
+    or, for several (:func:`spread`), one picked by the program's seed (the same
+    program always through the same target, the targets in even shares)."""
+    names = (spread_names or DEFAULT).split(",")
+    return names[program_seed % len(names)]
+
+
 def drawn_for(name: str, table: dict[str, float]) -> dict[str, float]:
-    """The feature table ``table`` without the features target ``name`` cannot run."""
-    return {f: w for f, w in table.items() if f not in get(name).unsupported}
+    """The feature table ``table`` without the features target ``name`` cannot run, and
+    with those it requires always on (weight 1)."""
+    target = get(name)
+    return {**{f: w for f, w in table.items() if f not in target.unsupported}, **{f: 1.0 for f in target.required}}

@@ -31,6 +31,7 @@ every test it has by default, on empty, size-1 and size-2 dims and several layou
 from __future__ import annotations
 
 import re
+import sys
 import types
 
 from fuzzer.program.op_record import (  # noqa: F401 - the library's names, as callers know them
@@ -161,8 +162,12 @@ def registrable() -> list[str]:
 
 
 def _register(source: str) -> types.ModuleType:
-    """Execute a library's source once, in a module of its own, registering its ops."""
+    """Execute a library's source once, in a module of its own, registering its ops.
+    The module is importable by its name (``sys.modules``): Dynamo imports the module
+    of a function it inlines from another's globals, as compiled autograd's graph
+    inlines an op's ``register_autograd`` backward."""
     module = types.ModuleType("fuzzer._registered_ops")
+    sys.modules[module.__name__] = module
     code = compile(source, "<dcefuzz oplib>", "exec")
     exec(code, module.__dict__)
     return module

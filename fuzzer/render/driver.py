@@ -37,6 +37,7 @@ import time
 
 import torch
 
+from fuzzer.judge.compiled_autograd import DECLINES, under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
@@ -127,8 +128,12 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
         exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
         compiled = _through(step, exported)
     else:
+        how = {"mode": spec["mode"]} if spec.get("mode") else {}  # ``reduce-overhead``'s
         compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
-                                                backend=spec["backend"]))
+                                                backend=spec["backend"], **how))
+    backward = spec.get("target") == "compiled-autograd"  # the run under compiled autograd
+    if backward:
+        compiled = under_compiled_autograd(compiled, spec["backend"])
     if not any(br.eager.failure for br in runs):
         for i, br in enumerate(runs):
             with caches_off():
@@ -137,14 +142,15 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                                else run_once(compiled, inputs, trace, compiled=True))
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
                 carry=bool(spec.get("carry")),
-                declines=EXPORT_DECLINES if exporting else frozenset())
+                declines=EXPORT_DECLINES if exporting else DECLINES if backward else frozenset())
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):
         runs[i].checks = reference_runs(*_checks_fn(spec, program, trace, device, step, i), trace, dtype,
                                         spec["input_seed"] + i, record)
     causes = {int(s): c for s, c in spec.get("dead_site_causes", {}).items()}
-    dead = {} if exporting else causes or set(spec["dead_pure_sites"])  # export promises no DCE
+    # export promises no DCE; compiled autograd's dead calls are compile's to judge
+    dead = {} if exporting or backward else causes or set(spec["dead_pure_sites"])
     return judge_runs(spec["input_names"], dead, runs, asks)
 
 

@@ -3,7 +3,8 @@
 The script needs torch only.  It carries, as text, the very code the fuzzer judged
 with: the custom ops the program calls (the snippets ``custom_ops`` registered),
 the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), a run
-through ``torch.export`` (``exporting``, for an entry found through it), the
+through ``torch.export`` (``exporting``, for an entry found through it), a run under
+compiled autograd (``compiled_autograd``, likewise), the
 contract (``contract``), how a verdict is read for a bug (``reading``), how a
 process died (``death``) and the driver
 (``fuzzer.render.driver``), then the program and a ``SPEC`` of the entry
@@ -22,7 +23,20 @@ import re
 
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
-from fuzzer.judge import contract, death, exporting, graphs, identity, numeric, observe, paths, raised, reading
+from fuzzer.judge import (
+    compiled_autograd,
+    contract,
+    death,
+    exporting,
+    graphs,
+    identity,
+    numeric,
+    observe,
+    paths,
+    raised,
+    reading,
+    targets,
+)
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import REPORT, PoolLimits
 from fuzzer.program import codegen, sources, windows
@@ -31,7 +45,8 @@ from fuzzer.render import driver
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, graphs, observe, exporting, identity, contract, reading, death, driver)
+CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, reading, death,
+           driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -92,6 +107,7 @@ def spec(entry: Entry) -> dict:
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
         **({"target": entry.target} if entry.target != "compile" else {}),
+        **({"mode": targets.get(entry.target).mode} if getattr(targets.get(entry.target), "mode", None) else {}),
     }
 
 
@@ -119,7 +135,7 @@ def render(entry: Entry) -> str:
         + "\n".join(entry.detail[:5]) + "\n\n"
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "")
-        + (f", through the {entry.target} target (torch.export.export)" if entry.target != "compile" else "")
+        + (f", through the {entry.target} target ({targets.get(entry.target).api})" if entry.target != "compile" else "")
         + ".\n"
         + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
         + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"

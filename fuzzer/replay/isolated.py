@@ -32,7 +32,7 @@ class ReshrinkInChild:
     ``prepare`` (picklable) runs in the child before it is ready: the user's ``--ops``
     modules loaded again, since the child's op registry starts empty.
 
-    The message is ``("shrink", entry path, device, budget)``; the answer is
+    The message is ``("shrink", entry path, device, budget, target or None)``; the answer is
     ``("shrunk", reshrink's result)``, or ``("error", traceback)`` for an exception of
     dcefuzz's own (an internal error, reported as one)."""
 
@@ -48,15 +48,15 @@ class ReshrinkInChild:
         from fuzzer.corpus import store
         from fuzzer.replay.reshrink import reshrink
 
-        _, path, device, budget = message
+        _, path, device, budget, target = message
         try:
-            send(("shrunk", reshrink(store.load(path), path, device, budget)))
+            send(("shrunk", reshrink(store.load(path), path, device, budget, target)))
         except Exception:  # noqa: BLE001 - reported by the parent as an internal error
             send(("error", traceback.format_exc()))
 
 
 def reshrink_apart(entry: Entry, path, device: str, budget: OracleBudget,
-                   prepare: Callable[[], object] | None = None):
+                   prepare: Callable[[], object] | None = None, target: str | None = None):
     """``reshrink`` of the entry saved at ``path``, with every candidate that could take
     the process down judged in another process; its result (None: it no longer
     reproduces).  Raises :class:`ShrinkerDied` or :class:`ShrinkerFailed`."""
@@ -64,8 +64,8 @@ def reshrink_apart(entry: Entry, path, device: str, budget: OracleBudget,
     from fuzzer.replay.reshrink import reshrink
 
     if entry.kind in PROCESS_KINDS:  # each candidate is judged in a child already
-        return reshrink(entry, path, device, budget)
-    answer = run_once(ReshrinkInChild(prepare), ("shrink", str(path), device, budget))
+        return reshrink(entry, path, device, budget, target)
+    answer = run_once(ReshrinkInChild(prepare), ("shrink", str(path), device, budget, target))
     if isinstance(answer, Died):
         raise ShrinkerDied(answer.detail)
     tag, result = answer

@@ -23,13 +23,14 @@ one a repro script reads its run by.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
 from fuzzer.corpus.entry import BadEntry
 from fuzzer.corpus.store import load
 from fuzzer.isolation.deaths import probe
-from fuzzer.judge import contract, kinds
+from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import CRASH, PROCESS_KINDS, bug_class
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 from fuzzer.judge.reading import Reading, read_death, read_verdict
@@ -56,12 +57,15 @@ class ReplayResult:
         return dict(self.__dict__)
 
 
-def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
-    """Replay one entry on ``device``, or on the device it was found on."""
+def replay_entry(path: Path, device: str | None = None, target: str | None = None) -> ReplayResult:
+    """Replay one entry on ``device``, or on the device it was found on; through
+    ``target``, or the target it was found through."""
     try:
         entry = load(path)
     except BadEntry as exc:
         return ReplayResult(str(path), Path(path).stem, "?", ERROR, str(exc))
+    if target is not None:
+        entry = dataclasses.replace(entry, target=target)
     dev = device or entry.device
 
     def result(outcome: str, detail: str, judged: bool = True) -> ReplayResult:
@@ -71,6 +75,9 @@ def replay_entry(path: Path, device: str | None = None) -> ReplayResult:
     if reason is not None:
         recorded = "" if device else " (the device it was found on; --device cpu replays it on the CPU)"
         return result(ERROR, f"cannot run on {dev}{recorded}: {reason}", judged=False)
+    reason = targets.get(entry.target).unavailable(dev)
+    if reason is not None:
+        return result(ERROR, f"cannot run through {entry.target} here: {reason}", judged=False)
     if entry.kind in PROCESS_KINDS:
         # a corrupted heap dies when, and how, the allocator notices: a crash gets more
         # than one fresh process, and one that dies its death is enough

@@ -43,24 +43,28 @@ def put_in_place(entry: Entry, path, new: Entry):
 
     Written before the old files go, so a crash leaves one or both.  An unchanged id
     is the same entry: ``save`` adds the hits already there, so ``new`` brings none.
+    An entry of another target is another entry: the old one stays.
     """
     if new.id == entry.id:
         new.hits = 0
     new_path, _ = store.save(new, os.path.dirname(os.path.abspath(path)))
-    if new.id != entry.id:
+    if new.id != entry.id and new.target == entry.target:
         store.remove(path)
     return new_path
 
 
-def reshrink(entry: Entry, path, device: str, budget: OracleBudget):
+def reshrink(entry: Entry, path, device: str, budget: OracleBudget, target: str | None = None):
     """Shrink a saved entry again and replace it; None if it no longer reproduces.
+    Through ``target`` where given (the entry's own otherwise): shrunk through another,
+    it is saved beside the entry as that target's (``put_in_place``).
 
     Returns (new path, statements before, statements after).
     """
     if entry.kind in contract.PROCESS_KINDS:
         return _reshrink_casualty(entry, path, device, budget)
     kind = kinds.of(entry.kind)
-    judge = kind.oracle(entry, device, entry.backend, entry.fault)
+    through = dataclasses.replace(entry, target=target or entry.target)
+    judge = kind.oracle(through, device, entry.backend, entry.fault)
     with faults.planted(None if kind.fault_in_sides else entry.fault), intra_op_threads(entry.threads):
         verdict = judge(entry.case)
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
@@ -74,5 +78,5 @@ def reshrink(entry: Entry, path, device: str, budget: OracleBudget):
         entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
         backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
         shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)}, threads=entry.threads, variant=entry.variant)
+            "original_statements", before)}, threads=entry.threads, variant=entry.variant, target=through.target)
     return put_in_place(entry, path, new), before, new.statements
