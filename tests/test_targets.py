@@ -370,3 +370,47 @@ def test_a_replay_through_a_target_this_machine_lacks_is_an_error_that_says_so(t
                    tmp_path)
     result = replay_entry(path, "cpu", targets.REDUCE_OVERHEAD)
     assert result.outcome == ERROR and not result.judged and "not CUDA" in result.detail
+
+
+class _Shows:
+    """A probe that answers one outcome for every compile, counting them."""
+
+    answer = None
+    asked: list = []
+
+    def __init__(self, case, kind, bug_class, device, budget):
+        pass
+
+    def outcome(self, backend, config=None, dynamic=True, within=None):
+        _Shows.asked.append(backend)
+        return _Shows.answer
+
+
+def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its_targets_listed(monkeypatch):
+    """torch's debugging backends and switches are torch.compile's: an export finding whose
+    program shows the same bug through compile is localised there and keyed as that bug,
+    one bug listing both targets; one that compile does not show is its target's own."""
+    from pathlib import Path
+
+    from fuzzer.campaign import entries
+    from fuzzer.corpus import bugs
+    from fuzzer.corpus.store import load
+    from fuzzer.judge import kinds
+    from fuzzer.limits import TRIAGE
+    from fuzzer.triage.probe import Outcome
+
+    compiled = load(Path(__file__).parent.parent / "corpus" / "wrong-mutation-3e93a770411a.json")
+    exported = dataclasses.replace(compiled, id="wrong-mutation-exported", target=targets.EXPORT, culprit=None)
+    monkeypatch.setattr(entries, "Probe", _Shows)
+    monkeypatch.setattr(kinds.of(compiled.kind), "culprit", lambda entry, *a, **k: compiled.culprit)
+    _Shows.answer, _Shows.asked = Outcome.STAYS, []
+    exported.culprit = entries.culprit_of(exported, "cpu", TRIAGE.budget)
+    assert exported.culprit.via == targets.COMPILE and _Shows.asked == [exported.backend]
+    assert bugs.key_of(exported) == bugs.key_of(compiled)
+    [bug] = bugs.group([compiled, exported])
+    assert bug.targets == (targets.COMPILE, targets.EXPORT)
+    assert entries.culprit_of(compiled, "cpu", TRIAGE.budget).via == ""  # compile's own: no probe
+    assert _Shows.asked == [exported.backend]
+    _Shows.answer = Outcome.GONE
+    exported.culprit = entries.culprit_of(exported, "cpu", TRIAGE.budget)
+    assert exported.culprit is None and len(bugs.group([compiled, exported])) == 2

@@ -26,6 +26,7 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
+from fuzzer.triage.probe import Outcome, Probe
 from fuzzer.triage.recognise import Shape, checkable, recognise
 
 
@@ -75,17 +76,41 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
     ``errors``.
     """
     budget = config.triage_budget.within(seconds_left)
-    if (not config.triage or not triageable(entry.kind, entry.backend) or entry.target != targets.DEFAULT
-            or budget.seconds <= 0):
+    if not config.triage or not triageable(entry.kind, entry.backend) or budget.seconds <= 0:
         return entry
     try:
-        entry.culprit = kinds.of(entry.kind).culprit(entry, entry.device, budget, config.fault, config.side_threads,
-                                                     key_only)
+        entry.culprit = culprit_of(entry, entry.device, budget, config.fault, config.side_threads, key_only)
     except Exception as exc:  # noqa: BLE001 - our error: the entry is saved untriaged
         if errors is None:
             raise
         errors.append(InternalError.of(TRIAGE_STAGE, exc))
     return entry
+
+
+def culprit_of(entry: Entry, device: str, budget, fault: str | None = None, threads: int | None = None,
+               key_only: bool = False):
+    """The culprit of ``entry``'s bug (None: its target's own, which nothing of
+    ``torch.compile``'s localises): through its own target where that is ``compile``,
+    else through ``compile`` where its case shows the bug there too
+    (:func:`shows_through_compile`), marked so (``Culprit.via``)."""
+    if entry.target == targets.DEFAULT:
+        return kinds.of(entry.kind).culprit(entry, device, budget, fault, threads, key_only)
+    if not shows_through_compile(entry, budget, device):
+        return None
+    culprit = kinds.of(entry.kind).culprit(entry, device, budget, fault, threads, key_only)
+    return dataclasses.replace(culprit, via=targets.DEFAULT) if culprit is not None else None
+
+
+def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bool:
+    """Whether a finding of another target (``export``, ``aoti``, ``compiled-autograd``)
+    shows its bug through ``compile`` too, one fresh compile of its case: then it is
+    localised there, with torch's debugging backends and switches, and keyed as that bug,
+    one bug whatever target found it (``bugs.Bug.targets`` lists them).  A program
+    kind's only: a cache pair's or a death's case is not run so."""
+    if kinds.of(entry.kind).name != kinds.PROGRAM or entry.kind in contract.PROCESS_KINDS:
+        return False
+    probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget)
+    return probe.outcome(entry.backend) is Outcome.STAYS
 
 
 def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],

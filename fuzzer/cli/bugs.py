@@ -37,6 +37,7 @@ def triage(paths, device, again, triage_budget):
     from fuzzer.corpus.store import entries_in, update
     from fuzzer.judge import kinds
     from fuzzer.judge.execute import device_unavailable
+    from fuzzer.campaign.entries import culprit_of
     from fuzzer.triage.culprit import triageable
     from fuzzer.triage.probe import OutdatedClass
 
@@ -57,7 +58,7 @@ def triage(paths, device, again, triage_budget):
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
         try:
-            e.culprit = kinds.of(e.kind).culprit(e, run_on, triage_budget)
+            e.culprit = culprit_of(e, run_on, triage_budget)
         except OutdatedClass as exc:  # an older dcefuzz's class: its probes would match nothing
             click.echo(f"error: {e.id}: {exc} (`dcefuzz reclass {path}`, then `dcefuzz triage --again`); "
                        "left as it was", err=True)
@@ -65,6 +66,10 @@ def triage(paths, device, again, triage_budget):
             continue
         update(path, e)
         c = e.culprit
+        if c is None:  # a finding of another target that compile does not show
+            click.echo(f"[{n}/{len(found)}] {e.id}: not localised ({e.target} alone: compile does not show it)",
+                       err=True)
+            continue
         click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
                    f"({c.oracle_calls} compiles, {c.seconds:.0f}s"
                    + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
@@ -139,6 +144,8 @@ def _list_bugs(folders, as_json: bool, as_markdown: bool = False) -> None:
         click.echo(f"\n{b.id}  {b.title}")
         click.echo(f"  culprit   {'; '.join(culprit_words(b))}")
         click.echo(f"  kinds     {', '.join(b.kinds)}")
+        if set(b.targets) - {targets.DEFAULT}:
+            click.echo(f"  targets   {', '.join(b.targets)}")
         click.echo(f"  entries   {len(b.entries)}: {', '.join(b.entries)}")
         click.echo(f"  hits      {b.hits}")
         click.echo(f"  smallest  {b.smallest} ({size[b.smallest]} statements)")

@@ -280,6 +280,9 @@ class Bug:
     first_seen: str
     last_seen: str
     versions: dict
+    #: the targets its entries were found through (``fuzzer.judge.targets``): one bug
+    #: whatever pipeline showed it, where its key says so
+    targets: tuple[str, ...] = ()
 
     @property
     def smallest(self) -> str:
@@ -299,7 +302,7 @@ class Bug:
         elif self.blame is not None:
             culprit = {"stage": None, "blame": self.blame}
         return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
-                "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
+                "targets": list(self.targets), "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
                 "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
                 "versions": dict(self.versions), **self.history.to_json()}
 
@@ -334,6 +337,7 @@ def group(entries: Iterable) -> list[Bug]:
             id=bug_id(key), key=key, title=title(fam, lead.culprit, blame, pattern(lead), seen), family=fam,
             blame=blame, culprit=lead.culprit, kinds=seen,
             entries=tuple(e.id for e in members), hits=sum(e.hits for e in members),
+            targets=tuple(sorted({e.target for e in members})),
             first_seen=min(e.found for e in members), last_seen=max(e.seen for e in members),
             versions=_versions(members)))
     bugs.sort(key=lambda b: (-b.hits, b.id))

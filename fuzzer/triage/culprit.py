@@ -72,6 +72,11 @@ class Culprit:
     #: for a failed lookup (a ``KeyError``), the raising frame's locals that hold the
     #: missing key (``fuzzer.triage.lookup``): part of the key
     named_by: tuple[str, ...] = ()
+    #: the target it was localised through where that is not the finding's own: a
+    #: finding of ``export``, ``aoti`` or ``compiled-autograd`` whose program shows the
+    #: same bug through ``compile`` is localised there (torch's debugging backends and
+    #: switches are ``torch.compile``'s), so it is keyed as that bug (""; its own)
+    via: str = ""
 
     @property
     def blame(self) -> str | None:
@@ -131,6 +136,8 @@ class Culprit:
             out["key_only"] = True
         if self.named_by:
             out["named_by"] = list(self.named_by)
+        if self.via:
+            out["via"] = self.via
         if self.otherwise:
             out["otherwise"] = {stage_name: list(kinds) for stage_name, kinds in self.otherwise.items()}
         return out
@@ -146,7 +153,7 @@ class Culprit:
                    torch_version=data.get("torch_version", ""),
                    key_only=bool(data.get("key_only", False)),
                    otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()},
-                   named_by=tuple(data.get("named_by", ())))
+                   named_by=tuple(data.get("named_by", ())), via=data.get("via", ""))
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
