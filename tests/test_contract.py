@@ -478,6 +478,12 @@ def test_an_error_message_loses_the_names_and_numbers_of_its_program():
     assert contract.normalise_message("<Tracer object at 0x7f3a9c>") == \
         contract.normalise_message("<Tracer object at 0x7f11d0>")
     assert contract.normalise_message("operation op") == "operation op"  # a word, not a name
+    # FX's generated placeholder names: which argument a graph lacks is the program's business
+    lacks = "RuntimeError: Expected positional argument for parameter arg{}, but one was not passed in!"
+    assert contract.normalise_message(lacks.format("3_1")) == contract.normalise_message(lacks.format("2_1")) \
+        == contract.normalise_message(lacks.format("7")) != contract.normalise_message(lacks.format("tangents_token"))
+    assert contract.normalise_message("primals_2_1 and buf3_0") == "primals_# and buf#"
+    assert contract.normalise_message("layer3_1") == "layer3_1"  # not a name FX generates
 
 
 # ---------------------------------------------------------------- stale cache

@@ -150,3 +150,18 @@ def test_a_crash_that_dies_its_plain_signal_again_is_unchanged(tmp_path, monkeyp
     assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == UNCHANGED
     monkeypatch.setattr(reclass, "probe", lambda *args: Death(None, "ran to completion (ok)", status=contract.OK))
     assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == LEFT
+
+
+def test_a_class_saved_with_fxs_numbered_placeholder_names_is_todays_renamed():
+    """A class saved before FX's suffixed names (``arg3_1``) lost their numbers is read
+    as today's by ``reclass`` and triage's probes (``legacy.renamed``), never as another
+    bug: the corpus's entries of the effect token's placeholder were renamed so."""
+    from fuzzer.judge.legacy import renamed
+
+    message = "Expected positional argument for parameter arg3_1, but one was not passed in!"
+    raised = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", f"RuntimeError: {message}",
+                                 (f"raised RuntimeError in torch.fx:FakeTensorProp.run_node: "
+                                  f"{contract.normalise_message(message)}",))
+    today = contract.bug_class(contract.COMPILE_ERROR, [raised])
+    saved = today.replace("arg#", "arg3_1")
+    assert saved != today and renamed(saved) == today and renamed(today) == today

@@ -15,6 +15,7 @@ from fuzzer.cli.options import (
     resolve_entry_device,
     triage_option,
 )
+from fuzzer.judge import targets
 
 
 @main.command()

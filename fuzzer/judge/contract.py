@@ -123,7 +123,7 @@ COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")  # an object's address in a repr: another in every process
-_NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+\b")
+_NAMES = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+(?:_\d+)?\b")  # FX's ``arg3_1`` too
 #: a size symbol is a size like any number: a stride ``s33`` where another compile
 #: has ``1`` is the same message
 _SIZE_SYMBOL = re.compile(r"\b[su]#")

@@ -10,7 +10,21 @@ reclass`` (``fuzzer.replay.reclass``) renames them, and triage refuses to probe 
 
 from __future__ import annotations
 
+import re
+
 from fuzzer.judge import contract
+
+#: FX's generated names with a suffix (``arg3_1``, ``primals_2_1``): a class saved before
+#: the contract took their numbers out (``contract._NAMES``) keeps them, so one cause
+#: (an effect token's placeholder never passed, whichever argument it is) was a class
+#: per placeholder
+_SUFFIXED = re.compile(r"\b([svux]|buf|op|arg|primals_|tangents_)\d+_\d+\b")
+
+
+def renamed(saved: str) -> str:
+    """A bug class saved before FX's suffixed names lost their numbers, as today's
+    contract writes it."""
+    return _SUFFIXED.sub(lambda match: match.group(1) + "#", saved)
 
 
 def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract
-from fuzzer.judge.legacy import legacy_class
+from fuzzer.judge.legacy import legacy_class, renamed
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
@@ -102,7 +102,8 @@ class Probe:
         seen = contract.bug_class(self.kind, divs)
         if seen and family(seen) == family(self.bug_class):
             return Outcome.STAYS
-        if seen and family(legacy_class(self.kind, divs)) == family(self.bug_class):
+        if seen and (family(legacy_class(self.kind, divs)) == family(self.bug_class)
+                     or family(seen) == family(renamed(self.bug_class))):
             raise OutdatedClass(self.bug_class, seen)
         if any(d.kind in contract.CORRECTNESS_KINDS and d.kind != self.kind for d in verdict.divergences):
             return Outcome.CHANGED
