@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from fuzzer import hashseed
+
 OPTION = "--dcefuzz-corpus"
 
 
@@ -34,6 +36,19 @@ def pytest_addoption(parser) -> None:
                     help="replay corpus entries on this device (default: each entry's own)")
 
 
+def under_one_hash_seed(config) -> None:
+    """Start this pytest again under dcefuzz's hash seed, unless it runs with a seed:
+    entries replay in this process, and some show only under the order of torch's sets
+    their finding was made under.  Capture is stopped first, so the new process writes
+    to the terminal rather than to the files the old one captured into."""
+    if hashseed.AT_START is not None:
+        return
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.stop_global_capturing()
+    hashseed.restart()
+
+
 def pytest_configure(config) -> None:
     """Each corpus folder joins the paths pytest collects from, so its entries are
     collected (and counted, selected, deselected) like any test file's tests."""
@@ -41,6 +56,8 @@ def pytest_configure(config) -> None:
     for folder in folders:
         if not Path(folder).is_dir():
             raise pytest.UsageError(f"{OPTION} {folder}: no such folder")
+    if folders:
+        under_one_hash_seed(config)
     config._dcefuzz_corpora = [Path(f).resolve() for f in folders]
     if folders and config.args == [str(config.invocation_params.dir)] and not config.getini("testpaths"):
         config.args[:] = []  # no test paths given: only the corpora

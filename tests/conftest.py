@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from fuzzer.pytest_plugin import under_one_hash_seed
+
 sys.path.insert(0, os.path.dirname(__file__))
 
 #: ``pytester`` runs pytest in-process on the example tests and the corpus plugin
@@ -20,7 +22,10 @@ _FOLDER = pytest.StashKey[Path]()
 
 
 def pytest_configure(config) -> None:
-    """A run that leaves out ``compile`` refuses every Inductor compile (tests/noinductor)."""
+    """The corpus replays in this process, under the hash seed its entries were found
+    with; a run that leaves out ``compile`` refuses every Inductor compile
+    (tests/noinductor)."""
+    under_one_hash_seed(config)
     if not re.search(r"\bnot\s+compile\b", config.option.markexpr or ""):
         return
     spec = importlib.util.spec_from_file_location("no_inductor", NO_INDUCTOR / "sitecustomize.py")
