@@ -13,7 +13,7 @@ alone, as a campaign with ``--examples-per-bug 1`` meets it, by two processes at
 - the campaign's programs (``--seed``, drawn blind with ``--features``) are tried in
   order, and each finding on Inductor goes the way a campaign sends it: a finding of a
   family with no known bug is made an entry as a new one is (``entry_for``: shrunk,
-  triaged) and its key becomes a bug whose examples are full (``Examples.full``);
+  triaged) and its key becomes a bug whose examples are full (``Examples.held``);
   any other finding is a repeat candidate: ``counted_only(...) or entry_for(...)``,
   timed, its key then added too where it was not counted;
 - the module that does it is ``TREE/fuzzer/campaign/entries.py`` (loaded under
@@ -39,6 +39,7 @@ of a repeat) and over all.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import json
 import os
@@ -70,6 +71,7 @@ def child(args) -> None:
     config = Config(seed=args.seed, device="cpu", corpus_dir="unused",
                     features=tuple(feats.parse(args.features).items()))
     full: dict[str, int] = _known(args.known) if args.known else {}
+    config = dataclasses.replace(config, known=tuple(full))  # counted at any size, as --known-upstream's
     measured = 0
     programs = [int(i) for i in args.programs.split(",")] if args.programs else range(args.max_programs)
     for index in programs:

@@ -274,7 +274,7 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
     from fuzzer.corpus.examples import Examples
 
     examples = Examples(tmp_path, cap=1)
-    assert examples.full() == {}
+    assert examples.held() == {}
     stale = [d for d in contract.check_stale(
         contract.Verdict(contract.OK, [contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "x",
                                                            (contract.VALUES,))]),
@@ -282,7 +282,7 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
     entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale, seed=1, device="cpu", backend="inductor",
                         variant=_config_variant().to_json())
     examples.save(entry)
-    assert examples.full() == {key_of(entry): entry.statements}
+    assert examples.held() == {key_of(entry): entry.statements}
 
 
 @pytest.mark.parametrize("gaps, status", [([], "clean"), ([(CACHE_MISS, "no cache")], "untested"),

@@ -2,6 +2,7 @@
 one: two causes that share a class and a blamed switch stay two bugs."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from helpers import case, prog
@@ -9,8 +10,11 @@ from helpers import case, prog
 from fuzzer.campaign import entries
 from fuzzer.campaign.config import Config
 from fuzzer.corpus.bugs import key_of
+from fuzzer.corpus.examples import Examples
+from fuzzer.corpus.store import load
 from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
+from fuzzer.limits import TRIAGE
 from fuzzer.triage import recognise as recognition
 from fuzzer.triage import switches
 from fuzzer.triage.culprit import Culprit
@@ -18,6 +22,8 @@ from fuzzer.triage.probe import Outcome
 
 GONE, STAYS, CHANGED = Outcome.GONE, Outcome.STAYS, Outcome.CHANGED
 PEAK, REINPLACE = "reorder_for_peak_memory", "reinplace_inplaceable_ops"
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 
 def _switch_of(patch):
@@ -191,6 +197,42 @@ def test_an_error_before_inductor_is_recognised_as_found_without_a_compile_of_in
     assert counted is not None and key_of(counted) == known and counted.statements == 4
     assert judged == [] and triaged == []
     assert sorted(set(fake.asked)) == [("aot_eager", None, False), ("aot_eager", None, True), ("eager", None, True)]
+
+
+def test_a_finding_kept_as_another_example_is_shrunk_a_little_then_recognised(fake, monkeypatch, tmp_path):
+    """A bug with fewer than its examples (``Examples.held`` 0) keeps a finding of it as
+    another example, as cheaply classified: not recognised on the program as found
+    (the example saved would be the whole program), but shrunk a little first, and
+    recognised on what that reached; never shrunk in full."""
+    finding = _error_finding()
+    known = _error_key(finding, "aot_eager")
+    fake.table = {("eager", None, True): GONE}
+    triaged, judged = [], []
+    monkeypatch.setattr(entries, "triaged", lambda entry, *a, **k: triaged.append(entry) or entry)
+
+    def judge(candidate):
+        judged.append(candidate)
+        return contract.Verdict(contract.OK, list(finding.divergences))  # every candidate shows it
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path))
+    kept = entries.counted_only(finding, 0, config, {known: 0}, judge=judge)
+    assert kept is not None and key_of(kept) == known and triaged == []
+    assert 0 < len(judged) <= TRIAGE.repeat_shrink_calls and kept.statements < 4
+    # with its examples, or known upstream, the same finding is told on its program as found
+    judged.clear()
+    assert entries.counted_only(finding, 0, config, {known: 2}, judge=judge).statements == 4 and judged == []
+    upstream = dataclasses.replace(config, known=(known,))
+    assert entries.counted_only(finding, 0, upstream, {known: 0}, judge=judge).statements == 4 and judged == []
+
+
+def test_a_bug_is_held_with_the_size_a_finding_must_be_under_to_be_shrunk_in_full(tmp_path):
+    base = load(CORPUS / "wrong-output-344cc751f3d6.json")
+    examples = Examples(tmp_path, cap=2)
+    assert examples.held() == {}
+    examples.save(base)
+    assert examples.held() == {key_of(base): 0}  # wants another example: any finding of it
+    examples.save(dataclasses.replace(base, id="wrong-output-another"))
+    assert examples.held() == {key_of(base): base.statements}
 
 
 @pytest.mark.parametrize("table", [

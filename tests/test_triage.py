@@ -649,12 +649,12 @@ def test_a_key_that_cannot_tell_causes_apart_never_makes_a_finding_a_repeat(tmp_
     assert len({bugs.key_of(e) for e in vague}) == 1
     examples = Examples(tmp_path, cap=1)
     assert [examples.save(e).kept for e in vague] == [Kept.NEW] * 3
-    assert examples.full() == {}
+    assert examples.held() == {}
     # a key that tells causes apart is full at its cap, and counts the rest
     told = [dataclasses.replace(base, id=f"wrong-output-told{i}") for i in range(2)]
     assert [examples.save(e).kept for e in told] == [Kept.NEW, Kept.COUNTED]
-    assert list(examples.full()) == [bugs.key_of(base)]
-    assert Examples(tmp_path, cap=1).full() == examples.full()  # read back the same
+    assert list(examples.held()) == [bugs.key_of(base)]
+    assert Examples(tmp_path, cap=1).held() == examples.held()  # read back the same
 
 
 def test_a_bug_keeps_its_smallest_examples_and_counts_the_rest(tmp_path):

@@ -113,26 +113,29 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
     return probe.outcome(entry.backend) is Outcome.STAYS
 
 
-def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[str, int],
+def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[str, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None,
                  judge: Callable[[Case], Verdict] | None = None) -> Entry | None:
-    """A finding of a bug that has its examples already, classified cheaply: it would
-    only be counted, so it is not shrunk in full (None: any other finding).
+    """A finding of a bug the corpus holds, classified cheaply: it would only be
+    counted, or kept as another example of its bug, so it is not shrunk in full (None:
+    any other finding).
 
     Most findings of a campaign are of bugs it has found before, and a full shrink
-    (up to 150 fresh compiles) is wasted on one that will only be counted.  The
-    culprit with the bug class is all a bug's key needs: so a finding whose family
-    (``fuzzer.triage.family``) has a bug with its examples (``full``:
-    ``Examples.full``) is first recognised where its bug's key can be checked fact by
-    fact (``fuzzer.triage.recognise``), on its case cut after the last binding its
-    class reads (``own_bindings``): on the program as found where the key is a
-    stage before Inductor (``AS_FOUND``); else it is shrunk a little (``TRIAGE.repeat_shrink_calls`` candidates, judged by ``judge`` where
-    given, else its oracle) and recognised on what that reached, and else triaged
-    with only the probes its key needs (``localise(key_only=True)``; not where
-    recognition checked every full bug of its family, whose keys that triage could
-    then not match either).  It is shrunk in full (and
-    triaged again in full) only if its bug still wants examples or it is smaller
-    than the bug's largest one, or its key cannot tell causes apart
+    (up to 150 fresh compiles) is wasted on one that will only be counted, or that
+    shows where else a bug appears when its first example, shrunk in full, is its
+    repro.  The culprit with the bug class is all a bug's key needs: so a finding
+    whose family (``fuzzer.triage.family``) has a bug held (``held``:
+    ``Examples.held``, and the bugs known upstream) is first recognised where its
+    bug's key can be checked fact by fact (``fuzzer.triage.recognise``), on its case
+    cut after the last binding its class reads (``own_bindings``): on the program as
+    found where the key is a stage before Inductor (``AS_FOUND``) and the finding
+    would only be counted; else it is shrunk a little (``TRIAGE.repeat_shrink_calls``
+    candidates, judged by ``judge`` where given, else its oracle) and recognised on
+    what that reached, and else triaged with only the probes its key needs
+    (``localise(key_only=True)``; not where recognition checked every held bug of its
+    family, whose keys that triage could then not match either).  It is shrunk in
+    full (and triaged again in full) only if its bug is not held, or it is smaller
+    than the largest of a bug with its examples, or its key cannot tell causes apart
     (``bugs.separates``).
 
     The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
@@ -148,24 +151,28 @@ def counted_only(finding: Finding, seed: int | None, config: Config, full: dict[
         return None
     finding = own_bindings(finding)
     entry = found_entry(finding, seed, config)
-    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in full):
-        return None  # no full bug of its family: it is shrunk whatever its culprit
-    known = _recognised(finding, entry, config, full, seconds_left, errors, AS_FOUND)
+    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
+        return None  # no held bug of its family: it is shrunk whatever its culprit
+    # a finding only counted (a bug with its examples, or known upstream) may be told on
+    # its program as found; one kept as another example (``held`` 0) is shrunk a little
+    # first, so that the example saved is the smaller program
+    counted = {key: largest for key, largest in held.items() if largest or key in config.known}
+    known = _recognised(finding, entry, config, counted, seconds_left, errors, AS_FOUND)
     if known is not None:
         return known  # checked on the program as found
     shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
-    known = _recognised(finding, shrunk, config, full, seconds_left, errors,
+    known = _recognised(finding, shrunk, config, held, seconds_left, errors,
                         tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
     entry = shrunk
-    if _all_checkable(finding, entry, full):
+    if _all_checkable(finding, entry, held):
         return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
     key = bug_key(entry)
     if not separates(entry):
         return None  # its key cannot tell its bug from another: never taken for a repeat
-    return entry if key in full and entry.statements >= full[key] else None
+    return entry if key in held and entry.statements >= held[key] else None
 
 
 #: the keys recognition checks on a repeat's program as found, before any shrink: a
@@ -206,20 +213,20 @@ def _recognisable(finding: Finding) -> bool:
             and triageable(finding.kind, finding.backend))
 
 
-def _all_checkable(finding: Finding, entry: Entry, full: dict[str, int]) -> bool:
-    """Whether recognition checked every ``full`` bug of the finding's family that it is
+def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool:
+    """Whether recognition checked every ``held`` bug of the finding's family that it is
     no smaller than: then a key-only triage, whose key is made from the same probes'
     answers, could match none that recognition did not."""
     fam = family(entry.bug_class) + " @ "
-    keys = [key for key, largest in full.items() if key.startswith(fam) and entry.statements >= largest]
+    keys = [key for key, largest in held.items() if key.startswith(fam) and entry.statements >= largest]
     checked = checkable(finding.kind, entry.bug_class, finding.backend, keys)
     return _recognisable(finding) and len(checked) == len(keys)
 
 
-def _recognised(finding: Finding, entry: Entry, config: Config, full: dict[str, int],
+def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],
                 seconds_left: float | None, errors: list[InternalError] | None,
                 shapes: tuple[Shape, ...]) -> Entry | None:
-    """``entry`` with the culprit that makes it a repeat of one of the ``full`` bugs it
+    """``entry`` with the culprit that makes it a repeat of one of the ``held`` bugs it
     is no smaller than whose key is of ``shapes``, checked on its program
     (``fuzzer.triage.recognise``: the facts the bug's key reads, each with its probe);
     None where that cannot be told so (another shape of key, another trial kind, a
@@ -227,7 +234,7 @@ def _recognised(finding: Finding, entry: Entry, config: Config, full: dict[str, 
     budget = config.triage_budget.within(seconds_left)
     if not _recognisable(finding) or budget.seconds <= 0:
         return None
-    keys = [key for key, largest in full.items() if entry.statements >= largest]
+    keys = [key for key, largest in held.items() if entry.statements >= largest]
     try:
         culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
                             lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
@@ -240,7 +247,7 @@ def _recognised(finding: Finding, entry: Entry, config: Config, full: dict[str, 
     if culprit is None:
         return None
     known = dataclasses.replace(entry, culprit=culprit)
-    return known if separates(known) and bug_key(known) in full else None
+    return known if separates(known) and bug_key(known) in held else None
 
 
 def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,
@@ -291,7 +298,7 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
                        variant=finding.variant, target=finding.target)
 
 
-def masked_entries(entries: list[Entry], seed: int | None, config: Config, full: dict[str, int],
+def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[str, int],
                    seconds_left: Callable[[], float | None] = lambda: None,
                    errors: list[InternalError] | None = None,
                    judge_for: Callable[[Finding], Callable[[Case], Verdict]] | None = None) -> list[Entry]:
@@ -313,6 +320,6 @@ def masked_entries(entries: list[Entry], seed: int | None, config: Config, full:
             continue
         for finding in found:
             judge = judge_for(finding) if judge_for is not None else None
-            out.append(counted_only(finding, seed, config, full, seconds_left(), errors, judge)
+            out.append(counted_only(finding, seed, config, held, seconds_left(), errors, judge)
                        or entry_for(finding, seed, config, judge, seconds_left(), errors))
     return out

@@ -75,14 +75,14 @@ class WorkerHandle:
         self.base_rss_kb = 0
         self.rss_kb = 0
 
-    def assign(self, recipe, limits: PoolLimits, ends_at: float | None, full: dict | None = None) -> None:
+    def assign(self, recipe, limits: PoolLimits, ends_at: float | None, held: dict | None = None) -> None:
         """Hand the worker a program (a ``fuzzer.feedback.director.Recipe``: its index, seed
-        and, with feedback, its case); ``full``: the bugs that have their examples."""
+        and, with feedback, its case); ``held``: the bugs held (``Examples.held``)."""
         self.index, self.pseed = recipe.index, recipe.seed
         self.case = None if recipe.case is None else recipe.case.to_json()
         self.limit(limits, ends_at)
         self.send(Run(recipe.index, recipe.seed, None if ends_at is None else ends_at - time.monotonic(),
-                      full or {}, self.case))
+                      held or {}, self.case))
 
     def send(self, message: Run) -> None:
         self.conn.send(message)

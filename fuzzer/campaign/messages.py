@@ -47,13 +47,13 @@ class Report:
 @dataclass(frozen=True)
 class Run:
     """Run program ``index`` of seed ``seed``; ``seconds_left``: the campaign's time
-    (None: no time budget); ``full``: the bugs that have their examples; ``case``: the
+    (None: no time budget); ``held``: the bugs held (``Examples.held``); ``case``: the
     program as a feedback campaign made it (JSON; None: drawn from ``seed``)."""
 
     index: int
     seed: int
     seconds_left: float | None
-    full: dict
+    held: dict
     case: dict | None = None
 
 

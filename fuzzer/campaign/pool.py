@@ -225,7 +225,7 @@ class Pool:
     def assign(self) -> None:
         for w in self.workers:
             if w.ready and w.index is None and not self.session.spent(in_flight=self.busy()):
-                w.assign(self.session.next_program(), self.limits, self.ends_at, self.session.full())
+                w.assign(self.session.next_program(), self.limits, self.ends_at, self.session.held())
 
     def receive(self) -> None:
         """Handle what the workers said before the poll ran out; a closed pipe is a death."""

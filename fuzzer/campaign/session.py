@@ -124,11 +124,12 @@ class Session:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def full(self) -> dict[str, int]:
-        """The bugs whose findings are only counted: those with their examples
-        (``Examples.full``), and those known upstream (``Config.known``), which any
-        program of the bug hits no smaller than nothing."""
-        return {**self.examples.full(), **{key: 0 for key in self.config.known}}
+    def held(self) -> dict[str, int]:
+        """The bugs whose findings are classified cheaply (``entries.counted_only``):
+        those of the corpus (``Examples.held``: the size a finding must be under to be
+        shrunk in full), and those known upstream (``Config.known``), which any finding
+        of the bug is no smaller than."""
+        return {**self.examples.held(), **{key: 0 for key in self.config.known}}
 
     def spent(self, in_flight: int = 0) -> bool:
         return self.budget.spent(self.elapsed(), self.stats.run_programs + in_flight)
@@ -380,12 +381,12 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                     if accept is not None and not accept(finding):
                         stats.ignored[finding.kind] += 1
                         continue
-                    entries.append(counted_only(finding, pseed, config, session.full(),
+                    entries.append(counted_only(finding, pseed, config, session.held(),
                                                 session.seconds_left(), errors)
                                    or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
                                                 errors=errors))
                 # another bug the program holds, which a found one masks
-                entries += masked_entries(entries, pseed, config, session.full(), session.seconds_left, errors)
+                entries += masked_entries(entries, pseed, config, session.held(), session.seconds_left, errors)
                 session.finished(Finished(index, result.status, tuple(entries), result.recompiles,
                                           result.untested_reason, tuple(errors), result.reached,
                                           tuple(result.signal)))

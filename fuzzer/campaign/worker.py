@@ -8,7 +8,7 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages (``fuzzer.campaign.messages``), on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   Run(index, seed, seconds_left, full, case)
+    parent -> worker   Run(index, seed, seconds_left, held, case)
     worker -> parent   Tried(index, Report)      the trial's findings, unshrunk
                        Candidate(index, case)    a shrink candidate it is about to run (JSON)
                        Triaging(index, Report)   the program's entries, shrunk, before triage
@@ -89,7 +89,7 @@ class Worker:
         index = message.index
         end = None if message.seconds_left is None else time.monotonic() + message.seconds_left
         try:
-            report = _program(send, index, message.seed, self.config, end, message.full, message.case)
+            report = _program(send, index, message.seed, self.config, end, message.held, message.case)
         except Exception as exc:  # noqa: BLE001 - our error: reported, never a crash of the program
             report = Report(INTERNAL_ERROR, 0.0, errors=[InternalError.of(WORKER, exc).to_json()], rss_kb=rss_kb())
         send(Done(index, report))
@@ -98,11 +98,11 @@ class Worker:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config, end: float | None, full: dict | None = None,
+def _program(send, index: int, pseed: int, config, end: float | None, held: dict | None = None,
              case: dict | None = None) -> Report:
     """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
-    nothing of it outlives the call.  ``full``: the corpus's bugs that have their
-    examples (``Examples.full``), whose findings are not shrunk where that can be told
+    nothing of it outlives the call.  ``held``: the corpus's bugs (``Examples.held``), whose
+    findings are not shrunk in full where that can be told
     cheaply (``session.counted_only``); ``case``: the program feedback made (JSON)."""
     from fuzzer.campaign.entries import (
         counted_only,
@@ -140,7 +140,7 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
         return None if end is None else end - time.monotonic()
 
     errors: list = []
-    settled = [counted_only(f, pseed, config, full or {}, left(), errors, judge_with(oracle_of(f, config)))
+    settled = [counted_only(f, pseed, config, held or {}, left(), errors, judge_with(oracle_of(f, config)))
                for f in result.findings]
     entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors)
                for f, done in zip(result.findings, settled) if done is None]
@@ -150,7 +150,7 @@ def _program(send, index: int, pseed: int, config, end: float | None, full: dict
     entries += [e for e in settled if e is not None]
     # another bug the program holds, which a found one masks (an aot_eager divergence
     # behind an Inductor error): found on its stage, as a finding of its own
-    entries += masked_entries(entries, pseed, config, full or {}, left, errors,
+    entries += masked_entries(entries, pseed, config, held or {}, left, errors,
                               lambda f: judge_with(oracle_of(f, config)))
     return dataclasses.replace(report, entries=[e.to_json() for e in entries],
                                seconds=time.perf_counter() - start, rss_kb=rss_kb(),
