@@ -323,6 +323,8 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
     assert entries.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
     assert entries.counted_only(finding, 0, config, {key: 2}).culprit is not None
     assert len(triaged) == 2
+    # a bug that wants examples: a pair is not shrunk a little, so its example is shrunk in full
+    assert entries.counted_only(finding, 0, config, {key: 0}) is None and len(triaged) == 2
 
 
 def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path, monkeypatch):

@@ -151,12 +151,15 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
         return None
     finding = own_bindings(finding)
     entry = found_entry(finding, seed, config)
-    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
-        return None  # no held bug of its family: it is shrunk whatever its culprit
     # a finding only counted (a bug with its examples, or known upstream) may be told on
     # its program as found; one kept as another example (``held`` 0) is shrunk a little
-    # first, so that the example saved is the smaller program
+    # first, so that the example saved is the smaller program, and where nothing shrinks
+    # it a little (a pair, a backend of no stage) it is shrunk in full, as a new one is
     counted = {key: largest for key, largest in held.items() if largest or key in config.known}
+    if config.shrink and not _shrinks_a_little(finding):
+        held = counted
+    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
+        return None  # no held bug of its family: it is shrunk whatever its culprit
     known = _recognised(finding, entry, config, counted, seconds_left, errors, AS_FOUND)
     if known is not None:
         return known  # checked on the program as found
@@ -206,6 +209,12 @@ def own_bindings(finding: Finding) -> Finding:
     return dataclasses.replace(finding, case=case, divergences=[d for d in finding.divergences if d.binding <= last])
 
 
+def _shrinks_a_little(finding: Finding) -> bool:
+    """Whether a finding gets the short shrink before it is classified: of the plain
+    trial (a cache pair's candidate costs two cold processes), on one of torch's stages."""
+    return kinds.of(finding.kind).name == kinds.PROGRAM and triageable(finding.kind, finding.backend)
+
+
 def _recognisable(finding: Finding) -> bool:
     """Whether a finding's repeats may be recognised (``fuzzer.triage.recognise``): of
     the plain trial, and on one of torch's stages."""
@@ -217,10 +226,11 @@ def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool
     """Whether recognition checked every ``held`` bug of the finding's family that it is
     no smaller than: then a key-only triage, whose key is made from the same probes'
     answers, could match none that recognition did not."""
+    if not _recognisable(finding):
+        return False
     fam = family(entry.bug_class) + " @ "
     keys = [key for key, largest in held.items() if key.startswith(fam) and entry.statements >= largest]
-    checked = checkable(finding.kind, entry.bug_class, finding.backend, keys)
-    return _recognisable(finding) and len(checked) == len(keys)
+    return len(checkable(finding.kind, entry.bug_class, finding.backend, keys)) == len(keys)
 
 
 def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],
@@ -256,8 +266,7 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
     """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most (itself
     where the config does not shrink, its kind is not the plain trial's, it is not
     triageable, or nothing smaller showed the bug)."""
-    if not (config.shrink and kinds.of(finding.kind).name == kinds.PROGRAM
-            and triageable(finding.kind, finding.backend)):
+    if not (config.shrink and _shrinks_a_little(finding)):
         return entry
     full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     budget = dataclasses.replace(full, oracle_calls=min(full.oracle_calls, TRIAGE.repeat_shrink_calls))
