@@ -15,7 +15,7 @@ from helpers import case, prog
 from fuzzer import faults
 from fuzzer.judge import contract, observe, targets
 from fuzzer.judge.execute import execute
-from fuzzer.judge.observe import Coverage, Failure, Run
+from fuzzer.judge.observe import REFUSED, Coverage, Failure, Gap, Run
 from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
 from fuzzer.program import features
 from fuzzer.program.generate import generate
@@ -54,9 +54,9 @@ def _ran(failure):
 
 
 def test_what_export_declines_is_refused_only_through_export():
-    assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == GUARD.line()
-    assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == CONSTRAINT.line()
-    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == UNEVALUATED.line()
+    assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == Gap(REFUSED, GUARD.line(), GUARD.type)
+    assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == Gap(REFUSED, CONSTRAINT.line(), CONSTRAINT.type)
+    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == Gap(REFUSED, UNEVALUATED.line(), UNEVALUATED.type)
     # torch.compile declines none of them without a mark that asks
     for failure in (GUARD, CONSTRAINT, UNEVALUATED):
         assert contract.refusal(_ran(failure)) is None
@@ -81,7 +81,7 @@ def _judged_failing(failure, target):
 
 def test_a_declined_binding_is_untested_through_export_and_a_finding_through_compile():
     v = _judged_failing(GUARD, targets.EXPORT)
-    assert v.kinds() == [] and {u[0] for u in v.untested} == {observe.REFUSED}
+    assert v.kinds() == [] and {u.reason for u in v.untested} == {observe.REFUSED}
     assert _judged_failing(GUARD, targets.COMPILE).kinds() == [contract.RUNTIME_ERROR]
 
 
@@ -108,7 +108,7 @@ def test_a_binding_outside_the_exported_guards_is_untested_with_its_reason():
     result = _export(HALF)
     assert result.status == UNTESTED
     assert result.untested_reason == observe.REFUSED
-    assert "Guard failed" in result.verdict.untested[0][1]
+    assert "Guard failed" in result.verdict.untested[0].message
     # the first binding, inside them, was judged: cut to it, the case is clean
     assert _export(dataclasses.replace(HALF, bindings=HALF.bindings[:1])).status == CLEAN
 
@@ -275,7 +275,7 @@ HIGHER = Failure("RuntimeError", "torch.compile does not currently support highe
 
 def test_what_compiled_autograd_declines_is_refused_only_through_it():
     for failure in (NYI, HIGHER):
-        assert contract.refusal(_ran(failure), CA_ASKS) == failure.line()
+        assert contract.refusal(_ran(failure), CA_ASKS) == Gap(REFUSED, failure.line(), failure.type)
         assert contract.refusal(_ran(failure)) is None  # through compile: a finding
     # another failure of the same types is not declined
     for failure in (Failure("NotImplementedError", "no kernel for dcefuzz::p_mix", observe.RUNTIME),
