@@ -536,7 +536,7 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
         if binding_runs.eager.failure is not None:
             return Verdict(INVALID, reason=f"eager raised on binding {binding}: {binding_runs.eager.failure.line()}")
     if asks.limits:  # HOP LIMIT: beyond what torch documents, nothing is judged
-        return Verdict(OK, untested=[Gap(HOP_LIMIT, why, why) for why in sorted(asks.limits)])
+        return Verdict(OK, untested=[Gap(HOP_LIMIT, why) for why in sorted(asks.limits)])
     divergences: list[Divergence] = []
     untested: list[Gap] = []
     diverged: list[int] = []
