@@ -266,3 +266,17 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
                                                           (contract.WRONG_OUTPUT, "aot_eager")]
     assert stats.findings[contract.WRONG_OUTPUT] == 1 and len(stats.new_bugs) == 2
+
+
+def test_shards_merged_keep_their_untested_causes(tmp_path):
+    from fuzzer.campaign.merge import merge
+    from fuzzer.campaign.state import Shard
+
+    for name, shard, gap in (("a", Shard(1, 2), REFUSED_GUARDS), ("b", Shard(2, 2), REFUSED_DATA)):
+        session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path / name / "corpus")),
+                          Budget(programs=1), shard=shard, folder=CampaignFolder(tmp_path / name))
+        session.finished(Finished(shard.index - 1, "untested", untested=gap))
+        session.checkpoint()
+    merge(tmp_path / "out", [tmp_path / "a", tmp_path / "b"])
+    assert CampaignFolder(tmp_path / "out").load().causes == {(REFUSED, "OutsideGuards"): 1,
+                                                             (REFUSED, "GuardOnDataDependentSymNode"): 1}
