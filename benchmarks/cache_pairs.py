@@ -49,7 +49,7 @@ def main() -> int:
         judge_fresh(case, "cpu")
         one_s = time.perf_counter() - start
         said = (STALE_CACHE if verdict.of_kind(STALE_CACHE) else
-                ",".join(r for r, _ in verdict.untested) or verdict.status)
+                ",".join(gap.reason for gap in verdict.untested) or verdict.status)
         pairs.append(pair_s)
         ratios.append(pair_s / one_s)
         print(f"{variant.label:22s} {said:18s} {pair_s:7.1f} {one_s:11.1f} {pair_s / one_s:6.1f}")

@@ -77,8 +77,8 @@ def _why(result) -> str:
     if result.verdict.reason:
         return result.verdict.reason
     if result.verdict.untested:
-        reason, message = result.verdict.untested[0]
-        return f"{reason}: {message.splitlines()[0] if message else ''}"
+        gap = result.verdict.untested[0]
+        return f"{gap.reason}: {gap.message.splitlines()[0] if gap.message else ''}"
     return f"{', '.join(result.flaky_kinds)} did not recur on a fresh compile" if result.flaky_kinds else ""
 
 

@@ -31,6 +31,7 @@ from fuzzer.cache import trial, variants
 from fuzzer.cache.pair import CACHE_MISS
 from fuzzer.cache.variants import Variant
 from fuzzer.judge import contract
+from fuzzer.judge.observe import Gap
 from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING
 from fuzzer.program.generate import program_seed
 
@@ -198,7 +199,7 @@ def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
 def test_pair_allowed_a_key_that_sees_the_change_misses(pairs):
     v = pairs["no fault"]
     assert v.status == contract.OK and not v.divergences
-    assert [r for r, _ in v.untested] == [CACHE_MISS]
+    assert [gap.reason for gap in v.untested] == [CACHE_MISS]
 
 
 @pytest.mark.compile
@@ -219,7 +220,7 @@ def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_t
     assert v.status == contract.OK, v.reason
     found = v.of_kind(contract.STALE_CACHE)
     if not found:
-        assert [r for r, _ in v.untested] == [CACHE_MISS], (v.divergences, v.untested)
+        assert [gap.reason for gap in v.untested] == [CACHE_MISS], (v.divergences, v.untested)
         return
     assert contract.bug_class(contract.STALE_CACHE, found) == f"stale-cache|{DONATED_LABEL},values,wrong-output"
 
@@ -285,8 +286,8 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
     assert examples.held() == {key_of(entry): entry.statements}
 
 
-@pytest.mark.parametrize("gaps, status", [([], "clean"), ([(CACHE_MISS, "no cache")], "untested"),
-                                          ([("graph-break", "a break")], "untested")])
+@pytest.mark.parametrize("gaps, status", [([], "clean"), ([Gap(CACHE_MISS, "no cache")], "untested"),
+                                          ([Gap("graph-break", "a break")], "untested")])
 def test_a_pair_is_clean_only_when_served_and_wholly_compiled(monkeypatch, gaps, status):
     monkeypatch.setattr(trial, "judge_pair", lambda *a, **k: contract.Verdict(contract.OK, untested=list(gaps)))
     assert trial.run_cache_trial(PAIR_CASE, _config_variant(), "cpu").status == status

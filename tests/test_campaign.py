@@ -7,9 +7,12 @@ import pytest
 from click.testing import CliRunner
 
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.messages import Report
+from fuzzer.campaign.pool import _gap
+from fuzzer.campaign.session import Finished, Session, run_campaign
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
+from fuzzer.judge.observe import GRAPH_BREAK, REFUSED, Gap
 
 
 @pytest.mark.compile
@@ -27,6 +30,46 @@ def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     assert json.loads(state.output)["untested"] == {"graph-break": 3}
     shown = CliRunner().invoke(main, ["stats", str(folder.path)])
     assert "untested   3 (graph-break 3)" in shown.output
+    # each program's line says why it is untested, in the words Dynamo gave
+    logged = [line["untested"] for line in folder.program_lines()]
+    assert [gap["reason"] for gap in logged] == ["graph-break"] * 3 and all(gap["message"] for gap in logged)
+
+
+REFUSED_GUARDS = Gap(REFUSED, "OutsideGuards: AssertionError: Guard failed: args_0.size()[0] >= 4", "OutsideGuards")
+REFUSED_DATA = Gap(REFUSED, "GuardOnDataDependentSymNode: Could not guard on data-dependent expression Eq(u0, 1)",
+                   "GuardOnDataDependentSymNode")
+
+
+def test_why_each_program_is_untested_is_logged_and_counted_by_its_cause(tmp_path):
+    """The first gap of an untested program (``observe.Gap``) lands in its line of
+    ``programs.jsonl`` whole, and the summary, the state and ``dcefuzz stats`` count
+    the programs per reason and, within it, per cause; a clean program has none."""
+    folder = CampaignFolder(tmp_path / "state")
+    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path / "corpus")), Budget(programs=9),
+                      folder=folder)
+    for index, gap in enumerate([REFUSED_GUARDS, REFUSED_GUARDS, REFUSED_DATA, Gap(GRAPH_BREAK, "a break"), None]):
+        session.finished(Finished(index, "clean" if gap is None else "untested", untested=gap))
+    session.checkpoint()
+    lines = folder.program_lines()
+    assert [line.get("untested") for line in lines] == [g.to_json() for g in (REFUSED_GUARDS, REFUSED_GUARDS,
+                                                                            REFUSED_DATA)] + [
+        {"reason": GRAPH_BREAK, "cause": "", "message": "a break"}, None]
+    said = "graph-break 1, refused 3 [GuardOnDataDependentSymNode 1, OutsideGuards 2]"
+    assert f"untested   4 (not wholly compiled, never counted clean: {said})" in session.stats.summary()
+    state = json.loads(CliRunner().invoke(main, ["stats", str(folder.path), "--json"]).output)
+    assert state["untested"] == {"refused": 3, "graph-break": 1}
+    assert state["untested_causes"] == {"graph-break": {"": 1},
+                                        "refused": {"GuardOnDataDependentSymNode": 1, "OutsideGuards": 2}}
+    assert f"untested   4 ({said})" in CliRunner().invoke(main, ["stats", str(folder.path)]).output
+    assert CampaignFolder(folder.path).load().causes == session.stats.to_state().causes
+
+
+def test_a_workers_report_carries_its_programs_gap_to_the_pool():
+    """What the pool takes from a worker's report (``Report.untested``, a ``Gap`` as
+    JSON) is the gap the trial ended on, cause and message included."""
+    report = Report("untested", 1.0, untested=REFUSED_GUARDS.to_json())
+    assert _gap(report) == Gap(REFUSED_GUARDS.reason, REFUSED_GUARDS.message, REFUSED_GUARDS.cause)
+    assert _gap(Report("clean", 1.0)) is None
 
 
 @pytest.mark.compile
@@ -223,3 +266,17 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
                                                           (contract.WRONG_OUTPUT, "aot_eager")]
     assert stats.findings[contract.WRONG_OUTPUT] == 1 and len(stats.new_bugs) == 2
+
+
+def test_shards_merged_keep_their_untested_causes(tmp_path):
+    from fuzzer.campaign.merge import merge
+    from fuzzer.campaign.state import Shard
+
+    for name, shard, gap in (("a", Shard(1, 2), REFUSED_GUARDS), ("b", Shard(2, 2), REFUSED_DATA)):
+        session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path / name / "corpus")),
+                          Budget(programs=1), shard=shard, folder=CampaignFolder(tmp_path / name))
+        session.finished(Finished(shard.index - 1, "untested", untested=gap))
+        session.checkpoint()
+    merge(tmp_path / "out", [tmp_path / "a", tmp_path / "b"])
+    assert CampaignFolder(tmp_path / "out").load().causes == {(REFUSED, "OutsideGuards"): 1,
+                                                             (REFUSED, "GuardOnDataDependentSymNode"): 1}

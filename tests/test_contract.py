@@ -305,7 +305,7 @@ def test_a_dead_call_a_runtime_assert_reads_may_run():
 
 # ------------------------------------------------------------------ untested
 
-BREAK = Coverage(frames=2, graphs=2, gaps=((observe.GRAPH_BREAK, "planted"),))
+BREAK = Coverage(frames=2, graphs=2, gaps=(observe.Gap(observe.GRAPH_BREAK, "planted"),))
 
 
 def test_not_wholly_compiled_is_untested_and_never_missed_dce():
@@ -314,7 +314,7 @@ def test_not_wholly_compiled_is_untested_and_never_missed_dce():
         return faithful(x0)
     v = verdict(runs_dead_call, coverage=(BREAK,))
     assert v.status == contract.OK and v.kinds() == []
-    assert v.untested == [(observe.GRAPH_BREAK, "planted")]
+    assert v.untested == [observe.Gap(observe.GRAPH_BREAK, "planted")]
     # from the break on: binding 0 is judged for missed-dce, bindings 1 and 2 are not
     late = verdict(runs_dead_call, coverage=(WHOLLY, BREAK))
     assert [d.binding for d in late.of_kind(contract.MISSED_DCE)] == [0]
@@ -330,7 +330,7 @@ def test_correctness_clauses_still_hold_across_a_graph_break():
 
 def test_no_graph_at_all_is_untested():
     v = verdict(faithful, coverage=(Coverage(frames=1, graphs=0),))
-    assert v.kinds() == [] and v.untested[0][0] == observe.NO_GRAPH
+    assert v.kinds() == [] and v.untested[0].reason == observe.NO_GRAPH
     assert verdict(faithful).untested == []
 
 
@@ -539,7 +539,7 @@ def test_stale_cache_allowed_missed_dce_is_not_judged():
 
 # ------------------------------------------------------------------ features
 
-REQUESTED = Coverage(frames=2, graphs=2, gaps=((observe.REQUESTED_BREAK, "Call to `torch._dynamo.graph_break()`"),))
+REQUESTED = Coverage(frames=2, graphs=2, gaps=(observe.Gap(observe.REQUESTED_BREAK, "Call to `torch._dynamo.graph_break()`"),))
 
 
 def test_a_requested_graph_break_leaves_the_case_tested_but_stops_missed_dce():
@@ -560,14 +560,14 @@ def test_a_requested_break_is_told_apart_by_dynamos_message():
     asked = observe.Counts(frames_total=2, frames_ok=2, graphs=2,
                            graph_breaks=(("Call to `torch._dynamo.graph_break()`\n  Explanation: ...", 1),))
     other = observe.Counts(frames_total=2, frames_ok=2, graphs=2, graph_breaks=(("Unsupported builtin", 1),))
-    assert Coverage.between(before, asked, False).gaps[0][0] == observe.REQUESTED_BREAK
-    assert Coverage.between(before, other, False).gaps[0][0] == observe.GRAPH_BREAK
+    assert Coverage.between(before, asked, False).gaps[0].reason == observe.REQUESTED_BREAK
+    assert Coverage.between(before, other, False).gaps[0].reason == observe.GRAPH_BREAK
     # each break, counted, has its resume function: no second gap for it
     resumed = dataclasses.replace(asked, resumes=1)
-    assert [g[0] for g in Coverage.between(before, resumed, False).gaps] == [observe.REQUESTED_BREAK]
+    assert [g.reason for g in Coverage.between(before, resumed, False).gaps] == [observe.REQUESTED_BREAK]
     # a resume function Dynamo counted no break for is a break all the same
     silent = dataclasses.replace(resumed, resumes=2)
-    assert [g[0] for g in Coverage.between(before, silent, False).gaps] == [observe.REQUESTED_BREAK,
+    assert [g.reason for g in Coverage.between(before, silent, False).gaps] == [observe.REQUESTED_BREAK,
                                                                             observe.GRAPH_BREAK]
 
 
@@ -591,9 +591,9 @@ USER = Failure("UserError", "Dynamic slicing on data-dependent value is not supp
 def test_dynamo_declining_a_mark_is_refused_not_a_finding():
     v = _failing(CONSTRAINT, MARKED)
     assert v.status == contract.OK and v.kinds() == []
-    assert v.untested[0][0] == observe.REFUSED
-    assert _failing(GUARD, UNBACKED).untested[0][0] == observe.REFUSED
-    assert _failing(USER, UNBACKED).untested[0][0] == observe.REFUSED
+    assert v.untested[0].reason == observe.REFUSED
+    assert _failing(GUARD, UNBACKED).untested[0].reason == observe.REFUSED
+    assert _failing(USER, UNBACKED).untested[0].reason == observe.REFUSED
 
 
 def test_a_refusal_needs_the_mark_that_asks_for_it():
@@ -734,7 +734,7 @@ def test_a_size_neither_eager_nor_float64_kept_cannot_be_judged():
         return (torch.masked_select(v2, v2 > 0)[2:],)
     v = verdict(two_fewer, c)
     assert v.status == contract.OK and v.divergences == [] and v.diverged == [0]
-    assert [u[0] for u in v.untested] == [observe.REFERENCE_DIVERGED]
+    assert [u.reason for u in v.untested] == [observe.REFERENCE_DIVERGED]
 
 
 def test_eagers_path_judged_where_float64_left_it_is_no_crash():
@@ -762,7 +762,7 @@ def test_a_reference_on_another_branch_widens_no_tolerance():
     assert numeric.tensor_difference(r, e, comp) is None
     v = judge(c, runs, "cpu")
     assert v.divergences == [] and v.diverged == [0]
-    assert [u[0] for u in v.untested] == [observe.REFERENCE_DIVERGED]   # untested, never clean
+    assert [u.reason for u in v.untested] == [observe.REFERENCE_DIVERGED]   # untested, never clean
 
     def float64s_branch(x0, x1):       # compiled rounds once, as float64 decides
         return (ops.p_sin(_float32_between_ops(x0, x1), 0),)
@@ -784,7 +784,7 @@ def test_an_asked_for_region_that_dynamo_inlined_is_untested():
         return (ops.p_sin(x0, 0) * (1 + 1e-7),)   # differs a little, so the binding is judged
     c = case(REGION)
     inlined = verdict(bare, c, coverage=_with_hops(()))
-    assert inlined.kinds() == [] and [u[0] for u in inlined.untested] == [observe.HOP_INLINED]
+    assert inlined.kinds() == [] and [u.reason for u in inlined.untested] == [observe.HOP_INLINED]
     kept = verdict(bare, c, coverage=_with_hops(("invoke_subgraph",)))
     assert kept.kinds() == [] and kept.untested == []
     # a torch that cannot say which higher-order ops its graphs hold is not judged on it

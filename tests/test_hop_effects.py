@@ -63,7 +63,7 @@ def test_a_scan_with_an_effect_is_untested_for_the_limit_torch_documents_whateve
     scan = _rows_case("scan_tap")
     assert trial.asks_of(scan.program).limits == {forms.form("scan_tap").limit}
     found = verdict(_tap_rows_without_log, scan)
-    assert found.divergences == [] and [u[0] for u in found.untested] == [observe.HOP_LIMIT]
+    assert found.divergences == [] and [u.reason for u in found.untested] == [observe.HOP_LIMIT]
 
 
 def test_the_same_dropped_effects_in_a_map_torch_documents_no_limit_for_are_a_finding():

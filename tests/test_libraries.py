@@ -373,7 +373,7 @@ def test_a_size_passed_as_a_plain_int_is_never_marked_unbacked():
     asks = contract.Asks(marks=frozenset({"dynamic"}))
     execute.run_checks(marked_case, "cpu", runs, contract.needs_checks(runs, asks))
     verdict = contract.judge_runs(["x0"], {}, runs, asks)
-    assert not verdict.divergences and [k for k, _ in verdict.untested] == [contract.REFUSED], verdict
+    assert not verdict.divergences and [gap.reason for gap in verdict.untested] == [contract.REFUSED], verdict
     ops = OpSet(builtin=False, user=("standin::blocksum",), imports=(ref.imported,))
     drawn = [generate(seed, features=features.ALL, ops=ops).program for seed in range(60)]
     calling = [p for p in drawn if any(s.form == "standin::blocksum" for s in p.body)]

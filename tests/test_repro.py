@@ -20,6 +20,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.corpus.store import save
 from fuzzer.isolation.deaths import RAISED, UNTESTED, Death, survivor_status
 from fuzzer.judge import contract
+from fuzzer.judge.observe import Gap
 from fuzzer.judge.reading import Reading, ReadVerdict, read_death
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.program.ir import Mode
@@ -168,7 +169,7 @@ _COMPILE_ERROR = contract.Divergence(contract.COMPILE_ERROR, 0, "compiled", "Run
 @pytest.mark.parametrize("verdict", [
     contract.Verdict(contract.INVALID, reason="eager raised"),
     contract.Verdict(contract.OK, [_COMPILE_ERROR]),
-    contract.Verdict(contract.OK, untested=[("graph-break", "a break")]),
+    contract.Verdict(contract.OK, untested=[Gap("graph-break", "a break")]),
 ], ids=["eager raises", "compile raises another way", "not wholly compiled"])
 def test_a_surviving_crash_child_that_could_not_judge_says_125(monkeypatch, verdict):
     """The child of a crash or timeout script survived, but eager raised, the compile
@@ -235,7 +236,7 @@ def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkey
 def test_what_a_surviving_child_says_of_a_death():
     assert survivor_status(contract.Verdict(contract.INVALID)) == contract.INVALID
     assert survivor_status(contract.Verdict(contract.OK, [_COMPILE_ERROR])) == RAISED
-    assert survivor_status(contract.Verdict(contract.OK, untested=[("graph-break", "")])) == UNTESTED
+    assert survivor_status(contract.Verdict(contract.OK, untested=[Gap("graph-break", "")])) == UNTESTED
     wrong = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values", ("values",))
     assert survivor_status(contract.Verdict(contract.OK, [wrong])) == contract.OK
 
@@ -248,7 +249,7 @@ _REORDERED = contract.Divergence(contract.EFFECT_LOG, 0, "effects", "e_log moved
     (contract.Verdict(contract.OK, [_DROPPED]), REPRODUCES, True),
     (contract.Verdict(contract.OK), FIXED, True),                                   # flaky
     (contract.Verdict(contract.INVALID, reason="eager raised"), ERROR, False),
-    (contract.Verdict(contract.OK, untested=[("graph-break", "a break")]), ERROR, False),
+    (contract.Verdict(contract.OK, untested=[Gap("graph-break", "a break")]), ERROR, False),
     (contract.Verdict(contract.OK, [_COMPILE_ERROR]), ERROR, False),
     (contract.Verdict(contract.OK, [_REORDERED]), ERROR, True),                     # another bug class
 ], ids=["recurs", "judged clean", "invalid", "untested", "raises another way", "another bug class"])

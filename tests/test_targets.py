@@ -10,12 +10,13 @@ import dataclasses
 import sys
 
 import pytest
+import torch
 from helpers import case, prog
 
 from fuzzer import faults
-from fuzzer.judge import contract, observe, targets
+from fuzzer.judge import contract, exporting, observe, targets
 from fuzzer.judge.execute import execute
-from fuzzer.judge.observe import Coverage, Failure, Run
+from fuzzer.judge.observe import REFUSED, Coverage, Failure, Gap, Run
 from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
 from fuzzer.program import features
 from fuzzer.program.generate import generate
@@ -54,9 +55,9 @@ def _ran(failure):
 
 
 def test_what_export_declines_is_refused_only_through_export():
-    assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == GUARD.line()
-    assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == CONSTRAINT.line()
-    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == UNEVALUATED.line()
+    assert contract.refusal(_ran(GUARD), EXPORT_ASKS) == Gap(REFUSED, GUARD.line(), GUARD.type)
+    assert contract.refusal(_ran(CONSTRAINT), EXPORT_ASKS) == Gap(REFUSED, CONSTRAINT.line(), CONSTRAINT.type)
+    assert contract.refusal(_ran(UNEVALUATED), EXPORT_ASKS) == Gap(REFUSED, UNEVALUATED.line(), UNEVALUATED.type)
     # torch.compile declines none of them without a mark that asks
     for failure in (GUARD, CONSTRAINT, UNEVALUATED):
         assert contract.refusal(_ran(failure)) is None
@@ -81,7 +82,7 @@ def _judged_failing(failure, target):
 
 def test_a_declined_binding_is_untested_through_export_and_a_finding_through_compile():
     v = _judged_failing(GUARD, targets.EXPORT)
-    assert v.kinds() == [] and {u[0] for u in v.untested} == {observe.REFUSED}
+    assert v.kinds() == [] and {u.reason for u in v.untested} == {observe.REFUSED}
     assert _judged_failing(GUARD, targets.COMPILE).kinds() == [contract.RUNTIME_ERROR]
 
 
@@ -104,13 +105,71 @@ def test_export_honest_is_clean_and_judges_writes_and_effects():
         assert result.status == CLEAN, [d.line() for d in result.verdict.divergences]
 
 
-def test_a_binding_outside_the_exported_guards_is_untested_with_its_reason():
+def _exports(c) -> list[int]:
+    """How many programs each binding's run of ``c`` exported."""
+    runs = execute(c, "cpu", target=targets.EXPORT)
+    return [br.compiled.coverage.graphs for br in runs]
+
+
+def test_a_binding_outside_the_exported_guards_is_exported_anew_and_judged():
+    """Export narrowed the first export to ``s0 // 2 != 1``: the second binding fails its
+    guard, so it is exported on its own inputs, as a user exports for each shape
+    outside the guards, and judged: no longer refused."""
+    assert _exports(HALF) == [1, 1]
     result = _export(HALF)
-    assert result.status == UNTESTED
-    assert result.untested_reason == observe.REFUSED
-    assert "Guard failed" in result.verdict.untested[0][1]
+    assert result.status == CLEAN, result.verdict.untested
+    # a binding inside the first export's guards runs it, exporting nothing
+    assert _exports(dataclasses.replace(HALF, bindings=({"s0": 8}, {"s0": 12}))) == [1, 0]
+
+
+def test_past_the_exports_a_target_allows_a_binding_outside_the_guards_stays_refused(monkeypatch):
+    """``aoti`` packages once (an Inductor compile each): where no more exports are
+    allowed, a binding outside the guards is refused, its cause the guard check's."""
+    monkeypatch.setitem(exporting.EXPORTS, targets.EXPORT, 1)
+    result = _export(HALF)
+    assert result.status == UNTESTED and result.untested == Gap(REFUSED, result.untested.message, "OutsideGuards")
+    assert "Guard failed" in result.untested.message
     # the first binding, inside them, was judged: cut to it, the case is clean
     assert _export(dataclasses.replace(HALF, bindings=HALF.bindings[:1])).status == CLEAN
+
+
+# an input of a derived dim (``s0 // 2``): export was given no hint for it and kept it
+# static, so every binding of another ``s0 // 2`` failed the guard ``== 3``
+DERIVED = case(dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0 // 2",), "x2": ("s0 // 2",)}, [
+    ("m_addto", ["x1", "x2"], None, {"site": 0}), ("p_sin", ["x0"], "v0", {"site": 1}),
+], outputs=["v0"]), symbols=("s0",), sym_min={"s0": 2}), [{"s0": 6}, {"s0": 13}, {"s0": 9}])
+# a first binding of size 1: export 0/1-specialises it, which ``Dim.DYNAMIC`` turns into
+# an error (a ValueError no decline names: a compile-error finding of nothing)
+ONE_FIRST = dataclasses.replace(EFFECTS, bindings=({"s0": 1}, {"s0": 5}, {"s0": 7}))
+
+
+def test_a_derived_dim_is_dynamic_in_the_export_and_one_export_serves_every_binding():
+    assert exporting.export_dynamic_shapes([("s0",), ("s0 // 2", 3), (4,)]) == (
+        {0: torch.export.Dim.AUTO}, {0: torch.export.Dim.AUTO}, None)
+    assert _exports(DERIVED) == [1, 0, 0]
+    assert _export(DERIVED).status == CLEAN
+
+
+def test_a_first_binding_export_specialises_is_judged_not_a_failure_of_export():
+    result = _export(ONE_FIRST)
+    assert result.status == CLEAN, [d.line() for d in result.verdict.divergences]
+    assert _exports(ONE_FIRST) == [1, 1, 0]  # size 1 pinned; the next size exported once for both
+
+
+# a size only the data knows, halved: export cannot guard on it (a branch on data),
+# which it documents (``GuardOnDataDependentSymNode``: torch._check it or not export)
+DATA_GUARD = case(prog({"x0": ("s0",)}, [
+    ("head_pos", ["x0"], "v0", {"size": "u0"}), ("chunk", ["v0"], "v1", {"dim": 0}),
+    ("p_sin", ["v1"], "v2", {"site": 0}),
+], outputs=["v2"]), [{"s0": 6}, {"s0": 9}])
+
+
+def test_what_export_cannot_trace_on_any_binding_stays_refused():
+    result = _export(DATA_GUARD)
+    assert result.status == UNTESTED, [d.line() for d in result.verdict.divergences]
+    assert (result.untested.reason, result.untested.cause) == (REFUSED, "GuardOnDataDependentSymNode")
+    # tried once: a later binding needs no export of its own to be refused again
+    assert _exports(DATA_GUARD) == [0, 0]
 
 
 def test_a_planted_export_fault_is_caught_through_export_only():
@@ -275,7 +334,7 @@ HIGHER = Failure("RuntimeError", "torch.compile does not currently support highe
 
 def test_what_compiled_autograd_declines_is_refused_only_through_it():
     for failure in (NYI, HIGHER):
-        assert contract.refusal(_ran(failure), CA_ASKS) == failure.line()
+        assert contract.refusal(_ran(failure), CA_ASKS) == Gap(REFUSED, failure.line(), failure.type)
         assert contract.refusal(_ran(failure)) is None  # through compile: a finding
     # another failure of the same types is not declined
     for failure in (Failure("NotImplementedError", "no kernel for dcefuzz::p_mix", observe.RUNTIME),

@@ -142,7 +142,7 @@ def test_a_real_graph_break_makes_the_trial_untested_not_clean():
         result = run_trial(c, "cpu", backends.FAITHFUL)
     assert result.status == trial.UNTESTED
     assert result.untested_reason == "graph-break"
-    assert result.verdict.untested[0][1].startswith("dcefuzz test fault")
+    assert result.verdict.untested[0].message.startswith("dcefuzz test fault")
 
 
 def test_a_graph_break_dynamo_does_not_count_still_makes_the_trial_untested():

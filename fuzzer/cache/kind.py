@@ -13,6 +13,7 @@ from fuzzer.cache import blame, issue, scripts, trial
 from fuzzer.cache.variants import Variant
 from fuzzer.judge import contract
 from fuzzer.judge.contract import STALE_CACHE, Verdict
+from fuzzer.judge.observe import Gap
 from fuzzer.judge.trial import UNTESTED, TrialResult
 from fuzzer.limits import CACHE
 
@@ -39,7 +40,7 @@ class CachePairs:
         case = self.case(program_seed, config)
         variant = trial.variant_for(case, program_seed)
         if variant is None:
-            return TrialResult(UNTESTED, Verdict(contract.OK, untested=[("no-variant", "no variant applies")]))
+            return TrialResult(UNTESTED, Verdict(contract.OK, untested=[Gap("no-variant", "no variant applies")]))
         return trial.run_cache_trial(case, variant, config.device, config.backend, fault=config.fault,
                                      threads=config.side_threads)
 

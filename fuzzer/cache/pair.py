@@ -34,7 +34,7 @@ import tempfile
 import torch
 
 from fuzzer.judge.contract import OK, Verdict, check_stale, judge_runs
-from fuzzer.judge.observe import BindingRuns, Checks, caches_off, run_once
+from fuzzer.judge.observe import BindingRuns, Checks, Gap, caches_off, run_once
 from fuzzer.render.driver import CANNOT_JUDGE_EXIT, conclude, make_inputs, rehash
 
 OLD, NEW = "old", "new"
@@ -202,7 +202,7 @@ def judge_pair(input_names: list, bindings: list, record: dict, label: str) -> V
         return cold
     untested = list(warm.untested)
     if not any(record["hits"].values()):
-        untested.append((CACHE_MISS, "no on-disk cache served the new side's compile"))
+        untested.append(Gap(CACHE_MISS, "no on-disk cache served the new side's compile"))
     return Verdict(OK, check_stale(warm, cold, label), untested=untested)
 
 

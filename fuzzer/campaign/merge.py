@@ -86,6 +86,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         findings=sum((s.findings for s in states), Counter()), statuses=sum((s.statuses for s in states), Counter()),
         saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
+        causes=sum((s.causes for s in states), Counter()),
         features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
         reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target)
     result = Merged(total)

@@ -29,8 +29,9 @@ class Report:
     flaky: list[str] = field(default_factory=list)
     rss_kb: int = 0
     recompiles: int = 0
-    #: the first reason an untested program was not wholly compiled
-    untested: str | None = None
+    #: the first way an untested program was not wholly compiled or judged
+    #: (``fuzzer.judge.observe.Gap``, as JSON)
+    untested: dict | None = None
     #: dcefuzz's own errors met on the program (``fuzzer.internal``, as JSON)
     errors: list[dict] = field(default_factory=list)
     #: what the program reached (``fuzzer.judge.trial.reached``)

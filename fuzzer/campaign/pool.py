@@ -70,6 +70,7 @@ from fuzzer.isolation.process import (
 )
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence
+from fuzzer.judge.observe import Gap
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
 
@@ -132,6 +133,11 @@ def _entries(report: Report) -> tuple[Entry, ...]:
     return tuple(Entry.from_json(e) for e in report.entries)
 
 
+def _gap(report: Report) -> Gap | None:
+    """Why the reported program is untested (None: it is not)."""
+    return None if report.untested is None else Gap.from_json(report.untested)
+
+
 def _as_tried(index: int, tried: Report | None, more: tuple[Entry, ...] = (),
               errors: tuple[InternalError, ...] = (), untried: str = INTERNAL_ERROR) -> Finished:
     """Program ``index`` cut short, as its trial reported it (``tried``; None: it had
@@ -139,7 +145,7 @@ def _as_tried(index: int, tried: Report | None, more: tuple[Entry, ...] = (),
     (or untriaged), and none of what it reached or its signal."""
     if tried is None:
         return Finished(index, untried, more, errors=errors)
-    return Finished(index, tried.status, _entries(tried) + more, tried.recompiles, tried.untested, errors)
+    return Finished(index, tried.status, _entries(tried) + more, tried.recompiles, _gap(tried), errors)
 
 
 class Pool:
@@ -282,7 +288,7 @@ class Pool:
         """The program is over; the worker is recycled after a number of programs or
         when its memory has grown past a factor of what it used once warm."""
         report, limits = message.report, self.limits
-        self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, report.untested,
+        self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, _gap(report),
                                 tuple(report.internal_errors()), report.reached, tuple(report.signal)))
         w.programs += 1
         w.rss_kb = report.rss_kb

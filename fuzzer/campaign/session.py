@@ -28,6 +28,7 @@ from fuzzer.corpus.examples import Examples, Kept, Saved
 from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
+from fuzzer.judge.observe import Gap
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import program_seed
@@ -45,8 +46,8 @@ class Finished:
     status: str
     entries: tuple[Entry, ...] = ()
     recompiles: int = 0
-    #: the first reason an untested program was not wholly compiled
-    untested: str | None = None
+    #: the first way an untested program was not wholly compiled or judged
+    untested: Gap | None = None
     #: dcefuzz's own errors met on the way (``fuzzer.internal``)
     errors: tuple[InternalError, ...] = ()
     #: what the program reached (``trial.reached``)
@@ -181,7 +182,7 @@ class Session:
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         compiles = compiles_of(program.recompiles, program.entries)
         self._log_program(program.index, program.status, [[s.bug, s.kept.value] for s in saved],
-                          len(program.signal), compiles)
+                          len(program.signal), compiles, program.untested)
         self._teach(program, saved, compiles)
         self._move_watermark(program.index)
         return [str(s.path) if s.kept in FRESH else None for s in saved]
@@ -195,7 +196,8 @@ class Session:
         self.stats.count(program.status)
         self.stats.recompiles += program.recompiles
         if program.untested is not None:
-            self.stats.untested[program.untested] += 1
+            self.stats.untested[program.untested.reason] += 1
+            self.stats.causes[program.untested.reason, program.untested.cause] += 1
 
     def _save(self, index: int, entry: Entry) -> Saved:
         """Save one finding of program ``index`` (``Examples.save``: one entry per
@@ -256,13 +258,14 @@ class Session:
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
 
-    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int) -> None:
+    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int,
+                     untested: Gap | None = None) -> None:
         """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
         ``fresh`` or a mutation) and parent, the programs drawn for its index and the
         risk of the one taken (``Director.next``), its seconds from being handed out to
         being counted (trial, shrink, triage: what it cost the campaign) and its compiles
         (``compiles_of``), its status and each finding's bug with what became of it
-        (``Kept``)."""
+        (``Kept``), and why an untested one was (its first :class:`Gap`: reason, cause, message)."""
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
@@ -270,6 +273,8 @@ class Session:
         seed = issued[1].seed if issued is not None else program_seed(self.config.seed, index)
         line = {"index": index, "seed": seed, "status": status,
                 "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens, "compiles": compiles}
+        if untested is not None:
+            line["untested"] = untested.to_json()
         if issued is not None:  # a program of the run before a resume has none
             start, recipe = issued
             line.update(seconds=round(self.elapsed() - start, 2), arm=recipe.arm)
@@ -388,7 +393,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                 # another bug the program holds, which a found one masks
                 entries += masked_entries(entries, pseed, config, session.held(), session.seconds_left, errors)
                 session.finished(Finished(index, result.status, tuple(entries), result.recompiles,
-                                          result.untested_reason, tuple(errors), result.reached,
+                                          result.untested, tuple(errors), result.reached,
                                           tuple(result.signal)))
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:

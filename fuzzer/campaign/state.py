@@ -130,6 +130,9 @@ class CampaignState:
     recompiles: int = 0
     #: programs not wholly compiled (and with no finding), by the first reason
     untested: Counter = field(default_factory=Counter)
+    #: the same programs by ``(reason, cause)`` of that first reason
+    #: (``fuzzer.judge.observe.Gap``: the type of the failure a refusal declined, ...)
+    causes: Counter = field(default_factory=Counter)
     #: the feature weights the programs are drawn with (``fuzzer.program.features``):
     #: part of what program i is, so a resumed campaign must keep them
     features: dict = field(default_factory=dict)
@@ -153,6 +156,7 @@ class CampaignState:
                 "seconds": round(self.seconds, 2), "findings": dict(self.findings),
                 "statuses": dict(self.statuses), "saved": self.saved, "repeats": self.repeats,
                 "recompiles": self.recompiles, "untested": dict(self.untested),
+                "untested_causes": causes_json(self.causes),
                 "internal_errors": dict(self.internal), "reached": dict(self.reached),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {}),
                 **({"feedback": True} if self.feedback else {}),
@@ -170,6 +174,8 @@ class CampaignState:
                        statuses=Counter(data["statuses"]), saved=int(data["saved"]),
                        repeats=int(data["repeats"]), recompiles=int(data.get("recompiles", 0)),
                        untested=Counter(data.get("untested", {})),
+                       causes=Counter({(reason, cause): int(n) for reason, by in data.get("untested_causes", {}).items()
+                                       for cause, n in by.items()}),
                        internal=Counter(data.get("internal_errors", {})),
                        reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
@@ -179,6 +185,24 @@ class CampaignState:
             if isinstance(exc, BadState):
                 raise
             raise BadState(f"malformed state: {exc!r}") from exc
+
+
+def causes_json(causes: Counter) -> dict:
+    """``(reason, cause)`` counts as JSON: ``{reason: {cause: n}}``."""
+    out: dict = {}
+    for (reason, cause), n in sorted(causes.items()):
+        out.setdefault(reason, {})[cause] = n
+    return out
+
+
+def untested_text(untested: Counter, causes: Counter) -> str:
+    """Untested programs by reason, each with its causes where they have one:
+    ``graph-break 2, refused 12 [OutsideGuards 9, UserError 3]``."""
+    parts = []
+    for reason, n in sorted(untested.items()):
+        named = sorted((cause, k) for (r, cause), k in causes.items() if r == reason and cause)
+        parts.append(f"{reason} {n}" + (" [" + ", ".join(f"{c} {k}" for c, k in named) + "]" if named else ""))
+    return ", ".join(parts)
 
 
 class CampaignFolder:

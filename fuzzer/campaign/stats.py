@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fuzzer.campaign.state import CampaignState
+from fuzzer.campaign.state import CampaignState, untested_text
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge.trial import FLAKY
 
@@ -35,6 +35,8 @@ class Stats:
     signatures: set[str] = field(default_factory=set)
     #: programs not wholly compiled and with no finding, by the first reason
     untested: Counter = field(default_factory=Counter)
+    #: the same programs by ``(reason, cause)`` (``fuzzer.judge.observe.Gap``)
+    causes: Counter = field(default_factory=Counter)
     #: programs stopped unfinished at the end of the time budget: not counted, so a
     #: resumed campaign runs them again
     stopped: int = 0
@@ -84,6 +86,7 @@ class Stats:
             findings=b.findings + self.findings, statuses=b.statuses + self.statuses,
             saved=b.saved + len(self.saved), repeats=b.repeats + self.repeats,
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
+            causes=b.causes + self.causes,
             features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
             reached=b.reached + self.reached, feedback=b.feedback, target=b.target)
 
@@ -101,7 +104,7 @@ class Stats:
             f"invalid    {self.statuses['invalid']} (generator defects)",
             f"nondeterministic {self.statuses['nondeterministic']}",
             f"untested   {sum(self.untested.values())} (not wholly compiled, never counted clean"
-            + (": " + ", ".join(f"{r} {n}" for r, n in sorted(self.untested.items())) if self.untested else "")
+            + (": " + untested_text(self.untested, self.causes) if self.untested else "")
             + ")",
             f"bugs       {len(self.bugs)} hit ({len(self.new_bugs)} new); the corpus holds "
             f"{self.corpus_bugs} bugs in {self.corpus_entries} entries (`dcefuzz bugs`)",

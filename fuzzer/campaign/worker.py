@@ -124,7 +124,8 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
                       errors=[InternalError.of(TRIAL, exc).to_json()])
     report = Report(result.status, time.perf_counter() - start,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
-                    list(result.flaky_kinds), rss_kb(), result.recompiles, result.untested_reason,
+                    list(result.flaky_kinds), rss_kb(), result.recompiles,
+                    None if result.untested is None else result.untested.to_json(),
                     reached=dict(result.reached), signal=list(result.signal))
     if not ((config.shrink or config.triage) and result.findings):
         return report

@@ -10,7 +10,7 @@ import click
 
 from fuzzer import __version__
 from fuzzer.cache.kind import NAME as PAIRS
-from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE
+from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE, untested_text
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
@@ -390,7 +390,7 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
     click.echo(f"findings   {kinds}")
     click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
     click.echo(f"recompiles {state.recompiles}")
-    untested = ", ".join(f"{r} {n}" for r, n in sorted(state.untested.items()))
+    untested = untested_text(state.untested, state.causes)
     click.echo(f"untested   {sum(state.untested.values())}" + (f" ({untested})" if untested else ""))
     reached = ", ".join(f"{k} {n}" for k, n in sorted(state.reached.items()))
     click.echo(f"reached    {reached or 'nothing judged apart'}")

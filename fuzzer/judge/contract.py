@@ -113,7 +113,8 @@ from fuzzer.judge.identity import (
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
-    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Run)
+    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Gap,
+    Run)
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
@@ -194,9 +195,9 @@ class Verdict:
     status: str
     divergences: list[Divergence] = field(default_factory=list)
     reason: str = ""
-    #: (reason, message) of each way a compiled run was not wholly compiled, or a
-    #: binding could not be judged
-    untested: list[tuple[str, str]] = field(default_factory=list)
+    #: a ``Gap`` (reason, message, cause) for each way a compiled run was not wholly
+    #: compiled, or a binding could not be judged
+    untested: list[Gap] = field(default_factory=list)
     #: the bindings whose float64 reference took another path than eager
     diverged: list[int] = field(default_factory=list)
 
@@ -245,14 +246,14 @@ REFUSALS: dict[str, frozenset] = {
 }
 
 
-def refusal(compiled: Run, asks: Asks = Asks()) -> str | None:
-    """The message, when the compiled run failed because the compiler declined what the
-    program asked with its marks, or as its target declines (never a finding), else None."""
+def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
+    """The refusal, its cause the failure's type, when the compiled run failed because the compiler
+    declined what the program asked with its marks, or as its target declines (never a finding), else None."""
     if (f := compiled.failure) is None:
         return None
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declined = any((f.type, f.stage) == (t, s) and f.message.startswith(p) for t, s, p in asks.declines)
-    return f.line() if marked or declined else None
+    return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 
 
 def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
@@ -535,25 +536,24 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
         if binding_runs.eager.failure is not None:
             return Verdict(INVALID, reason=f"eager raised on binding {binding}: {binding_runs.eager.failure.line()}")
     if asks.limits:  # HOP LIMIT: beyond what torch documents, nothing is judged
-        return Verdict(OK, untested=[(HOP_LIMIT, why) for why in sorted(asks.limits)])
+        return Verdict(OK, untested=[Gap(HOP_LIMIT, why) for why in sorted(asks.limits)])
     divergences: list[Divergence] = []
-    untested: list[tuple[str, str]] = []
+    untested: list[Gap] = []
     diverged: list[int] = []
     crossed = False  # a requested graph break was met
     asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for binding, binding_runs in enumerate(runs):
         compiled = binding_runs.compiled
-        if asks.carry and (divergences or diverged or any(u[0] == REFUSED for u in untested)):
+        if asks.carry and (divergences or diverged or any(u.reason == REFUSED for u in untested)):
             break  # STATE CARRIED: this call starts from another state than eager's
         if compiled is None:
             continue
         if compiled.coverage is not None:
             asserted.update(compiled.coverage.asserted)
-            untested += [gap for gap in compiled.coverage.gaps if gap not in untested and gap[0] != REQUESTED_BREAK]
-            crossed = crossed or any(gap[0] == REQUESTED_BREAK for gap in compiled.coverage.gaps)
-        declined = refusal(compiled, asks)
-        if declined is not None:
-            untested.append((REFUSED, declined))
+            untested += [gap for gap in compiled.coverage.gaps if gap not in untested and gap.reason != REQUESTED_BREAK]
+            crossed = crossed or any(gap.reason == REQUESTED_BREAK for gap in compiled.coverage.gaps)
+        if (declined := refusal(compiled, asks)) is not None:
+            untested.append(declined)
             continue
         if not _same_record(binding_runs.eager, compiled):
             unsound = _unsound(binding, binding_runs)
@@ -569,8 +569,8 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
                 found, unjudged = judge_off_path(binding, input_names, binding_runs, compiled)
                 divergences += found
                 if unjudged:
-                    untested.append((REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} "
-                                                         "follow neither eager nor float64"))
+                    untested.append(Gap(REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} "
+                                                            "follow neither eager nor float64"))
             else:
                 divergences += _judge_on_path(binding, input_names, binding_runs, compiled)
         if not untested and not crossed:
@@ -578,15 +578,15 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     compiled = [binding_runs.compiled for binding_runs in runs if binding_runs.compiled is not None]
     if (compiled and all(run.coverage is not None and run.failure is None for run in compiled)
             and sum(run.coverage.graphs for run in compiled) == 0):
-        untested.append((NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
+        untested.append(Gap(NO_GRAPH, "Dynamo compiled no graph: the program ran eagerly"))
         divergences = [div for div in divergences if div.kind != MISSED_DCE]
     missing = _hops_missing(asks, compiled)
     if missing:
-        untested.append((HOP_INLINED, missing))
+        untested.append(missing)
     return Verdict(OK, divergences, untested=untested, diverged=diverged)
 
 
-def _hops_missing(asks: Asks, compiled: list) -> str | None:
+def _hops_missing(asks: Asks, compiled: list) -> Gap | None:
     """What the program asked to have compiled as a higher-order op and Dynamo's graphs
     do not hold (None: all there, or this torch cannot say)."""
     if not asks.hops or not compiled or any(run.coverage is None or run.coverage.hops is None for run in compiled):
@@ -596,5 +596,5 @@ def _hops_missing(asks: Asks, compiled: list) -> str | None:
     seen = {hop for run in compiled for hop in run.coverage.hops}
     if not (missing := sorted(asks.hops - seen)):
         return None
-    return (f"the program asked for {', '.join(missing)}; Dynamo's graphs hold "
-            f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)")
+    return Gap(HOP_INLINED, f"the program asked for {', '.join(missing)}; Dynamo's graphs hold "
+               f"{', '.join(sorted(seen)) or 'no higher-order op'} (it inlined the rest)", ",".join(missing))

@@ -7,11 +7,12 @@ target (``fuzzer.judge.targets``), so the script exports and runs exactly as the
 fuzzer did.
 
 The program is exported (not strict) on its first call's inputs, every dim of an input
-that is a symbol (``s0``) given as ``Dim.DYNAMIC``, and lowered once (:data:`LOWERINGS`):
-every call runs the exported program's ``.module()`` (``export``) or the AOTInductor
-package compiled from it and loaded (``aoti``); what exporting or lowering raised is
-raised again on every later call, and recorded at the compile stage under its own type
-(:func:`run_exported`).
+that holds a symbol (``s0``, ``s0 // 2``) given as ``Dim.AUTO``, and lowered
+(:data:`LOWERINGS`): every call runs the exported program's ``.module()`` (``export``)
+or the AOTInductor package compiled from it and loaded (``aoti``), after its guard
+check; a call outside the guards is exported anew on its own inputs (:class:`Exported`).
+What exporting or lowering raised is raised again on every later call that needs an
+export, and recorded at the compile stage under its own type (:func:`run_exported`).
 """
 
 from __future__ import annotations
@@ -40,13 +41,20 @@ EXPORT_DECLINES = frozenset({
     ("AssertionError", RUNTIME, "Guard failed:"),
 })
 
-_SYMBOL = re.compile(r"s\d+")
+#: a symbol in an input dim's text: ``s0``, or a dim derived from one (``s0 // 2``, ``s1 - 1``)
+_SYMBOL = re.compile(r"\bs\d+\b")
 
 
 def export_dynamic_shapes(input_dims) -> tuple:
-    """The ``dynamic_shapes`` of inputs of these dims: ``Dim.DYNAMIC`` on every dim that
-    is a symbol, None for an input with none."""
-    return tuple({k: torch.export.Dim.DYNAMIC for k, d in enumerate(dims) if _SYMBOL.fullmatch(str(d))} or None
+    """The ``dynamic_shapes`` of inputs of these dims: ``Dim.AUTO`` on every dim that
+    holds a symbol, derived ones included, None for an input with none.
+
+    ``Dim.AUTO``, not ``Dim.DYNAMIC``: where the program's code pins a dim (a size it
+    compares with a constant, a derived dim tied to another, a size of 0 or 1 in the
+    example, which export specialises), ``DYNAMIC`` makes export raise, refusing the
+    whole program; ``AUTO`` lets it specialise, and the pinned value becomes a guard, so a
+    binding of another size is exported on its own (:class:`Exported`)."""
+    return tuple({k: torch.export.Dim.AUTO for k, d in enumerate(dims) if _SYMBOL.search(str(d))} or None
                  for dims in input_dims)
 
 
@@ -59,9 +67,10 @@ class ExportFailed(Exception):
 
 
 class OutsideGuards(Exception):
-    """The exported module's guard check rejected a call's inputs: whatever it raised
-    (``AssertionError: Guard failed``, or an error evaluating a guard on a size the
-    exported range excludes, such as a division by a size of 0), named in the message."""
+    """No exported program's guard check accepts a call's inputs, and no more may be
+    made: what the last check raised (``AssertionError: Guard failed``, or an error
+    evaluating a guard on a size the exported range excludes, such as a division by a
+    size of 0), named in the message."""
 
 
 def aoti_package(program, module=None):
@@ -73,46 +82,72 @@ def aoti_package(program, module=None):
 
 #: how an exported program (and its ``.module()``) is made into what every call runs, by target
 LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package}
+#: the most programs one run exports, by target: a call whose inputs no exported
+#: program's guards accept is exported anew on them, as ``torch.compile`` recompiles
+#: (export's programs are sound for the inputs their guards accept, so a user exports
+#: for each shape they serve outside them); ``aoti`` once, an Inductor C++ compile a package
+EXPORTS = {"export": 8, "aoti": 1}
 
 
 class Exported:
     """``fn`` exported on its first call's inputs, lowered as ``target`` lowers it
-    (:data:`LOWERINGS`), and run so on every call, after the exported module's guard check."""
+    (:data:`LOWERINGS`), and run so on every call whose inputs the exported module's
+    guard check accepts; a call outside the guards of every program exported so far is
+    exported anew on its own inputs (up to :data:`EXPORTS`), and refused past that
+    (:class:`OutsideGuards`).  What exporting or lowering raised is raised again on
+    every later call that no exported program accepts."""
 
     def __init__(self, fn, dynamic_shapes, target: str = "export") -> None:
         self.fn, self.dynamic_shapes, self.lower = fn, dynamic_shapes, LOWERINGS[target]
-        self.module = None
-        self.guards = None
+        self.limit = EXPORTS[target]
+        #: (guard check or None, lowered program) of each export so far, in order
+        self.made: list = []
         self.error: BaseException | None = None
         #: whether the last call exported (its graph counts once)
         self.exported_now = False
 
-    def __call__(self, *inputs):
-        self.exported_now = False
-        if self.module is None and self.error is None:
-            fn = self.fn
+    def _export(self, inputs) -> None:
+        fn = self.fn
 
-            class Program(torch.nn.Module):
-                def forward(self, *args):
-                    return fn(*args)
+        class Program(torch.nn.Module):
+            def forward(self, *args):
+                return fn(*args)
 
-            try:
-                program = torch.export.export(Program(), tuple(inputs), dynamic_shapes=(self.dynamic_shapes,))
-                module = program.module()
-                self.guards = getattr(module, "_guards_fn", None)  # the check ``.module()`` runs first
-                self.module = self.lower(program, module)
-            except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
-                self.error = exc
-            self.exported_now = self.module is not None
-        if self.error is not None:
-            raise ExportFailed(self.error)
-        guards = self.guards
-        if guards is not None:
+        try:
+            program = torch.export.export(Program(), tuple(inputs), dynamic_shapes=(self.dynamic_shapes,))
+            module = program.module()
+            guards = getattr(module, "_guards_fn", None)  # the check ``.module()`` runs first
+            self.made.append((guards, self.lower(program, module)))
+        except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
+            self.error = exc
+
+    def _accepting(self, inputs):
+        """The first lowered program whose guard check accepts ``inputs`` (None: none
+        does), and what the last check that rejected them raised."""
+        rejected = None
+        for guards, lowered in self.made:
+            if guards is None:
+                return lowered, None
             try:
                 guards(*inputs)
             except Exception as exc:  # noqa: BLE001 - any failure of the check rejects the inputs
-                raise OutsideGuards(f"{type(exc).__name__}: {exc}") from exc
-        return self.module(*inputs)
+                rejected = exc
+                continue
+            return lowered, None
+        return None, rejected
+
+    def __call__(self, *inputs):
+        self.exported_now = False
+        lowered, rejected = self._accepting(inputs)
+        if lowered is None and self.error is None and len(self.made) < self.limit:
+            self._export(inputs)
+            self.exported_now = self.error is None
+            lowered, rejected = self._accepting(inputs) if self.error is None else (None, None)
+        if lowered is not None:
+            return lowered(*inputs)
+        if self.error is not None:
+            raise ExportFailed(self.error)
+        raise OutsideGuards(f"{type(rejected).__name__}: {rejected}") from rejected
 
 
 def run_exported(fn, exported: Exported, inputs: list, trace: dict) -> Run:

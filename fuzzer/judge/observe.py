@@ -52,6 +52,28 @@ REFERENCE_DIVERGED = "reference-diverged"
 HOP_LIMIT = "hop-limit"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
                     REFERENCE_DIVERGED, HOP_LIMIT)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One way a compiled run was not wholly compiled, or a binding not judged
+    (``contract.Verdict.untested``): its reason (:data:`UNTESTED_REASONS`, or a trial
+    kind's own), what torch or the contract said, and ``cause``: what a campaign counts
+    it by within its reason (the type of the failure a refusal declined, the limit a
+    form goes beyond; empty where the reason says all), set where the gap is made,
+    never read back from its message."""
+
+    reason: str
+    message: str = ""
+    cause: str = ""
+
+    def to_json(self) -> dict:
+        return {"reason": self.reason, "cause": self.cause, "message": self.message[:300]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Gap:
+        return cls(data["reason"], data.get("message", ""), data.get("cause", ""))
+
 #: a graph break the program asked for (``torch._dynamo.graph_break()``): the parts
 #: on either side are compiled, so it leaves nothing untested
 REQUESTED_BREAK = "requested-break"
@@ -211,7 +233,7 @@ class Coverage:
 
     frames: int = 0
     graphs: int = 0
-    #: (reason, Dynamo's message) for each way part of the run was not compiled
+    #: a :class:`Gap` (reason, Dynamo's message) for each way part of the run was not compiled
     gaps: tuple = ()
     #: the higher-order ops (``cond``, ``invoke_subgraph``) in the graphs Dynamo
     #: handed its backend during the run (None: this torch cannot say)
@@ -221,17 +243,17 @@ class Coverage:
 
     @classmethod
     def between(cls, before: Counts, after: Counts, raised: bool, graphs_before: int = 0) -> Coverage:
-        gaps = [(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
+        gaps = [Gap(REQUESTED_BREAK if m.startswith(REQUESTED_BREAK_MESSAGE) else GRAPH_BREAK, m)
                 for m in _grown(before.graph_breaks, after.graph_breaks)]
         counted = sum(n - dict(before.graph_breaks).get(m, 0) for m, n in after.graph_breaks)
         uncounted = (after.resumes - before.resumes) - counted
         if uncounted > 0:
-            gaps.append((GRAPH_BREAK, f"{uncounted} graph break(s) Dynamo resumed after without counting"))
+            gaps.append(Gap(GRAPH_BREAK, f"{uncounted} graph break(s) Dynamo resumed after without counting"))
         for m in _grown(before.unimplemented, after.unimplemented):
-            gaps.append((RECOMPILE_LIMIT if "recompile limit" in m.lower() else SKIPPED_FRAME, m))
+            gaps.append(Gap(RECOMPILE_LIMIT if "recompile limit" in m.lower() else SKIPPED_FRAME, m))
         failed = (after.frames_total - before.frames_total) - (after.frames_ok - before.frames_ok)
         if failed > 0 and not raised and not gaps:
-            gaps.append((SKIPPED_FRAME, f"{failed} frame(s) not converted"))
+            gaps.append(Gap(SKIPPED_FRAME, f"{failed} frame(s) not converted"))
         hops = None
         made = GRAPHS.graphs[graphs_before:]
         if GRAPHS.observed:

@@ -68,8 +68,8 @@ def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
     if other is not None:
         return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]))
     if verdict.untested:
-        reason, message = verdict.untested[0]
-        return ReadVerdict(Reading.UNTESTED, f"{reason}: {message.splitlines()[0] if message else ''}")
+        gap = verdict.untested[0]
+        return ReadVerdict(Reading.UNTESTED, f"{gap.reason}: {gap.message.splitlines()[0] if gap.message else ''}")
     return ReadVerdict(Reading.ABSENT)
 
 

@@ -10,12 +10,12 @@ whether its graphs can be read for dead calls (``missed-dce``).
 
 * ``compile``: ``torch.compile`` with the program's dynamic mode and the backend, run
   through the program's ``step`` (its marks, gradients, settings): what a trial always was.
-* ``export``: ``torch.export.export`` of the program (not strict), every symbol of its
-  input dims given as ``Dim.DYNAMIC``, on the first binding's inputs; each binding runs
-  the exported program's ``.module()``.  Export may narrow the shapes the exported
-  program accepts (its guards, checked when ``.module()`` is called): a binding outside
-  them is refused, as is what export declines to trace (a constraint it cannot meet,
-  control flow on data).  Export promises no dead-code elimination of a custom op's
+* ``export``: ``torch.export.export`` of the program (not strict), every input dim
+  that holds a symbol given as ``Dim.AUTO``, on the first binding's inputs; each binding
+  runs the exported program's ``.module()``.  Export may narrow the shapes the exported
+  program accepts (its guards): a binding outside them is exported anew on its own
+  inputs (``exporting.Exported``), and refused only past the exports a target allows;
+  what export declines to trace (a constraint it cannot meet, a guard on data) is refused.  Export promises no dead-code elimination of a custom op's
   calls, so ``missed-dce`` is not judged.  Programs with graph breaks (export traces
   one whole graph), modules with state and programs that take gradients (export traces
   the forward: a backward through ``.module()`` differentiates the traced ops, not an

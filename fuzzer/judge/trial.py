@@ -30,7 +30,7 @@ from fuzzer.judge import contract, targets
 from fuzzer.judge.contract import Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
-from fuzzer.judge.observe import BindingRuns, caches_off
+from fuzzer.judge.observe import BindingRuns, Gap, caches_off
 from fuzzer.judge.compiler_signal import RECORDER
 from fuzzer.program import features, forms
 from fuzzer.program.ir import Case, Program
@@ -84,9 +84,14 @@ class TrialResult:
     signal: tuple[str, ...] = ()
 
     @property
+    def untested(self) -> Gap | None:
+        """The first way the case was not wholly compiled or judged, when it is untested."""
+        return self.verdict.untested[0] if self.status == UNTESTED else None
+
+    @property
     def untested_reason(self) -> str | None:
         """The first reason the case was not wholly compiled, when it is untested."""
-        return self.verdict.untested[0][0] if self.status == UNTESTED else None
+        return None if self.untested is None else self.untested.reason
 
 
 def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:

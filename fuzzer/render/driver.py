@@ -206,8 +206,8 @@ def conclude(spec: dict, verdict) -> int:
         return CANNOT_JUDGE_EXIT
     for d in verdict.divergences:
         print(d.line())
-    for reason, message in verdict.untested:
-        print(f"not wholly compiled ({reason}): {message.splitlines()[0] if message else ''}")
+    for gap in verdict.untested:
+        print(f"not wholly compiled ({gap.reason}): {gap.message.splitlines()[0] if gap.message else ''}")
     if said.reading is Reading.REPRODUCES:
         print("REPRODUCES")
         return REPRODUCES_EXIT
@@ -223,7 +223,7 @@ def conclude(spec: dict, verdict) -> int:
     if said.reading is Reading.UNTESTED:
         # code that did not run compiled, or a binding the contract could not judge,
         # cannot show the bug: it is not fixed there, only not tested
-        print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0][0]}), "
+        print(f"cannot judge: not wholly compiled or judged ({verdict.untested[0].reason}), "
               f"and the bug did not show")
         return CANNOT_JUDGE_EXIT
     print(f"does not reproduce (saw no {spec['kind']})")
