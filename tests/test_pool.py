@@ -22,7 +22,7 @@ from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.isolation import stacks
-from fuzzer.isolation.deaths import probe
+from fuzzer.isolation.deaths import Death, probe
 from fuzzer.isolation.process import death_of, died_detail, timeout_detail
 from fuzzer.judge.contract import CRASH, EFFECT_LOG, TIMEOUT, Divergence, bug_class
 from fuzzer.limits import ISOLATION, SHRINK, OracleBudget
@@ -303,8 +303,50 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
         assert finished in ([], [(entry, f"path{attempt}", f"reduced {attempt}",
-                                  "nothing smaller died the same way", None)])
+                                  "nothing smaller died the same way", None, True)])
         assert len(finished) + shrinker.todo.qsize() == 1
+
+
+def _casualty_entry():
+    """A crash entry as a campaign saves a casualty (its program's death, detail line)."""
+    from fuzzer.corpus.entry import Entry
+
+    case = generate(program_seed(0, 0))
+    return Entry.build(CRASH, case, [Divergence(CRASH, 0, "process", "process died: SIGSEGV")],
+                       seed=0, device="cpu", backend="inductor")
+
+
+def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monkeypatch, tmp_path):
+    """A worker that ran programs and candidates before may have been corrupted by one
+    of them: a casualty nothing smaller died like is run on its own, and one that does
+    not die again leaves the corpus (for ``unconfirmed/``) and the findings' counts;
+    one that dies again stays."""
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.campaign.session import Session
+    from fuzzer.corpus import store
+    from fuzzer.reduce import casualty
+
+    entry = _casualty_entry()
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    for dies, kept in ((True, True), (False, False)):
+        folder = CampaignFolder(tmp_path / f"state-{dies}")
+        session = Session(config, Budget(programs=1), folder=folder)
+        path, _ = store.save(entry, config.corpus_dir)
+        session.stats.findings[entry.kind] += 1
+        monkeypatch.setattr(casualties, "shrink_casualty", lambda *a, **k: None)
+        deaths = iter([Death(None, "survived"), Death(entry.kind, entry.detail[0].split(": ", 1)[1]) if dies
+                       else Death(None, "survived")])
+        monkeypatch.setattr(casualty, "probe", lambda *a, **k: next(deaths))
+        shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lambda line: None)
+        assert shrinker.submit(entry, str(path))
+        deadline = time.monotonic() + 30
+        while shrinker.done.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        shrinker.finish(until=None)
+        shrinker.adopt(session)
+        assert path.exists() is kept and (folder.unconfirmed / path.name).exists() is not kept
+        assert session.stats.findings[entry.kind] == (1 if kept else 0)
+        store.remove(path)
 
 
 def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget(monkeypatch):
@@ -331,7 +373,8 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return
     assert not shrinker.thread.is_alive()
-    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None)
+    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None,
+                                          True)
     assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink.oracle_calls
 
 

@@ -21,7 +21,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.isolation.process import STOP_GRACE_S, Aborted
 from fuzzer.limits import PoolLimits
-from fuzzer.reduce.casualty import shrink_casualty
+from fuzzer.reduce.casualty import dies_again, shrink_casualty
 
 
 class CasualtyShrinker:
@@ -67,9 +67,11 @@ class CasualtyShrinker:
                     return
                 self.busy.set()
             budget = self.limits.casualty_shrink.within(self.seconds_left())
-            why, error = "nothing smaller died the same way", None
+            why, error, again = "nothing smaller died the same way", None, True
             try:
                 smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)
+                if smaller is None:
+                    again = dies_again(entry, self.limits, self.stop)
                 # the notes (the stack where the original case died, what that case was)
                 # are kept: the reduced case dies the same way
                 reduced = None if smaller is None else entry.reduced(smaller.case, smaller.divergences,
@@ -79,7 +81,9 @@ class CasualtyShrinker:
             except Exception as exc:  # noqa: BLE001 - ours: the unshrunk entry is already saved
                 error = InternalError.of(SHRINK, exc)
                 reduced, why = None, f"its shrink failed: {error.line()}"
-            self.done.put((entry, path, reduced, why, error))
+            if not again:
+                why = f"it did not die again in {self.limits.casualty_confirmations} fresh processes"
+            self.done.put((entry, path, reduced, why, error, again))
             self.busy.clear()
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
@@ -90,12 +94,15 @@ class CasualtyShrinker:
         moved = []
         while True:
             try:
-                old, path, new, why, error = self.done.get_nowait()
+                old, path, new, why, error, again = self.done.get_nowait()
             except queue.Empty:
                 return moved
             self.waiting -= 1
             if error is not None:
                 session.internal_error(None, error)
+            if not again:
+                session.withdraw(old, path, why)
+                continue
             if new is None:
                 self.log(f"{old.kind} {old.id} kept unshrunk ({why})")
                 continue

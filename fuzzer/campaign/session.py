@@ -15,11 +15,12 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
-from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard
+from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -315,6 +316,21 @@ class Session:
             self.stats.repeats += 1
             self.log(f"[{self.elapsed():6.0f}s] shrunk {new.kind}: a repeat of {new_path}")
         return str(new_path)
+
+    def withdraw(self, entry: Entry, path: str, why: str) -> None:
+        """Take a saved casualty out of the corpus: it did not die again in a fresh
+        process (``reduce.casualty.dies_again``), so the program is a suspect, not a
+        finding.  Its files go to the campaign folder's ``unconfirmed/`` (or the
+        corpus's, with no campaign folder), and it leaves the findings' counts."""
+        folder = self.folder.unconfirmed if self.folder is not None else Path(self.config.corpus_dir) / UNCONFIRMED_FOLDER
+        moved = store.move(path, folder)
+        self.examples.forget(entry.id)
+        self.stats.signatures.discard(entry.id)
+        if str(path) in self.stats.saved:
+            self.stats.saved.remove(str(path))
+        if self.stats.findings[entry.kind] > 0:
+            self.stats.findings[entry.kind] -= 1  # not a finding after all
+        self.log(f"[{self.elapsed():6.0f}s] {entry.kind} {entry.id} withdrawn: {why} -> {moved}")
 
     def tick(self, extra: str = "", details: Callable[[], dict] | None = None) -> None:
         """Every progress interval: checkpoint (with ``details()`` in the stats line), report."""

@@ -85,6 +85,8 @@ class Shard:
 RUNS_ROOT = Path(".dcefuzz") / "runs"
 #: the corpus of a campaign folder, unless the campaign was given another one
 CORPUS_FOLDER = "corpus"
+#: where a casualty that did not die again in a fresh process is kept, out of the corpus
+UNCONFIRMED_FOLDER = "unconfirmed"
 
 
 def run_folder_name(seed: int, shard: Shard, when: _dt.datetime) -> str:
@@ -215,6 +217,11 @@ class CampaignFolder:
     def corpus(self) -> Path:
         """The folder's own corpus (used unless the campaign names another)."""
         return self.path / CORPUS_FOLDER
+
+    @property
+    def unconfirmed(self) -> Path:
+        """Casualties that did not die again in a fresh process: evidence, not findings."""
+        return self.path / UNCONFIRMED_FOLDER
 
     @property
     def torch_log(self) -> Path:

@@ -88,6 +88,17 @@ def now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
 
 
+def move(path: str | os.PathLike, folder: str | os.PathLike) -> Path:
+    """Move an entry (its JSON and script) into ``folder``, made if need be; the JSON
+    goes last, as ``save`` writes it.  Returns the JSON's new path."""
+    p = Path(path).with_suffix(ENTRY_SUFFIX)
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for f in (p.with_suffix(SCRIPT_SUFFIX), p):
+        if f.exists():
+            os.replace(f, Path(folder) / f.name)
+    return Path(folder) / p.name
+
+
 def remove(path: str | os.PathLike) -> None:
     """Delete an entry: the JSON first (``save`` writes it last), so an entry is
     never left without its script; a crash in between leaves only a stray script."""

@@ -86,3 +86,20 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
                     f"{len(candidate.program.body)} statements")
             return Reduced(candidate, divs, record)
     return None
+
+
+def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> bool:
+    """Whether ``entry``'s own case dies the way it records in a fresh process, in one
+    of ``limits.casualty_confirmations`` tries.
+
+    A campaign's casualty is blamed on the program its worker was running when it
+    died; a worker that ran programs and shrink candidates before may have had its heap
+    corrupted by one of them, so the program it died on is a suspect until a process of
+    its own dies on it.  The shrink's candidates ran in one warm child, which tells
+    nothing smaller died, not whether the case itself does."""
+    want = contract.bug_class(entry.kind, [divergence_of(entry)])
+    for _ in range(limits.casualty_confirmations):
+        death = probe(entry.case, entry.device, entry.backend, entry.fault, limits, stop)
+        if death.kind == entry.kind and death.after_eager and contract.bug_class(death.kind, [death.divergence()]) == want:
+            return True
+    return False
