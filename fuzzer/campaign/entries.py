@@ -26,7 +26,7 @@ from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
-from fuzzer.triage.probe import Outcome, Probe
+from fuzzer.triage.probe import OutdatedClass, Outcome, Probe
 from fuzzer.triage.recognise import Shape, checkable, recognise
 
 
@@ -106,11 +106,18 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
     shows its bug through ``compile`` too, one fresh compile of its case: then it is
     localised there, with torch's debugging backends and switches, and keyed as that bug,
     one bug whatever target found it (``bugs.Bug.targets`` lists them).  A program
-    kind's only: a cache pair's or a death's case is not run so."""
+    kind's only: a cache pair's or a death's case is not run so.  Where ``compile``
+    raises an error its class names otherwise (an ``aoti`` package's error reaches the
+    target with no frame of torch, so its class is the message, which reads as an older
+    dcefuzz's), compile does not show *this* class: the finding stays its target's own,
+    never merged with a bug of another class."""
     if kinds.of(entry.kind).name != kinds.PROGRAM or entry.kind in contract.PROCESS_KINDS:
         return False
     probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget)
-    return probe.outcome(entry.backend) is Outcome.STAYS
+    try:
+        return probe.outcome(entry.backend) is Outcome.STAYS
+    except OutdatedClass:
+        return False
 
 
 def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[str, int],
