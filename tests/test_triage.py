@@ -545,7 +545,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
                                     # export's 30-minute campaign: .module() running an input
                                     # its program was specialised out of; a higher-order op
                                     # over a strided input of size 0 or 1
-                                    "runtime-error-a812959dad2a", "compile-error-2a3339400b3b"])
+                                    "runtime-error-a812959dad2a", "compile-error-670dfd029bcd"])
     # the effect token's placeholder never passed, in a map body and a cond branch: one
     # bug once FX's placeholder names (arg3_1, arg2_1) are numbered out of the class
     assert by_entry["compile-error-4bc51210da14"] is by_entry["compile-error-658e8d42aa30"]
