@@ -164,6 +164,29 @@ DATA_GUARD = case(prog({"x0": ("s0",)}, [
 ], outputs=["v2"]), [{"s0": 6}, {"s0": 9}])
 
 
+# a function whose frame is torch's by its module's name (``raised`` reads ``__name__``):
+# an error export meets raised by torch's own Python code
+_TORCH_FRAME: dict = {"__name__": "torch._export.checks"}
+exec("def ensure_traceable(t):\n    raise RuntimeError(f'cannot trace a tensor of {t.shape[0]} rows')", _TORCH_FRAME)
+
+
+def test_an_error_export_raises_is_placed_where_torch_raised_it_not_where_we_carried_it():
+    """What export raised is carried out of the run as an ``ExportFailed``, which our
+    code raises: its bug class names the frame of torch that raised the error (as
+    ``torch.compile``'s does, so triage can find it there), never our carrier's place,
+    nor the message (sizes in it would split one bug into many)."""
+    def program(x):
+        return _TORCH_FRAME["ensure_traceable"](x)
+
+    exported = exporting.Exported(program, exporting.export_dynamic_shapes([("s0",)]))
+    run = exporting.run_exported(exported, exported, [torch.ones(5)], {"calls": [], "effects": []})
+    failure = run.failure
+    assert (failure.type, failure.stage) == ("RuntimeError", observe.COMPILE)
+    assert failure.site == "raised RuntimeError in torch._export:ensure_traceable"
+    assert failure.site_message == ""  # raised in Python: the place alone, no sizes
+    assert "ExportFailed" not in failure.traceback and "ensure_traceable" in failure.traceback
+
+
 def test_what_export_cannot_trace_on_any_binding_stays_refused():
     result = _export(DATA_GUARD)
     assert result.status == UNTESTED, [d.line() for d in result.verdict.divergences]

@@ -1,7 +1,7 @@
 """A program run through ``torch.export``, the same way in the package and in every
 standalone repro script.
 
-Depends on torch, the standard library and ``observe`` only: ``fuzzer.render.repro``
+Depends on torch, the standard library, ``observe`` and ``raised`` only: ``fuzzer.render.repro``
 pastes this module's text into the script of an entry found through the ``export``
 target (``fuzzer.judge.targets``), so the script exports and runs exactly as the
 fuzzer did.
@@ -20,10 +20,12 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import traceback
 
 import torch
 
 from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_once
+from fuzzer.judge.raised import raised_at
 
 #: what ``torch.export`` documents it may decline, as ``(type, stage, message prefix)``
 #: (``contract.Asks.declines``): a constraint on a dynamic dim it cannot keep
@@ -152,14 +154,17 @@ class Exported:
 
 def run_exported(fn, exported: Exported, inputs: list, trace: dict) -> Run:
     """One run of ``fn`` (``exported``, or a step around it), recorded: a failure of the
-    export itself at the compile stage under its own type, one graph for the run that
-    exported."""
+    export itself at the compile stage under its own type, its traceback and placed where
+    torch raised it (``raised_at`` of the export's error, not of the :class:`ExportFailed`
+    that carried it out of the run, which no frame of torch raised: so its bug class is
+    the one ``torch.compile`` gives the same error, and triage can find it there), one
+    graph for the run that exported."""
     run = run_once(fn, inputs, trace)
     failure = run.failure
     if failure is not None and failure.type == ExportFailed.__name__ and exported.error is not None:
         error = exported.error
-        run.failure = Failure(type(error).__name__, str(error), COMPILE, failure.traceback, failure.site,
-                              failure.site_message)
+        run.failure = Failure(type(error).__name__, str(error), COMPILE,
+                              "".join(traceback.format_exception(error))[-4000:], *raised_at(error))
     graphs = 1 if exported.exported_now else 0
     run.coverage = Coverage(frames=graphs, graphs=graphs)
     return run
