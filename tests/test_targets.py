@@ -73,6 +73,34 @@ def test_what_export_does_not_decline_stays_a_failure():
         assert contract.refusal(_ran(failure), EXPORT_ASKS) is None, failure
 
 
+def test_what_an_aoti_package_declines_is_its_inputs_laid_out_otherwise():
+    """A package assumes the sizes and strides it was compiled for; its input check
+    (on, under ``AOTI_RUNTIME_CHECK_INPUTS``) raising is refused through aoti alone, and
+    another runtime error of the package stays a failure."""
+    stride = Failure("RuntimeError", "input_handles[1]: unmatched stride value at 0, expected: 4, but got: 2",
+                     observe.RUNTIME)
+    aoti = contract.Asks(declines=targets.get(targets.AOTI).declines)
+    assert contract.refusal(_ran(stride), aoti) == Gap(REFUSED, stride.line(), stride.type)
+    assert contract.refusal(_ran(stride), EXPORT_ASKS) is None
+    other = Failure("RuntimeError", "Expected !size_bytes_is_heap_allocated_ to be true", observe.RUNTIME)
+    assert contract.refusal(_ran(other), aoti) is None
+    assert contract.refusal(_ran(GUARD), aoti) == Gap(REFUSED, GUARD.line(), GUARD.type)  # export's too
+
+
+def test_an_aoti_package_checks_its_inputs(monkeypatch):
+    import os
+
+    import torch
+
+    from fuzzer.judge import exporting
+
+    monkeypatch.delenv(exporting.AOTI_CHECK_INPUTS, raising=False)
+    monkeypatch.setattr(torch._inductor, "aoti_compile_and_package", lambda program, package_path: package_path)
+    monkeypatch.setattr(torch._inductor, "aoti_load_package", lambda path: path)
+    exporting.aoti_package(None)
+    assert os.environ[exporting.AOTI_CHECK_INPUTS] == "1"
+
+
 def _judged_failing(failure, target):
     runs = execute(EFFECTS, "cpu", compiled=lambda x0: (x0.sin(),))
     for br in runs:

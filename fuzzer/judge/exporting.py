@@ -43,6 +43,17 @@ EXPORT_DECLINES = frozenset({
     ("AssertionError", RUNTIME, "Guard failed:"),
 })
 
+#: what an AOTInductor package declines beside what export does: a call whose inputs
+#: are not of the sizes and strides it was compiled for (a later binding's window of
+#: another input).  The package assumes them, and checks them only where
+#: ``AOTI_RUNTIME_CHECK_INPUTS`` is set (the check is compiled into every package and
+#: read at its first call, ``torch/_inductor/codegen/cpp_wrapper_cpu.py``): unchecked,
+#: it reads such an input as laid out the compiled way, so :func:`aoti_package` sets
+#: it, and the check raises ``input_handles[N]: unmatched stride value ...``
+AOTI_DECLINES = EXPORT_DECLINES | frozenset({("RuntimeError", RUNTIME, "input_handles[")})
+#: the variable under which an AOTInductor package checks its inputs' sizes and strides
+AOTI_CHECK_INPUTS = "AOTI_RUNTIME_CHECK_INPUTS"
+
 #: a symbol in an input dim's text: ``s0``, or a dim derived from one (``s0 // 2``, ``s1 - 1``)
 _SYMBOL = re.compile(r"\bs\d+\b")
 
@@ -76,7 +87,9 @@ class OutsideGuards(Exception):
 
 
 def aoti_package(program, module=None):
-    """The exported program compiled by AOTInductor into a package, and loaded."""
+    """The exported program compiled by AOTInductor into a package, and loaded, checking
+    its inputs' sizes and strides at every call (:data:`AOTI_DECLINES`)."""
+    os.environ[AOTI_CHECK_INPUTS] = "1"
     with tempfile.TemporaryDirectory(prefix="dcefuzz-aoti-") as folder:
         path = torch._inductor.aoti_compile_and_package(program, package_path=os.path.join(folder, "program.pt2"))
         return torch._inductor.aoti_load_package(path)

@@ -32,7 +32,7 @@ from typing import Any, Protocol
 import torch
 
 from fuzzer.judge import compiled_autograd, observe
-from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.exporting import AOTI_DECLINES, EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import Run
 from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.ir import Case
@@ -127,11 +127,13 @@ class AotiTarget(ExportTarget):
     """AOTInductor: the program exported as for ``export``, compiled once into a package
     (``torch._inductor.aoti_compile_and_package``, the C++ toolchain Inductor uses on the
     CPU) and loaded (``aoti_load_package``); every binding runs the loaded package, after
-    the exported module's guard check.  It refuses what export refuses; what AOTInductor
-    raises compiling the package is a ``compile-error``."""
+    the exported module's guard check.  It refuses what export refuses, and a call whose
+    inputs are not laid out as the package was compiled for (``AOTI_DECLINES``); what
+    AOTInductor raises compiling the package is a ``compile-error``."""
 
     name = AOTI
     api = "torch.export.export, then torch._inductor.aoti_compile_and_package"
+    declines = AOTI_DECLINES
 
 
 class CompiledAutogradTarget(CompileTarget):
