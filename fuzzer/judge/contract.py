@@ -217,7 +217,7 @@ class Asks:
     hops: frozenset = frozenset()
     #: why it is beyond what torch documents a higher-order op supports (``HOP LIMIT``)
     limits: frozenset = frozenset()
-    declines: frozenset = frozenset()  # (type, stage, message prefix): its target declines them
+    declines: frozenset = frozenset()  # (type, stage, pattern its message starts with): its target declines them
     carry: bool = False  # its state carries over: a call after one that diverged is not judged (STATE CARRIED)
 
 
@@ -252,7 +252,7 @@ def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
     if (f := compiled.failure) is None:
         return None
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
-    declined = any((f.type, f.stage) == (t, s) and f.message.startswith(p) for t, s, p in asks.declines)
+    declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in asks.declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 
 

@@ -27,7 +27,8 @@ import torch
 from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_once
 from fuzzer.judge.raised import raised_at
 
-#: what ``torch.export`` documents it may decline, as ``(type, stage, message prefix)``
+#: what ``torch.export`` documents it may decline, as ``(type, stage, the pattern its
+#: message starts with)``
 #: (``contract.Asks.declines``): a constraint on a dynamic dim it cannot keep
 #: (``UserError``, ``ConstraintViolationError``), control flow or a guard on a size from
 #: data (``GuardOnDataDependentSymNode``), what it cannot trace (``Unsupported``); and,
@@ -49,8 +50,15 @@ EXPORT_DECLINES = frozenset({
 #: ``AOTI_RUNTIME_CHECK_INPUTS`` is set (the check is compiled into every package and
 #: read at its first call, ``torch/_inductor/codegen/cpp_wrapper_cpu.py``): unchecked,
 #: it reads such an input as laid out the compiled way, so :func:`aoti_package` sets
-#: it, and the check raises ``input_handles[N]: unmatched stride value ...``
-AOTI_DECLINES = EXPORT_DECLINES | frozenset({("RuntimeError", RUNTIME, "input_handles[")})
+#: it, and the check raises ``input_handles[N]: unmatched stride value ...`` (or ``dim
+#: value is too small``: a size under the range it was compiled for), or, for an input
+#: whose layout a kernel asserts, ``expected size 2==2, stride 4==2 ... Error in op:
+#: input`` (the same assertion of a custom op's result, ``Error in op: <op>``, is a
+#: finding: a result its fake impl did not foretell).  Patterns, as ``re.match`` reads them
+AOTI_DECLINES = EXPORT_DECLINES | frozenset({
+    ("RuntimeError", RUNTIME, r"input_handles\["),
+    ("RuntimeError", RUNTIME, r"expected size [^\n]*\nError in op: input\b"),
+})
 #: the variable under which an AOTInductor package checks its inputs' sizes and strides
 AOTI_CHECK_INPUTS = "AOTI_RUNTIME_CHECK_INPUTS"
 
