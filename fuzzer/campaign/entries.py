@@ -107,10 +107,10 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
     localised there, with torch's debugging backends and switches, and keyed as that bug,
     one bug whatever target found it (``bugs.Bug.targets`` lists them).  A program
     kind's only: a cache pair's or a death's case is not run so.  Where ``compile``
-    raises an error its class names otherwise (an ``aoti`` package's error reaches the
-    target with no frame of torch, so its class is the message, which reads as an older
-    dcefuzz's), compile does not show *this* class: the finding stays its target's own,
-    never merged with a bug of another class."""
+    raises an error its class names otherwise (an ``export`` or ``aoti`` entry saved
+    before their errors were placed by torch's frame, classed by its message, which
+    reads as an older dcefuzz's), compile does not show *this* class: the finding stays
+    its target's own, never merged with a bug of another class."""
     if kinds.of(entry.kind).name != kinds.PROGRAM or entry.kind in contract.PROCESS_KINDS:
         return False
     probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget)
