@@ -16,9 +16,10 @@ same bug class (``fuzzer.triage.probe``), within one budget:
 The *blame* is the part that names a root cause, and what bugs group by
 (``fuzzer.corpus.bugs``): the stage, refined by the last switch that removes the
 bug (in pipeline order; for the no-op removal, by the per-op rule inside it whose
-absence removes it, ``fuzzer.triage.rules``) or else by the pass the bisector found (for an error, the
-other way round: the bisector's last application is the pass that raises it,
-while a switch may avoid it only by reshaping that pass's input), and marked
+absence removes it, ``fuzzer.triage.rules``) or else by the pass the bisector found (for an error,
+the bisector's alone: its last application is the pass that raises it, and the
+error's class names torch's raising frame, while a switch that avoids it only
+reshapes that code's input; its switches are probed for the report, not the key), and marked
 "dynamic shapes only" when static shapes do not show it.  The bisector's answer
 alone is weak: every bug of a mutating custom op in Inductor needs the pass that
 decomposes ``auto_functionalized`` (it is where the op's in-place call appears), so
@@ -88,9 +89,10 @@ class Culprit:
         if self.subsystem is not None:
             named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
         if self.kind in contract.ERROR_KINDS:
-            # an error is where it is raised: the bisector's last application is the
-            # pass that raises; a switch that avoids it may only reshape that pass's input
-            switch, named = (None, named) if named is not None else (switch, None)
+            # an error is where it is raised: the bisector's last application is the pass
+            # that raises, and its class names torch's raising frame; a switch that avoids
+            # it only reshapes that code's input, so no switch is part of its blame
+            switch = None
         if switch is not None:
             return f"{self.stage}:{switch}"
         return f"{self.stage}:{named}" if named is not None else self.stage
@@ -165,11 +167,11 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     for a finding that is only to be counted as its bug (a repeat of one with its
     examples): the key is the same, and the record lacks what was not asked.  The
     blame (:attr:`Culprit.blame`) reads the bisection or the switches, never both:
-    for an error the bisector's pass wins, so the switches are probed only where it
-    names none; for a wrong result a switch wins, so the bisector runs only where no
-    switch, alone or paired, removes it.  Of an unshrunk finding's twenty-odd
-    compiles, that is the nine switch probes of most compile errors, or the bisection
-    (ten to twenty) of most wrong results.
+    an error's reads the bisection alone, so its switches are not probed; for a wrong
+    result a switch wins, so the bisector runs only where no switch, alone or paired,
+    removes it.  Of an unshrunk finding's twenty-odd compiles, that is the nine switch
+    probes of every compile error, or the bisection (ten to twenty) of most wrong
+    results.
     """
     probe = Probe(case, kind, bug_class, device, budget)
     found_stage, found_switches, bisection, dynamic_only, named_by = None, {}, None, None, ()
@@ -184,7 +186,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                 named_by = lookup.probe_lookup(probe, found_stage)
         if key_only and error and found_stage is not None:
             bisection = bisect.bisect(probe, found_stage, applications=False)
-        if found_stage == "inductor" and not (key_only and error and _names(bisection)):
+        if found_stage == "inductor" and not (key_only and error):
             found_switches = switches.probe_all(probe)
             if not error:  # an error's key is where it is raised
                 found_switches.update(switches.probe_pairs(probe, found_switches))
@@ -200,11 +202,6 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only,
                    otherwise=otherwise if found_stage is not None else {}, named_by=named_by)
-
-
-def _names(bisection: bisect.Bisection | None) -> bool:
-    """Whether a bisection names something the blame reads (a subsystem, at least)."""
-    return bisection is not None and bisection.subsystem is not None
 
 
 def triageable(kind: str, backend: str = "inductor") -> bool:

@@ -28,8 +28,8 @@ Three shapes of key are checked so (:func:`shape_of`):
 - an error first shown on Inductor: the stage walk, static shapes (and the lookup
   probe), then the bisection as a key-only triage makes it, its application
   bisected only for a pass's subsystem (``bisect.bisect(applications=False)``: a
-  lowering's is never part of a key), and where it names no subsystem every switch
-  (the blame is then the last that removes the error) (:attr:`Shape.ERROR`).
+  lowering's is never part of a key); no switch, since none is part of an error's
+  blame (``Culprit.blame``) (:attr:`Shape.ERROR`).
 
 What is left out, and why the key cannot change:
 
@@ -77,8 +77,7 @@ class Shape(str, enum.Enum):
     STAGE = "stage"
     #: one switch of Inductor, for a finding that is not an error
     SWITCH = "switch"
-    #: an error first shown on Inductor: the bisector's pass, or the switches where it
-    #: names none
+    #: an error first shown on Inductor: the bisector's pass (or nothing)
     ERROR = "error"
 
 
@@ -128,7 +127,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     probe = Probe(case, kind, bug_class, device, budget)
     answers: dict[tuple[str, str, bool], Outcome] = {}
     named: dict[str, tuple[str, ...]] = {}
-    blamed: list[tuple] = []  # an error's bisection and switches, made once
+    blamed: list[bisect.Bisection | None] = []  # an error's bisection, made once
     shown: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # what each compile showed
 
     def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
@@ -162,8 +161,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
             bisection = None
             if shape is Shape.ERROR:
                 if not blamed:
-                    blamed.append(_error_blame(probe, outcome))
-                bisection, found = blamed[0]
+                    blamed.append(bisect.bisect(probe, INDUCTOR, applications=False))
+                bisection = blamed[0]
             culprit = Culprit(stage=where, kind=kind, switches=found, dynamic_only=dynamic_only,
                               subsystem=bisection.subsystem if bisection else None,
                               pass_name=bisection.application if bisection else None,
@@ -182,16 +181,6 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
 PROGRAM_PART = " {"
 #: how a key says its bug needs dynamic shapes (``Culprit.key``)
 DYNAMIC_ONLY = " [dynamic shapes only]"
-
-
-def _error_blame(probe: Probe, outcome: Callable[..., Outcome]) -> tuple[bisect.Bisection | None, dict]:
-    """What an error's blame on Inductor reads, asked as its key-only triage asks it
-    (``culprit.localise``): the bisector's subsystem (and a pass subsystem's
-    application), and every switch's outcome where it names none."""
-    bisection = bisect.bisect(probe, INDUCTOR, applications=False)
-    if bisection is not None and bisection.subsystem is not None:
-        return bisection, {}
-    return bisection, {s.name: outcome(INDUCTOR, s.name).value for s in switches.available()}
 
 
 def _otherwise(where: str, kind: str, backend: str,
