@@ -514,6 +514,8 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
     from fuzzer.corpus.store import load
     from fuzzer.judge import kinds
     from fuzzer.limits import TRIAGE
+    from fuzzer.triage import within
+    from fuzzer.triage.culprit import Culprit
     from fuzzer.triage.probe import OutdatedClass, Outcome
 
     compiled = load(Path(__file__).parent.parent / "corpus" / "wrong-mutation-3e93a770411a.json")
@@ -529,9 +531,13 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
     assert entries.culprit_of(compiled, "cpu", TRIAGE.budget).via == ""  # compile's own: no probe
     assert _Shows.asked == [exported.backend]
     _Shows.answer = Outcome.GONE
+    monkeypatch.setattr(within, "localise", lambda entry, device, budget: Culprit("export-trace", kind=entry.kind))
     exported.culprit = entries.culprit_of(exported, "cpu", TRIAGE.budget)
-    assert exported.culprit is None and len(bugs.group([compiled, exported])) == 2
+    assert exported.culprit.blame == "export-trace" and len(bugs.group([compiled, exported])) == 2
+    # a target with no pieces to walk: nothing localises it
+    assert entries.culprit_of(dataclasses.replace(exported, target=targets.COMPILED_AUTOGRAD), "cpu",
+                              TRIAGE.budget) is None
     # compile raises an error its class names otherwise (an aoti package's error, classed
     # by its message): compile does not show this class, and nothing is dcefuzz's error
     _Shows.answer = OutdatedClass("compile-error|InductorError: AssertionError: x", "compile-error|raised x")
-    assert entries.culprit_of(exported, "cpu", TRIAGE.budget) is None
+    assert entries.culprit_of(exported, "cpu", TRIAGE.budget).via == ""  # its target's own

@@ -24,6 +24,7 @@ from fuzzer.judge.trial import Finding, TrialResult
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
 from fuzzer.reduce.shrinker import shrink
+from fuzzer.triage import within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import OutdatedClass, Outcome, Probe
@@ -89,14 +90,15 @@ def triaged(entry: Entry, config: Config, seconds_left: float | None = None,
 
 def culprit_of(entry: Entry, device: str, budget, fault: str | None = None, threads: int | None = None,
                key_only: bool = False):
-    """The culprit of ``entry``'s bug (None: its target's own, which nothing of
-    ``torch.compile``'s localises): through its own target where that is ``compile``,
+    """The culprit of ``entry``'s bug: through its own target where that is ``compile``,
     else through ``compile`` where its case shows the bug there too
-    (:func:`shows_through_compile`), marked so (``Culprit.via``)."""
+    (:func:`shows_through_compile`), marked so (``Culprit.via``), else within its
+    target's pipeline where that has pieces to walk (``fuzzer.triage.within``; None:
+    nothing localises it)."""
     if entry.target == targets.DEFAULT:
         return kinds.of(entry.kind).culprit(entry, device, budget, fault, threads, key_only)
     if not shows_through_compile(entry, budget, device):
-        return None
+        return within.localise(entry, device, budget) if within.walks(entry.target) else None
     culprit = kinds.of(entry.kind).culprit(entry, device, budget, fault, threads, key_only)
     return dataclasses.replace(culprit, via=targets.DEFAULT) if culprit is not None else None
 

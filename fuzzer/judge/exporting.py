@@ -103,13 +103,66 @@ def aoti_package(program, module=None):
         return torch._inductor.aoti_load_package(path)
 
 
-#: how an exported program (and its ``.module()``) is made into what every call runs, by target
-LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package}
+class GraphRun:
+    """An exported program's own graph, called as ``.module()`` would call it but
+    without ``.module()``: the graph's flat inputs (each user input in order, the
+    lifted constants and state, a fresh token for each effect token), and each
+    input the graph's signature says it writes written back (``copy_``, as unlifting
+    does).  What its runs show is what export's tracing and functionalization made;
+    what only ``.module()`` shows is its unlifting's (the token removal, the copies
+    back, the guards): triage tells the two apart (``fuzzer.triage.within``)."""
+
+    def __init__(self, program) -> None:
+        from torch.export.graph_signature import InputKind, OutputKind
+
+        self.gm, self.out_spec = program.graph_module, program.call_spec.out_spec
+        lifted = {**program.state_dict, **program.constants}
+        #: per graph input: None for the next user input, a callable for a fresh token,
+        #: else the lifted value
+        self.inputs = [None if spec.kind == InputKind.USER_INPUT
+                       else _token if spec.kind == InputKind.TOKEN else lifted[spec.target]
+                       for spec in program.graph_signature.input_specs]
+        users = [spec.arg.name for spec in program.graph_signature.input_specs if spec.kind == InputKind.USER_INPUT]
+        #: per graph output: the user input's index it writes back, "out" for a user
+        #: output, None for what the caller never sees (a token)
+        self.outputs = [users.index(spec.target) if spec.kind == OutputKind.USER_INPUT_MUTATION
+                        else "out" if spec.kind == OutputKind.USER_OUTPUT else None
+                        for spec in program.graph_signature.output_specs]
+
+    def __call__(self, *inputs):
+        flat = torch.utils._pytree.tree_leaves(inputs)
+        given = iter(flat)
+        args = [next(given) if spec is None else spec() if callable(spec) else spec for spec in self.inputs]
+        results = self.gm(*args)
+        outs = []
+        for where, value in zip(self.outputs, results):
+            if where == "out":
+                outs.append(value)
+            elif where is not None:
+                flat[where].copy_(value)
+        return torch.utils._pytree.tree_unflatten(outs, self.out_spec) if self.out_spec is not None else outs
+
+
+def _token():
+    return torch.ops.prims._make_token()
+
+
+#: how an exported program (and its ``.module()``) is made into what every call runs, by
+#: target; the others are pieces of export's pipeline that triage runs a target's own
+#: finding through (``fuzzer.triage.within``): the exported graph without ``.module()``
+#: (:class:`GraphRun`: export's training IR, which keeps writes in place and effects
+#: inline), and the program after ``run_decompositions()`` (functionalized, to the core
+#: ATen set, as AOTInductor lowers it: writes become outputs copied back, effects thread
+#: tokens), its graph without ``.module()`` and as its ``.module()``
+LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package,
+             "export-graph": lambda program, module: GraphRun(program),
+             "export-decomposed-graph": lambda program, module: GraphRun(program.run_decompositions()),
+             "export-decomposed": lambda program, module: program.run_decompositions().module()}
 #: the most programs one run exports, by target: a call whose inputs no exported
 #: program's guards accept is exported anew on them, as ``torch.compile`` recompiles
 #: (export's programs are sound for the inputs their guards accept, so a user exports
 #: for each shape they serve outside them); ``aoti`` once, an Inductor C++ compile a package
-EXPORTS = {"export": 8, "aoti": 1}
+EXPORTS = {"export": 8, "aoti": 1, "export-graph": 8, "export-decomposed-graph": 8, "export-decomposed": 8}
 
 
 class Exported:

@@ -172,8 +172,25 @@ class ReduceOverheadTarget(CompileTarget):
         return None
 
 
+class ExportPiece(ExportTarget):
+    """A piece of export's pipeline that triage runs a target's own finding through
+    (``fuzzer.triage.within``), never a campaign's target: ``export-graph``, the
+    exported graph called without ``.module()`` (``exporting.GraphRun``), and the
+    program after ``run_decompositions()``, its graph so (``export-decomposed-graph``)
+    and as its ``.module()`` (``export-decomposed``).  Each refuses what export refuses."""
+
+    def __init__(self, name: str, api: str) -> None:
+        self.name, self.api = name, api
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget(),
                                                   CompiledAutogradTarget(), ReduceOverheadTarget())}
+#: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`)
+PIECES: dict[str, Target] = {t.name: t for t in (
+    ExportPiece("export-graph", "torch.export.export, its graph called without .module()"),
+    ExportPiece("export-decomposed-graph", "torch.export.export, then run_decompositions(), its graph called "
+                "without .module()"),
+    ExportPiece("export-decomposed", "torch.export.export, then run_decompositions(), run as its .module()"))}
 
 
 class UnknownTarget(LookupError):
@@ -181,9 +198,10 @@ class UnknownTarget(LookupError):
 
 
 def get(name: str | None) -> Target:
-    """The target called ``name`` (None: the default)."""
+    """The target called ``name`` (None: the default), or the piece of one that triage
+    runs (:data:`PIECES`)."""
     try:
-        return TARGETS[name or DEFAULT]
+        return TARGETS[name or DEFAULT] if name not in PIECES else PIECES[name]
     except KeyError:
         raise UnknownTarget(f"no target {name!r}; known: {', '.join(sorted(TARGETS))}") from None
 
@@ -197,7 +215,8 @@ def spread(names) -> str:
     once, in the order given (one name: that target).  Raises :class:`UnknownTarget`."""
     chosen = list(dict.fromkeys(n.strip() for n in names if n.strip()))
     for name in chosen or [DEFAULT]:
-        get(name)
+        if name not in TARGETS:
+            raise UnknownTarget(f"no target {name!r}; known: {', '.join(sorted(TARGETS))}")
     return ",".join(chosen or [DEFAULT])
 
 

@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.judge import contract
+from fuzzer.judge import contract, targets
 from fuzzer.judge.legacy import legacy_class, renamed
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE, OracleBudget
@@ -86,14 +86,16 @@ class Probe:
             raise BudgetSpent()
 
     def outcome(self, backend: str, config: dict | None = None, dynamic: bool = True,
-                within: Callable[[], contextlib.AbstractContextManager] | None = None) -> Outcome:
+                within: Callable[[], contextlib.AbstractContextManager] | None = None,
+                target: str = targets.DEFAULT) -> Outcome:
         """Compile afresh on ``backend`` with Inductor's ``config`` patched in (and, unless
         ``dynamic``, with static shapes; inside ``within()``, where given: a patch of
-        torch that no config names, such as a rule taken out of a pass); what shows."""
+        torch that no config names, such as a rule taken out of a pass), through
+        ``target`` (or a piece of one, ``targets.PIECES``); what shows."""
         self.check()
         self.calls += 1
         with _inductor_config(config), (within() if within is not None else contextlib.nullcontext()):
-            verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic)
+            verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic, target=target)
         self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
             else (verdict.status,)
         if verdict.status != contract.OK:

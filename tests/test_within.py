@@ -1,0 +1,112 @@
+"""A target's own finding localised within its pipeline (``fuzzer.triage.within``): the
+pieces of export's pipeline each run a program as the contract judges it, the walk
+blames the first that shows the bug, and a target's own bugs group by that blame.
+
+Real ``torch.export.export`` (no Inductor) on the hand-written programs of
+``test_targets``: a fraction of a second each.
+"""
+
+import dataclasses
+
+from test_targets import EFFECTS, HALF, WRITES
+
+from fuzzer import faults
+from fuzzer.campaign import entries
+from fuzzer.campaign.config import Config
+from fuzzer.corpus import bugs
+from fuzzer.judge import contract, exporting, targets
+from fuzzer.judge.trial import CLEAN, FINDING, run_trial
+from fuzzer.limits import TRIAGE
+from fuzzer.triage import within
+from fuzzer.triage.probe import Outcome
+
+
+def _entry(finding):
+    return entries.found_entry(finding, 0, Config(seed=0, device="cpu", corpus_dir="unused"))
+
+
+def test_the_exported_graph_run_without_module_is_judged_clean_and_writes_its_inputs_back():
+    """Every piece runs honest programs clean.  The decomposed program is functional:
+    its graph, called with a token for each effect, returns what it writes, and
+    ``GraphRun`` copies each back as ``.module()`` would; without the copies back a
+    written input is a finding."""
+    for piece in targets.PIECES:
+        for c in (WRITES, EFFECTS, HALF):
+            result = run_trial(c, "cpu", target=piece)
+            assert result.status == CLEAN, (piece, [d.line() for d in result.verdict.divergences])
+    outputs = exporting.GraphRun.__init__
+
+    def forgets_writes(self, program):
+        outputs(self, program)
+        self.outputs = [None if isinstance(where, int) else where for where in self.outputs]
+    exporting.GraphRun.__init__ = forgets_writes
+    try:
+        result = run_trial(WRITES, "cpu", target="export-decomposed-graph")
+    finally:
+        exporting.GraphRun.__init__ = outputs
+    assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_MUTATION]
+
+
+def test_a_bug_only_module_shows_is_blamed_on_its_unlifting():
+    """The planted fault drops a write in ``.module()`` alone: the exported graph is
+    right, so the walk blames the module, with one probe (the finding's own target is
+    judged already)."""
+    with faults.planted("mutation-lost-export"):
+        [finding] = run_trial(WRITES, "cpu", target=targets.EXPORT).findings
+        culprit = within.localise(_entry(finding), "cpu")
+    assert culprit.stage == culprit.blame == "export-unlift" and culprit.oracle_calls == 1
+
+
+class _Pieces:
+    """A probe that answers per piece of the pipeline, recording what it was asked."""
+
+    shows: set = set()
+    asked: list = []
+
+    def __init__(self, case, kind, bug_class, device, budget):
+        pass
+
+    calls, seconds, exhausted = 0, 0.0, False
+
+    def outcome(self, backend, config=None, dynamic=True, within=None, target=targets.DEFAULT):
+        _Pieces.asked.append(target)
+        return Outcome.STAYS if target in _Pieces.shows else Outcome.GONE
+
+
+def test_the_walk_blames_the_first_piece_that_shows_the_bug_and_never_reruns_the_targets_own(monkeypatch):
+    monkeypatch.setattr(within, "Probe", _Pieces)
+    with faults.planted("mutation-lost-export"):
+        [finding] = run_trial(WRITES, "cpu", target=targets.EXPORT).findings
+    export = _entry(finding)
+    aoti = dataclasses.replace(export, target=targets.AOTI)
+    walked = ["export-graph", "export", "export-decomposed-graph", "export-decomposed"]
+    cases = [(export, {"export-graph"}, "export-trace", walked[:1]),
+             (export, set(), "export-unlift", walked[:1]),
+             (aoti, {"export", "export-decomposed"}, "export-unlift", walked[:2]),
+             (aoti, {"export-decomposed-graph"}, "export-decompositions", walked[:3]),
+             (aoti, {"export-decomposed"}, "export-decomposed-unlift", walked),
+             (aoti, set(), "aoti", walked)]
+    for entry, shows, blame, asked in cases:
+        _Pieces.shows, _Pieces.asked = shows, []
+        assert (within.localise(entry, "cpu").blame, _Pieces.asked) == (blame, asked)
+
+
+def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(monkeypatch):
+    """Not each entry a bug of its own: two findings of one program and piece are one
+    bug, another piece is another, and a program doing otherwise is another."""
+    monkeypatch.setattr(within, "Probe", _Pieces)
+    monkeypatch.setattr(entries, "shows_through_compile", lambda entry, budget, device=None: False)
+    with faults.planted("mutation-lost-export"):
+        [finding] = run_trial(WRITES, "cpu", target=targets.EXPORT).findings
+    first, again = _entry(finding), dataclasses.replace(_entry(finding), id="again")
+    _Pieces.shows = set()
+    for e in (first, again):
+        e.culprit = entries.culprit_of(e, "cpu", TRIAGE.budget)
+    assert bugs.key_of(first) == bugs.key_of(again) and "@ export-unlift {does " in bugs.key_of(first)
+    assert bugs.separates(first)
+    _Pieces.shows = {"export-graph"}
+    graph = dataclasses.replace(_entry(finding), id="graph")
+    graph.culprit = entries.culprit_of(graph, "cpu", TRIAGE.budget)
+    assert bugs.key_of(graph) != bugs.key_of(first)
+    other = dataclasses.replace(first, id="other", case=EFFECTS)
+    assert bugs.key_of(other) != bugs.key_of(first)
