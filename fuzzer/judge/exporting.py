@@ -116,7 +116,9 @@ class GraphRun:
         from torch.export.graph_signature import InputKind, OutputKind
 
         self.gm, self.out_spec = program.graph_module, program.call_spec.out_spec
-        lifted = {**program.state_dict, **program.constants}
+        # a nested region's lifted constant can sit in the graph module's own state
+        # (as ``ExportedProgram._graph_module_flat_inputs`` knows)
+        lifted = {**self.gm.state_dict(), **program.state_dict, **program.constants}
         #: per graph input: None for the next user input, a callable for a fresh token,
         #: else the lifted value
         self.inputs = [None if spec.kind == InputKind.USER_INPUT
