@@ -110,3 +110,17 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
     assert bugs.key_of(graph) != bugs.key_of(first)
     other = dataclasses.replace(first, id="other", case=EFFECTS)
     assert bugs.key_of(other) != bugs.key_of(first)
+
+
+def test_the_graphs_own_input_check_keeps_a_bug_of_modules_guard_function_off_the_trace():
+    """``bug-c1fc1e9c82``: ``.module()``'s guard function misses a dim export fixed to
+    one size, so a smaller input runs the graph.  The graph piece checks inputs against
+    the program's own placeholders and ranges, refuses that binding (exported anew on
+    it, clean), and the walk blames the unlifting, not the trace."""
+    from pathlib import Path
+
+    from fuzzer.corpus.store import load
+
+    entry = load(Path(__file__).parent.parent / "corpus" / "runtime-error-a812959dad2a.json")
+    assert run_trial(entry.case, "cpu", target="export-graph").status == CLEAN
+    assert within.localise(entry, "cpu").blame == "export-unlift"

@@ -125,11 +125,24 @@ class GraphRun:
                        else _token if spec.kind == InputKind.TOKEN else lifted[spec.target]
                        for spec in program.graph_signature.input_specs]
         users = [spec.arg.name for spec in program.graph_signature.input_specs if spec.kind == InputKind.USER_INPUT]
+        self.placeholders = [node for node in self.gm.graph.nodes if node.op == "placeholder" and node.name in users]
+        self.ranges = program.range_constraints
         #: per graph output: the user input's index it writes back, "out" for a user
         #: output, None for what the caller never sees (a token)
         self.outputs = [users.index(spec.target) if spec.kind == OutputKind.USER_INPUT_MUTATION
                         else "out" if spec.kind == OutputKind.USER_OUTPUT else None
                         for spec in program.graph_signature.output_specs]
+
+    def guards(self, *inputs) -> None:
+        """Raise unless ``inputs`` fit what the exported program says it was traced for:
+        its placeholders' shapes and its range constraints
+        (``_check_input_constraints_for_graph``, the check ``.module()`` ran before it
+        compiled its guards into a function of its own), so that a bug of ``.module()``'s
+        guard function is not this piece's."""
+        from torch._export.utils import _check_input_constraints_for_graph
+
+        flat = torch.utils._pytree.tree_leaves(inputs)
+        _check_input_constraints_for_graph(self.placeholders, [((), arg) for arg in flat], self.ranges)
 
     def __call__(self, *inputs):
         flat = torch.utils._pytree.tree_leaves(inputs)
@@ -194,8 +207,10 @@ class Exported:
         try:
             program = torch.export.export(Program(), tuple(inputs), dynamic_shapes=(self.dynamic_shapes,))
             module = program.module()
-            guards = getattr(module, "_guards_fn", None)  # the check ``.module()`` runs first
-            self.made.append((guards, self.lower(program, module)))
+            lowered = self.lower(program, module)
+            # the check ``.module()`` runs first, or the lowered program's own
+            guards = getattr(lowered, "guards", None) or getattr(module, "_guards_fn", None)
+            self.made.append((guards, lowered))
         except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
             self.error = exc
 
