@@ -135,6 +135,7 @@ def plain_snippet(source: str) -> str:
             backward = line.startswith("def _") and "_backward(" in line
         line = line.replace(", site: int)", ")").replace(", site)", ")").replace(", site):", "):")
         line = line.replace(", site: int, *,", ", *,").replace(", int site)", ")")
+        line = line.replace(", int site, *,", ", *,").replace(", site, *,", ", *,")
         body = line.strip()
         if body.startswith("_hit("):
             continue
