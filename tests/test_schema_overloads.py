@@ -12,6 +12,9 @@ overload's kernel and the functional op's compute the same (``test_custom_ops``)
 """
 
 import inspect
+import re
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -21,7 +24,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage
 from fuzzer.judge.trial import judge_case
-from fuzzer.program import codegen, custom_ops, forms
+from fuzzer.program import codegen, custom_ops, forms, sources
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.rewrite import statement_edits
 
@@ -143,6 +146,38 @@ def test_inductor_lowers_the_functional_op_to_its_out_overload():
     with config.patch(force_disable_caches=True):
         _, code = run_and_get_code(fn, torch.randn(3, 4))
     assert "s_silu.out" in "\n".join(code)
+
+
+# ------------------------------------------------------------------ scripts and briefs
+
+EVERY_FORM = prog({"x0": SHAPE, "x1": SHAPE, "x2": SHAPE}, [
+    ("clone", ["x1"], "v0", {}),
+    ("s_optlist", ["x0", "v0", "x2"], "v1", {"site": 0}),
+    ("s_optlist_none", ["v1"], "v2", {"site": 1}),
+    ("s_silu", ["v2"], "v3", {"site": 2}),
+    ("s_silu_out", ["x1", "v3"], "v4", {"site": 3}),
+    ("mul_", ["v4"], None, {"c": 2.0}),
+], outputs=["v0", "v3", "v4"])
+
+
+def _standalone(ops_text: str, program_text: str) -> str:
+    script = (f"{ops_text}\n\n{program_text}\n\ntorch.manual_seed(0)\n"
+              "xs = [torch.randn(3, 4) for _ in range(3)]\n"
+              "print([round(float(t.sum()), 4) for t in list(program(*xs)) + xs])\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_the_forms_run_standalone_traced_and_plain():
+    """A repro's snippets (the overload's schema and kernel among them) and a brief's
+    plain ones, without a site (``int site, *``, ``site, *``) or ``_hit``, compute the
+    same values and writes."""
+    traced = _standalone(sources.script(EVERY_FORM), codegen.source(EVERY_FORM))
+    plain_ops = sources.script(EVERY_FORM, brief=True, traced=False)
+    assert not re.search(r"\bsite\b", plain_ops) and "_hit" not in plain_ops
+    assert "s_silu.out(v3, out=x1)" in codegen.source(EVERY_FORM, plain=True)
+    assert _standalone(custom_ops.HEADER + "\n" + plain_ops, codegen.source(EVERY_FORM, plain=True)) == traced
 
 
 # ------------------------------------------------------------------ shrinking
