@@ -196,3 +196,42 @@ def test_the_shrinker_takes_each_form_toward_the_plain_ones():
     shrunk = [s.form for s in run.best.program.body]
     assert shrunk == ["s_opt_none", "s_opt_none", "p_sin", "m_scale"], shrunk
     assert not NEW_FORMS & {forms.form(f).name for f in shrunk}
+
+
+# ------------------------------------------------------------------ a user's ops
+
+USER_OPS = """
+import torch
+
+lib = torch.library.Library("optlistusr", "DEF")
+lib.define("accumulate(Tensor x, Tensor(a!)[]? accs) -> Tensor")
+
+
+def _accumulate(x, accs):
+    if accs is not None:
+        accs[0].add_(x)
+        accs[1].mul_(0.5).add_(accs[0])
+    return torch.sin(x)
+
+
+lib.impl("accumulate", _accumulate, "CompositeExplicitAutograd")
+torch.library.register_fake("optlistusr::accumulate", lambda x, accs: torch.empty_like(x), lib=lib)
+"""
+
+
+def test_a_users_optional_written_list_is_always_given_and_each_element_judged_written(tmp_path):
+    """``--ops`` reads ``Tensor(a!)[]?`` as it reads ``Tensor(a!)[]``: a list of two
+    written operands, which a program's call writes, and nothing else."""
+    from fuzzer.user import library
+    (tmp_path / "optlist_ops.py").write_text(USER_OPS)
+    loaded = library.load(str(tmp_path / "optlist_ops.py"))
+    assert not loaded.skipped and [(op.qualname, op.mutates, op.results) for op in loaded.ops] == \
+        [("optlistusr::accumulate", (1, 2), 1)]
+    form = forms.form("optlistusr::accumulate")
+    inputs = {f"x{k}": SHAPE for k in range(form.arity)}
+    program = prog(inputs, [("optlistusr::accumulate", list(inputs), "v0", {"site": 0})], outputs=["v0"])
+    assert "accumulate(x0, [x1, x2])" in codegen.source(program)
+    tensors = [torch.randn(3, 4) for _ in inputs]
+    before = [t.clone() for t in tensors]
+    codegen.build(program)(*tensors)
+    assert {k for k, (a, b) in enumerate(zip(tensors, before)) if not torch.equal(a, b)} == {1, 2}
