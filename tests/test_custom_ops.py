@@ -31,13 +31,13 @@ RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "
 #: the ops of the op families (``fuzzer.program.families``)
 FAMILY_OPS = {op.name for op in families.ops()}
 TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
-              - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace"})
+              - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu"})
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
 #: the pure ops without a backward
-NO_BACKWARD = {"p_pos", "s_mix", "r_workspace"}
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu"}
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 #: the ops that write a row at a position: their forms give them a first dim of 1 or more
@@ -63,6 +63,8 @@ def _args(op, x, y):
         return (x, y, 0.5, 0)
     if op.name == "s_list":
         return ([x, y, x * y + 1.0], 0)
+    if op.name == "s_optlist":
+        return (x, [y, x * y + 1.0], 0)
     if op.name in ("s_pair", "c_two"):
         return (x, y, x * y + 1.0) + (() if op.name in KEYWORDS else (0,))
     if op.name in KEYWORDS:
@@ -131,6 +133,30 @@ def test_p_opt_without_its_optional_tensor():
     x = torch.randn(3, 2)
     result = torch.library.opcheck(torch.ops.dcefuzz.p_opt.default, (x, None, 0))
     assert result == {u: "SUCCESS" for u in DEFAULT_TEST_UTILS}
+
+
+def test_s_optlist_without_its_optional_list():
+    x = torch.randn(3, 2)
+    result = torch.library.opcheck(torch.ops.dcefuzz.s_optlist.default, (x, None, 0))
+    assert result == {u: "SUCCESS" for u in DEFAULT_TEST_UTILS}
+
+
+@pytest.mark.parametrize("label", ["contiguous", "offset", "transposed"])
+def test_the_out_overload_computes_the_functional_op_into_its_buffer(label):
+    """``s_silu.out`` writes what ``s_silu`` returns into its buffer, whatever the
+    buffer's layout, never reading it, and returns the buffer itself; opcheck passes."""
+    x, buffer = _layout((3, 2), label), torch.full((3, 2), float("nan"))
+    result = torch.ops.dcefuzz.s_silu.out(x, 0, out=buffer)
+    assert result is buffer and torch.equal(buffer, torch.ops.dcefuzz.s_silu(x, 0))
+    checked = torch.library.opcheck(torch.ops.dcefuzz.s_silu.out, (x, 0), {"out": torch.empty(3, 2)})
+    assert checked == {u: "SUCCESS" for u in DEFAULT_TEST_UTILS}
+
+
+def test_the_out_overload_is_the_functional_ops_out_variant_to_this_torch():
+    """The tag the overload carries is the one this torch's ``to_out_variant`` (which
+    Inductor's ``FallbackKernel.create`` lowers a functional custom op with) reads."""
+    out_variant = pytest.importorskip("torch._library._out_variant")
+    assert out_variant.to_out_variant(torch.ops.dcefuzz.s_silu.default) == torch.ops.dcefuzz.s_silu.out
 
 
 @pytest.mark.parametrize("name, args", [

@@ -73,19 +73,22 @@ def test_an_untagged_aliased_result_is_refused_so_no_form_calls_one():
 
 def test_the_families_forms_are_under_their_features():
     assert {f.feature for f in FAMILY_FORMS} == {features.SCHEMAS, features.SCHEMA_ALIAS, features.OP_CALLS}
-    assert {f.name for f in FAMILY_FORMS if f.feature == features.SCHEMA_ALIAS} == {"s_inplace"}
+    assert {f.name for f in FAMILY_FORMS if f.feature == features.SCHEMA_ALIAS} == {"s_inplace", "s_silu_out"}
 
 
-def test_the_alias_feature_needs_the_inplace_tag(monkeypatch):
+@pytest.mark.parametrize("tag", ["inplace", "out"])
+def test_the_alias_feature_needs_the_inplace_and_out_tags(monkeypatch, tag):
+    """``s_inplace`` returns its argument (tagged inplace), ``s_silu_out`` its buffer
+    (tagged out): without the tag torch refuses the alias."""
     assert features.unavailable(features.SCHEMA_ALIAS) is None
-    monkeypatch.delattr(torch.Tag, "inplace")
-    assert "torch.Tag.inplace" in features.unavailable(features.SCHEMA_ALIAS)
+    monkeypatch.delattr(torch.Tag, tag)
+    assert f"torch.Tag.{tag}" in features.unavailable(features.SCHEMA_ALIAS)
 
 
 def test_results_are_read_off_a_hand_written_schema():
     by_name = custom_ops.BY_NAME
-    assert [by_name[n].returns for n in ("s_addto", "s_scale", "s_list", "s_pair", "s_opt", "s_inplace")] == \
-        [False, False, False, True, True, True]
+    assert [by_name[n].returns for n in ("s_addto", "s_scale", "s_list", "s_pair", "s_opt", "s_inplace", "s_optlist",
+                                         "s_silu")] == [False, False, False, True, True, True, True, True]
     with pytest.raises(ValueError, match="no signature"):
         custom_ops.CustomOp("nameless", "pure", "x = 1\n", "").returns
 

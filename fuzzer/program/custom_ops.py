@@ -15,8 +15,9 @@ Effectful operators also append an event with a copy of their tensor inputs.
 Honesty rules every operator obeys (a compiler may rely on them, so the fuzzer must
 too): outputs are fresh tensors, never aliases of inputs, but for the alias a
 tagged op declares: an op tagged ``torch.Tag.inplace`` or ``torch.Tag.out``
-(``fuzzer.program.families.tagged``, and ``s_inplace`` of the hand-written schemas)
-returns the argument it writes, as its schema says (``Tensor(a!)``); ``mutates_args``
+(``fuzzer.program.families.tagged``, and ``s_inplace`` and ``s_silu.out`` of the
+hand-written schemas) returns the argument it writes, as its schema says
+(``Tensor(a!)``), and an op's out overload computes what the op returns; ``mutates_args``
 (a schema's ``!``) names exactly the tensors the body writes;
 fake impls give the real outputs' metadata: shape, dtype and strides.  Every fresh
 output is contiguous, in the real impl and the fake alike, because Inductor checks
@@ -135,6 +136,7 @@ def plain_snippet(source: str) -> str:
             backward = line.startswith("def _") and "_backward(" in line
         line = line.replace(", site: int)", ")").replace(", site)", ")").replace(", site):", "):")
         line = line.replace(", site: int, *,", ", *,").replace(", int site)", ")")
+        line = line.replace(", int site, *,", ", *,").replace(", site, *,", ", *,")
         body = line.strip()
         if body.startswith("_hit("):
             continue

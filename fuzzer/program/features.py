@@ -85,9 +85,11 @@ FEATURES: tuple[Feature, ...] = (
             "write through the returned alias"),
     # and these after them, for the same reason
     Feature(SCHEMAS, 0.3, "ops of hand-written schemas (Library.define / impl, torch.library.define): "
-            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?"),
+            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?, "
+            "Tensor(a!)[]? given a list or None, a functional op with an .out overload tagged as its out variant"),
     Feature(SCHEMA_ALIAS, 0.3, "a hand-written schema whose result is its written first argument "
-            "(-> Tensor(a!), tagged torch.Tag.inplace)"),
+            "(-> Tensor(a!), tagged torch.Tag.inplace), and an .out overload called with its buffer (tagged "
+            "torch.Tag.out)"),
     Feature(OP_CALLS, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
             "defaulted arguments; two written arguments and two results"),
     # and these after them (``fuzzer.program.families``: control, function)
@@ -170,7 +172,7 @@ def unavailable(name: str) -> str | None:
     """Why this torch cannot run a feature, or None (higher-order ops need torch.cond
     and torch.compiler.nested_compile_region; effects inside them need torch.cond and
     the while_loop, map and scan of torch._higher_order_ops; tagged ops need
-    ``custom_op``'s tags, a schema's returned alias ``torch.Tag.inplace``)."""
+    ``custom_op``'s tags, a schema's returned alias ``torch.Tag.inplace`` and ``out``)."""
     if name == HOPS:
         import torch
         if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
@@ -183,9 +185,10 @@ def unavailable(name: str) -> str | None:
             return f"this torch lacks torch.cond or torch._higher_order_ops.{', '.join(lacking) or 'while_loop'}"
     if name == SCHEMA_ALIAS:
         import torch
-        if not hasattr(torch.Tag, "inplace"):
-            return ("this torch lacks torch.Tag.inplace, without which an op's result may not alias "
-                    "its argument (auto_functionalize.can_auto_functionalize)")
+        lacking = [tag for tag in ("inplace", "out") if not hasattr(torch.Tag, tag)]
+        if lacking:
+            return (f"this torch lacks torch.Tag.{' and torch.Tag.'.join(lacking)}, without which an op's result "
+                    "may not alias its argument (auto_functionalize.can_auto_functionalize)")
     from fuzzer.program import families
     return families.unavailable(name)
 

@@ -60,6 +60,13 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "s_pair": ("m_shift", "m_addto", "m_scale"),
     "s_opt": ("s_opt_none",),
     "s_inplace": ("s_addto", "m_addto", "m_scale"),
+    # an optional written list toward the optional tensor (its first element), and its
+    # call with None toward that one's; a functional op with an out overload toward the
+    # plain pure op, its overload called with a buffer toward the tagged out= op
+    "s_optlist": ("s_opt", "s_optlist_none"),
+    "s_optlist_none": ("s_opt_none",),
+    "s_silu": ("p_sin",),
+    "s_silu_out": ("t_sin_out", "m_addto", "m_scale"),
     "c_sinmix": ("p_mix", "p_sin"),
     "c_scaleadd": ("m_addto", "m_scale"),
     "c_two": ("m_shift", "m_addto", "m_scale"),
@@ -114,7 +121,8 @@ FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, 
                    **{name: 3 for name in ("s_mix", "s_addto", "s_scale", "s_list", "s_pair", "s_opt", "c_sinmix",
                                            "c_scaleadd", "c_two", "cond_tap", "cond_log", "cond_scale", "while_tap",
                                            "while_scale", "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale",
-                                           "fn_dirty")}, "s_inplace": 4,
+                                           "fn_dirty", "s_optlist_none", "s_silu")}, "s_inplace": 4,
+                   "s_optlist": 4, "s_silu_out": 4,
                    # the strided views rank above the plain views they shrink to
                    "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3,
                    # and the storage swaps above the plain forms they shrink to

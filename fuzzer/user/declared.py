@@ -296,10 +296,14 @@ def has_backward(qualname: str) -> bool:
 
 
 def _tensor_list(arg) -> bool:
-    """Whether an argument is a ``Tensor[]`` (written or not)."""
+    """Whether an argument is a ``Tensor[]`` (written or not), or an optional one
+    (``Tensor(a!)[]?``), which programs always give, as an optional tensor."""
     import torch
 
-    return isinstance(arg.type, torch.ListType) and isinstance(arg.type.getElementType(), torch.TensorType)
+    kind = arg.type
+    if isinstance(kind, torch.OptionalType) and isinstance(kind.getElementType(), torch.ListType):
+        kind = kind.getElementType()
+    return isinstance(kind, torch.ListType) and isinstance(kind.getElementType(), torch.TensorType)
 
 
 def _tensor_type(arg):

@@ -13,6 +13,16 @@ annotations a schema can state, each in one op:
 * two written arguments and two fresh results (``s_pair``);
 * ``Tensor(a!)?``, an optional tensor written when given (``s_opt``, called with one
   and with None);
+* ``Tensor(a!)[]?``, an optional list of two tensors written in order when given
+  (``s_optlist``, called with a list and with None);
+* an overload: a functional op and its ``.out`` overload (``s_silu`` and
+  ``s_silu.out(..., *, Tensor(a!) out) -> Tensor(a!)``), the overload tagged as the
+  op's out variant with the tag this torch reads for it (``torch.Tag.out``, or
+  ``torch.Tag.out_variant`` before it: ``torch._library._out_variant.to_out_variant``),
+  so Inductor may lower a call of the functional op to the overload
+  (``FallbackKernel.create``); both kernels compute the same and log the same site.
+  A program calls the functional op (``s_silu``) or the overload with a buffer of its
+  own (``s_silu_out``, under ``schema-alias``: its result is its buffer);
 * ``-> Tensor(a!)``, a result that is the written first argument (``s_inplace``):
   auto-functionalization takes an aliased result only from an op tagged
   ``torch.Tag.inplace`` (or ``out``; ``can_auto_functionalize`` in
@@ -23,7 +33,9 @@ annotations a schema can state, each in one op:
 The honesty rules are the library's (``fuzzer.program.custom_ops``): a kernel writes
 exactly the arguments its schema marks ``!``, its other results are fresh and
 contiguous, and each fake impl gives the real results' metadata (the aliased result's
-fake is its argument).  No op here has an autograd kernel: their forms take no
+fake is its argument; a ``Tag.out`` overload's fake is torch's own, the buffer).  An
+out overload computes what its functional op returns, into its buffer, which it never
+reads.  No op here has an autograd kernel: their forms take no
 gradients.
 """
 
@@ -164,6 +176,59 @@ _s_inplace_lib.impl("s_inplace", _s_inplace_kernel, "CompositeExplicitAutograd")
 def _(a, b, site):
     return a
 '''),
+    _op("s_optlist", MUTATING, "Tensor(a!)[]?: when given, a0 += x * 0.5, a1 = a1 * 0.5 + a0; returns sin(x), fresh", '''
+_s_optlist_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_optlist_lib.define("s_optlist(Tensor x, Tensor(a!)[]? accs, int site) -> Tensor")
+
+
+def _s_optlist_kernel(x, accs, site):
+    _hit("s_optlist", site)
+    if accs is not None:
+        accs[0].add_(x * 0.5)
+        accs[1].mul_(0.5).add_(accs[0])
+    return torch.sin(x).contiguous()
+
+
+_s_optlist_lib.impl("s_optlist", _s_optlist_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_optlist")
+def _(x, accs, site):
+    return x.new_empty(x.shape)
+'''),
+    _op("s_silu", PURE, "x * sigmoid(x), fresh, with an .out overload tagged as its out variant", '''
+_s_silu_lib = torch.library.Library("dcefuzz", "FRAGMENT")
+_s_silu_lib.define("s_silu(Tensor x, int site) -> Tensor")
+# the out variant, tagged with the tag this torch finds an op's out variant by
+_s_silu_lib.define("s_silu.out(Tensor x, int site, *, Tensor(a!) out) -> Tensor(a!)",
+                   tags=(torch.Tag.out,) if hasattr(torch.Tag, "out") else (torch.Tag.out_variant,))
+
+
+def _s_silu_kernel(x, site):
+    _hit("s_silu", site)
+    return (x * torch.sigmoid(x)).contiguous()
+
+
+def _s_silu_out_kernel(x, site, *, out):
+    _hit("s_silu", site)
+    torch.mul(x, torch.sigmoid(x), out=out)
+    return out
+
+
+_s_silu_lib.impl("s_silu", _s_silu_kernel, "CompositeExplicitAutograd")
+_s_silu_lib.impl("s_silu.out", _s_silu_out_kernel, "CompositeExplicitAutograd")
+
+
+@torch.library.register_fake("dcefuzz::s_silu")
+def _(x, site):
+    return x.new_empty(x.shape)
+
+
+if not hasattr(torch.Tag, "out"):  # a Tag.out op's fake is torch's: the buffer
+    @torch.library.register_fake("dcefuzz::s_silu.out")
+    def _(x, site, *, out):
+        return out
+'''),
 )
 
 
@@ -189,6 +254,10 @@ def forms(build) -> tuple:
         same_dims(t[0], t[2])
         return None
 
+    def infer_optlist(t, attrs, m):
+        same_dims(t[0], t[1])
+        return same_dims(t[0], t[2])
+
     # the features (``fuzzer.program.features``, which reads the forms: named here)
     feature, alias_feature = "schemas", "schema-alias"
     return (
@@ -208,4 +277,18 @@ def forms(build) -> tuple:
                     render=lambda a, at, d: f"{op_text('s_opt')}({a[0]}, None, {at['site']})"),
         dataclasses.replace(custom_form("s_inplace", 2, infer_same2(True), mutates=(0,),
                                         feature=alias_feature), result_aliases=True),
+        # an optional written list: given two tensors (operands 1 and 2), or None
+        dataclasses.replace(custom_form(
+            "s_optlist", 3, infer_optlist, mutates=(1, 2), feature=feature,
+            render=lambda a, at, d: f"{op_text('s_optlist')}({a[0]}, [{a[1]}, {a[2]}], {at['site']})"),
+            fits=fits_same_dims),
+        custom_form("s_optlist", 1, lambda t, at, m: t[0], form="s_optlist_none", feature=feature,
+                    render=lambda a, at, d: f"{op_text('s_optlist')}({a[0]}, None, {at['site']})"),
+        # a functional op with an out overload: the op, which the compiler may lower to
+        # the overload, and the overload called with a buffer (operand 0, its result)
+        custom_form("s_silu", 1, lambda t, at, m: t[0], feature=feature, grad=NO_BACKWARD),
+        dataclasses.replace(custom_form(
+            "s_silu", 2, infer_same2(True), mutates=(0,), form="s_silu_out", feature=alias_feature,
+            grad=NO_BACKWARD, render=lambda a, at, d: f"{op_text('s_silu')}.out({a[1]}, {at['site']}, out={a[0]})"),
+            category=MUTATING, result_aliases=True),
     )
