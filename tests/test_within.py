@@ -113,7 +113,7 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
 
 
 def test_the_graphs_own_input_check_keeps_a_bug_of_modules_guard_function_off_the_trace():
-    """``bug-c1fc1e9c82``: ``.module()``'s guard function misses a dim export fixed to
+    """``bug-8b4ca801d7``: ``.module()``'s guard function misses a dim export fixed to
     one size, so a smaller input runs the graph.  The graph piece checks inputs against
     the program's own placeholders and ranges, refuses that binding (exported anew on
     it, clean), and the walk blames the unlifting, not the trace."""
