@@ -92,6 +92,22 @@ def test_what_an_aoti_package_declines_is_its_inputs_laid_out_otherwise():
     assert contract.refusal(_ran(GUARD), aoti) == Gap(REFUSED, GUARD.line(), GUARD.type)  # export's too
 
 
+def test_a_region_an_aoti_package_cannot_hold_is_refused_through_aoti_alone():
+    """AOTInductor's C++ wrapper does not implement ``invoke_subgraph``: a region that
+    reaches Inductor is refused through aoti; through compile (its Python wrapper) the
+    same error is a finding, and another not-implemented error of the package stays one."""
+    region = Failure("InductorError", "NotImplementedError: codegen invoke_subgraph is not implemented for cpp "
+                     "wrapper", observe.COMPILE)
+    aoti = contract.Asks(declines=targets.get(targets.AOTI).declines)
+    assert contract.refusal(_ran(region), aoti) == Gap(REFUSED, region.line(), region.type)
+    assert contract.refusal(_ran(region)) is None
+    assert contract.refusal(_ran(region), EXPORT_ASKS) is None
+    for other in (Failure("InductorError", "NotImplementedError: codegen while_loop is not implemented for cpp "
+                          "wrapper", observe.COMPILE),
+                  Failure("InductorError", region.message, observe.RUNTIME)):
+        assert contract.refusal(_ran(other), aoti) is None, other
+
+
 def test_an_aoti_package_checks_its_inputs(monkeypatch):
     import os
 

@@ -54,10 +54,15 @@ EXPORT_DECLINES = frozenset({
 #: value is too small``: a size under the range it was compiled for), or, for an input
 #: whose layout a kernel asserts, ``expected size 2==2, stride 4==2 ... Error in op:
 #: input`` (the same assertion of a custom op's result, ``Error in op: <op>``, is a
-#: finding: a result its fake impl did not foretell).  Patterns, as ``re.match`` reads them
+#: finding: a result its fake impl did not foretell).  And, compiling the package, a
+#: ``nested_compile_region`` that reaches Inductor: its C++ wrapper does not implement
+#: ``invoke_subgraph`` (``CppWrapperCpu.codegen_invoke_subgraph`` raises
+#: ``NotImplementedError``, wrapped in ``InductorError``; 2.11 to 2.14.1).  Patterns, as
+#: ``re.match`` reads them
 AOTI_DECLINES = EXPORT_DECLINES | frozenset({
     ("RuntimeError", RUNTIME, r"input_handles\["),
     ("RuntimeError", RUNTIME, r"expected size [^\n]*\nError in op: input\b"),
+    ("InductorError", COMPILE, r"NotImplementedError: codegen invoke_subgraph is not implemented for cpp wrapper"),
 })
 #: the variable under which an AOTInductor package checks its inputs' sizes and strides
 AOTI_CHECK_INPUTS = "AOTI_RUNTIME_CHECK_INPUTS"
