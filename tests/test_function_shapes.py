@@ -117,3 +117,14 @@ def test_every_shape_compiles_with_gradients_as_eager_runs_it_and_a_lost_write_i
         planted = trial.run_trial(gradbuf, "cpu", confirm=False)
     assert [(f.kind, [d.where for d in f.divergences]) for f in planted.findings] == [
         (contract.WRONG_OUTPUT, ["output 1"])]
+
+
+def test_a_rewrite_never_gives_a_function_one_value_as_both_arguments():
+    """One tensor given as two arguments is a shape with bugs of its own (autograd adds
+    both slots' gradients into it): a shrink of a call of two keeps two."""
+    c = case(prog({"x0": ("s0",), "x1": ("s0",)}, [("fn_linear", ["x0", "x1"], "v0", {"site": 0, "site2": 1})],
+                  outputs=["v0"]))
+    calls = [e.program.body[0] for e in statement_edits(c)]
+    assert calls and not any(s.args[0] == s.args[1] for s in calls if len(s.args) == 2)
+    mixed = case(prog({"x0": ("s0",), "x1": ("s0",)}, [("p_mix", ["x0", "x1"], "v0", {"site": 0})], outputs=["v0"]))
+    assert any(e.program.body[0].args == ("x0", "x0") for e in statement_edits(mixed))  # an op's may
