@@ -48,12 +48,12 @@ def test_the_text_holds_each_class_and_a_call_that_gives_one_value_twice():
                      ("fn_saved", ["v2"], "v3", {"site": 6, "site2": 7})], outputs=["v3"])
     text = codegen.source(program)
     assert "v0 = PairFunction0.apply(x0, x0)" in text and "v1 = AddFunction2.apply(v0, x0)" in text
-    assert "return torch.ops.dcefuzz.p_mix(grad, y, 1), grad * x" in text
-    assert "out += y" in text and "g = grad.clone()" in text and "torch.ops.dcefuzz.m_scale(g, 5)" in text
+    assert "return grad * torch.ops.dcefuzz.p_mix(y, x, 1), grad * x" in text
+    assert "out += y" in text and "g = grad.clone()" in text and "torch.ops.dcefuzz.m_addto(g, grad * x, 5)" in text
     assert "ctx.buf = buf" in text and "torch.ops.dcefuzz.m_scale(buf, 7)" in text
-    assert "grad.mul_" not in text and "m_scale(grad" not in text  # never the gradient it is given
+    assert "grad.mul_" not in text and "m_addto(grad" not in text  # never the gradient it is given
     assert "m_scale(buf)" in codegen.source(program, plain=True)
-    assert set(program.custom_ops()) == {"p_mix", "p_sin", "m_scale"}
+    assert set(program.custom_ops()) == {"p_mix", "p_sin", "m_addto", "m_scale"}
 
 
 def test_autograd_admits_every_shape_on_an_input_since_none_writes_a_value_of_the_program():
@@ -80,8 +80,32 @@ def test_one_value_given_as_both_arguments_gets_the_sum_of_both_gradients_in_eag
     both = _eager(_grad([("fn_pair", ["x0", "x0"], "v0", {"site": 0, "site2": 1})]), x.clone())
     y = x.clone().requires_grad_(True)  # what the backward returns for each slot, by hand
     grad = torch.ones_like(y)
-    expected = (grad * 0.5 + torch.tanh(y)) + grad * y
+    expected = grad * (y * 0.5 + torch.tanh(y)) + grad * y
     torch.testing.assert_close(both[-1], expected.detach())
+
+
+FUNCTIONS = [f.name for f in forms.FORMS.values() if f.helpers is not None and f.name.startswith("fn_")]
+
+
+@pytest.mark.parametrize("form", FUNCTIONS)
+def test_every_function_s_backward_gives_nothing_for_a_zero_gradient(form):
+    """Autograd hands a backward zeros for an output no gradient reached, and compiled
+    code may run one where eager does not (``families.fnshapes``): every class's
+    backward must give zeros there; the new shapes' are linear in the gradient too."""
+    args = ["x0", "x1"][:forms.form(form).arity]
+    program = prog({"x0": ("s0",), "x1": ("s0",)}, [(form, args, "v0", {"site": 0, "site2": 1})], outputs=["v0"])
+    space = {"torch": torch}
+    exec(codegen.source(program), space)
+    inputs = [torch.tensor([0.5, -1.0, 2.0], requires_grad=True), torch.tensor([1.5, 0.25, -0.5], requires_grad=True)]
+
+    def grads(scale):  # of copies, which fn_dirty may write
+        out = space["program"](*[t * 1.0 for t in inputs])[0]
+        return torch.autograd.grad(out, inputs, torch.full_like(out, scale), allow_unused=True, materialize_grads=True)
+
+    assert all(torch.count_nonzero(g) == 0 for g in grads(0.0))
+    if form in SHAPES:
+        for one, two in zip(grads(1.0), grads(2.0)):
+            torch.testing.assert_close(two, 2 * one)
 
 
 @pytest.mark.parametrize("form,simpler", [("fn_pair", "fn_pure"), ("fn_linear", "fn_pair"),
@@ -128,3 +152,17 @@ def test_a_rewrite_never_gives_a_function_one_value_as_both_arguments():
     assert calls and not any(s.args[0] == s.args[1] for s in calls if len(s.args) == 2)
     mixed = case(prog({"x0": ("s0",), "x1": ("s0",)}, [("p_mix", ["x0", "x1"], "v0", {"site": 0})], outputs=["v0"]))
     assert any(e.program.body[0].args == ("x0", "x0") for e in statement_edits(mixed))  # an op's may
+
+
+@pytest.mark.compile
+def test_a_function_whose_output_the_loss_never_reads_adds_nothing_to_a_gradient_across_a_graph_break():
+    """The graph before the break returns ``v1`` for the graph after it, so its backward
+    runs ``fn_pure``'s backward on a zero gradient, which eager never calls: a backward
+    that is not zero there (``p_mix(grad, x)``, as ``fn_pure`` had) made this a false
+    ``wrong-output``."""
+    from fuzzer.judge import trial
+
+    c = case(_grad([("clone", ["x0"], "v0", {}), ("fn_pure", ["x0"], "v1", {"site": 0, "site2": 1}),
+                    ("graph_break", [], None, {}), ("p_sin", ["v1"], "v2", {"site": 2})]), [{"s0": 3}])
+    result = trial.run_trial(c, "cpu", backend="aot_eager", confirm=False)
+    assert result.status == "clean", result.verdict

@@ -7,16 +7,24 @@ Each form here is one such class (``Form.helpers``, one class per call site) and
 call ``Name.apply(...)``:
 
 * ``fn_pair``: two arguments of the same dims, both saved; forward ``p_mix``,
-  backward a gradient for each argument, each of its own (``p_mix`` of the gradient
-  and the other argument; the gradient times the first);
+  backward a gradient for each argument, each of its own (the gradient times
+  ``p_mix`` of the saved arguments; the gradient times the first);
 * ``fn_linear``: two arguments; forward ``p_mix``, then adds the second argument to
   that fresh result in place (``out += y``, as the ``LinearFunction`` of torch's
-  "Extending torch.autograd" note adds its bias) and returns it; backward
-  ``p_sin`` of the gradient, and a gradient for each argument;
+  "Extending torch.autograd" note adds its bias) and returns it; backward the
+  gradient times ``p_sin`` of the second, and times the second;
 * ``fn_gradbuf``: backward writes a gradient in place: a clone of the incoming one,
-  through ``m_scale`` and then ``mul_`` by the saved input, and returns it;
+  through ``m_addto`` (adding the gradient times the saved input) and then ``mul_``
+  by the saved input, and returns it;
 * ``fn_saved``: forward makes a buffer, writes it with ``m_scale`` and keeps it on
-  ``ctx``; backward writes it again with ``m_scale`` and reads it.
+  ``ctx``; backward writes it again with ``m_scale`` and returns the gradient times it.
+
+Every backward is linear in its gradient.  ``Function.backward`` is the
+vector-Jacobian product (its docstring: defining it "is equivalent to defining the
+``vjp`` function"), and autograd hands a backward zeros for an output no gradient
+reached (``set_materialize_grads``), so compiled code may run a backward on zeros where
+eager never calls it (an output a graph break made a graph's, the loss not reading it):
+a backward that is not zero there would differ by design, not by a bug.
 
 The two-argument forms pick their operands one at a time (``Form.fits``), so a
 program may hand one value to both (``F.apply(v, v)``), and autograd adds the two
@@ -56,7 +64,7 @@ def _pair(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"PairFunction{s}"
     return {name: _class(name, "x, y", ["ctx.save_for_backward(x, y)", f"return {call('p_mix', 'x, y', s, plain)}"],
-                         ["x, y = ctx.saved_tensors", f"return {call('p_mix', 'grad, y', s2, plain)}, grad * x"])}
+                         ["x, y = ctx.saved_tensors", f"return grad * {call('p_mix', 'y, x', s2, plain)}, grad * x"])}
 
 
 def _linear(stmt, plain: bool) -> dict[str, str]:
@@ -64,14 +72,14 @@ def _linear(stmt, plain: bool) -> dict[str, str]:
     name = f"AddFunction{s}"
     return {name: _class(name, "x, y", ["ctx.save_for_backward(y)", f"out = {call('p_mix', 'x, y', s, plain)}",
                                         "out += y", "return out"],
-                         ["y, = ctx.saved_tensors", f"g = {call('p_sin', 'grad', s2, plain)}", "return g, g * y"])}
+                         ["y, = ctx.saved_tensors", f"return grad * {call('p_sin', 'y', s2, plain)}, grad * y"])}
 
 
 def _gradbuf(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"GradInPlace{s}"
     return {name: _class(name, "x", ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
-                         ["x, = ctx.saved_tensors", "g = grad.clone()", call("m_scale", "g", s2, plain),
+                         ["x, = ctx.saved_tensors", "g = grad.clone()", call("m_addto", "g, grad * x", s2, plain),
                           "g.mul_(x)", "return g"])}
 
 
@@ -97,6 +105,6 @@ def forms(kit) -> tuple:
     return (
         make("p_mix", "PairFunction", _pair, 2, form="fn_pair", fits=kit.fits_same_dims),
         make("p_mix", "AddFunction", _linear, 2, form="fn_linear", fits=kit.fits_same_dims, also_calls=("p_sin",)),
-        make("p_sin", "GradInPlace", _gradbuf, 1, form="fn_gradbuf", also_calls=("m_scale",)),
+        make("p_sin", "GradInPlace", _gradbuf, 1, form="fn_gradbuf", also_calls=("m_addto",)),
         make("m_scale", "SavedBuffer", _saved, 1, form="fn_saved"),
     )
