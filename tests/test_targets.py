@@ -137,7 +137,8 @@ def test_a_declined_binding_is_untested_through_export_and_a_finding_through_com
 
 def test_export_is_not_drawn_what_it_cannot_run():
     table = targets.drawn_for(targets.EXPORT, features.ALL)
-    assert not {features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD, features.AUTOGRAD_FUNCTION} & set(table)
+    assert not {features.GRAPH_BREAK, features.MODULE_STATE, features.AUTOGRAD, features.AUTOGRAD_FUNCTION,
+                features.FUNCTION_SHAPES} & set(table)
     assert targets.drawn_for(targets.COMPILE, features.ALL) == features.ALL
 
 

@@ -102,7 +102,7 @@ class ExportTarget:
     name = EXPORT
     api = "torch.export.export, run as its .module()"
     unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.MODULE_CARRY,
-                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION)
+                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION, features.FUNCTION_SHAPES)
     required: tuple[str, ...] = ()
     declines = EXPORT_DECLINES
     judges_dce = False

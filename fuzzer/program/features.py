@@ -18,7 +18,7 @@ import random
 from dataclasses import dataclass
 
 from fuzzer import __version__
-from fuzzer.program.families import control, function, state, swaps
+from fuzzer.program.families import control, fnshapes, function, state, swaps
 
 AUTOGRAD = "autograd"
 GRAPH_BREAK = "graph-break"
@@ -46,6 +46,7 @@ STORAGE_SWAPS = swaps.FEATURE
 INT_TENSORS = "int-tensors"
 DTYPE_VIEWS = "dtype-views"
 MODULE_CARRY = state.FEATURE
+FUNCTION_SHAPES = fnshapes.FEATURE
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,11 @@ FEATURES: tuple[Feature, ...] = (
             "them) over a view whose last dim has stride 1; writes through it"),
     Feature(MODULE_CARRY, 0.2, "a module whose state carries over from call to call (a KV cache of fixed "
             "length written at a position, running statistics), through mutating custom ops; judged after each call"),
+    # and this after them
+    Feature(FUNCTION_SHAPES, 0.2, "autograd.Function subclasses as libraries write them: two tensor arguments "
+            "(one value may be given as both), a gradient returned for each, an in-place add to the forward's "
+            "result, a backward that writes a clone of its gradient in place, a buffer kept on ctx that forward "
+            "and backward both write"),
 )
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before

@@ -59,6 +59,8 @@ def canonical_case(case: Case) -> Case:
 def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
     form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
+    if form.sites == 2 and "site2" in stmt.attrs:  # a Function toward one of fewer operands
+        attrs["site2"] = stmt.attrs["site2"]
     if stmt.attrs.get("no_grad"):
         attrs["no_grad"] = True
     if simpler in ("mul_", "scale"):

@@ -84,6 +84,12 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "fn_pure": ("p_sin",),
     "fn_scale": ("m_scale", "clone"),
     "fn_dirty": ("m_scale", "clone"),
+    # the Functions as libraries write them: toward a Function of one argument that
+    # writes nothing in backward, then the bare call
+    "fn_pair": ("fn_pure", "p_mix"),
+    "fn_linear": ("fn_pair", "p_mix"),
+    "fn_gradbuf": ("fn_pure", "p_sin"),
+    "fn_saved": ("fn_scale", "m_scale", "clone"),
     # the strided views, toward the plain views: an as_strided to a slice or the whole
     "as_strided": ("head", "alias"),
     "unfold_gap": ("slice_step",),
@@ -130,7 +136,9 @@ FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, 
                                            "r_setw", "r_workspace")}, "swap": 4,
                    # and the width views and the integer forms above theirs
                    "width_view": 4, **{name: 3 for name in ("masked_fill_mask", "where_mask", "mul_bool", "mul_int64",
-                                                            "gather", "less", "logic")}}
+                                                            "gather", "less", "logic")},
+                   # and the Functions as libraries write them above the ones they shrink to
+                   "fn_pair": 4, "fn_gradbuf": 4, "fn_saved": 4, "fn_linear": 5}
 DEFAULT_FORM_COMPLEXITY = 2
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import importlib
 
 #: the family modules, in library order
-MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function", "swaps", "state")
+MODULES: tuple[str, ...] = ("tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes")
 
 
 def _modules():

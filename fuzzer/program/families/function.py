@@ -6,8 +6,8 @@ calls custom ops too.  Each form here is one such class, emitted before the prog
 (one class per call site, like a region: ``Form.helpers``), and its call
 ``Name.apply(x)``:
 
-* ``fn_pure``: forward ``p_sin``, backward ``p_mix`` of the gradient and the saved
-  input;
+* ``fn_pure``: forward ``p_sin``, backward the gradient times ``p_mix`` of the
+  saved input (linear in the gradient: ``families.fnshapes`` says why);
 * ``fn_scale``: forward writes a fresh intermediate with ``m_scale``; backward
   ``p_sin`` of the gradient;
 * ``fn_dirty``: forward writes its input with ``m_scale`` and marks it dirty
@@ -42,7 +42,7 @@ def _pure(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"SinFunction{s}"
     return {name: _class(name, ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
-                         ["x, = ctx.saved_tensors", f"return {call('p_mix', 'grad, x', s2, plain)}"])}
+                         ["x, = ctx.saved_tensors", f"return grad * {call('p_mix', 'x, x', s2, plain)}"])}
 
 
 def _scale(stmt, plain: bool) -> dict[str, str]:

@@ -4,7 +4,11 @@ value (same dims first), a custom op by a simpler op of the same declared kind
 operand where the simpler op returns nothing), a constant or attribute by the simplest (``order.SIMPLEST_ATTRS``).
 
 An operand that does not fit is refused by the form's typing (``Case.validate``) at
-no oracle cost, so the edits do not check dims themselves.
+no oracle cost, so the edits do not check dims themselves.  A Function of several
+arguments (``families.fnshapes``) is never handed one value as two by a rewrite: one
+tensor given as two arguments is a shape of its own (autograd adds the gradients of
+both slots into it), whose bugs are others than those of two tensors, so a repro of
+two keeps two.
 """
 
 from __future__ import annotations
@@ -35,9 +39,11 @@ def statement_edits(case: Case) -> Iterator[Case]:
         return
     defined = [i.name for i in p.inputs]
     for n, stmt in enumerate(p.body):
-        # operands: an input or an earlier value (same dims first)
+        # operands: an input or an earlier value (same dims first); never, in a call of
+        # a Function of several arguments, one it is given already (``apart``)
+        apart = forms.form(stmt.form).nested and len(stmt.args) > 1
         for k, arg in enumerate(stmt.args):
-            earlier = defined[:defined.index(arg)]
+            earlier = [v for v in defined[:defined.index(arg)] if not (apart and v in stmt.args)]
             for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
                 yield replace_stmt(case, n, dataclasses.replace(
                     stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))

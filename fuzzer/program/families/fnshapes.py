@@ -1,0 +1,110 @@
+"""``autograd.Function`` shapes as libraries write them (feature ``function-shapes``).
+
+``families.function`` writes Functions of one argument whose backward calls pure
+ops.  Libraries' Functions (fused linear and attention kernels, losses) take several
+tensors, return a gradient for each, write in backward and keep buffers on ``ctx``.
+Each form here is one such class (``Form.helpers``, one class per call site) and its
+call ``Name.apply(...)``:
+
+* ``fn_pair``: two arguments of the same dims, both saved; forward ``p_mix``,
+  backward a gradient for each argument, each of its own (the gradient times
+  ``p_mix`` of the saved arguments; the gradient times the first);
+* ``fn_linear``: two arguments; forward ``p_mix``, then adds the second argument to
+  that fresh result in place (``out += y``, as the ``LinearFunction`` of torch's
+  "Extending torch.autograd" note adds its bias) and returns it; backward the
+  gradient times ``p_sin`` of the second, and times the second;
+* ``fn_gradbuf``: backward writes a gradient in place: a clone of the incoming one,
+  through ``m_addto`` (adding the gradient times the saved input) and then ``mul_``
+  by the saved input, and returns it;
+* ``fn_saved``: forward makes a buffer, writes it with ``m_scale`` and keeps it on
+  ``ctx``; backward writes it again with ``m_scale`` and returns the gradient times it.
+
+Every backward is linear in its gradient.  ``Function.backward`` is the
+vector-Jacobian product (its docstring: defining it "is equivalent to defining the
+``vjp`` function"), and autograd hands a backward zeros for an output no gradient
+reached (``set_materialize_grads``), so compiled code may run a backward on zeros where
+eager never calls it (an output a graph break made a graph's, the loss not reading it):
+a backward that is not zero there would differ by design, not by a bug.
+
+The two-argument forms pick their operands one at a time (``Form.fits``), so a
+program may hand one value to both (``F.apply(v, v)``), and autograd adds the two
+gradients it gets for it.  No form writes a value of the program: their writes go to
+tensors the Function makes, so ``fuzzer.program.grad`` admits them as pure calls.
+No backward writes the gradient it is given: torch's note "Extending torch.autograd"
+(``docs/source/notes/extending.rst``) says of backward's gradient arguments "It is
+important NEVER to modify these in-place", so such a program would be one torch does
+not define, and ``fn_gradbuf`` writes a clone.  Nor does a forward write an argument
+without marking it dirty (the same note: ``mark_dirty`` "must be used to mark any
+input that is modified inplace"); ``families.function``'s ``fn_dirty`` marks it.
+
+A backward is what the class says, not a derivative: compiled code must run what
+eager runs.  The calls are ``Form.nested`` (``missed-dce`` does not judge them).  The
+family adds no op: it calls the first library's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzer.program.families.control import call
+
+FEATURE = "function-shapes"
+OPS: tuple = ()
+
+
+def _class(name: str, params: str, forward: list[str], backward: list[str]) -> str:
+    lines = [f"class {name}(torch.autograd.Function):", "    @staticmethod", f"    def forward(ctx, {params}):"]
+    lines += [f"        {line}" for line in forward]
+    lines += ["", "    @staticmethod", "    def backward(ctx, grad):"]
+    lines += [f"        {line}" for line in backward]
+    return "\n".join(lines) + "\n"
+
+
+def _pair(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"PairFunction{s}"
+    return {name: _class(name, "x, y", ["ctx.save_for_backward(x, y)", f"return {call('p_mix', 'x, y', s, plain)}"],
+                         ["x, y = ctx.saved_tensors", f"return grad * {call('p_mix', 'y, x', s2, plain)}, grad * x"])}
+
+
+def _linear(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"AddFunction{s}"
+    return {name: _class(name, "x, y", ["ctx.save_for_backward(y)", f"out = {call('p_mix', 'x, y', s, plain)}",
+                                        "out += y", "return out"],
+                         ["y, = ctx.saved_tensors", f"return grad * {call('p_sin', 'y', s2, plain)}, grad * y"])}
+
+
+def _gradbuf(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"GradInPlace{s}"
+    return {name: _class(name, "x", ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
+                         ["x, = ctx.saved_tensors", "g = grad.clone()", call("m_addto", "g, grad * x", s2, plain),
+                          "g.mul_(x)", "return g"])}
+
+
+def _saved(stmt, plain: bool) -> dict[str, str]:
+    s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
+    name = f"SavedBuffer{s}"
+    return {name: _class(name, "x", ["buf = x.clone()", call("m_scale", "buf", s, plain), "ctx.buf = buf",
+                                     "return buf * x"],
+                         ["buf = ctx.buf", call("m_scale", "buf", s2, plain), "return grad * buf"])}
+
+
+def forms(kit) -> tuple:
+    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    def same(t, at, m):
+        return t[0]
+
+    def make(name, prefix, helpers, arity, **changes):
+        base = kit.custom_form(name, arity, same if arity == 1 else kit.infer_same2(True), form=changes.pop("form"),
+                               feature=FEATURE, grad=kit.BACKWARD,
+                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({', '.join(a)})")
+        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+
+    return (
+        make("p_mix", "PairFunction", _pair, 2, form="fn_pair", fits=kit.fits_same_dims),
+        make("p_mix", "AddFunction", _linear, 2, form="fn_linear", fits=kit.fits_same_dims, also_calls=("p_sin",)),
+        make("p_sin", "GradInPlace", _gradbuf, 1, form="fn_gradbuf", also_calls=("m_addto",)),
+        make("m_scale", "SavedBuffer", _saved, 1, form="fn_saved"),
+    )
