@@ -87,7 +87,7 @@ def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tm
                                  ("raised AssertionError in torch._inductor:Match.replace_by_example",))
     compiles = []
 
-    def judged(case_, device, backend, dynamic=True):
+    def judged(case_, device, backend, dynamic=True, target="compile"):
         compiles.append(backend)
         return contract.Verdict(contract.OK, [raised])
 
