@@ -185,6 +185,29 @@ LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package,
 EXPORTS = {"export": 8, "aoti": 1, "export-graph": 8, "export-decomposed-graph": 8, "export-decomposed": 8}
 
 
+#: the lowerings whose program is functional (writes made outputs and copied back, as
+#: ``run_decompositions()`` and AOTInductor make them): sound only for inputs that alias
+#: one another as the example exported did, which export guards nowhere, so a call whose
+#: inputs share storage otherwise is exported anew, or refused (:class:`AliasedOtherwise`).
+#: ``.module()`` of export's training IR keeps writes in place: any aliasing runs as eager
+FUNCTIONAL = frozenset({"aoti", "export-decomposed-graph", "export-decomposed"})
+
+
+class AliasedOtherwise(Exception):
+    """A call's inputs share storage otherwise than the exported example's did."""
+
+
+def sharing(inputs) -> tuple[int, ...]:
+    """Per input, the index of the first input whose storage it shares (its own where
+    none; an input with no bytes shares nothing)."""
+    first: dict[int, int] = {}
+    out = []
+    for i, value in enumerate(inputs):
+        storage = value.untyped_storage() if isinstance(value, torch.Tensor) else None
+        out.append(first.setdefault(storage.data_ptr(), i) if storage is not None and storage.nbytes() else i)
+    return tuple(out)
+
+
 class Exported:
     """``fn`` exported on its first call's inputs, lowered as ``target`` lowers it
     (:data:`LOWERINGS`), and run so on every call whose inputs the exported module's
@@ -196,7 +219,9 @@ class Exported:
     def __init__(self, fn, dynamic_shapes, target: str = "export") -> None:
         self.fn, self.dynamic_shapes, self.lower = fn, dynamic_shapes, LOWERINGS[target]
         self.limit = EXPORTS[target]
-        #: (guard check or None, lowered program) of each export so far, in order
+        self.functional = target in FUNCTIONAL
+        #: (guard check or None, lowered program, the inputs' sharing where the lowered
+        #: program is functional, else None) of each export so far, in order
         self.made: list = []
         self.error: BaseException | None = None
         #: whether the last call exported (its graph counts once)
@@ -215,7 +240,7 @@ class Exported:
             lowered = self.lower(program, module)
             # the check ``.module()`` runs first, or the lowered program's own
             guards = getattr(lowered, "guards", None) or getattr(module, "_guards_fn", None)
-            self.made.append((guards, lowered))
+            self.made.append((guards, lowered, sharing(inputs) if self.functional else None))
         except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
             self.error = exc
 
@@ -223,7 +248,11 @@ class Exported:
         """The first lowered program whose guard check accepts ``inputs`` (None: none
         does), and what the last check that rejected them raised."""
         rejected = None
-        for guards, lowered in self.made:
+        for guards, lowered, shared in self.made:
+            if shared is not None and shared != sharing(inputs):
+                rejected = AliasedOtherwise(f"inputs share storage as {sharing(inputs)}, where the example "
+                                            f"exported shared it as {shared}")
+                continue
             if guards is None:
                 return lowered, None
             try:
