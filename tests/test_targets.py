@@ -396,8 +396,10 @@ def _grad_case(body, outputs):
     return case(program, [{"s0": 3}, {"s0": 5}])
 
 
-# an autograd.Function whose forward and backward call custom ops: p_mix runs in the backward
-FUNCTION = _grad_case([("fn_pure", ["x0"], "v0", {"site": 0, "site2": 1})], ["v0"])
+# an autograd.Function whose forward and backward call custom ops: p_sin of the gradient runs in the backward
+# (fn_pure's backward, p_mix of the saved input alone since its backward is linear in the gradient, never
+# reached FallbackKernel.create in the compiled autograd graph, so the planted fault missed it)
+FUNCTION = _grad_case([("fn_scale", ["x0"], "v0", {"site": 0, "site2": 1})], ["v0"])
 CA_ASKS = contract.Asks(declines=targets.get(targets.COMPILED_AUTOGRAD).declines)
 NYI = Failure("NotImplementedError", "compiled_args nyi, see [Note: Compiled Autograd] SomeBackward0",
               observe.RUNTIME)
