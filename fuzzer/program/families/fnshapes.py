@@ -47,48 +47,43 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program.families.control import call
+from fuzzer.program.families.function import function_class
 
 FEATURE = "function-shapes"
 OPS: tuple = ()
 
 
-def _class(name: str, params: str, forward: list[str], backward: list[str]) -> str:
-    lines = [f"class {name}(torch.autograd.Function):", "    @staticmethod", f"    def forward(ctx, {params}):"]
-    lines += [f"        {line}" for line in forward]
-    lines += ["", "    @staticmethod", "    def backward(ctx, grad):"]
-    lines += [f"        {line}" for line in backward]
-    return "\n".join(lines) + "\n"
-
-
 def _pair(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"PairFunction{s}"
-    return {name: _class(name, "x, y", ["ctx.save_for_backward(x, y)", f"return {call('p_mix', 'x, y', s, plain)}"],
-                         ["x, y = ctx.saved_tensors", f"return grad * {call('p_mix', 'y, x', s2, plain)}, grad * x"])}
+    forward = ["ctx.save_for_backward(x, y)", f"return {call('p_mix', 'x, y', s, plain)}"]
+    backward = ["x, y = ctx.saved_tensors", f"return grad * {call('p_mix', 'y, x', s2, plain)}, grad * x"]
+    return {name: function_class(name, "x, y", forward, backward)}
 
 
 def _linear(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"AddFunction{s}"
-    return {name: _class(name, "x, y", ["ctx.save_for_backward(y)", f"out = {call('p_mix', 'x, y', s, plain)}",
-                                        "out += y", "return out"],
-                         ["y, = ctx.saved_tensors", f"return grad * {call('p_sin', 'y', s2, plain)}, grad * y"])}
+    forward = ["ctx.save_for_backward(y)", f"out = {call('p_mix', 'x, y', s, plain)}", "out += y", "return out"]
+    backward = ["y, = ctx.saved_tensors", f"return grad * {call('p_sin', 'y', s2, plain)}, grad * y"]
+    return {name: function_class(name, "x, y", forward, backward)}
 
 
 def _gradbuf(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"GradInPlace{s}"
-    return {name: _class(name, "x", ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
-                         ["x, = ctx.saved_tensors", "g = grad.clone()", call("m_addto", "g, grad * x", s2, plain),
-                          "g.mul_(x)", "return g"])}
+    forward = ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"]
+    backward = ["x, = ctx.saved_tensors", "g = grad.clone()", call("m_addto", "g, grad * x", s2, plain),
+                "g.mul_(x)", "return g"]
+    return {name: function_class(name, "x", forward, backward)}
 
 
 def _saved(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"SavedBuffer{s}"
-    return {name: _class(name, "x", ["buf = x.clone()", call("m_scale", "buf", s, plain), "ctx.buf = buf",
-                                     "return buf * x"],
-                         ["buf = ctx.buf", call("m_scale", "buf", s2, plain), "return grad * buf"])}
+    forward = ["buf = x.clone()", call("m_scale", "buf", s, plain), "ctx.buf = buf", "return buf * x"]
+    backward = ["buf = ctx.buf", call("m_scale", "buf", s2, plain), "return grad * buf"]
+    return {name: function_class(name, "x", forward, backward)}
 
 
 def forms(kit) -> tuple:

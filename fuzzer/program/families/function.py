@@ -30,8 +30,11 @@ FEATURE = "autograd-function"
 OPS: tuple = ()
 
 
-def _class(name: str, forward: list[str], backward: list[str]) -> str:
-    lines = [f"class {name}(torch.autograd.Function):", "    @staticmethod", "    def forward(ctx, x):"]
+def function_class(name: str, params: str, forward: list[str], backward: list[str]) -> str:
+    """The text of an ``autograd.Function`` subclass ``name`` whose forward takes
+    ``params`` and runs the lines ``forward``, and whose backward of ``grad`` runs
+    ``backward`` (``families.fnshapes`` writes its classes with it too)."""
+    lines = [f"class {name}(torch.autograd.Function):", "    @staticmethod", f"    def forward(ctx, {params}):"]
     lines += [f"        {line}" for line in forward]
     lines += ["", "    @staticmethod", "    def backward(ctx, grad):"]
     lines += [f"        {line}" for line in backward]
@@ -41,22 +44,22 @@ def _class(name: str, forward: list[str], backward: list[str]) -> str:
 def _pure(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"SinFunction{s}"
-    return {name: _class(name, ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
-                         ["x, = ctx.saved_tensors", f"return grad * {call('p_mix', 'x, x', s2, plain)}"])}
+    return {name: function_class(name, "x", ["ctx.save_for_backward(x)", f"return {call('p_sin', 'x', s, plain)}"],
+                                 ["x, = ctx.saved_tensors", f"return grad * {call('p_mix', 'x, x', s2, plain)}"])}
 
 
 def _scale(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"ScaleFunction{s}"
-    return {name: _class(name, ["y = x * 2.0", call("m_scale", "y", s, plain), "return y"],
-                         [f"return {call('p_sin', 'grad', s2, plain)}"])}
+    return {name: function_class(name, "x", ["y = x * 2.0", call("m_scale", "y", s, plain), "return y"],
+                                 [f"return {call('p_sin', 'grad', s2, plain)}"])}
 
 
 def _dirty(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
     name = f"ScaleInPlace{s}"
-    return {name: _class(name, [call("m_scale", "x", s, plain), "ctx.mark_dirty(x)", "return x"],
-                         [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
+    return {name: function_class(name, "x", [call("m_scale", "x", s, plain), "ctx.mark_dirty(x)", "return x"],
+                                 [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
 
 
 def forms(kit) -> tuple:
