@@ -248,9 +248,10 @@ class Exported:
         """The first lowered program whose guard check accepts ``inputs`` (None: none
         does), and what the last check that rejected them raised."""
         rejected = None
+        shares = sharing(inputs) if self.functional else None
         for guards, lowered, shared in self.made:
-            if shared is not None and shared != sharing(inputs):
-                rejected = AliasedOtherwise(f"inputs share storage as {sharing(inputs)}, where the example "
+            if shared != shares:
+                rejected = AliasedOtherwise(f"inputs share storage as {shares}, where the example "
                                             f"exported shared it as {shared}")
                 continue
             if guards is None:
