@@ -25,6 +25,12 @@ bug the campaign only counted, or whose example it replaced (``Kept``: ``counted
 
     python benchmarks/timesplit.py --held BASE_FOLDER NEW_FOLDER
 
+Where the log has the workers' own clock (``trial`` and ``after_trial`` on each line),
+it also splits the findings' programs into their trials and what came after them
+(shrink, recognition, triage), and the known ones into those that gave a bug another
+example and those only counted: the trial of a known program is spent whatever dcefuzz
+does after it, the rest is what recognising a repeat costs.
+
 It reads the logs only (no torch), so it runs under any interpreter.
 """
 
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -80,6 +87,29 @@ def _tally(rows: list[tuple[dict, str]]) -> dict[str, list[float]]:
     return t
 
 
+#: what became of a repeat's findings when one of them was kept as an example (``Kept``)
+KEPT = ("new", "replaced")
+
+
+def _beyond_trial(rows: list[tuple[dict, str]]) -> None:
+    """Where the log has the worker's clock (``trial``, ``after_trial``: a dcefuzz that
+    logs them), the findings' programs split into their trials and what came after
+    (shrink, recognition, triage), and the known ones further into those that gave
+    one of their bugs another example (``KEPT``: its short shrink and saving) and
+    those only counted: the cost of a repeat, median and total."""
+    timed = [(line, kind) for line, kind in rows if "after_trial" in line and kind in (FIRST, KNOWN)]
+    if not timed:
+        return
+    known_kept = [ln for ln, k in timed if k == KNOWN and any(kept in KEPT for _, kept in ln["bugs"])]
+    groups = ((FIRST, [ln for ln, k in timed if k == FIRST]), ("known, an example kept", known_kept),
+              ("known, counted only", [ln for ln, k in timed if k == KNOWN and ln not in known_kept]))
+    print("  beyond the trial (the worker's clock):   programs  trial s  after s  after, median")
+    for label, lines in groups:
+        after = [ln["after_trial"] for ln in lines]
+        median = f"{statistics.median(after):8.1f}" if after else "       -"
+        print(f"    {label:36s} {len(lines):6d} {sum(ln['trial'] for ln in lines):8.0f} {sum(after):8.0f} {median}")
+
+
 def _band(risk: float) -> float:
     return next(top for top in RISK_BANDS if risk <= top)
 
@@ -96,6 +126,7 @@ def report(folder: Path, held: bool = False) -> None:
         print(f"  {kind:9s} {n:5d} programs {s:8.0f} s  {s / seconds:6.1%} of the time"
               + (f"  {s / n:5.1f} s each" if n else ""))
     print(f"  known-bug programs a hundred programs: {100 * t[KNOWN][0] / max(1, len(rows)):.1f}")
+    _beyond_trial(rows)
     by_arm: dict[str, list] = defaultdict(list)
     for line, kind in rows:
         by_arm[line.get("arm", "blind")].append((line, kind))

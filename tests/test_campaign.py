@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.messages import Report
 from fuzzer.campaign.pool import _gap
-from fuzzer.campaign.session import Finished, Session, run_campaign
+from fuzzer.campaign.session import Finished, Session, Timing, run_campaign
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.judge.observe import GRAPH_BREAK, REFUSED, Gap
@@ -62,6 +62,24 @@ def test_why_each_program_is_untested_is_logged_and_counted_by_its_cause(tmp_pat
                                         "refused": {"GuardOnDataDependentSymNode": 1, "OutsideGuards": 2}}
     assert f"untested   4 ({said})" in CliRunner().invoke(main, ["stats", str(folder.path)]).output
     assert CampaignFolder(folder.path).load().causes == session.stats.to_state().causes
+
+
+def test_what_a_program_cost_beyond_its_trial_is_logged_from_the_workers_clock(tmp_path):
+    """``Timing``: a worker's report gives its trial's seconds and the whole program's;
+    the program's line in ``programs.jsonl`` keeps both parts, the trial and what came
+    after it, so a repeat's cost is read per program; a program with none (cut short)
+    has neither."""
+    report = Report("finding", 7.5, trial_seconds=2.0)
+    assert Timing.of(report.trial_seconds, report.seconds) == Timing(2.0, 5.5)
+    assert Timing.of(Report("clean", 1.0).trial_seconds, 1.0) is None
+    folder = CampaignFolder(tmp_path / "state")
+    session = Session(Config(seed=4, device="cpu", corpus_dir=str(tmp_path / "corpus")), Budget(programs=2),
+                      folder=folder)
+    session.finished(Finished(0, "clean", timing=Timing(2.0, 5.5)))
+    session.finished(Finished(1, "clean"))
+    session.checkpoint()
+    lines = folder.program_lines()
+    assert [(ln.get("trial"), ln.get("after_trial")) for ln in lines] == [(2.0, 5.5), (None, None)]
 
 
 def test_a_workers_report_carries_its_programs_gap_to_the_pool():

@@ -327,6 +327,7 @@ def test_a_feedback_campaign_is_deterministic_in_process_and_resumes_its_pool(fe
     assert sorted(line["index"] for line in lines) == list(range(20))
     assert {line["arm"] for line in lines} <= {"fresh", *MUTATIONS} and all(line["seconds"] >= 0 for line in lines)
     assert all("parent" in line for line in lines if line["arm"] != "fresh")
+    assert all(line["trial"] > 0 and line["after_trial"] >= 0 for line in lines)
     # dcefuzz stats reads the saved director back
     from click.testing import CliRunner
 

@@ -212,6 +212,9 @@ def test_workers_are_recycled_without_losing_a_program(tmp_path):
     last = json.loads((tmp_path / "state" / "stats.jsonl").read_text().splitlines()[-1])
     assert last["workers_replaced"] == 2   # one fresh worker per program
     assert last["workers_alive"] == 0      # all stopped at the end
+    # each program's line has the worker's own clock: its trial, and nothing after it (no finding)
+    lines = [json.loads(ln) for ln in (tmp_path / "state" / "programs.jsonl").read_text().splitlines()]
+    assert [(ln["trial"] > 0, ln["after_trial"]) for ln in lines if not ln["bugs"]] == [(True, 0.0)] * 2
 
 
 SHAPE_ENV_SCRIPT = """

@@ -83,3 +83,24 @@ def test_a_campaigns_time_splits_into_clean_first_hits_and_known_bugs():
     assert [k for line, k in timesplit.kinds(held, held=True) if line["index"] in (5, 6)] == ["known", "first"]
     # bug-a is not held: its first hit is new, so program 3 (bug-b new) stays a first hit
     assert dict((line["index"], k) for line, k in timesplit.kinds(held, held=True))[3] == "first"
+
+
+def test_a_repeats_cost_after_its_trial_is_split_by_what_became_of_it(capsys):
+    """``timesplit``: a log with the worker's clock splits the findings' programs into
+    trials and what came after, and the known ones into those that kept an example and
+    those only counted, each with its median."""
+    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
+    timesplit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timesplit)
+    lines = [{"index": 0, "done": 1.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 20.0},
+             {"index": 1, "done": 2.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 6.0},
+             {"index": 2, "done": 3.0, "bugs": [["bug-a", "counted"]], "trial": 3.0, "after_trial": 1.0},
+             {"index": 3, "done": 4.0, "bugs": [["bug-a", "counted"]], "trial": 3.0, "after_trial": 2.0},
+             {"index": 4, "done": 5.0, "bugs": [["bug-a", "repeat"]], "trial": 3.0, "after_trial": 4.0}]
+    timesplit._beyond_trial(timesplit.kinds(lines))
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split()[-4:] == ["1", "2", "20", "20.0"]                 # first: program 0
+    assert out[2].split()[-4:] == ["1", "2", "6", "6.0"]                   # known, an example kept
+    assert out[3].split()[-4:] == ["3", "9", "7", "2.0"]                   # known, counted only
+    timesplit._beyond_trial(timesplit.kinds([{k: v for k, v in ln.items() if k != "after_trial"} for ln in lines]))
+    assert capsys.readouterr().out == ""                                   # an older log: nothing to say

@@ -38,6 +38,9 @@ class Report:
     reached: dict = field(default_factory=dict)
     #: what the compiler did with it (``fuzzer.judge.compiler_signal``), when feedback asks
     signal: list[str] = field(default_factory=list)
+    #: the seconds of the trial alone (run, judge, confirm); ``seconds`` is the whole
+    #: program's, shrink and triage included, so the difference is what its findings cost
+    trial_seconds: float | None = None
 
     def internal_errors(self) -> list:
         from fuzzer.internal import InternalError

@@ -55,7 +55,7 @@ from fuzzer.campaign.handle import Processes, WorkerHandle, stop_all
 from fuzzer.campaign.casualties import CasualtyShrinker
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.messages import Candidate, Done, Ready, Report, Tried, Triaging
-from fuzzer.campaign.session import Finished, Session
+from fuzzer.campaign.session import Finished, Session, Timing
 from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
@@ -289,7 +289,8 @@ class Pool:
         when its memory has grown past a factor of what it used once warm."""
         report, limits = message.report, self.limits
         self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, _gap(report),
-                                tuple(report.internal_errors()), report.reached, tuple(report.signal)))
+                                tuple(report.internal_errors()), report.reached, tuple(report.signal),
+                                Timing.of(report.trial_seconds, report.seconds)))
         w.programs += 1
         w.rss_kb = report.rss_kb
         if w.programs == limits.recycle_baseline_programs:

@@ -40,6 +40,23 @@ FRESH = (Kept.NEW, Kept.REPLACED)
 
 
 @dataclass(frozen=True)
+class Timing:
+    """What one program cost where it ran: its trial (run, judge, confirm) and what came
+    after it (the shrink, recognition and triage of its findings).  The program log's
+    ``seconds`` runs from handing the program out to counting it, waits included; these
+    are the worker's own clock, so what a finding costs beyond its trial is read per
+    program (``benchmarks/throughput.py``, ``benchmarks/timesplit.py``), not as a
+    difference of two whole runs."""
+
+    trial: float
+    after_trial: float
+
+    @classmethod
+    def of(cls, trial: float | None, total: float) -> Timing | None:
+        return None if trial is None else cls(trial, max(0.0, total - trial))
+
+
+@dataclass(frozen=True)
 class Finished:
     """A program over, as the campaign takes it (``Session.finished``)."""
 
@@ -55,6 +72,8 @@ class Finished:
     reached: Mapping[str, object] = field(default_factory=dict)
     #: what the compiler did with it (``fuzzer.judge.compiler_signal``), which the director learns from
     signal: tuple[str, ...] = ()
+    #: what it cost its worker, the trial apart (None: not measured, a program cut short)
+    timing: Timing | None = None
 
 
 class Session:
@@ -183,7 +202,7 @@ class Session:
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         compiles = compiles_of(program.recompiles, program.entries)
         self._log_program(program.index, program.status, [[s.bug, s.kept.value] for s in saved],
-                          len(program.signal), compiles, program.untested)
+                          len(program.signal), compiles, program.untested, program.timing)
         self._teach(program, saved, compiles)
         self._move_watermark(program.index)
         return [str(s.path) if s.kept in FRESH else None for s in saved]
@@ -260,13 +279,14 @@ class Session:
         self.stats.done_above = sorted(self.done)
 
     def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int,
-                     untested: Gap | None = None) -> None:
+                     untested: Gap | None = None, timing: Timing | None = None) -> None:
         """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
         ``fresh`` or a mutation) and parent, the programs drawn for its index and the
         risk of the one taken (``Director.next``), its seconds from being handed out to
         being counted (trial, shrink, triage: what it cost the campaign) and its compiles
         (``compiles_of``), its status and each finding's bug with what became of it
-        (``Kept``), and why an untested one was (its first :class:`Gap`: reason, cause, message)."""
+        (``Kept``), why an untested one was (its first :class:`Gap`: reason, cause, message),
+        and its :class:`Timing` (``trial``, ``after_trial``) where it was measured."""
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
@@ -276,6 +296,8 @@ class Session:
                 "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens, "compiles": compiles}
         if untested is not None:
             line["untested"] = untested.to_json()
+        if timing is not None:
+            line.update(trial=round(timing.trial, 2), after_trial=round(timing.after_trial, 2))
         if issued is not None:  # a program of the run before a resume has none
             start, recipe = issued
             line.update(seconds=round(self.elapsed() - start, 2), arm=recipe.arm)
@@ -391,12 +413,14 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
             while not session.spent():
                 recipe = session.next_program()
                 index, pseed = recipe.index, recipe.seed
+                start = time.perf_counter()
                 try:
                     result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
                     session.finished(Finished(index, INTERNAL_ERROR, errors=(InternalError.of(TRIAL_STAGE, exc),)))
                     session.tick()
                     continue
+                tried = time.perf_counter() - start
                 entries, errors = [], []
                 for finding in result.findings:
                     if accept is not None and not accept(finding):
@@ -410,7 +434,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                 entries += masked_entries(entries, pseed, config, session.held(), session.seconds_left, errors)
                 session.finished(Finished(index, result.status, tuple(entries), result.recompiles,
                                           result.untested, tuple(errors), result.reached,
-                                          tuple(result.signal)))
+                                          tuple(result.signal), Timing.of(tried, time.perf_counter() - start)))
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

@@ -122,11 +122,12 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
     except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
         return Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
                       errors=[InternalError.of(TRIAL, exc).to_json()])
-    report = Report(result.status, time.perf_counter() - start,
+    tried = time.perf_counter() - start
+    report = Report(result.status, tried,
                     [found_entry(f, pseed, config).to_json() for f in result.findings],
                     list(result.flaky_kinds), rss_kb(), result.recompiles,
                     None if result.untested is None else result.untested.to_json(),
-                    reached=dict(result.reached), signal=list(result.signal))
+                    reached=dict(result.reached), signal=list(result.signal), trial_seconds=tried)
     if not ((config.shrink or config.triage) and result.findings):
         return report
     send(Tried(index, report))
