@@ -11,6 +11,12 @@ bug's key (``fuzzer.corpus.bugs.key_of``, the key a campaign logs), or clean.
     python benchmarks/known.py FOLDER [FOLDER ...]   # what these campaigns rediscovered
     python benchmarks/known.py --check [NUMBER ...]  # run the hand-written entries here
 
+The report's third line counts against what the campaigns could rediscover: the bugs
+with a key on the release they ran on (read from their entries), of the symptoms their
+kind of campaign shows (stale caches need ``--cache-pairs``; a campaign of programs
+shows the rest).  A bug fixed on that release, or shown only on another, cannot be
+rediscovered there, whatever the generator writes.
+
 A campaign rediscovered a bug when it logged a bug (``bugs.jsonl``, or an entry of its
 corpus where the log is missing) whose key is a key the bug's entry was seen with;
 the first such line says when (seconds into the campaign) and on which program.
@@ -27,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,14 +142,51 @@ def _memory_line(bench: list[Known], found: dict[str, Hit]) -> str:
             f"{len(live)} with a key; rediscovered {sum(k.number in found for k in rows)} of {len(live)}")
 
 
-def report(bench: list[Known], folders: list[str | Path]) -> str:
-    """The table ``known.py FOLDER`` prints."""
+#: the symptom only a campaign of cache pairs (``--cache-pairs``) can show, and only it
+CACHE_SYMPTOM = "stale-cache"
+
+
+def campaign_release(folders: list[str | Path]) -> tuple[str | None, bool]:
+    """The torch release the campaigns ran on and whether they ran cache pairs, read
+    from their entries (each records its ``torch_version`` and kind): (None, False)
+    where they saved none."""
+    entries = []
+    for folder in folders:
+        camp = CampaignFolder(folder)
+        if camp.corpus.exists():
+            entries += load_all([str(camp.corpus)])[0]
+    if not entries:
+        return None, False
+    releases = Counter(e.torch_version for e in entries)
+    return releases.most_common(1)[0][0], all(e.kind == CACHE_SYMPTOM for e in entries)
+
+
+def _release_line(bench: list[Known], found: dict[str, Hit], release: str, pairs: bool) -> str:
+    """What a campaign on ``release`` could rediscover: a bug with a key on that release
+    (a bug fixed there, or shown only on another, has none), of the symptoms its kind of
+    campaign shows (cache pairs show stale caches alone; programs everything else)."""
+    live = [k for k in bench if k.expressible and (k.observed.get(release) or {}).get("status") == FINDING]
+    reach = [k for k in live if (k.symptom == CACHE_SYMPTOM) == pairs]
+    hit = sum(k.number in found for k in reach)
+    kind = "cache pairs" if pairs else "programs"
+    return (f"on {release}, the campaigns' release: {len(live)} with a key there, {len(reach)} of them of the "
+            f"symptoms a campaign of {kind} shows; rediscovered {hit} of {len(reach)}"
+            f" ({100 * hit // max(len(reach), 1)} %)")
+
+
+def report(bench: list[Known], folders: list[str | Path], release: str | None = None,
+           pairs: bool = False) -> str:
+    """The table ``known.py FOLDER`` prints (``release``: the campaigns' torch, whose
+    reachable bugs get a line of their own; None: no such line)."""
     found = rediscovered(bench, folders)
     expressible = [k for k in bench if k.expressible]
     live = [k for k in expressible if k.keys]
     lines = [f"{len(bench)} public bugs; {len(expressible)} expressible today "
              f"({100 * len(expressible) // max(len(bench), 1)} %), {len(live)} of them with a key "
-             f"(a finding on a release tried); rediscovered {len(found)} of {len(live)}", _memory_line(bench, found), ""]
+             f"(a finding on a release tried); rediscovered {len(found)} of {len(live)}", _memory_line(bench, found)]
+    if release is not None:
+        lines.append(_release_line(bench, found, release, pairs))
+    lines.append("")
     for k in bench:
         hit = found.get(k.number)
         if hit is not None:
@@ -221,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="*", help="campaign folders (or, with --check, issue numbers)")
     parser.add_argument("--check", action="store_true", help="run the benchmark's entries under this torch")
+    parser.add_argument("--release", help="the torch the campaigns ran on, as entries record it (2.13.0+cpu), "
+                        "where their folders hold no entries to read it from (a --corpus elsewhere)")
+    parser.add_argument("--cache-pairs", action="store_true", help="the campaigns ran cache pairs")
     args = parser.parse_args(argv)
     bench = load()
     if args.check:
@@ -228,7 +275,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.folders:
         parser.error("give a campaign folder")
-    print(report(bench, args.folders))
+    release, pairs = campaign_release(args.folders)
+    release, pairs = args.release or release, args.cache_pairs or pairs
+    print(report(bench, args.folders, release, pairs))
     return 0
 
 

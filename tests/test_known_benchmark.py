@@ -116,3 +116,20 @@ def test_an_entry_from_the_corpus_carries_its_entrys_case_and_key(k):
     entry = load_all([str(ROOT / "corpus" / (k.source.split(":", 1)[1] + ".json"))])[0][0]
     assert k.case == entry.case.to_json()
     assert k.keys <= {bugs.key_of(entry)}
+
+
+def test_what_a_campaign_could_rediscover_is_counted_on_its_release_and_its_kind(tmp_path):
+    """The release line counts only bugs with a key on the campaigns' release (one
+    fixed there, or keyed on another release only, cannot be rediscovered there), of
+    the symptoms their kind of campaign shows (a stale cache needs cache pairs)."""
+    other = _record(KEY_B)
+    other["entry"]["observed"] = {"2.11.0+cu130": {"status": "finding", "key": KEY_B}}
+    cache = {**_record("stale-cache|x @ inductor"), "symptom": "stale-cache"}
+    bench = _bench(tmp_path, {"10": _record(KEY_A), "11": other, "12": cache, "13": _record(KEY_B)})
+    camp = _campaign(tmp_path, "one", [(30.0, 4, KEY_A)])
+    said = known.report(bench, [camp], "2.13.0+cpu").splitlines()[2]
+    assert said.endswith("3 with a key there, 2 of them of the symptoms a campaign of programs shows; "
+                         "rediscovered 1 of 2 (50 %)")
+    pairs = known.report(bench, [camp], "2.13.0+cpu", pairs=True).splitlines()[2]
+    assert pairs.endswith("1 of them of the symptoms a campaign of cache pairs shows; rediscovered 0 of 1 (0 %)")
+    assert known.report(bench, [camp]).splitlines()[2] == ""      # no release known: no such line
