@@ -184,6 +184,10 @@ class TriageLimits:
     #: --repeat``), and its key is made as a new finding's is, from a shrunk program
     #: (``campaign.entries.counted_only``)
     repeat_shrink_calls: int = 6
+    #: hints a finding's shrink tries first, one per held bug of its family whose key
+    #: says what its 1-minimal program does (``campaign.entries.hints_for``): each costs
+    #: one candidate, and a family rarely holds more bugs keyed so than this
+    shrink_hints: int = 3
     #: pairs of switches probed at most, where no switch alone removes a wrong result:
     #: each is a fresh compile out of the triage budget
     max_pairs: int = 10

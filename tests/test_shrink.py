@@ -240,3 +240,32 @@ def test_dcefuzzs_own_error_on_a_candidate_is_refused_and_named_for_the_shrink()
     result = shrink(c, contract.EFFECT_LOG, [found], "cpu", judge=judge, confirm=False)
     assert len(result.case.program.body) == len(c.program.body) and result.errors
     assert {e.stage for e in result.errors} == {internal.SHRINK}
+
+
+def test_a_hint_that_shows_the_bug_is_taken_first_and_the_result_is_the_same_minimum():
+    """``hints``: a known bug's forms (``edits.keeping_forms``) are tried before any
+    pass; taken, the shrink ends where it ends without them in fewer candidates, and a
+    hint that does not show the bug costs one candidate and changes nothing."""
+    from fuzzer.program.ir import Stmt
+    from fuzzer.reduce.edits import keeping_forms
+    big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
+    divs = scale_then_tap(big).divergences
+    plain, hinted, wrong = [], [], []
+    without = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(plain)(scale_then_tap))
+    hint = keeping_forms(big, ("m_scale", "e_tap"))
+    assert {"m_scale", "e_tap"} <= {s.form for s in hint.program.body} and complexity(hint) < complexity(big)
+    with_hint = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(hinted)(scale_then_tap), hints=(hint,))
+    assert hinted[0] == hint and with_hint.signature == without.signature
+    assert len(hinted) < len(plain)
+    no_bug = keeping_forms(big, ("e_tap",))
+    missed = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(wrong)(scale_then_tap), hints=(no_bug,))
+    assert wrong[0] == no_bug and missed.signature == without.signature and len(wrong) == len(plain) + 1
+
+
+def test_keeping_forms_keeps_what_the_kept_statements_read():
+    p = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("clone", ["x0"], "v1", {}),
+                               ("p_cos", ["v0"], "v2", {"site": 1}), ("e_log", ["v2"], None, {"site": 2})],
+             outputs=["v1", "v2"])
+    from fuzzer.reduce.edits import keeping_forms
+    kept = keeping_forms(case(p), ("e_log",)).program
+    assert [s.form for s in kept.body] == ["p_sin", "p_cos", "e_log"] and kept.outputs == ("v2",)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from fuzzer.campaign import masked as masking
+from fuzzer.campaign.hints import hints_for
 from fuzzer.campaign.config import Config
 from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -57,11 +58,12 @@ def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
               judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-              errors: list[InternalError] | None = None) -> Entry:
-    """The corpus entry of a finding, shrunk then triaged as the config says (dcefuzz's
-    own errors on the way are added to ``errors``)."""
+              errors: list[InternalError] | None = None, held: Mapping[str, int] | None = None) -> Entry:
+    """The corpus entry of a finding, shrunk (``held``: the bugs held, whose keys give
+    the shrink its hints, ``hints_for``) then triaged as the config says (dcefuzz's own
+    errors on the way are added to ``errors``)."""
     start = time.monotonic()
-    entry = shrunk_entry(finding, seed, config, judge, seconds_left, errors)
+    entry = shrunk_entry(finding, seed, config, judge, seconds_left, errors, hints_for(finding, held or {}))
     return triaged(entry, config, None if seconds_left is None else seconds_left - (time.monotonic() - start),
                    errors)
 
@@ -172,7 +174,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     known = _recognised(finding, entry, config, counted, seconds_left, errors, AS_FOUND)
     if known is not None:
         return known  # checked on the program as found
-    shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors)
+    shrunk = _shrunk_a_little(finding, entry, seed, config, judge, seconds_left, errors, hints_for(finding, held))
     known = _recognised(finding, shrunk, config, held, seconds_left, errors,
                         tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
@@ -271,10 +273,10 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
 
 def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,
                      judge: Callable[[Case], Verdict] | None, seconds_left: float | None,
-                     errors: list[InternalError] | None) -> Entry:
-    """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most (itself
-    where the config does not shrink, its kind is not the plain trial's, it is not
-    triageable, or nothing smaller showed the bug)."""
+                     errors: list[InternalError] | None, hints: tuple[Case, ...] = ()) -> Entry:
+    """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most, ``hints``
+    first (itself where the config does not shrink, its kind is not the plain trial's, it
+    is not triageable, or nothing smaller showed the bug)."""
     if not (config.shrink and _shrinks_a_little(finding)):
         return entry
     full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
@@ -282,7 +284,7 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
     if budget.seconds <= 0:
         return entry
     result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), confirm=False)
+                    budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
     if errors is not None:
         errors += result.errors
     if result.case == finding.case:
@@ -294,8 +296,9 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
                  judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-                 errors: list[InternalError] | None = None) -> Entry:
-    """The corpus entry of a finding, shrunk first when the config says so.
+                 errors: list[InternalError] | None = None, hints: tuple[Case, ...] = ()) -> Entry:
+    """The corpus entry of a finding, shrunk first when the config says so (``hints``
+    first: ``hints_for``).
 
     ``judge`` replaces the shrinker's oracle (a campaign worker's announces each
     candidate to the parent before running it).  ``seconds_left`` is the campaign's
@@ -306,7 +309,7 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     if not config.shrink or budget.seconds <= 0:
         return found_entry(finding, seed, config)
     result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config))
+                    budget, judge=judge or oracle_of(finding, config), hints=hints)
     if errors is not None:
         errors += result.errors
     if not result.confirmed:
@@ -339,5 +342,5 @@ def masked_entries(entries: list[Entry], seed: int | None, config: Config, held:
         for finding in found:
             judge = judge_for(finding) if judge_for is not None else None
             out.append(counted_only(finding, seed, config, held, seconds_left(), errors, judge)
-                       or entry_for(finding, seed, config, judge, seconds_left(), errors))
+                       or entry_for(finding, seed, config, judge, seconds_left(), errors, held))
     return out

@@ -429,7 +429,7 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
                     entries.append(counted_only(finding, pseed, config, session.held(),
                                                 session.seconds_left(), errors)
                                    or entry_for(finding, pseed, config, seconds_left=session.seconds_left(),
-                                                errors=errors))
+                                                errors=errors, held=session.held()))
                 # another bug the program holds, which a found one masks
                 entries += masked_entries(entries, pseed, config, session.held(), session.seconds_left, errors)
                 session.finished(Finished(index, result.status, tuple(entries), result.recompiles,

@@ -113,6 +113,7 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
         triaged,
         trial_of,
     )
+    from fuzzer.campaign.hints import hints_for
     from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
     from fuzzer.program.ir import Case
 
@@ -144,7 +145,8 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
     errors: list = []
     settled = [counted_only(f, pseed, config, held or {}, left(), errors, judge_with(oracle_of(f, config)))
                for f in result.findings]
-    entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors)
+    entries = [shrunk_entry(f, pseed, config, judge_with(oracle_of(f, config)), left(), errors,
+                            hints_for(f, held or {}))
                for f, done in zip(result.findings, settled) if done is None]
     if config.triage:
         send(Triaging(index, dataclasses.replace(report, entries=[e.to_json() for e in entries])))

@@ -63,15 +63,19 @@ def does(program) -> str:
     An entry is shrunk 1-minimal, so every form in it is one its bug needs; an
     unshrunk one holds more, which can only split its bug from the shrunk one's."""
     forms = sorted({stmt.form for stmt in program.body})
-    mode = program.mode
+    extra = mode_words(program.mode)
+    return ", ".join(forms) + (f"; {', '.join(extra)}" if extra else "")
+
+
+def mode_words(mode) -> list[str]:
+    """What of a program's mode ``does`` writes after its forms."""
     extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
                                    ("module", bool(mode.module)), ("carry", mode.carry),
                                    (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
                                    ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
                                                                      bool(mode.window_calls))) if on]
-    extra += sorted({f"mark:{how}" for _, _, how in mode.marks})
-    return ", ".join(forms) + (f"; {', '.join(extra)}" if extra else "")
+    return extra + sorted({f"mark:{how}" for _, _, how in mode.marks})
 
 
 #: the higher-order op of a region (``torch.compiler.nested_compile_region``)
@@ -155,11 +159,35 @@ def key_of(entry) -> str:
         blame = entry.culprit.key
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
-        blame += f" {{does {done}}}" if done else ""
+        blame += f"{DOES_OPEN}{done}}}" if done else ""
     elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \
             and entry.culprit.places:
         blame += f" {{buffers {buffers_told(entry.case.program) or 'none'}}}"
     return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id).text
+
+
+#: where ``key_of`` writes what a stage-only wrong value's program does into its blame
+DOES_OPEN = " {does "
+
+
+@dataclass(frozen=True)
+class Does:
+    """What a key's ``{does ...}`` says its 1-minimal program does: its forms, and the
+    words of its mode (``mode_words``)."""
+
+    forms: tuple[str, ...]
+    mode: tuple[str, ...]
+
+    @classmethod
+    def of_key(cls, key: str) -> Does | None:
+        """The one way back from the text ``key_of`` writes; None for a key that says
+        nothing of its program."""
+        blame = BugKey.parse(key).blame
+        start = blame.find(DOES_OPEN)
+        if start < 0 or not blame.endswith("}"):
+            return None
+        forms, _, mode = blame[start + len(DOES_OPEN):-1].partition("; ")
+        return cls(tuple(w for w in forms.split(", ") if w), tuple(w for w in mode.split(", ") if w))
 
 
 def separates(entry) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Iterable
 
 from fuzzer.program import forms
 from fuzzer.program.ir import Case, Input, Mode, Program, Stmt
@@ -30,6 +31,21 @@ def remove_statements(case: Case, indices: set[int]) -> Case:
         body.append(stmt)
     outputs = tuple(o for o in case.program.outputs if o not in removed_values)
     return with_program(case, body=tuple(body), outputs=outputs)
+
+
+def keeping_forms(case: Case, forms: Iterable[str]) -> Case:
+    """``case`` with only the statements of ``forms`` and, transitively, those whose
+    results they read: where a bug's 1-minimal program is known to use those forms, the
+    candidate a shrink of another finding of it may jump to (``Shrinker``'s hints)."""
+    wanted, body = set(forms), case.program.body
+    needed: set[str] = set()
+    kept: set[int] = set()
+    for n in reversed(range(len(body))):
+        stmt = body[n]
+        if stmt.form in wanted or (stmt.out is not None and stmt.out in needed):
+            kept.add(n)
+            needed.update(stmt.args)
+    return remove_statements(case, set(range(len(body))) - kept)
 
 
 def drop_unused_symbols(case: Case) -> Case:

@@ -16,7 +16,7 @@ import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fuzzer.internal import SHRINK, InternalError
@@ -91,12 +91,21 @@ class Shrinker:
       the search stops where it is and ``best`` is the result.
     - *Our errors are not the bug.*  A candidate on which dcefuzz itself fails
       (``fuzzer.internal``) is refused and its error kept in ``errors``.
+
+    ``hints`` are candidates considered before the first pass, through the same door
+    (``fuzzer.campaign.hints``: a finding of a family whose held bugs' keys say what
+    their 1-minimal programs do may jump to a program that does just that, and be
+    shrunk on from there, a handful of candidates where the passes from the whole
+    program take dozens).  A hint that is not simpler, or does not show the same bug
+    class, is refused as any candidate is; the first taken ends them.  The result is
+    still a fixpoint of every pass, so it is as minimal as without them.
     """
 
     def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
                  backend: str = "inductor", budget: OracleBudget | None = None,
-                 judge: Callable[[Case], contract.Verdict] | None = None):
+                 judge: Callable[[Case], contract.Verdict] | None = None, hints: Sequence[Case] = ()):
         self.kind = kind
+        self.hints = tuple(hints)
         self.target = contract.bug_class(kind, divergences)
         self.budget = budget or SHRINK_LIMITS.budget
         self.judge = judge or (lambda c: judge_fresh(c, device, backend))
@@ -157,6 +166,9 @@ class Shrinker:
 
     def run(self) -> Case:
         try:
+            for hint in self.hints:
+                if self.consider(hint):
+                    break
             changed = True
             while changed:
                 changed = False
@@ -168,10 +180,12 @@ class Shrinker:
 
 
 def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
-           budget: OracleBudget | None = None, judge=None, confirm: bool = True) -> ShrinkResult:
-    """Shrink, renumber, and confirm the reduced case after a fresh compile."""
+           budget: OracleBudget | None = None, judge=None, confirm: bool = True,
+           hints: Sequence[Case] = ()) -> ShrinkResult:
+    """Shrink (trying ``hints`` first, ``Shrinker``), renumber, and confirm the reduced
+    case after a fresh compile."""
     start = time.perf_counter()
-    shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge)
+    shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge, hints)
     best = shrinker.run()
     divs = shrinker.best_divs
     confirmed = not confirm

@@ -1,0 +1,98 @@
+"""Hints: the candidates a shrink of a finding tries first, from what the keys of the
+bugs held say of their 1-minimal programs.
+
+A wrong value at a stage the bisector has no subsystems for (``eager``, ``aot_eager``)
+is keyed by what its 1-minimal program does (``bugs.key_of``'s ``{does ...}``: its
+forms and the words of its mode).  No probe of a larger program can match such a key
+(``fuzzer.triage.recognise`` passes it over), so every repeat of such a bug was shrunk
+in full, dozens of candidates, before it could be told from a new one: in a one-hour
+campaign, effects missing inside ``torch.cond`` behind a known Inductor error were 14 %
+of its time.  A hint is the finding's own case cut toward what the held bug's key says
+(:func:`toward`): the statements of its forms, the statements they read replaced by
+their operands where that is legal, and the mode simplified as far as the key's words
+allow.  The shrinker takes a hint only as it takes any candidate (simpler, the same bug
+class, judged afresh), and its passes go on from there, so the result is as minimal
+as without hints and a finding of another bug is not made one of these by its hint:
+the key is still what the shrunk program's triage says.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from fuzzer.corpus.bugs import BugKey, Does, mode_words
+from fuzzer.judge import contract
+from fuzzer.judge.trial import Finding
+from fuzzer.limits import TRIAGE
+from fuzzer.program.ir import Case, InvalidProgram
+from fuzzer.reduce.edits import keeping_forms, with_program
+from fuzzer.reduce.order import simpler_modes
+from fuzzer.triage.family import family
+
+
+def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
+    """The hints for ``finding``: for each held bug of its family whose key says what its
+    1-minimal program does, with forms all in the finding's program, the cases
+    :func:`toward` it that the IR accepts; at most ``TRIAGE.shrink_hints``, each costing
+    one candidate."""
+    case = finding.case
+    fam = family(contract.bug_class(finding.kind, finding.divergences))
+    present = {stmt.form for stmt in case.program.body}
+    hints: list[Case] = []
+    for key in held:
+        does = Does.of_key(key)
+        if does is None or not does.forms or not set(does.forms) <= present or BugKey.parse(key).family != fam:
+            continue
+        hints += [hint for hint in toward(case, does) if hint != case and hint not in hints and _legal(hint)]
+    return tuple(hints[:TRIAGE.shrink_hints])
+
+
+def toward(case: Case, does: Does) -> list[Case]:
+    """``case`` cut toward a program that does ``does``, boldest first: the statements of
+    its forms reading, in place of what other statements made, those statements'
+    operands; then the same statements with what they read kept; each with the mode
+    simplified as far as ``does.mode`` allows (a mode word the key lacks, its 1-minimal
+    program's mode lacks)."""
+    kept = keeping_forms(case, does.forms)
+    bold = kept
+    for n in reversed(range(len(kept.program.body))):
+        stmt = bold.program.body[n]
+        if stmt.form not in does.forms and stmt.out is not None and stmt.args:
+            bold = _reading_operand(bold, n)
+    return [_simpler_mode(bold, does.mode), _simpler_mode(kept, does.mode)]
+
+
+def _reading_operand(case: Case, n: int) -> Case:
+    """``case`` without statement ``n``, whose later readers read its operand 0."""
+    body = case.program.body
+    stmt = body[n]
+    swap = {stmt.out: stmt.args[0]}
+    later = tuple(dataclasses.replace(s, args=tuple(swap.get(a, a) for a in s.args)) for s in body[n + 1:])
+    outputs = tuple(swap.get(o, o) for o in case.program.outputs)
+    return with_program(case, body=body[:n] + later, outputs=outputs)
+
+
+def _simpler_mode(case: Case, words: tuple[str, ...]) -> Case:
+    """``case`` with each single simplification of its mode taken while the mode still
+    says every one of ``words`` (``bugs.mode_words``)."""
+    mode, wanted = case.program.mode, set(words)
+    changed = True
+    while changed:
+        changed = False
+        for simpler in simpler_modes(mode):
+            if wanted <= set(mode_words(simpler)):
+                mode, changed = simpler, True
+                break
+    return with_program(case, mode=mode)
+
+
+def _legal(case: Case) -> bool:
+    """Whether the IR accepts ``case`` (one it refuses costs the shrink nothing, but is
+    no hint)."""
+    try:
+        case.validate()
+    except InvalidProgram:
+        return False
+    return True
+
