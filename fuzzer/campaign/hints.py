@@ -14,6 +14,13 @@ allow.  The shrinker takes a hint only as it takes any candidate (simpler, the s
 class, judged afresh), and its passes go on from there, so the result is as minimal
 as without hints and a finding of another bug is not made one of these by its hint:
 the key is still what the shrunk program's triage says.
+
+What a hint does change is which bug a program that holds two of one class yields: a
+program whose missing effect both a held bug's forms and another form show is shrunk to
+the held bug, where the passes alone would have kept one of the two by their order.
+The other is still found by the programs that lack the held bug's forms, which get no
+hint; the masked search (``fuzzer.campaign.masked``) looks for a bug of another stage,
+not this.
 """
 
 from __future__ import annotations
