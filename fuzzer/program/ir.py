@@ -261,7 +261,7 @@ def check(program: Program) -> Typing:
         root[name] = base
     windows.enter(program.mode.windows, root, prints, dims)
     inputs = {i.name for i in program.inputs}
-    grad = GradRules() if program.mode.grad else None
+    grad = GradRules(program.mode.func_grad) if program.mode.grad else None
     for name in inputs if grad else ():
         grad.add_input(name)
     calls: dict[int, Stmt] = {}
