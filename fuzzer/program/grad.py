@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuzzer.program import forms
+from fuzzer.program import features, forms
 
 
 class GradRules:
@@ -27,7 +27,8 @@ class GradRules:
     * under ``torch.func.grad`` (``func_grad``) no custom op reads, outside ``no_grad``,
       a value that requires grad: ``register_autograd`` makes an ``autograd.Function``
       without ``setup_context``, which functorch refuses (pytorch/pytorch#168393), and an
-      op without a formula fails so too;
+      op without a formula fails so too; nor is a form of a feature it excludes
+      (``features.FUNC_GRAD_EXCLUDES``) used at all, under ``no_grad`` too;
     * except that an ``autograd.Function`` that marks its input dirty (``Form.dirty``)
       may write, outside ``no_grad``, a value that requires grad and is neither an
       input nor a view and that nothing requiring grad has read: autograd rebases its
@@ -57,6 +58,8 @@ class GradRules:
         if form.is_view and no_grad and reads_grad:
             raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
                                 "meaning in a loss")
+        if self.func_grad and form.feature in features.FUNC_GRAD_EXCLUDES:
+            raise forms.Illegal(f"torch.func.grad cannot run {form.name} (feature {form.feature}), even under no_grad")
         if self.func_grad and form.ops and reads_grad and not no_grad:
             raise forms.Illegal(f"torch.func.grad refuses {form.name}'s custom op on a value that requires grad")
         if form.mutates:
