@@ -143,3 +143,46 @@ def test_a_graph_break_inside_the_transform_is_untested_not_clean():
     # here Dynamo gives up the whole frame, so the run is not compiled at all
     assert result.status == UNTESTED and result.untested.reason == SKIPPED_FRAME, result.untested
     assert forms.form("graph_break").feature == features.GRAPH_BREAK
+
+
+# ``y = zeros; y += relu(x)`` twice (pytorch/pytorch#136662's shape, the whole buffer)
+ZEROS_WRITTEN = [("clone", ["x0"], "v0", {"no_grad": True}), ("zero_", ["v0"], None, {}),
+                 ("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["v0", "v1"], None, {}),
+                 ("add_", ["v0", "v1"], None, {})]
+
+
+@pytest.mark.parametrize("body, why", [
+    # what backward saved may not change: sigmoid keeps its own result
+    ([("unary", ["x0"], "v0", {"fn": "sigmoid"}), ("clone", ["x0"], "v1", {"no_grad": True}),
+      ("add_", ["v0", "v1"], None, {})], "autograd forbids writing v0"),
+    # a view made under no_grad of the storage a write gives a gradient
+    ([("clone", ["x0"], "v0", {"no_grad": True}), ("select", ["v0"], "v2", {"dim": 1, "no_grad": True}),
+      ("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["v0", "v1"], None, {})], "autograd forbids writing v0"),
+    # a write whose backward keeps what it wrote (mul_ by a tensor) leaves it unwritable
+    ([("clone", ["x0"], "v0", {"no_grad": True}), ("unary", ["x0"], "v1", {"fn": "relu"}),
+      ("add_", ["v0", "v1"], None, {}), ("lerp_", ["v0", "v1"], None, {}), ("add_", ["v0", "v1"], None, {})],
+     "autograd forbids writing v0"),
+    # an input is a leaf
+    ([("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["x0", "v1"], None, {})], "autograd forbids writing x0"),
+])
+def test_a_write_with_grad_under_func_grad_is_legal_only_where_autograd_takes_it(body, why):
+    _func_grad(ZEROS_WRITTEN, ["v0"]).validate()
+    with pytest.raises(InvalidProgram, match=why):
+        _func_grad(body, ["v0"]).validate()
+
+
+def test_the_writes_func_grad_allows_are_autograds_and_give_backwards_gradients():
+    """The same program through plain autograd, ``backward()`` of its loss: the relaxed
+    rule is autograd's, not functorch's alone (GradRules keep such writes out of other
+    programs only so that those stay as they were drawn)."""
+    c = _func_grad(ZEROS_WRITTEN, ["v0"])
+    namespace = {"torch": torch}
+    exec(codegen.source(c.program), namespace)
+    got = eager_fn(c)(*make_inputs(c, 0, "cpu"))
+    (x0,) = make_inputs(c, 0, "cpu")
+    x0.requires_grad_(True)
+    outs = namespace["program"](x0)
+    namespace["loss_of"](outs).backward()
+    torch.testing.assert_close(got[0], outs[0].detach())
+    torch.testing.assert_close(got[1], x0.grad)
+    assert torch.count_nonzero(got[1]) > 0  # the loss reaches x0 through the writes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuzzer.program import features, forms
+from fuzzer.program import forms
 
 
 class GradRules:
@@ -24,21 +24,15 @@ class GradRules:
       an input's (inputs are leaves), and that nothing requiring grad has read (the
       write would change what backward saved); outside ``no_grad`` every operand of
       a write must not require grad either;
-    * under ``torch.func.grad`` (``func_grad``) no custom op reads, outside ``no_grad``,
-      a value that requires grad: ``register_autograd`` makes an ``autograd.Function``
-      without ``setup_context``, which functorch refuses (pytorch/pytorch#168393), and an
-      op without a formula fails so too; nor is a form of a feature it excludes
-      (``features.FUNC_GRAD_EXCLUDES``) used at all, under ``no_grad`` too;
     * except that an ``autograd.Function`` that marks its input dirty (``Form.dirty``)
       may write, outside ``no_grad``, a value that requires grad and is neither an
       input nor a view and that nothing requiring grad has read: autograd rebases its
       history onto the Function (``ctx.mark_dirty``).
     """
 
-    def __init__(self, func_grad: bool = False) -> None:
+    def __init__(self) -> None:
         self.requires: dict[str, bool] = {}
         self.read_by_grad: set[str] = set()
-        self.func_grad = func_grad
 
     def add_input(self, name: str) -> None:
         self.requires[name] = True
@@ -58,10 +52,6 @@ class GradRules:
         if form.is_view and no_grad and reads_grad:
             raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
                                 "meaning in a loss")
-        if self.func_grad and form.feature in features.FUNC_GRAD_EXCLUDES:
-            raise forms.Illegal(f"torch.func.grad cannot run {form.name} (feature {form.feature}), even under no_grad")
-        if self.func_grad and form.ops and reads_grad and not no_grad:
-            raise forms.Illegal(f"torch.func.grad refuses {form.name}'s custom op on a value that requires grad")
         if form.mutates:
             for w in form.mutates:
                 target = stmt.args[w]
