@@ -215,7 +215,7 @@ def header(program: Program) -> str:
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
     how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
     inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
-    return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
+    return (f"# compiled = torch.compile({entry_name(program)}, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
 
