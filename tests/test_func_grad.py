@@ -186,3 +186,34 @@ def test_the_writes_func_grad_allows_are_autograds_and_give_backwards_gradients(
     torch.testing.assert_close(got[0], outs[0].detach())
     torch.testing.assert_close(got[1], x0.grad)
     assert torch.count_nonzero(got[1]) > 0  # the loss reaches x0 through the writes
+
+
+def _entry(c, kind=contract.WRONG_OUTPUT):
+    from fuzzer.corpus.entry import Entry
+
+    return Entry(id="func-grad-x", kind=kind, signature=f"{kind}|values :: x", seed=None, device="cpu",
+                 backend="inductor", torch_version=torch.__version__, case=c, detail=["x"],
+                 target=targets.FUNC_GRAD)
+
+
+def test_a_repro_script_runs_program_grad_through_its_step():
+    from fuzzer.render import repro
+
+    script = repro.render(_entry(CLEAN_CASE))
+    assert script.rstrip().endswith("sys.exit(main(SPEC, program_grad, TRACE, step=step))")
+    assert "# compiled = torch.compile(program_grad," in codegen.header(CLEAN_CASE.program)
+
+
+@pytest.mark.compile
+def test_a_repro_script_of_a_clean_program_says_it_does_not_reproduce(tmp_path):
+    """Exit 0 needs the program judged whole and wholly compiled: the script compiled
+    program_grad, its gradients among the values judged."""
+    import subprocess
+    import sys
+
+    from fuzzer.render import repro
+
+    path = tmp_path / "x.py"
+    path.write_text(repro.render(_entry(CLEAN_CASE)))
+    run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
