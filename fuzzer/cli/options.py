@@ -155,8 +155,9 @@ def features_option(func):
 
 TARGETS_HELP = ("compile (torch.compile), export (torch.export.export, run as its .module()), aoti (exported, "
                 "then compiled once by AOTInductor into a package and loaded), compiled-autograd (torch.compile "
-                "with the backward under compiled autograd; programs that take gradients) or reduce-overhead "
-                "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only)")
+                "with the backward under compiled autograd; programs that take gradients), reduce-overhead "
+                "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only) or func-grad "
+                "(torch.compile(torch.func.grad(program and its loss)); programs of feature func-grad)")
 
 
 def target_option(func):

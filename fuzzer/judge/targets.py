@@ -20,6 +20,9 @@ whether its graphs can be read for dead calls (``missed-dce``).
   one whole graph), modules with state and programs that take gradients (export traces
   the forward: a backward through ``.module()`` differentiates the traced ops, not an
   ``autograd.Function``'s own backward) are not drawn for it.
+* ``func-grad``: ``compile`` of programs whose gradients ``torch.func.grad`` takes
+  (feature ``func-grad``, ``codegen.program_grad``), eagerly and compiled alike: see
+  :class:`FuncGradTarget`.
 
 A stage asks for a target by name (:func:`get`); adding one is a class here and a
 line in :data:`TARGETS`, and touches no stage below.
@@ -38,7 +41,7 @@ from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.ir import Case
 
 COMPILE, EXPORT, AOTI = "compile", "export", "aoti"
-COMPILED_AUTOGRAD, REDUCE_OVERHEAD = "compiled-autograd", "reduce-overhead"
+COMPILED_AUTOGRAD, REDUCE_OVERHEAD, FUNC_GRAD = "compiled-autograd", "reduce-overhead", "func-grad"
 #: the target of a campaign, an entry or a replay that names none
 DEFAULT = COMPILE
 
@@ -157,6 +160,30 @@ class CompiledAutogradTarget(CompileTarget):
         return compiled_autograd.unavailable()
 
 
+class FuncGradTarget(CompileTarget):
+    """``torch.compile(torch.func.grad(...))``, as ``torch.func``'s users compose the two:
+    ``compile`` of programs that all have the feature ``func-grad`` (``required``), whose
+    function is the program and its loss (``codegen.loss_of``, the loss ``backward()``
+    takes elsewhere) under ``torch.func.grad`` of every input (``codegen.program_grad``);
+    eager runs, check runs and the float64 reference call it too, so a divergence is the
+    composition's, not functorch's.  Dynamo traces the transform into the graph; ``grad``
+    of a compiled function compiles nothing (Dynamo leaves the frame to eager), so it is
+    not what runs.  Not drawn for it: what ``func-grad`` excludes
+    (``features.FUNC_GRAD_EXCLUDES``: graph breaks, higher-order ops, the families'
+    ``autograd.Function``s, modules).  A custom op may read no value that requires grad
+    (``GradRules``): torch raises eagerly for every such call (pytorch/pytorch#168393)."""
+
+    name = FUNC_GRAD
+    api = "torch.compile(torch.func.grad(program and its loss))"
+    unsupported: tuple[str, ...] = features.FUNC_GRAD_EXCLUDES
+    required: tuple[str, ...] = (features.AUTOGRAD, features.FUNC_GRAD)
+
+    def unavailable(self, device: str) -> str | None:
+        import torch.func
+
+        return None if callable(getattr(torch.func, "grad", None)) else "this torch has no torch.func.grad"
+
+
 class ReduceOverheadTarget(CompileTarget):
     """``torch.compile(mode="reduce-overhead")``: Inductor's code replayed through CUDA
     graphs (cudagraph trees), where a buffer the graph wrote is replayed, not
@@ -184,7 +211,8 @@ class ExportPiece(ExportTarget):
 
 
 TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget(),
-                                                  CompiledAutogradTarget(), ReduceOverheadTarget())}
+                                                  CompiledAutogradTarget(), ReduceOverheadTarget(),
+                                                  FuncGradTarget())}
 #: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`)
 PIECES: dict[str, Target] = {t.name: t for t in (
     ExportPiece("export-graph", "torch.export.export, its graph called without .module()"),

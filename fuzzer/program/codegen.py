@@ -19,6 +19,12 @@ FUNCTION_NAME = "program"
 MODULE_CLASS = "Program"
 #: the function that runs a program with its mode: marks, grad, loss and backward
 STEP_NAME = "step"
+#: the loss a program that takes gradients differentiates, whichever way it does
+LOSS_NAME = "loss_of"
+#: a program whose gradients ``torch.func.grad`` takes (``Mode.func_grad``), so
+#: differentiated: its values, then its gradients; its ``step`` calls it (compiled, or
+#: not) where another program's step calls the program and then ``backward()``
+FUNC_GRAD_NAME = "program_grad"
 #: what ``mark`` calls each kind of mark (``ir.MARKS``)
 MARK_CALLS = {"dynamic": "torch._dynamo.mark_dynamic", "maybe": "torch._dynamo.maybe_mark_dynamic",
               "unbacked": "torch._dynamo.decorators.mark_unbacked"}
@@ -103,13 +109,15 @@ def _regions(program: Program, plain: bool = False) -> list[str]:
 def _step(program: Program) -> str:
     mode = program.mode
     params = ", ".join(i.name for i in program.inputs)
+    backward = mode.grad and not mode.func_grad
+    what = f", `fn` being `{FUNC_GRAD_NAME}` (its values and gradients)" if mode.func_grad else ""
     lines = [f"def {STEP_NAME}(fn, {params}):",
-             '    """One run of `program` (eager or compiled as `fn`): its mode applied."""']
+             f'    """One run of `program` (eager or compiled as `fn`): its mode applied{what}."""']
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
     lines += _load_buffers(mode.module, mode.carry)
     call = ", ".join(i.name for i in program.inputs if i.name not in mode.module)
-    if mode.grad:
+    if backward:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
     settings = []
     if features.needs_capture(program):
@@ -122,8 +130,8 @@ def _step(program: Program) -> str:
         lines.append(f"    outs = fn({call})")
     lines += [f"    {name}.copy_(fn.{name})  # the state the call left, judged as the input's contents"
               for name in mode.module]
-    if mode.grad:
-        lines += ["    loss = sum(o.sum() for o in outs if o.requires_grad)",
+    if backward:
+        lines += [f"    loss = {LOSS_NAME}(outs)",
                   "    if isinstance(loss, torch.Tensor):",
                   "        loss.backward()",
                   ("    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
@@ -132,6 +140,34 @@ def _step(program: Program) -> str:
     else:
         lines.append("    return outs")
     return "\n".join(lines) + "\n"
+
+
+def _loss() -> str:
+    return (f"def {LOSS_NAME}(outs):\n"
+            '    """The loss a program that takes gradients differentiates: the sum of every value it '
+            'returns that requires grad (0 where none does)."""\n'
+            "    return sum(o.sum() for o in outs if o.requires_grad)\n")
+
+
+def _func_grad(program: Program, name: str) -> str:
+    """``name`` under ``torch.func.grad``: its values, then the gradient of its loss for
+    each input (every input, as ``step`` makes every input require grad for
+    ``backward()``; zeros where the loss does not reach it, as ``step`` gives)."""
+    params = ", ".join(i.name for i in program.inputs)
+    argnums = ", ".join(str(k) for k in range(len(program.inputs)))
+    one = "," if len(program.inputs) == 1 else ""
+    return "\n".join([
+        f"def {FUNC_GRAD_NAME}({params}):",
+        f'    """`{name}` under torch.func.grad: its values, then the gradient of {LOSS_NAME}(its values) '
+        'for each input."""',
+        f"    def loss_and_values({params}):",
+        f"        outs = {name}({params})",
+        f"        loss = {LOSS_NAME}(outs)",
+        "        # a loss that reaches no input (no value requires grad) is 0, whose gradients are zeros",
+        "        return (loss if isinstance(loss, torch.Tensor) else torch.zeros(())), outs",
+        f"    grads, outs = torch.func.grad(loss_and_values, argnums=({argnums}{one}), has_aux=True)({params})",
+        "    return outs + grads",
+    ]) + "\n"
 
 
 def _load_buffers(names: tuple[str, ...], carry: bool = False) -> list[str]:
@@ -156,8 +192,14 @@ def _load_buffers(names: tuple[str, ...], carry: bool = False) -> list[str]:
 def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> str:
     """The program's text: its region helpers, the function and, when its mode needs
     one, the ``step`` that runs it; ``plain``: its custom calls without their call-site
-    arguments, for ops written without them (``custom_ops.plain_snippet``)."""
+    arguments, for ops written without them (``custom_ops.plain_snippet``).  A program
+    that takes gradients has its loss (``loss_of``) and, where ``torch.func.grad`` takes
+    them (``Mode.func_grad``), the function under it (``program_grad``) its step runs."""
     parts = _regions(program, plain) + [_function(program, name, plain)]
+    if program.mode.grad:
+        parts.append(_loss())
+        if program.mode.func_grad:
+            parts.append(_func_grad(program, name))
     if needs_step(program):
         parts.append(_step(program))
     return "\n\n".join(parts)
@@ -173,7 +215,7 @@ def header(program: Program) -> str:
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
     how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
     inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
-    return (f"# compiled = torch.compile(program, {compile_args(program)}); each binding runs {run}\n"
+    return (f"# compiled = torch.compile({entry_name(program)}, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
 
@@ -233,8 +275,14 @@ def driven(step, fn):
     return fn if step is None else functools.partial(step, fn)
 
 
+def entry_name(program: Program, name: str = FUNCTION_NAME) -> str:
+    """The function a run calls through the step and a compiler compiles: the program,
+    or ``program_grad`` where ``torch.func.grad`` takes its gradients."""
+    return FUNC_GRAD_NAME if program.mode.func_grad else name
+
+
 def build_with_step(program: Program, name: str = FUNCTION_NAME):
-    """The program's function and its ``step`` (None when it needs none)."""
+    """The program's function (:func:`entry_name`) and its ``step`` (None when it needs none)."""
     import torch
 
     text = source(program, name)
@@ -243,4 +291,4 @@ def build_with_step(program: Program, name: str = FUNCTION_NAME):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"torch": torch}
     exec(compile(text, filename, "exec"), namespace)
-    return namespace[name], namespace.get(STEP_NAME)
+    return namespace[entry_name(program, name)], namespace.get(STEP_NAME)

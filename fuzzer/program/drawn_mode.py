@@ -46,5 +46,6 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
-                aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense))
+                aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense),
+                func_grad=feats.FUNC_GRAD in on)
 

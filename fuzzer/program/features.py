@@ -47,6 +47,7 @@ INT_TENSORS = "int-tensors"
 DTYPE_VIEWS = "dtype-views"
 MODULE_CARRY = state.FEATURE
 FUNCTION_SHAPES = fnshapes.FEATURE
+FUNC_GRAD = "func-grad"
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,19 @@ FEATURES: tuple[Feature, ...] = (
             "(one value may be given as both), a gradient returned for each, an in-place add to the forward's "
             "result, a backward that writes a clone of its gradient in place, a buffer kept on ctx that forward "
             "and backward both write"),
+    # and this after them
+    Feature(FUNC_GRAD, 0.15, "gradients taken by torch.func.grad of the program and its loss, compiled as one "
+            "function (implies autograd); no custom op reads a value that requires grad (torch.func.grad refuses "
+            "register_autograd's formulas, pytorch/pytorch#168393); never with the features of FUNC_GRAD_EXCLUDES"),
 )
+#: the features a program with ``func-grad`` never has (they are dropped where it is
+#: drawn): Dynamo cannot resume inside a functorch transform after a graph break (the
+#: whole call runs eagerly); torch's higher-order ops have no rule for functorch's grad
+#: transform (an eager ``torch.cond`` under it raises); the families'
+#: ``autograd.Function``s take ``ctx`` in ``forward`` without ``setup_context``, which
+#: functorch refuses; a module's buffers never take gradients
+FUNC_GRAD_EXCLUDES: tuple[str, ...] = (GRAPH_BREAK, HOPS, HOP_EFFECTS, AUTOGRAD_FUNCTION, FUNCTION_SHAPES,
+                                       MODULE_STATE, MODULE_CARRY)
 BY_NAME = {f.name: f for f in FEATURES}
 #: no feature: the programs of float32 inference over one graph, as before
 NONE: dict[str, float] = {}
@@ -205,8 +218,10 @@ def draw(seed: int, table: dict[str, float]) -> frozenset[str]:
     if not table:
         return frozenset()
     rng = random.Random(f"dcefuzz-features-{__version__}-{seed}")
-    return frozenset(f.name for f in FEATURES
-                     if rng.random() < table.get(f.name, 0.0) and unavailable(f.name) is None)
+    on = frozenset(f.name for f in FEATURES if rng.random() < table.get(f.name, 0.0) and unavailable(f.name) is None)
+    if FUNC_GRAD in on:  # gradients by torch.func.grad: taken, and without what it cannot run
+        return (on | {AUTOGRAD}) - set(FUNC_GRAD_EXCLUDES)
+    return on
 
 
 def used_by(program) -> list[str]:
@@ -217,6 +232,8 @@ def used_by(program) -> list[str]:
     used = {forms.form(s.form).feature for s in program.body} - {None}
     if mode.grad:
         used.add(AUTOGRAD)
+    if mode.func_grad:
+        used.add(FUNC_GRAD)
     if mode.dynamic != "true" or mode.marks:
         used.add(DYNAMIC_MODE)
     if mode.dtype != "float32":

@@ -21,6 +21,7 @@ from fuzzer.program import bindings, buffers, drawn_mode, forms, layouts, source
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
+from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
 from fuzzer.program.sizes import Dims
@@ -290,7 +291,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
                      program.imports)
     typing = check(prefix)
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
-                grad=GradRules() if program.mode.grad else None)
+                grad=grad_rules(program.mode.func_grad) if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
     st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
@@ -340,7 +341,8 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     if ops.nonempty:
         sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
-                grad=GradRules() if feats.AUTOGRAD in on else None, mem=storage.Tracker(feats.writes_beside(on)))
+                grad=grad_rules(feats.FUNC_GRAD in on) if feats.AUTOGRAD in on else None,
+                mem=storage.Tracker(feats.writes_beside(on)))
 
     n_inputs = rng.randint(1, limits.max_inputs)
     unused = list(symbols)

@@ -25,7 +25,7 @@ entry's) is held to the same legality rules as a freshly generated one:
 * a form that may be called once (``Form.once``) is;
 * under ``Mode.grad`` (inputs are leaves that require grad, a loss is taken and
   its gradients judged), nothing is written that autograd would refuse: see
-  :class:`GradRules`;
+  :class:`GradRules` (under ``torch.func.grad``: ``fuzzer.program.func_grad``);
 * every operand has the dtype its form takes: the program's own, or a fixed one
   (``FIXED_DTYPES``: the integer, float8 or pinned float tensors a user's op takes or
   gives), and an integer or float8 tensor is made only from values the compiler does
@@ -51,7 +51,7 @@ from fuzzer.program import forms, layouts, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.grad import GradRules
+from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.sizes import Dims
 
 
@@ -261,7 +261,7 @@ def check(program: Program) -> Typing:
         root[name] = base
     windows.enter(program.mode.windows, root, prints, dims)
     inputs = {i.name for i in program.inputs}
-    grad = GradRules() if program.mode.grad else None
+    grad = grad_rules(program.mode.func_grad) if program.mode.grad else None
     for name in inputs if grad else ():
         grad.add_input(name)
     calls: dict[int, Stmt] = {}

@@ -54,6 +54,9 @@ class Mode:
     #: at which calls the windows share their base's storage: every call (""), from the
     #: second on ("later": distinct inputs first), or the first only ("first")
     window_calls: str = ""
+    #: the gradients are taken by ``torch.func.grad`` of the program and its loss
+    #: (``codegen.program_grad``), not by ``backward()``; needs ``grad``
+    func_grad: bool = False
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -70,6 +73,8 @@ class Mode:
             data["windows"] = [list(w) for w in self.windows]
         if self.window_calls:
             data["window_calls"] = self.window_calls
+        if self.func_grad:
+            data["func_grad"] = True
         return data
 
     @classmethod
@@ -82,7 +87,7 @@ class Mode:
                    module=tuple(str(n) for n in data.get("module", ())), carry=bool(data.get("carry", False)),
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
-                   window_calls=str(data.get("window_calls", "")))
+                   window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)))
 
     @property
     def is_default(self) -> bool:
@@ -107,6 +112,8 @@ def problem(mode: Mode, dims: dict[str, Dims], inputs, given: dict[str, str | No
         if (name not in dims or base not in dims or name == base or dims[name] != dims[base]
                 or name in bases or name in mode.strided):
             return f"bad alias {(name, base)!r}"
+    if mode.func_grad and not mode.grad:
+        return "torch.func.grad takes gradients only of a program that takes them"
     if mode.aliases and mode.grad:
         return "an input that is a view of another cannot be a leaf that requires grad"
     if (wrong := _module_problem(mode, dims)) is not None:

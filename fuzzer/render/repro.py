@@ -148,7 +148,7 @@ def render(entry: Entry) -> str:
         *[carried_source(m) for m in CARRIED],
         codegen.source(entry.case.program),
         "SPEC = " + pprint.pformat(spec(entry), sort_dicts=False, width=100) + "\n",
-        'if __name__ == "__main__":\n    sys.exit(main(SPEC, program, TRACE'
+        f'if __name__ == "__main__":\n    sys.exit(main(SPEC, {codegen.entry_name(entry.case.program)}, TRACE'
         + (", step=step" if codegen.needs_step(entry.case.program) else "") + "))\n",
     ]
     return "\n\n".join(p.strip("\n") + "\n" for p in parts if p.strip())
