@@ -147,9 +147,8 @@ class Session:
 
     def held(self) -> dict[str, int]:
         """The bugs whose findings are classified cheaply (``entries.counted_only``):
-        those of the corpus (``Examples.held``: the size a finding must be under to be
-        shrunk in full), and those known upstream (``Config.known``), which any finding
-        of the bug is no smaller than."""
+        those of the corpus (``Examples.held``: the size of the largest example of a
+        bug with its examples, else 0), and those known upstream (``Config.known``, 0)."""
         return {**self.examples.held(), **{key: 0 for key in self.config.known}}
 
     def spent(self, in_flight: int = 0) -> bool:

@@ -99,13 +99,13 @@ class Examples:
         self._add(bugs.key_of(entry), entry, Path(path))
 
     def held(self) -> dict[str, int]:
-        """The bugs held, each with the size a finding of it must be under to be shrunk
-        in full: for a bug with its ``cap`` examples, the statements of the largest (a
-        finding no smaller is only counted); for one with fewer, 0 (a finding of it is
-        kept as another example as cheaply classified, ``campaign.entries.counted_only``:
-        the first example is the bug's repro, shrunk in full; the others show where else
-        it appears, and a full shrink of each was most of a campaign's time on bugs it
-        had found).  Never a key that cannot tell causes apart."""
+        """The bugs held, each with the statements of its largest example where it has
+        its ``cap`` examples (a finding of it is only counted, or, smaller, takes that
+        example's place), else 0 (a finding of it is kept as another example): either way
+        classified cheaply, ``campaign.entries.counted_only``: the first example is the
+        bug's repro, shrunk in full; the others show where else it appears, and a full
+        shrink of each was most of a campaign's time on bugs it had found.  Never a key
+        that cannot tell causes apart."""
         return {key: ms[-1].statements if len(ms) >= self.cap else 0
                 for key, ms in self.by_bug.items() if key not in self.vague}
 
