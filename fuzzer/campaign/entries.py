@@ -151,7 +151,9 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     (``Examples.save``), as the examples after the first are kept: a full shrink and
     triage of each such finding was the dearest program of a 15-minute campaign's
     known bugs (55 s of 117 compiles, ``benchmarks/timesplit.py``), and the first
-    example, shrunk in full, stays the bug's repro.
+    example, shrunk in full, stays the bug's repro.  Where nothing shrinks a finding a
+    little (a cache pair), it is shrunk in full to be another example or to take one's
+    place, as a new one is.
 
     The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
     compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
@@ -171,7 +173,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     # first, so that the example saved is the smaller program, and where nothing shrinks
     # it a little (a pair, a backend of no stage) it is shrunk in full, as a new one is
     counted = {key: largest for key, largest in held.items() if largest or key in config.known}
-    if config.shrink and not _shrinks_a_little(finding):
+    unshrunk = config.shrink and not _shrinks_a_little(finding)
+    if unshrunk:
         held = counted
     if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
         return None  # no held bug of its family: it is shrunk whatever its culprit
@@ -190,7 +193,9 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     key = bug_key(entry)
     if not separates(entry):
         return None  # its key cannot tell its bug from another: never taken for a repeat
-    return entry if key in held else None
+    if key not in held or (unshrunk and entry.statements < held[key]):
+        return None  # a finding nothing shrinks a little takes an example's place shrunk in full
+    return entry
 
 
 #: the keys recognition checks on a repeat's program as found, before any shrink: a
