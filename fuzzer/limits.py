@@ -185,7 +185,7 @@ class TriageLimits:
     #: (``campaign.entries.counted_only``)
     repeat_shrink_calls: int = 6
     #: hints a finding's shrink tries first, one per held bug of its family whose key
-    #: says what its 1-minimal program does (``campaign.entries.hints_for``): each costs
+    #: says what its 1-minimal program does (``campaign.hints.hints_for``): each costs
     #: one candidate, and a family rarely holds more bugs keyed so than this
     shrink_hints: int = 3
     #: pairs of switches probed at most, where no switch alone removes a wrong result:

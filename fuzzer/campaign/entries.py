@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable, Mapping
 
 from fuzzer.campaign import masked as masking
-from fuzzer.campaign.hints import hints_for
 from fuzzer.campaign.config import Config
+from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.bugs import separates

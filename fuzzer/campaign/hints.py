@@ -51,7 +51,9 @@ def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
         does = Does.of_key(key)
         if does is None or not does.forms or not set(does.forms) <= present or BugKey.parse(key).family != fam:
             continue
-        hints += [hint for hint in toward(case, does) if hint != case and hint not in hints and _legal(hint)]
+        for hint in toward(case, does):
+            if hint != case and hint not in hints and _legal(hint):
+                hints.append(hint)
     return tuple(hints[:TRIAGE.shrink_hints])
 
 

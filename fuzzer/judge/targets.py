@@ -171,7 +171,7 @@ class FuncGradTarget(CompileTarget):
     not what runs.  Not drawn for it: what ``func-grad`` excludes
     (``features.FUNC_GRAD_EXCLUDES``: graph breaks, higher-order ops, the families'
     ``autograd.Function``s, modules).  A custom op may read no value that requires grad
-    (``GradRules``): torch raises eagerly for every such call (pytorch/pytorch#168393)."""
+    (``func_grad.FuncGradRules``): torch raises eagerly for every such call (pytorch/pytorch#168393)."""
 
     name = FUNC_GRAD
     api = "torch.compile(torch.func.grad(program and its loss))"
