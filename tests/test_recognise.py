@@ -22,6 +22,8 @@ from fuzzer.triage.probe import Outcome
 
 GONE, STAYS, CHANGED = Outcome.GONE, Outcome.STAYS, Outcome.CHANGED
 PEAK, REINPLACE = "reorder_for_peak_memory", "reinplace_inplaceable_ops"
+#: what the fake probe's table names the case with its inputs aliasing at every call by
+ALIASED = "aliased at every call"
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -42,11 +44,12 @@ class FakeProbe:
     shows: dict = {}
 
     def __init__(self, case, kind, bug_class, device, budget):
+        self.case, self.kind = case, kind
         self.calls, self.seconds, self.seen = 0, 0.0, ()
 
-    def outcome(self, backend, config=None, dynamic=True, within=None):
+    def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
         self.calls += 1
-        asked = (backend, _switch_of(config), dynamic)
+        asked = (backend, ALIASED if case is not None else _switch_of(config), dynamic)
         FakeProbe.asked.append(asked)
         self.seen = FakeProbe.shows.get(asked, ())
         return FakeProbe.table.get(asked, STAYS)

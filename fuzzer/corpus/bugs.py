@@ -30,7 +30,7 @@ from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen
-from fuzzer.triage import rules
+from fuzzer.triage import aliasing, rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, family
 
@@ -150,14 +150,17 @@ def key_of(entry) -> str:
     A wrong value whose blame names only its stage (``eager`` and ``aot_eager`` have no
     subsystem for the bisector, and no switch is probed before Inductor) adds what its
     program does (``does``): without it every wrong value at ``aot_eager`` was one bug,
-    which held two causes under one id in turn.  A wrong value blamed on a switch that
-    only moves the computation adds what the program tells the compiler of its buffers
-    (``buffers_told``): two causes met under the buffer-reuse switch."""
+    which held two causes under one id in turn; not where the culprit says the bug
+    needs its inputs' aliasing to change between calls (``fuzzer.triage.aliasing``), a
+    fact that names its cause whatever the program's forms.  A wrong value blamed on a
+    switch that only moves the computation adds what the program tells the compiler of
+    its buffers (``buffers_told``): two causes met under the buffer-reuse switch."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
         blame = entry.culprit.key
-    if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
+    if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame) \
+            and not entry.culprit.aliasing_changes:
         done = does(entry.case.program)
         blame += f"{DOES_OPEN}{done}}}" if done else ""
     elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \
@@ -196,8 +199,9 @@ def separates(entry) -> bool:
 
     It cannot where it says only a stage and nothing of what went wrong there: a
     crash or timeout with no frame of torch, a wrong value at a stage with no switch or
-    pass and a program that does nothing, an error raised where no frame of torch says
-    (its class is its message), a missed-dce without why the call is kept.  Such a key
+    pass, a program that does nothing and no need of a change in its inputs' aliasing
+    between calls, an error raised where no frame of torch says (its class is its
+    message), a missed-dce without why the call is kept.  Such a key
     may still group entries for a listing; a finding under it is never taken for a
     repeat."""
     if entry.kind in contract.PROCESS_KINDS:
@@ -206,7 +210,7 @@ def separates(entry) -> bool:
     if not _stage_only(blame):
         return True  # inside a stage, or the entry alone
     if entry.kind in VALUE_KINDS:
-        return bool(does(entry.case.program))
+        return bool(entry.culprit.aliasing_changes or does(entry.case.program))
     symptoms = BugClass.parse(entry.bug_class).symptoms
     if entry.kind in contract.ERROR_KINDS:
         return bool(symptoms) and symptoms[0].startswith(SITE_PREFIX)
@@ -287,6 +291,8 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
         return f"{what_goes_wrong}, from the {inner.replace('_', ' ')}"
     where = f"in {stage}"
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
+    if culprit is not None and culprit.aliasing_changes:
+        shapes += f", {aliasing.WORDS[culprit.aliasing_changes]}"
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
         return f"{what_goes_wrong} {where}, gone with {rules.words(inner)} off{shapes}"
     return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes
@@ -325,7 +331,8 @@ class Bug:
         culprit = {"stage": None}
         if self.culprit is not None:
             full = self.culprit.to_json()
-            culprit = {k: full[k] for k in ("stage", "blame", "dynamic_only", "subsystem", "pass", "switches")
+            culprit = {k: full[k] for k in ("stage", "blame", "dynamic_only", "aliasing_changes", "subsystem",
+                                            "pass", "switches")
                        if k in full}
         elif self.blame is not None:
             culprit = {"stage": None, "blame": self.blame}

@@ -31,7 +31,7 @@ from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import sizes
 from fuzzer.render import brief
-from fuzzer.triage import rules, switches
+from fuzzer.triage import aliasing, rules, switches
 from fuzzer.triage.stage import STAGES
 
 #: the area tag of an issue title, by the first debugging backend that shows the bug
@@ -229,6 +229,9 @@ def culprit_lines(bug: Bug) -> list[str]:
     if c.dynamic_only is not None:
         lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
                                          if c.dynamic_only else "also with `dynamic=False` (static shapes)."))
+    if c.aliasing_changes:
+        lines.append(f"- **Aliasing**: {aliasing.WORDS[c.aliasing_changes]}; gone when they alias at every call, the"
+                     " compiling one included: the code compiled for one aliasing of its inputs ran on another.")
     if c.subsystem is not None:
         lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
                      + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")

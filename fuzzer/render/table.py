@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from fuzzer.corpus import releases, upstream
 from fuzzer.corpus.bugs import Bug
-from fuzzer.triage import rules
+from fuzzer.triage import aliasing, rules
 
 
 def culprit_words(bug: Bug) -> list[str]:
@@ -32,6 +32,8 @@ def culprit_words(bug: Bug) -> list[str]:
         where.append("missing key held by " + ", ".join(c.named_by))
     if c is not None and c.dynamic_only:
         where.append("dynamic shapes only")
+    if c is not None and c.aliasing_changes:
+        where.append(aliasing.WORDS[c.aliasing_changes])
     return where or [bug.blame or "not triaged"]
 
 

@@ -40,7 +40,7 @@ import torch
 from fuzzer.judge import contract
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
-from fuzzer.triage import bisect, lookup, rules, stage, switches
+from fuzzer.triage import aliasing, bisect, lookup, rules, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
@@ -60,6 +60,9 @@ class Culprit:
     #: True: gone with static shapes; False: shows with them too; None: not probed, or
     #: static shapes broke something else
     dynamic_only: bool | None = None
+    #: the program's ``Mode.window_calls`` where the bug is gone with its inputs aliasing
+    #: at every call (``fuzzer.triage.aliasing``): part of the key; "" not so, or not asked
+    aliasing_changes: str = ""
     oracle_calls: int = 0
     seconds: float = 0.0
     budget_exhausted: bool = False
@@ -112,7 +115,8 @@ class Culprit:
         clone elided so one buffer plays two roles, which the no-op removal's absence
         removes as well, both blame reinplacing, and are two bugs), but no switch
         that only moves the computation (``switches.also_needed``: it hides the bug,
-        it is not part of it); and whether the bug needs dynamic shapes."""
+        it is not part of it); whether the bug needs dynamic shapes; and whether it
+        needs its inputs' aliasing to change between calls (``aliasing.MARKS``)."""
         if self.blame is None:
             return None
         also = ""
@@ -122,7 +126,8 @@ class Culprit:
             also = f" (also gone with {', '.join(others)} off)" if others else ""
         elif self.named_by:
             also = f" (missing key held by {', '.join(self.named_by)})"
-        return self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
+        return (self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
+                + aliasing.MARKS.get(self.aliasing_changes, ""))
 
     def to_json(self) -> dict:
         out = {"stage": self.stage, "kind": self.kind, "blame": self.blame, "dynamic_only": self.dynamic_only}
@@ -134,6 +139,8 @@ class Culprit:
             out["switches"] = dict(self.switches)
         out.update(oracle_calls=self.oracle_calls, seconds=round(self.seconds, 2),
                    budget_exhausted=self.budget_exhausted, torch_version=self.torch_version)
+        if self.aliasing_changes:
+            out["aliasing_changes"] = self.aliasing_changes
         if self.key_only:
             out["key_only"] = True
         if self.named_by:
@@ -155,7 +162,8 @@ class Culprit:
                    torch_version=data.get("torch_version", ""),
                    key_only=bool(data.get("key_only", False)),
                    otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()},
-                   named_by=tuple(data.get("named_by", ())), via=data.get("via", ""))
+                   named_by=tuple(data.get("named_by", ())), via=data.get("via", ""),
+                   aliasing_changes=str(data.get("aliasing_changes", "")))
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
@@ -174,7 +182,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     results.
     """
     probe = Probe(case, kind, bug_class, device, budget)
-    found_stage, found_switches, bisection, dynamic_only, named_by = None, {}, None, None, ()
+    found_stage, found_switches, bisection, dynamic_only, named_by, changes = None, {}, None, None, (), ""
     otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS
     try:
@@ -182,6 +190,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
         if found_stage is not None:
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
+            changes = aliasing.needed(probe, found_stage, static is Outcome.STAYS)
             if error and lookup.missed(bug_class):
                 named_by = lookup.probe_lookup(probe, found_stage)
         if key_only and error and found_stage is not None:
@@ -198,7 +207,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     return Culprit(stage=found_stage, kind=kind,
                    subsystem=bisection.subsystem if bisection else None,
                    pass_name=bisection.application if bisection else None,
-                   switches=found_switches, dynamic_only=dynamic_only, oracle_calls=probe.calls,
+                   switches=found_switches, dynamic_only=dynamic_only, aliasing_changes=changes,
+                   oracle_calls=probe.calls,
                    seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only,
                    otherwise=otherwise if found_stage is not None else {}, named_by=named_by)

@@ -87,15 +87,17 @@ class Probe:
 
     def outcome(self, backend: str, config: dict | None = None, dynamic: bool = True,
                 within: Callable[[], contextlib.AbstractContextManager] | None = None,
-                target: str = targets.DEFAULT) -> Outcome:
+                target: str = targets.DEFAULT, case: Case | None = None) -> Outcome:
         """Compile afresh on ``backend`` with Inductor's ``config`` patched in (and, unless
         ``dynamic``, with static shapes; inside ``within()``, where given: a patch of
         torch that no config names, such as a rule taken out of a pass), through
-        ``target`` (or a piece of one, ``targets.PIECES``); what shows."""
+        ``target`` (or a piece of one, ``targets.PIECES``); what shows.  ``case``: a
+        variant of the finding's case to compile in its place (``fuzzer.triage.aliasing``:
+        its inputs aliasing at every call), the bug still the finding's."""
         self.check()
         self.calls += 1
         with _inductor_config(config), (within() if within is not None else contextlib.nullcontext()):
-            verdict = judge_fresh(self.case, self.device, backend, dynamic=dynamic, target=target)
+            verdict = judge_fresh(case or self.case, self.device, backend, dynamic=dynamic, target=target)
         self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
             else (verdict.status,)
         if verdict.status != contract.OK:

@@ -17,8 +17,9 @@ cannot change the key.
 Three shapes of key are checked so (:func:`shape_of`):
 
 - a *stage* before Inductor that the bisector has no subsystems for (``eager``,
-  ``aot_eager``), alone: the stage walk up to it, static shapes on it and, for a
-  failed lookup, the lookup probe; no compile is Inductor's, so it is checked on the
+  ``aot_eager``), alone: the stage walk up to it, static shapes on it, for a wrong
+  value whose inputs alias at some calls only the same inputs aliasing at every call
+  (``fuzzer.triage.aliasing``) and, for a failed lookup, the lookup probe; no compile is Inductor's, so it is checked on the
   program as found, before any shrink (:attr:`Shape.STAGE`);
 - a wrong value (or effect log, or kept call) on Inductor blamed on one *switch*,
   not the no-op removal (whose blame is refined by per-op rules that take a probe
@@ -61,7 +62,7 @@ import torch
 from fuzzer.judge import contract
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
-from fuzzer.triage import bisect, lookup, rules, stage, switches
+from fuzzer.triage import aliasing, bisect, lookup, rules, stage, switches
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
@@ -129,6 +130,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     named: dict[str, tuple[str, ...]] = {}
     blamed: list[bisect.Bisection | None] = []  # an error's bisection, made once
     shown: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # what each compile showed
+    changes: dict[tuple[str, Outcome], str] = {}  # whether the bug needs its aliasing to change
+    possible = ("", case.program.mode.window_calls) if aliasing.asked(case, kind) else ("",)
 
     def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
         """The answer on ``where`` with switch ``name`` thrown (None: none), asked once."""
@@ -142,7 +145,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     try:
         for key in checkable(kind, bug_class, backend, keys, shapes):
             where, inner = _blame(key, bug_class)
-            if not _reachable(key, where, kind, bug_class, key_of):
+            if not _reachable(key, where, kind, bug_class, key_of, possible):
                 continue
             if not _first_stage(where, kind, backend, outcome):
                 continue
@@ -156,6 +159,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
             if shape is Shape.ERROR and key.endswith(DYNAMIC_ONLY) is not bool(dynamic_only):
                 continue  # the shapes disagree: no bisection can make the key
+            if (where, static) not in changes:
+                changes[(where, static)] = aliasing.needed(probe, where, static is Outcome.STAYS)
             if kind in contract.ERROR_KINDS and lookup.missed(bug_class) and where not in named:
                 named[where] = lookup.probe_lookup(probe, where)
             bisection = None
@@ -164,6 +169,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
                     blamed.append(bisect.bisect(probe, INDUCTOR, applications=False))
                 bisection = blamed[0]
             culprit = Culprit(stage=where, kind=kind, switches=found, dynamic_only=dynamic_only,
+                              aliasing_changes=changes[(where, static)],
                               subsystem=bisection.subsystem if bisection else None,
                               pass_name=bisection.application if bisection else None,
                               oracle_calls=probe.calls, seconds=probe.seconds,
@@ -192,10 +198,12 @@ def _otherwise(where: str, kind: str, backend: str,
     return {name: shown[(name, "", True)] for name in walked[:walked.index(where)] if shown.get((name, "", True))}
 
 
-def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str]) -> bool:
+def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable[[Culprit], str],
+               changes: Iterable[str]) -> bool:
     """Whether some answer of the probes could make ``key``, a key that names ``where``
-    alone: there, only static shapes (and a failed lookup's locals, not guessed here)
-    are asked, so a key that none of their answers makes (a wrong value keyed by what
+    alone: there, only static shapes, whether the bug needs its inputs' aliasing to
+    change (one of ``changes``) and a failed lookup's locals (not guessed here) are
+    asked, so a key that none of their answers makes (a wrong value keyed by what
     its 1-minimal program does, which the finding's program does more of) is passed
     over without a compile; so is a switch's key whose buffers, read off the program,
     are not the finding's."""
@@ -206,7 +214,8 @@ def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable
         return guessed[guessed.rfind(PROGRAM_PART):] == key[key.rfind(PROGRAM_PART):]
     if inner or lookup.missed(bug_class):
         return True  # a switch's key reads the probes' answers throughout
-    return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes)) == key for shapes in (True, False))
+    return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes, aliasing_changes=change)) == key
+               for shapes in (True, False) for change in changes)
 
 
 def _first_stage(where: str, kind: str, backend: str, outcome: Callable[..., Outcome]) -> bool:

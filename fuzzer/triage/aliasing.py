@@ -1,0 +1,70 @@
+"""Whether a wrong value needs its inputs' aliasing to change between calls.
+
+``Mode.window_calls`` hands a program's windows over as views of their base at some
+calls only (``fuzzer.program.windows``): distinct inputs at the first call and windows
+from the second on (``later``), or the reverse (``first``), every binding through one
+compiled function.  Code compiled for one aliasing of its inputs is only right for that
+one, so torch guards it: Dynamo's no-aliasing guard compares the tensors it was given,
+and AOTAutograd adds a ``StorageOverlap`` guard, but only where inputs overlapped at the
+compile (``compute_overlapping_inputs``).  pytorch/pytorch#139789 (open) is code compiled
+for distinct inputs run on overlapping ones with no recompile; its author says it should
+recompile.
+
+A wrong value that is gone when the windows alias at every call, the compile's call
+included, is such a case whatever the program's forms: the code was right for the
+aliasing it was compiled for and ran on another.  Before this fact a wrong value at a
+stage the bisector has no subsystems for was keyed by what its program does
+(``bugs.key_of``'s ``{does ...}``), so every set of forms that wrote a window made a bug
+of its own: a one-hour campaign on 2.14.1 filed one cause as three bugs.  The key says
+the fact instead (``Culprit.key``), with its direction, and the stage that first shows
+it: one bug a stage and a direction.
+
+The probe is one compile of the case with the windows at every call, on the stage that
+first shows the bug; asked only of a wrong value (an error is keyed by torch's raising
+frame already) whose program changes its aliasing between calls.  It compiles with
+static shapes where static shapes show the bug too: with symbolic sizes, windows that
+alias at the compile meet another bug of torch's first (``gen_alias_from_base``: a
+``SymInt`` "not tracked with proxy", on 2.13 and 2.14.1), which says nothing of this
+one.  Anything but the bug gone (it stays, or something else breaks) leaves the fact
+unsaid, and the key reads the program as before: a finding is never grouped by a fact
+no probe showed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from fuzzer.judge import contract
+from fuzzer.triage.probe import Outcome, Probe
+
+#: the kinds of finding whose key may say it: a wrong value, an effect log
+KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
+
+#: how a bug that needs its inputs' aliasing to change is said, by ``Mode.window_calls``
+WORDS = {"later": "inputs alias only at later calls", "first": "inputs alias only at the first call"}
+#: what its key says (``Culprit.key``)
+MARKS = {calls: f" [{words}]" for calls, words in WORDS.items()}
+
+
+def asked(case, kind: str) -> bool:
+    """Whether the fact is asked of a finding of ``kind`` on ``case``: a wrong value whose
+    inputs alias at some calls only."""
+    return kind in KINDS and bool(case.program.mode.window_calls)
+
+
+def aliased_throughout(case):
+    """``case`` with its windows aliasing their base at every call."""
+    mode = dataclasses.replace(case.program.mode, window_calls="")
+    return dataclasses.replace(case, program=dataclasses.replace(case.program, mode=mode))
+
+
+def needed(probe: Probe, stage: str, static_shows: bool) -> str:
+    """The finding's ``window_calls`` where its bug, first shown on ``stage``, is gone with
+    the windows aliasing at every call (one compile, with static shapes where
+    ``static_shows``: they show the bug too); "" where it stays, something else breaks,
+    or the fact is not asked."""
+    if not asked(probe.case, probe.kind):
+        return ""
+    throughout = aliased_throughout(probe.case)
+    gone = probe.outcome(stage, dynamic=not static_shows, case=throughout) is Outcome.GONE
+    return probe.case.program.mode.window_calls if gone else ""

@@ -1,0 +1,99 @@
+"""A wrong value that needs its inputs' aliasing to change between calls is one bug
+whatever its program's forms (``fuzzer.triage.aliasing``), said only where a probe
+showed the bug gone with the inputs aliasing at every call; anything else keeps the
+key that reads the program."""
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+from test_recognise import ALIASED, GONE, STAYS, CHANGED, fake, _recognise  # noqa: F401 - fake: a fixture
+
+from fuzzer.corpus import bugs
+from fuzzer.corpus.store import load
+from fuzzer.judge import contract
+from fuzzer.judge.trial import Finding
+from fuzzer.triage import aliasing
+from fuzzer.triage.culprit import localise
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+#: ``x1.div_(0.5); m_scale(x0)``, ``x1`` a head window of ``x0`` at the later calls only
+#: (pytorch/pytorch#139789): found at ``aot_eager``, with static shapes too
+LATER = "wrong-mutation-e5d2d06841ad.json"
+MARK = " [inputs alias only at later calls]"
+
+
+def _other_forms(entry):
+    """``entry`` with its ``div_`` written as a ``mul_``: another set of forms."""
+    body = entry.case.program.body
+    stmt = dataclasses.replace(body[0], form="mul_")
+    program = dataclasses.replace(entry.case.program, body=(stmt, *body[1:]))
+    return dataclasses.replace(entry, id=entry.id + "-mul", case=dataclasses.replace(entry.case, program=program))
+
+
+def _told(entry, changes: str):
+    return dataclasses.replace(entry, culprit=dataclasses.replace(entry.culprit, aliasing_changes=changes))
+
+
+def test_the_fact_keys_the_bug_in_place_of_what_its_program_does():
+    later = load(CORPUS / LATER)
+    two = [later, _other_forms(later)]
+    told = [_told(e, "later") for e in two]
+    assert {bugs.key_of(e) for e in told} == {"corrupted-value|values @ aot_eager" + MARK}
+    assert all(bugs.separates(e) for e in told) and len(bugs.group(told)) == 1
+    # not said: each program's forms split them, as before
+    untold = [_told(e, "") for e in two]
+    assert all("{does " in bugs.key_of(e) for e in untold) and len(bugs.group(untold)) == 2
+    # the other direction is another bug
+    assert bugs.key_of(_told(later, "first")) != bugs.key_of(told[0])
+    # read back from the entry's JSON
+    again = type(later).from_json(told[0].to_json())
+    assert again.culprit.aliasing_changes == "later" and bugs.key_of(again) == bugs.key_of(told[0])
+
+
+def _finding(entry):
+    return Finding(entry.kind, entry.case, [contract.Divergence(contract.WRONG_MUTATION, 1, "x0", "values", ())],
+                   "cpu", "inductor")
+
+
+@pytest.mark.parametrize("throughout, said", [(GONE, "later"), (STAYS, ""), (CHANGED, "")])
+def test_a_repeat_is_recognised_only_when_its_probe_agrees(fake, throughout, said):
+    """The fact is checked by its own probe, on static shapes where they show the bug:
+    gone with the windows at every call, it is said; staying, or another bug in its
+    way (a compile error on symbolic windows, an effect token's ``StopIteration``), it
+    is not, and only the key that reads the program can match."""
+    later = load(CORPUS / LATER)
+    finding = _finding(later)
+    fake.table = {("eager", None, True): GONE, ("aot_eager", ALIASED, False): throughout}
+    told, untold = (bugs.key_of(_told(later, c)) for c in ("later", ""))
+    culprit = _recognise(finding, [told, untold])
+    assert culprit is not None and culprit.aliasing_changes == said
+    assert ("aot_eager", ALIASED, False) in fake.asked and ("aot_eager", ALIASED, True) not in fake.asked
+    only = told if said else untold
+    other = untold if said else told
+    assert _recognise(finding, [other]) is None
+    assert _recognise(finding, [only]) is not None
+
+
+def test_a_finding_whose_aliasing_never_changes_is_not_asked(fake):
+    later = load(CORPUS / LATER)
+    mode = dataclasses.replace(later.case.program.mode, window_calls="")
+    same = dataclasses.replace(later.case, program=dataclasses.replace(later.case.program, mode=mode))
+    assert not aliasing.asked(same, later.kind) and aliasing.asked(later.case, later.kind)
+    assert not aliasing.asked(later.case, contract.COMPILE_ERROR)  # an error is keyed by its frame
+    fake.table = {("eager", None, True): GONE}
+    _recognise(_finding(dataclasses.replace(later, case=same)), [bugs.key_of(later)])
+    assert not any(asked[1] == ALIASED for asked in fake.asked)
+
+
+@pytest.mark.compile
+def test_one_cause_written_with_other_forms_is_one_bug():
+    """The entry and the same program with ``mul_`` for ``div_``, each localised afresh
+    (aot_eager only): two programs, one key, which no longer reads their forms."""
+    later = load(CORPUS / LATER)
+    keys = set()
+    for entry in (later, _other_forms(later)):
+        culprit = localise(entry.case, entry.kind, entry.bug_class, "cpu", backend=entry.backend, key_only=True)
+        assert culprit.stage == "aot_eager" and culprit.aliasing_changes == "later"
+        keys.add(bugs.key_of(dataclasses.replace(entry, culprit=culprit)))
+    assert keys == {"corrupted-value|values @ aot_eager" + MARK}
