@@ -171,6 +171,38 @@ def test_a_write_with_grad_under_func_grad_is_legal_only_where_autograd_takes_it
         _func_grad(body, ["v0"]).validate()
 
 
+# a view of a buffer made before a write gave the buffer a gradient, written after it
+STALE_VIEW = [("clone", ["x0"], "v0", {"no_grad": True}), ("unsqueeze", ["v0"], "v2", {"dim": 0}),
+              ("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["v0", "v1"], None, {}),
+              ("div_", ["v2"], None, {"c": -1.0})]
+
+
+def test_a_view_made_before_its_base_required_grad_is_never_written_after():
+    """Such a view is a leaf that requires grad: eager refuses the write (a 15-minute
+    campaign drew one, logged invalid), and a write of a view of it.  Only read, it is
+    legal, and eager runs it."""
+    stale = _func_grad(STALE_VIEW, ["v0"])
+    with pytest.raises(InvalidProgram, match="made before its base required grad"):
+        stale.validate()
+
+    def by_hand(x0):  # the program written plain (the IR lets no code be made of it)
+        with torch.no_grad():
+            v0 = x0.clone()
+        v2 = v0.unsqueeze(0)
+        v0.add_(x0.relu())
+        v2.div_(-1.0)
+        return v0.sum()
+
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        torch.func.grad(by_hand)(torch.rand(3, 4))
+    of_stale = STALE_VIEW[:4] + [("head", ["v2"], "v3", {"dim": 1}), ("div_", ["v3"], None, {"c": -1.0})]
+    with pytest.raises(InvalidProgram, match="made before its base required grad"):
+        _func_grad(of_stale, ["v0"]).validate()
+    read = _func_grad(STALE_VIEW[:4] + [("unary", ["v2"], "v3", {"fn": "relu"})], ["v0", "v3"])
+    read.validate()
+    eager_fn(read)(*make_inputs(read, 0, "cpu"))
+
+
 def test_the_writes_func_grad_allows_are_autograds_and_give_backwards_gradients():
     """The same program through plain autograd, ``backward()`` of its loss: the relaxed
     rule is autograd's, not functorch's alone (GradRules keep such writes out of other

@@ -22,7 +22,12 @@ out of every other program (so those programs stay as they were drawn):
   then on.  An additive write (:data:`ADDITIVE`: its
   backward keeps nothing of what it wrote) leaves its storage writable again; any
   other counts as a read of it for backward.  A storage viewed under ``no_grad`` is
-  never written so (autograd refuses: "A view was created in no_grad mode ...").
+  never written so (autograd refuses: "A view was created in no_grad mode ...");
+* a view made of a storage before a write first made it require grad is a leaf that
+  requires grad from then on, with no history of its own, so it is never written after
+  (autograd refuses: "a leaf Variable that requires grad is being used in an in-place
+  operation", under ``backward()`` alike), nor is a view made of it; read, it is legal.
+  A view made after that write is written like any other.
 """
 
 from __future__ import annotations
@@ -48,6 +53,9 @@ class FuncGradRules(GradRules):
         self.viewed_without_grad: set[str] = set()
         #: storages that require grad only by a write of values that do (``_write``)
         self.written_with_grad: set[str] = set()
+        #: views made of a storage before a write made it require grad, and views of those:
+        #: leaves that require grad, never written
+        self.stale_views: set[str] = set()
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
         no_grad = bool(stmt.attrs.get("no_grad"))
@@ -62,10 +70,14 @@ class FuncGradRules(GradRules):
         super().admit(stmt, form, root, inputs)
         if form.aliases_operand and no_grad:
             self.viewed_without_grad.add(root[stmt.args[0]])
+        if form.aliases_operand and stmt.out is not None and stmt.args[0] in self.stale_views:
+            self.stale_views.add(stmt.out)
 
     def _write(self, stmt, form, root: dict[str, str], inputs, reads_grad: bool) -> None:
         """An aten write with grad on: legal where autograd takes it (the module's docstring)."""
         written = {root[stmt.args[w]] for w in form.mutates}
+        if any(stmt.args[w] in self.stale_views for w in form.mutates):
+            raise forms.Illegal("autograd forbids writing a view made before its base required grad (a leaf)")
         for storage in written:
             computed = storage not in self.written_with_grad and any(
                 self.requires[n] for n, r in root.items() if r == storage and n in self.requires)
@@ -75,6 +87,9 @@ class FuncGradRules(GradRules):
                 raise forms.Illegal(f"autograd forbids writing {storage} here")
         if not (reads_grad or written & self.written_with_grad):
             return  # a write of values that require no grad, as GradRules allow it
+        through = {stmt.args[w] for w in form.mutates}
+        self.stale_views |= {n for n, r in root.items() if r in written - self.written_with_grad
+                             and n != r and n not in through and n in self.requires}
         self.written_with_grad |= written
         self.requires.update({n: True for n, r in root.items() if r in written and n in self.requires})
         self.read_by_grad |= {root[a] for k, a in enumerate(stmt.args) if k not in form.mutates or form.name not in ADDITIVE}
