@@ -20,7 +20,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: ``x1.div_(0.5); m_scale(x0)``, ``x1`` a head window of ``x0`` at the later calls only
 #: (pytorch/pytorch#139789): found at ``aot_eager``, with static shapes too
 LATER = "wrong-mutation-e5d2d06841ad.json"
-MARK = " [inputs alias only at later calls]"
+MARK = " [its inputs' aliasing changes between calls]"
 
 
 def _other_forms(entry):
@@ -44,8 +44,9 @@ def test_the_fact_keys_the_bug_in_place_of_what_its_program_does():
     # not said: each program's forms split them, as before
     untold = [_told(e, "") for e in two]
     assert all("{does " in bugs.key_of(e) for e in untold) and len(bugs.group(untold)) == 2
-    # the other direction is another bug
-    assert bugs.key_of(_told(later, "first")) != bugs.key_of(told[0])
+    # the other way round (overlapping at the compile, distinct after) is the same cause,
+    # one guard of AOTAutograd's missing (pytorch/pytorch#185891 fixes both)
+    assert bugs.key_of(_told(later, "first")) == bugs.key_of(told[0])
     # read back from the entry's JSON
     again = type(later).from_json(told[0].to_json())
     assert again.culprit.aliasing_changes == "later" and bugs.key_of(again) == bugs.key_of(told[0])

@@ -292,7 +292,7 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     where = f"in {stage}"
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and culprit.aliasing_changes:
-        shapes += f", {aliasing.WORDS[culprit.aliasing_changes]}"
+        shapes += f", {aliasing.WORDS}"
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
         return f"{what_goes_wrong} {where}, gone with {rules.words(inner)} off{shapes}"
     return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes

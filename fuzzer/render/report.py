@@ -230,8 +230,9 @@ def culprit_lines(bug: Bug) -> list[str]:
         lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
                                          if c.dynamic_only else "also with `dynamic=False` (static shapes)."))
     if c.aliasing_changes:
-        lines.append(f"- **Aliasing**: {aliasing.WORDS[c.aliasing_changes]}; gone when they alias at every call, the"
-                     " compiling one included: the code compiled for one aliasing of its inputs ran on another.")
+        lines.append(f"- **Aliasing**: {aliasing.WORDS} (`window_calls={c.aliasing_changes}`); gone when they"
+                     " alias at every call, the compiling one included: code compiled for one aliasing of its"
+                     " inputs ran on another.")
     if c.subsystem is not None:
         lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
                      + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")

@@ -33,7 +33,7 @@ def culprit_words(bug: Bug) -> list[str]:
     if c is not None and c.dynamic_only:
         where.append("dynamic shapes only")
     if c is not None and c.aliasing_changes:
-        where.append(aliasing.WORDS[c.aliasing_changes])
+        where.append(aliasing.WORDS)
     return where or [bug.blame or "not triaged"]
 
 

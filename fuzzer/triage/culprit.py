@@ -116,7 +116,7 @@ class Culprit:
         removes as well, both blame reinplacing, and are two bugs), but no switch
         that only moves the computation (``switches.also_needed``: it hides the bug,
         it is not part of it); whether the bug needs dynamic shapes; and whether it
-        needs its inputs' aliasing to change between calls (``aliasing.MARKS``)."""
+        needs its inputs' aliasing to change between calls (``aliasing.MARK``)."""
         if self.blame is None:
             return None
         also = ""
@@ -127,7 +127,7 @@ class Culprit:
         elif self.named_by:
             also = f" (missing key held by {', '.join(self.named_by)})"
         return (self.blame + also + (" [dynamic shapes only]" if self.dynamic_only else "")
-                + aliasing.MARKS.get(self.aliasing_changes, ""))
+                + (aliasing.MARK if self.aliasing_changes else ""))
 
     def to_json(self) -> dict:
         out = {"stage": self.stage, "kind": self.kind, "blame": self.blame, "dynamic_only": self.dynamic_only}
