@@ -15,7 +15,8 @@ included, is such a case whatever the program's forms: the code was right for th
 aliasing it was compiled for and ran on another.  Before this fact a wrong value at a
 stage the bisector has no subsystems for was keyed by what its program does
 (``bugs.key_of``'s ``{does ...}``), so every set of forms that wrote a window made a bug
-of its own: a one-hour campaign on 2.14.1 filed one cause as three bugs.  The key says
+of its own: a one-hour campaign on 2.14.1 filed one cause as three bugs (two share a
+key now; the third's probe meets another bug, below).  The key says
 the fact instead (``Culprit.key``), and the stage that first shows it: one bug a stage.
 Not a direction: code compiled for overlapping inputs run on distinct ones (``first``)
 fails the same way with static shapes (on 2.14.1 a ``setStorage`` out of bounds, aten
