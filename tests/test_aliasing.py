@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from test_recognise import ALIASED, GONE, STAYS, CHANGED, fake, _recognise  # noqa: F401 - fake: a fixture
+from test_recognise import ALIASED, APART, CHANGED, GONE, STAYS, _recognise, fake  # noqa: F401 - fake: a fixture
 
 from fuzzer.corpus import bugs
 from fuzzer.corpus.store import load
@@ -57,15 +57,20 @@ def _finding(entry):
                    "cpu", "inductor")
 
 
-@pytest.mark.parametrize("throughout, said", [(GONE, "later"), (STAYS, ""), (CHANGED, "")])
-def test_a_repeat_is_recognised_only_when_its_probe_agrees(fake, throughout, said):
-    """The fact is checked by its own probe, on static shapes where they show the bug:
-    gone with the windows at every call, it is said; staying, or another bug in its
-    way (a compile error on symbolic windows, an effect token's ``StopIteration``), it
-    is not, and only the key that reads the program can match."""
+@pytest.mark.parametrize("aliased, apart, said", [
+    (GONE, GONE, "later"),
+    (STAYS, GONE, ""),     # the windows at every call show it too: it needs no change
+    (CHANGED, GONE, ""),   # another bug in its way (an effect token's StopIteration)
+    (GONE, STAYS, ""),     # distinct inputs show it: a bug aliasing at the compile hides
+])
+def test_a_repeat_is_recognised_only_when_its_probes_agree(fake, aliased, apart, said):
+    """The fact is checked by its own probes, on static shapes where they show the bug:
+    gone both with the windows aliasing at every call and with them distinct at every
+    call, it is said; else only the key that reads the program can match."""
     later = load(CORPUS / LATER)
     finding = _finding(later)
-    fake.table = {("eager", None, True): GONE, ("aot_eager", ALIASED, False): throughout}
+    fake.table = {("eager", None, True): GONE, ("aot_eager", ALIASED, False): aliased,
+                  ("aot_eager", APART, False): apart}
     told, untold = (bugs.key_of(_told(later, c)) for c in ("later", ""))
     culprit = _recognise(finding, [told, untold])
     assert culprit is not None and culprit.aliasing_changes == said

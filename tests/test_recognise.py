@@ -22,8 +22,9 @@ from fuzzer.triage.probe import Outcome
 
 GONE, STAYS, CHANGED = Outcome.GONE, Outcome.STAYS, Outcome.CHANGED
 PEAK, REINPLACE = "reorder_for_peak_memory", "reinplace_inplaceable_ops"
-#: what the fake probe's table names the case with its inputs aliasing at every call by
-ALIASED = "aliased at every call"
+#: what the fake probe's table names the case with its windows aliasing at every call by,
+#: and the case with them distinct inputs at every call
+ALIASED, APART = "aliased at every call", "apart at every call"
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -49,7 +50,8 @@ class FakeProbe:
 
     def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
         self.calls += 1
-        asked = (backend, ALIASED if case is not None else _switch_of(config), dynamic)
+        variant = None if case is None else (ALIASED if case.program.mode.windows else APART)
+        asked = (backend, variant or _switch_of(config), dynamic)
         FakeProbe.asked.append(asked)
         self.seen = FakeProbe.shows.get(asked, ())
         return FakeProbe.table.get(asked, STAYS)

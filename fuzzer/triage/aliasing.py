@@ -10,9 +10,12 @@ compile (``compute_overlapping_inputs``).  pytorch/pytorch#139789 (open) is code
 for distinct inputs run on overlapping ones with no recompile; its author says it should
 recompile.
 
-A wrong value that is gone when the windows alias at every call, the compile's call
-included, is such a case whatever the program's forms: the code was right for the
-aliasing it was compiled for and ran on another.  Before this fact a wrong value at a
+A wrong value that is gone both when the windows alias at every call, the compile's
+call included, and when they are distinct inputs at every call, is such a case whatever
+the program's forms: the code was right for either aliasing compiled for it, and ran on
+the other.  Both are asked: a bug of distinct inputs that aliasing at the compile hides
+(shown at the first call of ``later``) is gone with the windows at every call too, and
+is no such case.  Before this fact a wrong value at a
 stage the bisector has no subsystems for was keyed by what its program does
 (``bugs.key_of``'s ``{does ...}``), so every set of forms that wrote a window made a bug
 of its own: a one-hour campaign on 2.14.1 filed one cause as three bugs (two share a
@@ -23,8 +26,8 @@ fails the same way with static shapes (on 2.14.1 a ``setStorage`` out of bounds,
 alone), and pytorch/pytorch#185891 (open) fixes both with AOTAutograd's overlap guards.
 The culprit keeps which way it changed.
 
-The probe is one compile of the case with the windows at every call, on the stage that
-first shows the bug; asked only of a wrong value (an error is keyed by torch's raising
+The probes are two compiles, of the case with the windows at every call and with them
+distinct inputs at every call, on the stage that first shows the bug; asked only of a wrong value (an error is keyed by torch's raising
 frame already) whose program changes its aliasing between calls.  It compiles with
 static shapes where static shapes show the bug too: with symbolic sizes, windows that
 alias at the compile meet another bug of torch's first (``gen_alias_from_base``: a
@@ -62,13 +65,20 @@ def aliased_throughout(case):
     return dataclasses.replace(case, program=dataclasses.replace(case.program, mode=mode))
 
 
+def apart_throughout(case):
+    """``case`` with its windows distinct inputs at every call (each drawn as its own)."""
+    mode = dataclasses.replace(case.program.mode, windows=(), window_calls="")
+    return dataclasses.replace(case, program=dataclasses.replace(case.program, mode=mode))
+
+
 def needed(probe: Probe, stage: str, static_shows: bool) -> str:
-    """The finding's ``window_calls`` where its bug, first shown on ``stage``, is gone with
-    the windows aliasing at every call (one compile, with static shapes where
-    ``static_shows``: they show the bug too); "" where it stays, something else breaks,
-    or the fact is not asked."""
+    """The finding's ``window_calls`` where its bug, first shown on ``stage``, is gone both
+    with the windows aliasing at every call and with them distinct at every call (a
+    compile each, with static shapes where ``static_shows``: they show the bug too); ""
+    where either shows it, something else breaks, or the fact is not asked."""
     if not asked(probe.case, probe.kind):
         return ""
-    throughout = aliased_throughout(probe.case)
-    gone = probe.outcome(stage, dynamic=not static_shows, case=throughout) is Outcome.GONE
-    return probe.case.program.mode.window_calls if gone else ""
+    for throughout in (aliased_throughout(probe.case), apart_throughout(probe.case)):
+        if probe.outcome(stage, dynamic=not static_shows, case=throughout) is not Outcome.GONE:
+            return ""
+    return probe.case.program.mode.window_calls

@@ -19,7 +19,7 @@ Three shapes of key are checked so (:func:`shape_of`):
 - a *stage* before Inductor that the bisector has no subsystems for (``eager``,
   ``aot_eager``), alone: the stage walk up to it, static shapes on it, for a wrong
   value whose inputs alias at some calls only the same inputs aliasing at every call
-  (``fuzzer.triage.aliasing``) and, for a failed lookup, the lookup probe; no compile
+  and apart at every call (``fuzzer.triage.aliasing``) and, for a failed lookup, the lookup probe; no compile
   is Inductor's, so it is checked on the program as found, before any shrink
   (:attr:`Shape.STAGE`);
 - a wrong value (or effect log, or kept call) on Inductor blamed on one *switch*,
