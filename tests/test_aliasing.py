@@ -20,7 +20,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: ``x1.div_(0.5); m_scale(x0)``, ``x1`` a head window of ``x0`` at the later calls only
 #: (pytorch/pytorch#139789): found at ``aot_eager``, with static shapes too
 LATER = "wrong-mutation-e5d2d06841ad.json"
-MARK = " [its inputs' aliasing changes between calls]"
+KEY = "corrupted-value|values @ guards [its inputs' aliasing changes between calls]"
 
 
 def _other_forms(entry):
@@ -39,7 +39,7 @@ def test_the_fact_keys_the_bug_in_place_of_what_its_program_does():
     later = load(CORPUS / LATER)
     two = [later, _other_forms(later)]
     told = [_told(e, "later") for e in two]
-    assert {bugs.key_of(e) for e in told} == {"corrupted-value|values @ aot_eager" + MARK}
+    assert {bugs.key_of(e) for e in told} == {KEY}
     assert all(bugs.separates(e) for e in told) and len(bugs.group(told)) == 1
     # not said: each program's forms split them, as before
     untold = [_told(e, "") for e in two]
@@ -102,4 +102,28 @@ def test_one_cause_written_with_other_forms_is_one_bug():
         culprit = localise(entry.case, entry.kind, entry.bug_class, "cpu", backend=entry.backend, key_only=True)
         assert culprit.stage == "aot_eager" and culprit.aliasing_changes == "later"
         keys.add(bugs.key_of(dataclasses.replace(entry, culprit=culprit)))
-    assert keys == {"corrupted-value|values @ aot_eager" + MARK}
+    assert keys == {KEY}
+
+
+def test_the_fact_is_the_key_wherever_the_bug_shows(monkeypatch, fake):
+    """Where only Inductor's scheduling reads across the windows in an order right for
+    distinct inputs, the bug first shows on Inductor, blamed on a switch that moves the
+    computation (a 10-minute campaign of windows filed three keys so): the same cause,
+    one key; a key-only triage that has the fact probes no switch and no bisector."""
+    later = load(CORPUS / LATER)
+    inductor = dataclasses.replace(later.culprit, stage="inductor", aliasing_changes="later",
+                                   switches={"reorder_for_peak_memory": "gone"})
+    assert inductor.places and bugs.key_of(dataclasses.replace(later, culprit=inductor)) == KEY
+    from fuzzer.triage import culprit as culprits
+    monkeypatch.setattr(culprits, "Probe", fake)
+    fake.table = {(s, None, True): GONE for s in ("eager", "aot_eager", "aot_eager_decomp_partition")}
+    fake.table.update({("inductor", ALIASED, False): GONE, ("inductor", APART, False): GONE})
+    found = localise(later.case, later.kind, later.bug_class, "cpu", key_only=True)
+    assert found.stage == "inductor" and found.aliasing_changes == "later" and found.key == KEY.split(" @ ")[1]
+    assert {asked[1] for asked in fake.asked} == {None, ALIASED, APART}  # no switch was thrown
+    # without the fact, the same triage goes on to the switches
+    fake.asked.clear()
+    fake.table[("inductor", APART, False)] = STAYS
+    fake.table[("inductor", "reorder_for_peak_memory", True)] = GONE  # blamed: no bisection
+    assert not localise(later.case, later.kind, later.bug_class, "cpu", key_only=True).aliasing_changes
+    assert {asked[1] for asked in fake.asked} - {None, ALIASED, APART}

@@ -32,7 +32,7 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 def _switch_of(patch):
     if not patch:
         return None
-    return next(s.name for s in switches.SWITCHES if s.patch == patch)
+    return next((s.name for s in switches.SWITCHES if s.patch == patch), "a pair")
 
 
 class FakeProbe:
@@ -46,7 +46,7 @@ class FakeProbe:
 
     def __init__(self, case, kind, bug_class, device, budget):
         self.case, self.kind = case, kind
-        self.calls, self.seconds, self.seen = 0, 0.0, ()
+        self.calls, self.seconds, self.seen, self.exhausted = 0, 0.0, (), False
 
     def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
         self.calls += 1

@@ -150,17 +150,19 @@ def key_of(entry) -> str:
     A wrong value whose blame names only its stage (``eager`` and ``aot_eager`` have no
     subsystem for the bisector, and no switch is probed before Inductor) adds what its
     program does (``does``): without it every wrong value at ``aot_eager`` was one bug,
-    which held two causes under one id in turn; not where the culprit says the bug
-    needs its inputs' aliasing to change between calls (``fuzzer.triage.aliasing``), a
-    fact that names its cause whatever the program's forms.  A wrong value blamed on a
-    switch that only moves the computation adds what the program tells the compiler of
-    its buffers (``buffers_told``): two causes met under the buffer-reuse switch."""
+    which held two causes under one id in turn.  A wrong value blamed on a switch that
+    only moves the computation adds what the program tells the compiler of its buffers
+    (``buffers_told``): two causes met under the buffer-reuse switch.  Neither where the
+    culprit says the bug needs its inputs' aliasing to change between calls
+    (``fuzzer.triage.aliasing``): that fact is its key alone (``Culprit.key``), whatever
+    the program does and wherever it shows."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
         blame = entry.culprit.key
-    if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame) \
-            and not entry.culprit.aliasing_changes:
+    if entry.culprit is not None and entry.culprit.aliasing_changes:
+        pass  # its cause, whatever the program and wherever it shows (``Culprit.key``)
+    elif entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f"{DOES_OPEN}{done}}}" if done else ""
     elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \

@@ -115,10 +115,13 @@ class Culprit:
         clone elided so one buffer plays two roles, which the no-op removal's absence
         removes as well, both blame reinplacing, and are two bugs), but no switch
         that only moves the computation (``switches.also_needed``: it hides the bug,
-        it is not part of it); whether the bug needs dynamic shapes; and whether it
-        needs its inputs' aliasing to change between calls (``aliasing.MARK``)."""
+        it is not part of it); and whether the bug needs dynamic shapes.  A bug that
+        needs its inputs' aliasing to change between calls is keyed by that alone
+        (``aliasing.BLAME``): the compiled code's guards, whatever stage first shows it."""
         if self.blame is None:
             return None
+        if self.aliasing_changes:
+            return aliasing.BLAME + aliasing.MARK  # whatever stage or switch shows it
         also = ""
         if self.kind not in contract.ERROR_KINDS:
             blamed = rules.split(self.blame.partition(":")[2])[0]
@@ -195,12 +198,13 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                 named_by = lookup.probe_lookup(probe, found_stage)
         if key_only and error and found_stage is not None:
             bisection = bisect.bisect(probe, found_stage, applications=False)
-        if found_stage == "inductor" and not (key_only and error):
+        inside = not (key_only and changes)  # else the key is the aliasing's change alone
+        if found_stage == "inductor" and not (key_only and error) and inside:
             found_switches = switches.probe_all(probe)
             if not error:  # an error's key is where it is raised
                 found_switches.update(switches.probe_pairs(probe, found_switches))
                 found_switches.update(rules.probe_rules(probe, found_switches))
-        if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))):
+        if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))) and inside:
             bisection = bisect.bisect(probe, found_stage, applications=not key_only)
     except BudgetSpent:
         pass

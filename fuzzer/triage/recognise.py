@@ -14,7 +14,7 @@ recognised only when the key its own probes give is, character for character, th
 known one: recognition never guesses a fact, it only leaves out the probes that
 cannot change the key.
 
-Three shapes of key are checked so (:func:`shape_of`):
+Four shapes of key are checked so (:func:`shape_of`):
 
 - a *stage* before Inductor that the bisector has no subsystems for (``eager``,
   ``aot_eager``), alone: the stage walk up to it, static shapes on it, for a wrong
@@ -31,7 +31,10 @@ Three shapes of key are checked so (:func:`shape_of`):
   probe), then the bisection as a key-only triage makes it, its application
   bisected only for a pass's subsystem (``bisect.bisect(applications=False)``: a
   lowering's is never part of a key); no switch, since none is part of an error's
-  blame (``Culprit.blame``) (:attr:`Shape.ERROR`).
+  blame (``Culprit.blame``) (:attr:`Shape.ERROR`);
+- a wrong value that needs its inputs' aliasing to change between calls, wherever it
+  shows (``aliasing.BLAME``): the stage walk up to the first stage that shows it, static
+  shapes there and the two probes of ``fuzzer.triage.aliasing`` (:attr:`Shape.ALIASING`).
 
 What is left out, and why the key cannot change:
 
@@ -81,6 +84,9 @@ class Shape(str, enum.Enum):
     SWITCH = "switch"
     #: an error first shown on Inductor: the bisector's pass (or nothing)
     ERROR = "error"
+    #: a wrong value that needs its inputs' aliasing to change between calls, wherever it
+    #: shows (``fuzzer.triage.aliasing``)
+    ALIASING = "aliasing"
 
 
 def _blame(key: str, bug_class: str) -> tuple[str, str]:
@@ -94,6 +100,8 @@ def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
     checked, or None: a key of another family, or one recognition cannot check."""
     if kind in contract.PROCESS_KINDS or not key.startswith(f"{family(bug_class)} @ "):
         return None
+    if key == f"{family(bug_class)} @ {aliasing.BLAME}{aliasing.MARK}":
+        return Shape.ALIASING if kind in aliasing.KINDS else None
     where, inner = _blame(key, bug_class)
     if where not in stage.stages_for(kind, backend):
         return None
@@ -146,6 +154,11 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     try:
         for key in checkable(kind, bug_class, backend, keys, shapes):
             where, inner = _blame(key, bug_class)
+            if shape_of(key, kind, bug_class, backend) is Shape.ALIASING:
+                if not aliasing.asked(case, kind):
+                    continue
+                where = next(name for name in stage.stages_for(kind, backend)
+                             if name == backend or outcome(name) is Outcome.STAYS)
             if not _reachable(key, where, kind, bug_class, key_of, possible):
                 continue
             if not _first_stage(where, kind, backend, outcome):
