@@ -32,7 +32,7 @@ from fuzzer.limits import REPORT
 from fuzzer.program import codegen
 from fuzzer.triage import aliasing, rules
 from fuzzer.triage.culprit import Culprit
-from fuzzer.triage.family import CORRUPTED, family
+from fuzzer.triage.family import CORRUPTED, VALUE_KINDS, family
 
 
 def _frames(detail: list[str]) -> list[str]:
@@ -47,11 +47,6 @@ def blame_of(entry) -> str | None:
         frame = stacks.torch_frame(_frames(entry.detail))
         return f"process:{frame}" if frame else None
     return entry.culprit.blame if entry.culprit is not None else None
-
-
-#: the kinds a wrong value shows as: where their blame names only a stage, what the
-#: program does joins their key (``does``)
-VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
 
 
 def does(program) -> str:
@@ -161,8 +156,8 @@ def key_of(entry) -> str:
     else:
         blame = entry.culprit.key
     if entry.culprit is not None and entry.culprit.aliasing_changes:
-        pass  # its cause, whatever the program and wherever it shows (``Culprit.key``)
-    elif entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
+        return BugKey(family(entry.bug_class), blame).text  # its cause, wherever it shows (``Culprit.key``)
+    if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f"{DOES_OPEN}{done}}}" if done else ""
     elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \

@@ -27,7 +27,8 @@ out of every other program (so those programs stay as they were drawn):
   requires grad from then on, with no history of its own, so it is never written after
   (autograd refuses: "a leaf Variable that requires grad is being used in an in-place
   operation", under ``backward()`` alike), nor is a view made of it; read, it is legal.
-  A view made after that write is written like any other.
+  A view made after that write is held to the rules above, which count the view itself
+  as a read of the storage for backward (conservative: eager would let it be written).
 """
 
 from __future__ import annotations

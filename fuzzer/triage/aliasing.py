@@ -47,11 +47,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from fuzzer.judge import contract
+from fuzzer.triage.family import VALUE_KINDS
 from fuzzer.triage.probe import Outcome, Probe
-
-#: the kinds of finding whose key may say it: a wrong value, an effect log
-KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
 
 #: how a bug that needs its inputs' aliasing to change is said, whichever way it changes
 WORDS = "its inputs' aliasing changes between calls"
@@ -62,7 +59,7 @@ BLAME, MARK = "guards", f" [{WORDS}]"
 def asked(case, kind: str) -> bool:
     """Whether the fact is asked of a finding of ``kind`` on ``case``: a wrong value whose
     inputs alias at some calls only."""
-    return kind in KINDS and bool(case.program.mode.window_calls)
+    return kind in VALUE_KINDS and bool(case.program.mode.window_calls)
 
 
 def aliased_throughout(case):

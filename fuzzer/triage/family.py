@@ -35,8 +35,10 @@ def symptoms(bug_class: str) -> tuple[str, set[str]]:
     return parsed.kind, parsed.words
 
 
-#: the kinds a wrong value shows as
-_VALUE_KINDS = {contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG}
+#: the kinds a wrong value shows as: one family wherever they land; where their blame
+#: names only a stage, what the program does joins their key (``bugs.does``); the only
+#: kinds asked whether their inputs' aliasing changed (``fuzzer.triage.aliasing``)
+VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
 
 
 #: the stale-cache labels whose ``:aspect`` is dropped from the family: ``fake-changed:shape``
@@ -52,8 +54,8 @@ def _stale_family(words: set[str]) -> str:
     which bug it is, while the message says what the stale code tripped over in this
     program."""
     words = {w.partition(":")[0] if w.partition(":")[0] in ASPECT_DROPPED else w for w in words if " " not in w}
-    others = words - _VALUE_KINDS - _VALUE_SYMPTOMS
-    if not words & _VALUE_KINDS or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
+    others = words - set(VALUE_KINDS) - _VALUE_SYMPTOMS
+    if not words & set(VALUE_KINDS) or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
                                             contract.REORDERED}:
         return BugClass(contract.STALE_CACHE, tuple(sorted(words))).text
     return BugClass(contract.STALE_CACHE, tuple(sorted(others | {CORRUPTED}))).text
@@ -72,7 +74,7 @@ def family(bug_class: str) -> str:
             return bug_class  # classed by where it was raised: nothing in it is the program's
         # normalised again: entries saved before a name pattern was known keep it
         return BugClass(kind, (contract.normalise_message(said),)).text
-    if kind not in (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG):
+    if kind not in VALUE_KINDS:
         return bug_class
     if kind == contract.EFFECT_LOG:
         order = tuple(sorted(words - {contract.DATA}))

@@ -68,7 +68,7 @@ from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage import aliasing, bisect, lookup, rules, stage, switches
 from fuzzer.triage.culprit import Culprit
-from fuzzer.triage.family import family
+from fuzzer.triage.family import VALUE_KINDS, family
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: the stage whose switches a checked key blames
@@ -101,7 +101,7 @@ def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
     if kind in contract.PROCESS_KINDS or not key.startswith(f"{family(bug_class)} @ "):
         return None
     if key == f"{family(bug_class)} @ {aliasing.BLAME}{aliasing.MARK}":
-        return Shape.ALIASING if kind in aliasing.KINDS else None
+        return Shape.ALIASING if kind in VALUE_KINDS else None
     where, inner = _blame(key, bug_class)
     if where not in stage.stages_for(kind, backend):
         return None
@@ -154,7 +154,8 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     try:
         for key in checkable(kind, bug_class, backend, keys, shapes):
             where, inner = _blame(key, bug_class)
-            if shape_of(key, kind, bug_class, backend) is Shape.ALIASING:
+            shape = shape_of(key, kind, bug_class, backend)
+            if shape is Shape.ALIASING:
                 if not aliasing.asked(case, kind):
                     continue
                 where = next(name for name in stage.stages_for(kind, backend)
@@ -164,7 +165,6 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
             if not _first_stage(where, kind, backend, outcome):
                 continue
             found: dict[str, str] | None = {}
-            shape = shape_of(key, kind, bug_class, backend)
             if shape is Shape.SWITCH:
                 found = _switches_for(inner, outcome)
                 if found is None:
