@@ -154,6 +154,7 @@ def test_lost_input_mutation_is_flagged():
     v = verdict(stand_in)
     assert v.kinds() == [contract.WRONG_MUTATION]
     assert v.divergences[0].where == "input x0"
+    assert v.divergences[0].at == (contract.Place(contract.INPUT, "x0"),)
 
 
 # ------------------------------------------------------------------ clause 3
@@ -184,6 +185,12 @@ def test_duplicated_and_reordered_effects_are_flagged():
     assert d.kinds() == [contract.EFFECT_LOG] and "duplicated e_log@1" in d.divergences[0].detail
     r = verdict(reorder)
     assert r.kinds() == [contract.EFFECT_LOG] and r.divergences[0].detail.startswith("reordered")
+    # where each shows (``Divergence.at``): the calls the change is about, not the ones in place
+    assert d.divergences[0].at == (contract.Place(contract.CALL, ("e_log", 1)),)
+    assert {p.key for p in r.divergences[0].at} == {("e_log", 1), ("e_tap", 3)}
+    assert contract.changed_calls([("a", 0), ("b", 1), ("c", 2)], [("a", 0), ("c", 2), ("b", 1)]) == (
+        ("b", 1), ("c", 2))
+    assert contract.changed_calls([("a", 0), ("b", 1)], [("b", 1)]) == (("a", 0),)
 
 
 def test_effect_seeing_other_data_is_flagged():
@@ -196,6 +203,7 @@ def test_effect_seeing_other_data_is_flagged():
     v = verdict(stand_in)
     assert v.kinds() == [contract.EFFECT_LOG]
     assert "saw different data" in v.divergences[0].detail
+    assert v.divergences[0].at == (contract.Place(contract.CALL, ("e_tap", 3)),)
 
 
 # ------------------------------------------------------------------ clause 4

@@ -151,13 +151,32 @@ def normalise_message(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip()[:200]
 
 
+#: what a :class:`Place` names: a returned value (by its index), an input (by its
+#: name), an effectful or pure call (by its ``(op, site)``)
+OUTPUT, INPUT, CALL = "output", "input", "call"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a divergence shows, as the run names it: returned value ``key`` (its index
+    among the values ``step`` returns), input ``key`` (its name), or call ``key`` (its
+    ``(op, site)``).  A shrink keeps a finding to the places it showed at
+    (``fuzzer.reduce.own``), so that a candidate of the same class that breaks the
+    clause somewhere else, another bug of one kind, is never taken for it."""
+
+    what: str
+    key: object
+
+
 @dataclass(frozen=True)
 class Divergence:
     """One broken clause on one binding.
 
     ``symptoms`` say how it broke, in the words the bug class is made of; an error
     has one, where torch raised it (``raised.raised_at``); a death, or an error no
-    frame of torch raised, has none: its normalised message is its symptom.
+    frame of torch raised, has none: its normalised message is its symptom.  ``at``
+    says where it shows (:class:`Place`; none for an error, a death or a count of
+    values, which show nowhere in particular).
     """
 
     kind: str
@@ -165,6 +184,7 @@ class Divergence:
     where: str
     detail: str
     symptoms: tuple[str, ...] = ()
+    at: tuple[Place, ...] = ()
 
     def line(self) -> str:
         site = f" ({self.symptoms[0]})" if self.kind in ERROR_KINDS and self.symptoms else ""
@@ -285,7 +305,8 @@ def check_outputs(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
     for index, values in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
         bad = _value(*values, _noisy(noisy, lambda run: run.outputs, index))
         if bad:
-            out.append(Divergence(WRONG_OUTPUT, binding, f"output {index}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_OUTPUT, binding, f"output {index}", bad[1], (bad[0],),
+                                  (Place(OUTPUT, index),)))
     return out
 
 
@@ -296,7 +317,8 @@ def check_inputs(binding: int, names, eager: Run, ref: Run, compiled: Run, noisy
                                                 compiled.inputs_after)):
         bad = _value(*values, _noisy(noisy, lambda run: run.inputs_after, index))
         if bad:
-            out.append(Divergence(WRONG_MUTATION, binding, f"input {name}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_MUTATION, binding, f"input {name}", bad[1], (bad[0],),
+                                  (Place(INPUT, name),)))
     return out
 
 
@@ -327,13 +349,25 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     return tuple(word for word, _ in parts), text
 
 
+def changed_calls(expected: list, got: list) -> tuple:
+    """The calls (``(op, site)``) a changed effect sequence is about: those run another
+    number of times (missing, extra, duplicated), and both calls of each pair the two
+    sequences run in another order (by where each first runs)."""
+    counted = [call for call in dict.fromkeys(expected + got) if expected.count(call) != got.count(call)]
+    common = [call for call in dict.fromkeys(expected) if call in got]
+    first = {call: got.index(call) for call in common}
+    swapped = [call for k, a in enumerate(common) for b in common[k + 1:] if first[b] < first[a] for call in (a, b)]
+    return tuple(dict.fromkeys(counted + swapped))
+
+
 def check_sequence(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
     """Clause 3's first half: the (op, site) sequence of the ORDERED effects."""
     expected = [event.call for event in eager.effects]
     got = [event.call for event in compiled.effects]
     if expected != got:
         symptoms, text = sequence_change(expected, got)
-        return [Divergence(EFFECT_LOG, binding, "sequence", text, symptoms)]
+        at = tuple(Place(CALL, call) for call in changed_calls(expected, got))
+        return [Divergence(EFFECT_LOG, binding, "sequence", text, symptoms, at)]
     return []
 
 
@@ -355,7 +389,7 @@ def check_effects(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
             bad = _value(*seen, seen_by_noisy)
             if bad:
                 out.append(Divergence(EFFECT_LOG, binding, _event_where(number, eager_event, index),
-                                      f"saw different data: {bad[1]}", (DATA,)))
+                                      f"saw different data: {bad[1]}", (DATA,), (Place(CALL, eager_event.call),)))
     return out
 
 
@@ -376,7 +410,8 @@ def check_dead_calls(binding: int, dead_sites, compiled: Run, asserted=()) -> li
     names = {site: op for op, site in compiled.calls}
     causes = tuple(sorted({dead_sites[site] for site in ran})) if isinstance(dead_sites, dict) else ()
     executed = ", ".join(f"{names[site]}@{site}" for site in ran)
-    return [Divergence(MISSED_DCE, binding, "calls", f"dead pure call sites executed: {executed}", causes)]
+    return [Divergence(MISSED_DCE, binding, "calls", f"dead pure call sites executed: {executed}", causes,
+                       tuple(Place(CALL, (names[site], site)) for site in ran))]
 
 
 def _message_symptom(detail: str) -> str:
@@ -467,20 +502,20 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
     divs = check_sequence(binding, eager, compiled)
     if len(compiled.outputs) != len(eager.outputs):
         return divs + _wrong_count(binding, eager, compiled), []
-    values = [(WRONG_OUTPUT, f"output {index}", *triple)
+    values = [(WRONG_OUTPUT, f"output {index}", Place(OUTPUT, index), *triple)
               for index, triple in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
-    values += [(WRONG_MUTATION, f"input {name}", *triple)
+    values += [(WRONG_MUTATION, f"input {name}", Place(INPUT, name), *triple)
                for name, *triple in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
     if not divs and len(ref.effects) == len(eager.effects):
-        values += [(EFFECT_LOG, _event_where(number, eager_event, index), *seen)
+        values += [(EFFECT_LOG, _event_where(number, eager_event, index), Place(CALL, eager_event.call), *seen)
                    for number, (ref_event, eager_event, compiled_event)
                    in enumerate(zip(ref.effects, eager.effects, compiled.effects))
                    for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
-    for kind, where, ref_value, eager_value, compiled_value in values:
+    for kind, where, place, ref_value, eager_value, compiled_value in values:
         if compiled_value.dtype != eager_value.dtype:
             divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
-                                   (DTYPE,)))
+                                   (DTYPE,), (place,)))
         elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):
             unjudged.append(where)
     return divs, unjudged

@@ -45,6 +45,28 @@ def symbol_renaming(program: Program) -> dict[str, str]:
     return mapping
 
 
+@dataclass(frozen=True)
+class Renaming:
+    """What :func:`canonical` renames: each input and value's name, each call site."""
+
+    names: dict[str, str]
+    sites: dict[int, int]
+
+
+def renaming(program: Program) -> Renaming:
+    """Inputs ``x<i>`` in order, values ``v<i>`` in order of definition, sites in order
+    of appearance (an identical call keeps sharing its site)."""
+    names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
+    sites: dict[int, int] = {}
+    for stmt in program.body:
+        for key in ("site", "site2"):
+            if key in stmt.attrs:
+                sites.setdefault(stmt.attrs[key], len(sites))
+        if stmt.out is not None:
+            names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
+    return Renaming(names, sites)
+
+
 def canonical(program: Program) -> Program:
     """Rename values, sites and symbols in order of appearance; behaviour is unchanged."""
     sym_map = symbol_renaming(program)
@@ -52,21 +74,19 @@ def canonical(program: Program) -> Program:
     def dim(expr: str) -> str:
         return re.sub(r"s\d+", lambda m: sym_map[m.group(0)], expr)
 
-    names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
+    renamed = renaming(program)
+    names, sites = renamed.names, renamed.sites
     body = []
-    sites: dict[int, int] = {}  # an identical call keeps sharing its site
     data_sizes = 0
     for stmt in program.body:
         attrs = dict(stmt.attrs)
         for key in ("site", "site2"):
             if key in attrs:
-                attrs[key] = sites.setdefault(attrs[key], len(sites))
+                attrs[key] = sites[attrs[key]]
         if "size" in attrs:
             attrs["size"] = f"u{data_sizes}"
             data_sizes += 1
-        out = None
-        if stmt.out is not None:
-            out = names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
+        out = names[stmt.out] if stmt.out is not None else None
         body.append(Stmt(stmt.form, tuple(names[a] for a in stmt.args), out, attrs))
     return Program(
         symbols=tuple(sym_map[s] for s in sorted(sym_map, key=lambda s: sym_map[s])),
