@@ -44,7 +44,7 @@ class FakeProbe:
     #: what a compile showed besides the bug (the kinds of another bug), as asked
     shows: dict = {}
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         self.case, self.kind = case, kind
         self.calls, self.seconds, self.seen, self.exhausted = 0, 0.0, (), False
 

@@ -512,7 +512,7 @@ class _Shows:
     answer = None
     asked: list = []
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         pass
 
     def outcome(self, backend, config=None, dynamic=True, within=None):

@@ -63,7 +63,7 @@ class _Pieces:
     shows: set = set()
     asked: list = []
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         pass
 
     calls, seconds, exhausted = 0, 0.0, False

@@ -117,7 +117,7 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
     its target's own, never merged with a bug of another class."""
     if kinds.of(entry.kind).name != kinds.PROGRAM or entry.kind in contract.PROCESS_KINDS:
         return False
-    probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget, entry.spots)
     try:
         return probe.outcome(entry.backend) is Outcome.STAYS
     except OutdatedClass:
@@ -268,7 +268,7 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
     try:
         culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
                             lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
-                            shapes)
+                            shapes, entry.spots)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise

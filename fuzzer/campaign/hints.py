@@ -11,7 +11,7 @@ of its time.  A hint is the finding's own case cut toward what the held bug's ke
 (:func:`toward`): the statements of its forms, the statements they read replaced by
 their operands where that is legal, and the mode simplified as far as the key's words
 allow.  The shrinker takes a hint only as it takes any candidate (simpler, the same bug
-class where the finding showed it, ``fuzzer.reduce.own``, judged afresh), and its
+class where the finding showed it, ``fuzzer.judge.spots``, judged afresh), and its
 passes go on from there, so the result is as minimal as without hints and a finding of
 another bug is not made one of these by its hint: a hint that writes another input
 wrong, or loses another call, shows another divergence of the class and is refused.

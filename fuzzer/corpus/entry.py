@@ -11,13 +11,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 
 import torch
 
 from fuzzer import __version__, hashseed
 from fuzzer.judge import targets
 from fuzzer.judge.contract import Divergence
+from fuzzer.judge.spots import Spot, spots_of
 from fuzzer.limits import CORPUS
 from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram
@@ -89,6 +90,10 @@ class Entry:
     #: the pipeline it was found through (``fuzzer.judge.targets``; absent from its JSON:
     #: ``compile``, as every entry saved before targets existed)
     target: str = targets.DEFAULT
+    #: where its divergences show in its program (``fuzzer.judge.spots``): each probe of its
+    #: triage looks for its bug there (None: not recorded, as in entries saved before spots
+    #: existed; a probe then reads the class alone)
+    spots: frozenset | None = None
 
     def hit(self, when: str, count: int = 1, times: Sequence[str] = ()) -> None:
         """Count ``count`` hits more, at ``when``; ``times``: another copy's hit times, kept too."""
@@ -125,6 +130,8 @@ class Entry:
             **({"hash_seed": self.hash_seed} if self.hash_seed is not None else {}),
             **({"hit_times": list(self.hit_times)} if self.hit_times else {}),
             **({"target": self.target} if self.target != targets.DEFAULT else {}),
+            **({"spots": [[spot.what, spot.name] for spot in sorted(self.spots, key=astuple)]}
+               if self.spots is not None else {}),
             "source": codegen.source(self.case.program),
             "program": self.case.program.to_json(),
             "bindings": [dict(b) for b in self.case.bindings],
@@ -160,6 +167,7 @@ class Entry:
             hash_seed=str(data["hash_seed"]) if data.get("hash_seed") is not None else None,
             hit_times=[str(t) for t in data.get("hit_times") or []],
             target=str(data.get("target") or targets.DEFAULT),
+            spots=frozenset(Spot(str(what), str(name)) for what, name in data["spots"]) if "spots" in data else None,
         )
 
     @classmethod
@@ -184,7 +192,8 @@ class Entry:
                    threads=torch.get_num_threads() if threads is None else threads,
                    hash_seed=hashseed.AT_START,
                    detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
-                   found=found, shrink=shrink, culprit=culprit, variant=variant, target=target)
+                   found=found, shrink=shrink, culprit=culprit, variant=variant, target=target,
+                   spots=spots_of(case, divergences))
 
     def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: dict,
                 notes: Sequence[str] = ()) -> Entry:

@@ -161,7 +161,7 @@ class Place:
     """Where a divergence shows, as the run names it: returned value ``key`` (its index
     among the values ``step`` returns), input ``key`` (its name), or call ``key`` (its
     ``(op, site)``).  A shrink keeps a finding to the places it showed at
-    (``fuzzer.reduce.own``), so that a candidate of the same class that breaks the
+    (``fuzzer.judge.spots``), so that a candidate of the same class that breaks the
     clause somewhere else, another bug of one kind, is never taken for it."""
 
     what: str

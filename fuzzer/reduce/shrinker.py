@@ -20,12 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fuzzer.internal import SHRINK, InternalError
-from fuzzer.judge import contract
+from fuzzer.judge import contract, spots
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import SHRINK as SHRINK_LIMITS
 from fuzzer.limits import UNBOUNDED, OracleBudget
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce import own, signature
+from fuzzer.reduce import signature
 from fuzzer.reduce.edits import canonical_case, remove_statements, with_program
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.base import drive
@@ -83,7 +83,7 @@ class Shrinker:
       kind and the same bug class (``contract.bug_class``) as the original: a step
       that slides to another bug (say, wrong output to compile error) is refused.
     - *Where it showed.*  And only if one of those divergences shows where one of the
-      original's did (``fuzzer.reduce.own``: the same returned value, written input or
+      original's did (``fuzzer.judge.spots``: the same returned value, written input or
       call site): two bugs of one class in one program are two bugs, and a step that
       slides from the one found to the other is refused too.
     - *Nothing implicit.*  Every deletion is a candidate of its own: deleting a
@@ -116,7 +116,7 @@ class Shrinker:
         self.best = case
         self.best_divs = list(divergences)
         #: where the original showed its bug: a candidate must show it at one of them
-        self.own = own.own_spots(case, divergences)
+        self.own = spots.own_spots(case, divergences)
         self.cache: dict[str, list | None] = {case_key(case): list(divergences)}
         self.calls = 0
         self.start = time.perf_counter()
@@ -126,9 +126,9 @@ class Shrinker:
         self.errors: list[InternalError] = []
 
     # -- the predicate ------------------------------------------------------
-    def divergences_of(self, case: Case, spots: frozenset | None = None) -> list | None:
+    def divergences_of(self, case: Case, where: frozenset | None = None) -> list | None:
         """The target kind's divergences if ``case`` shows the same bug (of the same
-        class, at one of ``spots``: the original's own, ``self.own``), else None."""
+        class, at one of ``where``: the original's own, ``self.own``), else None."""
         key = case_key(case)
         if key in self.cache:
             return self.cache[key]
@@ -149,17 +149,17 @@ class Shrinker:
             return None
         divs = verdict.of_kind(self.kind) if verdict.status == contract.OK else []
         same = divs and contract.bug_class(self.kind, divs) == self.target
-        result = divs if same and own.keeps(self.own if spots is None else spots, case, divs) else None
+        result = divs if same and spots.keeps(self.own if where is None else where, case, divs) else None
         self.cache[key] = result
         return result
 
-    def recheck(self, case: Case, spots: frozenset | None = None) -> list | None:
-        """A fresh oracle call, past the cache and the budget (for confirmation); ``spots``:
+    def recheck(self, case: Case, where: frozenset | None = None) -> list | None:
+        """A fresh oracle call, past the cache and the budget (for confirmation); ``where``:
         the original's own in ``case``'s names, where it renamed them."""
         self.cache.pop(case_key(case), None)
         saved, self.budget = self.budget, UNBOUNDED
         try:
-            return self.divergences_of(case, spots)
+            return self.divergences_of(case, where)
         finally:
             self.budget = saved
 
@@ -201,8 +201,9 @@ def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backen
     if confirm:
         # outside the budget: the renumbered case must show the bug from a fresh compile;
         # if renumbering lost it (it should not), the unrenumbered one must
-        spots = own.renamed(shrinker.own, signature.renaming(best.program))
-        for candidate, where in ((canonical_case(best), spots), (best, shrinker.own)):
+        renaming = signature.renaming(best.program)
+        renamed = spots.renamed(shrinker.own, renaming.names, renaming.sites)
+        for candidate, where in ((canonical_case(best), renamed), (best, shrinker.own)):
             again = shrinker.recheck(candidate, where)
             if again is not None:
                 best, divs, confirmed = candidate, again, True

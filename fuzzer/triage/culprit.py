@@ -170,9 +170,10 @@ class Culprit:
 
 
 def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False) -> Culprit:
+             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False,
+             spots: frozenset | None = None) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
-    of ``stage.STAGES``), within ``budget``.
+    of ``stage.STAGES``, showing at ``spots``: ``Probe``), within ``budget``.
 
     ``key_only`` leaves out the probes whose answers cannot change the culprit's key,
     for a finding that is only to be counted as its bug (a repeat of one with its
@@ -184,7 +185,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     probes of every compile error, or the bisection (ten to twenty) of most wrong
     results.
     """
-    probe = Probe(case, kind, bug_class, device, budget)
+    probe = Probe(case, kind, bug_class, device, budget, spots)
     found_stage, found_switches, bisection, dynamic_only, named_by, changes = None, {}, None, None, (), ""
     otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from fuzzer.judge import contract, targets
 from fuzzer.judge.legacy import legacy_class, renamed
+from fuzzer.judge.spots import keeps
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
@@ -61,12 +62,20 @@ class OutdatedClass(Exception):
 
 
 class Probe:
-    """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``."""
+    """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``, where
+    the finding showed it (``spots``, ``fuzzer.judge.spots``; None: anywhere, for an entry
+    that does not record them).
+
+    The class alone would take another bug of it in the same program for this one: a
+    stage that shows the class at another returned value, input or call is no stage of
+    this bug, and a switch that removes this one while another of the class shows is not
+    said to leave it.  A compile that shows the class elsewhere only is ``CHANGED``."""
 
     def __init__(self, case: Case, kind: str, bug_class: str, device: str,
-                 budget: OracleBudget = TRIAGE.budget):
+                 budget: OracleBudget = TRIAGE.budget, spots: frozenset | None = None):
         self.case, self.kind, self.bug_class, self.device = case, kind, bug_class, device
         self.budget = budget
+        self.spots = spots
         self.calls = 0
         self.start = time.perf_counter()
         self.exhausted = False
@@ -105,7 +114,8 @@ class Probe:
         divs = verdict.of_kind(self.kind)
         seen = contract.bug_class(self.kind, divs)
         if seen and family(seen) == family(self.bug_class):
-            return Outcome.STAYS
+            here = self.spots is None or keeps(self.spots, case or self.case, divs)
+            return Outcome.STAYS if here else Outcome.CHANGED
         if seen and (family(legacy_class(self.kind, divs)) == family(self.bug_class)
                      or family(seen) == family(renamed(self.bug_class))):
             raise OutdatedClass(self.bug_class, seen)

@@ -125,16 +125,18 @@ def checkable(kind: str, bug_class: str, backend: str, keys: Iterable[str],
 
 def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable[str],
               key_of: Callable[[Culprit], str], budget: OracleBudget = TRIAGE.budget,
-              backend: str = INDUCTOR, shapes: Iterable[Shape] = tuple(Shape)) -> Culprit | None:
+              backend: str = INDUCTOR, shapes: Iterable[Shape] = tuple(Shape),
+              spots: frozenset | None = None) -> Culprit | None:
     """The culprit whose key is one of ``keys`` (those of ``shapes``), checked on
     ``case`` (None: none is, or the probes could not say; the finding then goes its
     usual way).
 
     ``key_of`` makes the key of the finding with a culprit (``bugs.key_of`` of its
-    entry with ``case``), so the key compared is made as any entry's is.  Each
+    entry with ``case``), so the key compared is made as any entry's is.  ``spots``: where
+    the finding showed its bug, where each probe must see it (``Probe``).  Each
     candidate key is checked in turn, the probes shared: a compile answers once.
     """
-    probe = Probe(case, kind, bug_class, device, budget)
+    probe = Probe(case, kind, bug_class, device, budget, spots)
     answers: dict[tuple[str, str, bool], Outcome] = {}
     named: dict[str, tuple[str, ...]] = {}
     blamed: list[bisect.Bisection | None] = []  # an error's bisection, made once

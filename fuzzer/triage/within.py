@@ -66,7 +66,7 @@ def localise(entry, device: str, budget: OracleBudget = TRIAGE.budget) -> Culpri
     module's docstring), within ``budget``: its culprit blames nothing where the budget
     ran out before a piece was placed."""
     pieces = WALKS[entry.target]
-    probe = Probe(entry.case, entry.kind, entry.bug_class, device, budget)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, device, budget, entry.spots)
     found = None
     try:
         found = next((piece for piece in pieces[:-1]

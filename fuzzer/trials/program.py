@@ -51,7 +51,8 @@ class ProgramTrials:
 
     def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
                 key_only: bool = False):
-        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only)
+        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only,
+                        entry.spots)
 
     def issue(self, bug, entry):
         return None  # the plain words of ``fuzzer.render.report``

@@ -1,5 +1,5 @@
-"""A finding's own divergences: where they show, in its program's names, so that a
-shrink keeps the finding to them.
+"""Spots: where a finding's divergences show, in its program's names, so that a
+shrink, and every probe of triage, keeps the finding to its own.
 
 A bug class says *what* broke (a wrong value, an effect missing), not *where*.  Two
 bugs of one kind in one program share a class, and a shrink that took any candidate
@@ -26,13 +26,12 @@ every divergence of that kind meets.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from fuzzer.judge.contract import CALL, INPUT, OUTPUT, Divergence, Place
 from fuzzer.program import forms
 from fuzzer.program.ir import Case, Program
-from fuzzer.reduce.signature import Renaming
 
 #: what a :class:`Spot` names
 VALUE, GRADIENT, WRITTEN, SITE, ANYWHERE = "value", "gradient", "written", "site", "anywhere"
@@ -46,7 +45,7 @@ class Spot:
     name: str
 
 
-def spots(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
+def spots_of(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
     """Where ``divergences`` show in ``case``'s program."""
     program = case.program
     out: set[Spot] = set()
@@ -58,9 +57,9 @@ def spots(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
 
 
 def own_spots(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
-    """A finding's spots (:func:`spots`), each value a tagged op returns standing for
+    """A finding's spots (:func:`spots_of`), each value a tagged op returns standing for
     its operand 0 too: the shrink may read the operand in its place."""
-    found = set(spots(case, divergences))
+    found = set(spots_of(case, divergences))
     made = {stmt.out: stmt for stmt in case.program.body if stmt.out is not None}
     todo = [spot.name for spot in found if spot.what == VALUE]
     while todo:
@@ -75,20 +74,20 @@ def own_spots(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
 
 def keeps(own: frozenset[Spot], case: Case, divergences: Iterable[Divergence]) -> bool:
     """Whether ``divergences`` of ``case`` show at one of a finding's own spots."""
-    return not own.isdisjoint(spots(case, divergences))
+    return not own.isdisjoint(spots_of(case, divergences))
 
 
-def renamed(own: frozenset[Spot], renaming: Renaming) -> frozenset[Spot]:
-    """``own`` in the names ``renaming`` gives (``signature.canonical``'s); a spot whose
-    name the renamed program no longer has is left out, lest it meet another's new name."""
+def renamed(own: frozenset[Spot], names: Mapping[str, str], sites: Mapping[int, int]) -> frozenset[Spot]:
+    """``own`` in new ``names`` and ``sites`` (``signature.renaming``'s); a spot whose name
+    the renamed program no longer has is left out, lest it meet another's new name."""
     out = set()
     for spot in own:
         if spot.what in (VALUE, GRADIENT, WRITTEN):
-            if spot.name in renaming.names:
-                out.add(Spot(spot.what, renaming.names[spot.name]))
+            if spot.name in names:
+                out.add(Spot(spot.what, names[spot.name]))
         elif spot.what == SITE and spot.name.isdigit():
-            if int(spot.name) in renaming.sites:
-                out.add(Spot(SITE, str(renaming.sites[int(spot.name)])))
+            if int(spot.name) in sites:
+                out.add(Spot(SITE, str(sites[int(spot.name)])))
         else:
             out.add(spot)
     return frozenset(out)

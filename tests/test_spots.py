@@ -1,4 +1,4 @@
-"""A finding's own divergences (``fuzzer.reduce.own``): a shrink, hints included, takes a
+"""Spots: where a finding's divergences show (``fuzzer.judge.spots``): a shrink, hints included, takes a
 candidate only where it diverges where the finding did; stand-in oracles, no compile."""
 
 import dataclasses
@@ -10,9 +10,10 @@ from fuzzer.corpus.bugs import DOES_OPEN, BugKey, does
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CALL, INPUT, OUTPUT, Divergence, Place
 from fuzzer.judge.trial import Finding
-from fuzzer.reduce import own, signature
+from fuzzer.judge import spots as own
+from fuzzer.reduce import signature
 from fuzzer.reduce.edits import canonical_case
-from fuzzer.reduce.own import Spot
+from fuzzer.judge.spots import Spot, spots_of
 from fuzzer.reduce.shrinker import shrink
 
 WRONG = contract.WRONG_MUTATION
@@ -80,7 +81,7 @@ def test_spots_name_values_gradients_inputs_and_sites_in_the_programs_names():
             Divergence(contract.WRONG_OUTPUT, 0, "output 2", "", ("values",), (Place(OUTPUT, 2),)),
             Divergence(contract.EFFECT_LOG, 0, "sequence", "", ("missing",), (Place(CALL, ("e_log", 4)),)),
             Divergence(contract.COMPILE_ERROR, 0, "compile", "boom")]
-    assert own.spots(case(grad), divs) == {Spot(own.VALUE, "v0"), Spot(own.GRADIENT, "x1"), Spot(own.SITE, "4"),
+    assert own.spots_of(case(grad), divs) == {Spot(own.VALUE, "v0"), Spot(own.GRADIENT, "x1"), Spot(own.SITE, "4"),
                                            Spot(own.ANYWHERE, contract.COMPILE_ERROR)}
 
 
@@ -90,7 +91,7 @@ def test_a_tagged_ops_result_stands_for_its_operand():
     p = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0})], outputs=["v0"])
     wrong = [Divergence(contract.WRONG_OUTPUT, 0, "output 0", "", ("values",), (Place(OUTPUT, 0),))]
     assert own.own_spots(case(p), wrong) == {Spot(own.VALUE, "v0"), Spot(own.VALUE, "x0")}
-    assert own.spots(case(p), wrong) == {Spot(own.VALUE, "v0")}
+    assert own.spots_of(case(p), wrong) == {Spot(own.VALUE, "v0")}
 
 
 def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
@@ -108,5 +109,19 @@ def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
     assert result.confirmed and result.case == canonical_case(result.case)
     assert [i.name for i in result.case.program.inputs] == ["x0"]
     renaming = signature.renaming(p)
-    assert own.renamed(frozenset({Spot(own.WRITTEN, "x2"), Spot(own.VALUE, "gone")}), renaming) == {
+    assert own.renamed(frozenset({Spot(own.WRITTEN, "x2"), Spot(own.VALUE, "gone")}), renaming.names,
+                       renaming.sites) == {
         Spot(own.WRITTEN, "x2")}
+
+
+def test_an_entry_keeps_where_its_divergences_showed():
+    """An entry records its spots (``Entry.spots``), so a triage of it from the corpus asks
+    its probes for its own divergences; one saved before spots existed records none."""
+    from fuzzer.corpus.entry import Entry
+
+    entry = Entry.build(WRONG, case(_two_bugs()), [_written("x2")], seed=1, device="cpu", backend="aot_eager")
+    assert entry.spots == {Spot(own.WRITTEN, "x2")}
+    assert Entry.from_json(entry.to_json()).spots == entry.spots
+    old = entry.to_json()
+    del old["spots"]
+    assert Entry.from_json(old).spots is None
