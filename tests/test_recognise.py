@@ -478,3 +478,60 @@ def test_a_recognised_repeat_keeps_the_other_bug_an_earlier_stage_showed(fake, b
     assert counted is not None and key_of(counted) == known
     assert counted.culprit.otherwise == {"aot_eager": (contract.WRONG_OUTPUT,)}
     assert masked.masked_stage(counted) == "aot_eager"
+
+
+class _RuleProbe(FakeProbe):
+    """Answers by a rule of the program compiled (the finding's, or a cut of it): the bug
+    shows on ``aot_eager`` (and on it with static shapes) where ``needs`` holds, never on ``eager``."""
+
+    needs = staticmethod(lambda c: True)
+
+    def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
+        self.calls += 1
+        FakeProbe.asked.append((backend, case is not None, dynamic))
+        return STAYS if backend != "eager" and _RuleProbe.needs(case or self.case) else GONE
+
+
+def _tagged_finding():
+    """``v0 = p_sin(x0); v1 = t_scale(x0); v1.mul_(0.5); return (v0, x0)``: a wrong value at
+    ``aot_eager`` (a stand-in's), whatever ``p_sin`` does."""
+    p = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("t_scale", ["x0"], "v1", {"site": 1}),
+                               ("mul_", ["v1"], None, {"c": 0.5})], outputs=["v0"])
+    div = contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values", ("values",))
+    return Finding(contract.WRONG_MUTATION, case(p), [div], "cpu", "aot_eager")
+
+
+def _stage_key(finding, forms):
+    """The key of a wrong value at ``aot_eager`` whose 1-minimal program has ``forms``."""
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    entry = entries.found_entry(finding, 0, config)
+    body = tuple(s for s in entry.case.program.body if s.form in forms)
+    minimal = dataclasses.replace(entry.case, program=dataclasses.replace(entry.case.program, body=body))
+    return key_of(dataclasses.replace(entry, case=minimal, culprit=Culprit("aot_eager", kind=finding.kind,
+                                                                             dynamic_only=False)))
+
+
+def _recognise_cut(finding, keys):
+    from fuzzer.reduce.cuts import cuts
+
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    entry = entries.found_entry(finding, 0, config)
+    return recognition.recognise(finding.case, finding.kind, entry.bug_class, "cpu", keys,
+                                 lambda c, case=entry.case: key_of(dataclasses.replace(entry, culprit=c, case=case)),
+                                 backend="aot_eager", cuts=cuts)
+
+
+def test_a_key_of_forms_is_not_read_off_a_program_that_does_more_than_its_bug_needs(monkeypatch):
+    """The issue's case: the held ``{does mul_, p_sin, t_scale}`` is not this finding's bug
+    when the program without ``p_sin`` still shows it (its own key is ``{does mul_, t_scale}``)."""
+    monkeypatch.setattr(recognition, "Probe", _RuleProbe)
+    FakeProbe.asked = []
+    finding = _tagged_finding()
+    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_"} <= {s.form for s in c.program.body})
+    held = _stage_key(finding, {"p_sin", "t_scale", "mul_"})
+    assert held.endswith("{does mul_, p_sin, t_scale}")
+    assert _recognise_cut(finding, [held]) is None
+    assert any(cut for _, cut, _ in FakeProbe.asked)  # a cut was compiled
+    # the bug held with p_sin's part in it is this one where the cut without p_sin loses it
+    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    assert _recognise_cut(finding, [held]) is not None

@@ -24,6 +24,7 @@ from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import Finding, TrialResult
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
+from fuzzer.reduce.cuts import cuts
 from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage import within
 from fuzzer.triage.culprit import triageable
@@ -267,8 +268,8 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
     keys = list(held)
     try:
         culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
-                            lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
-                            shapes, entry.spots)
+                            lambda c, case=entry.case: bug_key(dataclasses.replace(entry, culprit=c, case=case)),
+                            budget, finding.backend, shapes, entry.spots, cuts)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise

@@ -26,7 +26,6 @@ not this.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 from fuzzer.corpus.bugs import BugKey, Does, mode_words
@@ -34,7 +33,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import keeping_forms, with_program
+from fuzzer.reduce.edits import keeping_forms, reading_operand, with_program
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
@@ -69,18 +68,8 @@ def toward(case: Case, does: Does) -> list[Case]:
     for n in reversed(range(len(kept.program.body))):
         stmt = bold.program.body[n]
         if stmt.form not in does.forms and stmt.out is not None and stmt.args:
-            bold = _reading_operand(bold, n)
+            bold = reading_operand(bold, n)
     return [_simpler_mode(bold, does.mode), _simpler_mode(kept, does.mode)]
-
-
-def _reading_operand(case: Case, n: int) -> Case:
-    """``case`` without statement ``n``, whose later readers read its operand 0."""
-    body = case.program.body
-    stmt = body[n]
-    swap = {stmt.out: stmt.args[0]}
-    later = tuple(dataclasses.replace(s, args=tuple(swap.get(a, a) for a in s.args)) for s in body[n + 1:])
-    outputs = tuple(swap.get(o, o) for o in case.program.outputs)
-    return with_program(case, body=body[:n] + later, outputs=outputs)
 
 
 def _simpler_mode(case: Case, words: tuple[str, ...]) -> Case:

@@ -33,6 +33,16 @@ def remove_statements(case: Case, indices: set[int]) -> Case:
     return with_program(case, body=tuple(body), outputs=outputs)
 
 
+def reading_operand(case: Case, n: int) -> Case:
+    """``case`` without statement ``n``, whose later readers read its operand 0."""
+    body = case.program.body
+    stmt = body[n]
+    swap = {stmt.out: stmt.args[0]}
+    later = tuple(dataclasses.replace(s, args=tuple(swap.get(a, a) for a in s.args)) for s in body[n + 1:])
+    outputs = tuple(swap.get(o, o) for o in case.program.outputs)
+    return with_program(case, body=body[:n] + later, outputs=outputs)
+
+
 def keeping_forms(case: Case, forms: Iterable[str]) -> Case:
     """``case`` with only the statements of ``forms`` and, transitively, those whose
     results they read: where a bug's 1-minimal program is known to use those forms, the

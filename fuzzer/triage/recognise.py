@@ -36,6 +36,13 @@ Four shapes of key are checked so (:func:`shape_of`):
   shows (``aliasing.BLAME``): the stage walk up to the first stage that shows it, static
   shapes there and the two probes of ``fuzzer.triage.aliasing`` (:attr:`Shape.ALIASING`).
 
+A key that reads the program as well (``bugs.key_of``'s ``{does ...}`` and ``{buffers ...}``:
+the forms, mode and buffers of a 1-minimal program) is checked on a program from which
+nothing it names can be cut: each one-step simplification of the finding's forms and
+mode (``fuzzer.reduce.cuts``) whose key would read otherwise is compiled once on the
+key's stage, and one that still shows the bug means the finding's own 1-minimal program
+reads otherwise: it is not recognised (``_minimal``).
+
 What is left out, and why the key cannot change:
 
 - the compile on the finding's own backend, the last step of the stage walk: the
@@ -124,16 +131,21 @@ def checkable(kind: str, bug_class: str, backend: str, keys: Iterable[str],
 
 
 def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable[str],
-              key_of: Callable[[Culprit], str], budget: OracleBudget = TRIAGE.budget,
+              key_of: Callable[..., str], budget: OracleBudget = TRIAGE.budget,
               backend: str = INDUCTOR, shapes: Iterable[Shape] = tuple(Shape),
-              spots: frozenset | None = None) -> Culprit | None:
+              spots: frozenset | None = None, cuts: Callable[[Case], Iterable[Case]] = lambda case: ()
+              ) -> Culprit | None:
     """The culprit whose key is one of ``keys`` (those of ``shapes``), checked on
     ``case`` (None: none is, or the probes could not say; the finding then goes its
     usual way).
 
     ``key_of`` makes the key of the finding with a culprit (``bugs.key_of`` of its
-    entry with ``case``), so the key compared is made as any entry's is.  ``spots``: where
-    the finding showed its bug, where each probe must see it (``Probe``).  Each
+    entry with ``case``, or with the case given after the culprit), so the key compared
+    is made as any entry's is.  ``spots``: where the finding showed its bug, where each
+    probe must see it (``Probe``).  ``cuts`` gives the one-step simplifications of a case
+    (``fuzzer.reduce.cuts``): a key that reads the program (:data:`PROGRAM_PART`) is the
+    finding's only where no cut whose key would read otherwise still shows the bug
+    (:func:`_minimal`).  Each
     candidate key is checked in turn, the probes shared: a compile answers once.
     """
     probe = Probe(case, kind, bug_class, device, budget, spots)
@@ -191,7 +203,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
                               oracle_calls=probe.calls, seconds=probe.seconds,
                               torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()),
                               otherwise=_otherwise(where, kind, backend, shown))
-            if key_of(culprit) == key:
+            if key_of(culprit) == key and _minimal(key, culprit, where, case, key_of, cuts(case), probe):
                 return culprit
     except BudgetSpent:
         return None
@@ -232,6 +244,21 @@ def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable
         return True  # a switch's key reads the probes' answers throughout
     return any(key_of(Culprit(stage=where, kind=kind, dynamic_only=shapes, aliasing_changes=change)) == key
                for shapes in (True, False) for change in changes)
+
+
+def _minimal(key: str, culprit: Culprit, where: str, case: Case, key_of: Callable[..., str],
+             cuts: Iterable[Case], probe: Probe) -> bool:
+    """Whether ``key``'s part read off the program (``{does ...}``, ``{buffers ...}``) is
+    what the finding's 1-minimal program would read: no cut of the program whose part
+    reads otherwise still shows the bug on ``where``.  Such a part names what the bug
+    needs only on a 1-minimal program; on a larger one a finding of another bug whose
+    program does more than it needs can read as a held one."""
+    if PROGRAM_PART not in key:
+        return True
+    for cut in cuts:
+        if key_of(culprit, cut) != key and probe.outcome(where, case=cut) is Outcome.STAYS:
+            return False
+    return True
 
 
 def _first_stage(where: str, kind: str, backend: str, outcome: Callable[..., Outcome]) -> bool:

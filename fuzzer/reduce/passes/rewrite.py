@@ -47,21 +47,27 @@ def statement_edits(case: Case) -> Iterator[Case]:
             for cand in sorted(earlier, key=lambda v: typing.dims[v] != typing.dims[arg]):
                 yield replace_stmt(case, n, dataclasses.replace(
                     stmt, args=stmt.args[:k] + (cand,) + stmt.args[k + 1:]))
-        # a simpler op of the same kind; a result that is the call's operand 0 (a tagged
-        # op's) becomes that operand where the simpler op returns nothing
-        for simpler in SIMPLER.get(stmt.form, ()):
-            new = simpler_stmt(stmt, simpler)
-            if new.out is None and stmt.out is not None and not unused(p, stmt.out):
-                if forms.form(stmt.form).result_aliases:
-                    yield dataclasses.replace(case, program=operand_for_result(p, n, new))
-                continue
-            yield replace_stmt(case, n, new)
+        yield from simpler_ops(case, n)
         # simpler constants and attributes
         for key, simplest in SIMPLEST_ATTRS.items():
             if key in stmt.attrs and stmt.attrs[key] != simplest:
                 yield replace_stmt(case, n, dataclasses.replace(stmt, attrs={**stmt.attrs, key: simplest}))
         if stmt.out is not None:
             defined.append(stmt.out)
+
+
+def simpler_ops(case: Case, n: int) -> Iterator[Case]:
+    """Statement ``n`` of ``case`` with its op replaced by each simpler op of the same
+    kind (``order.SIMPLER``); a result that is the call's operand 0 (a tagged op's)
+    becomes that operand where the simpler op returns nothing."""
+    p, stmt = case.program, case.program.body[n]
+    for simpler in SIMPLER.get(stmt.form, ()):
+        new = simpler_stmt(stmt, simpler)
+        if new.out is None and stmt.out is not None and not unused(p, stmt.out):
+            if forms.form(stmt.form).result_aliases:
+                yield dataclasses.replace(case, program=operand_for_result(p, n, new))
+            continue
+        yield replace_stmt(case, n, new)
 
 
 @dataclass(frozen=True)
