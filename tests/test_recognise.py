@@ -535,3 +535,27 @@ def test_a_key_of_forms_is_not_read_off_a_program_that_does_more_than_its_bug_ne
     # the bug held with p_sin's part in it is this one where the cut without p_sin loses it
     _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
     assert _recognise_cut(finding, [held]) is not None
+
+
+def test_a_key_only_triage_of_a_repeat_reads_its_forms_only_off_a_program_nothing_can_be_cut_from(monkeypatch,
+                                                                                                   tmp_path):
+    """Where recognition cannot check every held key (here a pair's), a repeat is triaged
+    for its key alone; a key that reads its program is then taken for a held one only
+    where no cut of the program still shows the bug, as recognition asks."""
+    finding = _tagged_finding()
+    held_key = _stage_key(finding, {"p_sin", "t_scale", "mul_"})
+    pair = "corrupted-value|values @ inductor:remove_noop_ops+reinplace_inplaceable_ops"
+
+    def stub(entry, config, seconds_left=None, errors=None, key_only=False):
+        entry.culprit = Culprit("aot_eager", kind=entry.kind, dynamic_only=False, key_only=key_only)
+        return entry
+
+    monkeypatch.setattr(entries, "triaged", stub)
+    monkeypatch.setattr(recognition, "Probe", _RuleProbe)
+    monkeypatch.setattr(entries, "Probe", _RuleProbe)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_"} <= {s.form for s in c.program.body})
+    assert entries.counted_only(finding, 0, config, {held_key: 3, pair: 3}) is None
+    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    counted = entries.counted_only(finding, 0, config, {held_key: 3, pair: 3})
+    assert counted is not None and key_of(counted) == held_key

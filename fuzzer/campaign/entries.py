@@ -29,8 +29,8 @@ from fuzzer.reduce.shrinker import shrink
 from fuzzer.triage import within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
-from fuzzer.triage.probe import OutdatedClass, Outcome, Probe
-from fuzzer.triage.recognise import Shape, checkable, recognise
+from fuzzer.triage.probe import BudgetSpent, OutdatedClass, Outcome, Probe
+from fuzzer.triage.recognise import PROGRAM_PART, Shape, checkable, minimal, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -196,6 +196,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
         return None  # its key cannot tell its bug from another: never taken for a repeat
     if key not in held or (unshrunk and entry.statements < held[key]):
         return None  # a finding nothing shrinks a little takes an example's place shrunk in full
+    if not _read_off_minimal(entry, key, config, seconds_left, errors):
+        return None  # its program does more than its bug needs: its own key may be another
     return entry
 
 
@@ -279,6 +281,29 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
         return None
     known = dataclasses.replace(entry, culprit=culprit)
     return known if separates(known) and bug_key(known) in held else None
+
+
+def _read_off_minimal(entry: Entry, key: str, config: Config, seconds_left: float | None,
+                      errors: list[InternalError] | None) -> bool:
+    """Whether ``key``, made by a key-only triage of ``entry`` (not shrunk in full), reads
+    what its 1-minimal program would where it reads the program (``recognise.minimal``:
+    no cut whose key differs still shows the bug); the answer where time or our own code
+    fails is no."""
+    if PROGRAM_PART not in key or entry.culprit is None or entry.culprit.stage is None:
+        return PROGRAM_PART not in key
+    budget = config.triage_budget.within(seconds_left)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.spots)
+    try:
+        return minimal(key, entry.culprit, entry.case,
+                       lambda c, case: bug_key(dataclasses.replace(entry, culprit=c, case=case)), cuts(entry.case),
+                       probe)
+    except BudgetSpent:
+        return False
+    except Exception as exc:  # noqa: BLE001 - our error: the finding is shrunk in full, as a new one
+        if errors is None:
+            raise
+        errors.append(InternalError.of(TRIAGE_STAGE, exc))
+        return False
 
 
 def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,

@@ -41,7 +41,7 @@ the forms, mode and buffers of a 1-minimal program) is checked on a program from
 nothing it names can be cut: each one-step simplification of the finding's forms and
 mode (``fuzzer.reduce.cuts``) whose key would read otherwise is compiled once on the
 key's stage, and one that still shows the bug means the finding's own 1-minimal program
-reads otherwise: it is not recognised (``_minimal``).
+reads otherwise: it is not recognised (:func:`minimal`).
 
 What is left out, and why the key cannot change:
 
@@ -145,7 +145,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     probe must see it (``Probe``).  ``cuts`` gives the one-step simplifications of a case
     (``fuzzer.reduce.cuts``): a key that reads the program (:data:`PROGRAM_PART`) is the
     finding's only where no cut whose key would read otherwise still shows the bug
-    (:func:`_minimal`).  Each
+    (:func:`minimal`).  Each
     candidate key is checked in turn, the probes shared: a compile answers once.
     """
     probe = Probe(case, kind, bug_class, device, budget, spots)
@@ -203,7 +203,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
                               oracle_calls=probe.calls, seconds=probe.seconds,
                               torch_version=torch.__version__, key_only=True, named_by=named.get(where, ()),
                               otherwise=_otherwise(where, kind, backend, shown))
-            if key_of(culprit) == key and _minimal(key, culprit, where, case, key_of, cuts(case), probe):
+            if key_of(culprit) == key and minimal(key, culprit, case, key_of, cuts(case), probe):
                 return culprit
     except BudgetSpent:
         return None
@@ -246,17 +246,18 @@ def _reachable(key: str, where: str, kind: str, bug_class: str, key_of: Callable
                for shapes in (True, False) for change in changes)
 
 
-def _minimal(key: str, culprit: Culprit, where: str, case: Case, key_of: Callable[..., str],
-             cuts: Iterable[Case], probe: Probe) -> bool:
-    """Whether ``key``'s part read off the program (``{does ...}``, ``{buffers ...}``) is
-    what the finding's 1-minimal program would read: no cut of the program whose part
-    reads otherwise still shows the bug on ``where``.  Such a part names what the bug
-    needs only on a 1-minimal program; on a larger one a finding of another bug whose
-    program does more than it needs can read as a held one."""
+def minimal(key: str, culprit: Culprit, case: Case, key_of: Callable[..., str], cuts: Iterable[Case],
+            probe: Probe) -> bool:
+    """Whether ``key`` (``case``'s with ``culprit``), where it reads the program
+    (``{does ...}``, ``{buffers ...}``), reads what the finding's 1-minimal program would:
+    no cut of the program whose key reads otherwise still shows the bug on the culprit's
+    stage.  Such a part names what the bug needs only on a 1-minimal program; on a larger
+    one a finding of another bug whose program does more than it needs can read as a
+    held one.  A key-only triage of a repeat asks the same (``campaign.entries``)."""
     if PROGRAM_PART not in key:
         return True
     for cut in cuts:
-        if key_of(culprit, cut) != key and probe.outcome(where, case=cut) is Outcome.STAYS:
+        if key_of(culprit, cut) != key and probe.outcome(culprit.stage, case=cut) is Outcome.STAYS:
             return False
     return True
 
