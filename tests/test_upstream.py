@@ -76,10 +76,71 @@ def test_check_names_missing_entries_and_split_names_a_cause_triage_makes_two_bu
     ({"bugs": [{"entries": ["a"], "links": [{"ref": "1", "kind": "pr", "state": "open"}]}]}, "owner/repo#number"),
     ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "open", "relation": "x"}]}]},
      "relation"),
+    # merged only where a release's source was read: the tracker's "closed" says no more than that
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "merged"}]}]},
+     "names the release"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "closed", "release": "2.14.1"}]}]},
+     "names the release"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "merged", "release": "2.14"}]}]},
+     "not a release number"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "merged", "release": "next"}]}]},
+     "not a release number"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "pr", "state": "open", "relation": "fixes"}]}]},
+     "only a merged PR fixes"),
+    ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "issue", "state": "fixed", "relation": "fixes"}]}]},
+     "only a merged PR fixes"),
 ])
 def test_a_bad_file_is_refused_with_the_reason(bad, says):
     with pytest.raises(upstream.UpstreamError, match=says):
         upstream.parse(bad)
+
+
+#: an entry whose repro reproduces up to 2.13.0 and is fixed in 2.14.1
+FIXED_IN_2141 = "compile-error-1344d7301a23"
+
+
+def _fix(release: str, entry: str = FIXED_IN_2141) -> dict:
+    return {"entries": [entry], "searched": "2026-12-06",
+            "links": [{"ref": "pytorch/pytorch#188278", "kind": "pr", "state": "merged", "relation": "fixes",
+                       "release": release}]}
+
+
+def test_a_fix_names_its_release_and_makes_the_bug_known(tmp_path):
+    """``fixes``: a merged PR, in a release whose source holds it, that removed the
+    bug; it makes the bug known, and every rendering says fixed by it and where."""
+    shutil.copyfile(CORPUS / f"{FIXED_IN_2141}.json", tmp_path / f"{FIXED_IN_2141}.json")
+    folder = _folder(tmp_path, [_fix("2.14.1"), {"entries": [NEW], "searched": "2026-12-06", "links": [
+        {"ref": "o/r#2", "kind": "pr", "state": "closed", "relation": "related"},
+        {"ref": "o/r#3", "kind": "pr", "state": "merged", "release": "2.13.0", "relation": "related"}]}])
+    known = upstream.load(folder)
+    bugs = group(load_all([folder])[0])
+    by_entry = {b.entries[0]: b for b in bugs}
+    fixed = known.of(by_entry[FIXED_IN_2141].entries)
+    assert upstream.summary(fixed)["known"] is True
+    assert upstream.summary(fixed)["links"][0]["release"] == "2.14.1"
+    assert upstream.line(fixed) == "fixed by pytorch/pytorch#188278 (pr, merged in 2.14.1)"
+    # a closed PR, and a merged one only related, leave a bug new
+    assert upstream.summary(known.of(by_entry[NEW].entries))["known"] is False
+    table = markdown(bugs, known)
+    row = next(line for line in table.splitlines() if by_entry[FIXED_IN_2141].id in line)
+    assert row.endswith("| known: fixed by pytorch/pytorch#188278 (pr, merged in 2.14.1) |")
+    row = next(line for line in table.splitlines() if by_entry[NEW].id in line)
+    assert row.endswith("| **new**: related: o/r#2 (pr, closed), o/r#3 (pr, merged in 2.13.0) |")
+    assert known.check(bugs) == []
+
+
+@pytest.mark.parametrize("release, entry, says", [
+    ("2.13.0", FIXED_IN_2141, "where it reproduces"),  # named before the release that fixed it
+    ("2.10.0", FIXED_IN_2141, "where it was not run"),  # a release its repros never ran under
+    ("2.14.1", KNOWN, "where it reproduces"),  # a bug that still reproduces there
+])
+def test_check_refuses_a_fix_the_replay_verdicts_contradict(tmp_path, release, entry, says):
+    shutil.copyfile(CORPUS / f"{FIXED_IN_2141}.json", tmp_path / f"{FIXED_IN_2141}.json")
+    folder = _folder(tmp_path, [_fix(release, entry)])
+    bugs = group(load_all([folder])[0])
+    holder = next(b for b in bugs if entry in b.entries)
+    [problem] = upstream.load(folder).check(bugs)
+    assert problem.endswith(f"pytorch/pytorch#188278 fixes {holder.id} in {release}, {says}")
 
 
 @pytest.mark.compile

@@ -148,7 +148,7 @@ def _url(ref: str) -> dict:
 
 
 def _link(link: upstream.Link) -> dict:
-    return {**_url(link.ref), "ref": link.ref, "kind": link.kind, "state": link.state, "relation": link.relation,
+    return {**_url(link.ref), "ref": link.ref, "kind": link.kind, "state": link.status, "relation": link.relation,
             "note": link.note}
 
 
