@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from fuzzer.judge import contract
+from fuzzer.judge import contract, raised
 
 #: FX's generated names with a suffix (``arg3_1``, ``primals_2_1``): a class saved before
 #: the contract took their numbers out (``contract._NAMES``) keeps them, so one cause
@@ -35,3 +35,19 @@ def legacy_class(kind: str, divs: list[contract.Divergence]) -> str:
     if kind == contract.MISSED_DCE:
         return kind
     return contract.bug_class(kind, divs)
+
+
+def unnamed_raiser(kind: str, divs: list[contract.Divergence]) -> str:
+    """The class ``divs`` had before a place that names no one thing (autograd's engine,
+    Inductor's generated code: ``raised.RAISER``) said what raised under it, and kept
+    its words only where the error surfaced below Python."""
+    if kind not in contract.ERROR_KINDS or not divs or not divs[0].symptoms:
+        return contract.bug_class(kind, divs)
+    site = divs[0].symptoms[0]
+    named = raised.RAISER.search(site)
+    engine = f" in torch.autograd:{raised.ENGINE[1]}: "
+    if named is not None:
+        site = site[:named.start()]
+    elif engine in site:
+        site = site[:site.index(engine) + len(engine) - 2]
+    return contract.BugClass(kind, (site,)).text

@@ -27,7 +27,7 @@ import torch
 
 from fuzzer.judge.graphs import GRAPHS
 from fuzzer.judge.paths import modes
-from fuzzer.judge.raised import raised_at
+from fuzzer.judge.raised import BackwardNodes, raised_at
 
 COMPILE = "compile"
 RUNTIME = "runtime"
@@ -412,15 +412,16 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     graphs = len(GRAPHS.graphs)
     if compiled:
         GRAPHS.install()
+    backward = BackwardNodes() if compiled else contextlib.nullcontext(BackwardNodes())
     try:
-        with within if within is not None else contextlib.nullcontext():
+        with within if within is not None else contextlib.nullcontext(), backward as failed:
             result = fn(*inputs)
         run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME
         run.failure = Failure(type(exc).__name__, str(exc), stage,
-                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc))
+                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc, failed.nodes))
     if compiled:
         run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
                                         graphs_before=graphs)

@@ -39,7 +39,7 @@ from fuzzer.isolation.process import death_of
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.death import HEAP_CORRUPTION, HEAP_SIGNALS
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
-from fuzzer.judge.legacy import legacy_class, renamed
+from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
 from fuzzer.limits import VERSIONS
 from fuzzer.reduce import signature
 from fuzzer.reduce.casualty import divergence_of
@@ -68,7 +68,8 @@ class Reclassed:
 def _same_bug(entry: Entry, divs: list[contract.Divergence]) -> bool:
     now = contract.bug_class(entry.kind, divs)
     return (now in (entry.bug_class, renamed(entry.bug_class))
-            or family(legacy_class(entry.kind, divs)) == family(entry.bug_class))
+            or family(legacy_class(entry.kind, divs)) == family(entry.bug_class)
+            or unnamed_raiser(entry.kind, divs) == entry.bug_class)
 
 
 def _rescripted(entry: Entry, path: Path) -> str:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract, targets
-from fuzzer.judge.legacy import legacy_class, renamed
+from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
 from fuzzer.judge.spots import keeps
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE, OracleBudget
@@ -117,6 +117,7 @@ class Probe:
             here = self.spots is None or keeps(self.spots, case or self.case, divs)
             return Outcome.STAYS if here else Outcome.CHANGED
         if seen and (family(legacy_class(self.kind, divs)) == family(self.bug_class)
+                     or unnamed_raiser(self.kind, divs) == self.bug_class
                      or family(seen) == family(renamed(self.bug_class))):
             raise OutdatedClass(self.bug_class, seen)
         if any(d.kind in contract.CORRECTNESS_KINDS and d.kind != self.kind for d in verdict.divergences):
