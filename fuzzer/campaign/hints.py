@@ -33,7 +33,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import keeping_forms, reading_operand, with_program
+from fuzzer.reduce.edits import keeping_forms, reading_operand, with_mode
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
@@ -83,7 +83,7 @@ def _simpler_mode(case: Case, words: tuple[str, ...]) -> Case:
             if wanted <= set(mode_words(simpler)):
                 mode, changed = simpler, True
                 break
-    return with_program(case, mode=mode)
+    return with_mode(case, mode)
 
 
 def _legal(case: Case) -> bool:

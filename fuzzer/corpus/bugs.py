@@ -52,8 +52,8 @@ def blame_of(entry) -> str | None:
 def does(program) -> str:
     """What a program does, as far as telling causes apart goes: the forms its
     statements use (each once, sorted) and what of its mode a bug may need
-    (gradients, a dtype, strided or aliased inputs, a module, a dynamic mode, windows
-    and at which calls, marks).
+    (gradients and ``torch.func.grad``'s, a dtype, strided or aliased inputs, a module,
+    a dynamic mode, windows and at which calls, marks, inputs in another layout).
 
     An entry is shrunk 1-minimal, so every form in it is one its bug needs; an
     unshrunk one holds more, which can only split its bug from the shrunk one's."""
@@ -63,14 +63,19 @@ def does(program) -> str:
 
 
 def mode_words(mode) -> list[str]:
-    """What of a program's mode ``does`` writes after its forms."""
-    extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
+    """What of a program's mode ``does`` writes after its forms: every part of it a bug
+    may need (gradients, ``torch.func.grad``'s, a dtype, strided, aliased, laid out or
+    windowed inputs, a module, a dynamic mode, marks), so a bug that needs one is never
+    its plain twin's."""
+    extra = [word for word, on in (("grad", mode.grad), ("func_grad", mode.func_grad),
+                                   (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
                                    ("module", bool(mode.module)), ("carry", mode.carry),
                                    (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
                                    ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
                                                                      bool(mode.window_calls))) if on]
-    return extra + sorted({f"mark:{how}" for _, _, how in mode.marks})
+    return extra + sorted({f"mark:{how}" for _, _, how in mode.marks}) + sorted(
+        {f"layout:{how}" for _, how in mode.layouts})
 
 
 #: the higher-order op of a region (``torch.compiler.nested_compile_region``)

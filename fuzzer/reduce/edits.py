@@ -19,6 +19,17 @@ def with_program(case: Case, **program_changes) -> Case:
     return dataclasses.replace(case, program=dataclasses.replace(case.program, **program_changes))
 
 
+def with_mode(case: Case, mode: Mode) -> Case:
+    """``case`` in ``mode``; a program that no longer takes gradients has no statement run
+    under ``torch.no_grad()`` either (the mark means nothing there, and the IR refuses it),
+    so the shrinker can drop gradients from a program that has one."""
+    body = case.program.body
+    if case.program.mode.grad and not mode.grad:
+        body = tuple(dataclasses.replace(s, attrs={k: v for k, v in s.attrs.items() if k != "no_grad"})
+                     if "no_grad" in s.attrs else s for s in body)
+    return with_program(case, mode=mode, body=body)
+
+
 def remove_statements(case: Case, indices: set[int]) -> Case:
     """Delete statements and, transitively, everything that reads what they defined."""
     removed_values: set[str] = set()
