@@ -127,3 +127,29 @@ def test_the_fact_is_the_key_wherever_the_bug_shows(monkeypatch, fake):
     fake.table[("inductor", "reorder_for_peak_memory", True)] = GONE  # blamed: no bisection
     assert not localise(later.case, later.kind, later.bug_class, "cpu", key_only=True).aliasing_changes
     assert {asked[1] for asked in fake.asked} - {None, ALIASED, APART}
+
+
+def test_no_fact_where_dynamo_recompiled_at_the_change(fake):
+    """Windows along a dim other than 0 bring a stride or offset Dynamo guards on: it
+    recompiles at the call where the aliasing changes, and that call ran code compiled for
+    it; the probes' graphs are others, so the fact is not asked, whatever they say."""
+    later = load(CORPUS / LATER)
+    finding = _finding(later)
+    fake.table = {("eager", None, True): GONE, ("aot_eager", ALIASED, False): GONE,
+                  ("aot_eager", APART, False): GONE}
+    told, untold = (bugs.key_of(_told(later, c)) for c in ("later", ""))
+    fake.recompiles = {"aot_eager": (1,)}
+    culprit = _recognise(finding, [told, untold])
+    assert culprit is not None and culprit.aliasing_changes == ""
+    assert ("aot_eager", ALIASED, False) not in fake.asked
+    # a recompile at another call than the change leaves the fact to its probes
+    fake.recompiles, fake.asked = {"aot_eager": (2,)}, []
+    assert _recognise(finding, [told, untold]).aliasing_changes == "later"
+
+
+def test_the_fact_keeps_dynamic_shapes_only():
+    later = load(CORPUS / LATER)
+    told = _told(later, "later")
+    dynamic = dataclasses.replace(told, culprit=dataclasses.replace(told.culprit, dynamic_only=True))
+    assert bugs.key_of(dynamic) == KEY.replace(" [its", " [dynamic shapes only] [its")
+    assert bugs.key_of(told) == KEY

@@ -849,3 +849,11 @@ def test_a_kind_is_an_enum_that_reads_and_writes_as_its_string():
     assert f"{contract.CRASH}|x" == "crash|x" and str(contract.Status.OK) == "ok"
     assert json.dumps({contract.EFFECT_LOG: [contract.MISSED_DCE]}) == '{"effect-log": ["missed-dce"]}'
     assert repr(contract.TIMEOUT) == "'timeout'"  # a script that prints a kind writes a literal
+
+
+def test_a_verdict_says_at_which_later_calls_dynamo_compiled_again():
+    """``Verdict.recompiled``: the bindings after the first whose compiled run compiled a
+    graph (read by the aliasing fact: code there was compiled for that call)."""
+    quiet = Coverage(frames=1, graphs=0)
+    assert verdict(faithful, coverage=(WHOLLY, quiet)).recompiled == ()
+    assert verdict(faithful, coverage=(WHOLLY, WHOLLY, quiet)).recompiled == (1,)

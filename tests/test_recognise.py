@@ -43,10 +43,13 @@ class FakeProbe:
     asked: list = []
     #: what a compile showed besides the bug (the kinds of another bug), as asked
     shows: dict = {}
+    #: backend -> the bindings a compile of the finding's own case there recompiled at
+    recompiles: dict = {}
 
     def __init__(self, case, kind, bug_class, device, budget, spots=None):
         self.case, self.kind = case, kind
         self.calls, self.seconds, self.seen, self.exhausted = 0, 0.0, (), False
+        self.recompiled = {}
 
     def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
         self.calls += 1
@@ -54,6 +57,8 @@ class FakeProbe:
         asked = (backend, variant or _switch_of(config), dynamic)
         FakeProbe.asked.append(asked)
         self.seen = FakeProbe.shows.get(asked, ())
+        if case is None and config is None:
+            self.recompiled[(backend, dynamic)] = FakeProbe.recompiles.get(backend, ())
         return FakeProbe.table.get(asked, STAYS)
 
 
@@ -70,7 +75,7 @@ def _answers(**by_switch):
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", FakeProbe)
-    FakeProbe.table, FakeProbe.asked, FakeProbe.shows = {}, [], {}
+    FakeProbe.table, FakeProbe.asked, FakeProbe.shows, FakeProbe.recompiles = {}, [], {}, {}
     return FakeProbe
 
 

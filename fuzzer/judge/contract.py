@@ -218,6 +218,9 @@ class Verdict:
     #: a ``Gap`` (reason, message, cause) for each way a compiled run was not wholly
     #: compiled, or a binding could not be judged
     untested: list[Gap] = field(default_factory=list)
+    #: the bindings after the first whose compiled run compiled a graph: Dynamo recompiled
+    #: there (a guard failed), so that call ran code compiled for it
+    recompiled: tuple[int, ...] = ()
     #: the bindings whose float64 reference took another path than eager
     diverged: list[int] = field(default_factory=list)
 
@@ -618,7 +621,10 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     missing = _hops_missing(asks, compiled)
     if missing:
         untested.append(missing)
-    return Verdict(OK, divergences, untested=untested, diverged=diverged)
+    recompiled = tuple(binding for binding, binding_runs in enumerate(runs) if binding > 0
+                       and binding_runs.compiled is not None and binding_runs.compiled.coverage is not None
+                       and binding_runs.compiled.coverage.graphs > 0)
+    return Verdict(OK, divergences, untested=untested, diverged=diverged, recompiled=recompiled)
 
 
 def _hops_missing(asks: Asks, compiled: list) -> Gap | None:

@@ -120,8 +120,8 @@ class Culprit:
         (``aliasing.BLAME``): the compiled code's guards, whatever stage first shows it."""
         if self.blame is None:
             return None
-        if self.aliasing_changes:
-            return aliasing.BLAME + aliasing.MARK  # whatever stage or switch shows it
+        if self.aliasing_changes:  # whatever stage or switch shows it; static shapes can still say
+            return aliasing.BLAME + (" [dynamic shapes only]" if self.dynamic_only else "") + aliasing.MARK
         also = ""
         if self.kind not in contract.ERROR_KINDS:
             blamed = rules.split(self.blame.partition(":")[2])[0]

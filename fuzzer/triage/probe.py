@@ -83,6 +83,9 @@ class Probe:
         #: it could not be judged (read by the stage walk, for a stage that fails
         #: otherwise)
         self.seen: tuple[str, ...] = ()
+        #: (backend, dynamic) -> the bindings at which a compile of the finding's own case
+        #: there recompiled (``Verdict.recompiled``; read by ``fuzzer.triage.aliasing``)
+        self.recompiled: dict[tuple[str, bool], tuple[int, ...]] = {}
 
     @property
     def seconds(self) -> float:
@@ -109,6 +112,8 @@ class Probe:
             verdict = judge_fresh(case or self.case, self.device, backend, dynamic=dynamic, target=target)
         self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
             else (verdict.status,)
+        if case is None and config is None and within is None and target == targets.DEFAULT:
+            self.recompiled[(backend, dynamic)] = verdict.recompiled
         if verdict.status != contract.OK:
             return Outcome.CHANGED
         divs = verdict.of_kind(self.kind)

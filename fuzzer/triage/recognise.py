@@ -107,7 +107,7 @@ def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
     checked, or None: a key of another family, or one recognition cannot check."""
     if kind in contract.PROCESS_KINDS or not key.startswith(f"{family(bug_class)} @ "):
         return None
-    if key == f"{family(bug_class)} @ {aliasing.BLAME}{aliasing.MARK}":
+    if key in (f"{family(bug_class)} @ {aliasing.BLAME}{shapes}{aliasing.MARK}" for shapes in ("", DYNAMIC_ONLY)):
         return Shape.ALIASING if kind in VALUE_KINDS else None
     where, inner = _blame(key, bug_class)
     if where not in stage.stages_for(kind, backend):
