@@ -26,7 +26,7 @@ from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
 from fuzzer.reduce.cuts import cuts
 from fuzzer.reduce.shrinker import shrink
-from fuzzer.triage import within
+from fuzzer.triage import causes, within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import BudgetSpent, OutdatedClass, Outcome, Probe
@@ -177,8 +177,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     unshrunk = config.shrink and not _shrinks_a_little(finding)
     if unshrunk:
         held = counted
-    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
-        return None  # no held bug of its family: it is shrunk whatever its culprit
+    if not _candidates(finding, entry, held):
+        return None  # no held bug of its family, nor a cause that applies: it is shrunk whatever its culprit
     known = _recognised(finding, entry, config, counted, seconds_left, errors, AS_FOUND)
     if known is not None:
         return known  # checked on the program as found
@@ -251,9 +251,21 @@ def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool
     that recognition did not."""
     if not _recognisable(finding):
         return False
-    fam = family(entry.bug_class) + " @ "
-    keys = [key for key in held if key.startswith(fam)]
+    keys = _candidates(finding, entry, held)
     return len(checkable(finding.kind, entry.bug_class, finding.backend, keys)) == len(keys)
+
+
+def _candidates(finding: Finding, entry: Entry, held) -> list[str]:
+    """The held keys ``finding`` may be: those of its family, and those of a cause that
+    applies to its program (``fuzzer.triage.causes``: a cause's key spans families)."""
+    fam = family(entry.bug_class)
+    out = []
+    for key in held:
+        parsed = BugKey.parse(key)
+        cause = causes.BY_NAME.get(parsed.blame) if parsed.family == causes.FAMILY else None
+        if parsed.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
+            out.append(key)
+    return out
 
 
 def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],

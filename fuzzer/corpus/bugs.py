@@ -30,7 +30,7 @@ from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen
-from fuzzer.triage import aliasing, rules
+from fuzzer.triage import aliasing, causes, rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, VALUE_KINDS, family
 
@@ -155,11 +155,15 @@ def key_of(entry) -> str:
     (``buffers_told``): two causes met under the buffer-reuse switch.  Neither where the
     culprit says the bug needs its inputs' aliasing to change between calls
     (``fuzzer.triage.aliasing``): that fact is its key alone (``Culprit.key``), whatever
-    the program does and wherever it shows."""
+    the program does and wherever it shows.  And where the probes showed its cause
+    (``fuzzer.triage.causes``), the key is the cause alone, ``cause @ <name>``: one bug
+    whatever its family, stage, switches or program."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
         blame = entry.culprit.key
+    if entry.culprit is not None and entry.culprit.cause and entry.kind not in contract.PROCESS_KINDS:
+        return BugKey(causes.FAMILY, entry.culprit.cause).text  # its cause, whatever it shows as
     if entry.culprit is not None and entry.culprit.aliasing_changes:
         return BugKey(family(entry.bug_class), blame).text  # its cause, wherever it shows (``Culprit.key``)
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
@@ -208,6 +212,8 @@ def separates(entry) -> bool:
     repeat."""
     if entry.kind in contract.PROCESS_KINDS:
         return blame_of(entry) is not None
+    if entry.culprit is not None and entry.culprit.cause:
+        return True  # the probes showed what in torch went wrong
     blame = entry.culprit.blame if entry.culprit is not None else None
     if not _stage_only(blame):
         return True  # inside a stage, or the entry alone
@@ -281,6 +287,9 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     goes wrong, and where: the stage and the switch that removes it or the pass it
     needs."""
     what_goes_wrong = what_in(fam, kinds)
+    if culprit is not None and culprit.cause in causes.BY_NAME:
+        # one cause whatever it shows as: what went wrong in torch, then how it showed here
+        what_goes_wrong = f"{causes.BY_NAME[culprit.cause].words} (here: {what_goes_wrong})"
     if shown and blame is not None and not blame.startswith(("process:", "cache:")):
         quoted = shown if shown.startswith("calls ") else f"`{shown}`"
         what_goes_wrong = f"{quoted}: {what_goes_wrong}"
@@ -295,6 +304,8 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and culprit.aliasing_changes:
         shapes += f", {aliasing.WORDS}"
+    if culprit is not None and culprit.cause in causes.BY_NAME:
+        return f"{what_goes_wrong}, first shown in {stage}{shapes}"
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
         return f"{what_goes_wrong} {where}, gone with {rules.words(inner)} off{shapes}"
     return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes
@@ -368,10 +379,11 @@ def group(entries: Iterable) -> list[Bug]:
         members.sort(key=lambda e: (e.statements, e.id))
         lead = members[0]
         blame = blame_of(lead)
-        fam = family(lead.bug_class)
+        fam = BugKey.parse(key).family  # a cause's key spans families: its lead's names what it showed as
         seen = tuple(k for k in contract.KINDS + contract.PROCESS_KINDS if any(e.kind == k for e in members))
         bugs.append(Bug(
-            id=bug_id(key), key=key, title=title(fam, lead.culprit, blame, pattern(lead), seen), family=fam,
+            id=bug_id(key), key=key, title=title(family(lead.bug_class), lead.culprit, blame, pattern(lead), seen),
+            family=fam,
             blame=blame, culprit=lead.culprit, kinds=seen,
             entries=tuple(e.id for e in members), hits=sum(e.hits for e in members),
             targets=tuple(sorted({e.target for e in members})),

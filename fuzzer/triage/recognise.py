@@ -34,7 +34,10 @@ Four shapes of key are checked so (:func:`shape_of`):
   blame (``Culprit.blame``) (:attr:`Shape.ERROR`);
 - a wrong value that needs its inputs' aliasing to change between calls, wherever it
   shows (``aliasing.BLAME``): the stage walk up to the first stage that shows it, static
-  shapes there and the two probes of ``fuzzer.triage.aliasing`` (:attr:`Shape.ALIASING`).
+  shapes there and the two probes of ``fuzzer.triage.aliasing`` (:attr:`Shape.ALIASING`);
+- a cause (``cause @ <name>``, ``fuzzer.triage.causes``), whatever the finding's family:
+  the stage walk up to the first stage that shows it, then the cause's own probes, where
+  it applies to the program (:attr:`Shape.CAUSE`).
 
 A key that reads the program as well (``bugs.key_of``'s ``{does ...}`` and ``{buffers ...}``:
 the forms, mode and buffers of a 1-minimal program) is checked on a program from which
@@ -73,7 +76,7 @@ import torch
 from fuzzer.judge import contract
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
-from fuzzer.triage import aliasing, bisect, lookup, rules, stage, switches
+from fuzzer.triage import aliasing, bisect, causes, lookup, rules, stage, switches
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import VALUE_KINDS, family
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
@@ -94,6 +97,8 @@ class Shape(str, enum.Enum):
     #: a wrong value that needs its inputs' aliasing to change between calls, wherever it
     #: shows (``fuzzer.triage.aliasing``)
     ALIASING = "aliasing"
+    #: a cause the probes show, whatever it shows as (``fuzzer.triage.causes``)
+    CAUSE = "cause"
 
 
 def _blame(key: str, bug_class: str) -> tuple[str, str]:
@@ -105,7 +110,11 @@ def _blame(key: str, bug_class: str) -> tuple[str, str]:
 def shape_of(key: str, kind: str, bug_class: str, backend: str) -> Shape | None:
     """How a key of a finding of ``kind`` and ``bug_class`` (found on ``backend``) is
     checked, or None: a key of another family, or one recognition cannot check."""
-    if kind in contract.PROCESS_KINDS or not key.startswith(f"{family(bug_class)} @ "):
+    if kind in contract.PROCESS_KINDS:
+        return None
+    if key.startswith(CAUSE_KEY) and key[len(CAUSE_KEY):] in causes.BY_NAME:
+        return Shape.CAUSE
+    if not key.startswith(f"{family(bug_class)} @ "):
         return None
     if key in (f"{family(bug_class)} @ {aliasing.BLAME}{shapes}{aliasing.MARK}" for shapes in ("", DYNAMIC_ONLY)):
         return Shape.ALIASING if kind in VALUE_KINDS else None
@@ -167,8 +176,13 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
 
     try:
         for key in checkable(kind, bug_class, backend, keys, shapes):
-            where, inner = _blame(key, bug_class)
             shape = shape_of(key, kind, bug_class, backend)
+            if shape is Shape.CAUSE:
+                culprit = _by_cause(key[len(CAUSE_KEY):], case, kind, backend, outcome, probe, shown)
+                if culprit is not None and key_of(culprit) == key:
+                    return culprit
+                continue
+            where, inner = _blame(key, bug_class)
             if shape is Shape.ALIASING:
                 if not aliasing.asked(case, kind):
                     continue
@@ -208,6 +222,23 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     except BudgetSpent:
         return None
     return None
+
+
+#: how a cause's key starts (``bugs.key_of``)
+CAUSE_KEY = f"{causes.FAMILY} @ "
+
+
+def _by_cause(name: str, case: Case, kind: str, backend: str, outcome: Callable[..., Outcome], probe: Probe,
+              shown: dict) -> Culprit | None:
+    """The culprit of a finding whose bug is cause ``name`` by its probes, on the first stage
+    that shows the bug (None: the cause does not apply there, or its probes do not show it)."""
+    where = next(stage_name for stage_name in stage.stages_for(kind, backend)
+                 if stage_name == backend or outcome(stage_name) is Outcome.STAYS)
+    cause = causes.BY_NAME[name]
+    if not cause.applies(case, kind, where) or not cause.shown(probe, where):
+        return None
+    return Culprit(stage=where, kind=kind, cause=name, oracle_calls=probe.calls, seconds=probe.seconds,
+                   torch_version=torch.__version__, key_only=True, otherwise=_otherwise(where, kind, backend, shown))
 
 
 #: where a key's part read off the program starts, its last (``bugs.key_of``: ``{does ...}``,
