@@ -426,3 +426,93 @@ def test_where_no_stage_is_named_the_report_says_why(corpus):
         "- **Stage**: `export-unlift` (torch.export.export, run as its .module()) is the first piece of export's "
         "pipeline, each run alone, that shows it; `export-trace` (torch.export.export, its graph called without "
         ".module()) does not.")
+
+
+def test_a_bug_with_a_cause_read_gets_it_and_its_hand_script_and_one_without_neither(corpus):
+    """`bug-b48a6076d9`'s compile error is raised in `expand`, but its cause as read is
+    two clones returned as one tensor: the report carries that reading and the hand
+    script that shows the silent wrong result; a bug whose records hold neither says
+    nothing of the kind.  The same with hand-built records, whatever the corpus holds."""
+    import dataclasses
+
+    from fuzzer.corpus import upstream
+    from fuzzer.render.report import render
+
+    _, _, known = corpus
+    bug, entry = _picked(corpus, "bug-b48a6076d9")
+    [record] = known.of(bug.entries)
+    text = invoke("report", bug.id, CORPUS).stdout
+    assert "### The cause, as read" in text and record.cause in text
+    assert "once the first clone is replaced by `y`, `y` is an output it does not know of" in record.cause
+    assert "A hand script that shows it" in text
+    assert "```python\nimport torch\n\ndef f(x):\n    y = x * 2\n    return y.clone(), y.clone()\n" in text
+    unread, _ = _picked(corpus, "bug-9777a913a0")
+    assert [(r.cause, r.script) for r in known.of(unread.entries)] == [("", "")]
+    text = invoke("report", unread.id, CORPUS).stdout
+    assert "The cause, as read" not in text and "hand script" not in text
+    # hand-built records: a cause alone, a script alone, neither
+    bare = upstream.Record(bug.entries, (), searched="2026-12-05")
+    cause = render(bug, entry, "x.py", (dataclasses.replace(bare, cause="The pass forgets an output."),))
+    assert "### The cause, as read" in cause and "The pass forgets an output." in cause and "hand script" not in cause
+    script = render(bug, entry, "x.py", (dataclasses.replace(bare, script="import torch\nprint(1)\n"),))
+    assert "The cause, as read" not in script
+    assert "### A hand script" in script and "```python\nimport torch\nprint(1)\n```" in script
+    neither = render(bug, entry, "x.py", (bare,))
+    assert "The cause, as read" not in neither and "hand script" not in neither
+
+
+def _docs_sections() -> list[tuple[str, str]]:
+    """docs/bugs.md as (heading, text) of each ``##``/``###`` section, fences kept whole."""
+    sections, heading, body, fence = [], None, [], False
+    for line in (CORPUS.parent / "docs" / "bugs.md").read_text().splitlines():
+        fence = fence != line.startswith("```")
+        if not fence and re.match(r"^#{2,3} ", line) and not line.startswith("```"):
+            if heading is not None:
+                sections.append((heading, "\n".join(body)))
+            heading, body = line, []
+        elif heading is not None:
+            body.append(line)
+    return sections + ([(heading, "\n".join(body))] if heading is not None else [])
+
+
+def _hand_scripts(text: str) -> list[str]:
+    """The hand scripts of a section: its python blocks that are whole programs."""
+    out = []
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        try:
+            compile(block, "<docs>", "exec")
+        except SyntaxError:
+            continue
+        if block.startswith("import torch"):
+            out.append(block)
+    return out
+
+
+def test_each_cause_and_hand_script_is_quoted_from_its_bugs_section_in_docs(corpus):
+    """One source of truth and a check that its quote has not drifted: each record's
+    `cause` stands word for word (whitespace aside) and its `script` whole in the
+    docs/bugs.md section of a bug that holds the record's entries, and each hand script
+    of a bug's section is the script of a record of a bug its heading names."""
+    _, found, known = corpus
+    holder = {e: b.id for b in found for e in b.entries}
+    sections = _docs_sections()
+    words = " ".join
+
+    def of_record(record):
+        bugs = {holder[e] for e in record.entries if e in holder}
+        return [text for heading, text in sections if any(b in heading for b in bugs)]
+
+    read = [r for r in known.records if r.cause or r.script]
+    assert len(read) >= 40
+    for record in read:
+        texts = of_record(record)
+        assert texts, f"no section of docs/bugs.md names a bug of {record.entries}"
+        if record.cause:
+            assert any(words(record.cause.split()) in words(t.split()) for t in texts), record.cause[:80]
+        if record.script:
+            assert any(record.script in _hand_scripts(t) for t in texts), record.script[:80]
+    scripts = {r.script for r in known.records if r.script}
+    for heading, text in sections:
+        if re.search(r"bug-[0-9a-f]{10}", heading):
+            for block in _hand_scripts(text):
+                assert block in scripts, f"{heading}: a hand script no record of corpus/upstream.json quotes"

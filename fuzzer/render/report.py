@@ -17,7 +17,11 @@ target's (``fuzzer.render.through``: ``torch.compile`` with the program's own
 ``dynamic``, an export and its ``.module()``, compiled autograd); what its custom ops
 promise is said only of the ops it calls (``fuzzer.render.makeup``), and not at all
 of a program that calls none; where no stage is named, it says why (not triaged, a
-death, a target with nothing to walk).
+death, a target with nothing to walk).  What was read by hand of the bug's cause,
+and the shortest hand script, come from its upstream records
+(``fuzzer.corpus.upstream``: quoted from docs/bugs.md), under a heading of their own
+so that nobody takes them for the fuzzer's evidence; a bug whose records hold neither
+gets nothing of the kind.
 
 The report is built from records only (the bug, its entry, its upstream records);
 it runs nothing.  That the brief repro fails where the bug is, is checked by running
@@ -33,6 +37,7 @@ from dataclasses import dataclass
 from fuzzer.corpus import bugs
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.upstream import Reading
 from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
@@ -374,6 +379,21 @@ def _output_code(lines: list[str]) -> list[str]:
             "with the lines around it, and the kernels):", "", "```python", *lines, "```"]
 
 
+def _reading(reading: Reading) -> list[str]:
+    """The cause as read by hand and the shortest hand script, where its records have
+    them (``fuzzer.corpus.upstream``); nothing where they do not."""
+    lines = []
+    if reading.causes:
+        lines += ["### The cause, as read", "",
+                  "Read by hand, not measured by the fuzzer (its own evidence is above):", "",
+                  *[line for cause in reading.causes for line in (cause, "")]]
+    if reading.script:
+        lines += [] if reading.causes else ["### A hand script", ""]
+        lines += ["A hand script that shows it (written by hand, torch only):", "",
+                  "```python", reading.script.rstrip("\n"), "```", ""]
+    return lines
+
+
 def _environment(text: str) -> list[str]:
     """``python -m torch.utils.collect_env`` of the machine that rendered the report,
     folded, as the issue template asks."""
@@ -415,6 +435,7 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
         "### Where it goes wrong", "",
         *issue.evidence,
         *_output_code(list(code)), "",
+        *_reading(Reading.of(known)),
         found_by(bug, entry, full_script, issue.runs), "",
         *_stance(issue.stance),
         "### Versions", "",
