@@ -516,3 +516,16 @@ def test_each_cause_and_hand_script_is_quoted_from_its_bugs_section_in_docs(corp
         if re.search(r"bug-[0-9a-f]{10}", heading):
             for block in _hand_scripts(text):
                 assert block in scripts, f"{heading}: a hand script no record of corpus/upstream.json quotes"
+
+
+def test_a_cache_pairs_script_is_said_to_judge_what_its_pair_has(corpus):
+    """A cache pair's attached script judges an effect log only where a declaration of
+    the pair registers an effect, and gradients only where the pair takes them."""
+    from fuzzer.render.report import issue_of
+
+    def runs(bug_id):
+        return issue_of(*_picked(corpus, bug_id)).runs
+
+    assert "the effect log" in runs("bug-c39c3c98d6")  # an ORDERED effect registered by the new side
+    assert "effect log" not in runs("bug-e9c7a74992") and "gradients" not in runs("bug-e9c7a74992")
+    assert "the gradients" in runs("bug-72ca8569a7")  # donated buffers off to take the gradients twice
