@@ -89,6 +89,10 @@ def test_check_names_missing_entries_and_split_names_a_cause_triage_makes_two_bu
      "only a merged PR fixes"),
     ({"bugs": [{"entries": ["a"], "links": [{"ref": "o/r#1", "kind": "issue", "state": "fixed", "relation": "fixes"}]}]},
      "only a merged PR fixes"),
+    # a hand script is a whole program: a sketch of a program's body (a bare return) is not
+    ({"bugs": [{"entries": ["a"], "searched": "2026-12-05", "script": "v0 = x0 * 2\nreturn v0\n"}]},
+     "not a complete program"),
+    ({"bugs": [{"entries": ["a"], "searched": "2026-12-05", "cause": ["not", "text"]}]}, "are text"),
 ])
 def test_a_bad_file_is_refused_with_the_reason(bad, says):
     with pytest.raises(upstream.UpstreamError, match=says):
@@ -141,6 +145,23 @@ def test_check_refuses_a_fix_the_replay_verdicts_contradict(tmp_path, release, e
     holder = next(b for b in bugs if entry in b.entries)
     [problem] = upstream.load(folder).check(bugs)
     assert problem.endswith(f"pytorch/pytorch#188278 fixes {holder.id} in {release}, {says}")
+
+
+def test_a_records_cause_and_script_are_read_kept_and_summed_up():
+    """The cause as read and the hand script a record carries come back out as they went
+    in, and a bug's summary has each cause once and the shortest script."""
+    script = "import torch\n\nprint(torch.ones(2) * 2)\n"
+    longer = "import torch\n\nx = torch.ones(2)\nprint(x * 2)\n"
+    data = {"bugs": [{"entries": ["a"], "searched": "2026-12-05", "cause": "one read", "script": longer},
+                     {"entries": ["b"], "searched": "2026-12-05", "cause": "one read", "script": script},
+                     {"entries": ["c"], "searched": "2026-12-05"}]}
+    known = upstream.parse(data)
+    assert [(r.cause, r.script) for r in known.records] == [("one read", longer), ("one read", script), ("", "")]
+    assert upstream.parse({"bugs": [r.to_json() for r in known.records]}) == known
+    assert "cause" not in known.records[2].to_json() and "script" not in known.records[2].to_json()
+    summed = upstream.summary(known.of(["a", "b"]))
+    assert summed["causes"] == ["one read"] and summed["script"] == script
+    assert upstream.summary(known.of(["c"]))["causes"] == [] and upstream.summary(known.of(["c"]))["script"] == ""
 
 
 @pytest.mark.compile

@@ -13,7 +13,18 @@ A record:
      "links": [{"ref": "pytorch/pytorch#189454", "kind": "issue", "state": "open",
                 "note": "the dropped ordering edge"}, ...],
      "searched": "2026-11-30",
-     "note": "one line for the table"}
+     "note": "one line for the table",
+     "cause": "the cause as read in torch's source, in a few sentences",
+     "script": "import torch\n..."}
+
+``cause`` and ``script`` are optional, and where they are set they are what a
+reader found by hand, not what the fuzzer measured: ``cause`` is the cause as read
+(which code of torch does what wrong, quoted from the bug's section of
+``docs/bugs.md``), ``script`` the shortest hand script of it there (a complete
+program, torch only, that shows the bug in fewer lines than the entry's brief).  A
+report carries both (``fuzzer.render.report``), the docs' section quotes them, and
+``tests/test_report.py`` checks the two agree.  They are data here rather than read
+out of the docs' prose, so nothing parses free text to find them.
 
 A link's ``relation`` is ``same`` (the default: the issue or PR is about this cause),
 ``fixes`` (a merged PR whose change removed the bug: "fixed in 2.14.1 by #188278") or
@@ -102,6 +113,10 @@ class Record:
     links: tuple[Link, ...]
     note: str = ""
     searched: str = ""
+    #: the cause as read by hand in torch's source ("": not read, or not written here)
+    cause: str = ""
+    #: the shortest hand script that shows it: a complete program ("": none)
+    script: str = ""
 
     @property
     def known(self) -> bool:
@@ -110,7 +125,8 @@ class Record:
 
     def to_json(self) -> dict:
         return {"entries": list(self.entries), "links": [link.to_json() for link in self.links],
-                "note": self.note, "searched": self.searched}
+                "note": self.note, "searched": self.searched,
+                **({"cause": self.cause} if self.cause else {}), **({"script": self.script} if self.script else {})}
 
 
 @dataclass(frozen=True)
@@ -181,13 +197,32 @@ def _unfixed(record: Record, bugs) -> list[str]:
     return out
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What was read by hand of a bug's cause, from its records: the causes as read
+    (one per record that has one) and the shortest hand script among them."""
+
+    causes: tuple[str, ...] = ()
+    #: "" where no record has a hand script
+    script: str = ""
+
+    @classmethod
+    def of(cls, records: Iterable[Record]) -> Reading:
+        records = tuple(records)
+        scripts = sorted((r.script for r in records if r.script), key=lambda text: len(text.splitlines()))
+        return cls(tuple(dict.fromkeys(r.cause for r in records if r.cause)), scripts[0] if scripts else "")
+
+
 def summary(records: tuple[Record, ...]) -> dict:
-    """A bug's ``upstream`` key: its links, its notes, and whether it is new."""
+    """A bug's ``upstream`` key: its links, its notes, whether it is new, and what was
+    read of its cause (``causes``, ``script``)."""
+    reading = Reading.of(records)
     if not records:
-        return {"known": None, "links": [], "note": ""}
+        return {"known": None, "links": [], "note": "", "causes": [], "script": ""}
     links = [link for r in records for link in r.links]
     return {"known": any(r.known for r in records), "links": [link.to_json() for link in links],
-            "note": "; ".join(r.note for r in records if r.note)}
+            "note": "; ".join(r.note for r in records if r.note), "causes": list(reading.causes),
+            "script": reading.script}
 
 
 def line(records: tuple[Record, ...]) -> str:
@@ -213,7 +248,9 @@ def parse(data) -> Upstream:
         links = [_link(link, where) for link in raw.get("links", [])]
         if not links and not raw.get("searched"):
             raise UpstreamError(f"{where}: no links and no date searched")
-        records.append(Record(tuple(raw["entries"]), tuple(links), raw.get("note", ""), raw.get("searched", "")))
+        cause, script = _reading(raw, where)
+        records.append(Record(tuple(raw["entries"]), tuple(links), raw.get("note", ""), raw.get("searched", ""),
+                              cause, script))
     return Upstream(tuple(records))
 
 
@@ -235,6 +272,20 @@ def _link(raw: dict, where: str) -> Link:
     if relation == "fixes" and state != MERGED:
         raise UpstreamError(f"{where}: {ref}: only a merged PR fixes a bug (state {state!r})")
     return Link(ref, kind, state, raw.get("note", ""), relation, release)
+
+
+def _reading(raw: dict, where: str) -> tuple[str, str]:
+    """A record's ``cause`` and ``script``: text, and the script a complete program
+    (it compiles as a module: not a sketch of a program's body with a bare ``return``)."""
+    cause, script = raw.get("cause", ""), raw.get("script", "")
+    if not isinstance(cause, str) or not isinstance(script, str):
+        raise UpstreamError(f"{where}: a cause and a script are text")
+    if script:
+        try:
+            compile(script, f"<{where}'s script>", "exec")
+        except SyntaxError as exc:
+            raise UpstreamError(f"{where}: its script is not a complete program: {exc}") from exc
+    return cause, script
 
 
 def load(folder: Path) -> Upstream:

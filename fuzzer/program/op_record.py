@@ -67,6 +67,17 @@ class CustomOp:
     calls: tuple[str, ...] = ()
 
     @property
+    def by_schema(self) -> bool:
+        """Whether it is defined by a hand-written schema (``define`` and ``impl``), not
+        ``custom_op``: it declares its writes with the schema's ``(a!)``, not ``mutates_args``."""
+        return f'custom_op("{NAMESPACE}::{self.name}"' not in self.source
+
+    @property
+    def writes_unknown(self) -> bool:
+        """Whether it declares ``mutates_args="unknown"``: that it may write any argument."""
+        return 'mutates_args="unknown"' in self.source
+
+    @property
     def returns(self) -> bool:
         """Whether the op returns a tensor (read off its declared signature: the
         ``custom_op`` function's annotation, or a hand-written schema's returns)."""

@@ -12,9 +12,21 @@ and the versions.  The full standalone script, which judges every recorded
 binding with the fuzzer's own contract and exits 1 / 0 / 125 for ``git bisect
 run``, is named as an attachment rather than pasted: it is some 400 lines.
 
-The report is built from records only (the bug, its entry); it runs nothing.
-That the brief repro fails where the bug is, is checked by running it, in the
-tests, for every bug of the committed corpus.
+A report says only what is true of its program.  How the program ran is its
+target's (``fuzzer.render.through``: ``torch.compile`` with the program's own
+``dynamic``, an export and its ``.module()``, compiled autograd); what its custom ops
+promise is said only of the ops it calls (``fuzzer.render.makeup``), and not at all
+of a program that calls none; where no stage is named, it says why (not triaged, a
+death, a target with nothing to walk).  What was read by hand of the bug's cause,
+and the shortest hand script, come from its upstream records
+(``fuzzer.corpus.upstream``: quoted from docs/bugs.md), under a heading of their own
+so that nobody takes them for the fuzzer's evidence; a bug whose records hold neither
+gets nothing of the kind.
+
+The report is built from records only (the bug, its entry, its upstream records);
+it runs nothing.  That the brief repro fails where the bug is, is checked by running
+it, in the tests, for a bug of each kind of assertion and of each target other than
+``torch.compile`` of the committed corpus.
 """
 
 from __future__ import annotations
@@ -25,18 +37,22 @@ from dataclasses import dataclass
 from fuzzer.corpus import bugs
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract, kinds
+from fuzzer.corpus.upstream import Reading
+from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
-from fuzzer.program import sizes
-from fuzzer.render import brief
-from fuzzer.triage import aliasing, rules, switches
+from fuzzer.program import codegen, sizes
+from fuzzer.render import brief, makeup, through
+from fuzzer.triage import aliasing, rules, switches, within
 from fuzzer.triage.stage import STAGES
 
-#: the area tag of an issue title, by the first debugging backend that shows the bug
+#: the area tag of an issue title, by the first debugging backend (or piece of export's
+#: pipeline: ``fuzzer.triage.within``) that shows the bug
 AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
-        "inductor": "inductor"}
+        "inductor": "inductor", **{stage: "export" for stage in within.BLAMES.values()}}
+#: the area tag of a bug no stage places, by the target that found it
+TARGET_AREA = {targets.EXPORT: "export", targets.AOTI: "export", targets.COMPILED_AUTOGRAD: "compiled autograd"}
 #: where a corrupted value lands, by the kind of entry that saw it
 LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
          contract.WRONG_OUTPUT: "returned"}
@@ -49,8 +65,8 @@ SAYS = {
     BugClass(contract.EFFECT_LOG, (contract.DATA,)).text: "hands an ORDERED effectful custom op other data "
                                               "than eager does",
     contract.MISSED_DCE: "still runs a pure custom-op call whose result nothing uses",
-    contract.COMPILE_ERROR: "fails to compile, though eager runs it",
-    contract.RUNTIME_ERROR: "raises in compiled code, though eager runs it",
+    contract.COMPILE_ERROR: "fails to {verb}, though eager runs it",
+    contract.RUNTIME_ERROR: "raises in {code}, though eager runs it",
     contract.CRASH: "kills the process, though eager runs it",
     contract.TIMEOUT: "hangs, though eager returns",
 }
@@ -95,6 +111,18 @@ def raised_words(rest: str) -> str:
     return f"{error} in {where.partition(':')[2] or where}" + (f": {message}" if message else "")
 
 
+def _target(bug: Bug) -> str:
+    """The one target all of ``bug``'s entries were found through, else ``compile``."""
+    return bug.targets[0] if len(set(bug.targets)) == 1 else targets.DEFAULT
+
+
+def _through(bug: Bug) -> through.Through:
+    """How the bug's programs ran: their target's, where all of its entries were found
+    through one target, else ``torch.compile``'s (one bug of several targets shows
+    through ``compile`` too: ``campaign.entries.shows_through_compile``)."""
+    return through.of(_target(bug))
+
+
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
     family = BugClass.parse(bug.family)
@@ -104,7 +132,10 @@ def subject(bug: Bug) -> str:
     if kind == contract.EFFECT_LOG:
         return f"ORDERED effectful custom-op calls {rest.replace(',', ', ')}"
     if kind == contract.COMPILE_ERROR:
-        return f"torch.compile raises {raised_words(rest).rstrip(': ')}"
+        return f"{_through(bug).raiser} raises {raised_words(rest).rstrip(': ')}"
+    if kind == contract.RUNTIME_ERROR:
+        code = "the exported module" if _through(bug).other == "exported" else "compiled code"
+        return f"{code} raises {raised_words(rest).rstrip(': ')}"
     return bugs.what(bug.family)
 
 
@@ -142,7 +173,7 @@ def issue_title(bug: Bug) -> str:
     """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
     static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
-    area = AREA.get(stage, "torch.compile")
+    area = AREA.get(stage) or TARGET_AREA.get(_target(bug), "torch.compile")
     inner = _inner(bug)
     shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
               else " under dynamic shapes")
@@ -151,16 +182,22 @@ def issue_title(bug: Bug) -> str:
 
 def says(entry: Entry) -> str:
     """One sentence of what the compiled program does wrong."""
-    return SAYS.get(brief.check_key(entry), "differs from eager")
+    exported = through.of(entry.target).other == "exported"
+    code, verb = ("the exported module", "export") if exported else ("compiled code", "compile")
+    return SAYS.get(brief.check_key(entry), "differs from eager").format(code=code, verb=verb)
 
 
 def plain_issue(bug: Bug, entry: Entry) -> Issue:
-    """An issue's words for a program compiled once and judged against eager."""
-    opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
-               f"program below {says(entry)}. Its custom ops are honest: `mutates_args` names exactly what "
-               "each writes, fake impls match, outputs are fresh tensors.")
-    runs = ("runs eager and compiled over every recorded size binding, judges them with the fuzzer's "
-            "contract (float64 reference, effect log, inputs after the call)")
+    """An issue's words for a program run once through its target and judged against
+    eager: how it ran (``through``), what it does wrong, and what its custom ops
+    promise, each said only of what the program has (``makeup``)."""
+    way, made = through.of(entry.target), makeup.Makeup.of(entry.case.program)
+    how = way.opening.format(args=codegen.compile_args(entry.case.program), backend=entry.backend,
+                             device=entry.device)
+    honest = makeup.honesty(made)
+    opening = f"{how[0].upper()}{how[1:]}, the program below {says(entry)}." + (f" {honest}" if honest else "")
+    runs = (f"runs eager and {way.other} over every recorded size binding, judges them with the fuzzer's "
+            f"contract ({makeup.judged(made)})")
     return Issue(issue_title(bug), opening, tuple(culprit_lines(bug)), runs)
 
 
@@ -193,14 +230,15 @@ def happens(entry: Entry) -> list[str]:
     said = [s for s in map(Said.read, entry.detail) if s is not None and s.binding == index]
     if entry.kind in contract.ERROR_KINDS:
         what = brief.without_site(said[0].detail if said else entry.detail[0])
-        return ["eager: runs", f"compiled: {brief.check_of(entry).failure or _code(what)}"
-                if entry.kind in contract.PROCESS_KINDS else f"compiled: raises {_code(what)}"]
+        other = through.of(entry.target).other
+        return ["eager: runs", f"{other}: {brief.check_of(entry).failure or _code(what)}"
+                if entry.kind in contract.PROCESS_KINDS else f"{other}: raises {_code(what)}"]
     out = []
     for s in said[:REPORT.detail_lines]:
         orders = _ORDERS.search(s.detail)
         if s.where == "sequence" and orders:
             out += [f"eager calls the effectful ops in the order `{orders['eager']}`",
-                    f"compiled calls them in the order `{orders['compiled']}`"]
+                    f"{through.of(entry.target).other} calls them in the order `{orders['compiled']}`"]
         else:
             out.append(f"{s.where}: {s.detail}")
     return out or list(entry.detail[:REPORT.detail_lines])
@@ -213,16 +251,57 @@ def _setting(name: str) -> str:
     return "; ".join(f"torch._inductor.config.{key} = {value!r}" for key, value in switches.patch_of(name).items())
 
 
+def unplaced(bug: Bug) -> str:
+    """Why no stage is named: what the triage did, or why it did not run."""
+    c, target = bug.culprit, _target(bug)
+    if c is not None:
+        if c.budget_exhausted:
+            return "Not localised: the fuzzer's triage ran out of budget before any stage showed the bug."
+        where = ("the pieces of export's pipeline, each run alone" if within.walks(target)
+                 and not c.via else "torch's debugging backends")
+        return f"Not localised: the fuzzer's triage did not see the bug again on {where}."
+    if any(kind in contract.PROCESS_KINDS for kind in bug.kinds):
+        frame = (bug.blame or "").partition("process:")[2]
+        return ("Not localised: a process that dies is not walked over torch's debugging backends; "
+                + (f"the innermost frame of torch on its recorded stack is `{frame}`." if frame
+                   else "its recorded stack holds no frame of torch."))
+    if target != targets.DEFAULT and not within.walks(target):
+        return (f"No stage is named: the fuzzer's triage places a finding of the `{target}` target only "
+                "where plain `torch.compile` shows it too, and has no pieces of that target's pipeline to run "
+                "alone.")
+    return "Not triaged: this entry has no culprit (the fuzzer's triage did not run on it, or did not finish)."
+
+
+def _piece(name: str) -> str:
+    """What a piece of export's pipeline runs, in words (``targets.PIECES``, or the
+    target that is the walk's last piece)."""
+    return targets.PIECES[name].api if name in targets.PIECES else targets.get(name).api
+
+
+def _stage_line(bug: Bug) -> str:
+    """Which stage shows the bug first, and which before it do not."""
+    c = bug.culprit
+    pieces = {stage: piece for piece, stage in within.BLAMES.items()}
+    if c.stage in pieces:  # a piece of export's pipeline (``fuzzer.triage.within``)
+        walk = within.WALKS.get(_target(bug), ())
+        piece = pieces[c.stage]
+        earlier = walk[:walk.index(piece)] if piece in walk else ()
+        return (f"- **Stage**: `{c.stage}` ({_piece(piece)}) is the first piece of export's pipeline, each run "
+                "alone, that shows it" + (f"; {', '.join(f'`{within.BLAMES[p]}` ({_piece(p)})' for p in earlier)} "
+                                          f"{'does' if len(earlier) == 1 else 'do'} not." if earlier else "."))
+    earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
+    clean = [s for s in earlier if s not in c.otherwise]
+    return (f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
+            + (f" ({', '.join(f'`{s}`' for s in clean)} {'does' if len(clean) == 1 else 'do'} not)."
+               if clean else "."))
+
+
 def culprit_lines(bug: Bug) -> list[str]:
     """The evidence of where the bug lives: stage, switches, the bisector's pass."""
     c = bug.culprit
     if c is None or c.stage is None:
-        return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
-    earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
-    clean = [s for s in earlier if s not in c.otherwise]
-    lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
-             + (f" ({', '.join(f'`{s}`' for s in clean)} {'does' if len(clean) == 1 else 'do'} not)."
-                if clean else ".")]
+        return [unplaced(bug)]
+    lines = [_stage_line(bug)]
     for name, kinds in c.otherwise.items():
         lines.append(f"- **Fails otherwise**: `{name}` shows {', '.join(f'`{k}`' for k in kinds) or 'nothing judged'}"
                      " instead, which this bug may hide where it shows.")
@@ -300,6 +379,21 @@ def _output_code(lines: list[str]) -> list[str]:
             "with the lines around it, and the kernels):", "", "```python", *lines, "```"]
 
 
+def _reading(reading: Reading) -> list[str]:
+    """The cause as read by hand and the shortest hand script, where its records have
+    them (``fuzzer.corpus.upstream``); nothing where they do not."""
+    lines = []
+    if reading.causes:
+        lines += ["### The cause, as read", "",
+                  "Read by hand, not measured by the fuzzer (its own evidence is above):", "",
+                  *[line for cause in reading.causes for line in (cause, "")]]
+    if reading.script:
+        lines += [] if reading.causes else ["### A hand script", ""]
+        lines += ["A hand script that shows it (written by hand, torch only):", "",
+                  "```python", reading.script.rstrip("\n"), "```", ""]
+    return lines
+
+
 def _environment(text: str) -> list[str]:
     """``python -m torch.utils.collect_env`` of the machine that rendered the report,
     folded, as the issue template asks."""
@@ -318,6 +412,7 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
     binding = entry.case.bindings[brief.binding_index(entry)]
     sizes_of = ", ".join(f"{k}={v}" for k, v in binding.items())
     shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
+    on = "; ".join(part for part in (sizes_of and f"sizes {sizes_of}", shapes and f"inputs {shapes}") if part)
     reproduces = ", ".join(v for v, verdict in bug.versions.items() if verdict == bugs.REPRODUCES)
     failure = brief.expected_failure(entry)
     issue = issue_of(bug, entry)
@@ -335,11 +430,12 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
         opening, "",
         "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
-        f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
+        f"What eager and {through.of(entry.target).other} do" + (f" ({on})" if on else "") + ":", "",
         *[f"- {line}" for line in happens(entry)], "",
         "### Where it goes wrong", "",
         *issue.evidence,
         *_output_code(list(code)), "",
+        *_reading(Reading.of(known)),
         found_by(bug, entry, full_script, issue.runs), "",
         *_stance(issue.stance),
         "### Versions", "",
