@@ -25,6 +25,10 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+#: what a form no program draws is drawn as (no category weight names it): a twin only
+#: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
+#: without an effect)
+TWIN = "twin"
 
 #: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
 #: feature's, then those of the hop-effects family (``families.control``)

@@ -20,8 +20,8 @@ compiles whose answers rule out what else could remove the bug.
   around a body without an effect (``cond_sin``'s pure call; ``while_scale``'s write
   of a fresh value): it needs the effect inside that op's body, not the op, not the
   effect.  One key per higher-order op, whose code threads (or does not thread) its
-  own tokens.  A ``map`` has no body without an effect among the forms, so it is not
-  probed: its findings keep their keys.
+  own tokens.  A ``map``'s body without an effect is ``map_sin``, a form no program
+  draws (``form.TWIN``).
 - ``effect-edge``: a reordering of ORDERED effects on Inductor that is gone with the
   edge Inductor records between consecutive effectful kernels taken as meant
   (``edges.py``: ``with_effects``'s lowering records the dependency on the previous
@@ -80,6 +80,7 @@ TWINS: dict[str, tuple[str, str]] = {
     "cond_tap": ("cond_sin", "e_tap"),
     "cond_log": ("cond_sin", "e_tap"),
     "while_tap": ("while_scale", "e_tap"),
+    "map_tap": ("map_sin", "e_tap"),
 }
 
 
@@ -127,6 +128,9 @@ CAUSES: tuple[Cause, ...] = (
     Cause("effect-in-while_loop", "an ORDERED effect inside a while_loop body: the token its functionalized body "
           "discovers is not threaded through the call", _effect_in_body(forms.form("while_tap").hop),
           _shown_in_body(forms.form("while_tap").hop)),
+    Cause("effect-in-map", "an ORDERED effect inside a map body: the token its functionalized body "
+          "discovers is not threaded through the call", _effect_in_body(forms.form("map_tap").hop),
+          _shown_in_body(forms.form("map_tap").hop)),
     Cause("effect-edge", "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
           _reordered_on_inductor, _shown_edge),

@@ -120,7 +120,7 @@ def forms(kit) -> tuple:
         base = kit.custom_form(name, 1, infer, form=changes.pop("form"), feature=FEATURE, render=render)
         return dataclasses.replace(base, nested=True, returns=True, **changes)
 
-    tap = kit.op_text("e_tap")
+    tap, sin = kit.op_text("e_tap"), kit.op_text("p_sin")
     return (
         make("e_tap", same, lambda a, at, d: (
             f"torch.cond({a[0]}.sum() > 0, lambda t: {tap}(t, {at['site']}), "
@@ -138,6 +138,9 @@ def forms(kit) -> tuple:
              form="while_scale", hop=WHILE, helpers=_while_scale_helpers),
         make("e_tap", rows, lambda a, at, d: f"torch._higher_order_ops.map(lambda t: {tap}(t, {at['site']}), {a[0]})",
              form="map_tap", hop=MAP),
+        # map_tap's twin with no effect in its body, never drawn (``fuzzer.triage.causes``)
+        make("p_sin", rows, lambda a, at, d: f"torch._higher_order_ops.map(lambda t: {sin}(t, {at['site']}), {a[0]})",
+             form="map_sin", hop=MAP, drawn_as=kit.TWIN),
         make("e_tap", rows, lambda a, at, d: (
             f"torch._higher_order_ops.scan(lambda c, x: ((c + x).contiguous(), {tap}(x, {at['site']})), "
             f"{a[0]}.new_zeros({a[0]}.shape[1:]), {a[0]})[1]"),
