@@ -122,3 +122,37 @@ def test_a_repeat_of_a_held_cause_is_recognised_by_its_probes(monkeypatch):
     assert culprit is not None and culprit.cause == "effect-in-cond" and culprit.stage == "aot_eager"
     answers["pure"] = STAYS
     assert recognised() is None
+
+
+def test_a_finding_whose_cause_the_probes_show_is_not_taken_for_a_held_key_of_its_symptom(monkeypatch):
+    """Recognition asks the causes that apply as a whole triage would: a lost effect in a cond
+    branch whose probes show the cause is not the held ``{does ...}`` bug of its symptom (its
+    own key is the cause's); where they do not show it, it is."""
+    from fuzzer.triage import recognise as recognition
+
+    answers = {"twins": GONE}
+
+    class Fake:
+        def __init__(self, c, kind, bug_class, device, budget, spots=None):
+            self.case, self.kind, self.calls, self.seconds, self.seen, self.recompiled = c, kind, 0, 0.0, (), {}
+
+        def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
+            if case is not None:
+                return answers["twins"]
+            return GONE if backend == "eager" else STAYS
+
+    monkeypatch.setattr(recognition, "Probe", Fake)
+    program = prog({"x0": ("s0",)}, [("cond_log", ["x0"], "v0", {"site": 0, "site2": 1})], outputs=["v0"])
+    finding = Entry.build(contract.EFFECT_LOG, case(program), [contract.Divergence(
+        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], seed=0, device="cpu", backend="aot_eager")
+    held = bugs.key_of(dataclasses.replace(finding, culprit=Culprit("aot_eager", kind=finding.kind,
+                                                                     dynamic_only=False)))
+    assert held.endswith("{does cond_log}")
+
+    def recognised():
+        return recognition.recognise(finding.case, finding.kind, finding.bug_class, "cpu", [held],
+                                     lambda c, case=finding.case: bugs.key_of(dataclasses.replace(finding, culprit=c)),
+                                     backend="aot_eager")
+    assert recognised() is None
+    answers["twins"] = STAYS
+    assert recognised() is not None

@@ -163,6 +163,7 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
     blamed: list[bisect.Bisection | None] = []  # an error's bisection, made once
     shown: dict[tuple[str, str, bool], tuple[str, ...]] = {}  # what each compile showed
     changes: dict[tuple[str, Outcome], str] = {}  # whether the bug needs its aliasing to change
+    caused: dict[str, str] = {}  # the cause the probes show on a stage (``fuzzer.triage.causes``)
     possible = ("", case.program.mode.window_calls) if aliasing.asked(case, kind) else ("",)
 
     def outcome(where: str, name: str | None = None, dynamic: bool = True) -> Outcome:
@@ -203,6 +204,10 @@ def recognise(case: Case, kind: str, bug_class: str, device: str, keys: Iterable
                 continue  # the shapes disagree: no bisection can make the key
             if (where, static) not in changes:
                 changes[(where, static)] = aliasing.needed(probe, where, static is Outcome.STAYS)
+            if where not in caused:  # a cause the probes show would be the key instead
+                caused[where] = "" if changes[(where, static)] else causes.shown(probe, where)
+            if caused[where]:
+                continue
             if kind in contract.ERROR_KINDS and lookup.missed(bug_class) and where not in named:
                 named[where] = lookup.probe_lookup(probe, where)
             bisection = None
