@@ -1,4 +1,4 @@
-"""How a child's death is named.
+"""How a child's death is named, which deaths are one, and how a casualty is confirmed.
 
 The child processes here stand in for a dying worker: a plain Python process that
 corrupts its own heap through ``ctypes`` (glibc then speaks and aborts), or a stand-in
@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from fuzzer.isolation.process import died_detail, signal_name
-from fuzzer.judge.death import GLIBC_HEAP_WORDS, HEAP_CORRUPTION, death_name
+from fuzzer.judge.death import GLIBC_HEAP_WORDS, HEAP_CORRUPTION, death_name, dies_so
 
 #: a process that frees one block twice: glibc finds its heap corrupted and aborts
 DOUBLE_FREE = """import ctypes
@@ -54,3 +54,100 @@ def test_a_real_corrupted_heap_is_named_by_glibcs_own_words(tunables):
     assert run.returncode == -signal.SIGABRT, run.stderr
     assert died_detail(run.returncode, run.stderr) == f"process died: {HEAP_CORRUPTION}", run.stderr
     assert death_name(signal_name(run.returncode), "") == "SIGABRT"  # the signal alone says less
+
+
+@pytest.mark.parametrize("recorded, seen, same", [
+    (HEAP_CORRUPTION, HEAP_CORRUPTION, True),
+    (HEAP_CORRUPTION, "SIGSEGV", True),    # the corruption met by a fault in what it left
+    (HEAP_CORRUPTION, "SIGABRT", True),    # ... or by an abort whose words were lost
+    ("SIGSEGV", HEAP_CORRUPTION, True),    # the converse: a plain fault, then glibc's words
+    ("SIGABRT", HEAP_CORRUPTION, True),
+    ("crash|process died: heap corruption", "crash|process died: SIGSEGV", True),  # bug classes
+    ("SIGSEGV", "SIGSEGV", True),
+    ("SIGSEGV", "SIGABRT", False),         # two plain signals: nothing says either was the heap
+    ("SIGABRT", "SIGSEGV", False),
+    (HEAP_CORRUPTION, "SIGBUS", False),
+    (HEAP_CORRUPTION, "SIGILL", False),
+    (HEAP_CORRUPTION, "exit code 1", False),
+    (HEAP_CORRUPTION, "memory", False),
+    ("SIGKILL", HEAP_CORRUPTION, False),
+    ("crash|process died: heap corruption", "timeout|process died: SIGSEGV", False),  # another kind
+])
+def test_a_death_dies_so_as_the_same_or_as_a_corrupted_heap_is_met(recorded, seen, same):
+    assert dies_so(recorded, seen) is same
+
+
+def _casualty(death: str = HEAP_CORRUPTION):
+    """A crash entry as a campaign saves a casualty that died ``death``."""
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.program.generate import generate, program_seed
+
+    return Entry.build(CRASH, generate(program_seed(0, 0)), [Divergence(CRASH, 0, "process", f"process died: {death}")],
+                       seed=0, device="cpu", backend="inductor")
+
+
+def _deaths(monkeypatch, *lines: str | None) -> list:
+    """Stand in for the fresh processes ``fuzzer.reduce.casualty`` probes: each ends as
+    the next of ``lines`` says (a death's detail; None: it ran to completion, judged
+    clean; a line starting "early:" dies so before its eager runs were done).  Returns
+    the list of the probes' keyword arguments, one per process started."""
+    from fuzzer.isolation.deaths import Death
+    from fuzzer.judge import contract
+    from fuzzer.reduce import casualty
+
+    ends = iter(Death(None, "ran to completion (ok)", status=contract.OK) if line is None
+                else Death(contract.CRASH, line.removeprefix("early:"), after_eager=not line.startswith("early:"))
+                for line in lines)
+    started = []
+    monkeypatch.setattr(casualty, "probe", lambda *args, **kwargs: started.append(kwargs) or next(ends))
+    return started
+
+
+@pytest.mark.parametrize("recorded, ends, confirmed", [
+    (HEAP_CORRUPTION, ["process died: SIGSEGV"], True),     # the corruption met by a plain fault
+    (HEAP_CORRUPTION, ["process died: SIGABRT"], True),
+    ("SIGSEGV", ["process died: heap corruption"], True),  # the converse
+    ("SIGSEGV", ["process died: SIGABRT"] * 2, False),     # two plain signals are two deaths
+    (HEAP_CORRUPTION, ["process died: SIGBUS"] * 2, False),
+    (HEAP_CORRUPTION, ["early:process died: heap corruption"] * 2, False),  # eager died: says nothing
+    (HEAP_CORRUPTION, [None] * 2, False),
+])
+def test_a_casualty_is_confirmed_by_any_death_a_corrupted_heap_is_met_by(monkeypatch, recorded, ends, confirmed):
+    from fuzzer.limits import PoolLimits
+    from fuzzer.reduce.casualty import dies_again
+
+    _deaths(monkeypatch, *ends)
+    assert dies_again(_casualty(recorded), PoolLimits(casualty_confirmations=2)) is confirmed
+
+
+def test_a_shrunk_casualty_confirmed_by_another_heap_death_keeps_its_class(monkeypatch):
+    """The reduced case is confirmed in a fresh process; one that dies by a plain SIGSEGV
+    confirms a heap corruption, and the reduced entry is still a heap corruption."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from fuzzer.reduce import casualty
+
+    entry = _casualty(HEAP_CORRUPTION)
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    smaller = SimpleNamespace(case=dataclasses.replace(entry.case, program=program), oracle_calls=3, seconds=1.0,
+                              record=lambda: {"statements": 1})  # what the shrink found (``ShrinkResult``)
+
+    class Judge:
+        def __init__(self, *args):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+    monkeypatch.setattr(casualty, "IsolatedJudge", Judge)
+    monkeypatch.setattr(casualty, "shrink", lambda *args, **kwargs: smaller)
+    _deaths(monkeypatch, "process died: SIGSEGV")
+    reduced = casualty.shrink_casualty(entry)
+    assert reduced is not None and [d.detail for d in reduced.divergences] == ["process died: heap corruption"]
+    _deaths(monkeypatch, "process died: SIGBUS", "process died: SIGBUS")
+    assert casualty.shrink_casualty(entry) is None

@@ -1,4 +1,5 @@
-"""How a process died, in the words a crash's bug class is made of.
+"""How a process died, in the words a crash's bug class is made of, and which deaths
+are one.
 
 A signal names how the process ended, not always why.  A write out of bounds that
 corrupts the heap kills the process where the allocator next trips on it: glibc
@@ -9,6 +10,10 @@ bug would be two, and a replay that died the other way would say "another death"
 So a SIGABRT or SIGSEGV whose process wrote any of glibc's heap words
 (:data:`GLIBC_HEAP_WORDS`) is one death, ``heap corruption``; a plain SIGSEGV or
 SIGABRT (no such words: a null pointer, a failed C++ assertion) stays its signal.
+
+Confirming or replaying a death asks whether a fresh process dies *so* again
+(:func:`dies_so`): the same death, or, where one of the two is a heap corruption, any
+death a corrupted heap is met by (:data:`HEAP_DEATHS`).
 
 A repro script carries this module as text (``fuzzer.render.repro``): it imports only
 the standard library.
@@ -68,8 +73,36 @@ HEAP_WORDS = re.compile(
     + r"|\b(?:free|malloc|calloc|realloc|memalign|munmap_chunk|mremap_chunk|malloc_consolidate|_int_free"
       r"|_int_malloc|_int_realloc|tcache_thread_shutdown|int_mallinfo|__malloc_info)\(\): ")
 
+#: the deaths a corrupted heap is met by: glibc's abort with its words; a plain abort
+#: (the words lost, or an allocator other than glibc's that aborts without them); a
+#: plain fault, in a pointer the corruption overwrote.  Not SIGBUS (a page of a mapped
+#: file past its end, or a misaligned access where the hardware refuses one), nor SIGILL
+#: or SIGFPE: on x86-64 a wild pointer faults with SIGSEGV, and taking those for a
+#: corruption would confirm one bug by another's death
+HEAP_DEATHS = (HEAP_CORRUPTION,) + HEAP_SIGNALS
+#: what a death's detail (``fuzzer.isolation.process.died_detail``) says before its name
+DIED = "process died: "
+
+
 def death_name(how: str, said: str = "") -> str:
     """The death class of a process that ended ``how`` (a signal's name, ``exit code
     N``) after writing ``said`` on stderr."""
     return HEAP_CORRUPTION if how in HEAP_SIGNALS and HEAP_WORDS.search(said) else how
 
+
+def dies_so(recorded: str, seen: str) -> bool:
+    """Whether a process that died ``seen`` died the death ``recorded``: each a death's
+    name (``death_name``) or a text that ends in one after ``process died: `` (a bug
+    class, a detail), the texts otherwise alike.
+
+    The same death, or, where one of the two is a heap corruption, any of
+    :data:`HEAP_DEATHS`: a corrupted heap dies when, and how, the allocator or a later
+    access notices, so glibc's words in one process and a plain SIGSEGV in another are
+    one corruption, either way round.  Two plain signals are not: nothing says either
+    was a corrupted heap.  The bug class keeps how the finding died first."""
+    if recorded == seen:
+        return True
+    before, _, name = recorded.rpartition(DIED)
+    seen_before, _, seen_name = seen.rpartition(DIED)
+    return (before == seen_before and HEAP_CORRUPTION in (name, seen_name)
+            and name in HEAP_DEATHS and seen_name in HEAP_DEATHS)

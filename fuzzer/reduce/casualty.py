@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fuzzer.isolation.deaths import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
+from fuzzer.judge.death import dies_so
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
@@ -71,21 +72,30 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
             log(f"{entry.kind} {entry.id}: nothing smaller died the same way "
                 f"({result.oracle_calls} oracle calls, {result.seconds:.0f}s)")
         return None
-    want = contract.bug_class(entry.kind, [target])
     for candidate in (canonical_case(result.case), result.case):
         death = probe(candidate, entry.device, entry.backend, entry.fault, limits, stop)
-        if death.kind is None or not death.after_eager:
-            continue
-        divs = [death.divergence()]
-        if death.kind == entry.kind and contract.bug_class(death.kind, divs) == want:
+        if confirms(entry, death):
             record = {**result.record(), "confirmed": "fresh process",
                       "original_statements": (entry.shrink or {}).get("original_statements",
                                                                      entry.statements)}
             if log:
                 log(f"shrunk {entry.kind} {entry.id}: {entry.statements} -> "
                     f"{len(candidate.program.body)} statements")
-            return Reduced(candidate, divs, record)
+            # the class it was found with, however the confirming process died
+            return Reduced(candidate, [Divergence(entry.kind, 0, "process", target.detail)], record)
     return None
+
+
+def confirms(entry, death) -> bool:
+    """Whether a fresh process's ``death`` confirms the crash or timeout ``entry``: it
+    died after its eager runs, of the entry's kind, so as the entry records
+    (``death.dies_so``: the same death, or, where either is a heap corruption, any death
+    a corrupted heap is met by).  The entry keeps its class: confirming asks whether the
+    case kills a process of its own, not how the first one died."""
+    if death.kind != entry.kind or not death.after_eager:
+        return False
+    return dies_so(contract.bug_class(entry.kind, [divergence_of(entry)]),
+                   contract.bug_class(death.kind, [death.divergence()]))
 
 
 def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> bool:
@@ -97,9 +107,8 @@ def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event |
     corrupted by one of them, so the program it died on is a suspect until a process of
     its own dies on it.  The shrink's candidates ran in one warm child, which tells
     nothing smaller died, not whether the case itself does."""
-    want = contract.bug_class(entry.kind, [divergence_of(entry)])
     for _ in range(limits.casualty_confirmations):
         death = probe(entry.case, entry.device, entry.backend, entry.fault, limits, stop)
-        if death.kind == entry.kind and death.after_eager and contract.bug_class(death.kind, [death.divergence()]) == want:
+        if confirms(entry, death):
             return True
     return False
