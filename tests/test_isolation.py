@@ -117,8 +117,9 @@ def test_a_casualty_is_confirmed_by_any_death_a_corrupted_heap_is_met_by(monkeyp
     from fuzzer.limits import PoolLimits
     from fuzzer.reduce.casualty import dies_again
 
-    _deaths(monkeypatch, *ends)
+    started = _deaths(monkeypatch, *ends)
     assert dies_again(_casualty(recorded), PoolLimits(casualty_confirmations=2)) is confirmed
+    assert started and all(kwargs.get("checked") for kwargs in started)  # a checked heap each time
 
 
 def test_a_shrunk_casualty_confirmed_by_another_heap_death_keeps_its_class(monkeypatch):
@@ -151,3 +152,81 @@ def test_a_shrunk_casualty_confirmed_by_another_heap_death_keeps_its_class(monke
     assert reduced is not None and [d.detail for d in reduced.divergences] == ["process died: heap corruption"]
     _deaths(monkeypatch, "process died: SIGBUS", "process died: SIGBUS")
     assert casualty.shrink_casualty(entry) is None
+
+
+def _tunables_of(pid: int) -> str:
+    """The ``GLIBC_TUNABLES`` a process started with (``/proc``: its first environment)."""
+    with open(f"/proc/{pid}/environ", "rb") as fh:
+        start = dict(v.split(b"=", 1) for v in fh.read().split(b"\0") if b"=" in v)
+    return start.get(b"GLIBC_TUNABLES", b"").decode()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("checked", [True, False])
+def test_a_checked_judge_starts_its_child_with_glibcs_heap_checks_and_leaves_this_process_as_it_was(checked):
+    import os
+
+    from fuzzer.isolation import heapcheck
+    from fuzzer.isolation.deaths import IsolatedJudge
+
+    if checked and not heapcheck.environment():
+        pytest.skip("this glibc offers no heap checks")
+    before = dict(os.environ)
+    with IsolatedJudge("cpu", "eager", checked=checked) as judge:
+        judge._start()
+        tunables = _tunables_of(judge.process.pid)
+    assert ("glibc.malloc.tcache_count=0" in tunables) is checked, tunables
+    assert dict(os.environ) == before
+
+
+def test_a_checked_heap_catches_a_double_free_past_the_tcache():
+    """With the tcache on, glibc catches a double free there (``free(): double free
+    detected in tcache 2``); a checked heap has it off, and ``_int_free`` catches it."""
+    import os
+
+    from fuzzer.isolation import heapcheck
+
+    env = heapcheck.environment()
+    if not env:
+        pytest.skip("this glibc offers no heap checks")
+    plain = subprocess.run([sys.executable, "-c", DOUBLE_FREE], capture_output=True, text=True, timeout=60)
+    checked = subprocess.run([sys.executable, "-c", DOUBLE_FREE], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, **env})
+    assert "tcache" in plain.stderr and "tcache" not in checked.stderr, (plain.stderr, checked.stderr)
+    assert "double free or corruption (fasttop)" in checked.stderr
+    assert died_detail(checked.returncode, checked.stderr) == f"process died: {HEAP_CORRUPTION}"
+
+
+def test_a_checked_child_puts_back_the_environment_it_was_started_with(monkeypatch):
+    """What the child starts (the compiler, compile workers) runs unchecked."""
+    import os
+
+    from fuzzer.isolation import heapcheck
+
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.arena_max=2")
+    monkeypatch.delenv("LD_PRELOAD", raising=False)
+    monkeypatch.setattr(heapcheck, "check_takes_effect", lambda: True)
+    env = heapcheck.environment()
+    tunables = env["GLIBC_TUNABLES"]
+    assert tunables.startswith("glibc.malloc.arena_max=2:") and "glibc.malloc.check=3" in tunables
+    assert env["LD_PRELOAD"] == heapcheck.DEBUG_LIBRARY
+    os.environ.update(env)  # as the child starts
+    assert heapcheck.restore() is True
+    assert os.environ["GLIBC_TUNABLES"] == "glibc.malloc.arena_max=2" and "LD_PRELOAD" not in os.environ
+    assert heapcheck.RESTORE_ENV not in os.environ and heapcheck.restore() is False  # an unchecked child
+
+
+def test_glibcs_malloc_checking_is_preloaded_only_where_it_takes_effect(monkeypatch):
+    from fuzzer.isolation import heapcheck
+
+    if heapcheck.glibc_version() is None:
+        pytest.skip("not glibc")
+    monkeypatch.setattr(heapcheck, "DEBUG_LIBRARY", "libdcefuzz_no_such_library.so.0")
+    heapcheck.check_takes_effect.cache_clear()
+    try:
+        assert heapcheck.check_takes_effect() is False  # the library is absent: run without it
+        env = heapcheck.environment()
+        assert "LD_PRELOAD" not in env and "glibc.malloc.check" not in env["GLIBC_TUNABLES"]
+        assert "glibc.malloc.tcache_count=0" in env["GLIBC_TUNABLES"]
+    finally:
+        heapcheck.check_takes_effect.cache_clear()

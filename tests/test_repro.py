@@ -228,7 +228,7 @@ def _saved(tmp_path, kind, wanted):
 def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkeypatch, death, outcome, judged):
     from fuzzer.replay import rerun
 
-    monkeypatch.setattr(rerun, "probe", lambda *args: death)
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: death)
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: SIGSEGV"))
     assert (result.outcome, result.judged) == (outcome, judged), result.detail
 
@@ -309,9 +309,10 @@ def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, 
     seen = iter([Death(contract.CRASH, d) if d else Death(None, "ran to completion (ok)", status=contract.OK)
                  for d in deaths])
     calls = []
-    monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: calls.append(kwargs) or next(seen))
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
     assert (result.outcome, len(calls)) == (outcome, probes), result.detail
+    assert all(kwargs.get("checked") for kwargs in calls)  # each process's heap checked
 
 
 @pytest.mark.parametrize("seen, eager_done, judged, reading", [

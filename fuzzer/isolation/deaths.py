@@ -6,8 +6,9 @@ the child died (with a signal), outlived its time limit, or passed a memory cap.
 This module turns those deaths into verdicts, so crash and timeout findings can be
 replayed and shrunk with the same machinery as the others:
 
-* ``probe`` runs one case in a fresh process and says how it died (replay, and the
-  confirmation of a shrunk crash);
+* ``probe`` runs one case in a fresh process and says how it died (replay, the
+  confirmation of a casualty, the stage walk of its triage), with a checked heap
+  where asked (``fuzzer.isolation.heapcheck``);
 * ``IsolatedJudge`` is the shrinker's oracle for crash and timeout findings: a child
   that stays warm across the candidates it survives (most of them), replaced after
   each one that kills it;
@@ -24,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from fuzzer.isolation import child
+from fuzzer.isolation import child, heapcheck
 from fuzzer.isolation.said import Said
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
@@ -124,13 +125,16 @@ class IsolatedJudge:
 
     The child is reused across candidates it survives, so only the candidates that
     kill it pay a process start.  ``seconds`` is the time limit of one case (a case
-    still running past it is a timeout); ``stop`` aborts a wait from another thread.
+    still running past it is a timeout); ``stop`` aborts a wait from another thread;
+    ``checked``: each child starts with glibc's heap checks turned up
+    (``fuzzer.isolation.heapcheck``), for a process that confirms a death.
     """
 
     def __init__(self, device: str, backend: str = "inductor", fault: str | None = None,
                  limits: PoolLimits = PoolLimits(), seconds: float | None = None,
-                 stop: threading.Event | None = None):
+                 stop: threading.Event | None = None, checked: bool = False):
         self.device, self.backend, self.fault, self.limits = device, backend, fault, limits
+        self.checked = checked
         self.seconds = seconds if seconds is not None else limits.program_seconds
         self.stop = stop or threading.Event()
         self.ctx = multiprocessing.get_context("spawn")
@@ -148,7 +152,8 @@ class IsolatedJudge:
             target=child.serve, args=(child_conn, _JudgeHandler(self.device, self.backend), self.fault,
                                       self.limits.threads, None, None, self.said.path),
             name="dcefuzz-isolated", daemon=True)
-        self.process.start()
+        with child.environment(heapcheck.environment() if self.checked else {}):
+            self.process.start()
         child_conn.close()
         self.starts += 1
         message = self._receive(time.monotonic() + self.limits.start_seconds)
@@ -232,12 +237,13 @@ class IsolatedJudge:
 
 
 def probe(case: Case, device: str, backend: str = "inductor", fault: str | None = None,
-          limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> Death:
-    """Run one case in a fresh process and say how it ended.
+          limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None, checked: bool = False) -> Death:
+    """Run one case in a fresh process and say how it ended (``checked``: with glibc's
+    heap checks turned up, ``fuzzer.isolation.heapcheck``).
 
     This is how crash and timeout entries are replayed and confirmed: in this
     process they would take the caller down with them.  A death before the eager
     runs finished (``after_eager`` false) says nothing about the compiler.
     """
-    with IsolatedJudge(device, backend, fault, limits, stop=stop) as judge:
+    with IsolatedJudge(device, backend, fault, limits, stop=stop, checked=checked) as judge:
         return judge.run(case)

@@ -2,8 +2,9 @@
 
 The shrinker's usual judge runs candidates in this process, which a candidate that
 segfaults would take down.  Here the judge is an ``IsolatedJudge`` (a child that
-stays warm across the candidates it survives) and the reduced case is confirmed in
-a fresh process under the campaign's own limits before it replaces the entry.
+stays warm across the candidates it survives, its heap as a worker's) and the reduced
+case is confirmed in a fresh process, its heap checked (``fuzzer.isolation.heapcheck``),
+under the campaign's own limits before it replaces the entry.
 
 The entry is read (its case, its death, where it was found) and never built here: a
 reduced casualty is a :class:`Reduced` case, and the entry that stands for it is
@@ -73,7 +74,7 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
                 f"({result.oracle_calls} oracle calls, {result.seconds:.0f}s)")
         return None
     for candidate in (canonical_case(result.case), result.case):
-        death = probe(candidate, entry.device, entry.backend, entry.fault, limits, stop)
+        death = probe(candidate, entry.device, entry.backend, entry.fault, limits, stop, checked=True)
         if confirms(entry, death):
             record = {**result.record(), "confirmed": "fresh process",
                       "original_statements": (entry.shrink or {}).get("original_statements",
@@ -108,7 +109,7 @@ def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event |
     its own dies on it.  The shrink's candidates ran in one warm child, which tells
     nothing smaller died, not whether the case itself does."""
     for _ in range(limits.casualty_confirmations):
-        death = probe(entry.case, entry.device, entry.backend, entry.fault, limits, stop)
+        death = probe(entry.case, entry.device, entry.backend, entry.fault, limits, stop, checked=True)
         if confirms(entry, death):
             return True
     return False
