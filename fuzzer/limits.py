@@ -144,10 +144,13 @@ class PoolLimits:
     casualty_candidate_seconds: float = 30.0
     #: casualties waiting to be shrunk; more stay saved unshrunk (``dcefuzz shrink``)
     casualty_queue: int = 8
-    #: fresh processes a casualty nothing smaller of died like is run in, to see it die
-    #: again before it stays a finding (``reduce.casualty.dies_again``): a worker that
-    #: died on a program may have been corrupted by the ones before it
-    casualty_confirmations: int = 2
+    #: fresh processes a casualty nothing smaller of died like is run in, at most, to see
+    #: it die so again before it stays a finding (``reduce.casualty.dies_again``, which
+    #: stops at the first that does): a worker that died on a program may have been
+    #: corrupted by the ones before it, while a corrupted heap of the program's own kills
+    #: only some processes (each start and compile costs 5 to 40 s): a case that kills
+    #: one process in two is withdrawn once in 16, where two tries withdrew it once in 4
+    casualty_confirmations: int = 4
     #: seconds past the end of a --time budget by which a pooled campaign has ended.  At
     #: the deadline nothing new starts and nothing running is waited for: the workers
     #: still holding a program are killed, idle ones get 4 s together to exit, the

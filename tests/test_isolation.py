@@ -118,7 +118,7 @@ def test_a_casualty_is_confirmed_by_any_death_a_corrupted_heap_is_met_by(monkeyp
     from fuzzer.reduce.casualty import dies_again
 
     started = _deaths(monkeypatch, *ends)
-    assert dies_again(_casualty(recorded), PoolLimits(casualty_confirmations=2)) is confirmed
+    assert dies_again(_casualty(recorded), PoolLimits(casualty_confirmations=2)).confirmed is confirmed
     assert started and all(kwargs.get("checked") for kwargs in started)  # a checked heap each time
 
 
@@ -230,3 +230,23 @@ def test_glibcs_malloc_checking_is_preloaded_only_where_it_takes_effect(monkeypa
         assert "glibc.malloc.tcache_count=0" in env["GLIBC_TUNABLES"]
     finally:
         heapcheck.check_takes_effect.cache_clear()
+
+
+@pytest.mark.parametrize("ends, confirmed, started", [
+    (["process died: heap corruption"], True, 1),                     # stops at the first death so
+    ([None, None, "process died: SIGSEGV"], True, 3),                 # a third try: two withdrew it
+    ([None, "early:process died: SIGSEGV", None, "process died: SIGABRT"], True, 4),
+    ([None, "process died: SIGBUS", None, None], False, 4),           # withdrawn after the limit
+])
+def test_a_casualty_gets_more_than_two_fresh_processes_to_die_again(monkeypatch, ends, confirmed, started):
+    from fuzzer.limits import PoolLimits
+    from fuzzer.reduce.casualty import dies_again
+
+    assert PoolLimits().casualty_confirmations > 2  # the campaign's: two withdrew one corruption in four
+    limits = PoolLimits(casualty_confirmations=4)
+    probes = _deaths(monkeypatch, *ends)
+    confirmation = dies_again(_casualty(HEAP_CORRUPTION), limits)
+    assert (confirmation.confirmed, len(probes), len(confirmation.ends)) == (confirmed, started, started)
+    if not confirmed:
+        assert confirmation.why() == ("it did not die so again in 4 fresh processes (ran to completion (ok) x3, "
+                                      "crash: process died: SIGBUS)")

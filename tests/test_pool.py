@@ -305,8 +305,7 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         assert shrinker.submit(entry, f"path{attempt}")
         shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
-        assert finished in ([], [(entry, f"path{attempt}", f"reduced {attempt}",
-                                  "nothing smaller died the same way", None, True)])
+        assert finished in ([], [casualties.Shrunk(entry, f"path{attempt}", f"reduced {attempt}")])
         assert len(finished) + shrinker.todo.qsize() == 1
 
 
@@ -338,7 +337,7 @@ def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monk
         session.stats.findings[entry.kind] += 1
         monkeypatch.setattr(casualties, "shrink_casualty", lambda *a, **k: None)
         deaths = iter([Death(None, "survived"), Death(entry.kind, entry.detail[0].split(": ", 1)[1]) if dies
-                       else Death(None, "survived")])
+                       else Death(None, "survived")] + [Death(None, "survived")] * 2)
         monkeypatch.setattr(casualty, "probe", lambda *a, **k: next(deaths))
         shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lambda line: None)
         assert shrinker.submit(entry, str(path))
@@ -376,8 +375,8 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return
     assert not shrinker.thread.is_alive()
-    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None,
-                                          True)
+    assert shrinker.done.get_nowait() == casualties.Shrunk("entry", "path", None,
+                                                          "its shrink stopped at the end of the campaign")
     assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink.oracle_calls
 
 

@@ -14,6 +14,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from fuzzer.campaign.config import Config
 from fuzzer.campaign.session import Session
@@ -21,7 +22,29 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.isolation.process import STOP_GRACE_S, Aborted
 from fuzzer.limits import PoolLimits
-from fuzzer.reduce.casualty import dies_again, shrink_casualty
+from fuzzer.reduce.casualty import Confirmation, dies_again, shrink_casualty
+
+
+@dataclass(frozen=True)
+class Shrunk:
+    """What the thread made of one casualty, for the campaign loop to save (``adopt``)."""
+
+    entry: Entry
+    path: str
+    #: its smaller entry, which takes its place (None: it stays as it was)
+    reduced: Entry | None
+    #: why it stays as it was
+    why: str = ""
+    #: dcefuzz's own error met on the way (``fuzzer.internal``)
+    error: InternalError | None = None
+    #: how its own case fared in fresh processes (None: not asked, as where a smaller
+    #: case died so, the shrink failed or was stopped)
+    confirmation: Confirmation | None = None
+
+    @property
+    def withdrawn(self) -> bool:
+        """Its own case did not die so again in a fresh process: a suspect, not a finding."""
+        return self.confirmation is not None and not self.confirmation.confirmed
 
 
 class CasualtyShrinker:
@@ -66,25 +89,28 @@ class CasualtyShrinker:
                     self.todo.put((entry, path))
                     return
                 self.busy.set()
-            budget = self.limits.casualty_shrink.within(self.seconds_left())
-            why, error, again = "nothing smaller died the same way", None, True
-            try:
-                smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)
-                if smaller is None:
-                    again = dies_again(entry, self.limits, self.stop)
-                # the notes (the stack where the original case died, what that case was)
-                # are kept: the reduced case dies the same way
-                reduced = None if smaller is None else entry.reduced(smaller.case, smaller.divergences,
-                                                                     smaller.shrink, notes=entry.detail[1:])
-            except Aborted:
-                reduced, why = None, "its shrink stopped at the end of the campaign"
-            except Exception as exc:  # noqa: BLE001 - ours: the unshrunk entry is already saved
-                error = InternalError.of(SHRINK, exc)
-                reduced, why = None, f"its shrink failed: {error.line()}"
-            if not again:
-                why = f"it did not die again in {self.limits.casualty_confirmations} fresh processes"
-            self.done.put((entry, path, reduced, why, error, again))
+            self.done.put(self._shrunk(entry, path))
             self.busy.clear()
+
+    def _shrunk(self, entry: Entry, path: str) -> Shrunk:
+        """Shrink one casualty; where nothing smaller died so, ask whether it dies again."""
+        budget = self.limits.casualty_shrink.within(self.seconds_left())
+        try:
+            smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)
+            if smaller is None:
+                confirmation = dies_again(entry, self.limits, self.stop)
+                why = ("nothing smaller died the same way" if confirmation.confirmed
+                       else confirmation.why())
+                return Shrunk(entry, path, None, why, confirmation=confirmation)
+            # the notes (the stack where the original case died, what that case was) are
+            # kept: the reduced case dies so
+            return Shrunk(entry, path, entry.reduced(smaller.case, smaller.divergences, smaller.shrink,
+                                                     notes=entry.detail[1:]))
+        except Aborted:
+            return Shrunk(entry, path, None, "its shrink stopped at the end of the campaign")
+        except Exception as exc:  # noqa: BLE001 - ours: the unshrunk entry is already saved
+            error = InternalError.of(SHRINK, exc)
+            return Shrunk(entry, path, None, f"its shrink failed: {error.line()}", error)
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
         """Save the reduced entries that are ready, in place of their unshrunk ones.
@@ -94,19 +120,19 @@ class CasualtyShrinker:
         moved = []
         while True:
             try:
-                old, path, new, why, error, again = self.done.get_nowait()
+                done = self.done.get_nowait()
             except queue.Empty:
                 return moved
             self.waiting -= 1
-            if error is not None:
-                session.internal_error(None, error)
-            if not again:
-                session.withdraw(old, path, why)
+            if done.error is not None:
+                session.internal_error(None, done.error)
+            if done.withdrawn:
+                session.withdraw(done.entry, done.path, done.why)
                 continue
-            if new is None:
-                self.log(f"{old.kind} {old.id} kept unshrunk ({why})")
+            if done.reduced is None:
+                self.log(f"{done.entry.kind} {done.entry.id} kept unshrunk ({done.why})")
                 continue
-            moved.append((path, session.replace(old, path, new)))
+            moved.append((done.path, session.replace(done.entry, done.path, done.reduced)))
 
     def finish(self, until: float | None) -> None:
         """Stop taking work; let the shrink in progress end, but abort it at ``until``

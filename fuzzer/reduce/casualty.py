@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -99,17 +100,35 @@ def confirms(entry, death) -> bool:
                    contract.bug_class(death.kind, [death.divergence()]))
 
 
-def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> bool:
-    """Whether ``entry``'s own case dies the way it records in a fresh process, in one
-    of ``limits.casualty_confirmations`` tries.
+@dataclass(frozen=True)
+class Confirmation:
+    """How a casualty's own case ended in the fresh processes that asked whether it dies
+    so again (``dies_again``), in order; the last confirms it where any does."""
+
+    #: how each process ended (``Death.line``: "crash: process died: SIGBUS", "ran to
+    #: completion (ok)")
+    ends: tuple[str, ...]
+    confirmed: bool
+
+    def why(self) -> str:
+        """Why a casualty that did not die so again is withdrawn, in words."""
+        seen = ", ".join(end if n == 1 else f"{end} x{n}" for end, n in Counter(self.ends).items())
+        return f"it did not die so again in {len(self.ends)} fresh processes ({seen})"
+
+
+def dies_again(entry, limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> Confirmation:
+    """Whether ``entry``'s own case dies so (``confirms``) in a fresh process, its heap
+    checked, in one of ``limits.casualty_confirmations`` tries; it stops at the first.
 
     A campaign's casualty is blamed on the program its worker was running when it
     died; a worker that ran programs and shrink candidates before may have had its heap
     corrupted by one of them, so the program it died on is a suspect until a process of
     its own dies on it.  The shrink's candidates ran in one warm child, which tells
     nothing smaller died, not whether the case itself does."""
+    ends = []
     for _ in range(limits.casualty_confirmations):
         death = probe(entry.case, entry.device, entry.backend, entry.fault, limits, stop, checked=True)
+        ends.append(death.line() if death.after_eager else f"eager execution {death.line()}")
         if confirms(entry, death):
-            return True
-    return False
+            return Confirmation(tuple(ends), True)
+    return Confirmation(tuple(ends), False)
