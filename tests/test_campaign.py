@@ -352,3 +352,57 @@ def test_a_withdrawn_casualty_stays_visible_with_why_and_a_confirmed_one_stays_a
     assert r.exit_code == 0, r.output
     page = (tmp_path / "site" / "campaign.html").read_text()
     assert suspect.id in page and "ran to completion (ok), crash: process died: SIGBUS" in page and kept.id not in page
+
+
+@pytest.mark.parametrize("triage, dies, smaller", [(True, True, False), (True, True, True), (False, True, False),
+                                                    (True, False, False)])
+def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_path, monkeypatch, triage, dies,
+                                                                          smaller):
+    """Once a casualty stands (a smaller case died so, or its own did again), the
+    shrinker's thread walks its stages within the triage budget and the campaign saves
+    the culprit in what stands for it; not where the campaign does not triage, nor for
+    a casualty withdrawn."""
+    import dataclasses
+    import time
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import OracleBudget, PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Confirmation, Reduced
+    from fuzzer.triage.culprit import Culprit
+
+    died = [Divergence(CRASH, 0, "process", "process died: heap corruption")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced if smaller else None)
+    monkeypatch.setattr(casualties, "dies_again", lambda *args: Confirmation(("crash: process died: SIGSEGV",), dies))
+    walked = []
+
+    def localise(e, device, budget, limits, stop):
+        walked.append((e.id, budget))
+        return Culprit(stage="inductor", kind=e.kind, oracle_calls=4, seconds=20.0)
+
+    monkeypatch.setattr(casualties.triage, "localise", localise)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), triage=triage,
+                    triage_budget=OracleBudget(oracle_calls=80, seconds=120))
+    lines = []
+    session = Session(config, Budget(programs=1), folder=CampaignFolder(tmp_path / "state"), log=lines.append)
+    path, _ = store.save(entry, config.corpus_dir)
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lines.append,
+                                           seconds_left=lambda: 30.0)
+    assert shrinker.submit(entry, str(path))
+    deadline = time.monotonic() + 30
+    while shrinker.done.empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    shrinker.finish(until=None)
+    moved = shrinker.adopt(session)
+    standing = store.load(moved[0][1] if moved else path) if dies else None
+    if triage and dies:
+        assert standing.culprit.stage == "inductor" and walked[0][1].seconds == 30.0  # cut to the time left
+        assert walked[0][0] == standing.id and (standing.statements == 1) is smaller
+    else:
+        assert not walked and (standing is None or standing.culprit is None)

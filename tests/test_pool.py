@@ -681,3 +681,21 @@ def test_a_probe_classes_a_corrupted_heap_by_its_words_not_its_signal(fault):
                 if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
     death = probe(case, "cpu", fault=fault)
     assert death.kind == CRASH and death.detail == "process died: heap corruption" and death.after_eager
+
+
+def test_triage_places_a_crash_at_the_stage_whose_fresh_process_dies(tmp_path):
+    """``dcefuzz triage`` walks a crash entry's backends, each in a fresh process: the
+    segfault fault kills only Inductor's compile, so eager and the AOT stages run
+    clean and the crash's stage is ``inductor``; the bugs listing shows it."""
+    from fuzzer.campaign.pool import _process_entry
+    from fuzzer.corpus import store
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), fault="test-segfault")
+    case = next(generate(program_seed(0, i)) for i in range(50)
+                if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
+    path, _ = store.save(_process_entry(CRASH, died_detail(-signal.SIGSEGV), case, 0, config), tmp_path)
+    r = CliRunner().invoke(main, ["triage", str(path)])
+    assert r.exit_code == 0, r.output
+    culprit = load(path).culprit
+    assert (culprit.stage, culprit.oracle_calls, culprit.otherwise) == ("inductor", 4, {}), culprit
+    assert "stage inductor" in r.output

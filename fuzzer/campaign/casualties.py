@@ -3,13 +3,16 @@
 A casualty is saved at once, unshrunk, the moment its worker dies; shrinking it takes
 child processes (``fuzzer.reduce.casualty``) and minutes, so a thread does it while
 the workers go on, one casualty at a time, a few more waiting, the rest left unshrunk
-for ``dcefuzz shrink``.  The thread only computes reduced entries; the campaign loop
-saves them (``adopt``), so the session's counts and the corpus are touched by one
+for ``dcefuzz shrink``.  Once it stands (a smaller case died so, or its own did again)
+the same thread finds its stage (``fuzzer.triage.casualty``, within the campaign's
+triage budget).  The thread only computes reduced entries and culprits; the campaign
+loop saves them (``adopt``), so the session's counts and the corpus are touched by one
 thread.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
@@ -18,11 +21,14 @@ from dataclasses import dataclass
 
 from fuzzer.campaign.config import Config
 from fuzzer.campaign.session import Session
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus import store
+from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.isolation.process import STOP_GRACE_S, Aborted
 from fuzzer.limits import PoolLimits
 from fuzzer.reduce.casualty import Confirmation, dies_again, shrink_casualty
+from fuzzer.triage import casualty as triage
+from fuzzer.triage.culprit import Culprit
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,8 @@ class Shrunk:
     #: how its own case fared in fresh processes (None: not asked, as where a smaller
     #: case died so, the shrink failed or was stopped)
     confirmation: Confirmation | None = None
+    #: the stage of the entry that stands for it (None: not triaged)
+    culprit: Culprit | None = None
 
     @property
     def withdrawn(self) -> bool:
@@ -93,24 +101,36 @@ class CasualtyShrinker:
             self.busy.clear()
 
     def _shrunk(self, entry: Entry, path: str) -> Shrunk:
-        """Shrink one casualty; where nothing smaller died so, ask whether it dies again."""
+        """Shrink one casualty; where nothing smaller died so, ask whether it dies again;
+        then find the stage of what stands."""
         budget = self.limits.casualty_shrink.within(self.seconds_left())
         try:
             smaller = shrink_casualty(entry, self.limits, budget, stop=self.stop)
             if smaller is None:
                 confirmation = dies_again(entry, self.limits, self.stop)
-                why = ("nothing smaller died the same way" if confirmation.confirmed
-                       else confirmation.why())
-                return Shrunk(entry, path, None, why, confirmation=confirmation)
+                if not confirmation.confirmed:
+                    return Shrunk(entry, path, None, confirmation.why(), confirmation=confirmation)
+                return Shrunk(entry, path, None, "nothing smaller died the same way", confirmation=confirmation,
+                              culprit=self._culprit(entry))
             # the notes (the stack where the original case died, what that case was) are
             # kept: the reduced case dies so
-            return Shrunk(entry, path, entry.reduced(smaller.case, smaller.divergences, smaller.shrink,
-                                                     notes=entry.detail[1:]))
+            reduced = entry.reduced(smaller.case, smaller.divergences, smaller.shrink, notes=entry.detail[1:])
+            return Shrunk(entry, path, reduced, culprit=self._culprit(reduced))
         except Aborted:
             return Shrunk(entry, path, None, "its shrink stopped at the end of the campaign")
         except Exception as exc:  # noqa: BLE001 - ours: the unshrunk entry is already saved
             error = InternalError.of(SHRINK, exc)
             return Shrunk(entry, path, None, f"its shrink failed: {error.line()}", error)
+
+    def _culprit(self, entry: Entry) -> Culprit | None:
+        """The stage of a casualty that stands, within the campaign's triage budget and
+        time left (None: the campaign does not triage, or has no time left)."""
+        if self.config is None or not self.config.triage or not triage.walks(entry.kind, entry.backend):
+            return None
+        budget = self.config.triage_budget.within(self.seconds_left())
+        if budget.seconds <= 0:
+            return None
+        return triage.localise(entry, entry.device, budget, self.limits, self.stop)
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
         """Save the reduced entries that are ready, in place of their unshrunk ones.
@@ -131,8 +151,23 @@ class CasualtyShrinker:
                 continue
             if done.reduced is None:
                 self.log(f"{done.entry.kind} {done.entry.id} kept unshrunk ({done.why})")
+                if done.culprit is not None:
+                    self._localised(session, done.path, done.culprit)
                 continue
-            moved.append((done.path, session.replace(done.entry, done.path, done.reduced)))
+            reduced = done.reduced if done.culprit is None else dataclasses.replace(done.reduced,
+                                                                                  culprit=done.culprit)
+            moved.append((done.path, session.replace(done.entry, done.path, reduced)))
+
+    def _localised(self, session: Session, path: str, culprit: Culprit) -> None:
+        """Give the saved casualty at ``path`` its culprit, its hits since kept."""
+        try:
+            entry = store.load(path)
+        except BadEntry:
+            return  # gone or replaced since: another entry stands for it now
+        entry.culprit = culprit
+        store.update(path, entry)
+        self.log(f"[{session.elapsed():6.0f}s] {entry.kind} {entry.id}: stage {culprit.stage or 'not found'} "
+                 f"({culprit.oracle_calls} fresh processes, {culprit.seconds:.0f}s)")
 
     def finish(self, until: float | None) -> None:
         """Stop taking work; let the shrink in progress end, but abort it at ``until``

@@ -343,8 +343,7 @@ class Session:
         process (``reduce.casualty.dies_again``), so the program is a suspect, not a
         finding.  Its files go to the campaign folder's ``unconfirmed/`` (or the
         corpus's, with no campaign folder), it leaves the findings' counts, and it is
-        kept with ``why`` (:class:`Withdrawal`) in the state, the summary, ``dcefuzz
-        stats`` and the site, and the log says so."""
+        kept with ``why`` (:class:`Withdrawal`: state, summary, stats, site, log)."""
         folder = self.folder.unconfirmed if self.folder is not None else Path(self.config.corpus_dir) / UNCONFIRMED_FOLDER
         moved = store.move(path, folder)
         self.stats.withdrawn.append(Withdrawal(entry.id, entry.kind, entry.bug_class, why, str(moved)))

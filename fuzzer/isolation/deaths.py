@@ -38,6 +38,7 @@ from fuzzer.isolation.process import (
 )
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
+from fuzzer.judge.death import dies_so
 from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
@@ -115,6 +116,14 @@ class Death:
 
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
+
+    def confirms(self, bug_class: str) -> bool:
+        """Whether this death, of a fresh process, confirms a finding of ``bug_class``:
+        it died after its eager runs, so as the class says (``death.dies_so``: the same
+        death of the same kind, or, where either is a heap corruption, any death a
+        corrupted heap is met by)."""
+        return (self.kind is not None and self.after_eager
+                and dies_so(bug_class, contract.bug_class(self.kind, [self.divergence()])))
 
     def divergence(self) -> Divergence:
         return Divergence(self.kind, 0, "process", self.detail)

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from fuzzer.isolation.deaths import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
-from fuzzer.judge.death import dies_so
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
@@ -94,10 +93,7 @@ def confirms(entry, death) -> bool:
     (``death.dies_so``: the same death, or, where either is a heap corruption, any death
     a corrupted heap is met by).  The entry keeps its class: confirming asks whether the
     case kills a process of its own, not how the first one died."""
-    if death.kind != entry.kind or not death.after_eager:
-        return False
-    return dies_so(contract.bug_class(entry.kind, [divergence_of(entry)]),
-                   contract.bug_class(death.kind, [death.divergence()]))
+    return death.confirms(contract.bug_class(entry.kind, [divergence_of(entry)]))
 
 
 @dataclass(frozen=True)
