@@ -406,3 +406,33 @@ def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_pat
         assert walked[0][0] == standing.id and (standing.statements == 1) is smaller
     else:
         assert not walked and (standing is None or standing.culprit is None)
+
+
+def test_a_stage_walk_stopped_at_the_end_of_a_campaign_keeps_what_the_shrink_found(tmp_path, monkeypatch):
+    import dataclasses
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.isolation.process import Aborted
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Reduced
+
+    died = [Divergence(CRASH, 0, "process", "process died: SIGSEGV")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced)
+
+    def stopped(*args):
+        raise Aborted()
+
+    monkeypatch.setattr(casualties.triage, "localise", stopped)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lambda line: None)
+    try:
+        done = shrinker._shrunk(entry, "path")
+    finally:
+        shrinker.finish(until=None)
+    assert done.reduced is not None and done.reduced.statements == 1 and done.culprit is None

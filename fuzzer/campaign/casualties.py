@@ -124,13 +124,17 @@ class CasualtyShrinker:
 
     def _culprit(self, entry: Entry) -> Culprit | None:
         """The stage of a casualty that stands, within the campaign's triage budget and
-        time left (None: the campaign does not triage, or has no time left)."""
+        time left (None: the campaign does not triage, has no time left, or ended during
+        the walk: what the shrink found is kept all the same)."""
         if self.config is None or not self.config.triage or not triage.walks(entry.kind, entry.backend):
             return None
         budget = self.config.triage_budget.within(self.seconds_left())
         if budget.seconds <= 0:
             return None
-        return triage.localise(entry, entry.device, budget, self.limits, self.stop)
+        try:
+            return triage.localise(entry, entry.device, budget, self.limits, self.stop)
+        except Aborted:
+            return None
 
     def adopt(self, session: Session) -> list[tuple[str, str]]:
         """Save the reduced entries that are ready, in place of their unshrunk ones.
