@@ -241,6 +241,10 @@ class IsolationLimits:
     frames_to_torch: int = 40
     #: seconds the parent waits for a child to write its stack after SIGUSR1
     dump_wait_seconds: float = 2.0
+    #: seconds the one-time question "does glibc's malloc checking, preloaded, take
+    #: effect in a child of this interpreter?" may take (``fuzzer.isolation.heapcheck``):
+    #: a Python start that imports ctypes, about 0.1 s
+    heapcheck_ask_seconds: float = 60.0
     #: polling interval while waiting for the dump
     dump_poll_seconds: float = 0.05
 

@@ -35,6 +35,8 @@ import os
 import subprocess
 import sys
 
+from fuzzer.limits import ISOLATION
+
 #: glibc's allocator tunables a checked child starts with (``GLIBC_TUNABLES``, 2.26 on)
 TUNABLES: tuple[tuple[str, str], ...] = (("glibc.malloc.tcache_count", "0"), ("glibc.malloc.perturb", "165"))
 #: the tunable of glibc's malloc checking (abort with words on the first check that fails)
@@ -43,8 +45,6 @@ CHECK_TUNABLE: tuple[str, str] = ("glibc.malloc.check", "3")
 DEBUG_LIBRARY = "libc_malloc_debug.so.0"
 #: the oldest glibc with tunables
 OLDEST_GLIBC: tuple[int, int] = (2, 26)
-#: seconds the one-time question "does the checking take effect?" may take
-ASK_SECONDS = 60.0
 #: what a checked child's environment held before the knobs (JSON: name -> value or
 #: null), which ``restore`` puts back
 RESTORE_ENV = "DCEFUZZ_HEAP_RESTORE"
@@ -88,7 +88,7 @@ def check_takes_effect() -> bool:
     (asked once per process: a child that starts, allocates and answers)."""
     try:
         answer = subprocess.run([sys.executable, "-I", "-c", _ASK], env={**os.environ, **_knobs(check=True)},
-                                capture_output=True, text=True, timeout=ASK_SECONDS)
+                                capture_output=True, text=True, timeout=ISOLATION.heapcheck_ask_seconds)
     except (OSError, subprocess.SubprocessError):
         return False
     return answer.returncode == 0 and answer.stdout.strip() == "100"

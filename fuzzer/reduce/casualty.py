@@ -34,7 +34,7 @@ _DETAIL_LINE = re.compile(r"^\[[\w-]+\] [^:]*: (?P<detail>.*)$")
 
 @dataclass(frozen=True)
 class Reduced:
-    """A casualty's smaller case, confirmed to die the same way in a fresh process."""
+    """A casualty's smaller case, confirmed to die so in a fresh process (``confirms``)."""
 
     case: Case
     divergences: list
@@ -58,7 +58,7 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
 
     Candidates run in an ``IsolatedJudge`` (a timeout candidate gets
     ``candidate_seconds``, shorter than the campaign's limit, or shrinking a hang
-    would take hours); the reduced case must then die the same way in a fresh
+    would take hours); the reduced case must then die so (``confirms``) in a fresh
     process under the campaign's own limits.  Raises ``Aborted`` when ``stop`` is set.
     """
     budget = budget or limits.casualty_shrink
