@@ -302,3 +302,139 @@ def test_shards_merged_keep_their_untested_causes(tmp_path):
     merge(tmp_path / "out", [tmp_path / "a", tmp_path / "b"])
     assert CampaignFolder(tmp_path / "out").load().causes == {(REFUSED, "OutsideGuards"): 1,
                                                              (REFUSED, "GuardOnDataDependentSymNode"): 1}
+
+
+def test_a_withdrawn_casualty_stays_visible_with_why_and_a_confirmed_one_stays_a_finding(tmp_path):
+    """A casualty whose own case did not die so again in a fresh process leaves the
+    corpus, and is kept with why in the log, the summary, the state (across a resume),
+    ``dcefuzz stats`` and the campaign's page; one that died so again stays a finding."""
+    from fuzzer.campaign.casualties import CasualtyShrinker, Shrunk
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Confirmation
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    folder = CampaignFolder(tmp_path / "state")
+    lines = []
+    session = Session(config, Budget(programs=1), folder=folder, log=lines.append)
+    entries = [Entry.build(CRASH, generate(program_seed(0, i)), [Divergence(CRASH, 0, "process", f"process died: {d}")],
+                           seed=program_seed(0, i), device="cpu", backend="inductor")
+               for i, d in ((0, "heap corruption"), (1, "SIGSEGV"))]
+    suspect, kept = entries
+    shrinker = CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lines.append)
+    try:
+        gone = Confirmation(("ran to completion (ok)", "crash: process died: SIGBUS"), False)
+        for entry, confirmation in ((suspect, gone), (kept, Confirmation(("crash: process died: SIGSEGV",), True))):
+            path, _ = store.save(entry, config.corpus_dir)
+            session.stats.findings[CRASH] += 1
+            shrinker.waiting += 1
+            shrinker.done.put(Shrunk(entry, str(path), None, confirmation.why(), confirmation=confirmation))
+        shrinker.adopt(session)
+    finally:
+        shrinker.finish(until=None)
+    session.checkpoint()
+    why = "it did not die so again in 2 fresh processes (ran to completion (ok), crash: process died: SIGBUS)"
+    assert session.stats.findings[CRASH] == 1 and [e.id for e in store.load_all([config.corpus_dir])[0]] == [kept.id]
+    assert any(f"{suspect.id} withdrawn: {why}" in line for line in lines)
+    summary = session.stats.summary()
+    assert "withdrawn  1 (" in summary and suspect.id in summary and why in summary and kept.id not in summary
+    state = json.loads((folder.path / "state.json").read_text())
+    assert [(w["id"], w["bug_class"], w["why"]) for w in state["withdrawn"]] == \
+        [(suspect.id, "crash|process died: heap corruption", why)]
+    resumed = Session(config, Budget(programs=1), folder=folder, resume=True, log=lines.append)
+    assert [w.id for w in resumed.stats.to_state().withdrawn] == [suspect.id]
+    shown = CliRunner().invoke(main, ["stats", str(folder.path)]).output
+    assert "withdrawn  1 (" in shown and why in shown and kept.id not in shown
+    pytest.importorskip("jinja2")
+    pytest.importorskip("markdown_it")
+    r = CliRunner().invoke(main, ["site", str(folder.path), "--out", str(tmp_path / "site")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "site" / "campaign.html").read_text()
+    assert suspect.id in page and "ran to completion (ok), crash: process died: SIGBUS" in page and kept.id not in page
+
+
+@pytest.mark.parametrize("triage, dies, smaller", [(True, True, False), (True, True, True), (False, True, False),
+                                                    (True, False, False)])
+def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_path, monkeypatch, triage, dies,
+                                                                          smaller):
+    """Once a casualty stands (a smaller case died so, or its own did again), the
+    shrinker's thread walks its stages within the triage budget and the campaign saves
+    the culprit in what stands for it; not where the campaign does not triage, nor for
+    a casualty withdrawn."""
+    import dataclasses
+    import time
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import OracleBudget, PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Confirmation, Reduced
+    from fuzzer.triage.culprit import Culprit
+
+    died = [Divergence(CRASH, 0, "process", "process died: heap corruption")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced if smaller else None)
+    monkeypatch.setattr(casualties, "dies_again", lambda *args: Confirmation(("crash: process died: SIGSEGV",), dies))
+    walked = []
+
+    def localise(e, device, budget, limits, stop):
+        walked.append((e.id, budget))
+        return Culprit(stage="inductor", kind=e.kind, oracle_calls=4, seconds=20.0)
+
+    monkeypatch.setattr(casualties.triage, "localise", localise)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), triage=triage,
+                    triage_budget=OracleBudget(oracle_calls=80, seconds=120))
+    lines = []
+    session = Session(config, Budget(programs=1), folder=CampaignFolder(tmp_path / "state"), log=lines.append)
+    path, _ = store.save(entry, config.corpus_dir)
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lines.append,
+                                           seconds_left=lambda: 30.0)
+    assert shrinker.submit(entry, str(path))
+    deadline = time.monotonic() + 30
+    while shrinker.done.empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    shrinker.finish(until=None)
+    moved = shrinker.adopt(session)
+    standing = store.load(moved[0][1] if moved else path) if dies else None
+    if triage and dies:
+        assert standing.culprit.stage == "inductor" and walked[0][1].seconds == 30.0  # cut to the time left
+        assert walked[0][0] == standing.id and (standing.statements == 1) is smaller
+    else:
+        assert not walked and (standing is None or standing.culprit is None)
+
+
+def test_a_stage_walk_stopped_at_the_end_of_a_campaign_keeps_what_the_shrink_found(tmp_path, monkeypatch):
+    import dataclasses
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.isolation.process import Aborted
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Reduced
+
+    died = [Divergence(CRASH, 0, "process", "process died: SIGSEGV")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced)
+
+    def stopped(*args):
+        raise Aborted()
+
+    monkeypatch.setattr(casualties.triage, "localise", stopped)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lambda line: None)
+    try:
+        done = shrinker._shrunk(entry, "path")
+    finally:
+        shrinker.finish(until=None)
+    assert done.reduced is not None and done.reduced.statements == 1 and done.culprit is None

@@ -228,7 +228,7 @@ def _saved(tmp_path, kind, wanted):
 def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkeypatch, death, outcome, judged):
     from fuzzer.replay import rerun
 
-    monkeypatch.setattr(rerun, "probe", lambda *args: death)
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: death)
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: SIGSEGV"))
     assert (result.outcome, result.judged) == (outcome, judged), result.detail
 
@@ -267,33 +267,40 @@ def test_a_second_compile_that_cannot_judge_is_no_flaky_fix(tmp_path, monkeypatc
 
 #: a child that wrote glibc's words on a corrupted heap before it died
 _HEAP_CHILD = _CHILD.replace('how = sys.argv[1]\n', 'how = sys.argv[1]\nif "words" in sys.argv:\n'
-                             '    sys.stderr.write("free(): invalid size\\n"); sys.stderr.flush()\n')
+                             '    sys.stderr.write("invalid fastbin entry (free)\\n"); sys.stderr.flush()\n')
 
 
 @pytest.mark.parametrize("how, words, death, expected", [
     ("SIGABRT", True, "heap corruption", 1),
     ("SIGSEGV", True, "heap corruption", 1),    # the same corruption, the other signal
-    ("SIGSEGV", False, "heap corruption", 125),  # a plain segfault: another death
+    ("SIGSEGV", False, "heap corruption", 1),   # a corruption met by a plain fault: dies so
+    ("SIGABRT", False, "heap corruption", 1),   # ... or by a plain abort
     ("SIGSEGV", False, "SIGSEGV", 1),
-    ("SIGABRT", True, "SIGABRT", 125),           # a heap corruption, where a plain abort was recorded
+    ("SIGABRT", True, "SIGABRT", 1),            # a heap corruption, where a plain abort was recorded
+    ("SIGABRT", False, "SIGSEGV", 125),         # two plain signals: nothing says either was the heap
+    ("SIGBUS", False, "heap corruption", 125),  # not a death a corrupted heap is met by
 ])
 def test_a_crash_script_classes_a_corrupted_heap_by_its_words(tmp_path, monkeypatch, capsys, how, words, death,
                                                               expected):
+    """glibc's words make a SIGABRT or SIGSEGV a heap corruption, and a heap corruption
+    reproduces by any death a corrupted heap is met by (``death.dies_so``)."""
     from fuzzer.render import driver
 
     child = tmp_path / "child.py"
     child.write_text(_HEAP_CHILD)
     monkeypatch.setattr(sys, "argv", [str(child)])
     assert driver.run_isolated({**CRASH_SPEC, "death": death}, [how, *(["words"] if words else [])]) == expected
-    assert ("free(): invalid size" in capsys.readouterr().err) == words  # passed on to the script's stderr
+    assert ("invalid fastbin entry" in capsys.readouterr().err) == words  # passed on to the script's stderr
 
 
 @pytest.mark.parametrize("deaths, outcome, probes", [
-    (["process died: SIGSEGV", "process died: heap corruption"], REPRODUCES, 2),  # the heap spoke the second time
-    (["process died: SIGSEGV"] * 3, ERROR, 3),
+    (["process died: SIGBUS", "process died: heap corruption"], REPRODUCES, 2),  # its own death the second time
+    (["process died: SIGBUS"] * 3, ERROR, 3),
+    (["process died: SIGSEGV"], REPRODUCES, 1),  # a corrupted heap met by a plain fault
     ([None, None, "process died: heap corruption"], REPRODUCES, 3),
     ([None] * 3, FIXED, 3),
-], ids=["another death, then its own", "another death each time", "clean, then its death", "clean each time"])
+], ids=["another death, then its own", "another death each time", "a fault where the heap spoke",
+        "clean, then its death", "clean each time"])
 def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, deaths, outcome, probes):
     """A corrupted heap dies when, and how, the allocator notices: a crash entry is
     replayed in up to ``VERSIONS.flaky_tries`` processes, and one death of its own is enough."""
@@ -302,9 +309,10 @@ def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, 
     seen = iter([Death(contract.CRASH, d) if d else Death(None, "ran to completion (ok)", status=contract.OK)
                  for d in deaths])
     calls = []
-    monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: calls.append(kwargs) or next(seen))
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
     assert (result.outcome, len(calls)) == (outcome, probes), result.detail
+    assert all(kwargs.get("checked") for kwargs in calls)  # each process's heap checked
 
 
 @pytest.mark.parametrize("seen, eager_done, judged, reading", [

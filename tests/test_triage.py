@@ -751,3 +751,96 @@ def test_a_bug_key_is_one_record_with_one_format_and_one_parse():
         assert bugs.BugKey.parse(key).text == key
     odd = bugs.BugKey("compile-error|raised X in torch.f: a @ b", "inductor")
     assert bugs.BugKey.parse(odd.text) == odd
+
+
+# -- a crash's stage: walked from outside, a fresh process per backend ----------------
+
+def _crash(death: str = "heap corruption", kind=contract.CRASH):
+    """A crash (or timeout) entry as a campaign saves a casualty that died ``death``."""
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.program.generate import generate, program_seed
+
+    return Entry.build(kind, generate(program_seed(0, 0)), [contract.Divergence(kind, 0, "process", death)],
+                       seed=0, device="cpu", backend="inductor")
+
+
+def _judges(monkeypatch, by_backend: dict) -> list:
+    """Stand in for the fresh processes of ``fuzzer.triage.casualty``: on each backend the
+    child ends as ``by_backend`` says (a death's detail; absent: it ran, judged clean;
+    "untested": it ran and could not judge).  Returns (backend, seconds, checked) per
+    process started."""
+    from fuzzer.isolation.deaths import Death
+    from fuzzer.triage import casualty
+
+    started = []
+
+    class Judge:
+        def __init__(self, device, backend, fault=None, limits=None, seconds=None, stop=None, checked=False):
+            started.append((backend, seconds, checked))
+            self.backend = backend
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            pass
+
+        def run(self, case_):
+            end = by_backend.get(self.backend)
+            if end is None or end == "untested":
+                return Death(None, f"ran to completion ({end or 'ok'})", status=end or contract.OK)
+            return Death(contract.CRASH, end)
+
+    monkeypatch.setattr(casualty, "IsolatedJudge", Judge)
+    return started
+
+
+@pytest.mark.parametrize("recorded, by_backend, expected, otherwise", [
+    ("heap corruption", {"inductor": "process died: heap corruption"}, "inductor", {}),
+    # a corrupted heap met by a plain fault at aot_eager: its stage, not inductor's
+    ("heap corruption", {"aot_eager": "process died: SIGSEGV", "inductor": "process died: heap corruption"},
+     "aot_eager", {}),
+    ("SIGSEGV", {"eager": "process died: SIGBUS", "aot_eager": "untested", "inductor": "process died: SIGSEGV"},
+     "inductor", {"eager": ("crash|process died: SIGBUS",), "aot_eager": ("untested",)}),
+    ("SIGSEGV", {"aot_eager_decomp_partition": "process died: SIGABRT"}, None, {}),  # never dies so
+])
+def test_a_crash_is_placed_at_the_first_stage_whose_fresh_process_dies_so(monkeypatch, recorded, by_backend,
+                                                                            expected, otherwise):
+    from fuzzer.triage import casualty
+
+    started = _judges(monkeypatch, by_backend)
+    culprit = casualty.localise(_crash(f"process died: {recorded}"), "cpu", TRIAGE.budget)
+    assert (culprit.stage, culprit.otherwise, culprit.kind) == (expected, otherwise, contract.CRASH)
+    walked = STAGES[:STAGES.index(expected) + 1] if expected else STAGES
+    assert [b for b, _, _ in started] == list(walked) and culprit.oracle_calls == len(walked)
+    assert all(checked for _, _, checked in started)  # each process's heap checked
+
+
+def test_a_crash_stage_walk_keeps_to_its_budget_and_a_timeout_to_its_candidate_limit(monkeypatch):
+    from fuzzer.limits import PoolLimits
+    from fuzzer.triage import casualty
+
+    started = _judges(monkeypatch, {"inductor": "process died: SIGSEGV"})
+    culprit = casualty.localise(_crash("process died: SIGSEGV"), "cpu", OracleBudget(oracle_calls=2, seconds=60))
+    assert (culprit.stage, culprit.oracle_calls, culprit.budget_exhausted, len(started)) == (None, 2, True, 2)
+    started.clear()
+    hang = _crash("program exceeded its time limit (120 s)", contract.TIMEOUT)
+    casualty.localise(hang, "cpu", TRIAGE.budget)
+    assert {s for _, s, _ in started} == {PoolLimits().casualty_candidate_seconds}
+
+
+def test_a_crash_entry_gets_its_stage_from_triage_and_bugs_show_it(monkeypatch):
+    """``culprit_of`` (``dcefuzz triage``) walks a crash from outside; its bug keeps its
+    key (the innermost frame of torch, here none: the entry alone) and shows its stage."""
+    from fuzzer.campaign.entries import culprit_of
+    from fuzzer.render.table import culprit_words
+
+    _judges(monkeypatch, {"inductor": "process died: heap corruption"})
+    entry = _crash("process died: heap corruption")
+    before = bugs.key_of(entry)
+    (untriaged,) = bugs.group([entry])
+    assert culprit_words(untriaged) == ["not triaged"] and untriaged.title.endswith("(not localised)")
+    entry.culprit = culprit_of(entry, "cpu", TRIAGE.budget)
+    (bug,) = bugs.group([entry])
+    assert bug.culprit.stage == "inductor" and "stage inductor" in culprit_words(bug)
+    assert bugs.key_of(entry) == before and bug.title.endswith(" in inductor")

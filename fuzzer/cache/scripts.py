@@ -33,7 +33,7 @@ from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_line
 from fuzzer.render.repro import PREAMBLE, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, reading, death,
+PAIR_CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, death, reading,
                 driver, pair)
 
 

@@ -88,7 +88,8 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
         causes=sum((s.causes for s in states), Counter()),
         features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
-        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target)
+        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target,
+        withdrawn=[w for s in states for w in s.withdrawn])
     result = Merged(total)
     pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]
     if pools:

@@ -20,7 +20,7 @@ from pathlib import Path
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
-from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard
+from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -342,9 +342,11 @@ class Session:
         """Take a saved casualty out of the corpus: it did not die again in a fresh
         process (``reduce.casualty.dies_again``), so the program is a suspect, not a
         finding.  Its files go to the campaign folder's ``unconfirmed/`` (or the
-        corpus's, with no campaign folder), and it leaves the findings' counts."""
+        corpus's, with no campaign folder), it leaves the findings' counts, and it is
+        kept with ``why`` (:class:`Withdrawal`: state, summary, stats, site, log)."""
         folder = self.folder.unconfirmed if self.folder is not None else Path(self.config.corpus_dir) / UNCONFIRMED_FOLDER
         moved = store.move(path, folder)
+        self.stats.withdrawn.append(Withdrawal(entry.id, entry.kind, entry.bug_class, why, str(moved)))
         self.examples.forget(entry.id)
         self.stats.signatures.discard(entry.id)
         if str(path) in self.stats.saved:

@@ -115,6 +115,34 @@ def new_run_folder(seed: int, shard: Shard, root: str | os.PathLike = RUNS_ROOT,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+@dataclass(frozen=True)
+class Withdrawal:
+    """A casualty taken out of the corpus: its own case did not die so again in a fresh
+    process (``reduce.casualty.dies_again``), so the program its worker died on is a
+    suspect, not a finding.  Kept in the state, the summary, ``dcefuzz stats`` and the
+    site with why, so a withdrawn corruption is never silently lost."""
+
+    #: the entry's id and kind, and the bug class it was saved with
+    id: str
+    kind: str
+    bug_class: str
+    #: why, in words (``Confirmation.why``: how each fresh process ended)
+    why: str
+    #: where its files went (the campaign folder's ``unconfirmed/``)
+    path: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "bug_class": self.bug_class, "why": self.why, "path": self.path}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Withdrawal:
+        return cls(id=str(data["id"]), kind=str(data["kind"]), bug_class=str(data["bug_class"]),
+                   why=str(data["why"]), path=str(data["path"]))
+
+    def line(self) -> str:
+        return f"{self.id} ({self.bug_class}): {self.why} -> {self.path}"
+
+
 @dataclass
 class CampaignState:
     seed: int
@@ -151,6 +179,8 @@ class CampaignState:
     #: the pipeline its programs are compiled and run through (``fuzzer.judge.targets``):
     #: a resumed campaign must keep to the same (absent from the JSON: ``compile``)
     target: str = "compile"
+    #: casualties taken out of the corpus, with why (:class:`Withdrawal`)
+    withdrawn: list[Withdrawal] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -162,7 +192,8 @@ class CampaignState:
                 "internal_errors": dict(self.internal), "reached": dict(self.reached),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {}),
                 **({"feedback": True} if self.feedback else {}),
-                **({"target": self.target} if self.target != "compile" else {})}
+                **({"target": self.target} if self.target != "compile" else {}),
+                **({"withdrawn": [w.to_json() for w in self.withdrawn]} if self.withdrawn else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -182,7 +213,8 @@ class CampaignState:
                        reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
                        ops=dict(data.get("ops", {})), feedback=bool(data.get("feedback", False)),
-                       target=str(data.get("target") or "compile"))
+                       target=str(data.get("target") or "compile"),
+                       withdrawn=[Withdrawal.from_json(w) for w in data.get("withdrawn", [])])
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise
@@ -195,6 +227,12 @@ def causes_json(causes: Counter) -> dict:
     for (reason, cause), n in sorted(causes.items()):
         out.setdefault(reason, {})[cause] = n
     return out
+
+
+def withdrawn_text(withdrawn: list[Withdrawal]) -> str:
+    """The withdrawn casualties as a summary line says them: how many, and why each."""
+    return f"{len(withdrawn)} (casualties that did not die so again in a fresh process, not findings" + (
+        ": " + "; ".join(w.line() for w in withdrawn) if withdrawn else "") + ")"
 
 
 def untested_text(untested: Counter, causes: Counter) -> str:

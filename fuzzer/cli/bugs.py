@@ -29,8 +29,9 @@ def triage(paths, device, again, triage_budget):
     Each entry's case is compiled afresh on torch's debugging backends, with named
     switches of Inductor thrown and with torch's compiler bisector (a stale-cache
     entry's pair is run again with the FX graph cache alone), and the culprit is
-    written into the entry.  Crashes and timeouts are not triaged (a probe that
-    kills the process would take the triage with it).  An entry whose bug class an
+    written into the entry.  A crash or timeout is walked over the backends only, each
+    in a fresh process of its own (a probe that kills the process would take the triage
+    with it): the first whose process dies so is its stage.  An entry whose bug class an
     older dcefuzz made (its case shows the bug under today's class) is left as it
     was, with a line saying to run `dcefuzz reclass` first; exit 2.  Then lists the
     bugs.
@@ -39,6 +40,7 @@ def triage(paths, device, again, triage_budget):
     from fuzzer.judge import kinds
     from fuzzer.judge.execute import device_unavailable
     from fuzzer.campaign.entries import culprit_of
+    from fuzzer.triage import casualty
     from fuzzer.triage.culprit import triageable
     from fuzzer.triage.probe import OutdatedClass
 
@@ -51,7 +53,8 @@ def triage(paths, device, again, triage_budget):
     outdated = 0
     for n, path in enumerate(found, start=1):
         e = load_or_exit(str(path))
-        if (e.culprit is not None and not again) or not triageable(e.kind, e.backend):
+        if (e.culprit is not None and not again) or not (triageable(e.kind, e.backend)
+                                                          or casualty.walks(e.kind, e.backend)):
             continue
         run_on = dev or e.device
         reason = device_unavailable(run_on)

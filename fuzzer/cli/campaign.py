@@ -10,7 +10,7 @@ import click
 
 from fuzzer import __version__
 from fuzzer.cache.kind import NAME as PAIRS
-from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE, untested_text
+from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE, untested_text, withdrawn_text
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
@@ -397,8 +397,8 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
     internal = ", ".join(f"{k} {n}" for k, n in sorted(state.internal.items()))
     click.echo(f"internal   {sum(state.internal.values())} (dcefuzz's own errors, never findings"
                + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
-    click.echo(f"statuses   {statuses}")
+    click.echo(f"statuses   {', '.join(f'{k} {n}' for k, n in sorted(state.statuses.items()))}")
+    click.echo(f"withdrawn  {withdrawn_text(state.withdrawn)}")
     if feedback is not None:
         _print_feedback(feedback)
     if lines:

@@ -12,6 +12,13 @@ frame of torch its process died in (``stacks.torch_frame``), never a frame of
 dcefuzz's code, where a corrupted heap is often noticed; one whose stack holds no
 frame of torch groups with nothing.
 
+A crash or timeout's stage (``fuzzer.triage.casualty``: the first backend whose fresh
+process dies so) is shown beside its key, not in it: a campaign's pool takes
+casualties with one (kind, death, frame of torch) for one bug the moment a worker
+dies, before any stage is known, so a stage in the key would split what the pool has
+already merged; and where no frame of torch was recorded, a stage alone would merge
+every heap corruption of a stage into one bug.
+
 A bug's id is derived from its key, so the same bug has the same id in every
 corpus and every run.
 """
@@ -293,6 +300,8 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     if shown and blame is not None and not blame.startswith(("process:", "cache:")):
         quoted = shown if shown.startswith("calls ") else f"`{shown}`"
         what_goes_wrong = f"{quoted}: {what_goes_wrong}"
+    if blame is None and culprit is not None and culprit.stage is not None:
+        return f"{what_goes_wrong} in {culprit.stage}"  # a crash with no frame of torch, placed by its stage
     if blame is None:
         return f"{what_goes_wrong} (not localised)"
     stage, _, inner = blame.partition(":")

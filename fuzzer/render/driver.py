@@ -11,7 +11,8 @@ the names they import are defined earlier in the script.
 Exit status, as ``git bisect run`` reads it:
 
 * 1  the recorded bug reproduces: the same kind with the same bug class, or, for a
-  crash or timeout, the same death (signal, memory cap, hang) after eager finished;
+  crash or timeout, the same death (signal, memory cap, hang), or one it dies so by (a
+  heap corruption's), after eager finished;
 * 0  it does not (fixed): the program ran, wholly compiled and judged, without the
   bug (for a crash or timeout: the child ran to completion, judged so);
 * 125  the script cannot judge: the kind diverges with another bug class (the same
@@ -257,8 +258,9 @@ def run_isolated(spec: dict, argv: list) -> int:
 
     Only the recorded death reproduces: the same signal (or a heap corruption, by
     either of its signals: ``fuzzer.judge.death``, read from what the child writes on
-    stderr, passed on as it comes), the memory cap, or a hang, and only once the
-    child's eager runs are done.  Only a child that ran to completion and judged its
+    stderr, passed on as it comes), the memory cap, or a hang, or one it dies so by
+    (``death.dies_so``: a heap corruption and a plain SIGSEGV or SIGABRT, either way
+    round), and only once the child's eager runs are done.  Only a child that ran to completion and judged its
     run (exit 0) says fixed; another death, or a child that could not judge (125), is
     neither.
     """

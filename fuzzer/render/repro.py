@@ -45,7 +45,7 @@ from fuzzer.render import driver
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, reading, death,
+CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, death, reading,
            driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old

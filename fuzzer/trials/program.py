@@ -13,6 +13,8 @@ from fuzzer.judge.kinds import PROGRAM
 from fuzzer.judge.trial import judge_fresh, run_trial
 from fuzzer.program.generate import generate
 from fuzzer.render import brief, repro
+from fuzzer.judge.contract import PROCESS_KINDS
+from fuzzer.triage import casualty
 from fuzzer.triage.culprit import localise
 
 
@@ -51,6 +53,8 @@ class ProgramTrials:
 
     def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
                 key_only: bool = False):
+        if entry.kind in PROCESS_KINDS:  # its probes may die: each in a process of its own
+            return casualty.localise(entry, device, budget)
         return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only,
                         entry.spots)
 
