@@ -411,8 +411,10 @@ def test_where_no_stage_is_named_the_report_says_why(corpus):
     from fuzzer.triage.culprit import Culprit
 
     crash, _ = _picked(corpus, "bug-f5b055a851")
-    assert culprit_lines(crash) == ["Not localised: a process that dies is not walked over torch's debugging "
-                                    "backends; its recorded stack holds no frame of torch."]
+    assert culprit_lines(crash)[0].startswith("- **Stage**: `inductor` is the first")  # its walk, in fresh processes
+    assert culprit_lines(dataclasses.replace(crash, culprit=None)) == [
+        "Not triaged: a process that dies is walked over torch's debugging backends each in a fresh process, and "
+        "this entry's walk has not run; its recorded stack holds no frame of torch."]
     backward, _ = _picked(corpus, "bug-a2077b8bd3")
     assert culprit_lines(backward)[0].startswith("No stage is named: the fuzzer's triage places a finding of the "
                                                  "`compiled-autograd` target only where plain `torch.compile` shows")

@@ -262,7 +262,8 @@ def unplaced(bug: Bug) -> str:
         return f"Not localised: the fuzzer's triage did not see the bug again on {where}."
     if any(kind in contract.PROCESS_KINDS for kind in bug.kinds):
         frame = (bug.blame or "").partition("process:")[2]
-        return ("Not localised: a process that dies is not walked over torch's debugging backends; "
+        return ("Not triaged: a process that dies is walked over torch's debugging backends each in a fresh "
+                "process, and this entry's walk has not run; "
                 + (f"the innermost frame of torch on its recorded stack is `{frame}`." if frame
                    else "its recorded stack holds no frame of torch."))
     if target != targets.DEFAULT and not within.walks(target):
