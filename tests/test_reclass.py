@@ -165,3 +165,16 @@ def test_a_class_saved_with_fxs_numbered_placeholder_names_is_todays_renamed():
     today = contract.bug_class(contract.COMPILE_ERROR, [raised])
     saved = today.replace("arg#", "arg3_1")
     assert saved != today and renamed(saved) == today and renamed(today) == today
+
+
+def test_an_entry_saved_before_spots_gets_them_from_its_judgement(tmp_path):
+    """An entry that records no spots (``Entry.spots``) gets where its bug shows when it is
+    judged again, so its triage's probes look for its bug there."""
+    divs = judge_fresh(case(LOG), "cpu", backends.DROP_LOG).of_kind(contract.EFFECT_LOG)
+    entry = Entry.build(contract.EFFECT_LOG, case(LOG), divs, seed=None, device="cpu", backend=backends.DROP_LOG)
+    entry.spots = None
+    save(entry, tmp_path)
+    assert load(tmp_path / f"{entry.id}.json").spots is None
+    assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == UNCHANGED
+    from fuzzer.judge.spots import SITE, Spot
+    assert load(tmp_path / f"{entry.id}.json").spots == {Spot(SITE, "1")}

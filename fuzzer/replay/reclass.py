@@ -12,7 +12,9 @@ today's), the entry is saved again
 under the class it has now: a new signature, a new id and a new repro script, with
 everything else kept (hits, first found, shrink record, versions, culprit); an
 entry whose class is unchanged gets its script written afresh where it differs,
-since every script carries the contract's code.  The
+since every script carries the contract's code.  An entry saved before entries
+recorded where their bugs show (``Entry.spots``) gets them from this judgement, so
+its triage's probes look for its bug there (``fuzzer.triage.probe``).  The
 culprit was judged against the old class: ``dcefuzz triage --again`` localises anew.
 
 A crash saved as a SIGABRT or SIGSEGV before a heap corruption was one death by
@@ -40,6 +42,7 @@ from fuzzer.judge import contract, kinds
 from fuzzer.judge.death import HEAP_CORRUPTION, HEAP_SIGNALS
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
 from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
+from fuzzer.judge.spots import spots_of
 from fuzzer.limits import VERSIONS
 from fuzzer.reduce import signature
 from fuzzer.reduce.casualty import divergence_of
@@ -122,6 +125,9 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
     if {contract.bug_class(entry.kind, d) for d in shown} != {contract.bug_class(entry.kind, divs)}:
         return result(LEFT, "its class differs from one compile to the next")
     now = contract.bug_class(entry.kind, divs)
+    if entry.spots is None:  # saved before spots: where its bug shows, for its triage's probes
+        entry = dataclasses.replace(entry, spots=spots_of(entry.case, divs))
+        update(path, entry)
     if now == entry.bug_class:
         return result(UNCHANGED, now + _rescripted(entry, path))
     sig = signature.of(entry.kind, entry.case, list(divs))
