@@ -645,13 +645,15 @@ def test_a_guard_on_sizes_marked_unbacked_is_refused_wherever_it_was_raised():
         assert {(g.reason, g.cause) for g in v.untested} == {(observe.REFUSED, observe.GUARD_ERROR)}, wrapper
 
 
-def test_a_guard_on_a_size_from_data_is_a_finding_whatever_the_marks():
-    """A size from data is asked for by no mark: a guard whose expression holds one is a
-    finding, Dynamo's own in a program with a dim marked unbacked too; and a guard on
-    marked sizes needs the unbacked mark."""
+def test_a_guard_on_a_size_from_data_or_on_zero_or_one_is_a_finding_whatever_the_marks():
+    """A size from data is asked for by no mark, and whether a marked size is 0 or 1 is
+    answered by mark_unbacked's documentation: a guard that asks either is a finding,
+    Dynamo's own in a program with a dim marked unbacked too; and a guard on the value
+    of marked sizes needs the unbacked mark."""
     for wrapper in WRAPPERS:
-        v = _failing(_guard(wrapper, observe.GUARD_ON_OTHER), UNBACKED)
-        assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], wrapper
+        for guarded in (observe.GUARD_ON_OTHER, observe.GUARD_ON_ZERO_ONE):
+            v = _failing(_guard(wrapper, guarded), UNBACKED)
+            assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], (wrapper, guarded)
         v = _failing(_guard(wrapper, observe.GUARD_ON_MARKED), MARKED)
         assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], wrapper
 
@@ -670,21 +672,29 @@ SELECTED_TWICE = prog({"x0": ("s0", "s1")}, [("select_pos", ["x0"], "v0", {"size
                                             ("select_pos", ["v0"], "v1", {"size": "u1"})], outputs=["v1"])
 
 
+#: bug-ba8f46579d's program: x1 a view of all of x0, x0's dim 0 marked unbacked, x1
+#: written and x0 logged: AOTAutograd's input-overlap check asks Eq(2*u0, 0)
+OVERLAP = case(dataclasses.replace(
+    prog({"x0": ("s0", "s0"), "x1": ("s0", "s0")}, [("unary_", ["x1"], None, {"fn": "sin"}),
+                                                   ("e_log", ["x0"], None, {"site": 0})]),
+    mode=Mode(marks=(("x0", 0, "unbacked"),), aliases=(("x1", "x0"),))), [{"s0": 2}])
+
+
 def _graded(program, marks=()):
     return case(dataclasses.replace(program, mode=Mode(marks=tuple(marks), grad=True)), [{"s0": 4, "s1": 3}])
 
 
-def test_a_backward_formula_asking_a_marked_size_is_refused_one_asking_a_size_from_data_is_not():
-    """Real compiles (``aot_eager``: AOTAutograd traces masked_select's backward, whose
-    guard on a size arrives wrapped in BackendCompilerFailed): what the guard asked is
-    read off the ShapeEnv that raised it, not off the program's marks."""
+def test_a_guard_asking_a_marked_sizes_value_is_refused_one_asking_zero_or_one_or_data_is_not():
+    """Real compiles (``aot_eager``: AOTAutograd traces masked_select's backward, and
+    checks which inputs overlap; their guards arrive wrapped in BackendCompilerFailed):
+    what a guard asked is read off the ShapeEnv that raised it, not off the program."""
     refused = judge_fresh(_graded(SELECTED, UNBACKED), "cpu", "aot_eager")
     assert refused.kinds() == [], refused.divergences
     assert [(g.reason, g.cause) for g in refused.untested] == [(observe.REFUSED, observe.GUARD_ERROR)]
     assert "BackendCompilerFailed" in refused.untested[0].message
-    for marks in (UNBACKED, ()):
-        found = judge_fresh(_graded(SELECTED_TWICE, marks), "cpu", "aot_eager")
-        assert found.kinds() == [contract.COMPILE_ERROR] and found.untested == [], marks
+    for c in (_graded(SELECTED_TWICE, UNBACKED), _graded(SELECTED_TWICE), OVERLAP):
+        found = judge_fresh(c, "cpu", "aot_eager")
+        assert found.kinds() == [contract.COMPILE_ERROR] and found.untested == [], c.program.mode
         assert "GuardOnDataDependentSymNode" in found.divergences[0].detail
 
 

@@ -48,11 +48,13 @@ MARK_UNBACKED'S LIMITS (``torch._dynamo.decorators.mark_unbacked``'s documentati
 the size "will always be reported as not equal to zero or one", assertions on it
 "will be turned into runtime asserts", and "attempting to get the real value of this
 dimension will raise an exception"):
-- a guard on sizes marked unbacked: a ``GuardOnDataDependentSymNode`` whose guarded
-  expression's unbacked symbols are all sizes of inputs marked unbacked
-  (``observe.guarded_on``, read off the ShapeEnv that raised it) is that documented
-  raise, refused wherever it was raised (Dynamo, or a backend it arrives wrapped
-  from); where one of them is a size from data it is a finding, as without a mark;
+- a guard on the value of sizes marked unbacked: a ``GuardOnDataDependentSymNode``
+  whose guarded expression's unbacked symbols are all sizes of inputs marked unbacked
+  (``observe.guarded_on``, read off the ShapeEnv that raised it), and which asks more
+  than whether they are 0 or 1, is that documented raise, refused wherever it was
+  raised (Dynamo, or a backend it arrives wrapped from).  One that taking the marked
+  sizes at 2 or more decides (``Eq(2*u0, 0)``) asks what the first sentence answers,
+  and raising there is a finding; so is one on a size from data, as without a mark;
 - UNBACKED EDGE: a binding in which a dim marked unbacked has size 0 or 1
   (:func:`unbacked_edge`: the size of the input handed over) is outside what the
   compiled code promises, and is not judged, wherever its failure shows (a compile
@@ -299,11 +301,14 @@ def asked_marked_size(f: Failure, asks: Asks) -> bool:
     "attempting to get the real value of this dimension will raise an exception".
 
     It is a ``GuardOnDataDependentSymNode`` (or wraps one) whose guarded expression's
-    unbacked symbols are all sizes marked unbacked (``observe.guarded_on``), at any
-    stage and from any part of the compiler: a backward formula AOTAutograd traces asks
-    the value as surely as Dynamo does.  One that asks a size from data is not: such a
-    size was asked for by no mark.  Where this torch cannot say (``GUARD_ON_UNKNOWN``),
-    only Dynamo's own guard, raised unwrapped while compiling, is taken for it."""
+    unbacked symbols are all sizes marked unbacked and which asks their value
+    (``observe.guarded_on``: ``GUARD_ON_MARKED``), at any stage and from any part of
+    the compiler: a backward formula AOTAutograd traces asks the value as surely as
+    Dynamo does.  One that asks only whether they are 0 or 1 is not: the documentation
+    answers that ("always reported as not equal to zero or one"), so the compiler had
+    no value to ask for.  Nor is one that asks a size from data: no mark asked for it.
+    Where this torch cannot say (``GUARD_ON_UNKNOWN``), only Dynamo's own guard, raised
+    unwrapped while compiling, is taken for it."""
     if "unbacked" not in asks.marks:
         return False
     if f.guarded == GUARD_ON_MARKED:
