@@ -108,6 +108,28 @@ def test_the_script_carries_the_contract_not_a_copy(tmp_path):
     assert "from fuzzer" not in script and "import fuzzer" not in script
 
 
+#: a program that marks dims unbacked and whose op's backward logs: what it asks of the
+#: compiler beyond its marks' kinds (the dims marked unbacked, the events of a backward)
+ASKING = dataclasses.replace(
+    prog({"x0": ("s0", "s1"), "x1": ("s0",)}, [("p_gradlog", ["x1"], "v0", {"site": 0}),
+                                               ("p_sin", ["x0"], "v1", {"site": 1})], outputs=["v0", "v1"]),
+    mode=Mode(marks=(("x0", 1, "unbacked"), ("x1", 0, "dynamic"), ("x1", 0, "unbacked")), grad=True))
+
+
+@pytest.mark.parametrize("target", ["compile", "export", "compiled-autograd"])
+def test_the_script_asks_what_the_package_asks(target):
+    """The script's contract reads the program's asks from its spec: the same as the
+    package's (``trial.asks_of``), field for field."""
+    from fuzzer.judge.trial import asks_of
+    from fuzzer.render.driver import spec_asks
+
+    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature="effect-log|extra :: x", seed=None, device="cpu",
+                  backend="inductor", torch_version=torch.__version__, case=case(ASKING), detail=["x"], target=target)
+    asked = spec_asks(repro.spec(entry))
+    assert asked.unbacked == {(0, 1), (1, 0)} and asked.backward_logs == {("e_log", 0)}
+    assert asked == asks_of(ASKING, target)
+
+
 @pytest.mark.parametrize("carried", ["repro", "cache-pair"])
 def test_every_module_a_carried_module_imports_from_the_package_is_carried_before_it(carried):
     """A script drops the carried modules' ``from fuzzer...`` lines: what they import must

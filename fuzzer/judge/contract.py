@@ -38,12 +38,27 @@ across a break is a graph's output).
 
 REFUSED: a compile error by which Dynamo declines what the program asked with its
 marks (:func:`refusal`, :data:`REFUSALS`: a dim marked dynamic that the program
-specialises, Dynamo's own guard on a size marked unbacked) is the compiler's right,
-not a finding: the case is untested for that reason.  A refusal needs the mark that
-asks for it; without one (a program with sizes from data included) the same error is
-a finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
+specialises) is the compiler's right, not a finding: the case is untested for that
+reason.  A refusal needs the mark that asks for it; without one the same error is a
+finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
 finding too: the front end accepted the program.  What a target other than
 ``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
+
+MARK_UNBACKED'S LIMITS (``torch._dynamo.decorators.mark_unbacked``'s documentation:
+the size "will always be reported as not equal to zero or one", assertions on it
+"will be turned into runtime asserts", and "attempting to get the real value of this
+dimension will raise an exception"):
+- a guard on the value of sizes marked unbacked: a ``GuardOnDataDependentSymNode``
+  whose guarded expression's unbacked symbols are all sizes of inputs marked unbacked
+  (``observe.guarded_on``, read off the ShapeEnv that raised it), and which asks more
+  than whether they are 0 or 1, is that documented raise, refused wherever it was
+  raised (Dynamo, or a backend it arrives wrapped from).  One that taking the marked
+  sizes at 2 or more decides (``Eq(2*u0, 0)``) asks what the first sentence answers,
+  and raising there is a finding; so is one on a size from data, as without a mark;
+- UNBACKED EDGE: a binding in which a dim marked unbacked has size 0 or 1
+  (:func:`unbacked_edge`: the size of the input handed over) is outside what the
+  compiled code promises, and is not judged, wherever its failure shows (a compile
+  error, a runtime assert, a wrong value): untested, ``unbacked-edge``.
 
 HOP-INLINED: a region or ``torch.cond`` the program asked for (``Asks.hops``) that
 Dynamo's graphs do not hold was inlined: the case tested the bare calls, untested.
@@ -65,6 +80,15 @@ ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
 order of non-effectful work, writes to intermediates never read again, strides,
 recompilations, and the call counts of mutating ops (only their visible writes
 are judged).
+
+A BACKWARD ON ZEROS: autograd calls a backward with zeros for the outputs no gradient
+reached (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph
+and its backward as one ``autograd.Function``; so compiled code may run an op's backward
+on a zero gradient that eager never calls it for (an output a graph break hands to the
+next graph, which the loss does not read).  An *extra* event logged by a backward
+(``Asks.backward_logs``) that eager never logged, once, every tensor of which is all
+zeros, is allowed (:func:`zero_gradient_events`); a missing, duplicated, reordered or
+data-changed event is still a finding.
 
 PROCESS, seen from outside the process (``fuzzer.isolation``): ``crash`` (the
 process running the compiled program died: a signal, or past the memory cap) and
@@ -105,7 +129,7 @@ differed, the normalised error or death).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
@@ -113,8 +137,8 @@ from fuzzer.judge.identity import (
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
-    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Gap,
-    Run)
+    COMPILE, GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
+    REFUSED, REQUESTED_BREAK, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
@@ -223,6 +247,9 @@ class Verdict:
     recompiled: tuple[int, ...] = ()
     #: the bindings whose float64 reference took another path than eager
     diverged: list[int] = field(default_factory=list)
+    #: the bindings whose compiled run logged events a backward ran on zeros for
+    #: (A BACKWARD ON ZEROS: allowed, not judged as extra)
+    zero_backward: list[int] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Divergence]:
         return [div for div in self.divergences if div.kind == kind]
@@ -242,6 +269,10 @@ class Asks:
     limits: frozenset = frozenset()
     declines: frozenset = frozenset()  # (type, stage, pattern its message starts with): its target declines them
     carry: bool = False  # its state carries over: a call after one that diverged is not judged (STATE CARRIED)
+    #: (input position, dim) of each dim marked unbacked (UNBACKED EDGE)
+    unbacked: frozenset = frozenset()
+    #: (op, site) of each effect event an op's backward logs (A BACKWARD ON ZEROS)
+    backward_logs: frozenset = frozenset()
 
 
 # ------------------------------------------------------------------ clauses
@@ -258,25 +289,66 @@ def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
 
 #: exception types by which Dynamo itself declines what a program asked of it, and the
 #: marks (``Asks.marks``) that ask it: a dim marked dynamic (or unbacked) that the
-#: program specialises, a guard on a size marked unbacked.  Without such a mark the
-#: same error is Dynamo failing on a program it had no reason to decline; raised from
-#: a backend they arrive wrapped (InductorError, BackendCompilerFailed) and are
-#: findings too
+#: program specialises.  Without such a mark the same error is Dynamo failing on a
+#: program it had no reason to decline; raised from a backend they arrive wrapped
+#: (InductorError, BackendCompilerFailed) and are findings too.  A guard on a size
+#: marked unbacked is :func:`asked_marked_size`'s
 REFUSALS: dict[str, frozenset] = {
     "ConstraintViolationError": frozenset({"dynamic", "unbacked"}),
     "UserError": frozenset({"dynamic", "unbacked"}),
-    "GuardOnDataDependentSymNode": frozenset({"unbacked"}),
 }
 
 
+def asked_marked_size(f: Failure, asks: Asks) -> bool:
+    """Whether failure ``f`` is what ``mark_unbacked`` documents for a dim it marks:
+    "attempting to get the real value of this dimension will raise an exception".
+
+    It is a ``GuardOnDataDependentSymNode`` (or wraps one) whose guarded expression's
+    unbacked symbols are all sizes marked unbacked and which asks their value
+    (``observe.guarded_on``: ``GUARD_ON_MARKED``), at any stage and from any part of
+    the compiler: a backward formula AOTAutograd traces asks the value as surely as
+    Dynamo does.  One that asks only whether they are 0 or 1 is not: the documentation
+    answers that ("always reported as not equal to zero or one"), so the compiler had
+    no value to ask for.  Nor is one that asks a size from data: no mark asked for it.
+    Where this torch cannot say (``GUARD_ON_UNKNOWN``), only Dynamo's own guard, raised
+    unwrapped while compiling, is taken for it."""
+    if "unbacked" not in asks.marks:
+        return False
+    if f.guarded == GUARD_ON_MARKED:
+        return True
+    return f.guarded == GUARD_ON_UNKNOWN and f.stage == COMPILE and f.type == GUARD_ERROR
+
+
 def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
-    """The refusal, its cause the failure's type, when the compiled run failed because the compiler
-    declined what the program asked with its marks, or as its target declines (never a finding), else None."""
+    """The refusal, its cause the failure's type (the guard's, for a guard on a size marked unbacked),
+    when the compiled run failed because the compiler declined what the program asked with its marks,
+    or as its target declines (never a finding), else None."""
     if (f := compiled.failure) is None:
         return None
+    if asked_marked_size(f, asks):
+        return Gap(REFUSED, f.line(), GUARD_ERROR)
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in asks.declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
+
+
+def unbacked_edge(binding: int, eager: Run, asks: Asks) -> Gap | None:
+    """UNBACKED EDGE: the gap when a dim marked unbacked (``Asks.unbacked``) has size 0 or 1
+    on this binding, else None.
+
+    ``mark_unbacked`` documents that the size "will always be reported as not equal to
+    zero or one": the compiled code may assume it is neither (a runtime assert that
+    needs it, a stride or broadcast chosen by it), so a binding where it is one is
+    outside what that code promises.  The size is the marked dim's in the input handed
+    over (eager's run records it), whatever the symbols say."""
+    inputs = eager.inputs_after
+    small = [(k, dim, inputs[k].shape[dim]) for k, dim in sorted(asks.unbacked)
+             if k < len(inputs) and dim < inputs[k].dim() and inputs[k].shape[dim] in (0, 1)]
+    if not small:
+        return None
+    sizes = ", ".join(f"input {k}'s dim {dim} is {size}" for k, dim, size in small)
+    return Gap(UNBACKED_EDGE, f"binding {binding}: {sizes}, marked unbacked (mark_unbacked: its size is "
+               "always reported as not equal to zero or one)", str(small[0][2]))
 
 
 def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
@@ -394,6 +466,36 @@ def check_effects(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
                 out.append(Divergence(EFFECT_LOG, binding, _event_where(number, eager_event, index),
                                       f"saw different data: {bad[1]}", (DATA,), (Place(CALL, eager_event.call),)))
     return out
+
+
+def zero_gradient_events(eager: Run, compiled: Run, asks: Asks) -> list[int]:
+    """A BACKWARD ON ZEROS: the numbers of ``compiled``'s effect events that an op's
+    backward logged on a zero gradient eager never gave it, which are allowed.
+
+    Autograd hands a backward zeros for the outputs no gradient reached
+    (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph and its
+    backward as one ``autograd.Function``: where the loss reads one of its outputs, the
+    backward of every op in it runs, that of an op whose output the loss never reads on
+    zeros.  So an event is allowed only when it is a backward's (``Asks.backward_logs``)
+    whose (op, site) eager never logged, the first compiled logged, and every tensor it
+    saw (at least one) is all zeros: a backward eager called too (its gradient reached
+    it), a second such event, one that saw other data, or one out of order in what is
+    left, is judged as any other."""
+    if not asks.backward_logs:
+        return []
+    seen = {event.call for event in eager.effects}
+    allowed = []
+    for number, event in enumerate(compiled.effects):
+        zeros = bool(event.tensors) and all(bool((tensor == 0).all()) for tensor in event.tensors)
+        if event.call in asks.backward_logs and event.call not in seen and zeros:
+            allowed.append(number)
+        seen.add(event.call)
+    return allowed
+
+
+def without_events(run: Run, numbers: list[int]) -> Run:
+    """``run`` with the effect events of these numbers left out: what is judged of it."""
+    return replace(run, effects=[event for number, event in enumerate(run.effects) if number not in numbers])
 
 
 def check_dead_calls(binding: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
@@ -534,7 +636,14 @@ def needs_checks(runs: list[BindingRuns], asks: Asks = Asks()) -> list[int]:
         return []
     return [binding for binding, binding_runs in enumerate(runs)
             if binding_runs.compiled is not None and refusal(binding_runs.compiled, asks) is None
-            and not _same_record(binding_runs.eager, binding_runs.compiled)]
+            and not _same_record(binding_runs.eager, _as_judged(binding_runs, asks)[0])]
+
+
+def _as_judged(binding_runs: BindingRuns, asks: Asks) -> tuple[Run, bool]:
+    """The compiled run as the clauses judge it, and whether it logged events a backward
+    ran on zeros for (A BACKWARD ON ZEROS), which are left out of it."""
+    allowed = zero_gradient_events(binding_runs.eager, binding_runs.compiled, asks)
+    return (without_events(binding_runs.compiled, allowed), True) if allowed else (binding_runs.compiled, False)
 
 
 def _unsound(binding: int, binding_runs: BindingRuns) -> Verdict | None:
@@ -561,14 +670,70 @@ def _judge_on_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
             + check_effects(binding, eager, ref, compiled, noisy))
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """What the clauses found on one binding, and what else the verdict reads of it."""
+
+    #: the compiled run as judged (:func:`_as_judged`)
+    compiled: Run
+    divergences: list = field(default_factory=list)
+    #: whether ``missed-dce`` may judge it: not where it raised (clause 4 ends it), nor
+    #: outside ``mark_unbacked``'s promise
+    dce: bool = True
+    #: the reference took another path than eager (``another_path``)
+    left: bool = False
+    #: what could not be judged there (``reference-diverged``, ``unbacked-edge``)
+    gap: Gap | None = None
+    #: it logged events a backward ran on zeros for (A BACKWARD ON ZEROS)
+    zero_backward: bool = False
+
+
+def _clauses(binding: int, names, binding_runs: BindingRuns, compiled: Run) -> _Judged | Verdict:
+    """Clauses 1 to 4 on one binding whose compiled run differs from eager, once its
+    check runs show eager sound (else their verdict, :func:`_unsound`)."""
+    unsound = _unsound(binding, binding_runs)
+    if unsound is not None:
+        return unsound
+    failed = check_outcome(binding, binding_runs.eager, compiled)
+    if failed:
+        return _Judged(compiled, failed, dce=False)
+    left = another_path(binding_runs.checks.eager_again, binding_runs.checks.reference)
+    if left is None:
+        return _Judged(compiled, _judge_on_path(binding, names, binding_runs, compiled))
+    found, unjudged = judge_off_path(binding, names, binding_runs, compiled)
+    gap = Gap(REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} follow neither eager nor "
+              "float64") if unjudged else None
+    return _Judged(compiled, found, left=True, gap=gap)
+
+
+def _judge_binding(binding: int, names, binding_runs: BindingRuns, asks: Asks) -> _Judged | Verdict:
+    """One binding that is no refusal: its compiled run as judged (events a backward ran
+    on zeros for left out), the clauses where it differs from eager, and, on a binding
+    outside ``mark_unbacked``'s promise (:func:`unbacked_edge`), nothing judged: a gap
+    where a clause broke there, none where it kept them all anyway."""
+    compiled, on_zeros = _as_judged(binding_runs, asks)
+    judged = _Judged(compiled, zero_backward=on_zeros)
+    if not _same_record(binding_runs.eager, compiled):
+        judged = _clauses(binding, names, binding_runs, compiled)
+        if isinstance(judged, Verdict):
+            return judged
+        judged = replace(judged, zero_backward=on_zeros)
+    edge = unbacked_edge(binding, binding_runs.eager, asks)
+    if edge is None:
+        return judged
+    broke = bool(judged.divergences) or judged.gap is not None
+    return _Judged(compiled, dce=False, gap=edge if broke else None)
+
+
 def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = Asks()) -> Verdict:
     """Apply every clause to every binding's runs.
 
     A compiled run bit-identical to eager breaks no clause, so only the call trace
     (missed-dce) is looked at; any other is judged with its binding's check runs
     (``BindingRuns.checks``: the bindings :func:`needs_checks` names), which first
-    show eager sound.  A binding whose reference took another path than eager is
-    judged by :func:`judge_off_path`.
+    show eager sound (:func:`_judge_binding`; one whose reference took another path
+    than eager by :func:`judge_off_path`).  What a binding outside ``mark_unbacked``'s
+    promise breaks is a gap, not a finding (:func:`unbacked_edge`).
     """
     for binding, binding_runs in enumerate(runs):
         if binding_runs.eager.failure is not None:
@@ -578,11 +743,12 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     divergences: list[Divergence] = []
     untested: list[Gap] = []
     diverged: list[int] = []
+    zero_backward: list[int] = []
     crossed = False  # a requested graph break was met
     asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for binding, binding_runs in enumerate(runs):
         compiled = binding_runs.compiled
-        if asks.carry and (divergences or diverged or any(u.reason == REFUSED for u in untested)):
+        if asks.carry and (divergences or diverged or any(u.reason in (REFUSED, UNBACKED_EDGE) for u in untested)):
             break  # STATE CARRIED: this call starts from another state than eager's
         if compiled is None:
             continue
@@ -593,26 +759,15 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
         if (declined := refusal(compiled, asks)) is not None:
             untested.append(declined)
             continue
-        if not _same_record(binding_runs.eager, compiled):
-            unsound = _unsound(binding, binding_runs)
-            if unsound is not None:
-                return unsound
-            failed = check_outcome(binding, binding_runs.eager, compiled)
-            divergences += failed
-            if failed:
-                continue
-            left = another_path(binding_runs.checks.eager_again, binding_runs.checks.reference)
-            if left is not None:
-                diverged.append(binding)
-                found, unjudged = judge_off_path(binding, input_names, binding_runs, compiled)
-                divergences += found
-                if unjudged:
-                    untested.append(Gap(REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} "
-                                                            "follow neither eager nor float64"))
-            else:
-                divergences += _judge_on_path(binding, input_names, binding_runs, compiled)
-        if not untested and not crossed:
-            divergences += check_dead_calls(binding, dead_sites, compiled, asserted)
+        judged = _judge_binding(binding, input_names, binding_runs, asks)
+        if isinstance(judged, Verdict):
+            return judged
+        divergences += judged.divergences
+        diverged += [binding] if judged.left else []
+        zero_backward += [binding] if judged.zero_backward else []
+        untested += [judged.gap] if judged.gap is not None else []
+        if judged.dce and not untested and not crossed:
+            divergences += check_dead_calls(binding, dead_sites, judged.compiled, asserted)
     compiled = [binding_runs.compiled for binding_runs in runs if binding_runs.compiled is not None]
     if (compiled and all(run.coverage is not None and run.failure is None for run in compiled)
             and sum(run.coverage.graphs for run in compiled) == 0):
@@ -624,7 +779,8 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     recompiled = tuple(binding for binding, binding_runs in enumerate(runs) if binding > 0
                        and binding_runs.compiled is not None and binding_runs.compiled.coverage is not None
                        and binding_runs.compiled.coverage.graphs > 0)
-    return Verdict(OK, divergences, untested=untested, diverged=diverged, recompiled=recompiled)
+    return Verdict(OK, divergences, untested=untested, diverged=diverged, recompiled=recompiled,
+                   zero_backward=zero_backward)
 
 
 def _hops_missing(asks: Asks, compiled: list) -> Gap | None:

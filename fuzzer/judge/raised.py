@@ -54,7 +54,7 @@ _CALLED = re.compile(r"([A-Za-z_][\w.]*)\(")
 RAISER = re.compile(r" \((?:backward of|generated:) [^)]*\)")
 
 
-def _inner(exc: BaseException) -> BaseException:
+def unwrapped(exc: BaseException) -> BaseException:
     """The exception torch's wrappers wrap (``WRAPPERS``), at the bottom of them.
 
     Only a wrapper is looked through: an error raised ``from`` another that is not a
@@ -81,11 +81,11 @@ def raising_frame(exc: BaseException):
     where no frame of torch is in its traceback.
 
     The exception is the wrapped one (what an ``InductorError`` or a
-    ``LoweringException`` wraps: ``_inner``); the frame is the innermost of torch
+    ``LoweringException`` wraps: ``unwrapped``); the frame is the innermost of torch
     outside ``RAISING_HELPERS`` and ``MACHINERY``.  It is raised below Python when the
     innermost frame is not torch's, or is machinery's (raised in C++, or in our ops).
     """
-    inner = _inner(exc)
+    inner = unwrapped(exc)
     frames = []
     tb = inner.__traceback__ or exc.__traceback__
     while tb is not None:

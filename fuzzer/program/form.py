@@ -137,6 +137,10 @@ class Form:
     helpers: Callable[..., dict[str, str]] | None = None
     #: the library ops its text calls besides ``custom`` (in a helper, a backward)
     also_calls: tuple[str, ...] = ()
+    #: the ORDERED effects its op's backward logs, at the statement's site: compiled
+    #: code may run that backward on a zero gradient where eager never calls it
+    #: (``contract.Asks.backward_logs``, A BACKWARD ON ZEROS)
+    backward_logs: tuple[str, ...] = ()
     #: the call sites a statement of it has (0: two for a ``torch.cond``, else one)
     site_count: int = 0
     #: it writes operand 0 and returns it (an ``autograd.Function`` forward that marks

@@ -114,6 +114,18 @@ def _checks_fn(spec: dict, program, trace: dict, device: str, step, index: int):
     return run, make
 
 
+def spec_asks(spec: dict) -> Asks:
+    """What the program asks of the compiler as the spec records it (``trial.asks_of``),
+    and what its target declines."""
+    target = spec.get("target")
+    declines = (EXPORT_DECLINES if target in ("export", "aoti") else DECLINES if target == "compiled-autograd"
+                else frozenset())
+    return Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
+                carry=bool(spec.get("carry")), declines=declines,
+                unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
+                backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())))
+
+
 def judge(spec: dict, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one), then the check runs
@@ -141,9 +153,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                 inputs = make_inputs(spec, i, device)
                 br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
                                else run_once(compiled, inputs, trace, compiled=True))
-    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
-                carry=bool(spec.get("carry")),
-                declines=EXPORT_DECLINES if exporting else DECLINES if backward else frozenset())
+    asks = spec_asks(spec)
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):

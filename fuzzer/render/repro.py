@@ -125,7 +125,9 @@ def _asked(program) -> dict:
     asks = asks_of(program)
     return {**({"marks": sorted(asks.marks)} if asks.marks else {}),
             **({"hops": sorted(asks.hops)} if asks.hops else {}),
-            **({"limits": sorted(asks.limits)} if asks.limits else {})}
+            **({"limits": sorted(asks.limits)} if asks.limits else {}),
+            **({"unbacked": [list(pair) for pair in sorted(asks.unbacked)]} if asks.unbacked else {}),
+            **({"backward_logs": [list(pair) for pair in sorted(asks.backward_logs)]} if asks.backward_logs else {})}
 
 
 def render(entry: Entry) -> str:

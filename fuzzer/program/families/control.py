@@ -147,5 +147,5 @@ def forms(kit) -> tuple:
             form="scan_tap", hop=SCAN,
             limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
         dataclasses.replace(kit.custom_form("p_gradlog", 1, same, feature=FEATURE), also_calls=("e_log",),
-                            once=True),
+                            backward_logs=("e_log",), once=True),
     )
