@@ -13,6 +13,7 @@ import torch
 from helpers import case, prog
 
 from fuzzer.judge import contract, numeric, observe, raised
+from fuzzer.judge import guarded as guards
 from fuzzer.judge.execute import execute, run_checks
 from fuzzer.judge.observe import BindingRuns, Checks, Coverage, Failure, Run
 from fuzzer.judge.trial import asks_of, judge_fresh
@@ -593,7 +594,7 @@ MARKED = [("x0", 0, "dynamic")]
 UNBACKED = [("x0", 0, "unbacked")]
 CONSTRAINT = Failure("ConstraintViolationError", "Constraints violated (L['x0'].size()[0])!", observe.COMPILE)
 GUARD = Failure("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression u0 < 0",
-                observe.COMPILE, guarded=observe.GUARD_ON_MARKED)
+                observe.COMPILE, guarded=guards.GUARD_ON_MARKED)
 USER = Failure("UserError", "Dynamic slicing on data-dependent value is not supported", observe.COMPILE)
 
 
@@ -628,21 +629,21 @@ def _guard(wrapper: str, guarded: str) -> Failure:
     """A guard on a data-dependent size as a run records it, raised by Dynamo (its own type)
     or arriving wrapped from a backend, with what its expression asked the value of."""
     msg = "Could not extract specialized integer from data-dependent expression u0 (unhinted: u0)."
-    if wrapper != observe.GUARD_ERROR:
+    if wrapper != guards.GUARD_ERROR:
         msg = f"backend='inductor' raised:\nGuardOnDataDependentSymNode: {msg}"
     return Failure(wrapper, msg, observe.COMPILE, guarded=guarded)
 
 
-WRAPPERS = (observe.GUARD_ERROR, "BackendCompilerFailed", "InductorError")
+WRAPPERS = (guards.GUARD_ERROR, "BackendCompilerFailed", "InductorError")
 
 
 def test_a_guard_on_sizes_marked_unbacked_is_refused_wherever_it_was_raised():
     """mark_unbacked documents that asking a marked size's value raises: Dynamo's guard
     and a backend's (a backward formula AOTAutograd traces) are both that raise."""
     for wrapper in WRAPPERS:
-        v = _failing(_guard(wrapper, observe.GUARD_ON_MARKED), UNBACKED)
+        v = _failing(_guard(wrapper, guards.GUARD_ON_MARKED), UNBACKED)
         assert v.kinds() == [], wrapper
-        assert {(g.reason, g.cause) for g in v.untested} == {(observe.REFUSED, observe.GUARD_ERROR)}, wrapper
+        assert {(g.reason, g.cause) for g in v.untested} == {(observe.REFUSED, guards.GUARD_ERROR)}, wrapper
 
 
 def test_a_guard_on_a_size_from_data_or_on_zero_or_one_is_a_finding_whatever_the_marks():
@@ -651,18 +652,18 @@ def test_a_guard_on_a_size_from_data_or_on_zero_or_one_is_a_finding_whatever_the
     Dynamo's own in a program with a dim marked unbacked too; and a guard on the value
     of marked sizes needs the unbacked mark."""
     for wrapper in WRAPPERS:
-        for guarded in (observe.GUARD_ON_OTHER, observe.GUARD_ON_ZERO_ONE):
+        for guarded in (guards.GUARD_ON_OTHER, guards.GUARD_ON_ZERO_ONE):
             v = _failing(_guard(wrapper, guarded), UNBACKED)
             assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], (wrapper, guarded)
-        v = _failing(_guard(wrapper, observe.GUARD_ON_MARKED), MARKED)
+        v = _failing(_guard(wrapper, guards.GUARD_ON_MARKED), MARKED)
         assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], wrapper
 
 
 def test_where_torch_cannot_say_what_a_guard_asked_only_dynamos_own_is_refused():
-    assert _failing(_guard(observe.GUARD_ERROR, observe.GUARD_ON_UNKNOWN), UNBACKED).untested[0].reason == \
+    assert _failing(_guard(guards.GUARD_ERROR, guards.GUARD_ON_UNKNOWN), UNBACKED).untested[0].reason == \
         observe.REFUSED
     for wrapper in WRAPPERS[1:]:
-        assert _failing(_guard(wrapper, observe.GUARD_ON_UNKNOWN), UNBACKED).kinds() == [contract.COMPILE_ERROR]
+        assert _failing(_guard(wrapper, guards.GUARD_ON_UNKNOWN), UNBACKED).kinds() == [contract.COMPILE_ERROR]
 
 
 #: masked_select of x0: its backward formula asks the mask's size, x0's
@@ -690,7 +691,7 @@ def test_a_guard_asking_a_marked_sizes_value_is_refused_one_asking_zero_or_one_o
     what a guard asked is read off the ShapeEnv that raised it, not off the program."""
     refused = judge_fresh(_graded(SELECTED, UNBACKED), "cpu", "aot_eager")
     assert refused.kinds() == [], refused.divergences
-    assert [(g.reason, g.cause) for g in refused.untested] == [(observe.REFUSED, observe.GUARD_ERROR)]
+    assert [(g.reason, g.cause) for g in refused.untested] == [(observe.REFUSED, guards.GUARD_ERROR)]
     assert "BackendCompilerFailed" in refused.untested[0].message
     for c in (_graded(SELECTED_TWICE, UNBACKED), _graded(SELECTED_TWICE), OVERLAP):
         found = judge_fresh(c, "cpu", "aot_eager")

@@ -19,6 +19,7 @@ from fuzzer.judge import (
     death,
     exporting,
     graphs,
+    guarded,
     identity,
     numeric,
     observe,
@@ -33,8 +34,8 @@ from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_line
 from fuzzer.render.repro import PREAMBLE, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, death, reading,
-                driver, pair)
+PAIR_CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract,
+                death, reading, driver, pair)
 
 
 def pair_spec(entry: Entry) -> dict:

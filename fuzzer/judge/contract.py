@@ -50,7 +50,7 @@ the size "will always be reported as not equal to zero or one", assertions on it
 dimension will raise an exception"):
 - a guard on the value of sizes marked unbacked: a ``GuardOnDataDependentSymNode``
   whose guarded expression's unbacked symbols are all sizes of inputs marked unbacked
-  (``observe.guarded_on``, read off the ShapeEnv that raised it), and which asks more
+  (``guarded.guarded_on``, read off the ShapeEnv that raised it), and which asks more
   than whether they are 0 or 1, is that documented raise, refused wherever it was
   raised (Dynamo, or a backend it arrives wrapped from).  One that taking the marked
   sizes at 2 or more decides (``Eq(2*u0, 0)``) asks what the first sentence answers,
@@ -131,13 +131,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
     NONDETERMINISTIC, OK, PERFORMANCE_KINDS, PROCESS_KINDS, RUNTIME_ERROR, STALE_CACHE, TIMEOUT, WRONG_MUTATION,
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
-    COMPILE, GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
+    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
     REFUSED, REQUESTED_BREAK, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
 
 
@@ -305,7 +306,7 @@ def asked_marked_size(f: Failure, asks: Asks) -> bool:
 
     It is a ``GuardOnDataDependentSymNode`` (or wraps one) whose guarded expression's
     unbacked symbols are all sizes marked unbacked and which asks their value
-    (``observe.guarded_on``: ``GUARD_ON_MARKED``), at any stage and from any part of
+    (``guarded.guarded_on``: ``GUARD_ON_MARKED``), at any stage and from any part of
     the compiler: a backward formula AOTAutograd traces asks the value as surely as
     Dynamo does.  One that asks only whether they are 0 or 1 is not: the documentation
     answers that ("always reported as not equal to zero or one"), so the compiler had

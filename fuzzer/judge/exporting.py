@@ -24,7 +24,8 @@ import traceback
 
 import torch
 
-from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, guarded_on, run_once
+from fuzzer.judge.guarded import guarded_on
+from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_once
 from fuzzer.judge.raised import raised_at
 
 #: what ``torch.export`` documents it may decline, as ``(type, stage, the pattern its

@@ -29,6 +29,7 @@ from fuzzer.judge import (
     death,
     exporting,
     graphs,
+    guarded,
     identity,
     numeric,
     observe,
@@ -45,8 +46,8 @@ from fuzzer.render import driver
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, death, reading,
-           driver)
+CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract, death,
+           reading, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
