@@ -1,8 +1,10 @@
 """The package's shape: the stages import one way (import-linter's contracts, in
 pyproject.toml), and README's module table names exactly the modules that exist."""
 
+import ast
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -53,3 +55,242 @@ def test_the_registries_find_what_pyproject_registers(group):
     assert set(declared) <= set(installed), "reinstall the package: pip install -e ."
     for name in declared:
         assert installed[name].load().name == name
+
+
+
+# ----------------------------------------------------------- module-named tests
+#: the modules with logic that have no test file named after them yet (tests/README.md
+#: says how one is named): this list only shrinks; a new module comes with its tests
+WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
+    "fuzzer/cache/__main__.py",
+    "fuzzer/cache/blame.py",
+    "fuzzer/cache/issue.py",
+    "fuzzer/cache/kind.py",
+    "fuzzer/cache/pair.py",
+    "fuzzer/cache/scripts.py",
+    "fuzzer/cache/trial.py",
+    "fuzzer/cache/variants.py",
+    "fuzzer/campaign/casualties.py",
+    "fuzzer/campaign/config.py",
+    "fuzzer/campaign/entries.py",
+    "fuzzer/campaign/handle.py",
+    "fuzzer/campaign/masked.py",
+    "fuzzer/campaign/merge.py",
+    "fuzzer/campaign/messages.py",
+    "fuzzer/campaign/ray_pool.py",
+    "fuzzer/campaign/session.py",
+    "fuzzer/campaign/stats.py",
+    "fuzzer/campaign/worker.py",
+    "fuzzer/cli/app.py",
+    "fuzzer/cli/bugs.py",
+    "fuzzer/cli/campaign.py",
+    "fuzzer/cli/entries.py",
+    "fuzzer/cli/faults.py",
+    "fuzzer/cli/ops.py",
+    "fuzzer/cli/options.py",
+    "fuzzer/cli/site.py",
+    "fuzzer/corpus/entry.py",
+    "fuzzer/corpus/examples.py",
+    "fuzzer/corpus/known.py",
+    "fuzzer/corpus/store.py",
+    "fuzzer/faults/_fault.py",
+    "fuzzer/faults/_patching.py",
+    "fuzzer/faults/cache_key.py",
+    "fuzzer/faults/compile_error.py",
+    "fuzzer/faults/compiled_autograd.py",
+    "fuzzer/faults/dead_pure_kept.py",
+    "fuzzer/faults/effect_dropped.py",
+    "fuzzer/faults/effects_reordered.py",
+    "fuzzer/faults/export_mutation_lost.py",
+    "fuzzer/faults/graph_break.py",
+    "fuzzer/faults/internal_error.py",
+    "fuzzer/faults/mutation_lost.py",
+    "fuzzer/faults/process.py",
+    "fuzzer/faults/scoped.py",
+    "fuzzer/feedback/director.py",
+    "fuzzer/feedback/novelty.py",
+    "fuzzer/feedback/schedule.py",
+    "fuzzer/feedback/seeds.py",
+    "fuzzer/files.py",
+    "fuzzer/hashseed.py",
+    "fuzzer/internal.py",
+    "fuzzer/isolation/child.py",
+    "fuzzer/isolation/deaths.py",
+    "fuzzer/isolation/heapcheck.py",
+    "fuzzer/isolation/once.py",
+    "fuzzer/isolation/process.py",
+    "fuzzer/isolation/said.py",
+    "fuzzer/isolation/stacks.py",
+    "fuzzer/judge/compiled_autograd.py",
+    "fuzzer/judge/death.py",
+    "fuzzer/judge/execute.py",
+    "fuzzer/judge/exporting.py",
+    "fuzzer/judge/graphs.py",
+    "fuzzer/judge/guarded.py",
+    "fuzzer/judge/identity.py",
+    "fuzzer/judge/kinds.py",
+    "fuzzer/judge/legacy.py",
+    "fuzzer/judge/observe.py",
+    "fuzzer/judge/paths.py",
+    "fuzzer/judge/reading.py",
+    "fuzzer/limits.py",
+    "fuzzer/program/buffers.py",
+    "fuzzer/program/codegen.py",
+    "fuzzer/program/drawn_mode.py",
+    "fuzzer/program/dtypes.py",
+    "fuzzer/program/exact.py",
+    "fuzzer/program/families/__init__.py",
+    "fuzzer/program/families/calls.py",
+    "fuzzer/program/families/control.py",
+    "fuzzer/program/families/fnshapes.py",
+    "fuzzer/program/families/function.py",
+    "fuzzer/program/families/state.py",
+    "fuzzer/program/families/swaps.py",
+    "fuzzer/program/families/tagged.py",
+    "fuzzer/program/features.py",
+    "fuzzer/program/form.py",
+    "fuzzer/program/func_grad.py",
+    "fuzzer/program/grad.py",
+    "fuzzer/program/int_forms.py",
+    "fuzzer/program/layouts.py",
+    "fuzzer/program/liveness.py",
+    "fuzzer/program/mode.py",
+    "fuzzer/program/op_record.py",
+    "fuzzer/program/op_snippets.py",
+    "fuzzer/program/sizes.py",
+    "fuzzer/program/sources.py",
+    "fuzzer/program/strided_forms.py",
+    "fuzzer/program/swap_forms.py",
+    "fuzzer/program/tensor_forms.py",
+    "fuzzer/pytest_plugin.py",
+    "fuzzer/reduce/casualty.py",
+    "fuzzer/reduce/edits.py",
+    "fuzzer/reduce/order.py",
+    "fuzzer/reduce/passes/base.py",
+    "fuzzer/reduce/passes/bindings.py",
+    "fuzzer/reduce/passes/inputs.py",
+    "fuzzer/reduce/passes/mode.py",
+    "fuzzer/reduce/passes/outputs.py",
+    "fuzzer/reduce/passes/rewrite.py",
+    "fuzzer/reduce/passes/sizes.py",
+    "fuzzer/reduce/passes/statements.py",
+    "fuzzer/reduce/shrinker.py",
+    "fuzzer/reduce/signature.py",
+    "fuzzer/render/brief.py",
+    "fuzzer/render/driver.py",
+    "fuzzer/render/makeup.py",
+    "fuzzer/render/output_code.py",
+    "fuzzer/render/table.py",
+    "fuzzer/render/through.py",
+    "fuzzer/replay/isolated.py",
+    "fuzzer/replay/rerun.py",
+    "fuzzer/replay/reshrink.py",
+    "fuzzer/strategies.py",
+    "fuzzer/testing.py",
+    "fuzzer/triage/bisect.py",
+    "fuzzer/triage/casualty.py",
+    "fuzzer/triage/culprit.py",
+    "fuzzer/triage/edges.py",
+    "fuzzer/triage/family.py",
+    "fuzzer/triage/lookup.py",
+    "fuzzer/triage/rules.py",
+    "fuzzer/triage/stage.py",
+    "fuzzer/triage/switches.py",
+    "fuzzer/trials/program.py",
+    "fuzzer/user/argtypes.py",
+    "fuzzer/user/audit.py",
+    "fuzzer/user/compiled.py",
+    "fuzzer/user/declared.py",
+    "fuzzer/user/form.py",
+    "fuzzer/user/gufunc.py",
+    "fuzzer/user/hints.py",
+    "fuzzer/user/inputs.py",
+    "fuzzer/user/library.py",
+    "fuzzer/user/selection.py",
+    "fuzzer/user/source.py",
+    "fuzzer/user/strides.py",
+    "fuzzer/user/tracing.py",
+    "fuzzer/website/build.py",
+    "fuzzer/website/serve.py",
+    "fuzzer/website/svg.py",
+})
+
+
+class Module(NamedTuple):
+    """A module of the package: its path, its dotted name and its parts below ``fuzzer``
+    as a test file is named by them (a package is its folder, a ``__main__`` is
+    ``<package>_main``)."""
+
+    path: str
+    dotted: str
+    parts: tuple[str, ...]
+
+
+def _module(path: Path) -> Module:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    dotted = ".".join(("fuzzer", *parts)).removesuffix(".__init__")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    elif parts[-1] == "__main__":
+        parts = (*parts[:-1], f"{parts[-2]}_main")
+    return Module(str(path.relative_to(ROOT)), dotted, parts)
+
+
+def _has_logic(path: Path) -> bool:
+    """A module with a function or method; a bare ``__init__``, a table of constants
+    or a record without methods has nothing of its own to test."""
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(ast.parse(path.read_text())))
+
+
+def modules_with_logic() -> list[Module]:
+    return [_module(p) for p in sorted(PACKAGE.rglob("*.py")) if p != PACKAGE / "__init__.py" and _has_logic(p)]
+
+
+def test_file_name(module: Module, modules: list[Module]) -> str:
+    """``test_<module>.py``, or, where two modules (or a module and a package) share the
+    name, ``test_<folder>_<module>.py``; a leading underscore is left out."""
+    packages = {p.name for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
+    own = module.parts[-1]
+    clash = sum(m.parts[-1] == own for m in modules) > 1 or (own in packages and len(module.parts) > 1
+                                                            and not module.path.endswith("__init__.py"))
+    return "test_" + "_".join(p.lstrip("_") for p in module.parts[-2 if clash else -1:]) + ".py"
+
+
+test_file_name.__test__ = False  # a helper, not a test
+
+
+def _imports(test_file: Path, dotted: str) -> bool:
+    """Whether ``test_file`` imports the module ``dotted`` itself (``import a.b``,
+    ``from a.b import x`` or ``from a import b``)."""
+    parent, _, last = dotted.rpartition(".")
+    for node in ast.walk(ast.parse(test_file.read_text())):
+        if isinstance(node, ast.Import) and any(a.name == dotted or a.name.startswith(dotted + ".")
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module == dotted
+                                                 or (node.module == parent and any(a.name == last
+                                                                                   for a in node.names))):
+            return True
+    return False
+
+
+def test_each_module_has_a_test_file_name_of_its_own():
+    modules = modules_with_logic()
+    names = [test_file_name(m, modules) for m in modules]
+    assert len(set(names)) == len(names), "two modules map to one test file name"
+    assert test_file_name(_module(PACKAGE / "cache" / "trial.py"), modules) == "test_cache_trial.py"
+    assert test_file_name(_module(PACKAGE / "reduce" / "order.py"), modules) == "test_order.py"
+
+
+def test_every_module_with_logic_has_a_test_file_named_after_it_that_imports_it():
+    """A newcomer changing ``reduce/order.py`` finds the tests that pin it in
+    ``tests/test_order.py``: every module with logic has one that imports it, but those
+    still listed in WITHOUT_MODULE_TESTS, which may only shrink."""
+    modules = modules_with_logic()
+    without = set()
+    for m in modules:
+        test_file = ROOT / "tests" / test_file_name(m, modules)
+        if not (test_file.exists() and _imports(test_file, m.dotted)):
+            without.add(m.path)
+    assert without - WITHOUT_MODULE_TESTS == set(), "modules with logic and no module-named test file (tests/README.md)"
+    assert WITHOUT_MODULE_TESTS - without == set(), "these have module-named tests now: take them off the list"
