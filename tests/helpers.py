@@ -93,3 +93,38 @@ def first_stage(case_: Case, kind: str, bug_class: str, device: str, stages=None
     stages = STAGES if stages is None else stages
     probe = Probe(case_, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
     return walk(probe, stages), probe.calls
+
+
+def divergence_on(binding: int):
+    """An effect-log divergence on ``binding`` (what a pass reads off the best case)."""
+    from fuzzer.judge import contract
+
+    return contract.Divergence(contract.EFFECT_LOG, binding, "sequence", "reordered (..)", ("reordered",))
+
+
+@dataclass
+class _Best:
+    """The shrinker as a pass sees it (``passes.base.State``), with no rules of its own."""
+
+    best: Case
+    best_divs: list
+
+
+def offered_by(shrink_pass, c: Case, take, divergences=()) -> tuple[list, Case]:
+    """(every candidate ``shrink_pass`` offers over ``c``, the case it ends on) where
+    ``take(candidate)`` alone says which are taken: what a pass proposes, apart from the
+    oracle and the shrinker's rules."""
+    from fuzzer.reduce.passes.base import drive
+
+    state = _Best(c, list(divergences))
+    offered: list[Case] = []
+
+    def consider(candidate: Case) -> bool:
+        offered.append(candidate)
+        if take(candidate):
+            state.best = candidate
+            return True
+        return False
+
+    drive(shrink_pass, consider, state)
+    return offered, state.best
