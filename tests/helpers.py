@@ -128,3 +128,45 @@ def offered_by(shrink_pass, c: Case, take, divergences=()) -> tuple[list, Case]:
 
     drive(shrink_pass, consider, state)
     return offered, state.best
+
+
+def one_statement(form: str, operands: list, attrs: dict, sym_min=None, binding=None) -> Case:
+    """A case of one statement of ``form`` over inputs ``x0``.. of ``operands`` ((dims,
+    fixed dtype or None) each), returning its result where it has one."""
+    from fuzzer.program import forms
+
+    inputs = tuple(Input(f"x{k}", tuple(dims), dtype) for k, (dims, dtype) in enumerate(operands))
+    out = "v0" if forms.form(form).returns else None
+    symbols = sorted({d for i in inputs for d in i.dims if d.startswith("s")})
+    program = Program(symbols=tuple(symbols), sym_min=dict(sym_min or {s: 1 for s in symbols}), inputs=inputs,
+                      body=(Stmt(form, tuple(i.name for i in inputs), out, dict(attrs)),),
+                      outputs=(out,) if out else ())
+    return Case(program=program, bindings=(binding or {s: 5 for s in symbols},), input_seed=7)
+
+
+def eager_agrees_with_typing(c: Case) -> None:
+    """Run ``c`` eagerly and assert that what its statement left is what the IR typed:
+    the result's shape and dtype, its storage shared with its operand's where the IR
+    says it aliases, and only the operands the form writes written."""
+    import torch
+
+    from fuzzer.judge import execute
+    from fuzzer.program import codegen, forms, sizes
+    from fuzzer.program.ir import check
+
+    typing, stmt = check(c.program), c.program.body[0]
+    form = forms.form(stmt.form)
+    binding = c.bindings[0]
+    inputs = execute.make_inputs(c, 0, "cpu")
+    before = [x.clone() for x in inputs]
+    outs = codegen.build(c.program)(*inputs)
+    if stmt.out is not None:
+        out = outs[0]
+        assert tuple(out.shape) == sizes.concrete(typing.dims[stmt.out], binding), (stmt.form, out.shape)
+        want = typing.dtypes[stmt.out] or c.program.mode.dtype
+        assert out.dtype == getattr(torch, want), (stmt.form, out.dtype, want)
+        shares = out.untyped_storage().data_ptr() == inputs[0].untyped_storage().data_ptr()
+        assert shares == (typing.root[stmt.out] == typing.root[stmt.args[0]]), (stmt.form, "aliasing")
+    for k, (x, old) in enumerate(zip(inputs, before)):
+        if k not in form.mutates:
+            assert torch.equal(x, old), (stmt.form, f"operand {k} written")
