@@ -95,8 +95,6 @@ WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
     "fuzzer/program/families/tagged.py",
     "fuzzer/program/features.py",
     "fuzzer/program/form.py",
-    "fuzzer/program/func_grad.py",
-    "fuzzer/program/layouts.py",
     "fuzzer/pytest_plugin.py",
     "fuzzer/reduce/edits.py",
     "fuzzer/reduce/order.py",
