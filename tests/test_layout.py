@@ -114,9 +114,6 @@ WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
     "fuzzer/user/source.py",
     "fuzzer/user/strides.py",
     "fuzzer/user/tracing.py",
-    "fuzzer/website/build.py",
-    "fuzzer/website/serve.py",
-    "fuzzer/website/svg.py",
 })
 
 
