@@ -72,7 +72,6 @@ WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
     "fuzzer/cache/variants.py",
     "fuzzer/campaign/handle.py",
     "fuzzer/campaign/ray_pool.py",
-    "fuzzer/cli/site.py",
     "fuzzer/judge/exporting.py",
     "fuzzer/program/families/__init__.py",
     "fuzzer/program/families/calls.py",
