@@ -77,16 +77,6 @@ WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
     "fuzzer/program/form.py",
     "fuzzer/reduce/edits.py",
     "fuzzer/reduce/order.py",
-    "fuzzer/user/audit.py",
-    "fuzzer/user/compiled.py",
-    "fuzzer/user/declared.py",
-    "fuzzer/user/form.py",
-    "fuzzer/user/inputs.py",
-    "fuzzer/user/library.py",
-    "fuzzer/user/selection.py",
-    "fuzzer/user/source.py",
-    "fuzzer/user/strides.py",
-    "fuzzer/user/tracing.py",
 })
 
 
