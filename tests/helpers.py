@@ -170,3 +170,36 @@ def eager_agrees_with_typing(c: Case) -> None:
     for k, (x, old) in enumerate(zip(inputs, before)):
         if k not in form.mutates:
             assert torch.equal(x, old), (stmt.form, f"operand {k} written")
+
+
+def family_holds_its_word(module, seeds: int = 60) -> None:
+    """What a family module (``fuzzer.program.families``) declares holds: each of its ops
+    is registered as it is declared (a write in its schema where it says mutating, an
+    ORDERED effect where effectful), each of its forms is registered, of one feature, and
+    calls only the library's ops; and a program drawn with that feature on uses its forms,
+    legal and running eagerly on every binding."""
+    import torch
+
+    from fuzzer.faults._patching import op_effect
+    from fuzzer.judge import execute
+    from fuzzer.program import custom_ops, forms
+    from fuzzer.program import form as kit
+    from fuzzer.program.generate import generate
+
+    custom_ops.install()
+    for op in module.OPS:
+        overload = getattr(torch.ops.dcefuzz, op.name).default
+        assert overload._schema.is_mutable == (op.declaration == custom_ops.MUTATING), op.name
+        assert (op_effect(overload) is not None) == (op.declaration == custom_ops.EFFECTFUL), op.name
+    made = module.forms(kit)
+    names = {f.name for f in made}
+    (feature,) = {f.feature for f in made} - {None} or {None}
+    for f in made:
+        assert forms.form(f.name).name == f.name and set(f.ops) <= set(custom_ops.BY_NAME), f.name
+    for seed in range(seeds):
+        c = generate(seed, features={feature: 1.0})
+        if names & {s.form for s in c.program.body}:
+            c.validate()
+            assert all(run.eager.failure is None for run in execute.run_eager(c, "cpu")), seed
+            return
+    raise AssertionError(f"no program of {seeds} drawn with {feature} uses a form of {module.__name__}")

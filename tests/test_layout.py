@@ -65,18 +65,6 @@ WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
     "fuzzer/campaign/handle.py",
     "fuzzer/campaign/ray_pool.py",
     "fuzzer/judge/exporting.py",
-    "fuzzer/program/families/__init__.py",
-    "fuzzer/program/families/calls.py",
-    "fuzzer/program/families/control.py",
-    "fuzzer/program/families/fnshapes.py",
-    "fuzzer/program/families/function.py",
-    "fuzzer/program/families/state.py",
-    "fuzzer/program/families/swaps.py",
-    "fuzzer/program/families/tagged.py",
-    "fuzzer/program/features.py",
-    "fuzzer/program/form.py",
-    "fuzzer/reduce/edits.py",
-    "fuzzer/reduce/order.py",
 })
 
 
