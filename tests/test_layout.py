@@ -62,8 +62,6 @@ def test_the_registries_find_what_pyproject_registers(group):
 #: the modules with logic that have no test file named after them yet (tests/README.md
 #: says how one is named): this list only shrinks; a new module comes with its tests
 WITHOUT_MODULE_TESTS: frozenset[str] = frozenset({
-    "fuzzer/campaign/handle.py",
-    "fuzzer/campaign/ray_pool.py",
     "fuzzer/judge/exporting.py",
 })
 
