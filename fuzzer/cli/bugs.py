@@ -74,7 +74,8 @@ def triage(paths, device, again, triage_budget):
             click.echo(f"[{n}/{len(found)}] {e.id}: not localised ({e.target} alone: compile does not show it)",
                        err=True)
             continue
-        click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
+        shown = f"{c.blame}; cause {c.cause}" if c.cause else c.blame
+        click.echo(f"[{n}/{len(found)}] {e.id}: {shown or 'not localised'} "
                    f"({c.oracle_calls} compiles, {c.seconds:.0f}s"
                    + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
     _list_bugs(sorted({p.parent for p in found}), as_json=False)

@@ -44,7 +44,7 @@ from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen, sizes
 from fuzzer.render import brief, makeup, through
-from fuzzer.triage import aliasing, rules, switches, within
+from fuzzer.triage import aliasing, causes, rules, switches, within
 from fuzzer.triage.stage import STAGES
 
 #: the area tag of an issue title, by the first debugging backend (or piece of export's
@@ -309,6 +309,8 @@ def culprit_lines(bug: Bug) -> list[str]:
     if c.dynamic_only is not None:
         lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
                                          if c.dynamic_only else "also with `dynamic=False` (static shapes)."))
+    if c.cause in causes.BY_NAME:
+        lines.append(f"- **Cause**: {causes.BY_NAME[c.cause].words} (`{c.cause}`: {causes.BY_NAME[c.cause].probes}).")
     if c.aliasing_changes:
         lines.append(f"- **Aliasing**: {aliasing.WORDS} (`window_calls={c.aliasing_changes}`); gone when they"
                      " alias at every call, the compiling one included: code compiled for one aliasing of its"

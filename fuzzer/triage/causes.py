@@ -57,6 +57,8 @@ class Cause:
     name: str
     #: what went wrong in torch, in words (titles, reports)
     words: str
+    #: what its probes showed, in words (reports)
+    probes: str
     #: whether it is asked of a finding of ``kind`` on ``case``, first shown on ``stage``
     applies: Callable[[Case, str, str], bool]
     #: whether the probes show it, on ``stage``
@@ -120,19 +122,23 @@ def _shown_edge(probe: Probe, stage: str) -> bool:
     return probe.outcome(stage, within=edges.kept) is Outcome.GONE
 
 
+#: what the probes of an effect in a body show, in words
+BODY_PROBES = ("gone with the effect's bare call in its place, and gone with the same higher-order op around a "
+               "body without an effect")
 #: every cause, in the order they are asked; the first shown is the key
 CAUSES: tuple[Cause, ...] = (
     Cause("effect-in-cond", "an ORDERED effect inside a torch.cond branch: the token its functionalized body "
-          "discovers is not threaded through the call", _effect_in_body(forms.form("cond_tap").hop),
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("cond_tap").hop),
           _shown_in_body(forms.form("cond_tap").hop)),
     Cause("effect-in-while_loop", "an ORDERED effect inside a while_loop body: the token its functionalized body "
-          "discovers is not threaded through the call", _effect_in_body(forms.form("while_tap").hop),
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("while_tap").hop),
           _shown_in_body(forms.form("while_tap").hop)),
     Cause("effect-in-map", "an ORDERED effect inside a map body: the token its functionalized body "
-          "discovers is not threaded through the call", _effect_in_body(forms.form("map_tap").hop),
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("map_tap").hop),
           _shown_in_body(forms.form("map_tap").hop)),
     Cause("effect-edge", "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
+          "gone with the edge read under the operation's name as well, for one compile (fuzzer/triage/edges.py)",
           _reordered_on_inductor, _shown_edge),
 )
 BY_NAME = {cause.name: cause for cause in CAUSES}
