@@ -844,3 +844,33 @@ def test_a_crash_entry_gets_its_stage_from_triage_and_bugs_show_it(monkeypatch):
     (bug,) = bugs.group([entry])
     assert bug.culprit.stage == "inductor" and "stage inductor" in culprit_words(bug)
     assert bugs.key_of(entry) == before and bug.title.endswith(" in inductor")
+
+
+def test_triage_runs_each_entry_with_the_threads_of_the_process_that_found_it(tmp_path, monkeypatch):
+    """Some bugs show only with one intra-op thread (a campaign's workers run one each):
+    ``dcefuzz triage`` localises an entry with its own number, as a replay does."""
+    import torch
+    from click.testing import CliRunner
+
+    from fuzzer.campaign import entries
+    from fuzzer.cli import main
+
+    import json
+
+    data = json.loads((CORPUS / "effect-log-915158cff0e3.json").read_text())
+    (tmp_path / "effect-log-915158cff0e3.json").write_text(json.dumps({**data, "threads": 1}))
+    seen = []
+
+    def stand_in(entry, device, budget, *args, **kwargs):
+        seen.append((entry.threads, torch.get_num_threads()))
+        return Culprit("inductor", kind=entry.kind)
+
+    monkeypatch.setattr(entries, "culprit_of", stand_in)
+    old = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        r = CliRunner().invoke(main, ["triage", str(tmp_path), "--again"])
+    finally:
+        torch.set_num_threads(old)
+    assert r.exit_code == 0, r.output
+    assert seen == [(1, 1)]

@@ -33,12 +33,13 @@ def triage(paths, device, again, triage_budget):
     in a fresh process of its own (a probe that kills the process would take the triage
     with it): the first whose process dies so is its stage.  An entry whose bug class an
     older dcefuzz made (its case shows the bug under today's class) is left as it
-    was, with a line saying to run `dcefuzz reclass` first; exit 2.  Then lists the
-    bugs.
+    was, with a line saying to run `dcefuzz reclass` first; exit 2.  Each entry is
+    triaged with torch's intra-op threads at the number of the process that found it,
+    as a replay runs it.  Then lists the bugs.
     """
     from fuzzer.corpus.store import entries_in, update
     from fuzzer.judge import kinds
-    from fuzzer.judge.execute import device_unavailable
+    from fuzzer.judge.execute import device_unavailable, intra_op_threads
     from fuzzer.campaign.entries import culprit_of
     from fuzzer.triage import casualty
     from fuzzer.triage.culprit import triageable
@@ -62,7 +63,8 @@ def triage(paths, device, again, triage_budget):
             click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
             continue
         try:
-            e.culprit = culprit_of(e, run_on, triage_budget)
+            with intra_op_threads(e.threads):  # some bugs show only with the finding's own number
+                e.culprit = culprit_of(e, run_on, triage_budget)
         except OutdatedClass as exc:  # an older dcefuzz's class: its probes would match nothing
             click.echo(f"error: {e.id}: {exc} (`dcefuzz reclass {path}`, then `dcefuzz triage --again`); "
                        "left as it was", err=True)
