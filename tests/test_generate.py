@@ -17,7 +17,7 @@ from fuzzer.program import codegen, features, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import DTYPES, DYNAMIC_MODES, MARKS, Mode, check
-from fuzzer.program.form import TWIN
+from fuzzer.program.form_record import TWIN
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Callable
 
 from fuzzer.program import custom_ops, families, sizes
-from fuzzer.program import form as builders
-from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read as forms.X
+from fuzzer.program import form_record as builders
+from fuzzer.program.form_record import (  # noqa: F401 - the record and its rules, read as forms.X
     ATEN,
     BACKWARD,
     CONSTANTS,
@@ -45,8 +45,8 @@ from fuzzer.program.form import (  # noqa: F401 - the record and its rules, read
     replace_dim,
     same_dims,
 )
-from fuzzer.program.form import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - the HOPs forms ask for
-from fuzzer.program.form import custom_call, custom_form, infer_same2, op_text, py_dim
+from fuzzer.program.form_record import COND, MAP, REGION, SCAN, WHILE  # noqa: F401 - the HOPs forms ask for
+from fuzzer.program.form_record import custom_call, custom_form, infer_same2, op_text, py_dim
 from fuzzer.program.sizes import Dims
 from fuzzer.program.storage import Affine
 from fuzzer.program.strided_forms import DTYPE_VIEW_FORMS, STRIDED_FORMS, STRIDED_VIEWS  # noqa: F401

@@ -26,7 +26,7 @@ from overflow (inputs are standard normal, sizes small, a program short).
 from __future__ import annotations
 
 from fuzzer.program import sizes
-from fuzzer.program.form import (
+from fuzzer.program.form_record import (
     ATEN,
     INTEGER,
     INTEGER_SOURCE,

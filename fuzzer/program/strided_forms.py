@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program import sizes
-from fuzzer.program.form import VIEW, Form, Illegal, dim_attr, draw_dim, known_dim, need_rank, py_dim
+from fuzzer.program.form_record import VIEW, Form, Illegal, dim_attr, draw_dim, known_dim, need_rank, py_dim
 from fuzzer.program.storage import Affine, Footprint
 
 STRIDED_VIEWS = "strided-views"

@@ -29,7 +29,7 @@ is found, like any break the program did not ask for.  None has a backward
 from __future__ import annotations
 
 from fuzzer.program import sizes
-from fuzzer.program.form import ATEN, NO_BACKWARD, VIEW, Form, known_dim, need_rank, py_dim
+from fuzzer.program.form_record import ATEN, NO_BACKWARD, VIEW, Form, known_dim, need_rank, py_dim
 
 STORAGE_SWAPS = "storage-swaps"
 

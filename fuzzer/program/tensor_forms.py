@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from fuzzer.program import sizes
 from fuzzer.program.storage import Affine
-from fuzzer.program.form import (
+from fuzzer.program.form_record import (
     ATEN,
     INPLACE,
     VIEW,

@@ -10,7 +10,7 @@ write it now, as two things:
   since the library is read while ``custom_ops`` is being imported);
 * ``forms(kit)``: the statement forms that call them, each under the family's feature
   (``fuzzer.program.features``), built when ``forms`` builds its table with the
-  builders ``kit`` hands in (the module ``fuzzer.program.form``: ``custom_form``,
+  builders ``kit`` hands in (the module ``fuzzer.program.form_record``: ``custom_form``,
   ``op_text``, the typing rules), so that no family imports a module that imports
   the library, which would make the program stage's modules a cycle;
 * ``FEATURE`` and ``unavailable()`` (where a family has one feature and a torch may
@@ -50,5 +50,5 @@ def unavailable(feature: str) -> str | None:
 
 
 def forms(kit) -> tuple:
-    """Every family's statement forms, built with ``kit`` (``fuzzer.program.form``)."""
+    """Every family's statement forms, built with ``kit`` (``fuzzer.program.form_record``)."""
     return tuple(f for module in _modules() for f in module.forms(kit))

@@ -79,7 +79,7 @@ def _(a, b, c, *, beta=1.0, site):
 
 
 def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form_record``)."""
     import dataclasses
 
     CONSTANTS, Illegal, custom_form, fits_same_dims = build.CONSTANTS, build.Illegal, build.custom_form, build.fits_same_dims

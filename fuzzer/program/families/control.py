@@ -106,7 +106,7 @@ def _loop(a: str, body: str) -> str:
 
 
 def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    """The family's forms, built with ``kit`` (``fuzzer.program.form_record``)."""
     COND, MAP, SCAN, WHILE = kit.COND, kit.MAP, kit.SCAN, kit.WHILE
 
     def same(t, at, m):

@@ -87,7 +87,7 @@ def _saved(stmt, plain: bool) -> dict[str, str]:
 
 
 def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
+    """The family's forms, built with ``kit`` (``fuzzer.program.form_record``)."""
     def same(t, at, m):
         return t[0]
 

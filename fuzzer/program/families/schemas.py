@@ -233,7 +233,7 @@ if not hasattr(torch.Tag, "out"):  # a Tag.out op's fake is torch's: the buffer
 
 
 def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form_record``)."""
     import dataclasses
 
     CONSTANTS, NO_BACKWARD, Illegal, const = build.CONSTANTS, build.NO_BACKWARD, build.Illegal, build.const

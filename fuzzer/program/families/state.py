@@ -49,7 +49,7 @@ def r_stat(buf: torch.Tensor, x: torch.Tensor, m: float, site: int) -> None:
 
 
 def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
+    """The forms that call the ops, made with ``build`` (``fuzzer.program.form_record``)."""
     import dataclasses
 
     from fuzzer.program import sizes

@@ -75,7 +75,7 @@ def _(x, site):
 
 
 def forms(kit) -> tuple:
-    """The forms calling the ops, built with ``kit`` (``fuzzer.program.form``): ``r_resize``'s
+    """The forms calling the ops, built with ``kit`` (``fuzzer.program.form_record``): ``r_resize``'s
     operands have one shape, so its resize keeps the written argument's sizes."""
     return (
         kit.custom_form("r_resize", 2, kit.infer_same2(False), mutates=(0,), feature=FEATURE),

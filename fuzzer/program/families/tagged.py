@@ -105,7 +105,7 @@ def _render_split(op: str, take: int):
 
 
 def forms(kit) -> tuple:
-    """The forms calling the tagged ops, built with ``kit`` (``fuzzer.program.form``);
+    """The forms calling the tagged ops, built with ``kit`` (``fuzzer.program.form_record``);
     each result is operand 0."""
     import dataclasses
 
