@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.program import custom_ops, sizes
+from fuzzer.program import sizes
+from fuzzer.program.op_record import EFFECTFUL, NAMESPACE, PURE, CustomOp
 from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; a custom form's category is what its op
-# declares (custom_ops.PURE, MUTATING or EFFECTFUL).
+# declares (op_record.PURE, MUTATING or EFFECTFUL).
 ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
@@ -215,7 +216,7 @@ class Form:
     @property
     def is_effectful(self) -> bool:
         """Its calls are ORDERED effects: each must run, once, in program order."""
-        return self.category == custom_ops.EFFECTFUL or self.effect
+        return self.category == EFFECTFUL or self.effect
 
 
 # ---------------------------------------------------------------- typing rules
@@ -310,7 +311,7 @@ def py_dim(expr: str) -> str:
 
 def op_text(name: str) -> str:
     """How a program calls op ``name`` of the library: through ``torch.ops``."""
-    return f"torch.ops.{custom_ops.NAMESPACE}.{name}"
+    return f"torch.ops.{NAMESPACE}.{name}"
 
 
 def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = None):
@@ -338,13 +339,13 @@ def infer_same2(result: bool):
     return infer
 
 
-def custom_form(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
+def custom_form(op: CustomOp, arity: int, infer, mutates=(), extra=None, form: str | None = None,
                 render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
-    """The form that calls library op ``name``: its category is what the op declares,
-    and only a pure op has a backward unless ``grad`` says otherwise."""
-    op = custom_ops.BY_NAME[name]
+    """The form that calls library op ``op`` (its record, so that a family declares its
+    forms beside its ops without importing the library): its category is what the op
+    declares, and only a pure op has a backward unless ``grad`` says otherwise."""
     if grad is None:
-        grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
-    return Form(form or name, op.declaration, arity, infer, render or custom_call(name, extra),
-                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad,
+        grad = BACKWARD if op.declaration == PURE else NO_BACKWARD
+    return Form(form or op.name, op.declaration, arity, infer, render or custom_call(op.name, extra),
+                mutates=mutates, custom=op.name, returns=op.returns, feature=feature, grad=grad,
                 draw=draw)

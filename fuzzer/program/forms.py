@@ -14,7 +14,6 @@ import dataclasses
 from collections.abc import Callable
 
 from fuzzer.program import custom_ops, families, sizes
-from fuzzer.program import form_record as builders
 from fuzzer.program.form_record import (  # noqa: F401 - the record and its rules, read as forms.X
     ATEN,
     BACKWARD,
@@ -53,6 +52,7 @@ from fuzzer.program.strided_forms import DTYPE_VIEW_FORMS, STRIDED_FORMS, STRIDE
 from fuzzer.program.swap_forms import STORAGE_SWAPS, SWAP_FORMS  # noqa: F401
 from fuzzer.program.tensor_forms import INDEXING, INDEXING_FORMS, VIEW_FORMS, VIEWS  # noqa: F401
 from fuzzer.program.int_forms import INT_FORMS
+from fuzzer.program.op_snippets import FIRST
 
 
 def _slice_text(arg: str, dim: int, stop: str) -> str:
@@ -239,44 +239,44 @@ def mark_substitutes(body) -> dict[str, str]:
 
 
 CUSTOM_FORMS: tuple[Form, ...] = (
-    custom_form("p_sin", 1, lambda t, at, m: t[0]),
-    custom_form("p_mix", 2, infer_same2(True)),
-    custom_form("p_rowsum", 1, _infer_rowsum),
-    custom_form("p_head", 1, _infer_p_head, extra=lambda d, at: py_dim(sizes.half(d[0][0]))),
-    custom_form("m_addto", 2, infer_same2(False), mutates=(0,)),
-    custom_form("m_scale", 1, lambda t, at, m: None, mutates=(0,)),
-    custom_form("m_shift", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1],
+    custom_form(FIRST["p_sin"], 1, lambda t, at, m: t[0]),
+    custom_form(FIRST["p_mix"], 2, infer_same2(True)),
+    custom_form(FIRST["p_rowsum"], 1, _infer_rowsum),
+    custom_form(FIRST["p_head"], 1, _infer_p_head, extra=lambda d, at: py_dim(sizes.half(d[0][0]))),
+    custom_form(FIRST["m_addto"], 2, infer_same2(False), mutates=(0,)),
+    custom_form(FIRST["m_scale"], 1, lambda t, at, m: None, mutates=(0,)),
+    custom_form(FIRST["m_shift"], 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1],
             mutates=(0,)),
-    custom_form("m_cumrow", 1, _infer_rank1(lambda t: None), mutates=(0,)),
-    custom_form("m_swap", 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1][1:],
+    custom_form(FIRST["m_cumrow"], 1, _infer_rank1(lambda t: None), mutates=(0,)),
+    custom_form(FIRST["m_swap"], 2, lambda t, at, m: (need_rank(t[0], 1), same_dims(t[0], t[1]))[1][1:],
             mutates=(0, 1)),
-    custom_form("e_log", 1, lambda t, at, m: None),
-    custom_form("e_tap", 1, lambda t, at, m: t[0]),
+    custom_form(FIRST["e_log"], 1, lambda t, at, m: None),
+    custom_form(FIRST["e_tap"], 1, lambda t, at, m: t[0]),
     # richer signatures
-    custom_form("p_pair", 1, _infer_take, feature="signatures",
+    custom_form(FIRST["p_pair"], 1, _infer_take, feature="signatures",
             render=lambda a, at, d: f"{op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]", draw=_draw_take),
-    custom_form("p_opt", 2, infer_same2(True), feature="signatures"),
-    custom_form("p_opt", 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
+    custom_form(FIRST["p_opt"], 2, infer_same2(True), feature="signatures"),
+    custom_form(FIRST["p_opt"], 1, lambda t, at, m: t[0], form="p_opt_none", feature="signatures",
             render=lambda a, at, d: f"{op_text('p_opt')}({a[0]}, None, {at['site']})"),
-    custom_form("p_affine", 1, _infer_affine, feature="signatures", render=_render_affine, draw=_draw_affine),
-    custom_form("p_pos", 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD, draw=draw_size),
-    custom_form("m_list", 2, infer_same2(False), mutates=(0, 1), feature="signatures",
+    custom_form(FIRST["p_affine"], 1, _infer_affine, feature="signatures", render=_render_affine, draw=_draw_affine),
+    custom_form(FIRST["p_pos"], 1, lambda t, at, m: data_size(at), feature="data-dependent", grad=NO_BACKWARD, draw=draw_size),
+    custom_form(FIRST["m_list"], 2, infer_same2(False), mutates=(0, 1), feature="signatures",
             render=lambda a, at, d: f"{op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"),
-    custom_form("m_unknown", 2, infer_same2(True), mutates=(0, 1), feature="signatures"),
+    custom_form(FIRST["m_unknown"], 2, infer_same2(True), mutates=(0, 1), feature="signatures"),
     # higher-order ops around custom calls; a cond is not opaque: the compiler computes
     # its predicate (a sum) and its false branch's operand (t * 0.5), so which call
     # runs, and on what, is the compiler's arithmetic
-    dataclasses.replace(custom_form("p_sin", 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
+    dataclasses.replace(custom_form(FIRST["p_sin"], 1, lambda t, at, m: t[0], form="cond_sin", feature="hops",
                                 render=_render_cond), branches=True, hop=COND, opaque=False),
     *(dataclasses.replace(
-        custom_form(name, 1, (lambda t, at, m: t[0]) if custom_ops.BY_NAME[name].returns else (lambda t, at, m: None),
-                mutates=(0,) if custom_ops.BY_NAME[name].declaration == custom_ops.MUTATING else (),
+        custom_form(FIRST[name], 1, (lambda t, at, m: t[0]) if FIRST[name].returns else (lambda t, at, m: None),
+                mutates=(0,) if FIRST[name].declaration == custom_ops.MUTATING else (),
                 form=f"in_region_{name}", feature="hops", render=_region_of(name)), hop=REGION)
       for name in REGION_OPS),
 )
 
 #: the op families' forms (``fuzzer.program.families``) come after the first library's
-CUSTOM_FORMS += families.forms(builders)
+CUSTOM_FORMS += families.FORMS
 #: the strided views come last, then the storage swaps, the integer forms and the views
 #: to other widths: a program without their features draws as before they existed
 _ALL = (ATEN_FORMS + VIEW_FORMS + INDEXING_FORMS + CUSTOM_FORMS + STRIDED_FORMS + SWAP_FORMS + INT_FORMS

@@ -48,6 +48,8 @@ import dataclasses
 
 from fuzzer.program.families.control import call
 from fuzzer.program.families.function import function_class
+from fuzzer.program.form_record import BACKWARD, Form, custom_form, fits_same_dims, infer_same2
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "function-shapes"
 OPS: tuple = ()
@@ -86,20 +88,29 @@ def _saved(stmt, plain: bool) -> dict[str, str]:
     return {name: function_class(name, "x", forward, backward)}
 
 
-def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form_record``)."""
-    def same(t, at, m):
-        return t[0]
+def _infer_same(t, attrs, m):
+    return t[0]
 
-    def make(name, prefix, helpers, arity, **changes):
-        base = kit.custom_form(name, arity, same if arity == 1 else kit.infer_same2(True), form=changes.pop("form"),
-                               feature=FEATURE, grad=kit.BACKWARD,
-                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({', '.join(a)})")
-        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 
-    return (
-        make("p_mix", "PairFunction", _pair, 2, form="fn_pair", fits=kit.fits_same_dims),
-        make("p_mix", "AddFunction", _linear, 2, form="fn_linear", fits=kit.fits_same_dims, also_calls=("p_sin",)),
-        make("p_sin", "GradInPlace", _gradbuf, 1, form="fn_gradbuf", also_calls=("m_addto",)),
-        make("m_scale", "SavedBuffer", _saved, 1, form="fn_saved"),
-    )
+def _apply(prefix: str):
+    """The render of ``<prefix><site>.apply(...)``: the call of the statement's class."""
+    def render(a, at, d):
+        return f"{prefix}{at['site']}.apply({', '.join(a)})"
+    return render
+
+
+def _function(op: str, prefix: str, helpers, arity: int, form: str, **changes) -> Form:
+    """The form of an ``autograd.Function`` class (``helpers``) of ``arity`` arguments of
+    one shape whose forward calls the first library's op ``op``: two call sites, nested."""
+    base = custom_form(FIRST[op], arity, _infer_same if arity == 1 else infer_same2(True), form=form,
+                       feature=FEATURE, grad=BACKWARD, render=_apply(prefix))
+    return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+
+
+#: the family's forms
+FORMS: tuple[Form, ...] = (
+    _function("p_mix", "PairFunction", _pair, 2, "fn_pair", fits=fits_same_dims),
+    _function("p_mix", "AddFunction", _linear, 2, "fn_linear", fits=fits_same_dims, also_calls=("p_sin",)),
+    _function("p_sin", "GradInPlace", _gradbuf, 1, "fn_gradbuf", also_calls=("m_addto",)),
+    _function("m_scale", "SavedBuffer", _saved, 1, "fn_saved"),
+)

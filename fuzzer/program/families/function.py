@@ -25,6 +25,8 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program.families.control import call
+from fuzzer.program.form_record import BACKWARD, Form, custom_form
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "autograd-function"
 OPS: tuple = ()
@@ -62,19 +64,28 @@ def _dirty(stmt, plain: bool) -> dict[str, str]:
                                  [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
 
 
-def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form_record``)."""
-    def same(t, at, m):
-        return t[0]
+def _infer_same(t, attrs, m):
+    return t[0]
 
-    def make(name, prefix, helpers, **changes):
-        base = kit.custom_form(name, 1, same, form=changes.pop("form"), feature=FEATURE, grad=kit.BACKWARD,
-                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({a[0]})",
-                               mutates=changes.pop("mutates", ()))
-        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 
-    return (
-        make("p_sin", "SinFunction", _pure, form="fn_pure", also_calls=("p_mix",)),
-        make("m_scale", "ScaleFunction", _scale, form="fn_scale", also_calls=("p_sin",)),
-        make("m_scale", "ScaleInPlace", _dirty, form="fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True),
-    )
+def _apply(prefix: str):
+    """The render of ``<prefix><site>.apply(x)``: the call of the statement's class."""
+    def render(a, at, d):
+        return f"{prefix}{at['site']}.apply({a[0]})"
+    return render
+
+
+def _function(op: str, prefix: str, helpers, form: str, **changes) -> Form:
+    """The form of an ``autograd.Function`` class (``helpers``) whose forward calls the
+    first library's op ``op``: two call sites (forward, backward), nested."""
+    base = custom_form(FIRST[op], 1, _infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
+                       mutates=changes.pop("mutates", ()))
+    return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+
+
+#: the family's forms
+FORMS: tuple[Form, ...] = (
+    _function("p_sin", "SinFunction", _pure, "fn_pure", also_calls=("p_mix",)),
+    _function("m_scale", "ScaleFunction", _scale, "fn_scale", also_calls=("p_sin",)),
+    _function("m_scale", "ScaleInPlace", _dirty, "fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True),
+)

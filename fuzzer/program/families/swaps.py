@@ -22,6 +22,7 @@ the argument as it was.  No op here does; each changes only what its kernel made
 
 from __future__ import annotations
 
+from fuzzer.program.form_record import NO_BACKWARD, Form, custom_form, infer_same2
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 FEATURE = "storage-swaps"
@@ -74,11 +75,21 @@ def _(x, site):
 )
 
 
-def forms(kit) -> tuple:
-    """The forms calling the ops, built with ``kit`` (``fuzzer.program.form_record``): ``r_resize``'s
-    operands have one shape, so its resize keeps the written argument's sizes."""
-    return (
-        kit.custom_form("r_resize", 2, kit.infer_same2(False), mutates=(0,), feature=FEATURE),
-        kit.custom_form("r_setw", 1, lambda t, at, m: None, mutates=(0,), feature=FEATURE),
-        kit.custom_form("r_workspace", 1, lambda t, at, m: t[0], feature=FEATURE, grad=kit.NO_BACKWARD),
-    )
+OP = {op.name: op for op in OPS}
+
+
+def _infer_none(t, attrs, m):
+    return None
+
+
+def _infer_same(t, attrs, m):
+    return t[0]
+
+
+#: the forms calling the ops: ``r_resize``'s operands have one shape, so its resize
+#: keeps the written argument's sizes
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["r_resize"], 2, infer_same2(False), mutates=(0,), feature=FEATURE),
+    custom_form(OP["r_setw"], 1, _infer_none, mutates=(0,), feature=FEATURE),
+    custom_form(OP["r_workspace"], 1, _infer_same, feature=FEATURE, grad=NO_BACKWARD),
+)

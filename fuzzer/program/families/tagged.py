@@ -22,6 +22,9 @@ so a call written without its site (a brief) still reads right.
 
 from __future__ import annotations
 
+import dataclasses
+
+from fuzzer.program.form_record import Form, custom_form, infer_same2, op_text, same_dims
 from fuzzer.program.op_record import MUTATING, CustomOp
 
 FEATURE = "tagged-ops"
@@ -85,45 +88,48 @@ def t_split_out(x: torch.Tensor, site: int, *, lo: torch.Tensor, hi: torch.Tenso
 )
 
 
+OP = {op.name: op for op in OPS}
+
+
 def _same_dims(operands) -> bool:
     return all(d == operands[0] for d in operands[1:])
 
 
-def _render_sin_out(op: str):
-    def render(a, at, d):
-        return f"{op}({a[1]}, {at['site']}, out={a[0]})"
-    return render
+def _render_sin_out(a, at, d):
+    return f"{op_text('t_sin_out')}({a[1]}, {at['site']}, out={a[0]})"
 
 
-def _render_split(op: str, take: int):
+def _render_split(take: int):
     """``t_split_out``'s call returning buffer ``take``: the operands are that buffer,
     the read tensor, then the other buffer."""
     def render(a, at, d):
         lo, hi = (a[0], a[2]) if take == 0 else (a[2], a[0])
-        return f"{op}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
+        return f"{op_text('t_split_out')}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
     return render
 
 
-def forms(kit) -> tuple:
-    """The forms calling the tagged ops, built with ``kit`` (``fuzzer.program.form_record``);
-    each result is operand 0."""
-    import dataclasses
+def _infer_same(t, attrs, m):
+    return t[0]
 
-    def tagged(form, fits=None):
-        return dataclasses.replace(form, result_aliases=True, fits=fits)
 
-    def infer3(t, attrs, m):
-        kit.same_dims(t[0], t[1])
-        return kit.same_dims(t[0], t[2])
+def _infer3(t, attrs, m):
+    same_dims(t[0], t[1])
+    return same_dims(t[0], t[2])
 
-    split = kit.op_text("t_split_out")
-    return (
-        tagged(kit.custom_form("t_scale", 1, lambda t, at, m: t[0], mutates=(0,), feature=FEATURE)),
-        tagged(kit.custom_form("t_addto", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE)),
-        tagged(kit.custom_form("t_sin_out", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE,
-                               render=_render_sin_out(kit.op_text("t_sin_out")))),
-        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
-                               render=_render_split(split, 0)), fits=_same_dims),
-        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
-                               render=_render_split(split, 1), form="t_split_out_hi"), fits=_same_dims),
-    )
+
+def _tagged(form: Form, fits=None) -> Form:
+    """A tagged op's form: its result is operand 0."""
+    return dataclasses.replace(form, result_aliases=True, fits=fits)
+
+
+#: the forms calling the tagged ops; each result is operand 0
+FORMS: tuple[Form, ...] = (
+    _tagged(custom_form(OP["t_scale"], 1, _infer_same, mutates=(0,), feature=FEATURE)),
+    _tagged(custom_form(OP["t_addto"], 2, infer_same2(True), mutates=(0,), feature=FEATURE)),
+    _tagged(custom_form(OP["t_sin_out"], 2, infer_same2(True), mutates=(0,), feature=FEATURE,
+                        render=_render_sin_out)),
+    _tagged(custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(0)),
+            fits=_same_dims),
+    _tagged(custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(1),
+                        form="t_split_out_hi"), fits=_same_dims),
+)
