@@ -6,10 +6,10 @@ import torch
 from helpers import case, prog
 
 from fuzzer.judge.trial import CLEAN, run_trial
-from fuzzer.program import codegen, forms
+from fuzzer.program import codegen, forms, tensor_forms
 from fuzzer.program.ir import InvalidProgram, check
 
-NEW_FORMS = {f.name for f in forms.VIEW_FORMS + forms.INDEXING_FORMS}
+NEW_FORMS = {f.name for f in tensor_forms.FORMS}
 
 
 def _eager(program, *inputs):

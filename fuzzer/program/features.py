@@ -3,7 +3,7 @@
 Each feature is drawn per program, independently, with its weight (the chance a
 program has it), from a random stream of its own: with every feature off the
 generator draws exactly the programs it drew before features existed.  A feature
-turns on statement forms (``forms.Form.feature``) and parts of the program's
+turns on statement forms (``form_record.Form.feature``) and parts of the program's
 :class:`~fuzzer.program.ir.Mode`; :func:`used_by` reads back which features a
 program actually uses, so a reader, a grep or a report can tell.
 

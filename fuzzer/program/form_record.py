@@ -3,9 +3,11 @@
 A form is an op spec in the NNSmith sense: it knows its category, how many tensor
 operands it takes, which of them it writes, whether its result aliases its first
 operand, the output dims it produces (or :class:`Illegal` when operands don't fit),
-and the Python text it lowers to.  This module holds the record and the typing rules
-forms share; the forms themselves are in ``forms`` (aten and custom ops, and the
-registry) and ``tensor_forms`` (the views and indexing of the tensor API).
+and the Python text it lowers to.  This module holds the record, the typing rules
+and attribute draws forms share, and the builders of a custom op's form; the forms
+themselves are declared in the modules the table (``fuzzer.program.forms``) lists, the
+op families' in theirs (``fuzzer.program.families``).  It imports no op library, so
+any of those modules may build its forms at its import.
 """
 
 from __future__ import annotations
@@ -178,6 +180,9 @@ class Form:
     #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
     #: that is not its own: the integer forms are drawn as a kind of their own
     drawn_as: str | None = None
+    #: its second operand may broadcast into the first (a trailing suffix of its dims)
+    #: where the generator picks it (``fits`` None); else the two have the same dims
+    broadcasts: bool = False
 
     @property
     def is_view(self) -> bool:
@@ -276,10 +281,21 @@ def replace_dim(dims: Dims, i: int, new: str | None) -> Dims:
     return tuple(out)
 
 
+# A form's typing (``Form.infer``): ``infer(operand dims, attrs, least sizes)`` gives the
+# result's dims, None for no result, or raises :class:`Illegal`.
+
+def infer_same(t, attrs, m):
+    """The result has operand 0's dims."""
+    return t[0]
+
+
+def infer_none(t, attrs, m):
+    """No result, of operands of any dims."""
+    return None
+
+
 def infer_binary(t, attrs, m):
     return broadcast_into(t[0], t[1])
-
-
 
 
 def infer_unary(t, attrs, m):
@@ -288,6 +304,10 @@ def infer_unary(t, attrs, m):
     return t[0]
 
 
+def infer_scaled(t, attrs, m):
+    """A constant ``c`` of ``CONSTANTS``; the result has operand 0's dims."""
+    const(attrs)
+    return t[0]
 
 
 def infer_inplace_scale(t, attrs, m):
@@ -295,10 +315,13 @@ def infer_inplace_scale(t, attrs, m):
     return None
 
 
-
-
 def infer_inplace_binary(t, attrs, m):
     broadcast_into(t[0], t[1])
+    return None
+
+
+def infer_inplace_unary(t, attrs, m):
+    infer_unary(t, attrs, m)
     return None
 
 

@@ -39,6 +39,7 @@ from fuzzer.program.form_record import (
     draw_const,
     draw_dim,
     draw_size,
+    infer_same,
     need_rank,
     py_dim,
     replace_dim,
@@ -104,6 +105,16 @@ def _nonempty_dim(t, attrs, m) -> int:
     if sizes.smallest(t[0][dim], m) < 1:
         raise Illegal(f"needs dim {t[0][dim]!r} >= 1 for every binding")
     return dim
+
+
+def _argmax(t, attrs, m):
+    return replace_dim(t[0], _nonempty_dim(t, attrs, m), None)
+
+
+def _masked_fill(t, attrs, m):
+    """A constant ``c``; the mask (operand 1) broadcasts into operand 0."""
+    const(attrs)
+    return broadcast_into(t[0], t[1])
 
 
 def _reduce(t, attrs, m):
@@ -197,26 +208,26 @@ def _index_select(dt: str) -> Form:
                  (None, dt), fits=_ranked, draw=draw_dim)
 
 
-INT_FORMS: tuple[Form, ...] = (
+FORMS: tuple[Form, ...] = (
     # integers and masks made from floats: exact only from exact floats
-    _form("argmax", 1, lambda t, at, m: replace_dim(t[0], _nonempty_dim(t, at, m), None),
+    _form("argmax", 1, _argmax,
           lambda a, at, d: f"{a[0]}.argmax({at['dim']})", (None,), LONG, draw=draw_dim),
     _form("argsort", 1, _same_dim, lambda a, at, d: f"torch.argsort({a[0]}, dim={at['dim']}, stable=True)",
           (None,), LONG, draw=draw_dim),
     _form("count_nonzero", 1, _reduce, lambda a, at, d: f"torch.count_nonzero({a[0]}, {at['dim']})",
           (None,), LONG, draw=draw_dim),
-    _form("positive", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]} > 0", (None,), MASK),
+    _form("positive", 1, infer_same, lambda a, at, d: f"{a[0]} > 0", (None,), MASK),
     _form("less", 2, _binary, lambda a, at, d: f"{a[0]} < {a[1]}", (None, None), MASK, fits=_suffix),
-    _form("to_int32", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.to(torch.int32)", (None,), INT),
+    _form("to_int32", 1, infer_same, lambda a, at, d: f"{a[0]}.to(torch.int32)", (None,), INT),
     # masks
     _form("logic", 2, _bitwise_binary, lambda a, at, d: f"{a[0]} {at['op']} {a[1]}", (MASK, MASK), MASK,
           fits=_suffix, draw=_draw_bitwise),
-    _form("invert", 1, lambda t, at, m: t[0], lambda a, at, d: f"~{a[0]}", (MASK,), MASK),
+    _form("invert", 1, infer_same, lambda a, at, d: f"~{a[0]}", (MASK,), MASK),
     _form("count", 1, _reduce, lambda a, at, d: f"{a[0]}.sum({at['dim']})", (MASK,), LONG, draw=draw_dim),
-    _form("mask_bytes", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.view(torch.uint8)", (MASK,), BYTE,
+    _form("mask_bytes", 1, infer_same, lambda a, at, d: f"{a[0]}.view(torch.uint8)", (MASK,), BYTE,
           category=VIEW),
-    _form("widen_uint8", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.long()", (BYTE,), LONG),
-    _form("widen_int32", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.long()", (INT,), LONG),
+    _form("widen_uint8", 1, infer_same, lambda a, at, d: f"{a[0]}.long()", (BYTE,), LONG),
+    _form("widen_int32", 1, infer_same, lambda a, at, d: f"{a[0]}.long()", (INT,), LONG),
     # a copy in row-major strides first: ``contiguous()`` keeps a size-1 last dim's stride,
     # which ``view`` to another element size refuses
     _form("words", 1, _words,
@@ -229,11 +240,11 @@ INT_FORMS: tuple[Form, ...] = (
     _form("bitwise_int64", 2, _bitwise_binary, lambda a, at, d: f"{a[0]} {at['op']} {a[1]}", (LONG, LONG), LONG,
           fits=_suffix, draw=_draw_bitwise),
     _form("sum_int64", 1, _reduce, lambda a, at, d: f"{a[0]}.sum({at['dim']})", (LONG,), LONG, draw=draw_dim),
-    _form("positive_int64", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]} > 0", (LONG,), MASK),
+    _form("positive_int64", 1, infer_same, lambda a, at, d: f"{a[0]} > 0", (LONG,), MASK),
     _divisions(LONG),
     _divisions(INT),
     # floats made from masks and indices: computed, judged with the tolerances
-    _form("masked_fill_mask", 2, lambda t, at, m: (const(at), broadcast_into(t[0], t[1]))[1],
+    _form("masked_fill_mask", 2, _masked_fill,
           lambda a, at, d: f"{a[0]}.masked_fill({a[1]}, {at['c']})", (None, MASK), fits=_suffix, draw=draw_const),
     _form("where_mask", 3, _where, lambda a, at, d: f"torch.where({a[1]}, {a[0]}, {a[2]})", (None, MASK, None),
           fits=_suffix),

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 
 from fuzzer.program import forms
+from fuzzer.program.form_record import draw_dim
 from fuzzer.program.ir import Case, Input, Mode, Program, Stmt
 from fuzzer.program.sizes import symbols_in
 from fuzzer.reduce import signature
@@ -102,7 +103,7 @@ def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
         attrs["no_grad"] = True
     if simpler in ("mul_", "scale"):
         attrs["c"] = SIMPLEST_ATTRS["c"]
-    if form.draw is forms.draw_dim:  # a view along a dim keeps the one it had
+    if form.draw is draw_dim:  # a view along a dim keeps the one it had
         attrs["dim"] = stmt.attrs.get("dim", SIMPLEST_ATTRS["dim"])
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None

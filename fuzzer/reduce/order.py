@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from fuzzer.program import forms
+from fuzzer.program.form_record import CONSTANTS, UNARY_FUNCTIONS
 from fuzzer.program.ir import Case, Mode
 
 #: Simpler ops of the same declared kind, tried in order (arity may drop: extra
@@ -116,7 +116,7 @@ SIMPLER: dict[str, tuple[str, ...]] = {
     "logic": ("invert",),
 }
 #: (a keyword-only scalar's simplest value is None: left to its default)
-SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
+SIMPLEST_ATTRS = {"c": CONSTANTS[0], "fn": UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
 
 #: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
 FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1, "t_scale": 1,
@@ -160,9 +160,9 @@ def complexity(case: Case) -> tuple:
 
     def attr_cost(k, v):
         if k == "c":
-            return forms.CONSTANTS.index(v) if v in forms.CONSTANTS else len(forms.CONSTANTS)
+            return CONSTANTS.index(v) if v in CONSTANTS else len(CONSTANTS)
         if k == "fn":
-            return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
+            return UNARY_FUNCTIONS.index(v) if v in UNARY_FUNCTIONS else len(UNARY_FUNCTIONS)
         if k == "dim":
             return v if isinstance(v, int) else 0
         if k in ("alpha", "beta"):

@@ -39,6 +39,7 @@ from fuzzer.program.form_record import (
     Form,
     Illegal,
     custom_form,
+    infer_same,
     known_dim,
     need_rank,
     op_text,
@@ -81,10 +82,6 @@ p_gradlog.register_autograd(_p_gradlog_backward, setup_context=_p_gradlog_setup)
 def call(op: str, args: str, site, plain: bool) -> str:
     """A library op's call in a helper's text (``plain``: without its site)."""
     return f"torch.ops.dcefuzz.{op}({args}{'' if plain else f', {site}'})"
-
-
-def _infer_same(t, attrs, m):
-    return t[0]
 
 
 def _infer_rows(t, attrs, m):
@@ -166,18 +163,18 @@ def _nested(op: str, infer, render, form: str, **changes) -> Form:
 
 #: the family's forms
 FORMS: tuple[Form, ...] = (
-    _nested("e_tap", _infer_same, _render_cond_tap, "cond_tap", branches=True, hop=COND, opaque=False),
-    _nested("e_log", _infer_same, _render_cond_log, "cond_log", branches=True, hop=COND, opaque=False,
+    _nested("e_tap", infer_same, _render_cond_tap, "cond_tap", branches=True, hop=COND, opaque=False),
+    _nested("e_log", infer_same, _render_cond_log, "cond_log", branches=True, hop=COND, opaque=False,
             helpers=_cond_log_helpers),
-    _nested("m_scale", _infer_same, _render_cond_scale, "cond_scale", branches=True, hop=COND, opaque=False,
+    _nested("m_scale", infer_same, _render_cond_scale, "cond_scale", branches=True, hop=COND, opaque=False,
             helpers=_cond_scale_helpers),
-    _nested("e_tap", _infer_same, _render_while_tap, "while_tap", hop=WHILE),
-    _nested("m_scale", _infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers),
+    _nested("e_tap", infer_same, _render_while_tap, "while_tap", hop=WHILE),
+    _nested("m_scale", infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers),
     _nested("e_tap", _infer_rows, _render_map("e_tap"), "map_tap", hop=MAP),
     # map_tap's twin with no effect in its body, never drawn (``fuzzer.triage.causes``)
     _nested("p_sin", _infer_rows, _render_map("p_sin"), "map_sin", hop=MAP, drawn_as=TWIN),
     _nested("e_tap", _infer_rows, _render_scan_tap, "scan_tap", hop=SCAN,
             limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
-    dataclasses.replace(custom_form(OPS[0], 1, _infer_same, feature=FEATURE), also_calls=("e_log",),
+    dataclasses.replace(custom_form(OPS[0], 1, infer_same, feature=FEATURE), also_calls=("e_log",),
                         backward_logs=("e_log",), once=True),
 )

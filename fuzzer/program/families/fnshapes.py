@@ -48,7 +48,7 @@ import dataclasses
 
 from fuzzer.program.families.control import call
 from fuzzer.program.families.function import function_class
-from fuzzer.program.form_record import BACKWARD, Form, custom_form, fits_same_dims, infer_same2
+from fuzzer.program.form_record import BACKWARD, Form, custom_form, fits_same_dims, infer_same, infer_same2
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "function-shapes"
@@ -88,10 +88,6 @@ def _saved(stmt, plain: bool) -> dict[str, str]:
     return {name: function_class(name, "x", forward, backward)}
 
 
-def _infer_same(t, attrs, m):
-    return t[0]
-
-
 def _apply(prefix: str):
     """The render of ``<prefix><site>.apply(...)``: the call of the statement's class."""
     def render(a, at, d):
@@ -102,7 +98,7 @@ def _apply(prefix: str):
 def _function(op: str, prefix: str, helpers, arity: int, form: str, **changes) -> Form:
     """The form of an ``autograd.Function`` class (``helpers``) of ``arity`` arguments of
     one shape whose forward calls the first library's op ``op``: two call sites, nested."""
-    base = custom_form(FIRST[op], arity, _infer_same if arity == 1 else infer_same2(True), form=form,
+    base = custom_form(FIRST[op], arity, infer_same if arity == 1 else infer_same2(True), form=form,
                        feature=FEATURE, grad=BACKWARD, render=_apply(prefix))
     return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program.families.control import call
-from fuzzer.program.form_record import BACKWARD, Form, custom_form
+from fuzzer.program.form_record import BACKWARD, Form, custom_form, infer_same
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "autograd-function"
@@ -64,10 +64,6 @@ def _dirty(stmt, plain: bool) -> dict[str, str]:
                                  [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
 
 
-def _infer_same(t, attrs, m):
-    return t[0]
-
-
 def _apply(prefix: str):
     """The render of ``<prefix><site>.apply(x)``: the call of the statement's class."""
     def render(a, at, d):
@@ -78,7 +74,7 @@ def _apply(prefix: str):
 def _function(op: str, prefix: str, helpers, form: str, **changes) -> Form:
     """The form of an ``autograd.Function`` class (``helpers``) whose forward calls the
     first library's op ``op``: two call sites (forward, backward), nested."""
-    base = custom_form(FIRST[op], 1, _infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
+    base = custom_form(FIRST[op], 1, infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
                        mutates=changes.pop("mutates", ()))
     return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 

@@ -51,6 +51,7 @@ from fuzzer.program.form_record import (
     const,
     custom_form,
     fits_same_dims,
+    infer_same,
     infer_same2,
     op_text,
     same_dims,
@@ -260,10 +261,6 @@ def _draw_take(rng, dims, fresh):
     return {"take": rng.randrange(2)}
 
 
-def _infer_same(t, attrs, m):
-    return t[0]
-
-
 def _infer_scale(t, attrs, m):
     const(attrs)
     return None
@@ -325,17 +322,17 @@ FORMS: tuple[Form, ...] = (
     dataclasses.replace(custom_form(OP["s_pair"], 3, _infer_take3, mutates=(0, 1), feature=FEATURE, draw=_draw_take,
                                     render=_render_pair), fits=fits_same_dims),
     custom_form(OP["s_opt"], 2, infer_same2(True), mutates=(1,), feature=FEATURE),
-    custom_form(OP["s_opt"], 1, _infer_same, form="s_opt_none", feature=FEATURE, render=_render_opt_none),
+    custom_form(OP["s_opt"], 1, infer_same, form="s_opt_none", feature=FEATURE, render=_render_opt_none),
     dataclasses.replace(custom_form(OP["s_inplace"], 2, infer_same2(True), mutates=(0,), feature=ALIAS_FEATURE),
                         result_aliases=True),
     # an optional written list: given two tensors (operands 1 and 2), or None
     dataclasses.replace(custom_form(OP["s_optlist"], 3, _infer_optlist, mutates=(1, 2), feature=FEATURE,
                                     render=_render_optlist), fits=fits_same_dims),
-    custom_form(OP["s_optlist"], 1, _infer_same, form="s_optlist_none", feature=FEATURE,
+    custom_form(OP["s_optlist"], 1, infer_same, form="s_optlist_none", feature=FEATURE,
                 render=_render_optlist_none),
     # a functional op with an out overload: the op, which the compiler may lower to
     # the overload, and the overload called with a buffer (operand 0, its result)
-    custom_form(OP["s_silu"], 1, _infer_same, feature=FEATURE, grad=NO_BACKWARD),
+    custom_form(OP["s_silu"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD),
     dataclasses.replace(custom_form(OP["s_silu"], 2, infer_same2(True), mutates=(0,), form="s_silu_out",
                                     feature=ALIAS_FEATURE, grad=NO_BACKWARD, render=_render_silu_out),
                         category=MUTATING, result_aliases=True),

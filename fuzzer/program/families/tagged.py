@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from fuzzer.program.form_record import Form, custom_form, infer_same2, op_text, same_dims
+from fuzzer.program.form_record import Form, custom_form, infer_same, infer_same2, op_text, same_dims
 from fuzzer.program.op_record import MUTATING, CustomOp
 
 FEATURE = "tagged-ops"
@@ -108,10 +108,6 @@ def _render_split(take: int):
     return render
 
 
-def _infer_same(t, attrs, m):
-    return t[0]
-
-
 def _infer3(t, attrs, m):
     same_dims(t[0], t[1])
     return same_dims(t[0], t[2])
@@ -124,7 +120,7 @@ def _tagged(form: Form, fits=None) -> Form:
 
 #: the forms calling the tagged ops; each result is operand 0
 FORMS: tuple[Form, ...] = (
-    _tagged(custom_form(OP["t_scale"], 1, _infer_same, mutates=(0,), feature=FEATURE)),
+    _tagged(custom_form(OP["t_scale"], 1, infer_same, mutates=(0,), feature=FEATURE)),
     _tagged(custom_form(OP["t_addto"], 2, infer_same2(True), mutates=(0,), feature=FEATURE)),
     _tagged(custom_form(OP["t_sin_out"], 2, infer_same2(True), mutates=(0,), feature=FEATURE,
                         render=_render_sin_out)),
