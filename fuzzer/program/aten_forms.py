@@ -11,12 +11,14 @@ from __future__ import annotations
 from fuzzer.program import sizes
 from fuzzer.program.form_record import (
     ATEN,
+    CONSTANTS,
     CONTROL,
     INPLACE,
     NO_BACKWARD,
     VIEW,
     Form,
     Illegal,
+    Shrink,
     data_size,
     dim_attr,
     draw_const,
@@ -81,13 +83,20 @@ def _infer_head_pos(t, attrs, m):
     return data_size(attrs)
 
 
+#: a form that shrinks to a plain copy of its operand
+TO_CLONE = Shrink(("clone",))
+#: what a statement rewritten into a form with a constant starts with
+SIMPLEST_CONSTANT = (("c", CONSTANTS[0]),)
+
 FORMS: tuple[Form, ...] = (
-    Form("add", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} + {a[1]}", broadcasts=True),
-    Form("mul", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} * {a[1]}", broadcasts=True),
-    Form("scale", ATEN, 1, infer_scaled, lambda a, at, d: f"{a[0]} * {at['c']}", draw=draw_const),
-    Form("unary", ATEN, 1, infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})", draw=draw_fn),
-    Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})", draw=draw_dim),
-    Form("clone", ATEN, 1, infer_same, lambda a, at, d: f"{a[0]}.clone()"),
+    # the fresh results shrink to a copy, the writes to a scaling in place
+    Form("add", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} + {a[1]}", broadcasts=True, shrink=TO_CLONE),
+    Form("mul", ATEN, 2, infer_binary, lambda a, at, d: f"{a[0]} * {a[1]}", broadcasts=True, shrink=TO_CLONE),
+    Form("scale", ATEN, 1, infer_scaled, lambda a, at, d: f"{a[0]} * {at['c']}", draw=draw_const,
+         shrink=Shrink(("clone",), start=SIMPLEST_CONSTANT)),
+    Form("unary", ATEN, 1, infer_unary, lambda a, at, d: f"torch.{at['fn']}({a[0]})", draw=draw_fn, shrink=TO_CLONE),
+    Form("sum", ATEN, 1, _infer_sum, lambda a, at, d: f"{a[0]}.sum({at['dim']})", draw=draw_dim, shrink=TO_CLONE),
+    Form("clone", ATEN, 1, infer_same, lambda a, at, d: f"{a[0]}.clone()", shrink=Shrink(complexity=0)),
     Form("head", VIEW, 1, _infer_head,
          lambda a, at, d: _slice_text(a[0], at["dim"], sizes.half(d[0][at["dim"]])), draw=draw_dim,
          footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine(), 1, d[at.get("dim", 0)])),
@@ -99,11 +108,11 @@ FORMS: tuple[Form, ...] = (
     Form("unsqueeze", VIEW, 1, _infer_unsqueeze,
          lambda a, at, d: f"{a[0]}.unsqueeze(0)", footprint=lambda f, at, d: f.unsqueeze(0)),
     Form("add_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.add_({a[1]})",
-         mutates=(0,), returns=False, broadcasts=True),
+         mutates=(0,), returns=False, broadcasts=True, shrink=Shrink(("mul_",))),
     Form("mul_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.mul_({at['c']})",
-         mutates=(0,), returns=False, draw=draw_const),
+         mutates=(0,), returns=False, draw=draw_const, shrink=Shrink(complexity=0, start=SIMPLEST_CONSTANT)),
     Form("copy_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.copy_({a[1]})",
-         mutates=(0,), returns=False, broadcasts=True),
+         mutates=(0,), returns=False, broadcasts=True, shrink=Shrink(("mul_",))),
     # graph breaks the program asks for (fullgraph=False): not a reason to call it untested
     Form("graph_break", CONTROL, 0, infer_none, lambda a, at, d: "torch._dynamo.graph_break()",
          returns=False, feature=GRAPH_BREAK, grad=NO_BACKWARD),

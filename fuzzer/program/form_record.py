@@ -77,6 +77,29 @@ def draw_size(rng, dims, fresh) -> dict:
     return {"size": fresh}
 
 
+#: how complicated a form reads where it says nothing of it (``Shrink.complexity``)
+DEFAULT_COMPLEXITY = 2
+
+
+@dataclass(frozen=True)
+class Shrink:
+    """What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the
+    simpler forms it may become and how complicated the form reads.  A form without
+    ``simpler`` forms has no shrink path of its own: the shrinker only removes or
+    bypasses its statements.  Each simpler form ranks no higher (``complexity``), so a
+    rewrite moves down the shrinker's order (``fuzzer.reduce.order.complexity``)."""
+
+    #: simpler forms of the same declared kind, tried in order (arity may drop: extra
+    #: operands are discarded); a form that wraps a call (a branch, a loop, an
+    #: ``autograd.Function``) toward the bare call
+    simpler: tuple[str, ...] = ()
+    #: how complicated the form reads: the forms others shrink to rank lowest
+    complexity: int = DEFAULT_COMPLEXITY
+    #: the attributes a statement rewritten into this form starts with, beside its sites
+    #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
+    start: tuple[tuple[str, object], ...] = ()
+
+
 @dataclass(frozen=True)
 class Form:
     name: str
@@ -183,6 +206,14 @@ class Form:
     #: its second operand may broadcast into the first (a trailing suffix of its dims)
     #: where the generator picks it (``fits`` None); else the two have the same dims
     broadcasts: bool = False
+    #: what the shrinker may make of a statement of it
+    shrink: Shrink = Shrink()
+
+    @property
+    def kept_attrs(self) -> tuple[str, ...]:
+        """The attributes a statement rewritten into this form keeps from the one it was:
+        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
+        return ("dim",) if self.draw is draw_dim else ()
 
     @property
     def is_view(self) -> bool:
@@ -362,13 +393,16 @@ def infer_same2(result: bool):
     return infer
 
 
-def custom_form(op: CustomOp, arity: int, infer, mutates=(), extra=None, form: str | None = None,
-                render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
+def custom_form(op: CustomOp, arity: int, infer, *, form: str | None = None, render=None, extra=None,
+                **fields) -> Form:
     """The form that calls library op ``op`` (its record, so that a family declares its
-    forms beside its ops without importing the library): its category is what the op
-    declares, and only a pure op has a backward unless ``grad`` says otherwise."""
-    if grad is None:
-        grad = BACKWARD if op.declaration == PURE else NO_BACKWARD
-    return Form(form or op.name, op.declaration, arity, infer, render or custom_call(op.name, extra),
-                mutates=mutates, custom=op.name, returns=op.returns, feature=feature, grad=grad,
-                draw=draw)
+    forms beside its ops without importing the library), named ``form`` (default: the
+    op's name), rendered by ``render`` (default: a plain call, ``extra``'s text before
+    the site).  Its category is what the op declares, it returns what the op returns,
+    and only a pure op has a backward; ``fields`` sets any other field of the record,
+    or overrides those."""
+    fields.setdefault("grad", BACKWARD if op.declaration == PURE else NO_BACKWARD)
+    fields.setdefault("returns", op.returns)
+    category = fields.pop("category", op.declaration)
+    return Form(form or op.name, category, arity, infer, render or custom_call(op.name, extra), custom=op.name,
+                **fields)

@@ -10,8 +10,6 @@ families' forms are in their modules (``fuzzer.program.families``).
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program import sizes
 from fuzzer.program.aten_forms import DATA_DEPENDENT
 from fuzzer.program.form_record import (
@@ -21,6 +19,7 @@ from fuzzer.program.form_record import (
     REGION,
     Form,
     Illegal,
+    Shrink,
     const,
     custom_form,
     data_size,
@@ -138,38 +137,49 @@ REGION_OPS = ("p_sin", "e_tap", "m_scale")
 
 
 def _in_region(name: str) -> Form:
-    """The call of op ``name`` inside its ``nested_compile_region`` function."""
+    """The call of op ``name`` inside its ``nested_compile_region`` function, which
+    shrinks to the bare call."""
     op = FIRST[name]
-    form = custom_form(op, 1, infer_same if op.returns else infer_none,
+    return custom_form(op, 1, infer_same if op.returns else infer_none,
                        mutates=(0,) if op.declaration == MUTATING else (), form=f"in_region_{name}", feature=HOPS,
-                       render=_region_of(name))
-    return dataclasses.replace(form, hop=REGION)
+                       render=_region_of(name), hop=REGION, shrink=Shrink((name,)))
 
 
+#: a pure call that shrinks to the plainest one, ``p_sin``
+TO_SIN = Shrink(("p_sin",))
+#: a mutating call that shrinks to a write of its first operand from a second, then alone
+TO_ADDTO = Shrink(("m_addto", "m_scale"))
+
+# each op toward the plainest op of its declared kind (pure ``p_sin``, mutating
+# ``m_scale``, effectful ``e_log``), through ``m_addto`` where it reads a second operand
 FORMS: tuple[Form, ...] = (
-    custom_form(FIRST["p_sin"], 1, infer_same),
-    custom_form(FIRST["p_mix"], 2, infer_same2(True)),
-    custom_form(FIRST["p_rowsum"], 1, _infer_rowsum),
-    custom_form(FIRST["p_head"], 1, _infer_p_head, extra=_extra_p_head),
-    custom_form(FIRST["m_addto"], 2, infer_same2(False), mutates=(0,)),
-    custom_form(FIRST["m_scale"], 1, infer_none, mutates=(0,)),
-    custom_form(FIRST["m_shift"], 2, _infer_shift, mutates=(0,)),
-    custom_form(FIRST["m_cumrow"], 1, _infer_cumrow, mutates=(0,)),
-    custom_form(FIRST["m_swap"], 2, _infer_swap, mutates=(0, 1)),
-    custom_form(FIRST["e_log"], 1, infer_none),
-    custom_form(FIRST["e_tap"], 1, infer_same),
+    custom_form(FIRST["p_sin"], 1, infer_same, shrink=Shrink(complexity=0)),
+    custom_form(FIRST["p_mix"], 2, infer_same2(True), shrink=TO_SIN),
+    custom_form(FIRST["p_rowsum"], 1, _infer_rowsum, shrink=TO_SIN),
+    custom_form(FIRST["p_head"], 1, _infer_p_head, extra=_extra_p_head, shrink=TO_SIN),
+    custom_form(FIRST["m_addto"], 2, infer_same2(False), mutates=(0,), shrink=Shrink(("m_scale",), 1)),
+    custom_form(FIRST["m_scale"], 1, infer_none, mutates=(0,), shrink=Shrink(complexity=0)),
+    custom_form(FIRST["m_shift"], 2, _infer_shift, mutates=(0,), shrink=TO_ADDTO),
+    custom_form(FIRST["m_cumrow"], 1, _infer_cumrow, mutates=(0,), shrink=Shrink(("m_scale",))),
+    custom_form(FIRST["m_swap"], 2, _infer_swap, mutates=(0, 1), shrink=TO_ADDTO),
+    custom_form(FIRST["e_log"], 1, infer_none, shrink=Shrink(complexity=0)),
+    custom_form(FIRST["e_tap"], 1, infer_same, shrink=Shrink(("e_log",))),
     # richer signatures
-    custom_form(FIRST["p_pair"], 1, _infer_take, feature=SIGNATURES, render=_render_pair, draw=_draw_take),
-    custom_form(FIRST["p_opt"], 2, infer_same2(True), feature=SIGNATURES),
-    custom_form(FIRST["p_opt"], 1, infer_same, form="p_opt_none", feature=SIGNATURES, render=_render_opt_none),
-    custom_form(FIRST["p_affine"], 1, _infer_affine, feature=SIGNATURES, render=_render_affine, draw=_draw_affine),
+    custom_form(FIRST["p_pair"], 1, _infer_take, feature=SIGNATURES, render=_render_pair, draw=_draw_take,
+                shrink=TO_SIN),
+    custom_form(FIRST["p_opt"], 2, infer_same2(True), feature=SIGNATURES, shrink=Shrink(("p_opt_none", "p_sin"))),
+    custom_form(FIRST["p_opt"], 1, infer_same, form="p_opt_none", feature=SIGNATURES, render=_render_opt_none,
+                shrink=TO_SIN),
+    custom_form(FIRST["p_affine"], 1, _infer_affine, feature=SIGNATURES, render=_render_affine, draw=_draw_affine,
+                shrink=TO_SIN),
     custom_form(FIRST["p_pos"], 1, _infer_pos, feature=DATA_DEPENDENT, grad=NO_BACKWARD, draw=draw_size),
-    custom_form(FIRST["m_list"], 2, infer_same2(False), mutates=(0, 1), feature=SIGNATURES, render=_render_list),
-    custom_form(FIRST["m_unknown"], 2, infer_same2(True), mutates=(0, 1), feature=SIGNATURES),
-    # higher-order ops around custom calls; a cond is not opaque: the compiler computes
-    # its predicate (a sum) and its false branch's operand (t * 0.5), so which call
-    # runs, and on what, is the compiler's arithmetic
-    dataclasses.replace(custom_form(FIRST["p_sin"], 1, infer_same, form="cond_sin", feature=HOPS,
-                                    render=_render_cond), branches=True, hop=COND, opaque=False),
+    custom_form(FIRST["m_list"], 2, infer_same2(False), mutates=(0, 1), feature=SIGNATURES, render=_render_list,
+                shrink=Shrink(("m_scale",))),
+    custom_form(FIRST["m_unknown"], 2, infer_same2(True), mutates=(0, 1), feature=SIGNATURES, shrink=TO_ADDTO),
+    # higher-order ops around custom calls, toward the bare call; a cond is not opaque:
+    # the compiler computes its predicate (a sum) and its false branch's operand
+    # (t * 0.5), so which call runs, and on what, is the compiler's arithmetic
+    custom_form(FIRST["p_sin"], 1, infer_same, form="cond_sin", feature=HOPS, render=_render_cond, branches=True,
+                hop=COND, opaque=False, shrink=TO_SIN),
     *(_in_region(name) for name in REGION_OPS),
 )

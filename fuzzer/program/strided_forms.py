@@ -23,7 +23,18 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program import sizes
-from fuzzer.program.form_record import VIEW, Form, Illegal, dim_attr, draw_dim, infer_same, known_dim, need_rank, py_dim
+from fuzzer.program.form_record import (
+    VIEW,
+    Form,
+    Illegal,
+    Shrink,
+    dim_attr,
+    draw_dim,
+    infer_same,
+    known_dim,
+    need_rank,
+    py_dim,
+)
 from fuzzer.program.storage import Affine, Footprint
 
 STRIDED_VIEWS = "strided-views"
@@ -128,24 +139,26 @@ def _swap_last(n: int) -> tuple[int, ...]:
     return tuple(range(n - 2)) + (n - 1, n - 2)
 
 
+#: the strided views, each toward the plain views (an ``as_strided`` to a slice or the
+#: whole), ranking above them
 FORMS: tuple[Form, ...] = (
     Form("as_strided", VIEW, 1, _infer_as_strided, _render_as_strided, feature=STRIDED_VIEWS, draw=draw_box,
-         footprint=_footprint_as_strided, dense_root=True),
+         footprint=_footprint_as_strided, dense_root=True, shrink=Shrink(("head", "alias"), 4)),
     Form("unfold_gap", VIEW, 1, _infer_unfold,
          lambda a, at, d: f"{a[0]}.unfold({at['dim']}, {at['size_w']}, {at['step']})", feature=STRIDED_VIEWS,
-         draw=_draw_unfold,
+         draw=_draw_unfold, shrink=Shrink(("slice_step",), 3),
          footprint=lambda f, at, d: f.unfold(at.get("dim", 0), at["size_w"], at["step"], d[at.get("dim", 0)])),
     Form("dtype_view", VIEW, 1, infer_same,
          lambda a, at, d: f"{a[0]}.view({INT_OF_SIZE}[{a[0]}.element_size()]).view({a[0]}.dtype)",
-         feature=STRIDED_VIEWS, footprint=lambda f, at, d: f),
+         feature=STRIDED_VIEWS, footprint=lambda f, at, d: f, shrink=Shrink(("alias",), 3)),
     Form("T", VIEW, 1, _infer_T, lambda a, at, d: f"{a[0]}.T", feature=STRIDED_VIEWS,
-         footprint=lambda f, at, d: f.permute((1, 0))),
+         footprint=lambda f, at, d: f.permute((1, 0)), shrink=Shrink(("transpose",), 3)),
     Form("mT", VIEW, 1, _infer_mT, lambda a, at, d: f"{a[0]}.mT", feature=STRIDED_VIEWS,
-         footprint=lambda f, at, d: f.permute(_swap_last(len(d)))),
+         footprint=lambda f, at, d: f.permute(_swap_last(len(d))), shrink=Shrink(("transpose",), 3)),
     Form("tail", VIEW, 1, _infer_tail,
          lambda a, at, d: (f"{a[0]}.narrow({at['dim']}, {py_dim(sizes.half(d[0][at['dim']]))}, "
                            f"{py_dim(sizes.half(d[0][at['dim']]))})"),
-         feature=STRIDED_VIEWS, draw=draw_dim,
+         feature=STRIDED_VIEWS, draw=draw_dim, shrink=Shrink(("head",), 3),
          footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine.of(sizes.half(f.dims[at.get("dim", 0)])), 1,
                                             d[at.get("dim", 0)])),
 )

@@ -10,7 +10,7 @@ is a write to its operand; its footprint is its operand's (``fuzzer.program.stor
 
 from __future__ import annotations
 
-from fuzzer.program.form_record import VIEW, Form, Illegal, need_rank
+from fuzzer.program.form_record import VIEW, Form, Illegal, Shrink, need_rank
 
 DTYPE_VIEWS = "dtype-views"
 #: the dtypes a ``width_view`` passes through before it is viewed back (torch's rules,
@@ -38,6 +38,7 @@ def _render_width(a, at, d):
 
 
 FORMS: tuple[Form, ...] = (
+    # toward a view through its own width, then none
     Form("width_view", VIEW, 1, _infer_width, _render_width, feature=DTYPE_VIEWS, draw=_draw_width,
-         footprint=lambda f, at, d: f, unit_last=True),
+         footprint=lambda f, at, d: f, unit_last=True, shrink=Shrink(("dtype_view", "alias"), 4)),
 )

@@ -15,12 +15,11 @@ defaults, and the call site is the keyword-only ``site``, written last at every 
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.form_record import (
     CONSTANTS,
     Form,
     Illegal,
+    Shrink,
     custom_form,
     fits_same_dims,
     infer_same2,
@@ -134,10 +133,12 @@ def _render_two(a, at, d):
     return f"{op_text('c_two')}({a[0]}, {a[1]}, {a[2]}{_scalar(at, 'beta')}, site={at['site']})[{at['take']}]"
 
 
-#: the forms that call the ops
+#: the forms that call the ops, each toward the plain ``custom_op`` forms
 FORMS: tuple[Form, ...] = (
-    custom_form(OP["c_sinmix"], 2, _infer_sinmix, feature=FEATURE, draw=_keyword("alpha"), render=_render_sinmix),
-    custom_form(OP["c_scaleadd"], 2, infer_same2(False), mutates=(0,), feature=FEATURE),
-    dataclasses.replace(custom_form(OP["c_two"], 3, _infer_two, mutates=(0, 1), feature=FEATURE, draw=_draw_two,
-                                    render=_render_two), fits=fits_same_dims),
+    custom_form(OP["c_sinmix"], 2, _infer_sinmix, feature=FEATURE, draw=_keyword("alpha"), render=_render_sinmix,
+                shrink=Shrink(("p_mix", "p_sin"), 3)),
+    custom_form(OP["c_scaleadd"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["c_two"], 3, _infer_two, mutates=(0, 1), feature=FEATURE, draw=_draw_two, render=_render_two,
+                fits=fits_same_dims, shrink=Shrink(("m_shift", "m_addto", "m_scale"), 3)),
 )

@@ -27,8 +27,6 @@ judge them.  Every higher-order op here is one eager traces with Dynamo
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program import sizes
 from fuzzer.program.form_record import (
     COND,
@@ -38,6 +36,7 @@ from fuzzer.program.form_record import (
     WHILE,
     Form,
     Illegal,
+    Shrink,
     custom_form,
     infer_same,
     known_dim,
@@ -154,27 +153,31 @@ def _render_scan_tap(a, at, d):
             f"{a[0]}.new_zeros({a[0]}.shape[1:]), {a[0]})[1]")
 
 
-def _nested(op: str, infer, render, form: str, **changes) -> Form:
+def _nested(op: str, infer, render, form: str, **fields) -> Form:
     """A form calling the first library's op ``op`` inside a higher-order op: its calls
     are nested, and the form returns the higher-order op's value."""
-    base = custom_form(FIRST[op], 1, infer, form=form, feature=FEATURE, render=render)
-    return dataclasses.replace(base, nested=True, returns=True, **changes)
+    return custom_form(FIRST[op], 1, infer, form=form, feature=FEATURE, render=render, nested=True, returns=True,
+                       **fields)
 
 
-#: the family's forms
+#: the family's forms, each toward the bare call it wraps (of its op's kind); where that
+#: has no result and the form's is read, the plain clone, which drops the call
 FORMS: tuple[Form, ...] = (
-    _nested("e_tap", infer_same, _render_cond_tap, "cond_tap", branches=True, hop=COND, opaque=False),
+    _nested("e_tap", infer_same, _render_cond_tap, "cond_tap", branches=True, hop=COND, opaque=False,
+            shrink=Shrink(("e_tap",), 3)),
     _nested("e_log", infer_same, _render_cond_log, "cond_log", branches=True, hop=COND, opaque=False,
-            helpers=_cond_log_helpers),
+            helpers=_cond_log_helpers, shrink=Shrink(("e_log", "e_tap"), 3)),
     _nested("m_scale", infer_same, _render_cond_scale, "cond_scale", branches=True, hop=COND, opaque=False,
-            helpers=_cond_scale_helpers),
-    _nested("e_tap", infer_same, _render_while_tap, "while_tap", hop=WHILE),
-    _nested("m_scale", infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers),
-    _nested("e_tap", _infer_rows, _render_map("e_tap"), "map_tap", hop=MAP),
+            helpers=_cond_scale_helpers, shrink=Shrink(("m_scale", "clone"), 3)),
+    _nested("e_tap", infer_same, _render_while_tap, "while_tap", hop=WHILE, shrink=Shrink(("e_tap",), 3)),
+    _nested("m_scale", infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers,
+            shrink=Shrink(("m_scale", "clone"), 3)),
+    _nested("e_tap", _infer_rows, _render_map("e_tap"), "map_tap", hop=MAP, shrink=Shrink(("e_tap",), 3)),
     # map_tap's twin with no effect in its body, never drawn (``fuzzer.triage.causes``)
     _nested("p_sin", _infer_rows, _render_map("p_sin"), "map_sin", hop=MAP, drawn_as=TWIN),
     _nested("e_tap", _infer_rows, _render_scan_tap, "scan_tap", hop=SCAN,
-            limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
-    dataclasses.replace(custom_form(OPS[0], 1, infer_same, feature=FEATURE), also_calls=("e_log",),
-                        backward_logs=("e_log",), once=True),
+            limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects",
+            shrink=Shrink(("e_tap",), 3)),
+    custom_form(OPS[0], 1, infer_same, feature=FEATURE, also_calls=("e_log",), backward_logs=("e_log",), once=True,
+                shrink=Shrink(("p_sin",), 3)),
 )

@@ -44,11 +44,9 @@ family adds no op: it calls the first library's.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.families.control import call
 from fuzzer.program.families.function import function_class
-from fuzzer.program.form_record import BACKWARD, Form, custom_form, fits_same_dims, infer_same, infer_same2
+from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, fits_same_dims, infer_same, infer_same2
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "function-shapes"
@@ -95,18 +93,22 @@ def _apply(prefix: str):
     return render
 
 
-def _function(op: str, prefix: str, helpers, arity: int, form: str, **changes) -> Form:
+def _function(op: str, prefix: str, helpers, arity: int, form: str, **fields) -> Form:
     """The form of an ``autograd.Function`` class (``helpers``) of ``arity`` arguments of
     one shape whose forward calls the first library's op ``op``: two call sites, nested."""
-    base = custom_form(FIRST[op], arity, infer_same if arity == 1 else infer_same2(True), form=form,
-                       feature=FEATURE, grad=BACKWARD, render=_apply(prefix))
-    return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+    return custom_form(FIRST[op], arity, infer_same if arity == 1 else infer_same2(True), form=form,
+                       feature=FEATURE, grad=BACKWARD, render=_apply(prefix), nested=True, returns=True, site_count=2,
+                       helpers=helpers, **fields)
 
 
-#: the family's forms
+#: the family's forms, each toward a Function of one argument that writes nothing in
+#: backward (``families.function``), then the bare call
 FORMS: tuple[Form, ...] = (
-    _function("p_mix", "PairFunction", _pair, 2, "fn_pair", fits=fits_same_dims),
-    _function("p_mix", "AddFunction", _linear, 2, "fn_linear", fits=fits_same_dims, also_calls=("p_sin",)),
-    _function("p_sin", "GradInPlace", _gradbuf, 1, "fn_gradbuf", also_calls=("m_addto",)),
-    _function("m_scale", "SavedBuffer", _saved, 1, "fn_saved"),
+    _function("p_mix", "PairFunction", _pair, 2, "fn_pair", fits=fits_same_dims,
+              shrink=Shrink(("fn_pure", "p_mix"), 4)),
+    _function("p_mix", "AddFunction", _linear, 2, "fn_linear", fits=fits_same_dims, also_calls=("p_sin",),
+              shrink=Shrink(("fn_pair", "p_mix"), 5)),
+    _function("p_sin", "GradInPlace", _gradbuf, 1, "fn_gradbuf", also_calls=("m_addto",),
+              shrink=Shrink(("fn_pure", "p_sin"), 4)),
+    _function("m_scale", "SavedBuffer", _saved, 1, "fn_saved", shrink=Shrink(("fn_scale", "m_scale", "clone"), 4)),
 )

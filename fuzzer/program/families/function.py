@@ -22,10 +22,8 @@ The family adds no op: it calls the first library's.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.families.control import call
-from fuzzer.program.form_record import BACKWARD, Form, custom_form, infer_same
+from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, infer_same
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "autograd-function"
@@ -71,17 +69,19 @@ def _apply(prefix: str):
     return render
 
 
-def _function(op: str, prefix: str, helpers, form: str, **changes) -> Form:
+def _function(op: str, prefix: str, helpers, form: str, **fields) -> Form:
     """The form of an ``autograd.Function`` class (``helpers``) whose forward calls the
     first library's op ``op``: two call sites (forward, backward), nested."""
-    base = custom_form(FIRST[op], 1, infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
-                       mutates=changes.pop("mutates", ()))
-    return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
+    return custom_form(FIRST[op], 1, infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
+                       nested=True, returns=True, site_count=2, helpers=helpers, **fields)
 
 
-#: the family's forms
+#: the family's forms, each toward the bare call of its forward (where that has no
+#: result and the form's is read, the plain clone, which drops the call)
 FORMS: tuple[Form, ...] = (
-    _function("p_sin", "SinFunction", _pure, "fn_pure", also_calls=("p_mix",)),
-    _function("m_scale", "ScaleFunction", _scale, "fn_scale", also_calls=("p_sin",)),
-    _function("m_scale", "ScaleInPlace", _dirty, "fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True),
+    _function("p_sin", "SinFunction", _pure, "fn_pure", also_calls=("p_mix",), shrink=Shrink(("p_sin",), 3)),
+    _function("m_scale", "ScaleFunction", _scale, "fn_scale", also_calls=("p_sin",),
+              shrink=Shrink(("m_scale", "clone"), 3)),
+    _function("m_scale", "ScaleInPlace", _dirty, "fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True,
+              shrink=Shrink(("m_scale", "clone"), 3)),
 )

@@ -41,13 +41,12 @@ gradients.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.form_record import (
     CONSTANTS,
     NO_BACKWARD,
     Form,
     Illegal,
+    Shrink,
     const,
     custom_form,
     fits_same_dims,
@@ -312,28 +311,34 @@ def _render_silu_out(a, at, d):
     return f"{op_text('s_silu')}.out({a[1]}, {at['site']}, out={a[0]})"
 
 
-#: the forms that call the ops
+#: the forms that call the ops, each toward the plain ``custom_op`` forms: an optional
+#: written list toward the optional tensor (its first element), and its call with None
+#: toward that one's; a functional op with an out overload toward the plain pure op, its
+#: overload called with a buffer toward the tagged out= op
 FORMS: tuple[Form, ...] = (
-    custom_form(OP["s_mix"], 2, infer_same2(True), feature=FEATURE, grad=NO_BACKWARD),
-    custom_form(OP["s_addto"], 2, infer_same2(False), mutates=(0,), feature=FEATURE),
-    custom_form(OP["s_scale"], 1, _infer_scale, mutates=(0,), feature=FEATURE, draw=_draw_c, render=_render_scale),
-    dataclasses.replace(custom_form(OP["s_list"], 3, _infer_list, mutates=(0, 1, 2), feature=FEATURE,
-                                    render=_render_list), fits=fits_same_dims),
-    dataclasses.replace(custom_form(OP["s_pair"], 3, _infer_take3, mutates=(0, 1), feature=FEATURE, draw=_draw_take,
-                                    render=_render_pair), fits=fits_same_dims),
-    custom_form(OP["s_opt"], 2, infer_same2(True), mutates=(1,), feature=FEATURE),
+    custom_form(OP["s_mix"], 2, infer_same2(True), feature=FEATURE, grad=NO_BACKWARD,
+                shrink=Shrink(("p_mix", "p_sin"), 3)),
+    custom_form(OP["s_addto"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["s_scale"], 1, _infer_scale, mutates=(0,), feature=FEATURE, draw=_draw_c, render=_render_scale,
+                shrink=Shrink(("m_scale",), 3)),
+    custom_form(OP["s_list"], 3, _infer_list, mutates=(0, 1, 2), feature=FEATURE, render=_render_list,
+                fits=fits_same_dims, shrink=Shrink(("m_list", "m_scale"), 3)),
+    custom_form(OP["s_pair"], 3, _infer_take3, mutates=(0, 1), feature=FEATURE, draw=_draw_take, render=_render_pair,
+                fits=fits_same_dims, shrink=Shrink(("m_shift", "m_addto", "m_scale"), 3)),
+    custom_form(OP["s_opt"], 2, infer_same2(True), mutates=(1,), feature=FEATURE, shrink=Shrink(("s_opt_none",), 3)),
     custom_form(OP["s_opt"], 1, infer_same, form="s_opt_none", feature=FEATURE, render=_render_opt_none),
-    dataclasses.replace(custom_form(OP["s_inplace"], 2, infer_same2(True), mutates=(0,), feature=ALIAS_FEATURE),
-                        result_aliases=True),
+    custom_form(OP["s_inplace"], 2, infer_same2(True), mutates=(0,), feature=ALIAS_FEATURE, result_aliases=True,
+                shrink=Shrink(("s_addto", "m_addto", "m_scale"), 4)),
     # an optional written list: given two tensors (operands 1 and 2), or None
-    dataclasses.replace(custom_form(OP["s_optlist"], 3, _infer_optlist, mutates=(1, 2), feature=FEATURE,
-                                    render=_render_optlist), fits=fits_same_dims),
+    custom_form(OP["s_optlist"], 3, _infer_optlist, mutates=(1, 2), feature=FEATURE, render=_render_optlist,
+                fits=fits_same_dims, shrink=Shrink(("s_opt", "s_optlist_none"), 4)),
     custom_form(OP["s_optlist"], 1, infer_same, form="s_optlist_none", feature=FEATURE,
-                render=_render_optlist_none),
+                render=_render_optlist_none, shrink=Shrink(("s_opt_none",), 3)),
     # a functional op with an out overload: the op, which the compiler may lower to
     # the overload, and the overload called with a buffer (operand 0, its result)
-    custom_form(OP["s_silu"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD),
-    dataclasses.replace(custom_form(OP["s_silu"], 2, infer_same2(True), mutates=(0,), form="s_silu_out",
-                                    feature=ALIAS_FEATURE, grad=NO_BACKWARD, render=_render_silu_out),
-                        category=MUTATING, result_aliases=True),
+    custom_form(OP["s_silu"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD, shrink=Shrink(("p_sin",), 3)),
+    custom_form(OP["s_silu"], 2, infer_same2(True), mutates=(0,), form="s_silu_out", feature=ALIAS_FEATURE,
+                grad=NO_BACKWARD, render=_render_silu_out, category=MUTATING, result_aliases=True,
+                shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 4)),
 )

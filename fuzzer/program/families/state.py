@@ -17,8 +17,6 @@ any shape, and write the whole state element by element from it.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program import sizes
 from fuzzer.program.form_record import Form, Illegal, custom_form, op_text
 from fuzzer.program.op_record import MUTATING, CustomOp
@@ -99,10 +97,10 @@ def _render_stat(a, at, d):
     return f"{op_text('r_stat')}({a[0]}, {a[1]}, {at['m']}, {at['site']})"
 
 
-#: the forms that call the ops
+#: the forms that call the ops (no simpler form: a carried state's write is its own)
 FORMS: tuple[Form, ...] = (
-    dataclasses.replace(custom_form(OP["k_put"], 2, _infer_put, mutates=(0,), feature=FEATURE, draw=_draw_position,
-                                    render=_render_put), fits=_fits),
-    dataclasses.replace(custom_form(OP["r_stat"], 2, _infer_stat, mutates=(0,), feature=FEATURE,
-                                    draw=_draw_momentum, render=_render_stat), fits=_fits),
+    custom_form(OP["k_put"], 2, _infer_put, mutates=(0,), feature=FEATURE, draw=_draw_position, render=_render_put,
+                fits=_fits),
+    custom_form(OP["r_stat"], 2, _infer_stat, mutates=(0,), feature=FEATURE, draw=_draw_momentum,
+                render=_render_stat, fits=_fits),
 )

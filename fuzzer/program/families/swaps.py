@@ -22,7 +22,7 @@ the argument as it was.  No op here does; each changes only what its kernel made
 
 from __future__ import annotations
 
-from fuzzer.program.form_record import NO_BACKWARD, Form, custom_form, infer_none, infer_same, infer_same2
+from fuzzer.program.form_record import NO_BACKWARD, Form, Shrink, custom_form, infer_none, infer_same, infer_same2
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 FEATURE = "storage-swaps"
@@ -78,10 +78,11 @@ def _(x, site):
 OP = {op.name: op for op in OPS}
 
 
-#: the forms calling the ops: ``r_resize``'s operands have one shape, so its resize
-#: keeps the written argument's sizes
+#: the forms calling the ops, each toward the plain op of its kind: ``r_resize``'s
+#: operands have one shape, so its resize keeps the written argument's sizes
 FORMS: tuple[Form, ...] = (
-    custom_form(OP["r_resize"], 2, infer_same2(False), mutates=(0,), feature=FEATURE),
-    custom_form(OP["r_setw"], 1, infer_none, mutates=(0,), feature=FEATURE),
-    custom_form(OP["r_workspace"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD),
+    custom_form(OP["r_resize"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["r_setw"], 1, infer_none, mutates=(0,), feature=FEATURE, shrink=Shrink(("m_scale",), 3)),
+    custom_form(OP["r_workspace"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD, shrink=Shrink(("p_sin",), 3)),
 )

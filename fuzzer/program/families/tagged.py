@@ -22,9 +22,7 @@ so a call written without its site (a brief) still reads right.
 
 from __future__ import annotations
 
-import dataclasses
-
-from fuzzer.program.form_record import Form, custom_form, infer_same, infer_same2, op_text, same_dims
+from fuzzer.program.form_record import Form, Shrink, custom_form, infer_same, infer_same2, op_text, same_dims
 from fuzzer.program.op_record import MUTATING, CustomOp
 
 FEATURE = "tagged-ops"
@@ -113,19 +111,18 @@ def _infer3(t, attrs, m):
     return same_dims(t[0], t[2])
 
 
-def _tagged(form: Form, fits=None) -> Form:
-    """A tagged op's form: its result is operand 0."""
-    return dataclasses.replace(form, result_aliases=True, fits=fits)
-
-
-#: the forms calling the tagged ops; each result is operand 0
+# each toward the plain mutating op of its argument (its result read as the argument,
+# ``fuzzer.reduce.passes.rewrite``), a second buffer or operand dropped on the way
 FORMS: tuple[Form, ...] = (
-    _tagged(custom_form(OP["t_scale"], 1, infer_same, mutates=(0,), feature=FEATURE)),
-    _tagged(custom_form(OP["t_addto"], 2, infer_same2(True), mutates=(0,), feature=FEATURE)),
-    _tagged(custom_form(OP["t_sin_out"], 2, infer_same2(True), mutates=(0,), feature=FEATURE,
-                        render=_render_sin_out)),
-    _tagged(custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(0)),
-            fits=_same_dims),
-    _tagged(custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(1),
-                        form="t_split_out_hi"), fits=_same_dims),
+    custom_form(OP["t_scale"], 1, infer_same, mutates=(0,), feature=FEATURE, result_aliases=True,
+                shrink=Shrink(("m_scale",), 1)),
+    custom_form(OP["t_addto"], 2, infer_same2(True), mutates=(0,), feature=FEATURE, result_aliases=True,
+                shrink=Shrink(("m_addto", "m_scale", "t_scale"))),
+    custom_form(OP["t_sin_out"], 2, infer_same2(True), mutates=(0,), feature=FEATURE, render=_render_sin_out,
+                result_aliases=True, shrink=Shrink(("m_addto", "m_scale"))),
+    custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(0),
+                result_aliases=True, fits=_same_dims, shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 3)),
+    custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(1),
+                form="t_split_out_hi", result_aliases=True, fits=_same_dims,
+                shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 3)),
 )
