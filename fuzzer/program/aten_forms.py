@@ -9,6 +9,7 @@ A form here is plain tensor code: its category (``ATEN``, ``VIEW``, ``INPLACE``,
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
     CONSTANTS,
@@ -41,6 +42,12 @@ from fuzzer.program.storage import Affine
 
 GRAPH_BREAK = "graph-break"
 DATA_DEPENDENT = "data-dependent"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(GRAPH_BREAK, 0.25, "explicit torch._dynamo.graph_break() between statements (fullgraph=False)"),
+    Feature(DATA_DEPENDENT, 0.3, "sizes from data: masked_select, .item() feeding a slice, a custom op "
+            "whose fake impl uses new_dynamic_size()"),
+)
 
 
 def _slice_text(arg: str, dim: int, stop: str) -> str:

@@ -162,7 +162,6 @@ def registrable() -> list[str]:
     """The ops this torch can register: those of a family whose feature it cannot run
     are left out (``families.unavailable``, what ``features.unavailable`` says), so
     programs never call them."""
-    from fuzzer.program import families
     return [op.name for op in CUSTOM_OPS if op.feature is None or families.unavailable(op.feature) is None]
 
 

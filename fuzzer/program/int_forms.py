@@ -26,6 +26,7 @@ from overflow (inputs are standard normal, sizes small, a program short).
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
     INTEGER,
@@ -48,6 +49,12 @@ from fuzzer.program.form_record import (
 )
 
 INT_TENSORS = "int-tensors"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(INT_TENSORS, 0.25, "int64, int32, uint8 and bool values of aten forms: masks (comparisons, logic), "
+            "indices (argmax, stable argsort, nonzero), counts, view(dtype), integer arithmetic (floor "
+            "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
+)
 MASK, LONG, INT, BYTE = "bool", "int64", "int32", "uint8"
 #: the constant divisors of floor division and remainder: never 0 (an integer division
 #: by zero raises), and 2 and 3 tell floored from truncated division on negative values

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from fuzzer.program import sizes
 from fuzzer.program.aten_forms import DATA_DEPENDENT
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     CONSTANTS,
     COND,
@@ -38,6 +39,23 @@ from fuzzer.program.op_snippets import FIRST
 
 SIGNATURES = "signatures"
 HOPS = "hops"
+
+
+def _hops_unavailable() -> str | None:
+    """Higher-order ops need ``torch.cond`` and ``torch.compiler.nested_compile_region``."""
+    import torch
+
+    if not hasattr(torch, "cond") or not hasattr(torch.compiler, "nested_compile_region"):
+        return "this torch lacks torch.cond or torch.compiler.nested_compile_region"
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(SIGNATURES, 0.4, "custom ops with two results, Tensor?, float/int/bool scalars, Tensor[] "
+            "written, mutates_args='unknown'"),
+    Feature(HOPS, 0.15, "torch.cond branches and torch.compiler.nested_compile_region around custom calls",
+            unavailable=_hops_unavailable),
+)
 
 
 def _infer_rowsum(t, attrs, m):

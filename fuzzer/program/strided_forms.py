@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     VIEW,
     Form,
@@ -38,6 +39,12 @@ from fuzzer.program.form_record import (
 from fuzzer.program.storage import Affine, Footprint
 
 STRIDED_VIEWS = "strided-views"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(STRIDED_VIEWS, 0.25, "views with explicit strides: as_strided (a box of an input's storage), unfold "
+            "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
+            "view of its own storage whose elements are proven disjoint"),
+)
 
 #: how ``as_strided`` may cut a root dim ``d``: (first index, count, step), each inside
 #: ``[0, d)`` for every ``d >= 0``

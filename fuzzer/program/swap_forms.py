@@ -29,9 +29,11 @@ is found, like any break the program did not ask for.  None has a backward
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.families.swaps import FEATURE as STORAGE_SWAPS
 from fuzzer.program.form_record import ATEN, NO_BACKWARD, VIEW, Form, Shrink, infer_same, known_dim, need_rank, py_dim
 
-STORAGE_SWAPS = "storage-swaps"
+#: the feature is declared with the custom ops that swap storage (``families.swaps``)
+FEATURES: tuple = ()
 
 
 def _infer_head(t, attrs, m):

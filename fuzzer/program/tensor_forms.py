@@ -9,6 +9,7 @@ program without those features is drawn as before they existed.
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.storage import Affine
 from fuzzer.program.form_record import (
     ATEN,
@@ -40,6 +41,14 @@ from fuzzer.program.form_record import (
 
 VIEWS = "views"
 INDEXING = "indexing"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(VIEWS, 0.3, "view ops beyond slices: permute, select, a step slice, chunk, diagonal, movedim, "
+            "alias, squeeze"),
+    Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
+            "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
+            "in-place unary ops, lerp_"),
+)
 
 
 def _known_size(t, attrs, m, least: int = 0):

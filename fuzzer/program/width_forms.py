@@ -10,9 +10,15 @@ is a write to its operand; its footprint is its operand's (``fuzzer.program.stor
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import VIEW, Form, Illegal, Shrink, need_rank
 
 DTYPE_VIEWS = "dtype-views"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(DTYPE_VIEWS, 0.2, "view(dtype) to dtypes of another element size and back (bytes, int16 pairs of "
+            "them) over a view whose last dim has stride 1; writes through it"),
+)
 #: the dtypes a ``width_view`` passes through before it is viewed back (torch's rules,
 #: ``Tensor.view(dtype)``): its bytes (narrower: the last dim's stride must be 1, which
 #: ``Form.unit_last`` makes sure of), or its bytes then int16 pairs of them (wider: the

@@ -9,13 +9,13 @@ write it now, and carries all of it:
 * ``FORMS``: the statement forms that call them (or the first library's ops), each
   under the family's feature, built with ``fuzzer.program.form_record``'s builders
   from the op records themselves;
-* ``FEATURE`` and ``unavailable()`` (where a family has one feature and a torch may
-  lack it): the family's feature, and why this torch cannot run it (or None), which
-  ``features.unavailable`` answers with and by which the library leaves the family's
-  ops unregistered.
+* ``FEATURES``: the :class:`~fuzzer.program.feature_record.Feature` records of the
+  family's features (its ``FEATURE``, and any other), each with why this torch cannot
+  run it (``Feature.unavailable``), by which the library leaves the family's ops
+  unregistered; the feature registry (``fuzzer.program.features``) reads them here.
 
 A family imports the record modules, ``op_snippets`` and ``sizes``, never the library
-(``custom_ops``) or the form table: those read the families.
+(``custom_ops``), the form table or the feature registry: those read the families.
 
 ``MODULES`` lists each family once; the library's order is the first library's ops,
 then each family's, in this order, so a new family goes at the end and every earlier
@@ -35,10 +35,16 @@ OPS: tuple = tuple(op for module in MODULES for op in module.OPS)
 FORMS: tuple = tuple(form for module in MODULES for form in module.FORMS)
 
 
+#: every family's features
+FEATURES: tuple = tuple(feature for module in MODULES for feature in module.FEATURES)
+
+
 def unavailable(feature: str) -> str | None:
-    """Why this torch cannot run the family of ``feature`` (None: it can, or no family
-    has that feature)."""
-    for module in MODULES:
-        if getattr(module, "FEATURE", None) == feature and hasattr(module, "unavailable"):
-            return module.unavailable()
+    """Why this torch cannot run family feature ``feature`` (None: it can, or no family
+    declares it), read off the family's record without the feature registry, which the
+    library (``custom_ops.registrable``) may not import: the registry reads the forms,
+    which read the library."""
+    for declared in FEATURES:
+        if declared.name == feature:
+            return declared.unavailable()
     return None

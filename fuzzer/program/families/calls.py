@@ -15,6 +15,7 @@ defaults, and the call site is the keyword-only ``site``, written last at every 
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     CONSTANTS,
     Form,
@@ -29,6 +30,11 @@ from fuzzer.program.form_record import (
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 FEATURE = "op-calls"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
+            "defaulted arguments; two written arguments and two results"),
+)
 
 
 def _op(name: str, declaration: str, doc: str, calls: tuple[str, ...], source: str) -> CustomOp:

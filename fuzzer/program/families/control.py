@@ -28,6 +28,7 @@ judge them.  Every higher-order op here is one eager traces with Dynamo
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     COND,
     MAP,
@@ -49,6 +50,25 @@ from fuzzer.program.op_snippets import FIRST
 FEATURE = "hop-effects"
 #: how many times a loop body runs
 TRIPS = 3
+
+
+def _unavailable() -> str | None:
+    """Effects inside higher-order ops need ``torch.cond`` and the ``while_loop``, ``map``
+    and ``scan`` of ``torch._higher_order_ops``."""
+    import torch
+    import torch._higher_order_ops as hops
+
+    lacking = [op for op in ("while_loop", "map", "scan") if not callable(getattr(hops, op, None))]
+    if not hasattr(torch, "cond") or lacking:
+        return f"this torch lacks torch.cond or torch._higher_order_ops.{', '.join(lacking) or 'while_loop'}"
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.25, "effectful and mutating custom ops inside torch.cond branches, while_loop "
+            "bodies, map and scan; an op whose register_autograd backward logs an ORDERED effect",
+            unavailable=_unavailable),
+)
 
 OPS: tuple[CustomOp, ...] = (
     CustomOp("p_gradlog", PURE, doc="x * 1.5; its backward logs the gradient it is given (an ORDERED effect)",

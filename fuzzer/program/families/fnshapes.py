@@ -46,11 +46,19 @@ from __future__ import annotations
 
 from fuzzer.program.families.control import call
 from fuzzer.program.families.function import function_class
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, fits_same_dims, infer_same, infer_same2
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "function-shapes"
 OPS: tuple = ()
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "autograd.Function subclasses as libraries write them: two tensor arguments "
+            "(one value may be given as both), a gradient returned for each, an in-place add to the forward's "
+            "result, a backward that writes a clone of its gradient in place, a buffer kept on ctx that forward "
+            "and backward both write"),
+)
 
 
 def _pair(stmt, plain: bool) -> dict[str, str]:

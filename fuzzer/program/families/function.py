@@ -23,11 +23,17 @@ The family adds no op: it calls the first library's.
 from __future__ import annotations
 
 from fuzzer.program.families.control import call
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, infer_same
 from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "autograd-function"
 OPS: tuple = ()
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.25, "torch.autograd.Function subclasses whose forward and backward call "
+            "custom ops: pure, writing a fresh intermediate, writing its input marked dirty"),
+)
 
 
 def function_class(name: str, params: str, forward: list[str], backward: list[str]) -> str:

@@ -41,6 +41,7 @@ gradients.
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     CONSTANTS,
     NO_BACKWARD,
@@ -59,6 +60,27 @@ from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 #: the features of the family: the schemas, and a schema's result that is its argument
 FEATURE, ALIAS_FEATURE = "schemas", "schema-alias"
+
+
+def _alias_unavailable() -> str | None:
+    """A schema's returned alias needs ``torch.Tag.inplace``, an out overload's ``out``."""
+    import torch
+
+    lacking = [tag for tag in ("inplace", "out") if not hasattr(torch.Tag, tag)]
+    if lacking:
+        return (f"this torch lacks torch.Tag.{' and torch.Tag.'.join(lacking)}, without which an op's result "
+                "may not alias its argument (auto_functionalize.can_auto_functionalize)")
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "ops of hand-written schemas (Library.define / impl, torch.library.define): "
+            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?, "
+            "Tensor(a!)[]? given a list or None, a functional op with an .out overload tagged as its out variant"),
+    Feature(ALIAS_FEATURE, 0.3, "a hand-written schema whose result is its written first argument "
+            "(-> Tensor(a!), tagged torch.Tag.inplace), and an .out overload called with its buffer (tagged "
+            "torch.Tag.out)", unavailable=_alias_unavailable),
+)
 
 
 def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:

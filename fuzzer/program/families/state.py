@@ -18,6 +18,7 @@ any shape, and write the whole state element by element from it.
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import Form, Illegal, custom_form, op_text
 from fuzzer.program.op_record import MUTATING, CustomOp
 
@@ -27,6 +28,13 @@ MOMENTUMS = (0.1, 0.5, 0.9)
 #: the drawn indices ``k_put`` may write at (or ``"size"``: a binding's size modulo
 #: the cache's length)
 POSITIONS = ("size", 0, 1, 2)
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "a module whose state carries over from call to call (a KV cache of fixed "
+            "length written at a position, running statistics), through mutating custom ops; judged after each call",
+            seen_in=lambda p: bool(p.mode.module) and p.mode.carry),
+)
 
 
 def _op(name: str, doc: str, source: str) -> CustomOp:

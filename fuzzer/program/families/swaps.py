@@ -22,10 +22,19 @@ the argument as it was.  No op here does; each changes only what its kernel made
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import NO_BACKWARD, Form, Shrink, custom_form, infer_none, infer_same, infer_same2
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 FEATURE = "storage-swaps"
+
+#: the feature of these ops and of the storage swaps in a program (``swap_forms``)
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "set_ and resize_: a fresh tensor set onto a value's storage or a clone's, a "
+            "fresh result swapped onto another storage, a buffer grown from nothing or shrunk; custom ops "
+            "whose kernels resize their written argument to its own sizes, write it through a tensor set onto "
+            "its storage, or resize a workspace"),
+)
 
 
 def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:

@@ -22,6 +22,7 @@ so a call written without its site (a brief) still reads right.
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import Form, Shrink, custom_form, infer_same, infer_same2, op_text, same_dims
 from fuzzer.program.op_record import MUTATING, CustomOp
 
@@ -49,6 +50,13 @@ def unavailable() -> str | None:
     if not schema.endswith("-> Tensor(a0!)"):
         return f"this torch reads Tag.inplace otherwise: {schema}"
     return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "custom ops tagged torch.Tag.inplace (write their first argument and return it) "
+            "and torch.Tag.out (write keyword-only buffers and return them); later statements may read and "
+            "write through the returned alias", unavailable=unavailable),
+)
 
 
 def _op(name: str, doc: str, source: str) -> CustomOp:
