@@ -33,10 +33,12 @@ def test_a_custom_form_is_what_its_op_declares():
 
 def test_a_custom_form_s_fields_override_what_its_op_declares():
     wrapped = custom_form(FIRST["e_log"], 1, infer_same, form="log_twice", returns=True, grad=BACKWARD,
-                          category=EFFECTFUL, nested=True, shrink=Shrink(("e_log",), 3))
-    assert (wrapped.name, wrapped.custom, wrapped.returns, wrapped.grad, wrapped.nested) == (
-        "log_twice", "e_log", True, BACKWARD, True)
+                          nested=True, shrink=Shrink(("e_log",), 3))
+    assert (wrapped.name, wrapped.custom, wrapped.category, wrapped.returns, wrapped.grad, wrapped.nested) == (
+        "log_twice", "e_log", EFFECTFUL, True, BACKWARD, True)
     assert wrapped.shrink.simpler == ("e_log",) and wrapped.shrink.complexity == 3
+    # an out overload called with a buffer writes it, whatever its functional op declares
+    assert custom_form(FIRST["p_sin"], 2, infer_same, category=MUTATING).category == MUTATING
 
 
 def test_a_form_says_nothing_of_shrinking_unless_it_has_a_path():
