@@ -102,12 +102,39 @@ class Shrink:
 
 @dataclass(frozen=True)
 class Form:
+    """A statement form, all it knows of itself in one record.
+
+    The fields fall in groups, each read by its own stage: what the form is (``name``,
+    ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
+    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
+    (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``footprint``,
+    ``dense_root``, ``unit_last``); how it renders and what its text calls
+    (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
+    ``site_traced``); what it asks of the compiler and the contract (``hop``,
+    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
+    how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and
+    what the shrinker may make of it (``shrink``).  They stay one flat record because
+    each stage reads several groups by name; the shrinker's part, which this record
+    took over from the shrinker's own tables, is a record of its own.
+    """
+
+    #: the name a statement gives its form (``Stmt.form``), unique in the form table
     name: str
+    #: what it does to its operands: ``ATEN``, ``VIEW``, ``INPLACE``, ``CONTROL``, or
+    #: for a custom form what its op declares (``op_record.PURE``, ``MUTATING``,
+    #: ``EFFECTFUL``)
     category: str
+    #: how many tensor operands it takes
     arity: int
+    #: its typing: ``infer(operand dims, attrs, least sizes)`` gives the result's dims,
+    #: None for no result, or raises :class:`Illegal`
     infer: Callable[[list[Dims], dict, dict[str, int]], Dims | None]
+    #: its text: ``render(operand names, attrs, operand dims)`` is the Python
+    #: expression or statement it lowers to
     render: Callable[[list[str], dict, list[Dims]], str]
+    #: the operands it writes, by position
     mutates: tuple[int, ...] = ()
+    #: the library op it calls (``custom_ops.BY_NAME``), or None for an aten form
     custom: str | None = None
     #: whether the form defines a value (in-place aten ops and None-returning
     #: custom ops do not)
@@ -115,6 +142,8 @@ class Form:
     #: the feature (``fuzzer.program.features``) a program must have on to draw the
     #: form; None: every program may
     feature: str | None = None
+    #: whether its result has a backward (``BACKWARD``, ``NO_BACKWARD``): a form
+    #: without one may not read a value that requires grad (``fuzzer.program.grad``)
     grad: str = BACKWARD
     #: a ``torch.cond`` of two calls: one site per branch
     branches: bool = False
