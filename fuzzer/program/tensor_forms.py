@@ -1,6 +1,6 @@
 """The views and indexing of the tensor API, as statement forms.
 
-Beyond the handful of aten forms in ``forms``: torch's documented view ops ("Tensor
+Beyond the handful of aten forms in ``aten_forms``: torch's documented view ops ("Tensor
 Views") that alias their operand for every layout, and the indexing and in-place ops
 of the tensor API, each under a feature of its own (``views``, ``indexing``) so that a
 program without those features is drawn as before they existed.
