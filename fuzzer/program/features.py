@@ -23,7 +23,6 @@ import random
 from fuzzer import __version__
 from fuzzer.program import (
     aten_forms,
-    families,
     forms,
     int_forms,
     library_forms,

@@ -33,8 +33,6 @@ MODULES = (tagged, schemas, calls, control, function, swaps, state, fnshapes)
 OPS: tuple = tuple(op for module in MODULES for op in module.OPS)
 #: every family's statement forms, in library order
 FORMS: tuple = tuple(form for module in MODULES for form in module.FORMS)
-
-
 #: every family's features
 FEATURES: tuple = tuple(feature for module in MODULES for feature in module.FEATURES)
 
