@@ -14,11 +14,10 @@ from hypothesis import strategies as st
 from fuzzer.cli import main
 from fuzzer.judge.execute import run_checks, run_eager
 from fuzzer.program import codegen, features, forms
-from fuzzer.program.form_record import COND, INPLACE, VIEW
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.form_record import COND, INPLACE, TWIN, VIEW
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.program.ir import DTYPES, DYNAMIC_MODES, MARKS, Mode, check
-from fuzzer.program.form_record import TWIN
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

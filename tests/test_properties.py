@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import codegen
-from fuzzer.program.form_record import Illegal
 from fuzzer.program import features as feats
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case, InvalidProgram, check
 

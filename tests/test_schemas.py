@@ -14,8 +14,8 @@ import torch
 from helpers import case, prog, run_pass, stays_while
 
 from fuzzer.program import codegen, custom_ops, features, forms, liveness, sources
-from fuzzer.program.form_record import Form
 from fuzzer.program.families import calls, schemas
+from fuzzer.program.form_record import Form
 from fuzzer.program.ir import InvalidProgram, check
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.rewrite import statement_edits

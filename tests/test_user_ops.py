@@ -29,8 +29,8 @@ from fuzzer.corpus.store import load
 from fuzzer.judge import contract
 from fuzzer.judge.observe import Event, Run
 from fuzzer.program import codegen, forms
-from fuzzer.program.form_record import BACKWARD
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.form_record import BACKWARD
 from fuzzer.program.generate import OpSet, generate
 from fuzzer.program.ir import Case, Mode, Program
 from fuzzer.program.liveness import live_statements

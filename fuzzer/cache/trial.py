@@ -24,8 +24,8 @@ from fuzzer.judge.contract import STALE_CACHE, Verdict, bug_class
 from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialResult
 from fuzzer.limits import CACHE
 from fuzzer.program import codegen
-from fuzzer.program.form_record import ATEN, VIEW
 from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.form_record import ATEN, VIEW
 from fuzzer.program.generate import CATEGORY_WEIGHTS, derive_seed, generate
 from fuzzer.program.ir import Case
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
-from fuzzer.program.form_record import INPLACE, VIEW, Illegal
 from fuzzer.program.custom_ops import MUTATING
+from fuzzer.program.form_record import INPLACE, VIEW, Illegal
 from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
 from fuzzer.reduce.edits import remove_statements

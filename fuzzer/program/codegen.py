@@ -13,8 +13,8 @@ import linecache
 
 from fuzzer.program import custom_ops, features, forms
 from fuzzer.program.form_record import REGION
-from fuzzer.program.library_forms import region_function
 from fuzzer.program.ir import Program, check
+from fuzzer.program.library_forms import region_function
 
 FUNCTION_NAME = "program"
 #: the class of a program that is a module (``Mode.module``); ``program`` is an instance

@@ -34,8 +34,8 @@ is illegal.
 
 from __future__ import annotations
 
-from fuzzer.program.form_record import Form, Illegal
 from fuzzer.program.dtypes import is_exact
+from fuzzer.program.form_record import Form, Illegal
 
 
 class ExactRules:

@@ -48,8 +48,8 @@ from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
 from fuzzer.program import forms, layouts, sizes, sources, storage, windows
-from fuzzer.program.form_record import Illegal
 from fuzzer.program import mode as mode_
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.func_grad import grad_rules

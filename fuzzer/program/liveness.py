@@ -13,8 +13,8 @@ is kept by nothing the program asks.
 from __future__ import annotations
 
 from fuzzer.program import forms
-from fuzzer.program.form_record import COND
 from fuzzer.program.custom_ops import PURE
+from fuzzer.program.form_record import COND
 from fuzzer.program.ir import Program, Typing, check
 
 
