@@ -30,6 +30,7 @@ from fuzzer.judge import contract
 from fuzzer.judge.observe import Event, Run
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.form_record import BACKWARD
 from fuzzer.program.generate import OpSet, generate
 from fuzzer.program.ir import Case, Mode, Program
 from fuzzer.program.liveness import live_statements
@@ -433,7 +434,7 @@ def test_an_op_that_writes_and_has_an_effect_is_judged_both_ways(tricky):
 
 
 def test_a_users_backward_is_differentiated_through(tricky):
-    assert library.op("tricky::double").backward and forms.form("tricky::double").grad == forms.BACKWARD
+    assert library.op("tricky::double").backward and forms.form("tricky::double").grad == BACKWARD
     grad = dataclasses.replace(prog({"x0": ("s0",)}, [("tricky::double", ["x0"], "v0", {"site": 0})],
                                     outputs=["v0"]), mode=Mode(grad=True))
     c = _user_case(grad)

@@ -23,8 +23,9 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import STALE_CACHE, Verdict, bug_class
 from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialResult
 from fuzzer.limits import CACHE
-from fuzzer.program import codegen, forms
+from fuzzer.program import codegen
 from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.form_record import ATEN, VIEW
 from fuzzer.program.generate import CATEGORY_WEIGHTS, derive_seed, generate
 from fuzzer.program.ir import Case
 
@@ -41,7 +42,7 @@ CACHE_WEIGHTS = {c: (0 if c == EFFECTFUL else w) for c, w in CATEGORY_WEIGHTS.it
 #: and a share of them write nothing, so that gradients can be taken (the
 #: ``backward-changed`` variant): an input that requires grad cannot be written in
 #: place, and the mutating ops have no backward
-GRAD_WEIGHTS = {c: (w if c in (PURE, forms.ATEN, forms.VIEW) else 0) for c, w in CATEGORY_WEIGHTS.items()}
+GRAD_WEIGHTS = {c: (w if c in (PURE, ATEN, VIEW) else 0) for c, w in CATEGORY_WEIGHTS.items()}
 
 
 def cache_case(program_seed: int) -> Case:

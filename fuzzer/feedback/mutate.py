@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
 from fuzzer.program.custom_ops import MUTATING
+from fuzzer.program.form_record import INPLACE, VIEW, Illegal
 from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
 from fuzzer.reduce.edits import remove_statements
@@ -113,7 +114,7 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
             continue
         try:
             out = form.infer(dims, stmt.attrs, program.sym_min)
-        except forms.Illegal:
+        except Illegal:
             continue
         if out != want:
             continue
@@ -125,14 +126,14 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 def write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     """An in-place write (an aten one or a mutating custom op) to a value, anywhere: a
     call that writes (not a mutating op's call that writes nothing, ``s_opt_none``)."""
-    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING), keep=lambda f: bool(f.mutates))
+    grown = _grow(case, rng, ctx, (INPLACE, MUTATING), keep=lambda f: bool(f.mutates))
     return None if grown is None else grown[0]
 
 
 def view_write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     """A view of a value, and a write through it right after: the write must reach the
     base (and everything else that views it)."""
-    grown = _grow(case, rng, ctx, (forms.VIEW,))
+    grown = _grow(case, rng, ctx, (VIEW,))
     if grown is None:
         return None
     viewed, k, view = grown
@@ -140,7 +141,7 @@ def view_write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
         return None
     draft = generate.draft_at(viewed.program, k + 1, rng, ctx.limits)
     table = generate.forms_by_category(ctx.on | frozenset(viewed.program.features()), ctx.ops)
-    writers = [f for c in (forms.INPLACE, MUTATING) for f in table.get(c, ()) if 0 in f.mutates]
+    writers = [f for c in (INPLACE, MUTATING) for f in table.get(c, ()) if 0 in f.mutates]
     rng.shuffle(writers)
     for form in writers[:FEEDBACK.attempts]:
         stmt = generate.propose(form, draft, view.out)
@@ -355,7 +356,7 @@ def mutate(name: str, case: Case, rng: random.Random, ctx: Context) -> Case | No
     change or its result breaks a rule of the IR (discarded at once)."""
     try:
         mutant = MUTATIONS[name].apply(case, rng, ctx)
-    except (InvalidProgram, forms.Illegal):
+    except (InvalidProgram, Illegal):
         return None
     if mutant is None or mutant == case or not within_limits(mutant):
         return None

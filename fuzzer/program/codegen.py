@@ -12,7 +12,9 @@ import functools
 import linecache
 
 from fuzzer.program import custom_ops, features, forms
+from fuzzer.program.form_record import REGION
 from fuzzer.program.ir import Program, check
+from fuzzer.program.library_forms import region_function
 
 FUNCTION_NAME = "program"
 #: the class of a program that is a module (``Mode.module``); ``program`` is an instance
@@ -39,7 +41,7 @@ KEEP_REGIONS = '{k: False for k in ("inline_single_use_invoke_subgraph",) if has
 
 
 def has_regions(program: Program) -> bool:
-    return any(forms.form(s.form).hop == forms.REGION for s in program.body)
+    return any(forms.form(s.form).hop == REGION for s in program.body)
 
 
 def needs_step(program: Program) -> bool:
@@ -99,7 +101,7 @@ def _regions(program: Program, plain: bool = False) -> list[str]:
         name = form.custom
         if stmt.form != f"in_region_{name}":
             continue
-        function = forms.region_function(name, stmt.site)
+        function = region_function(name, stmt.site)
         call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t{'' if plain else f', {stmt.site}'})"
         body = f"return {call}" if custom_ops.BY_NAME[name].returns else call
         out[function] = f"@torch.compiler.nested_compile_region\ndef {function}(t):\n    {body}\n"
@@ -235,7 +237,7 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
         form = forms.form(stmt.form)
         dims = [typing.dims[a] for a in stmt.args]
         # a region's or a helper's call names its site, not passes it
-        if plain and stmt.sites and form.hop != forms.REGION and form.helpers is None:
+        if plain and stmt.sites and form.hop != REGION and form.helpers is None:
             expr = _without_sites(stmt, form, list(stmt.args), dims)
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)

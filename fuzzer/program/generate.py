@@ -21,6 +21,7 @@ from fuzzer.program import bindings, buffers, drawn_mode, forms, layouts, source
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -31,13 +32,13 @@ CATEGORY_WEIGHTS = {
     PURE: 4,
     MUTATING: 4,
     EFFECTFUL: 3,
-    forms.ATEN: 4,
-    forms.VIEW: 3,
-    forms.INPLACE: 3,
+    ATEN: 4,
+    VIEW: 3,
+    INPLACE: 3,
     # only drawn when a feature turns its forms on (graph breaks, integer forms)
-    forms.CONTROL: 1,
-    forms.INTEGER: 8,
-    forms.INTEGER_SOURCE: 3,
+    CONTROL: 1,
+    INTEGER: 8,
+    INTEGER_SOURCE: 3,
 }
 
 
@@ -87,19 +88,19 @@ class FormDraw:
     category by its weight, then one of its forms, each as likely.  Only categories
     with a weight and a form take part, in the order given."""
 
-    by_category: dict[str, list[forms.Form]]
+    by_category: dict[str, list[Form]]
     categories: tuple[str, ...]
     weights: tuple[float, ...]
 
     @classmethod
-    def of(cls, by_category: dict[str, list[forms.Form]], categories=tuple(CATEGORY_WEIGHTS),
+    def of(cls, by_category: dict[str, list[Form]], categories=tuple(CATEGORY_WEIGHTS),
            table: dict | None = None) -> FormDraw:
         """``categories`` of ``by_category`` weighted by ``table`` (``CATEGORY_WEIGHTS``)."""
         table = CATEGORY_WEIGHTS if table is None else table
         usable = tuple(c for c in categories if table.get(c) and by_category.get(c))
         return cls(by_category, usable, tuple(table[c] for c in usable))
 
-    def __call__(self, rng: random.Random) -> forms.Form:
+    def __call__(self, rng: random.Random) -> Form:
         return rng.choice(self.by_category[rng.choices(self.categories, weights=self.weights)[0]])
 
 
@@ -121,14 +122,14 @@ class OpSet:
     #: size at 1 or more
     nonempty: tuple[str, ...] = ()
 
-    def admits(self, form: forms.Form) -> bool:
+    def admits(self, form: Form) -> bool:
         return form.custom is None or (form.custom in self.user if not form.site_traced else self.builtin)
 
 
 BUILTIN = OpSet()
 
 
-def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
+def _attrs_for(form: Form, st: _State, dims0: Dims) -> dict:
     """A new statement's attributes: the form's own (``Form.draw``), then ``no_grad``."""
     attrs = form.draw(st.rng, dims0, f"u{st.next_value}") if form.draw is not None else {}
     if st.grad is not None and st.rng.random() < GEN.no_grad_share:
@@ -136,7 +137,7 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
     return attrs
 
 
-def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | None:
+def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
     """One attempt at a legal statement of ``form`` over the current values (``first``:
     its first operand, where a mutation chooses it; the generator draws it)."""
     if form.arity == 0:
@@ -160,7 +161,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         want = st.dims[first]
         def fits(v: str) -> bool:
             d = st.dims[v]
-            if form.name in forms.BROADCAST_FORMS:
+            if form.broadcasts:
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
@@ -180,7 +181,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         if form.sites == 2:
             attrs["site2"] = st.next_site + 1
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
-    except forms.Illegal:
+    except Illegal:
         return None
     if out_dims is not None and len(out_dims) > st.max_rank:
         return None
@@ -188,12 +189,12 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
     stmt = Stmt(form.name, tuple(args), out, attrs)
     try:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
-    except forms.Illegal:
+    except Illegal:
         return None
     return stmt if _grad_admits(stmt, form, st) else None
 
 
-def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[str] | None:
+def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
     """Operands for a form that says which fit (a user's op), picked one at a time:
     each must fit with those before it, and a written operand shares storage with no
     other (``first``: the first one, chosen by a mutation)."""
@@ -217,14 +218,14 @@ def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[st
     return args
 
 
-def _grad_admits(stmt: Stmt, form: forms.Form, st: _State) -> bool:
+def _grad_admits(stmt: Stmt, form: Form, st: _State) -> bool:
     """Autograd allows the statement (always, when the program takes no gradients);
     when it does, the statement is recorded as committed."""
     if st.grad is None:
         return True
     try:
         st.grad.admit(stmt, form, st.root, st.inputs)
-    except forms.Illegal:
+    except Illegal:
         return False
     return True
 
@@ -242,7 +243,7 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
 
 #: the forms after which the generator tries a use of the integer or mask just made: its
 #: makers from floats and the integer forms that make another (a mask's bytes, a count)
-INTEGER_MAKERS = (forms.INTEGER_SOURCE, forms.INTEGER)
+INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
 
 
 def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
@@ -270,9 +271,9 @@ def _commit(stmt: Stmt, st: _State) -> None:
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
-def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw, by category."""
-    table: dict[str, list[forms.Form]] = {}
+    table: dict[str, list[Form]] = {}
     for f in forms.FORMS.values():
         if (f.feature is None or f.feature in on) and ops.admits(f):
             table.setdefault(f.drawn_as or f.category, []).append(f)
@@ -311,12 +312,12 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     return st
 
 
-def propose(form: forms.Form, draft: _State, first: str | None = None) -> Stmt | None:
+def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
     """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
     return _propose(form, draft, first)
 
 
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
     return _forms_by_category(on, ops)
 
@@ -387,7 +388,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
             elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(forms.INTEGER, ()))
+                again = _use(stmt, st, by_category.get(INTEGER, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None

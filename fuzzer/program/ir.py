@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from fuzzer.program import dtypes as dtypes_
 from fuzzer.program import forms, layouts, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.func_grad import grad_rules
@@ -219,19 +220,19 @@ def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dim
                      prints: dict) -> None:
     """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
     its dims; a view to another element size (``Form.unit_last``) a view of one whose
-    last dim has stride 1.  Raises ``forms.Illegal``."""
+    last dim has stride 1.  Raises ``form_record.Illegal``."""
     if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
                                and prints[stmt.args[0]].unit_last()):
-        raise forms.Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
                             "over contiguous, along its last dim")
     if not form.dense_root:
         return
     base = root[stmt.args[0]]
     if base not in dense:
-        raise forms.Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
                             "contiguous")
     if stmt.attrs.get("base") != list(dims[base]):
-        raise forms.Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+        raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
 
 
 def check(program: Program) -> Typing:
@@ -273,34 +274,34 @@ def check(program: Program) -> Typing:
         try:
             form = forms.form(stmt.form)
             if len(stmt.args) != form.arity:
-                raise forms.Illegal(f"{form.name} takes {form.arity} operands")
+                raise Illegal(f"{form.name} takes {form.arity} operands")
             for a in stmt.args:
                 if a not in dims:
-                    raise forms.Illegal(f"operand {a} is not defined")
+                    raise Illegal(f"operand {a} is not defined")
             check_dtypes(stmt, form, dtypes, program.mode)
             if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):
-                raise forms.Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
+                raise Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
                                     "cannot be")
             exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
             storage.check_writes(stmt, form, root, prints, program.sym_min)
             swaps.check(stmt, form, root, inputs)
             if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
-                raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
+                raise Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
             check_dense_root(stmt, form, root, dims, dense, prints)
             _check_sites(stmt, form, calls)
             if form.once and any(s.form == stmt.form for s in program.body[:n]):
-                raise forms.Illegal(f"{form.name} is called once at most")
+                raise Illegal(f"{form.name} is called once at most")
             size = stmt.attrs.get("size")
             if size is not None:
                 if not isinstance(size, str) or not sizes.is_unbacked(size) or size in unbacked:
-                    raise forms.Illegal(f"a size from data needs a fresh name, got {size!r}")
+                    raise Illegal(f"a size from data needs a fresh name, got {size!r}")
                 unbacked.add(size)
             if stmt.attrs.get("no_grad") and grad is None:
-                raise forms.Illegal("no_grad outside a program that takes gradients")
+                raise Illegal("no_grad outside a program that takes gradients")
             out_dims = form.infer([dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
             if grad is not None:
                 grad.admit(stmt, form, root, inputs)
-        except (forms.Illegal, ValueError) as exc:
+        except (Illegal, ValueError) as exc:
             raise InvalidProgram(f"statement {n} ({stmt.form}): {exc}") from exc
         if (out_dims is None) != (stmt.out is None):
             raise InvalidProgram(f"statement {n} ({stmt.form}): result/no-result mismatch")
@@ -329,14 +330,14 @@ def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:
     """Every operand has the dtype the form takes there; a program that takes
-    gradients carries no tensor of a fixed dtype.  Raises ``forms.Illegal``."""
+    gradients carries no tensor of a fixed dtype.  Raises ``form_record.Illegal``."""
     for k, a in enumerate(stmt.args):
         want = form.operand_dtype(k)
         if dtypes[a] != want:
-            raise forms.Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
+            raise Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
                                 f"{want or 'the program dtype'} there")
     if mode.grad and form.fixes_dtypes:
-        raise forms.Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
+        raise Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
                             "carries floating tensors only")
 
 
@@ -344,18 +345,18 @@ def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:
     """Each call site is new, or the whole statement repeats the one that has it."""
     if not form.is_custom:
         if stmt.sites:
-            raise forms.Illegal(f"{form.name} is not a call and has no site")
+            raise Illegal(f"{form.name} is not a call and has no site")
         return
     wanted = form.sites
     if len(stmt.sites) != wanted or not all(isinstance(x, int) for x in stmt.sites):
-        raise forms.Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
+        raise Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
     if len(set(stmt.sites)) != wanted:
-        raise forms.Illegal("the branches of a call need different sites")
+        raise Illegal("the branches of a call need different sites")
     earlier = {calls[x] for x in stmt.sites if x in calls}
     if earlier:
         first = next(iter(earlier))
         if len(earlier) > 1 or (first.form, first.args, first.attrs) != (stmt.form, stmt.args, stmt.attrs):
-            raise forms.Illegal(f"site {stmt.sites} repeats, but not as an identical call")
+            raise Illegal(f"site {stmt.sites} repeats, but not as an identical call")
     for x in stmt.sites:
         calls.setdefault(x, stmt)
 

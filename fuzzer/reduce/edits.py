@@ -94,16 +94,18 @@ def canonical_case(case: Case) -> Case:
 
 
 def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
+    """``stmt`` rewritten into form ``simpler``: its sites and ``no_grad`` mark kept, the
+    attributes the form starts with (``Shrink.start``) and those it keeps from the
+    statement it was (``Form.kept_attrs``, else their simplest values)."""
     form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
     if form.sites == 2 and "site2" in stmt.attrs:  # a Function toward one of fewer operands
         attrs["site2"] = stmt.attrs["site2"]
     if stmt.attrs.get("no_grad"):
         attrs["no_grad"] = True
-    if simpler in ("mul_", "scale"):
-        attrs["c"] = SIMPLEST_ATTRS["c"]
-    if form.draw is forms.draw_dim:  # a view along a dim keeps the one it had
-        attrs["dim"] = stmt.attrs.get("dim", SIMPLEST_ATTRS["dim"])
+    attrs.update(form.shrink.start)
+    for key in form.kept_attrs:
+        attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS[key])
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
