@@ -86,7 +86,7 @@ def test_spots_name_values_gradients_inputs_and_sites_in_the_programs_names():
 
 
 def test_a_tagged_ops_result_stands_for_its_operand():
-    """A shrink may read a tagged op's operand where its result was (``operand_for_result``),
+    """A shrink may read a tagged op's operand where its result was (``rewire.read_as_operand``),
     so a wrong returned result is the finding's own spot as its operand too."""
     p = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0})], outputs=["v0"])
     wrong = [Divergence(contract.WRONG_OUTPUT, 0, "output 0", "", ("values",), (Place(OUTPUT, 0),))]

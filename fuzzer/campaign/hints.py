@@ -26,6 +26,7 @@ not this.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from fuzzer.corpus.bugs import BugKey, Does, mode_words
@@ -33,7 +34,8 @@ from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import keeping_forms, reading_operand, with_mode
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.reduce.edits import keeping_forms, with_mode
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
@@ -68,7 +70,7 @@ def toward(case: Case, does: Does) -> list[Case]:
     for n in reversed(range(len(kept.program.body))):
         stmt = bold.program.body[n]
         if stmt.form not in does.forms and stmt.out is not None and stmt.args:
-            bold = reading_operand(bold, n)
+            bold = dataclasses.replace(bold, program=read_as_operand(bold.program, n))
     return [_simpler_mode(bold, does.mode), _simpler_mode(kept, does.mode)]
 
 

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from fuzzer.program import forms
 from fuzzer.program.ir import Case, InvalidProgram, Stmt, check
-from fuzzer.reduce.edits import operand_for_result, simpler_stmt, unused, with_program
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.reduce.edits import simpler_stmt, unused, with_program
 from fuzzer.reduce.order import SIMPLEST_ATTRS, simpler_forms
 from fuzzer.reduce.passes.base import Candidates, State, first_taken_then_again
 
@@ -66,7 +67,7 @@ def simpler_ops(case: Case, n: int) -> Iterator[Case]:
         new = simpler_stmt(stmt, simpler)
         if new.out is None and stmt.out is not None and not unused(p, stmt.out):
             if forms.form(stmt.form).result_aliases:
-                yield dataclasses.replace(case, program=operand_for_result(p, n, new))
+                yield dataclasses.replace(case, program=read_as_operand(p, n, new))
             continue
         yield replace_stmt(case, n, new)
 
