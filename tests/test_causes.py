@@ -156,3 +156,29 @@ def test_a_finding_whose_cause_the_probes_show_is_not_taken_for_a_held_key_of_it
     assert recognised() is None
     answers["twins"] = STAYS
     assert recognised() is not None
+
+
+TAGGED = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0}), ("m_scale", ["v0"], None, {"site": 1})])
+
+
+@pytest.mark.parametrize("untagged, stage, shown", [
+    (GONE, "aot_eager", "tagged-result"),   # needs the tagged op's aliasing result
+    (STAYS, "aot_eager", ""),               # the plain op shows it too: not the result's
+    (GONE, "inductor", ""),                 # not functionalization's: asked at aot_eager only
+])
+def test_a_wrong_value_gone_with_the_tagged_op_made_plain_is_the_tagged_result(untagged, stage, shown):
+    def rule(c, within):
+        return untagged if "t_scale" not in _forms(c) else STAYS
+    probe = TableProbe(case(TAGGED), contract.WRONG_MUTATION, rule)
+    assert causes.shown(probe, stage) == shown
+    assert [(s.form, s.args) for s in causes._untagged(case(TAGGED)).program.body] == [
+        ("m_scale", ("x0",)), ("m_scale", ("x0",))]
+
+
+def test_the_corpus_tagged_write_is_gone_with_the_plain_op_on_aot_eager():
+    """``v0 = t_scale(x0); m_scale(v0)``: functionalization returns ``v0`` fresh, so the second
+    write misses ``x0`` (one real compile each, ``aot_eager``: no Inductor)."""
+    entry = load(CORPUS / "wrong-mutation-db8779b2c287.json")
+    probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu", spots=entry.spots)
+    assert probe.outcome("aot_eager") is STAYS
+    assert causes.shown(probe, "aot_eager") == "tagged-result"

@@ -22,6 +22,12 @@ compiles whose answers rule out what else could remove the bug.
   effect.  One key per higher-order op, whose code threads (or does not thread) its
   own tokens.  A ``map``'s body without an effect is ``map_sin``, a form no program
   draws (``form.TWIN``).
+- ``tagged-result``: a wrong value at ``aot_eager`` (functionalization) gone with each
+  tagged op (its result the operand it writes: ``Form.result_aliases``) made the plain
+  mutating call of that operand, its result read as the operand
+  (``rewire.read_as_operand``): functionalization returns a tagged op's result as a
+  fresh tensor, so a write through it never reaches the argument (a wrong value
+  returned, or written to an input: one cause, split by what each program does).
 - ``effect-edge``: a reordering of ORDERED effects on Inductor that is gone with the
   edge Inductor records between consecutive effectful kernels taken as meant
   (``edges.py``: ``with_effects``'s lowering records the dependency on the previous
@@ -42,7 +48,9 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.program import forms
 from fuzzer.program.ir import Case, InvalidProgram, Stmt
+from fuzzer.program.rewire import read_as_operand
 from fuzzer.triage import edges
+from fuzzer.triage.family import VALUE_KINDS
 from fuzzer.triage.probe import Outcome, Probe
 
 #: the family part of a cause's key: one bug whatever symptoms it shows
@@ -114,6 +122,40 @@ def _shown_in_body(hop: str) -> Callable[[Probe, str], bool]:
     return shown
 
 
+def _tagged_result(case: Case, kind: str, stage: str) -> bool:
+    return kind in VALUE_KINDS and stage == "aot_eager" and any(
+        forms.form(stmt.form).result_aliases for stmt in case.program.body)
+
+
+def _untagged(case: Case) -> Case | None:
+    """``case`` with each call whose result is the operand it writes (a tagged op's) made
+    the plain mutating call of that operand (its form's first simpler form that returns
+    nothing), every later read of the result reading the operand; None where a form has
+    no such plain form or the IR refuses the case."""
+    program = case.program
+    for n in reversed(range(len(program.body))):
+        stmt = program.body[n]
+        form = forms.form(stmt.form)
+        if not form.result_aliases:
+            continue
+        plain = next((forms.form(name) for name in form.shrink.simpler if not forms.form(name).returns), None)
+        if plain is None:
+            return None
+        call = Stmt(plain.name, stmt.args[:plain.arity], None, {"site": stmt.attrs["site"]} if "site" in stmt.attrs else {})
+        program = read_as_operand(program, n, call)
+    untagged = dataclasses.replace(case, program=program)
+    try:
+        untagged.validate()
+    except InvalidProgram:
+        return None
+    return untagged
+
+
+def _shown_tagged(probe: Probe, stage: str) -> bool:
+    untagged = _untagged(probe.case)
+    return untagged is not None and probe.outcome(stage, case=untagged) is Outcome.GONE
+
+
 def _reordered_on_inductor(case: Case, kind: str, stage: str) -> bool:
     return kind == contract.EFFECT_LOG and stage == "inductor" and edges.available()
 
@@ -136,6 +178,11 @@ CAUSES: tuple[Cause, ...] = (
     Cause("effect-in-map", "an ORDERED effect inside a map body: the token its functionalized body "
           "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("map_tap").hop),
           _shown_in_body(forms.form("map_tap").hop)),
+    Cause("tagged-result", "a tagged custom op's result (Tag.inplace's argument, Tag.out's buffer, a schema's "
+          "-> Tensor(a!)) is returned from functionalization as a fresh tensor, not as an alias of what it wrote, "
+          "so a write through it, or a read of it after a write, misses the other",
+          "gone at aot_eager with the plain mutating op in its place and its result read as the operand it writes",
+          _tagged_result, _shown_tagged),
     Cause("effect-edge", "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
           "gone with the edge read under the operation's name as well, for one compile (fuzzer/triage/edges.py)",
