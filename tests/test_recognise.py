@@ -499,10 +499,11 @@ class _RuleProbe(FakeProbe):
 
 
 def _tagged_finding():
-    """``v0 = p_sin(x0); v1 = t_scale(x0); v1.mul_(0.5); return (v0, x0)``: a wrong value at
-    ``aot_eager`` (a stand-in's), whatever ``p_sin`` does."""
-    p = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("t_scale", ["x0"], "v1", {"site": 1}),
-                               ("mul_", ["v1"], None, {"c": 0.5})], outputs=["v0"])
+    """``v0 = p_sin(x0); m_scale(x0); x0.mul_(0.5); return (v0,)``: a wrong value at
+    ``aot_eager`` (a stand-in's), whatever ``p_sin`` does; no cause of
+    ``fuzzer.triage.causes`` applies to it."""
+    p = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("m_scale", ["x0"], None, {"site": 1}),
+                               ("mul_", ["x0"], None, {"c": 0.5})], outputs=["v0"])
     div = contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values", ("values",))
     return Finding(contract.WRONG_MUTATION, case(p), [div], "cpu", "aot_eager")
 
@@ -528,18 +529,18 @@ def _recognise_cut(finding, keys):
 
 
 def test_a_key_of_forms_is_not_read_off_a_program_that_does_more_than_its_bug_needs(monkeypatch):
-    """The issue's case: the held ``{does mul_, p_sin, t_scale}`` is not this finding's bug
-    when the program without ``p_sin`` still shows it (its own key is ``{does mul_, t_scale}``)."""
+    """The issue's shape: a held ``{does m_scale, mul_, p_sin}`` is not this finding's bug when
+    the program without ``p_sin`` still shows it (its own key is ``{does m_scale, mul_}``)."""
     monkeypatch.setattr(recognition, "Probe", _RuleProbe)
     FakeProbe.asked = []
     finding = _tagged_finding()
-    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_"} <= {s.form for s in c.program.body})
-    held = _stage_key(finding, {"p_sin", "t_scale", "mul_"})
-    assert held.endswith("{does mul_, p_sin, t_scale}")
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_"} <= {s.form for s in c.program.body})
+    held = _stage_key(finding, {"p_sin", "m_scale", "mul_"})
+    assert held.endswith("{does m_scale, mul_, p_sin}")
     assert _recognise_cut(finding, [held]) is None
     assert any(cut for _, cut, _ in FakeProbe.asked)  # a cut was compiled
     # the bug held with p_sin's part in it is this one where the cut without p_sin loses it
-    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
     assert _recognise_cut(finding, [held]) is not None
 
 
@@ -549,7 +550,7 @@ def test_a_key_only_triage_of_a_repeat_reads_its_forms_only_off_a_program_nothin
     for its key alone; a key that reads its program is then taken for a held one only
     where no cut of the program still shows the bug, as recognition asks."""
     finding = _tagged_finding()
-    held_key = _stage_key(finding, {"p_sin", "t_scale", "mul_"})
+    held_key = _stage_key(finding, {"p_sin", "m_scale", "mul_"})
     pair = "corrupted-value|values @ inductor:remove_noop_ops+reinplace_inplaceable_ops"
 
     def stub(entry, config, seconds_left=None, errors=None, key_only=False):
@@ -560,8 +561,8 @@ def test_a_key_only_triage_of_a_repeat_reads_its_forms_only_off_a_program_nothin
     monkeypatch.setattr(recognition, "Probe", _RuleProbe)
     monkeypatch.setattr(entries, "Probe", _RuleProbe)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
-    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_"} <= {s.form for s in c.program.body})
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_"} <= {s.form for s in c.program.body})
     assert entries.counted_only(finding, 0, config, {held_key: 3, pair: 3}) is None
-    _RuleProbe.needs = staticmethod(lambda c: {"t_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
     counted = entries.counted_only(finding, 0, config, {held_key: 3, pair: 3})
     assert counted is not None and key_of(counted) == held_key

@@ -63,6 +63,8 @@ class Cause:
 
     #: its name, the blame of its key
     name: str
+    #: what went wrong, as an issue's title says it
+    title: str
     #: what went wrong in torch, in words (titles, reports)
     words: str
     #: what its probes showed, in words (reports)
@@ -169,21 +171,26 @@ BODY_PROBES = ("gone with the effect's bare call in its place, and gone with the
                "body without an effect")
 #: every cause, in the order they are asked; the first shown is the key
 CAUSES: tuple[Cause, ...] = (
-    Cause("effect-in-cond", "an ORDERED effect inside a torch.cond branch: the token its functionalized body "
+    Cause("effect-in-cond", "the effect token of an ORDERED custom op inside a torch.cond branch is not threaded",
+          "an ORDERED effect inside a torch.cond branch: the token its functionalized body "
           "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("cond_tap").hop),
           _shown_in_body(forms.form("cond_tap").hop)),
-    Cause("effect-in-while_loop", "an ORDERED effect inside a while_loop body: the token its functionalized body "
+    Cause("effect-in-while_loop", "the effect token of an ORDERED custom op inside a while_loop body is not threaded",
+          "an ORDERED effect inside a while_loop body: the token its functionalized body "
           "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("while_tap").hop),
           _shown_in_body(forms.form("while_tap").hop)),
-    Cause("effect-in-map", "an ORDERED effect inside a map body: the token its functionalized body "
+    Cause("effect-in-map", "the effect token of an ORDERED custom op inside a map body is not threaded",
+          "an ORDERED effect inside a map body: the token its functionalized body "
           "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("map_tap").hop),
           _shown_in_body(forms.form("map_tap").hop)),
-    Cause("tagged-result", "a tagged custom op's result (Tag.inplace's argument, Tag.out's buffer, a schema's "
+    Cause("tagged-result", "a tagged custom op's result is not an alias of the argument it writes",
+          "a tagged custom op's result (Tag.inplace's argument, Tag.out's buffer, a schema's "
           "-> Tensor(a!)) is returned from functionalization as a fresh tensor, not as an alias of what it wrote, "
           "so a write through it, or a read of it after a write, misses the other",
           "gone at aot_eager with the plain mutating op in its place and its result read as the operand it writes",
           _tagged_result, _shown_tagged),
-    Cause("effect-edge", "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
+    Cause("effect-edge", "the ordering edge between ORDERED effectful custom-op calls is dropped",
+          "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
           "gone with the edge read under the operation's name as well, for one compile (fuzzer/triage/edges.py)",
           _reordered_on_inductor, _shown_edge),
