@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.custom_ops import MUTATING
 from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
@@ -240,7 +241,7 @@ def _renamed(donor: Program, prefix_values: int, prefix_sites: int, symbols: dic
     body = []
     for s in donor.body:
         attrs = dict(s.attrs)
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in attrs:
                 attrs[key] += prefix_sites
         if isinstance(attrs.get("size"), str):
@@ -284,7 +285,7 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
         else:
             inputs[inp.name] = f"x{first_input + len(new_inputs)}"
             new_inputs.append(Input(inputs[inp.name], d, inp.dtype))
-    values = _next_number([n for s in a.body for n in (s.out, s.attrs.get("size")) if isinstance(n, str)])
+    values = _next_number([n for s in a.body for n in (s.out, s.data_size) if isinstance(n, str)])
     sites = [x for s in a.body for x in s.sites]
     body, value = _renamed(b, values, 1 + max(sites, default=-1), symbols, inputs)
     k = rng.randrange(len(a.body) + 1)

@@ -304,7 +304,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.grad.add_input(name)
     for stmt in prefix.body if st.grad is not None else ():
         st.grad.admit(stmt, forms.form(stmt.form), st.root, st.inputs)
-    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.attrs.get("size"))
+    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.data_size)
                if isinstance(n, str) and n[1:].isdigit()]
     st.next_value = 1 + max(numbers, default=-1)
     st.next_site = 1 + max((x for s in program.body for x in s.sites), default=-1)

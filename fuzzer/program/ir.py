@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from fuzzer.program import dtypes as dtypes_
 from fuzzer.program import forms, layouts, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
+from fuzzer.program.attrs import SITE_KEYS, Attrs
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.func_grad import grad_rules
@@ -81,13 +82,14 @@ class Stmt:
     """One statement: ``out = form(args..., **attrs)``; ``out`` is None for no result.
 
     ``attrs`` holds the form's scalars (``dim``, ``c``, ``fn``) and, for custom ops,
-    ``site``: the call-site id recorded in the run-time trace.
+    ``site``: the call-site id recorded in the run-time trace (every key:
+    :class:`fuzzer.program.attrs.Attrs`).
     """
 
     form: str
     args: tuple[str, ...]
     out: str | None = None
-    attrs: dict = field(default_factory=dict, hash=False, compare=True)
+    attrs: Attrs = field(default_factory=dict, hash=False, compare=True)
 
     @property
     def site(self) -> int | None:
@@ -96,7 +98,17 @@ class Stmt:
     @property
     def sites(self) -> tuple[int, ...]:
         """Every call site of the statement (a ``torch.cond`` has one per branch)."""
-        return tuple(self.attrs[k] for k in ("site", "site2") if k in self.attrs)
+        return tuple(self.attrs[k] for k in SITE_KEYS if k in self.attrs)
+
+    @property
+    def data_size(self) -> str | None:
+        """The name of the size only the data knows that it binds (``Attrs.size``)."""
+        return self.attrs.get("size")
+
+    @property
+    def no_grad(self) -> bool:
+        """Whether it runs under ``torch.no_grad()`` (``Attrs.no_grad``)."""
+        return bool(self.attrs.get("no_grad"))
 
 
 @dataclass(frozen=True)
@@ -290,12 +302,12 @@ def check(program: Program) -> Typing:
             _check_sites(stmt, form, calls)
             if form.once and any(s.form == stmt.form for s in program.body[:n]):
                 raise forms.Illegal(f"{form.name} is called once at most")
-            size = stmt.attrs.get("size")
+            size = stmt.data_size
             if size is not None:
                 if not isinstance(size, str) or not sizes.is_unbacked(size) or size in unbacked:
                     raise forms.Illegal(f"a size from data needs a fresh name, got {size!r}")
                 unbacked.add(size)
-            if stmt.attrs.get("no_grad") and grad is None:
+            if stmt.no_grad and grad is None:
                 raise forms.Illegal("no_grad outside a program that takes gradients")
             out_dims = form.infer([dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
             if grad is not None:

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 
 from fuzzer.judge.contract import Divergence, bug_class
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Case, Input, Program, Stmt
 from fuzzer.program.sizes import symbols_in
 
@@ -59,7 +60,7 @@ def renaming(program: Program) -> Renaming:
     names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
     sites: dict[int, int] = {}
     for stmt in program.body:
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in stmt.attrs:
                 sites.setdefault(stmt.attrs[key], len(sites))
         if stmt.out is not None:
@@ -80,7 +81,7 @@ def canonical(program: Program) -> Program:
     data_sizes = 0
     for stmt in program.body:
         attrs = dict(stmt.attrs)
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in attrs:
                 attrs[key] = sites[attrs[key]]
         if "size" in attrs:
