@@ -356,3 +356,16 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
     assert load(new_path).variant == v.to_json()
     assert "LIBRARY_OLD" in new_path.with_suffix(".py").read_text()  # the pair's script
     assert entry.reduced(smaller, [div], {}).variant == v.to_json()
+
+
+def test_the_variant_record_names_every_kind_and_field():
+    """``VariantRecord`` (an entry's and a finding's variant, as JSON) types what
+    ``Variant.to_json`` writes: its kinds are the variants' kinds, its keys their fields."""
+    from typing import get_args
+
+    from fuzzer.judge.trial import VariantKind, VariantRecord
+
+    assert get_args(VariantKind) == variants.KINDS
+    twice = Variant(variants.CONFIG_CHANGED, "", "donated", config_new={"a.b": False}, twice=True)
+    assert set(twice.to_json()) == set(VariantRecord.__annotations__)
+    assert set(Variant(variants.EAGER_CHANGED, "p_sin", "body").to_json()) == VariantRecord.__required_keys__

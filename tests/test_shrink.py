@@ -269,3 +269,13 @@ def test_keeping_forms_keeps_what_the_kept_statements_read():
     from fuzzer.reduce.edits import keeping_forms
     kept = keeping_forms(case(p), ("e_log",)).program
     assert [s.form for s in kept.body] == ["p_sin", "p_cos", "e_log"] and kept.outputs == ("v2",)
+
+
+def test_the_shrink_record_is_what_an_entry_keeps():
+    """``ShrinkResult.record`` writes the keys ``ShrinkRecord`` (``Entry.shrink``) names."""
+    from fuzzer.reduce.shrinker import ShrinkRecord, ShrinkResult
+
+    result = ShrinkResult(case=None, signature="", divergences=[], original_statements=5, statements=2,
+                          oracle_calls=9, seconds=1.234, exhausted=False, confirmed=True)
+    assert set(result.record()) == ShrinkRecord.__required_keys__
+    assert result.record()["seconds"] == 1.23

@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
+from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, Versions, history  # noqa: F401 - read as bugs.X
 from fuzzer.isolation import stacks
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BugClass
@@ -335,7 +335,7 @@ class Bug:
     hits: int
     first_seen: str
     last_seen: str
-    versions: dict
+    versions: Versions
     #: the targets its entries were found through (``fuzzer.judge.targets``): one bug
     #: whatever pipeline showed it, where its key says so
     targets: tuple[str, ...] = ()
@@ -364,7 +364,7 @@ class Bug:
                 "versions": dict(self.versions), **self.history.to_json()}
 
 
-def _versions(members) -> dict:
+def _versions(members) -> Versions:
     """Per torch version, what the members' repros did there: one that reproduces is
     enough; fixed only if every member that ran there is."""
     seen: dict[str, set[str]] = {}

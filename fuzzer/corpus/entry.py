@@ -16,14 +16,17 @@ from dataclasses import astuple, dataclass, field
 import torch
 
 from fuzzer import __version__, hashseed
+from fuzzer.corpus.releases import Versions
 from fuzzer.judge import targets
 from fuzzer.judge.contract import Divergence
 from fuzzer.judge.spots import Spot, spots_of
+from fuzzer.judge.trial import VariantRecord
 from fuzzer.limits import CORPUS
 from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram
 from fuzzer.program.liveness import dead_pure_sites
 from fuzzer.reduce import signature
+from fuzzer.reduce.shrinker import ShrinkRecord
 from fuzzer.triage.culprit import Culprit
 
 SCHEMA = 1
@@ -62,19 +65,19 @@ class Entry:
     fault: str | None = None
     found: str = ""
     dcefuzz_version: str = __version__
-    #: {original_statements, statements, oracle_calls, seconds} when shrunk
-    shrink: dict | None = None
+    #: what its shrink did, when shrunk
+    shrink: ShrinkRecord | None = None
     #: where in the compiler the bug lives (None: not triaged)
     culprit: Culprit | None = None
     #: torch version -> "reproduces", "fixed" or "error", from replays of the repro
     #: script under other interpreters (``dcefuzz replay --python``)
-    versions: dict = field(default_factory=dict)
+    versions: Versions = field(default_factory=dict)
     #: when a campaign last hit this entry's bug with this entry (ISO time; "" = never
     #: since it was found)
     last_seen: str = ""
     #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON):
     #: what the old and the new side of its cache pair registered
-    variant: dict | None = None
+    variant: VariantRecord | None = None
     #: why this entry is a known bug (``dcefuzz known``): the pytest plugin then
     #: expects it to reproduce (xfail) rather than fail the run; None: not marked
     known_bug: str | None = None
@@ -173,9 +176,9 @@ class Entry:
     @classmethod
     def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], *, seed: int | None,
               device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
-              shrink: dict | None = None, notes: Sequence[str] = (),
+              shrink: ShrinkRecord | None = None, notes: Sequence[str] = (),
               torch_version: str | None = None, culprit: Culprit | None = None,
-              variant: dict | None = None, threads: int | None = None, target: str = targets.DEFAULT) -> Entry:
+              variant: VariantRecord | None = None, threads: int | None = None, target: str = targets.DEFAULT) -> Entry:
         """The entry for ``divergences`` of ``kind`` on ``case``.
 
         ``notes`` are detail lines kept after the divergences (where a process died);
@@ -195,7 +198,7 @@ class Entry:
                    found=found, shrink=shrink, culprit=culprit, variant=variant, target=target,
                    spots=spots_of(case, divergences))
 
-    def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: dict,
+    def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: ShrinkRecord,
                 notes: Sequence[str] = ()) -> Entry:
         """This entry's bug on a smaller ``case`` that shows it again: the same kind, seed,
         device, backend, fault, hits, first-found time, torch and cache-pair variant, and

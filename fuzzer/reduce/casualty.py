@@ -25,7 +25,7 @@ from fuzzer.judge.contract import TIMEOUT, Divergence
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
-from fuzzer.reduce.shrinker import shrink
+from fuzzer.reduce.shrinker import ShrinkRecord, shrink
 
 #: "[crash] program 7: process died: SIGSEGV" (a campaign's casualty) or
 #: "[crash] binding 0, process: process died: SIGSEGV" (a shrunk one)
@@ -39,7 +39,7 @@ class Reduced:
     case: Case
     divergences: list
     #: the shrink's record (``ShrinkResult.record``, confirmed in a fresh process)
-    shrink: dict
+    shrink: ShrinkRecord
 
 
 def divergence_of(entry) -> Divergence:

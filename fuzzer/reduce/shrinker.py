@@ -18,6 +18,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract, spots
@@ -30,6 +31,24 @@ from fuzzer.reduce.edits import canonical_case, remove_statements, with_program
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.base import drive
 from fuzzer.reduce.passes.schedule import PASSES, SCHEDULE
+
+
+class _ShrinkRecord(TypedDict):
+    original_statements: int
+    statements: int
+    oracle_calls: int
+    seconds: float
+    budget_exhausted: bool
+
+
+class ShrinkRecord(_ShrinkRecord, total=False):
+    """What an entry keeps of the shrink that made it (``Entry.shrink``, as its JSON
+    holds it): the statements before (of the finding as first found, across re-shrinks)
+    and after, the oracle calls and seconds spent, whether the budget ran out, and for
+    a casualty's shrink how it was confirmed."""
+
+    #: how a casualty's shrunk program was confirmed (``"fresh process"``)
+    confirmed: str
 
 
 @dataclass
@@ -46,7 +65,7 @@ class ShrinkResult:
     #: dcefuzz's own errors met judging candidates
     errors: list = dataclasses.field(default_factory=list)
 
-    def record(self) -> dict:
+    def record(self) -> ShrinkRecord:
         return {"original_statements": self.original_statements, "statements": self.statements,
                 "oracle_calls": self.oracle_calls, "seconds": round(self.seconds, 2),
                 "budget_exhausted": self.exhausted}
