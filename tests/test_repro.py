@@ -368,3 +368,20 @@ def test_a_crash_script_and_a_replay_read_a_death_by_one_ladder(tmp_path, monkey
     entry = SimpleNamespace(kind=contract.CRASH, bug_class="crash: SIGSEGV")
     said = rerun._death_read(entry, Death(contract.CRASH, "process died: SIGSEGV"))
     assert (said.outcome, said.judged) == (outcome, reading not in (Reading.NOT_JUDGED, Reading.UNTESTED))
+
+
+def test_the_spec_holds_the_keys_its_record_names():
+    """``repro.spec`` writes every key ``ReproSpec`` requires and none it does not name,
+    over the committed corpus and an entry that asks for more (marks, a backward's logs,
+    another target)."""
+    from fuzzer.corpus.store import load_all
+    from fuzzer.render.spec import ReproSpec
+
+    entries, _ = load_all([str(Path(__file__).resolve().parent.parent / "corpus")])
+    entries.append(Entry(id="x", kind=contract.EFFECT_LOG, signature="effect-log|extra :: x", seed=None,
+                         device="cpu", backend="inductor", torch_version=torch.__version__, case=case(ASKING),
+                         detail=["x"], target="export", threads=2, hash_seed="7"))
+    named = set(ReproSpec.__annotations__)
+    for entry in entries:
+        written = set(repro.spec(entry))
+        assert ReproSpec.__required_keys__ <= written and written <= named, (entry.id, written ^ named)
