@@ -309,10 +309,21 @@ def test_an_entry_records_its_target_and_reads_back_without_one():
 def test_a_campaign_state_records_its_target_and_reads_back_without_one():
     from fuzzer.campaign.state import CampaignState, Shard
 
-    state = CampaignState(seed=1, shard=Shard.parse("1/1"), target=targets.EXPORT)
-    assert CampaignState.from_json(state.to_json()).target == targets.EXPORT
+    state = CampaignState(seed=1, shard=Shard.parse("1/1"), targets=(targets.EXPORT,))
+    assert CampaignState.from_json(state.to_json()).targets == (targets.EXPORT,)
     plain = CampaignState(seed=1, shard=Shard.parse("1/1"))
-    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).target == targets.COMPILE
+    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).targets == (targets.COMPILE,)
+
+
+def test_a_campaign_state_of_two_targets_reads_and_writes_them_as_state_json_always_has():
+    """``state.json`` keeps several targets as one text, their names joined by commas: a
+    state saved so reads back as the tuple, and is written again the same."""
+    from fuzzer.campaign.state import CampaignState, Shard
+
+    saved = {**CampaignState(seed=1, shard=Shard.parse("1/1")).to_json(), "target": "compile,export"}
+    state = CampaignState.from_json(saved)
+    assert state.targets == (targets.COMPILE, targets.EXPORT)
+    assert state.to_json() == saved
 
 
 # ------------------------------------------------------------------ AOTInductor (compiles C++)
@@ -351,10 +362,11 @@ def test_a_campaign_of_two_targets_draws_each_program_for_its_own():
     from fuzzer.campaign.config import Config
     from fuzzer.trials.program import KIND
 
-    config = Config(seed=0, device="cpu", corpus_dir="unused", target="compile,compiled-autograd",
+    config = Config(seed=0, device="cpu", corpus_dir="unused", targets=("compile", "compiled-autograd"),
                     features=tuple(features.ALL.items()))
     drawn = {seed: KIND.case(seed, config) for seed in range(12)}
-    through = {seed: targets.of_program(config.target, seed) for seed in drawn}
+    through = {seed: config.target_of(seed) for seed in drawn}
+    assert through == {seed: targets.of_program("compile,compiled-autograd", seed) for seed in drawn}
     assert set(through.values()) == {"compile", "compiled-autograd"}
     assert all(c.program.mode.grad for s, c in drawn.items() if through[s] == targets.COMPILED_AUTOGRAD)
 

@@ -38,10 +38,9 @@ class Config:
     #: how each program is tried: the name of a trial kind (``fuzzer.judge.kinds``:
     #: ``program``, or ``cache-pair`` for ``--cache-pairs``)
     trial: str = kinds.PROGRAM
-    #: the pipeline each program is compiled and run through (``fuzzer.judge.targets``,
-    #: ``--target``), or several joined by commas, spread over the programs by seed
-    #: (``targets.spread``, ``targets.of_program``)
-    target: str = targets.DEFAULT
+    #: the pipelines the programs are compiled and run through (``fuzzer.judge.targets``,
+    #: ``--target``): one, or several spread over the programs by seed (:meth:`target_of`)
+    targets: tuple[str, ...] = (targets.DEFAULT,)
     #: torch threads of each cache-pair side (None: torch's default)
     side_threads: int | None = None
     #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
@@ -62,6 +61,12 @@ class Config:
     @property
     def feature_table(self) -> dict[str, float]:
         return dict(self.features)
+
+    def target_of(self, program_seed: int) -> str:
+        """The target program ``program_seed`` runs through: one of :attr:`targets`,
+        picked by its seed (``targets.of_program``, which reads them as ``targets.spread``
+        writes them)."""
+        return targets.of_program(",".join(self.targets), program_seed)
 
     @property
     def steered(self) -> bool:

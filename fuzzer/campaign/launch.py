@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.state import DEFAULT_TARGETS, targets_text
 from fuzzer.limits import CACHE, PoolLimits
 
 #: seconds a campaign runs when given neither a duration nor a number of programs
@@ -126,13 +127,14 @@ def feedback(chosen: bool | None, resume: bool, folder) -> bool:
         return False
 
 
-def check_cache_pairs(cache_pairs: bool, op_specs, target: str = "compile") -> None:
+def check_cache_pairs(cache_pairs: bool, op_specs, targets: tuple[str, ...] = DEFAULT_TARGETS) -> None:
     """Cache pairs vary the declarations of dcefuzz's own ops, so they take no user ops;
     they pair two ``torch.compile``s, so they take no other target."""
     if cache_pairs and op_specs:
         raise PlanError("--cache-pairs vary dcefuzz's own ops' declarations; they do not take --ops")
-    if cache_pairs and target != "compile":
-        raise PlanError(f"--cache-pairs pair two torch.compile caches; they do not take --target {target}")
+    if cache_pairs and targets != DEFAULT_TARGETS:
+        raise PlanError("--cache-pairs pair two torch.compile caches; they do not take "
+                        f"--target {targets_text(targets)}")
 
 
 def budget(seconds: float | None, programs: int | None) -> Budget:

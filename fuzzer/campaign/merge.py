@@ -27,6 +27,7 @@ from fuzzer.campaign.state import (
     CampaignFolder,
     CampaignState,
     Shard,
+    targets_text,
 )
 from fuzzer.corpus import store
 from fuzzer.files import atomic_write
@@ -66,7 +67,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     for folder, state in zip(folders, states):
         for what, mine, theirs in (("seed", state.seed, first.seed), ("features", state.features, first.features),
                                    ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback),
-                                   ("target", state.target, first.target)):
+                                   ("target", targets_text(state.targets), targets_text(first.targets))):
             if mine != theirs:
                 raise BadState(f"{folder} ran {what} {mine!r}, {folders[0]} {theirs!r}: only shards of one "
                                "campaign merge")
@@ -88,7 +89,7 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
         recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
         causes=sum((s.causes for s in states), Counter()),
         features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
-        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target,
+        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, targets=first.targets,
         withdrawn=[w for s in states for w in s.withdrawn])
     result = Merged(total)
     pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]

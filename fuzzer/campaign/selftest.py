@@ -89,7 +89,7 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
     # a fault of the cache key shows on cache pairs only, and its sides carry it
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
                     trial=kinds.of(fault.expected_kind).name, features=fault.features,
-                    target=target or fault.pipelines[0])
+                    targets=(target or fault.pipelines[0],))
     stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs

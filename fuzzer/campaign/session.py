@@ -21,6 +21,7 @@ from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
+from fuzzer.campaign.state import targets_text
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -93,7 +94,7 @@ class Session:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
-                              ops=config.op_table, feedback=config.steered, target=config.target)
+                              ops=config.op_table, feedback=config.steered, targets=config.targets)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -104,9 +105,9 @@ class Session:
             if state.features != config.feature_table:
                 raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
                                f"not {config.feature_table or 'none'}: resume with the same --features")
-            if state.target != config.target:
-                raise BadState(f"{folder.path} ran its programs through target {state.target}: resume with "
-                               f"--target {state.target}")
+            if state.targets != config.targets:
+                raise BadState(f"{folder.path} ran its programs through target {targets_text(state.targets)}: "
+                               f"resume with --target {targets_text(state.targets)}")
             if state.ops != config.op_table:
                 raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
                                f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")

@@ -144,7 +144,7 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     from fuzzer.campaign import launch
     from fuzzer.campaign.config import Config
     from fuzzer.campaign.pool import WorkerStartError
-    from fuzzer.campaign.state import BadState, CampaignFolder, new_run_folder
+    from fuzzer.campaign.state import DEFAULT_TARGETS, BadState, CampaignFolder, new_run_folder, targets_text
     from fuzzer.program import features as feats
 
     with _usage_errors():
@@ -164,14 +164,15 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     chosen = _ops_or_exit(op_specs, only_user_ops, dev, folder, strict_declarations)
     click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
                + (", feedback" if feedback and not cache_pairs else ", blind")
-               + (f", fault {fault} planted" if fault else "") + (f", target {target}" if target != "compile" else "")
+               + (f", fault {fault} planted" if fault else "")
+               + (f", target {targets_text(target)}" if target != DEFAULT_TARGETS else "")
                + f"\nfeatures {feats.describe(feature_table)}"
                + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
     plan = launch.plan(how, jobs, gpus, seconds, programs, program_timeout, memory_cap, cache_pairs)
     config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
                     shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
                     triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads, target=target,
+                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads, targets=target,
                     features=tuple(feature_table.items()), ops=chosen.ops,
                     declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
     display = _Display()
