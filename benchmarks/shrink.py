@@ -60,7 +60,7 @@ def measure(label: str, case, kind: str, divs, device: str) -> dict:
     return {"finding": label, "kind": kind, "original": result.original_statements,
             "reduced": result.statements, "calls": result.oracle_calls, "seconds": seconds,
             "one_minimal": minimal, "confirmed": result.confirmed, "keeps": keeps,
-            "signature": result.signature}
+            "signature": result.signature.text}
 
 
 def main() -> int:

@@ -93,3 +93,18 @@ def first_stage(case_: Case, kind: str, bug_class: str, device: str, stages=None
     stages = STAGES if stages is None else stages
     probe = Probe(case_, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
     return walk(probe, stages), probe.calls
+
+
+def klass(text: str):
+    """A bug class as a test writes it (``kind|symptoms``): the record its text reads as."""
+    from fuzzer.judge.identity import BugClass
+
+    return BugClass.parse(text)
+
+
+def key(text: str):
+    """A bug key as a test writes it (``family @ blame``): the record its text reads as."""
+    from fuzzer.triage.key import BugKey
+
+    family, _, blame = text.rpartition(" @ ")
+    return BugKey(klass(family), blame)

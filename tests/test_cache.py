@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
-from helpers import case, prog
+from helpers import case, key, klass, prog
 
 from fuzzer.cache import trial, variants
 from fuzzer.cache.pair import CACHE_MISS
@@ -34,6 +34,14 @@ from fuzzer.judge import contract
 from fuzzer.judge.observe import Gap
 from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING
 from fuzzer.program.generate import program_seed
+
+
+def family(text: str) -> str:
+    """The family of the bug class written ``text``, as its text (``fuzzer.triage.family``)."""
+    from fuzzer.triage.family import family as family_of
+
+    return family_of(klass(text)).text
+
 
 ALL = [(name, *option) for name in variants.VARIED for option in variants._options(name, grad_ok=True)]
 
@@ -192,7 +200,7 @@ def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
     assert not v.untested, v.untested
     found = v.of_kind(contract.STALE_CACHE)
     assert found, v.divergences
-    assert contract.bug_class(contract.STALE_CACHE, found) == "stale-cache|config-changed,values,wrong-mutation"
+    assert contract.bug_class(contract.STALE_CACHE, found).text == "stale-cache|config-changed,values,wrong-mutation"
 
 
 @pytest.mark.compile
@@ -222,7 +230,7 @@ def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_t
     if not found:
         assert [gap.reason for gap in v.untested] == [CACHE_MISS], (v.divergences, v.untested)
         return
-    assert contract.bug_class(contract.STALE_CACHE, found) == f"stale-cache|{DONATED_LABEL},values,wrong-output"
+    assert contract.bug_class(contract.STALE_CACHE, found).text == f"stale-cache|{DONATED_LABEL},values,wrong-output"
 
 
 @pytest.mark.compile
@@ -233,8 +241,6 @@ def test_pair_allowed_gradients_taken_twice_through_a_backward_that_keeps_its_in
 
 
 def test_two_settings_a_key_missed_are_two_bug_families():
-    from fuzzer.triage.family import family
-
     assert family(f"stale-cache|{DONATED_LABEL},values,wrong-output") != family(
         "stale-cache|config-changed,values,wrong-output")
     assert family("stale-cache|fake-changed:shape,values,wrong-output") == family(
@@ -256,8 +262,6 @@ def test_mutating_ops_offer_each_mutates_kind():
 
 
 def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
-    from fuzzer.triage.family import family
-
     assert family("stale-cache|mutates-fixed,values,wrong-mutation") == family(
         "stale-cache|mutates-fixed,values,wrong-mutation,wrong-output") == "stale-cache|corrupted-value,mutates-fixed"
     assert family("stale-cache|backward-changed,values,wrong-output") != family(
@@ -316,16 +320,16 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
         contract.Verdict(contract.OK), "config-changed")
     finding = Finding(contract.STALE_CACHE, PAIR_CASE, divs, "cpu", "inductor", variant=_config_variant().to_json())
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), trial="cache-pair")
-    key = key_of(stub(entries.found_entry(finding, 0, config), config))
+    found = key_of(stub(entries.found_entry(finding, 0, config), config))
     triaged.clear()
     assert entries.counted_only(finding, 0, config, {}) is None
-    assert entries.counted_only(finding, 0, config, {"stale-cache|other @ cache:x": 1}) is None
+    assert entries.counted_only(finding, 0, config, {key("stale-cache|other @ cache:x"): 1}) is None
     assert triaged == []                                  # no full bug of its family: no triage
-    assert entries.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
-    assert entries.counted_only(finding, 0, config, {key: 2}).culprit is not None
+    assert entries.counted_only(finding, 0, config, {found: 5}) is None   # smaller than the examples
+    assert entries.counted_only(finding, 0, config, {found: 2}).culprit is not None
     assert len(triaged) == 2
     # a bug that wants examples: a pair is not shrunk a little, so its example is shrunk in full
-    assert entries.counted_only(finding, 0, config, {key: 0}) is None and len(triaged) == 2
+    assert entries.counted_only(finding, 0, config, {found: 0}) is None and len(triaged) == 2
 
 
 def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path, monkeypatch):

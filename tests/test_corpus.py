@@ -9,6 +9,7 @@ from helpers import case, prog
 from fuzzer.corpus import entry as entry_mod
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.store import entries_in, load, save
+from fuzzer.reduce.signature import Signature
 
 PROGRAM = prog({"x0": ("s0",)}, [
     ("p_sin", ["x0"], "v0", {"site": 0}),
@@ -17,7 +18,8 @@ PROGRAM = prog({"x0": ("s0",)}, [
 
 
 def make_entry(kind="effect-log", signature="effect-log|missing :: one", backend="inductor"):
-    return Entry(id=entry_mod.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
+    sig = Signature.parse(signature)
+    return Entry(id=entry_mod.entry_id(kind, sig), kind=kind, signature=sig, seed=5,
                  device="cpu", backend=backend, torch_version="2.13.0", case=case(PROGRAM),
                  detail=["[effect-log] binding 0, sequence: missing e_log@1"])
 

@@ -53,3 +53,24 @@ def test_the_registries_find_what_pyproject_registers(group):
     assert set(declared) <= set(installed), "reinstall the package: pip install -e ."
     for name in declared:
         assert installed[name].load().name == name
+
+
+#: the modules that read an identity's text back (a bug class, a signature): where it is
+#: read from a file (an entry, a campaign's state, a script's ``SPEC``), and the records
+#: themselves
+IDENTITY_READERS = {"fuzzer/judge/identity.py", "fuzzer/reduce/signature.py", "fuzzer/corpus/entry.py",
+                    "fuzzer/campaign/state.py", "fuzzer/render/driver.py"}
+
+
+def test_an_identity_is_parsed_only_where_it_is_read():
+    """A bug class, a signature or a key travels as its record: its text is parsed back
+    (``BugClass.parse``, ``Signature.parse``) only where it is read from a file."""
+    import ast
+
+    parsed = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+                    and ast.unparse(node.func.value).split(".")[-1] in ("BugClass", "Signature", "BugKey")):
+                parsed.add(str(path.relative_to(ROOT)))
+    assert parsed <= IDENTITY_READERS, parsed - IDENTITY_READERS

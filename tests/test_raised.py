@@ -64,7 +64,8 @@ def test_an_error_of_generated_code_names_what_its_line_calls():
     assert kernel[0] == "raised TypeError in torch._inductor:Runner.call (generated: cpp_fused_mul_#)"
     # the class saved before said the place alone: what reclass and triage read it back as
     div = Divergence(COMPILE_ERROR, 0, "compile", "TypeError", (f"{check[0]}: {check[1]}",))
-    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]) == "compile-error|raised TypeError in torch._inductor:Runner.call"
+    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]).text == \
+        "compile-error|raised TypeError in torch._inductor:Runner.call"
 
 
 def test_a_compiled_run_names_the_backward_that_raised_a_guard_on_a_size_from_data():

@@ -50,7 +50,7 @@ def _ray(config, folder, programs, resume=False, limits=LIMITS):
 
 
 def _signatures(corpus):
-    return sorted((e.signature, e.hits) for e in (load(p) for p in corpus.glob("*.json")))
+    return sorted((e.signature.text, e.hits) for e in (load(p) for p in corpus.glob("*.json")))
 
 
 @pytest.mark.compile

@@ -73,7 +73,7 @@ def test_reaches_the_known_minimum():
     assert len(result.case.bindings) == 1
     assert result.statements == 2 and result.original_statements == len(big.program.body)
     assert result.confirmed
-    assert result.signature == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
+    assert result.signature.text == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
     minimal, keeps = is_one_minimal(result.case, contract.EFFECT_LOG, result.divergences, scale_then_tap)
     assert minimal, keeps
 
@@ -93,7 +93,7 @@ def test_a_step_that_changes_the_bug_is_refused():
     c = case(p)
     result = shrink(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge)
     assert [s.form for s in result.case.program.body] == ["e_log", "e_log"]
-    assert contract.bug_class(contract.EFFECT_LOG, result.divergences) == "effect-log|missing"
+    assert contract.bug_class(contract.EFFECT_LOG, result.divergences).text == "effect-log|missing"
 
 
 def test_the_budget_stops_cleanly_with_the_best_so_far():
@@ -275,7 +275,7 @@ def test_the_shrink_record_is_what_an_entry_keeps():
     """``ShrinkResult.record`` writes the keys ``ShrinkRecord`` (``Entry.shrink``) names."""
     from fuzzer.reduce.shrinker import ShrinkRecord, ShrinkResult
 
-    result = ShrinkResult(case=None, signature="", divergences=[], original_statements=5, statements=2,
+    result = ShrinkResult(case=None, signature=None, divergences=[], original_statements=5, statements=2,
                           oracle_calls=9, seconds=1.234, exhausted=False, confirmed=True)
     assert set(result.record()) == ShrinkRecord.__required_keys__
     assert result.record()["seconds"] == 1.23

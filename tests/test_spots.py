@@ -7,6 +7,7 @@ from helpers import case, prog
 
 from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import DOES_OPEN, BugKey, does
+from fuzzer.judge.identity import BugClass
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CALL, INPUT, OUTPUT, Divergence, Place
 from fuzzer.judge.trial import Finding
@@ -56,7 +57,7 @@ def test_a_hint_toward_a_held_bug_that_shows_another_divergence_of_the_class_is_
     same class elsewhere, and must not be taken: the shrink keeps the finding's own bug."""
     finding = Finding(WRONG, case(_two_bugs()), [_written("x2")], "cpu", "aot_eager")
     held_program = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0}), ("mul_", ["v0"], None, {"c": 0.5})])
-    held = {BugKey("corrupted-value|values", f"aot_eager{DOES_OPEN}{does(held_program)}}}").text: 1}
+    held = {BugKey(BugClass.parse("corrupted-value|values"), f"aot_eager{DOES_OPEN}{does(held_program)}}}"): 1}
     hints = hints_for(finding, held)
     # the boldest hint reads x2 where the view was: only the held bug's write is left
     assert [d.at for d in _judge(hints[0]).divergences] == [(Place(INPUT, "x1"),)]

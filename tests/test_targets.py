@@ -21,6 +21,7 @@ from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
 from fuzzer.program import features
 from fuzzer.program.generate import generate
 from fuzzer.program.mode import Mode
+from fuzzer.reduce.signature import Signature
 
 # a custom op writes a program input and its result is unused; a pure op's result returned
 WRITES = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
@@ -278,10 +279,10 @@ def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
         finding = _export(WRITES).findings[0]
     finally:
         undo()
-    entry = Entry(id="export-writes", kind=finding.kind, signature="wrong-mutation|values :: export",
+    entry = Entry(id="export-writes", kind=finding.kind, signature=Signature.parse("wrong-mutation|values :: export"),
                   seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=WRITES,
                   detail=[d.line() for d in finding.divergences], target=targets.EXPORT)
-    entry.signature = f"{contract.bug_class(finding.kind, finding.divergences)} :: export"
+    entry.signature = Signature(contract.bug_class(finding.kind, finding.divergences), "export")
     path, _ = save(entry, tmp_path)
     script = path.with_suffix(".py")
     assert "torch.export.export(" in script.read_text()
@@ -300,7 +301,8 @@ def test_an_entry_records_its_target_and_reads_back_without_one():
     compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor")
     exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor",
                            target=targets.EXPORT)
-    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class == "wrong-mutation|values"
+    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class
+    assert compiled.bug_class.text == "wrong-mutation|values"
     assert "target" not in compiled.to_json() and exported.to_json()["target"] == targets.EXPORT
     assert Entry.from_json(exported.to_json()).target == targets.EXPORT
     assert Entry.from_json(compiled.to_json()).target == targets.COMPILE
@@ -570,5 +572,6 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
                               TRIAGE.budget) is None
     # compile raises an error its class names otherwise (an aoti package's error, classed
     # by its message): compile does not show this class, and nothing is dcefuzz's error
-    _Shows.answer = OutdatedClass("compile-error|InductorError: AssertionError: x", "compile-error|raised x")
+    _Shows.answer = OutdatedClass(contract.BugClass.parse("compile-error|InductorError: AssertionError: x"),
+                                  contract.BugClass.parse("compile-error|raised x"))
     assert entries.culprit_of(exported, "cpu", TRIAGE.budget).via == ""  # its target's own

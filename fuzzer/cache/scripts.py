@@ -46,7 +46,7 @@ def pair_spec(entry: Entry) -> dict:
     return {
         "id": entry.id,
         "kind": entry.kind,
-        "bug_class": entry.bug_class,
+        "bug_class": entry.bug_class.text,
         "label": variant.label,
         "variant": variant.detail,
         "device": entry.device,

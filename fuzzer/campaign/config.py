@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fuzzer.judge import kinds, targets
 from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
 from fuzzer.program.generate import BUILTIN, OpSet
+from fuzzer.triage.key import BugKey
 
 
 @dataclass
@@ -56,7 +57,7 @@ class Config:
     declarations: int = 0
     #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
     #: their findings are classified, to be recognised, and counted, never shrunk in full
-    known: tuple = ()
+    known: tuple[BugKey, ...] = ()
 
     @property
     def feature_table(self) -> dict[str, float]:

@@ -30,7 +30,7 @@ from fuzzer.triage import causes, within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import BudgetSpent, OutdatedClass, Outcome, Probe
-from fuzzer.triage.recognise import PROGRAM_PART, Shape, checkable, minimal, recognise
+from fuzzer.triage.recognise import Shape, checkable, minimal, reads_program, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -59,7 +59,7 @@ def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
               judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-              errors: list[InternalError] | None = None, held: Mapping[str, int] | None = None) -> Entry:
+              errors: list[InternalError] | None = None, held: Mapping[BugKey, int] | None = None) -> Entry:
     """The corpus entry of a finding, shrunk (``held``: the bugs held, whose keys give
     the shrink its hints, ``hints_for``) then triaged as the config says (dcefuzz's own
     errors on the way are added to ``errors``)."""
@@ -125,7 +125,7 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
         return False
 
 
-def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[str, int],
+def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[BugKey, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None,
                  judge: Callable[[Case], Verdict] | None = None) -> Entry | None:
     """A finding of a bug the corpus holds, classified cheaply: it would only be
@@ -245,7 +245,7 @@ def _recognisable(finding: Finding) -> bool:
             and triageable(finding.kind, finding.backend))
 
 
-def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool:
+def _all_checkable(finding: Finding, entry: Entry, held: dict[BugKey, int]) -> bool:
     """Whether recognition checked every ``held`` bug of the finding's family: then a
     key-only triage, whose key is made from the same probes' answers, could match none
     that recognition did not."""
@@ -255,20 +255,19 @@ def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool
     return len(checkable(finding.kind, entry.bug_class, finding.backend, keys)) == len(keys)
 
 
-def _candidates(finding: Finding, entry: Entry, held) -> list[str]:
+def _candidates(finding: Finding, entry: Entry, held) -> list[BugKey]:
     """The held keys ``finding`` may be: those of its family, and those of a cause that
     applies to its program (``fuzzer.triage.causes``: a cause's key spans families)."""
     fam = family(entry.bug_class)
     out = []
     for key in held:
-        parsed = BugKey.parse(key)
-        cause = causes.BY_NAME.get(parsed.blame) if parsed.family == causes.FAMILY else None
-        if parsed.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
+        cause = causes.BY_NAME.get(key.blame) if key.family == causes.FAMILY else None
+        if key.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
             out.append(key)
     return out
 
 
-def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],
+def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int],
                 seconds_left: float | None, errors: list[InternalError] | None,
                 shapes: tuple[Shape, ...]) -> Entry | None:
     """``entry`` with the culprit that makes it a repeat of one of the ``held`` bugs
@@ -281,9 +280,9 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
         return None
     keys = list(held)
     try:
-        culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
+        culprit = recognise(entry, keys,
                             lambda c, case=entry.case: bug_key(dataclasses.replace(entry, culprit=c, case=case)),
-                            budget, finding.backend, shapes, entry.spots, cuts)
+                            budget, finding.backend, shapes, cuts)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise
@@ -295,14 +294,14 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
     return known if separates(known) and bug_key(known) in held else None
 
 
-def _read_off_minimal(entry: Entry, key: str, config: Config, seconds_left: float | None,
+def _read_off_minimal(entry: Entry, key: BugKey, config: Config, seconds_left: float | None,
                       errors: list[InternalError] | None) -> bool:
     """Whether ``key``, made by a key-only triage of ``entry`` (not shrunk in full), reads
     what its 1-minimal program would where it reads the program (``recognise.minimal``:
     no cut whose key differs still shows the bug); the answer where time or our own code
     fails is no."""
-    if PROGRAM_PART not in key or entry.culprit is None or entry.culprit.stage is None:
-        return PROGRAM_PART not in key
+    if not reads_program(key) or entry.culprit is None or entry.culprit.stage is None:
+        return not reads_program(key)
     budget = config.triage_budget.within(seconds_left)
     probe = Probe(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.spots)
     try:
@@ -366,7 +365,7 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
                        variant=finding.variant, target=finding.target)
 
 
-def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[str, int],
+def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[BugKey, int],
                    seconds_left: Callable[[], float | None] = lambda: None,
                    errors: list[InternalError] | None = None,
                    judge_for: Callable[[Finding], Callable[[Case], Verdict]] | None = None) -> list[Entry]:

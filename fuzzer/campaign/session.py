@@ -230,7 +230,7 @@ class Session:
         if saved.bug not in stats.bugs:
             stats.bug_first[saved.bug] = self.elapsed()
             if self.folder is not None:
-                self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry), entry.kind, saved.new_bug)
+                self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry).text, entry.kind, saved.new_bug)
         stats.bugs.add(saved.bug)
         if saved.new_bug:
             stats.new_bugs.add(saved.bug)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzzer.files import atomic_write, read_json
+from fuzzer.judge.identity import BugClass
 
 STATE_FILE = "state.json"
 STATS_FILE = "stats.jsonl"
@@ -135,18 +136,18 @@ class Withdrawal:
     #: the entry's id and kind, and the bug class it was saved with
     id: str
     kind: str
-    bug_class: str
+    bug_class: BugClass
     #: why, in words (``Confirmation.why``: how each fresh process ended)
     why: str
     #: where its files went (the campaign folder's ``unconfirmed/``)
     path: str
 
     def to_json(self) -> dict:
-        return {"id": self.id, "kind": self.kind, "bug_class": self.bug_class, "why": self.why, "path": self.path}
+        return {"id": self.id, "kind": self.kind, "bug_class": self.bug_class.text, "why": self.why, "path": self.path}
 
     @classmethod
     def from_json(cls, data: dict) -> Withdrawal:
-        return cls(id=str(data["id"]), kind=str(data["kind"]), bug_class=str(data["bug_class"]),
+        return cls(id=str(data["id"]), kind=str(data["kind"]), bug_class=BugClass.parse(str(data["bug_class"])),
                    why=str(data["why"]), path=str(data["path"]))
 
     def line(self) -> str:

@@ -18,7 +18,7 @@ import torch
 from fuzzer import __version__, hashseed
 from fuzzer.corpus.releases import Versions
 from fuzzer.judge import targets
-from fuzzer.judge.contract import Divergence
+from fuzzer.judge.contract import BugClass, Divergence
 from fuzzer.judge.spots import Spot, spots_of
 from fuzzer.judge.trial import VariantRecord
 from fuzzer.limits import CORPUS
@@ -26,6 +26,7 @@ from fuzzer.program import codegen
 from fuzzer.program.ir import Case, InvalidProgram
 from fuzzer.program.liveness import dead_pure_sites
 from fuzzer.reduce import signature
+from fuzzer.reduce.signature import Signature
 from fuzzer.reduce.shrinker import ShrinkRecord
 from fuzzer.triage.culprit import Culprit
 
@@ -41,10 +42,11 @@ class BadEntry(ValueError):
     """A corpus file that cannot be read back as an entry."""
 
 
-def entry_id(kind: str, signature: str, target: str = targets.DEFAULT) -> str:
-    """The id of an entry: its kind and a hash of its signature (and of its target, where
-    it is not the default, so one program's finding through two targets is two entries)."""
-    named = signature if target == targets.DEFAULT else f"{target}: {signature}"
+def entry_id(kind: str, signature: Signature, target: str = targets.DEFAULT) -> str:
+    """The id of an entry: its kind and a hash of its signature's text (and of its target,
+    where it is not the default, so one program's finding through two targets is two
+    entries)."""
+    named = signature.text if target == targets.DEFAULT else f"{target}: {signature.text}"
     return f"{kind}-{hashlib.sha256(named.encode()).hexdigest()[:12]}"
 
 
@@ -54,7 +56,9 @@ class Entry:
 
     id: str
     kind: str
-    signature: str
+    #: its bug class and its program's normal form (``fuzzer.reduce.signature``), read
+    #: from its JSON's text once
+    signature: Signature
     seed: int | None
     device: str
     backend: str
@@ -113,7 +117,7 @@ class Entry:
             "schema": SCHEMA,
             "id": self.id,
             "kind": self.kind,
-            "signature": self.signature,
+            "signature": self.signature.text,
             "seed": self.seed,
             "device": self.device,
             "backend": self.backend,
@@ -157,7 +161,7 @@ class Entry:
         except InvalidProgram as exc:
             raise BadEntry(f"invalid program: {exc}") from exc
         return cls(
-            id=data["id"], kind=data["kind"], signature=data["signature"], seed=data["seed"],
+            id=data["id"], kind=data["kind"], signature=Signature.parse(str(data["signature"])), seed=data["seed"],
             device=data["device"], backend=data["backend"], torch_version=data["torch_version"],
             case=case, detail=list(data["detail"]), hits=int(data.get("hits", 1)),
             fault=data.get("fault"), found=data.get("found", ""),
@@ -214,6 +218,6 @@ class Entry:
         return self.last_seen or self.found
 
     @property
-    def bug_class(self) -> str:
+    def bug_class(self) -> BugClass:
         """The class part of the signature: what a replay must see again."""
-        return signature.Signature.parse(self.signature).bug_class
+        return self.signature.bug_class

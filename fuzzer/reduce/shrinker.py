@@ -54,7 +54,7 @@ class ShrinkRecord(_ShrinkRecord, total=False):
 @dataclass
 class ShrinkResult:
     case: Case
-    signature: str
+    signature: signature.Signature
     divergences: list
     original_statements: int
     statements: int

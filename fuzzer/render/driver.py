@@ -41,6 +41,7 @@ import torch
 from fuzzer.judge.compiled_autograd import DECLINES, under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
+from fuzzer.judge.identity import BugClass
 from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
@@ -211,7 +212,7 @@ def main(spec: ReproSpec, program, trace: dict, argv: list | None = None, step=N
 def conclude(spec: Wanted, verdict) -> int:
     """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug
     (the ladder of ``fuzzer.judge.reading``, which a replay reads by too)."""
-    said = read_verdict(spec["kind"], spec["bug_class"], verdict)
+    said = read_verdict(spec["kind"], BugClass.parse(spec["bug_class"]), verdict)
     if said.reading is Reading.NOT_JUDGED:
         print(f"cannot judge: {said.reason}")
         return CANNOT_JUDGE_EXIT

@@ -125,7 +125,7 @@ def _through(bug: Bug) -> through.Through:
 
 def subject(bug: Bug) -> str:
     """What goes wrong, in the words of an issue title."""
-    family = BugClass.parse(bug.family)
+    family = bug.family
     kind, rest = family.kind, ",".join(family.symptoms)
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)

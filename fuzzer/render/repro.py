@@ -82,7 +82,7 @@ def spec(entry: Entry) -> ReproSpec:
     return {
         "id": entry.id,
         "kind": entry.kind,
-        "bug_class": entry.bug_class,
+        "bug_class": entry.bug_class.text,
         "device": entry.device,
         "backend": entry.backend,
         "bindings": [dict(b) for b in entry.case.bindings],
