@@ -21,7 +21,7 @@ def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-graph-break")
     lines = []
-    stats = run_campaign(config, Budget(programs=3), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lines.append, folder=folder))
     assert stats.statuses["clean"] == 0 and not stats.findings   # missed-dce is not judged
     assert stats.statuses["untested"] == 3 and stats.untested == {"graph-break": 3}
     assert stats.mostly_untested
@@ -93,7 +93,7 @@ def test_a_workers_report_carries_its_programs_gap_to_the_pool():
 @pytest.mark.compile
 def test_the_same_campaign_without_the_fault_is_clean(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL)
-    stats = run_campaign(config, Budget(programs=3), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lambda line: None))
     # the eager backend keeps dead pure calls: missed-dce findings, now that it is judged
     assert stats.statuses["clean"] + stats.statuses["finding"] == 3
     assert stats.statuses["untested"] == 0 and not stats.untested and not stats.mostly_untested
@@ -108,7 +108,7 @@ def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-internal-error")
     lines = []
-    stats = run_campaign(config, Budget(programs=2), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=2), log=lines.append, folder=folder))
     assert stats.programs == 2 and stats.statuses["internal-error"] == 2 and not stats.findings
     assert stats.internal == {"trial": 2} and not (tmp_path / "corpus").exists()
     assert "internal   2 (dcefuzz's own errors, never findings: trial 2" in stats.summary()
@@ -283,7 +283,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     monkeypatch.setattr(masked, "run_trial", stage_trial)
     monkeypatch.setattr(entries, "triaged", triage)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), shrink=False)
-    stats = run_campaign(config, Budget(programs=1), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=1), log=lambda line: None))
     saved = [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
                                                           (contract.WRONG_OUTPUT, "aot_eager")]

@@ -296,7 +296,7 @@ def test_a_blind_session_draws_each_program_from_its_seed(tmp_path):
 @pytest.fixture
 def feedback_campaign(tmp_path):
     from fuzzer.campaign.config import Budget, Config
-    from fuzzer.campaign.session import run_campaign
+    from fuzzer.campaign.session import Session, run_campaign
     from fuzzer.campaign.state import CampaignFolder
 
     def run(name: str, programs: int, resume: bool = False, feedback: bool = True, folder=None):
@@ -304,8 +304,8 @@ def feedback_campaign(tmp_path):
         config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path / name / "corpus"),
                         backend=backends.FAITHFUL, shrink=False, triage=False, feedback=feedback,
                         features=tuple(feats.ALL.items()))
-        stats = run_campaign(config, Budget(programs=programs), log=lambda line: None, folder=folder,
-                             resume=resume)
+        stats = run_campaign(Session(config, Budget(programs=programs), log=lambda line: None, folder=folder,
+                                     resume=resume))
         return stats, folder
     return run
 

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.pool import PoolLimits, run_pool
+from fuzzer.campaign.session import Session
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
@@ -49,8 +50,8 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, s
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
                     shrink_budget=shrink_budget or SHRINK.budget, triage=triage)
     folder = CampaignFolder(tmp_path / "state")
-    stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
-                     log=lambda line: None)
+    stats = run_pool(Session(config, Budget(programs=programs), folder=folder, log=lambda line: None), limits,
+                     jobs=1)
     return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
 
 
@@ -147,7 +148,7 @@ def test_a_worker_that_dies_while_triaging_keeps_its_finding_and_counts_no_crash
     lines = []
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
     folder = CampaignFolder(tmp_path / "state")
-    run_pool(config, Budget(programs=index + 1), jobs=1, limits=limits, folder=folder, log=lines.append)
+    run_pool(Session(config, Budget(programs=index + 1), folder=folder, log=lines.append), limits, jobs=1)
     state, entries = folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert state.programs == index + 1 and CRASH not in state.findings, state.findings
     dropped = [e for e in entries if e.kind == EFFECT_LOG]
@@ -324,7 +325,6 @@ def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monk
     not die again leaves the corpus (for ``unconfirmed/``) and the findings' counts;
     one that dies again stays."""
     import fuzzer.campaign.casualties as casualties
-    from fuzzer.campaign.session import Session
     from fuzzer.corpus import store
     from fuzzer.reduce import casualty
 

@@ -179,17 +179,13 @@ def start(plan: Plan, config: Config, shard, folder, resume: bool, log=None, pro
     """Run the campaign as ``plan`` says; its ``Stats``.  A bad folder raises
     ``BadState``, workers that cannot start ``WorkerStartError``."""
     from fuzzer.campaign.pool import run_pool
+    from fuzzer.campaign.session import Session, run_campaign
 
+    session = Session(config, plan.budget, shard, folder, resume, log, progress)
     if plan.launch is Launch.RAY:
         from fuzzer.campaign import ray_pool
 
-        return run_pool(config, plan.budget, limits=plan.limits, shard=shard, folder=folder, resume=resume,
-                        log=log, progress=progress,
-                        launcher=ray_pool.Actors(config, plan.limits, jobs=max(1, plan.jobs)))
+        return run_pool(session, plan.limits, launcher=ray_pool.Actors(config, plan.limits, jobs=max(1, plan.jobs)))
     if plan.launch is Launch.IN_PROCESS:
-        from fuzzer.campaign.session import run_campaign
-
-        return run_campaign(config, plan.budget, log=log, progress=progress, shard=shard, folder=folder,
-                            resume=resume)
-    return run_pool(config, plan.budget, jobs=plan.jobs, devices=plan.gpus, limits=plan.limits, shard=shard,
-                    folder=folder, resume=resume, log=log, progress=progress)
+        return run_campaign(session)
+    return run_pool(session, plan.limits, jobs=plan.jobs, devices=plan.gpus)

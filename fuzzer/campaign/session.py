@@ -84,6 +84,11 @@ class Session:
     repeating a program already done), and the periodic checkpoint: state file,
     stats line, progress line.  The in-process loop below and the worker pool
     (``fuzzer.campaign.pool``) drive it the same way.
+
+    ``shard`` is the part of the program stream it runs; with a ``folder`` its state
+    is saved there, and ``resume`` continues the stream from the state saved.  The
+    budget counts this run only.  ``log`` gets events (a new entry), ``progress`` the
+    periodic status line (default: ``log``).
     """
 
     def __init__(self, config: Config, budget: Budget, shard: Shard = Shard(),
@@ -389,12 +394,10 @@ def compiles_of(recompiles: int, entries: list[Entry]) -> int:
             + sum(e.culprit.oracle_calls for e in entries if e.culprit is not None))
 
 
-def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
-                 accept: Callable[[Finding], bool] | None = None, stop_after_findings: int | None = None,
-                 shard: Shard = Shard(), folder: CampaignFolder | None = None,
-                 resume: bool = False, progress: Callable[[str], None] | None = None) -> Stats:
-    """Fuzz in this process until the budget is spent (or, with ``stop_after_findings``,
-    that many findings are saved or counted).
+def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = None,
+                 stop_after_findings: int | None = None) -> Stats:
+    """Fuzz in this process until the session's budget is spent (or, with
+    ``stop_after_findings``, that many findings are saved or counted).
 
     The time budget is checked between programs, and each finding's shrink gets at
     most the time left; a program that has started cannot be interrupted here (no
@@ -402,13 +405,11 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     confirmation of a shrink.  The worker pool (``fuzzer.campaign.pool``) ends on time.
 
     ``accept`` filters findings before the costly part: a finding it refuses is
-    counted in ``stats.ignored`` and neither shrunk nor saved.  With a ``folder`` the
+    counted in ``stats.ignored`` and neither shrunk nor saved.  With a folder the
     campaign's state is saved there every progress interval and at the end (also on
-    Ctrl-C), with one stats line each time; ``resume`` continues the stream from the
-    saved state.  The budget counts this run only.  ``log`` gets events (a new
-    entry), ``progress`` the periodic status line (default: ``log``).
+    Ctrl-C), with one stats line each time (``Session``).
     """
-    session = Session(config, budget, shard, folder, resume, log, progress)
+    config = session.config
     stats = session.stats
     with faults.planted(config.fault):
         try:
