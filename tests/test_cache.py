@@ -275,7 +275,7 @@ def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
 
 def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path):
     from fuzzer.corpus.bugs import key_of
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.examples import Examples
 
     examples = Examples(tmp_path, cap=1)
@@ -284,8 +284,8 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
         contract.Verdict(contract.OK, [contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "x",
                                                            (contract.VALUES,))]),
         contract.Verdict(contract.OK), "mutates-fixed")]
-    entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale, seed=1, device="cpu", backend="inductor",
-                        variant=_config_variant().to_json())
+    entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale,
+                        Origin(seed=1, device="cpu", backend="inductor", variant=_config_variant().to_json()))
     examples.save(entry)
     assert examples.held() == {key_of(entry): entry.statements}
 
@@ -340,15 +340,15 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
 
     import fuzzer.replay.reshrink as reshrink_mod
     from fuzzer.cache.kind import KIND
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load, save
     from fuzzer.limits import OracleBudget
 
     v = _donation_variant(DONATED_CASE)
     div = contract.Divergence(contract.STALE_CACHE, 0, "output 0", "values differ",
                               (DONATED_LABEL, "values", "wrong-output"))
-    entry = Entry.build(contract.STALE_CACHE, DONATED_CASE, [div], seed=1, device="cpu", backend="inductor",
-                        variant=v.to_json())
+    entry = Entry.build(contract.STALE_CACHE, DONATED_CASE, [div],
+                        Origin(seed=1, device="cpu", backend="inductor", variant=v.to_json()))
     path, _ = save(entry, tmp_path)
     smaller = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]),
                    bindings=[{"s0": 8}])

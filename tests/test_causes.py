@@ -8,7 +8,7 @@ import pytest
 from helpers import case, prog
 
 from fuzzer.corpus import bugs
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
 from fuzzer.triage import causes, edges
@@ -56,11 +56,11 @@ def test_a_cause_is_one_key_whatever_family_stage_or_program():
     """Findings of one cause seen as a lost effect at ``aot_eager`` and as an Inductor
     compile error are one bug; without the cause, two."""
     lost = Entry.build(contract.EFFECT_LOG, case(COND), [contract.Divergence(
-        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], seed=0, device="cpu", backend="inductor")
+        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], Origin(seed=0, device="cpu", backend="inductor"))
     error = Entry.build(contract.COMPILE_ERROR, case(prog({"x0": ("s0",)}, [
         ("cond_tap", ["x0"], "v0", {"site": 0, "site2": 1})], outputs=["v0"])), [contract.Divergence(
             contract.COMPILE_ERROR, 0, "compile", "x", ("raised RuntimeError in torch.fx:FakeTensorProp.run_node",))],
-        seed=0, device="cpu", backend="inductor")
+                        Origin(seed=0, device="cpu", backend="inductor"))
     told = [dataclasses.replace(lost, culprit=Culprit("aot_eager", kind=lost.kind, cause="effect-in-cond")),
             dataclasses.replace(error, culprit=Culprit("inductor", kind=error.kind, cause="effect-in-cond"))]
     assert {bugs.key_of(e).text for e in told} == {"cause @ effect-in-cond"}
@@ -112,7 +112,7 @@ def test_a_repeat_of_a_held_cause_is_recognised_by_its_probes(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", Fake)
     finding = Entry.build(contract.COMPILE_ERROR, case(COND), [contract.Divergence(
         contract.COMPILE_ERROR, 0, "compile", "x", ("raised RuntimeError in torch.fx:FakeTensorProp.run_node",))],
-        seed=0, device="cpu", backend="inductor")
+                          Origin(seed=0, device="cpu", backend="inductor"))
     cause = bugs.BugKey(causes.FAMILY, "effect-in-cond")
 
     def recognised():
@@ -144,7 +144,8 @@ def test_a_finding_whose_cause_the_probes_show_is_not_taken_for_a_held_key_of_it
     monkeypatch.setattr(recognition, "Probe", Fake)
     program = prog({"x0": ("s0",)}, [("cond_log", ["x0"], "v0", {"site": 0, "site2": 1})], outputs=["v0"])
     finding = Entry.build(contract.EFFECT_LOG, case(program), [contract.Divergence(
-        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], seed=0, device="cpu", backend="aot_eager")
+        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))],
+                          Origin(seed=0, device="cpu", backend="aot_eager"))
     held = bugs.key_of(dataclasses.replace(finding, culprit=Culprit("aot_eager", kind=finding.kind,
                                                                      dynamic_only=False)))
     assert held.text.endswith("{does cond_log}")

@@ -312,11 +312,11 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
 
 def _casualty_entry():
     """A crash entry as a campaign saves a casualty (its program's death, detail line)."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
     case = generate(program_seed(0, 0))
     return Entry.build(CRASH, case, [Divergence(CRASH, 0, "process", "process died: SIGSEGV")],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monkeypatch, tmp_path):

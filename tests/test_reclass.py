@@ -8,7 +8,7 @@ import backends
 import torch
 from helpers import case, prog
 
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.store import load, save
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
@@ -175,7 +175,8 @@ def test_an_entry_saved_before_spots_gets_them_from_its_judgement(tmp_path):
     """An entry that records no spots (``Entry.spots``) gets where its bug shows when it is
     judged again, so its triage's probes look for its bug there."""
     divs = judge_fresh(case(LOG), "cpu", backends.DROP_LOG).of_kind(contract.EFFECT_LOG)
-    entry = Entry.build(contract.EFFECT_LOG, case(LOG), divs, seed=None, device="cpu", backend=backends.DROP_LOG)
+    entry = Entry.build(contract.EFFECT_LOG, case(LOG), divs,
+                        Origin(seed=None, device="cpu", backend=backends.DROP_LOG))
     entry.spots = None
     save(entry, tmp_path)
     assert load(tmp_path / f"{entry.id}.json").spots is None

@@ -118,9 +118,9 @@ def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
 def test_an_entry_keeps_where_its_divergences_showed():
     """An entry records its spots (``Entry.spots``), so a triage of it from the corpus asks
     its probes for its own divergences; one saved before spots existed records none."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
-    entry = Entry.build(WRONG, case(_two_bugs()), [_written("x2")], seed=1, device="cpu", backend="aot_eager")
+    entry = Entry.build(WRONG, case(_two_bugs()), [_written("x2")], Origin(seed=1, device="cpu", backend="aot_eager"))
     assert entry.spots == {Spot(own.WRITTEN, "x2")}
     assert Entry.from_json(entry.to_json()).spots == entry.spots
     old = entry.to_json()

@@ -295,12 +295,12 @@ def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
 
 
 def test_an_entry_records_its_target_and_reads_back_without_one():
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
     divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
-    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor")
-    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor",
-                           target=targets.EXPORT)
+    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, Origin(seed=None, device="cpu", backend="inductor"))
+    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs,
+                           Origin(seed=None, device="cpu", backend="inductor", target=targets.EXPORT))
     assert exported.id != compiled.id and exported.bug_class == compiled.bug_class
     assert compiled.bug_class.text == "wrong-mutation|values"
     assert "target" not in compiled.to_json() and exported.to_json()["target"] == targets.EXPORT
@@ -477,7 +477,7 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
     judges."""
     import types
 
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load, save
     from fuzzer.limits import OracleBudget
     from fuzzer.replay import reshrink as reshrink_mod
@@ -495,8 +495,8 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
     monkeypatch.setattr(KIND, "oracle", oracle)
     monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
         confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
-    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div], seed=1, device="cpu", backend="inductor",
-                        target=targets.EXPORT)
+    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div],
+                        Origin(seed=1, device="cpu", backend="inductor", target=targets.EXPORT))
     path, _ = save(entry, tmp_path)
     new_path, _, _ = reshrink_mod.reshrink(load(path), path, "cpu", OracleBudget(1, 1.0))
     assert judged == [targets.EXPORT] and load(new_path).target == targets.EXPORT
@@ -509,12 +509,13 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
 
 def test_a_replay_through_a_target_this_machine_lacks_is_an_error_that_says_so(tmp_path):
     """No compile: the refusal comes before anything runs."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import save
     from fuzzer.replay.rerun import ERROR, replay_entry
 
     divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
-    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor"),
+    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs,
+                               Origin(seed=None, device="cpu", backend="inductor")),
                    tmp_path)
     result = replay_entry(path, "cpu", targets.REDUCE_OVERHEAD)
     assert result.outcome == ERROR and not result.judged and "not CUDA" in result.detail

@@ -767,11 +767,11 @@ def test_a_bug_key_is_one_record_whose_text_names_it():
 
 def _crash(death: str = "heap corruption", kind=contract.CRASH):
     """A crash (or timeout) entry as a campaign saves a casualty that died ``death``."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.program.generate import generate, program_seed
 
     return Entry.build(kind, generate(program_seed(0, 0)), [contract.Divergence(kind, 0, "process", death)],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def _judges(monkeypatch, by_backend: dict) -> list:

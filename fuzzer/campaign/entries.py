@@ -16,7 +16,7 @@ from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.bugs import separates
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
 from fuzzer.judge import contract, kinds, targets
@@ -52,9 +52,13 @@ def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verd
 
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding as the trial confirmed it, unshrunk."""
-    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, variant=finding.variant,
-                       target=finding.target)
+    return Entry.build(finding.kind, finding.case, finding.divergences, origin_of(finding, seed, config))
+
+
+def origin_of(finding: Finding, seed: int | None, config: Config) -> Origin:
+    """Where, how and when ``finding`` was made, as its entries keep it."""
+    return Origin(seed=seed, device=finding.device, backend=finding.backend, fault=config.fault,
+                  target=finding.target, variant=finding.variant)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
@@ -335,9 +339,8 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
         errors += result.errors
     if result.case == finding.case:
         return entry
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
@@ -360,9 +363,8 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
         errors += result.errors
     if not result.confirmed:
         return found_entry(finding, seed, config)
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
 def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[BugKey, int],

@@ -58,7 +58,7 @@ from fuzzer.campaign.messages import Candidate, Done, Ready, Report, Tried, Tria
 from fuzzer.campaign.session import Finished, Session, Timing
 from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import (
@@ -87,9 +87,9 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
     """
     notes = ([f"  on a shrink candidate of a finding of seed {pseed}'s program, which ran without dying"]
              if candidate else [])
-    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], seed=pseed,
-                       device=config.device, backend=config.backend, fault=config.fault,
-                       notes=notes + [f"  at {f}" for f in frames], threads=threads)
+    origin = Origin(seed=pseed, device=config.device, backend=config.backend, fault=config.fault, threads=threads)
+    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], origin,
+                       notes=notes + [f"  at {f}" for f in frames])
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> tuple[str, str, str] | None:

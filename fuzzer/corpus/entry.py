@@ -2,8 +2,9 @@
 
 Every entry, whatever found it (a campaign's trial, a casualty of the worker pool,
 a shrink of either, a re-shrink of a saved entry), is made by :meth:`Entry.build`
-from a kind, a case and the divergences that show the bug, so its signature, id and
-detail lines are always derived the same way.
+from a kind, a case, the divergences that show the bug and where, how and when it was
+found (:class:`Origin`), so its signature, id and detail lines are always derived the
+same way.
 """
 
 from __future__ import annotations
@@ -48,6 +49,29 @@ def entry_id(kind: str, signature: Signature, target: str = targets.DEFAULT) -> 
     entries)."""
     named = signature.text if target == targets.DEFAULT else f"{target}: {signature.text}"
     return f"{kind}-{hashlib.sha256(named.encode()).hexdigest()[:12]}"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where, how and when a finding was made, as its entry keeps it."""
+
+    #: the program's seed (None: a program not drawn from one)
+    seed: int | None
+    device: str
+    backend: str
+    #: the fault planted (``fuzzer.faults``), if any
+    fault: str | None = None
+    #: the pipeline it was found through (``fuzzer.judge.targets``)
+    target: str = targets.DEFAULT
+    #: a stale-cache finding's declaration variant
+    variant: VariantRecord | None = None
+    #: torch's intra-op threads of the process that found it (None: this process's)
+    threads: int | None = None
+    #: the torch it was found with (None: this one)
+    torch_version: str | None = None
+    #: how many times it was hit, and when first (ISO time; "": not said)
+    hits: int = 1
+    found: str = ""
 
 
 @dataclass
@@ -178,39 +202,39 @@ class Entry:
         )
 
     @classmethod
-    def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], *, seed: int | None,
-              device: str, backend: str, fault: str | None = None, hits: int = 1, found: str = "",
-              shrink: ShrinkRecord | None = None, notes: Sequence[str] = (),
-              torch_version: str | None = None, culprit: Culprit | None = None,
-              variant: VariantRecord | None = None, threads: int | None = None, target: str = targets.DEFAULT) -> Entry:
-        """The entry for ``divergences`` of ``kind`` on ``case``.
+    def build(cls, kind: str, case: Case, divergences: Sequence[Divergence], origin: Origin, *,
+              shrink: ShrinkRecord | None = None, notes: Sequence[str] = (), culprit: Culprit | None = None) -> Entry:
+        """The entry for ``divergences`` of ``kind`` on ``case``, found as ``origin`` says
+        (its target in its id unless it is the default).
 
-        ``notes`` are detail lines kept after the divergences (where a process died);
-        ``threads`` the intra-op threads of the process that found it (default: this
-        process's); ``target`` the pipeline it was found through, in its id unless it is
-        the default.
+        ``notes`` are detail lines kept after the divergences (where a process died).
         A program shrunk past its last call of a user's op no longer imports its module.
         """
         if case.program.imports and not case.program.user_ops():
             case = dataclasses.replace(case, program=dataclasses.replace(case.program, imports=()))
         sig = signature.of(kind, case, list(divergences))
-        return cls(id=entry_id(kind, sig, target), kind=kind, signature=sig, seed=seed, device=device,
-                   backend=backend, torch_version=torch_version or torch.__version__, case=case,
-                   threads=torch.get_num_threads() if threads is None else threads,
+        return cls(id=entry_id(kind, sig, origin.target), kind=kind, signature=sig, seed=origin.seed,
+                   device=origin.device, backend=origin.backend,
+                   torch_version=origin.torch_version or torch.__version__, case=case,
+                   threads=torch.get_num_threads() if origin.threads is None else origin.threads,
                    hash_seed=hashseed.AT_START,
-                   detail=[d.line() for d in divergences] + list(notes), hits=hits, fault=fault,
-                   found=found, shrink=shrink, culprit=culprit, variant=variant, target=target,
+                   detail=[d.line() for d in divergences] + list(notes), hits=origin.hits, fault=origin.fault,
+                   found=origin.found, shrink=shrink, culprit=culprit, variant=origin.variant, target=origin.target,
                    spots=spots_of(case, divergences))
+
+    @property
+    def origin(self) -> Origin:
+        """Where, how and when its finding was made, as :meth:`build` takes it."""
+        return Origin(seed=self.seed, device=self.device, backend=self.backend, fault=self.fault,
+                      target=self.target, variant=self.variant, threads=self.threads,
+                      torch_version=self.torch_version, hits=self.hits, found=self.found)
 
     def reduced(self, case: Case, divergences: Sequence[Divergence], shrink: ShrinkRecord,
                 notes: Sequence[str] = ()) -> Entry:
         """This entry's bug on a smaller ``case`` that shows it again: the same kind, seed,
         device, backend, fault, hits, first-found time, torch and cache-pair variant, and
         the shrink's record."""
-        return Entry.build(self.kind, case, divergences, seed=self.seed, device=self.device, backend=self.backend,
-                           fault=self.fault, hits=self.hits, found=self.found, shrink=shrink,
-                           torch_version=self.torch_version, notes=notes, threads=self.threads,
-                           variant=self.variant, target=self.target)
+        return Entry.build(self.kind, case, divergences, self.origin, shrink=shrink, notes=notes)
 
     @property
     def seen(self) -> str:

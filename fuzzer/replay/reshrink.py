@@ -74,9 +74,8 @@ def reshrink(entry: Entry, path, device: str, budget: OracleBudget, target: str 
     if not result.confirmed:
         return None
     before = entry.statements
-    new = Entry.build(
-        entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
-        backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
-        shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)}, threads=entry.threads, variant=entry.variant, target=through.target)
+    origin = dataclasses.replace(entry.origin, device=device, target=through.target, torch_version=None)
+    new = Entry.build(entry.kind, result.case, result.divergences, origin,
+                      shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
+                          "original_statements", before)})
     return put_in_place(entry, path, new), before, new.statements
