@@ -26,7 +26,7 @@ from fuzzer import faults
 from fuzzer.corpus.store import BadEntry, load
 from fuzzer.judge import contract
 from fuzzer.judge.execute import default_device
-from fuzzer.judge.trial import judge_fresh, run_trial
+from fuzzer.judge.trial import Finding, judge_fresh, run_trial
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.limits import SHRINK
 from fuzzer.reduce.shrinker import is_one_minimal, shrink
@@ -53,7 +53,7 @@ def first_fault_finding(name: str, seed: int, device: str, max_programs: int):
 
 def measure(label: str, case, kind: str, divs, device: str) -> dict:
     start = time.perf_counter()
-    result = shrink(case, kind, divs, device, budget=SHRINK.budget)
+    result = shrink(Finding(kind, case, divs, device, "inductor"), budget=SHRINK.budget)
     seconds = time.perf_counter() - start
     minimal, keeps = is_one_minimal(result.case, kind, result.divergences,
                                     lambda c: judge_fresh(c, device))

@@ -3,7 +3,7 @@
 
 import dataclasses
 
-from helpers import case, key, klass, prog, stays_while
+from helpers import case, finding_of, key, klass, prog, stays_while
 
 from fuzzer.campaign.hints import hints_for, toward
 from fuzzer.corpus.bugs import DOES_OPEN, BugKey, Does, does
@@ -73,10 +73,10 @@ def test_a_hinted_shrink_ends_where_the_plain_one_does_in_fewer_candidates():
             return judge(c)
         return inner
     divs = needs_log(finding.case).divergences
-    plain = shrink(finding.case, contract.EFFECT_LOG, divs, judge=counting("plain", needs_log))
-    hinted = shrink(finding.case, contract.EFFECT_LOG, divs, judge=counting("hinted", needs_log),
+    plain = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=counting("plain", needs_log))
+    hinted = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=counting("hinted", needs_log),
                     hints=hints_for(finding, held))
     assert hinted.signature == plain.signature and counted["hinted"] < counted["plain"]
     needs_sin = stays_while(lambda c: {"e_log", "p_sin"} <= {s.form for s in c.program.body})
-    other = shrink(finding.case, contract.EFFECT_LOG, divs, judge=needs_sin, hints=hints_for(finding, held))
+    other = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=needs_sin, hints=hints_for(finding, held))
     assert {s.form for s in other.case.program.body} == {"e_log", "p_sin"}

@@ -3,7 +3,7 @@ candidate only where it diverges where the finding did; stand-in oracles, no com
 
 import dataclasses
 
-from helpers import case, prog
+from helpers import case, finding_of, prog
 
 from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import DOES_OPEN, BugKey, does
@@ -61,8 +61,8 @@ def test_a_hint_toward_a_held_bug_that_shows_another_divergence_of_the_class_is_
     hints = hints_for(finding, held)
     # the boldest hint reads x2 where the view was: only the held bug's write is left
     assert [d.at for d in _judge(hints[0]).divergences] == [(Place(INPUT, "x1"),)]
-    hinted = shrink(finding.case, WRONG, finding.divergences, judge=_judge, hints=hints)
-    plain = shrink(finding.case, WRONG, finding.divergences, judge=_judge)
+    hinted = shrink(finding_of(finding.case, WRONG, finding.divergences), judge=_judge, hints=hints)
+    plain = shrink(finding_of(finding.case, WRONG, finding.divergences), judge=_judge)
     assert [s.form for s in hinted.case.program.body] == ["unfold_gap", "mul_"]
     assert hinted.signature == plain.signature
 
@@ -70,7 +70,7 @@ def test_a_hint_toward_a_held_bug_that_shows_another_divergence_of_the_class_is_
 def test_a_candidate_that_diverges_where_the_finding_did_is_taken():
     """The allowed side: the same spot, fewer statements, is the shrink's way down."""
     finding = case(_two_bugs())
-    result = shrink(finding, WRONG, [_written("x2")], judge=_judge)
+    result = shrink(finding_of(finding, WRONG, [_written("x2")]), judge=_judge)
     assert result.statements == 2 and result.confirmed
 
 
@@ -106,7 +106,7 @@ def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
         name = [i.name for i in c.program.inputs if i.name in {s.args[0] for s in c.program.body}]
         return contract.Verdict(contract.OK, [_written(name[-1])] if _written_through(c, "unfold_gap") else [])
 
-    result = shrink(case(p), WRONG, [_written("x2")], judge=judge)
+    result = shrink(finding_of(case(p), WRONG, [_written("x2")]), judge=judge)
     assert result.confirmed and result.case == canonical_case(result.case)
     assert [i.name for i in result.case.program.inputs] == ["x0"]
     renaming = signature.renaming(p)

@@ -333,8 +333,7 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
     budget = dataclasses.replace(full, oracle_calls=min(full.oracle_calls, TRIAGE.repeat_shrink_calls))
     if budget.seconds <= 0:
         return entry
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
     if errors is not None:
         errors += result.errors
     if result.case == finding.case:
@@ -357,8 +356,7 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     budget = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     if not config.shrink or budget.seconds <= 0:
         return found_entry(finding, seed, config)
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), hints=hints)
     if errors is not None:
         errors += result.errors
     if not result.confirmed:

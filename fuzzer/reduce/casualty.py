@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fuzzer.isolation.deaths import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
+from fuzzer.judge.trial import Finding
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
@@ -66,7 +67,7 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
         candidate_seconds = limits.casualty_candidate_seconds if entry.kind == TIMEOUT else limits.program_seconds
     target = divergence_of(entry)
     with IsolatedJudge(entry.device, entry.backend, entry.fault, limits, candidate_seconds, stop) as judge:
-        result = shrink(entry.case, entry.kind, [target], entry.device, entry.backend, budget,
+        result = shrink(Finding(entry.kind, entry.case, [target], entry.device, entry.backend), budget,
                         judge=judge, confirm=False)
     if result.case == entry.case:
         if log:
