@@ -43,7 +43,7 @@ from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.identity import BugClass
 from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
-from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
+from fuzzer.judge.observe import BindingRuns, Handover, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
 from fuzzer.render.spec import ReproSpec, Wanted, through_export
 
@@ -67,11 +67,13 @@ def make_inputs(spec: ReproSpec, i: int, device: str, reference: bool = False) -
     """Inputs for binding i (float64 for the reference), drawn exactly as dcefuzz draws them."""
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
-    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
-                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
-                       [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())],
-                       [(k, j, dim, _size(start, binding), sizes[k][dim])
-                        for k, j, dim, start in spec.get("windows", ()) if i in spec.get("window_at", range(i + 1))])
+    windows = tuple((k, j, dim, _size(start, binding), sizes[k][dim]) for k, j, dim, start in spec.get("windows", ())
+                    if i in spec.get("window_at", range(i + 1)))
+    handover = Handover(tuple(spec.get("strided", ())), tuple(tuple(a) for a in spec.get("aliases", ())),
+                        tuple(tuple(f) for f in spec.get("fixed", ())),
+                        tuple(tuple(x) for x in spec.get("layouts", ())), windows)
+    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")), handover,
+                       reference)
 
 
 def _size(expr: str, binding: dict) -> int:
