@@ -158,16 +158,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     known bugs (55 s of 117 compiles, ``benchmarks/timesplit.py``), and the first
     example, shrunk in full, stays the bug's repro.  Where nothing shrinks a finding a
     little (a cache pair), it is shrunk in full to be another example or to take one's
-    place, as a new one is.
-
-    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
-    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
-    bug's key is made from a shrunk program when the bug is first found; the same
-    probes on the unshrunk program can answer otherwise (a compile error that is
-    dynamic-shapes-only once the rest of the program is gone), and such a repeat
-    then paid a full shrink as if it were a new bug.  Only findings of the plain
-    trial are shrunk first (a cache pair's candidate costs two cold processes), and
-    only where the config shrinks at all.
+    place, as a new one is.  Why the short shrink: :func:`_shrunk_a_little`.
     """
     if not config.triage:
         return None
@@ -191,7 +182,16 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
                         tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
-    entry = shrunk
+    return _repeat_by_key(finding, shrunk, config, held, unshrunk, seconds_left, errors)
+
+
+def _repeat_by_key(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int], unshrunk: bool,
+                   seconds_left: float | None, errors: list[InternalError] | None) -> Entry | None:
+    """``entry`` (``finding``'s, as the short shrink left it) triaged for its key alone, where
+    recognition could not tell it: a repeat where that key is a held one that tells causes
+    apart, read off what its 1-minimal program would be; else None (not where recognition
+    checked every held bug of its family, nor where ``unshrunk``, nothing shrinking it a
+    little, it is smaller than the held bug's largest example)."""
     if _all_checkable(finding, entry, held):
         return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
@@ -326,7 +326,16 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
                      errors: list[InternalError] | None, hints: tuple[Case, ...] = ()) -> Entry:
     """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most, ``hints``
     first (itself where the config does not shrink, its kind is not the plain trial's, it
-    is not triageable, or nothing smaller showed the bug)."""
+    is not triageable, or nothing smaller showed the bug).
+
+    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
+    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
+    bug's key is made from a shrunk program when the bug is first found; the same
+    probes on the unshrunk program can answer otherwise (a compile error that is
+    dynamic-shapes-only once the rest of the program is gone), and such a repeat
+    then paid a full shrink as if it were a new bug.  Only findings of the plain
+    trial are shrunk first (a cache pair's candidate costs two cold processes), and
+    only where the config shrinks at all."""
     if not (config.shrink and _shrinks_a_little(finding)):
         return entry
     full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
