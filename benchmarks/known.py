@@ -218,7 +218,8 @@ def observe(known: Known, corpus: Path = ROOT / "corpus") -> dict:
         if verdict is None and entry.torch_version == torch.__version__:
             verdict, how = "reproduces", "the corpus entry was found on this release"
         status = FINDING if verdict == "reproduces" else (verdict or "not replayed")
-        return {"status": status, "kind": entry.kind, "key": bugs.key_of(entry).text, "bug": bugs.bug_id(bugs.key_of(entry)),
+        key = bugs.key_of(entry)
+        return {"status": status, "kind": entry.kind, "key": key.text, "bug": bugs.bug_id(key),
                 "how": how}
     return _trial(known)
 

@@ -141,7 +141,8 @@ def test_a_crash_saved_by_its_signal_is_renamed_where_it_dies_of_a_corrupted_hea
     r = reclass_entry(tmp_path / f"{entry.id}.json")
     assert r.outcome == RENAMED and r.detail == "crash|process died: heap corruption", r
     new = load(tmp_path / f"{r.new_id}.json")
-    assert new.bug_class.text == "crash|process died: heap corruption" and new.detail[1] == "  at evaluate (sizes.py:78)"
+    assert new.bug_class.text == "crash|process died: heap corruption"
+    assert new.detail[1] == "  at evaluate (sizes.py:78)"
     assert not (tmp_path / f"{entry.id}.json").exists()
 
 

@@ -381,8 +381,8 @@ def test_the_spec_holds_the_keys_its_record_names():
 
     entries, _ = load_all([str(Path(__file__).resolve().parent.parent / "corpus")])
     entries.append(Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|extra :: x"),
-                         seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=case(ASKING),
-                         detail=["x"], target="export", threads=2, hash_seed="7"))
+                         seed=None, device="cpu", backend="inductor", torch_version=torch.__version__,
+                         case=case(ASKING), detail=["x"], target="export", threads=2, hash_seed="7"))
     named = set(ReproSpec.__annotations__)
     for entry in entries:
         written = set(repro.spec(entry))

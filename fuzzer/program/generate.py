@@ -408,7 +408,8 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
                       outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written, heads.windows),
+                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
+                                           heads.windows),
                       imports=sources.imports_for(st.body, ops.imports))
     if heads.state is not None:
         program = buffers.carried(program, heads.state)
