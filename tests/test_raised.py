@@ -64,7 +64,8 @@ def test_an_error_of_generated_code_names_what_its_line_calls():
     assert kernel[0] == "raised TypeError in torch._inductor:Runner.call (generated: cpp_fused_mul_#)"
     # the class saved before said the place alone: what reclass and triage read it back as
     div = Divergence(COMPILE_ERROR, 0, "compile", "TypeError", (f"{check[0]}: {check[1]}",))
-    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]) == "compile-error|raised TypeError in torch._inductor:Runner.call"
+    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]).text == \
+        "compile-error|raised TypeError in torch._inductor:Runner.call"
 
 
 def test_a_compiled_run_names_the_backward_that_raised_a_guard_on_a_size_from_data():
@@ -106,4 +107,5 @@ def test_a_generated_line_that_calls_nothing_is_still_said_generated():
     site = raised.raised_at(_caught(space["repeated_subgraph0"], 1))
     assert site == ("raised NameError in torch._inductor:repeated_subgraph# (generated)", "name 's4' is not defined")
     div = Divergence(COMPILE_ERROR, 0, "compile", "NameError", (f"{site[0]}: {site[1]}",))
-    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]) == "compile-error|raised NameError in torch._inductor:repeated_subgraph#"
+    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]).text == (
+        "compile-error|raised NameError in torch._inductor:repeated_subgraph#")

@@ -7,7 +7,7 @@ from pathlib import Path
 import backends
 import pytest
 import torch
-from helpers import case, first_stage, prog
+from helpers import case, first_stage, klass, prog
 
 from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.examples import Examples, Kept
@@ -26,11 +26,11 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
 def test_the_first_stage_that_shows_the_bug_class_is_the_culprit():
     c = case(LOG)
-    found = first_stage(c, contract.EFFECT_LOG, "effect-log|missing", "cpu",
+    found = first_stage(c, contract.EFFECT_LOG, klass("effect-log|missing"), "cpu",
                         stages=(backends.FAITHFUL, backends.DROP_LOG, backends.DROP_LOG_AND_MUTATION))
     assert found == (backends.DROP_LOG, 2)
     # another bug class of the same kind is not this bug: no stage shows it
-    other = first_stage(c, contract.EFFECT_LOG, "effect-log|reordered", "cpu",
+    other = first_stage(c, contract.EFFECT_LOG, klass("effect-log|reordered"), "cpu",
                         stages=(backends.FAITHFUL, backends.DROP_LOG))
     assert other == (None, 2)
 
@@ -43,7 +43,7 @@ def test_a_stage_before_the_culprit_that_fails_otherwise_is_kept_and_a_clean_one
     from fuzzer.triage.probe import Probe
     from fuzzer.triage.stage import walk
 
-    probe = Probe(case(LOG), contract.EFFECT_LOG, "effect-log|missing", "cpu",
+    probe = Probe(case(LOG), contract.EFFECT_LOG, klass("effect-log|missing"), "cpu",
                   OracleBudget(oracle_calls=3, seconds=float("inf")))
     otherwise = {}
     found = walk(probe, (backends.FAITHFUL, backends.RAISE, backends.DROP_LOG), otherwise)
@@ -390,8 +390,8 @@ def test_a_failed_lookup_is_told_apart_by_which_locals_hold_the_missing_key():
     assert lookup.named_by(self_edge) == ("dep_node_name", "node")
     assert lookup.named_by(cycle) == ("dep_node_name",)
     assert lookup.named_by(ValueError("op1")) == ()  # not a lookup
-    assert lookup.missed("compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors")
-    assert not lookup.missed("compile-error|raised AssertionError in torch._inductor:f")
+    assert lookup.missed(klass("compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors"))
+    assert not lookup.missed(klass("compile-error|raised AssertionError in torch._inductor:f"))
     # the names are part of an error's key, and of its record
     held = Culprit("inductor", subsystem="post_grad_passes", pass_name="decompose_auto_functionalized",
                    kind="compile-error", named_by=("dep_node_name",))
@@ -415,27 +415,36 @@ def test_the_lookup_probe_tells_a_self_edge_from_a_dependency_cycle_in_the_sched
     assert found == {self_edge.id: fixed, cycle.id: ("dep_node_name",)}
 
 
+def _family(text: str) -> str:
+    """The family of the bug class written ``text``, as its text."""
+    return family.family(klass(text)).text
+
+
+def _leftover(found: str, seen: str) -> bool:
+    return family.leftover(klass(found), klass(seen))
+
+
 def test_returned_written_and_logged_wrong_values_are_one_family():
-    corrupted = {family.family(c) for c in ("wrong-output|values", "wrong-mutation|values",
+    corrupted = {_family(c) for c in ("wrong-output|values", "wrong-mutation|values",
                                           "effect-log|data", "wrong-mutation|non-finite,values")}
     assert corrupted == {"corrupted-value|values"}
-    assert family.family("effect-log|data,reordered") == "effect-log|reordered"
-    assert family.family("wrong-output|shape") == "wrong-output|shape"
-    assert family.family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
+    assert _family("effect-log|data,reordered") == "effect-log|reordered"
+    assert _family("wrong-output|shape") == "wrong-output|shape"
+    assert _family("compile-error|InductorError: AssertionError:") == "compile-error|InductorError: AssertionError:"
     # an Inductor operation name is the program's: saved classes that kept one are one family
-    assert family.family("compile-error|InductorError: KeyError: 'op10'") \
-        == family.family("compile-error|InductorError: KeyError: 'op6'")
+    assert _family("compile-error|InductorError: KeyError: 'op10'") \
+        == _family("compile-error|InductorError: KeyError: 'op6'")
 
 
 def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
     # a log both reordered and seeing wrong data: with the reordering gone, the data is left
-    assert family.leftover("effect-log|data,reordered", "effect-log|data")
+    assert _leftover("effect-log|data,reordered", "effect-log|data")
     # ... but the reordering left over is the family itself, not a leftover
-    assert not family.leftover("effect-log|data,reordered", "effect-log|reordered")
+    assert not _leftover("effect-log|data,reordered", "effect-log|reordered")
     # a symptom the finding did not show is something else, not a leftover
-    assert not family.leftover("effect-log|reordered", "effect-log|missing")
-    assert not family.leftover("effect-log|data,reordered", "effect-log|data,missing")
-    assert not family.leftover("compile-error|A", "compile-error|B")
+    assert not _leftover("effect-log|reordered", "effect-log|missing")
+    assert not _leftover("effect-log|data,reordered", "effect-log|data,missing")
+    assert not _leftover("compile-error|A", "compile-error|B")
 
 
 def test_the_committed_corpus_groups_into_its_bugs():
@@ -445,7 +454,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
-    stale = {b.id: (b.entries, b.blame) for b in found.values() if b.family.startswith("stale-cache")}
+    stale = {b.id: (b.entries, b.blame) for b in found.values() if b.family.kind == contract.STALE_CACHE}
     assert stale == {
         "bug-e9c7a74992": (("stale-cache-238f7f233356",), "cache:aot_autograd_cache"),
         "bug-c39c3c98d6": (("stale-cache-34c653479cfb",), "cache:aot_autograd_cache"),
@@ -453,12 +462,12 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "bug-a5abdd27c9": (("stale-cache-e5ad2999bb7c", "stale-cache-ed1ac2113cb9"), "cache:fx_graph_cache"),
         # a setting the key misses, not a declaration: donated buffers turned off
         "bug-72ca8569a7": (("stale-cache-59fc43d2c229",), "cache:fx_graph_cache")}
-    found = {k: b for k, b in found.items() if not b.family.startswith("stale-cache")}
+    found = {k: b for k, b in found.items() if b.family.kind != contract.STALE_CACHE}
     by_entry = {e: b for b in found.values() for e in b.entries}
     # causes (fuzzer/triage/causes.py): the dropped effect edge is one bug of nine entries,
     # whichever scheduling exploited it (peak memory, fusion, the no-op removal)
     edge = by_entry["effect-log-915158cff0e3"]
-    assert edge.key == "cause @ effect-edge" and set(edge.entries) == {
+    assert edge.key.text == "cause @ effect-edge" and set(edge.entries) == {
         "effect-log-915158cff0e3", "effect-log-66c9da38c8aa", "effect-log-6e8524fbe4fb", "effect-log-c322b74b2a9e",
         "effect-log-d1a287aa612e", "effect-log-f0a593c94eb9", "effect-log-34b899f24534", "effect-log-81f0f5f90818",
         "effect-log-7f567fe1fbf1"}
@@ -466,7 +475,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
     # shows as (a lost effect, a token placeholder never passed, a real token among fakes)
     assert set(by_entry["effect-log-4f5991ef6ceb"].entries) == {
         "effect-log-4f5991ef6ceb", "compile-error-4bc51210da14", "compile-error-a8974935ada9"}
-    assert by_entry["effect-log-4f5991ef6ceb"].key == "cause @ effect-in-cond"
+    assert by_entry["effect-log-4f5991ef6ceb"].key.text == "cause @ effect-in-cond"
     assert set(by_entry["effect-log-5a836aca2369"].entries) == {
         "effect-log-5a836aca2369", "runtime-error-bd01adde3572", "compile-error-9c9d0c0a4ba6",
         "runtime-error-4545a98033ee"}
@@ -475,7 +484,7 @@ def test_the_committed_corpus_groups_into_its_bugs():
     # a tagged op's result not its argument: a wrong value returned and one written, one cause
     assert set(by_entry["wrong-mutation-db8779b2c287"].entries) == {
         "wrong-mutation-db8779b2c287", "wrong-output-f0160a62dc5b"}
-    assert by_entry["wrong-mutation-db8779b2c287"].key == "cause @ tagged-result"
+    assert by_entry["wrong-mutation-db8779b2c287"].key.text == "cause @ tagged-result"
     # wrong values after reinplacing: a pending read after a later write (reinplacing alone
     # removes it) and an elided clone (the no-op removal too) are two bugs, smallest first;
     # a clone elided before an index copy reinplaced is the second, the locality
@@ -589,14 +598,14 @@ def test_a_wrong_value_blamed_on_a_stage_alone_is_keyed_by_what_its_program_does
     strided = load(CORPUS / "wrong-output-07d276f3d739.json")    # a strided input's view (#133512)
     strided.culprit = dataclasses.replace(strided.culprit, dynamic_only=aliased.culprit.dynamic_only)
     assert aliased.culprit.key == strided.culprit.key == "aot_eager"
-    assert bugs.key_of(aliased) == \
+    assert bugs.key_of(aliased).text == \
         "corrupted-value|values @ aot_eager {does m_scale, masked_fill, narrow; strided, aliased}"
     assert len(bugs.group([aliased, strided])) == 2
     # the same program, found again, is the same bug; one that names a switch is keyed by it
     again = dataclasses.replace(aliased, id="wrong-output-again")
     assert bugs.key_of(again) == bugs.key_of(aliased)
     inside = load(CORPUS / "wrong-mutation-3e93a770411a.json")
-    assert bugs.key_of(inside) == "corrupted-value|values @ inductor:reinplace_inplaceable_ops"
+    assert bugs.key_of(inside).text == "corrupted-value|values @ inductor:reinplace_inplaceable_ops"
     assert all(bugs.separates(e) for e in (aliased, strided, inside))
 
 
@@ -611,15 +620,15 @@ def test_a_wrong_value_a_moving_switch_hides_is_keyed_by_what_it_tells_of_its_bu
     tagged = load(CORPUS / "wrong-output-1e0275e70210.json")
     assert region.culprit.blame == tagged.culprit.blame == "inductor:reorder_for_peak_memory"
     assert region.culprit.places and tagged.culprit.places
-    assert bugs.key_of(tagged) == ("corrupted-value|values @ inductor:reorder_for_peak_memory"
+    assert bugs.key_of(tagged).text == ("corrupted-value|values @ inductor:reorder_for_peak_memory"
                                    " {buffers returns its operand, writes}")
-    assert bugs.key_of(region).endswith("{buffers grad, in a region}")
+    assert bugs.key_of(region).blame.endswith("{buffers grad, in a region}")
     assert len(bugs.group([region, tagged])) == 2
     one, two = (load(CORPUS / f"wrong-output-{i}.json") for i in ("4036945ec39b", "62a6862bc65c"))
     assert bugs.does(one.case.program) != bugs.does(two.case.program)
     assert len(bugs.group([one, two])) == 1
     rewrites = load(CORPUS / "wrong-mutation-3e93a770411a.json")
-    assert not rewrites.culprit.places and "{" not in bugs.key_of(rewrites)
+    assert not rewrites.culprit.places and "{" not in bugs.key_of(rewrites).blame
 
 
 def test_a_key_that_cannot_tell_causes_apart_never_makes_a_finding_a_repeat(tmp_path):
@@ -700,25 +709,26 @@ def test_stats_lists_the_bugs_of_a_campaign_folder_with_first_and_last_hit(tmp_p
     assert [b["entries"] for b in as_json["bugs"]] == [2]
 
 
-def test_a_bug_key_is_one_record_with_one_format_and_one_parse():
-    """Every committed entry's key reads back as the record that writes it, a family
-    with ' @ ' in it included."""
-    for e in _corpus():
-        key = bugs.key_of(e)
-        assert bugs.BugKey.parse(key).text == key
-    odd = bugs.BugKey("compile-error|raised X in torch.f: a @ b", "inductor")
-    assert bugs.BugKey.parse(odd.text) == odd
+def test_a_bug_key_is_one_record_whose_text_names_it():
+    """A key's text, what a bug's id hashes and a campaign's log keeps, is its family's,
+    ``' @ '`` and its blame; over the committed corpus two keys are one record exactly
+    where their texts are one (a family with ' @ ' in it keeps its own part)."""
+    keys = {bugs.key_of(e) for e in _corpus()}
+    assert all(k.text == f"{k.family.text} @ {k.blame}" for k in keys)
+    assert len({k.text for k in keys}) == len(keys) == len({bugs.bug_id(k) for k in keys})
+    odd = bugs.BugKey(klass("compile-error|raised X in torch.f: a @ b"), "inductor")
+    assert odd.family.symptoms == ("raised X in torch.f: a @ b",) and odd.text.endswith("a @ b @ inductor")
 
 
 # -- a crash's stage: walked from outside, a fresh process per backend ----------------
 
 def _crash(death: str = "heap corruption", kind=contract.CRASH):
     """A crash (or timeout) entry as a campaign saves a casualty that died ``death``."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.program.generate import generate, program_seed
 
     return Entry.build(kind, generate(program_seed(0, 0)), [contract.Divergence(kind, 0, "process", death)],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def _judges(monkeypatch, by_backend: dict) -> list:

@@ -23,7 +23,7 @@ from helpers import prog
 from torch._dynamo import list_backends, register_backend
 
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
@@ -496,7 +496,7 @@ def test_the_effect_clause_on_user_events_without_sites():
 def test_a_campaign_with_user_ops_judges_them_and_names_the_module(tmp_path, chosen):
     config = Config(seed=1, device="cpu", corpus_dir=str(tmp_path), backend=DROP_OPSLIB_LOG,
                     ops=chosen.ops, declarations=len(chosen.findings), triage=False)
-    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=8), log=lambda line: None))
     assert stats.findings["declaration"] == 1
     assert stats.findings["effect-log"] >= 1
     entries = [load(p) for p in tmp_path.glob("*.json")]
@@ -515,7 +515,7 @@ def test_a_faithful_compile_of_user_ops_is_clean(tmp_path, chosen, vendor):
                 imports=both.ops.imports)
     config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path), backend=backends.FAITHFUL, ops=ops,
                     triage=False)
-    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=8), log=lambda line: None))
     assert stats.programs == 8 and not stats.findings, stats.summary()
     vendor_calls = sum(1 for s in range(40) for q in generate(s, ops=ops).program.user_ops() if q.startswith("vendor"))
     assert vendor_calls, "the vendor's ops are drawn"

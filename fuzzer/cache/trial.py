@@ -67,9 +67,9 @@ def spec_of(case: Case, backend: str) -> dict:
 def jobs_of(case: Case, variant: Variant, device: str, backend: str, caches=ALL_CACHES,
             fault: str | None = None, threads: int | None = None) -> dict:
     names = case.program.custom_ops()
-    jobs = pair.pair_jobs(variant.library(names, pair.OLD), variant.library(names, pair.NEW),
-                          codegen.source(case.program), spec_of(case, backend), device, variant.grad,
-                          variant.config_old, variant.config_new, list(caches), variant.twice)
+    sides = pair.Sides(variant.library(names, pair.OLD), variant.library(names, pair.NEW), variant.config_old,
+                       variant.config_new, variant.grad, variant.twice)
+    jobs = pair.pair_jobs(sides, codegen.source(case.program), spec_of(case, backend), device, list(caches))
     for job in jobs.values():
         job.update(fault=fault, threads=threads)
     return jobs

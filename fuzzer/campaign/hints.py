@@ -40,7 +40,7 @@ from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
 
-def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
+def hints_for(finding: Finding, held: Mapping[BugKey, int]) -> tuple[Case, ...]:
     """The hints for ``finding``: for each held bug of its family whose key says what its
     1-minimal program does, with forms all in the finding's program, the cases
     :func:`toward` it that the IR accepts; at most ``TRIAGE.shrink_hints``, each costing
@@ -51,7 +51,7 @@ def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
     hints: list[Case] = []
     for key in held:
         does = Does.of_key(key)
-        if does is None or not does.forms or not set(does.forms) <= present or BugKey.parse(key).family != fam:
+        if does is None or not does.forms or not set(does.forms) <= present or key.family != fam:
             continue
         for hint in toward(case, does):
             if hint != case and hint not in hints and _legal(hint):

@@ -13,6 +13,7 @@ import linecache
 
 from fuzzer.program import custom_ops, features, forms
 from fuzzer.program.form_record import REGION
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Program, check
 from fuzzer.program.library_forms import region_function
 
@@ -72,7 +73,7 @@ def sites_matter(program: Program) -> bool:
     for stmt in program.body:
         if not stmt.sites:
             continue
-        key = repr((stmt.form, stmt.args, sorted((k, v) for k, v in stmt.attrs.items() if k not in ("site", "site2"))))
+        key = repr((stmt.form, stmt.args, sorted((k, v) for k, v in stmt.attrs.items() if k not in SITE_KEYS)))
         if seen.setdefault(key, stmt.sites) != stmt.sites:
             return True
     return False
@@ -81,7 +82,7 @@ def sites_matter(program: Program) -> bool:
 def _without_sites(stmt, form, args: list[str], dims) -> str:
     """A custom call's text with its call-site arguments left out: the last argument,
     positional or the keyword-only ``site=``."""
-    attrs = {**stmt.attrs, **{k: _NO_SITE for k in ("site", "site2") if k in stmt.attrs}}
+    attrs = {**stmt.attrs, **{k: _NO_SITE for k in SITE_KEYS if k in stmt.attrs}}
     expr = form.render(args, attrs, dims).replace(f", site={_NO_SITE}", "").replace(f", {_NO_SITE}", "")
     if _NO_SITE in expr:
         raise ValueError(f"form {form.name} does not write its site as its call's last argument: {expr}")
@@ -242,7 +243,7 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)
         line = f"{stmt.out} = {expr}" if stmt.out is not None else expr
-        if stmt.attrs.get("no_grad"):
+        if stmt.no_grad:
             lines += ["    with torch.no_grad():", f"        {line}"]
         else:
             lines.append(f"    {line}")

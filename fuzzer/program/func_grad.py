@@ -60,7 +60,7 @@ class FuncGradRules(GradRules):
         self.stale_views: set[str] = set()
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
-        no_grad = bool(stmt.attrs.get("no_grad"))
+        no_grad = stmt.no_grad
         reads_grad = any(self.requires[a] for a in stmt.args)
         if form.feature in REFUSED:
             raise Illegal(f"torch.func.grad cannot run {form.name} (feature {form.feature}), even under no_grad")

@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import bindings, buffers, drawn_mode, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import (
+    bindings,
+    buffers,
+    drawn_inputs,
+    drawn_mode,
+    forms,
+    layouts,
+    sources,
+    storage,
+    strided_forms,
+    windows,
+)
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
@@ -305,7 +316,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.grad.add_input(name)
     for stmt in prefix.body if st.grad is not None else ():
         st.grad.admit(stmt, forms.form(stmt.form), st.root, st.inputs)
-    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.attrs.get("size"))
+    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.data_size)
                if isinstance(n, str) and n[1:].isdigit()]
     st.next_value = 1 + max(numbers, default=-1)
     st.next_site = 1 + max((x for s in program.body for x in s.sites), default=-1)
@@ -331,7 +342,9 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
     without effects), deterministically too.  ``features`` (name -> weight, see
     ``fuzzer.program.features``) says which features the program may have, and
-    ``ops`` which custom ops it may call.
+    ``ops`` which custom ops it may call.  One stream of draws makes it all, in this
+    order: the symbols, the inputs (``drawn_inputs``), the body (:func:`_draw_body`),
+    the outputs (:func:`_program_of`), the bindings.
     """
     on = feats.draw(seed, features)
     by_category = _forms_by_category(on, ops)
@@ -344,35 +357,22 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=grad_rules(feats.FUNC_GRAD in on) if feats.AUTOGRAD in on else None,
                 mem=storage.Tracker(feats.writes_beside(on)))
+    heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
+                              st.grad is not None)
+    inputs = _add_inputs(st, heads.shapes, heads.dtypes, heads.aliases, heads.windows)
+    _draw_body(st, on, by_category, weights, limits, heads.state)
+    program = _program_of(seed, st, on, ops, heads, inputs, limits)
+    drawn = bindings.draw(rng, heads.symbols, program.sym_min, limits)
+    return Case(program=program, bindings=drawn if heads.state is None else buffers.pinned(drawn, heads.state),
+                input_seed=derive_seed("inputs", seed))
 
-    n_inputs = rng.randint(1, limits.max_inputs)
-    unused = list(symbols)
-    shapes_drawn: list[list[str]] = []
-    for _ in range(n_inputs):
-        rank = rng.randint(1, limits.max_rank)
-        # use every symbol once before reusing, so each one is readable from a shape
-        shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
-    shapes_drawn.extend([s] for s in unused)
-    drawn_dtypes: list[str | None] = [None] * len(shapes_drawn)
-    for dims, dtype in sources.input_shapes(seed, ops, symbols):
-        if dtype is not None and st.grad is not None:
-            continue  # a program that takes gradients has floating inputs only
-        shapes_drawn.append(list(dims))
-        drawn_dtypes.append(dtype)
-    # an input that is a view of another: one more input, with the dims of the first
-    aliases = []
-    if feats.ALIASED in on and st.grad is None:
-        shapes_drawn.append(list(shapes_drawn[0]))
-        drawn_dtypes.append(None)
-        aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
-    wins = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, aliases, feats.OVERLAPPING in on and st.grad is None)
-    state = buffers.draw_state(seed, symbols, len(shapes_drawn)) if feats.MODULE_CARRY in on and not st.grad else None
-    if state is not None:  # its length a symbol of its own, the same in every binding
-        symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
-        shapes_drawn.append(list(state.dims))
-        drawn_dtypes.append(None)
-    inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, wins)
 
+def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | None, limits: GenLimits,
+               state) -> None:
+    """The body, statement by statement into ``st``: a form drawn, a legal statement of it
+    proposed and committed, followed by the statement it asks for (an identical call, a
+    use of an integer made, a view's complement), between the writes of a carried state."""
+    rng = st.rng
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
     _write_state(state, buffers.STATE_WRITES[0], st)
@@ -394,26 +394,32 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                 again = again if again is not None and _grad_admits(again, form, st) else None
             if again is not None:
                 _commit(again, st)
-
     _write_state(state, buffers.STATE_WRITES[1], st)
+
+
+def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_inputs.DrawnInputs,
+                inputs: list[Input], limits: GenLimits) -> Program:
+    """The program of the body drawn over ``heads`` and ``inputs``: its outputs drawn, its
+    mode, a module's buffers, sizes taken to 0 where the body allows; checked."""
+    rng = st.rng
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
-    program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
+    program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
+                      outputs=outputs,
+                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
+                                           heads.windows),
                       imports=sources.imports_for(st.body, ops.imports))
-    if state is not None:
-        program = buffers.carried(program, state)
+    if heads.state is not None:
+        program = buffers.carried(program, heads.state)
     elif feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
-    if feats.LAYOUTS in on and not ops.nonempty and state is None:  # empty wherever the body allows
+    if feats.LAYOUTS in on and not ops.nonempty and heads.state is None:  # empty wherever the body allows
         program = bindings.emptied(program, check)
     check(program)
-    drawn = bindings.draw(rng, symbols, program.sym_min, limits)
-    return Case(program=program, bindings=drawn if state is None else buffers.pinned(drawn, state),
-                input_seed=derive_seed("inputs", seed))
+    return program
 
 
 def _write_state(state, name: str, st: _State) -> None:

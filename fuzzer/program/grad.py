@@ -47,7 +47,7 @@ class GradRules:
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
         """Raise :class:`form_record.Illegal` if autograd would refuse ``stmt``; else record it."""
-        no_grad = bool(stmt.attrs.get("no_grad"))
+        no_grad = stmt.no_grad
         reads_grad = any(self.requires[a] for a in stmt.args)
         if form.is_view and no_grad and reads_grad:
             raise Illegal("a view made under no_grad of a value that requires grad has no documented "

@@ -122,7 +122,7 @@ def subject(bug: Bug) -> str:
     showed (``fuzzer.triage.causes``), that cause, whatever it shows as."""
     if bug.culprit is not None and bug.culprit.cause in causes.BY_NAME:
         return causes.BY_NAME[bug.culprit.cause].title
-    family = BugClass.parse(bug.family)
+    family = bug.family
     kind, rest = family.kind, ",".join(family.symptoms)
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)

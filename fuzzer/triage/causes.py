@@ -46,6 +46,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract
+from fuzzer.judge.identity import BugClass
 from fuzzer.program import forms
 from fuzzer.program.ir import Case, InvalidProgram, Stmt
 from fuzzer.program.rewire import read_as_operand
@@ -54,7 +55,7 @@ from fuzzer.triage.family import VALUE_KINDS
 from fuzzer.triage.probe import Outcome, Probe
 
 #: the family part of a cause's key: one bug whatever symptoms it shows
-FAMILY = "cause"
+FAMILY = BugClass("cause")
 
 
 @dataclass(frozen=True)
