@@ -83,15 +83,15 @@ def _findings(config: Config, seeds: range, shapes: bool):
             yield f"seed {seed}", seed, finding
 
 
-def check(finding: Finding, seed: int | None, config: Config, held: dict[str, int]) -> dict:
+def check(finding: Finding, seed: int | None, config: Config, held: dict) -> dict:
     """What the fast path and the slow one say of ``finding``."""
     start = time.monotonic()
     fast = counted_only(finding, seed, config, dict(held))
-    fast_key = key_of(fast) if fast is not None else None
+    fast_key = key_of(fast).text if fast is not None else None
     truth = entry_for(finding, seed, config, held={})
     hinted = entry_for(finding, seed, config, held=dict(held))
-    truth_key, hinted_key = key_of(truth), key_of(hinted)
-    return {"kind": finding.kind, "class": contract.bug_class(finding.kind, finding.divergences),
+    truth_key, hinted_key = key_of(truth).text, key_of(hinted).text
+    return {"kind": finding.kind, "class": contract.bug_class(finding.kind, finding.divergences).text,
             "fast": fast_key or "shrunk", "truth": truth_key, "hinted": hinted_key,
             "loss": fast_key is not None and fast_key != truth_key, "slide": hinted_key != truth_key,
             "statements": [len(finding.case.program.body), truth.statements, hinted.statements],

@@ -21,7 +21,7 @@ def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-graph-break")
     lines = []
-    stats = run_campaign(config, Budget(programs=3), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lines.append, folder=folder))
     assert stats.statuses["clean"] == 0 and not stats.findings   # missed-dce is not judged
     assert stats.statuses["untested"] == 3 and stats.untested == {"graph-break": 3}
     assert stats.mostly_untested
@@ -93,7 +93,7 @@ def test_a_workers_report_carries_its_programs_gap_to_the_pool():
 @pytest.mark.compile
 def test_the_same_campaign_without_the_fault_is_clean(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL)
-    stats = run_campaign(config, Budget(programs=3), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lambda line: None))
     # the eager backend keeps dead pure calls: missed-dce findings, now that it is judged
     assert stats.statuses["clean"] + stats.statuses["finding"] == 3
     assert stats.statuses["untested"] == 0 and not stats.untested and not stats.mostly_untested
@@ -108,7 +108,7 @@ def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-internal-error")
     lines = []
-    stats = run_campaign(config, Budget(programs=2), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=2), log=lines.append, folder=folder))
     assert stats.programs == 2 and stats.statuses["internal-error"] == 2 and not stats.findings
     assert stats.internal == {"trial": 2} and not (tmp_path / "corpus").exists()
     assert "internal   2 (dcefuzz's own errors, never findings: trial 2" in stats.summary()
@@ -193,7 +193,7 @@ def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(m
     from helpers import case, prog
 
     from fuzzer.campaign import entries, masked
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge import contract
     from fuzzer.judge.trial import Finding, TrialResult
     from fuzzer.triage.culprit import Culprit
@@ -211,17 +211,17 @@ def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(m
 
     monkeypatch.setattr(masked, "run_trial", trial)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
-    found = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    found = Entry.build(contract.COMPILE_ERROR, c, [error], Origin(seed=0, device="cpu", backend="inductor"))
     found.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR,
                             otherwise={"eager": ("invalid",), "aot_eager": (contract.WRONG_OUTPUT,),
                                        "aot_eager_decomp_partition": (contract.WRONG_OUTPUT,)})
     (behind,) = masked.masked(found, "inductor")
     assert tried == ["aot_eager"] and behind.kind == contract.WRONG_OUTPUT and behind.backend == "aot_eager"
     # what the walk saw only as a status, or of the entry's own family, is nothing more
-    clean = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    clean = Entry.build(contract.COMPILE_ERROR, c, [error], Origin(seed=0, device="cpu", backend="inductor"))
     clean.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR, otherwise={"eager": ("invalid",)})
     assert masked.masked(clean, "inductor") == []
-    same = Entry.build(contract.WRONG_OUTPUT, c, [wrong], seed=0, device="cpu", backend="inductor")
+    same = Entry.build(contract.WRONG_OUTPUT, c, [wrong], Origin(seed=0, device="cpu", backend="inductor"))
     same.culprit = Culprit("inductor", kind=contract.WRONG_OUTPUT, otherwise={"aot_eager": (contract.WRONG_MUTATION,)})
     assert masked.masked(same, "inductor") == []
     # the masked one, found on aot_eager, yields nothing further; a campaign saves it triaged
@@ -245,7 +245,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     from helpers import case, prog
 
     from fuzzer.campaign import entries, masked, session
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load
     from fuzzer.judge import contract
     from fuzzer.judge.trial import Finding, TrialResult
@@ -263,8 +263,8 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     def known(finding, seed, config, full, seconds_left=None, errors=None, judge=None):
         if finding.kind != contract.COMPILE_ERROR:
             return None
-        entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device="cpu",
-                            backend=finding.backend)
+        entry = Entry.build(finding.kind, finding.case, finding.divergences,
+                            Origin(seed=seed, device="cpu", backend=finding.backend))
         entry.culprit = Culprit("inductor", kind=finding.kind, key_only=True,
                                 otherwise={"aot_eager": (contract.WRONG_OUTPUT,)})
         return entry
@@ -283,7 +283,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     monkeypatch.setattr(masked, "run_trial", stage_trial)
     monkeypatch.setattr(entries, "triaged", triage)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), shrink=False)
-    stats = run_campaign(config, Budget(programs=1), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=1), log=lambda line: None))
     saved = [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
                                                           (contract.WRONG_OUTPUT, "aot_eager")]
@@ -310,7 +310,7 @@ def test_a_withdrawn_casualty_stays_visible_with_why_and_a_confirmed_one_stays_a
     ``dcefuzz stats`` and the campaign's page; one that died so again stays a finding."""
     from fuzzer.campaign.casualties import CasualtyShrinker, Shrunk
     from fuzzer.corpus import store
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge.contract import CRASH, Divergence
     from fuzzer.limits import PoolLimits
     from fuzzer.program.generate import generate, program_seed
@@ -321,7 +321,7 @@ def test_a_withdrawn_casualty_stays_visible_with_why_and_a_confirmed_one_stays_a
     lines = []
     session = Session(config, Budget(programs=1), folder=folder, log=lines.append)
     entries = [Entry.build(CRASH, generate(program_seed(0, i)), [Divergence(CRASH, 0, "process", f"process died: {d}")],
-                           seed=program_seed(0, i), device="cpu", backend="inductor")
+                           Origin(seed=program_seed(0, i), device="cpu", backend="inductor"))
                for i, d in ((0, "heap corruption"), (1, "SIGSEGV"))]
     suspect, kept = entries
     shrinker = CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lines.append)
@@ -369,7 +369,7 @@ def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_pat
 
     import fuzzer.campaign.casualties as casualties
     from fuzzer.corpus import store
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge.contract import CRASH, Divergence
     from fuzzer.limits import OracleBudget, PoolLimits
     from fuzzer.program.generate import generate, program_seed
@@ -377,7 +377,7 @@ def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_pat
     from fuzzer.triage.culprit import Culprit
 
     died = [Divergence(CRASH, 0, "process", "process died: heap corruption")]
-    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, Origin(seed=0, device="cpu", backend="inductor"))
     program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
     reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
     monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced if smaller else None)
@@ -414,7 +414,7 @@ def test_a_stage_walk_stopped_at_the_end_of_a_campaign_keeps_what_the_shrink_fou
     import dataclasses
 
     import fuzzer.campaign.casualties as casualties
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.isolation.process import Aborted
     from fuzzer.judge.contract import CRASH, Divergence
     from fuzzer.limits import PoolLimits
@@ -422,7 +422,7 @@ def test_a_stage_walk_stopped_at_the_end_of_a_campaign_keeps_what_the_shrink_fou
     from fuzzer.reduce.casualty import Reduced
 
     died = [Divergence(CRASH, 0, "process", "process died: SIGSEGV")]
-    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, seed=0, device="cpu", backend="inductor")
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, Origin(seed=0, device="cpu", backend="inductor"))
     program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
     reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
     monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced)

@@ -8,7 +8,7 @@ import pytest
 from helpers import case, prog
 
 from fuzzer.corpus import bugs
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
 from fuzzer.triage import causes, edges
@@ -56,14 +56,14 @@ def test_a_cause_is_one_key_whatever_family_stage_or_program():
     """Findings of one cause seen as a lost effect at ``aot_eager`` and as an Inductor
     compile error are one bug; without the cause, two."""
     lost = Entry.build(contract.EFFECT_LOG, case(COND), [contract.Divergence(
-        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], seed=0, device="cpu", backend="inductor")
+        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], Origin(seed=0, device="cpu", backend="inductor"))
     error = Entry.build(contract.COMPILE_ERROR, case(prog({"x0": ("s0",)}, [
         ("cond_tap", ["x0"], "v0", {"site": 0, "site2": 1})], outputs=["v0"])), [contract.Divergence(
             contract.COMPILE_ERROR, 0, "compile", "x", ("raised RuntimeError in torch.fx:FakeTensorProp.run_node",))],
-        seed=0, device="cpu", backend="inductor")
+                        Origin(seed=0, device="cpu", backend="inductor"))
     told = [dataclasses.replace(lost, culprit=Culprit("aot_eager", kind=lost.kind, cause="effect-in-cond")),
             dataclasses.replace(error, culprit=Culprit("inductor", kind=error.kind, cause="effect-in-cond"))]
-    assert {bugs.key_of(e) for e in told} == {"cause @ effect-in-cond"}
+    assert {bugs.key_of(e).text for e in told} == {"cause @ effect-in-cond"}
     grouped = bugs.group(told)
     assert len(grouped) == 1 and grouped[0].family == causes.FAMILY and bugs.separates(told[0])
     assert "token" in grouped[0].title and set(grouped[0].kinds) == {contract.EFFECT_LOG, contract.COMPILE_ERROR}
@@ -112,11 +112,11 @@ def test_a_repeat_of_a_held_cause_is_recognised_by_its_probes(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", Fake)
     finding = Entry.build(contract.COMPILE_ERROR, case(COND), [contract.Divergence(
         contract.COMPILE_ERROR, 0, "compile", "x", ("raised RuntimeError in torch.fx:FakeTensorProp.run_node",))],
-        seed=0, device="cpu", backend="inductor")
-    key = "cause @ effect-in-cond"
+                          Origin(seed=0, device="cpu", backend="inductor"))
+    cause = bugs.BugKey(causes.FAMILY, "effect-in-cond")
 
     def recognised():
-        return recognition.recognise(finding.case, finding.kind, finding.bug_class, "cpu", [key],
+        return recognition.recognise(finding, [cause],
                                      lambda c, case=finding.case: bugs.key_of(dataclasses.replace(finding, culprit=c)))
     culprit = recognised()
     assert culprit is not None and culprit.cause == "effect-in-cond" and culprit.stage == "aot_eager"
@@ -144,15 +144,42 @@ def test_a_finding_whose_cause_the_probes_show_is_not_taken_for_a_held_key_of_it
     monkeypatch.setattr(recognition, "Probe", Fake)
     program = prog({"x0": ("s0",)}, [("cond_log", ["x0"], "v0", {"site": 0, "site2": 1})], outputs=["v0"])
     finding = Entry.build(contract.EFFECT_LOG, case(program), [contract.Divergence(
-        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))], seed=0, device="cpu", backend="aot_eager")
+        contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))],
+                          Origin(seed=0, device="cpu", backend="aot_eager"))
     held = bugs.key_of(dataclasses.replace(finding, culprit=Culprit("aot_eager", kind=finding.kind,
                                                                      dynamic_only=False)))
-    assert held.endswith("{does cond_log}")
+    assert held.text.endswith("{does cond_log}")
 
     def recognised():
-        return recognition.recognise(finding.case, finding.kind, finding.bug_class, "cpu", [held],
+        return recognition.recognise(finding, [held],
                                      lambda c, case=finding.case: bugs.key_of(dataclasses.replace(finding, culprit=c)),
                                      backend="aot_eager")
     assert recognised() is None
     answers["twins"] = STAYS
     assert recognised() is not None
+
+
+TAGGED = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0}), ("m_scale", ["v0"], None, {"site": 1})])
+
+
+@pytest.mark.parametrize("untagged, stage, shown", [
+    (GONE, "aot_eager", "tagged-result"),   # needs the tagged op's aliasing result
+    (STAYS, "aot_eager", ""),               # the plain op shows it too: not the result's
+    (GONE, "inductor", ""),                 # not functionalization's: asked at aot_eager only
+])
+def test_a_wrong_value_gone_with_the_tagged_op_made_plain_is_the_tagged_result(untagged, stage, shown):
+    def rule(c, within):
+        return untagged if "t_scale" not in _forms(c) else STAYS
+    probe = TableProbe(case(TAGGED), contract.WRONG_MUTATION, rule)
+    assert causes.shown(probe, stage) == shown
+    assert [(s.form, s.args) for s in causes._untagged(case(TAGGED)).program.body] == [
+        ("m_scale", ("x0",)), ("m_scale", ("x0",))]
+
+
+def test_the_corpus_tagged_write_is_gone_with_the_plain_op_on_aot_eager():
+    """``v0 = t_scale(x0); m_scale(v0)``: functionalization returns ``v0`` fresh, so the second
+    write misses ``x0`` (one real compile each, ``aot_eager``: no Inductor)."""
+    entry = load(CORPUS / "wrong-mutation-db8779b2c287.json")
+    probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu", spots=entry.spots)
+    assert probe.outcome("aot_eager") is STAYS
+    assert causes.shown(probe, "aot_eager") == "tagged-result"

@@ -364,9 +364,9 @@ def test_bug_class_is_the_kind_and_its_symptoms():
         ops.e_log(v1, 1)
         return (v2,)
     v = verdict(reorder)
-    assert contract.bug_class(contract.EFFECT_LOG, v.divergences) == "effect-log|reordered"
+    assert contract.bug_class(contract.EFFECT_LOG, v.divergences).text == "effect-log|reordered"
     err = [contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "InductorError: x s12 at 0x1f, 35")]
-    assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x # at 0x#, #"
+    assert contract.bug_class(contract.COMPILE_ERROR, err).text == "compile-error|InductorError: x # at 0x#, #"
 
 
 def _raiser(module: str, source: str):
@@ -430,7 +430,7 @@ def test_an_error_below_python_keeps_its_words_with_its_place():
     run = observe.Run()
     run.failure = fail
     divs = contract.check_outcome(0, observe.Run(), run)
-    assert contract.bug_class(contract.COMPILE_ERROR, divs) == \
+    assert contract.bug_class(contract.COMPILE_ERROR, divs).text == \
         "compile-error|raised RuntimeError in torch._functorch:f: EffectType.ORDERED"
     assert family.family(contract.bug_class(contract.COMPILE_ERROR, divs)) == \
         contract.bug_class(contract.COMPILE_ERROR, divs)
@@ -445,7 +445,8 @@ def test_a_stale_caches_error_is_known_by_its_words_not_where_it_was_raised():
     cold = contract.Verdict(contract.OK)
     here = contract.check_stale(contract.Verdict(contract.OK, [raised_here]), cold, "fake-changed:shape")
     there = contract.check_stale(contract.Verdict(contract.OK, [raised_there]), cold, "fake-changed:shape")
-    assert contract.bug_class(contract.STALE_CACHE, here) == contract.bug_class(contract.STALE_CACHE, there) == \
+    assert contract.bug_class(contract.STALE_CACHE, here) == contract.bug_class(contract.STALE_CACHE, there)
+    assert contract.bug_class(contract.STALE_CACHE, here).text == \
         "stale-cache|AssertionError: wrong number of dims #,fake-changed:shape,runtime-error"
 
 
@@ -515,7 +516,7 @@ def test_stale_cache_forbidden_warm_breaks_what_cold_keeps():
     found = contract.check_stale(warm, cold, "mutates-fixed")
     assert found and {d.kind for d in found} == {contract.STALE_CACHE}
     assert all(d.detail.startswith("mutates-fixed: [wrong-mutation]") for d in found)
-    cls = contract.bug_class(contract.STALE_CACHE, found)
+    cls = contract.bug_class(contract.STALE_CACHE, found).text
     assert cls == "stale-cache|mutates-fixed,values,wrong-mutation", cls
 
 
@@ -1043,21 +1044,24 @@ def test_dynamo_keeps_a_single_use_region_only_as_the_program_asks(monkeypatch):
 
 def test_a_bug_class_is_one_record_with_one_format_and_one_parse():
     """Every corpus entry's class reads back as the record that writes it; an error's one
-    symptom keeps its commas, any other kind's words are split on them."""
+    symptom keeps its commas, any other kind's words are split on them; the class of no
+    divergence is empty and false."""
+    import json
     from pathlib import Path
 
     from fuzzer.corpus.store import entries_in, load
 
     corpus = Path(__file__).resolve().parent.parent / "corpus"
     for path in entries_in([str(corpus)])[0]:
-        text = load(path).bug_class
-        assert contract.BugClass.parse(text).text == text, path
+        text = json.loads(Path(path).read_text())["signature"].partition(" :: ")[0]
+        assert load(path).bug_class.text == text and contract.BugClass.parse(text).text == text, path
+    assert not contract.bug_class(contract.EFFECT_LOG, []) and contract.bug_class(contract.EFFECT_LOG, []).text == ""
     error = contract.BugClass.parse("compile-error|raised AssertionError in torch._inductor:f: a, b")
     assert error == contract.BugClass(contract.COMPILE_ERROR, ("raised AssertionError in torch._inductor:f: a, b",))
     assert contract.BugClass.parse("effect-log|data,reordered").symptoms == ("data", "reordered")
     assert contract.BugClass.parse("missed-dce") == contract.BugClass("missed-dce")
     assert contract.bug_class(contract.EFFECT_LOG, [contract.Divergence(contract.EFFECT_LOG, 0, "s", "d",
-                                                                         ("reordered", "data"))]) \
+                                                                         ("reordered", "data"))]).text \
         == "effect-log|data,reordered"
 
 

@@ -3,7 +3,7 @@ its program names every part of its mode a bug may need; no compile."""
 
 import dataclasses
 
-from helpers import case, prog, stays_while
+from helpers import case, finding_of, prog, stays_while
 
 from fuzzer.corpus.bugs import does, mode_words
 from fuzzer.judge import contract
@@ -29,6 +29,6 @@ def test_the_shrinker_drops_gradients_with_the_statements_no_grad_marks():
                                ("e_log", ["v0"], None, {"site": 0})], outputs=["v0"])
     p = dataclasses.replace(p, mode=dataclasses.replace(p.mode, grad=True))
     judge = stays_while(lambda c: {"clone", "e_log"} <= {s.form for s in c.program.body})
-    result = shrink(case(p), contract.EFFECT_LOG, judge(case(p)).divergences, judge=judge)
+    result = shrink(finding_of(case(p), contract.EFFECT_LOG, judge(case(p)).divergences), judge=judge)
     assert not result.case.program.mode.grad and [s.form for s in result.case.program.body][0] == "clone"
     assert not any("no_grad" in s.attrs for s in result.case.program.body)

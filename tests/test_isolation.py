@@ -79,12 +79,12 @@ def test_a_death_dies_so_as_the_same_or_as_a_corrupted_heap_is_met(recorded, see
 
 def _casualty(death: str = HEAP_CORRUPTION):
     """A crash entry as a campaign saves a casualty that died ``death``."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge.contract import CRASH, Divergence
     from fuzzer.program.generate import generate, program_seed
 
     return Entry.build(CRASH, generate(program_seed(0, 0)), [Divergence(CRASH, 0, "process", f"process died: {death}")],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def _deaths(monkeypatch, *lines: str | None) -> list:

@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.pool import PoolLimits, run_pool
+from fuzzer.campaign.session import Session
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
@@ -49,8 +50,8 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, s
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
                     shrink_budget=shrink_budget or SHRINK.budget, triage=triage)
     folder = CampaignFolder(tmp_path / "state")
-    stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
-                     log=lambda line: None)
+    stats = run_pool(Session(config, Budget(programs=programs), folder=folder, log=lambda line: None), limits,
+                     jobs=1)
     return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
 
 
@@ -147,7 +148,7 @@ def test_a_worker_that_dies_while_triaging_keeps_its_finding_and_counts_no_crash
     lines = []
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
     folder = CampaignFolder(tmp_path / "state")
-    run_pool(config, Budget(programs=index + 1), jobs=1, limits=limits, folder=folder, log=lines.append)
+    run_pool(Session(config, Budget(programs=index + 1), folder=folder, log=lines.append), limits, jobs=1)
     state, entries = folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert state.programs == index + 1 and CRASH not in state.findings, state.findings
     dropped = [e for e in entries if e.kind == EFFECT_LOG]
@@ -311,11 +312,11 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
 
 def _casualty_entry():
     """A crash entry as a campaign saves a casualty (its program's death, detail line)."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
     case = generate(program_seed(0, 0))
     return Entry.build(CRASH, case, [Divergence(CRASH, 0, "process", "process died: SIGSEGV")],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monkeypatch, tmp_path):
@@ -324,7 +325,6 @@ def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monk
     not die again leaves the corpus (for ``unconfirmed/``) and the findings' counts;
     one that dies again stays."""
     import fuzzer.campaign.casualties as casualties
-    from fuzzer.campaign.session import Session
     from fuzzer.corpus import store
     from fuzzer.reduce import casualty
 
@@ -505,7 +505,7 @@ def test_crash_bug_class_keeps_how_the_process_died():
     segv = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGSEGV))]
     abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
     assert bug_class(CRASH, segv) != bug_class(CRASH, abrt)
-    assert "SIGSEGV" in bug_class(CRASH, segv)
+    assert "SIGSEGV" in bug_class(CRASH, segv).text
     # a timeout is shrunk under a shorter limit than the campaign's: still one class
     assert bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(120))]) == \
         bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(30))])

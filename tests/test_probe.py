@@ -2,7 +2,7 @@
 finding showed it; a stand-in compile, no Inductor."""
 
 import pytest
-from helpers import case, prog
+from helpers import case, klass, prog
 
 from fuzzer.judge import contract
 from fuzzer.judge.contract import INPUT, Divergence, Place
@@ -11,7 +11,7 @@ from fuzzer.triage import probe as probing
 from fuzzer.triage.probe import Outcome, Probe
 
 CASE = case(prog({"x0": ("s0",), "x1": ("s0",)}, [("m_scale", ["x0"], None, {"site": 0})]))
-CLASS = "wrong-mutation|values"
+CLASS = klass("wrong-mutation|values")
 
 
 def _written(name):

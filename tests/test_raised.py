@@ -64,7 +64,8 @@ def test_an_error_of_generated_code_names_what_its_line_calls():
     assert kernel[0] == "raised TypeError in torch._inductor:Runner.call (generated: cpp_fused_mul_#)"
     # the class saved before said the place alone: what reclass and triage read it back as
     div = Divergence(COMPILE_ERROR, 0, "compile", "TypeError", (f"{check[0]}: {check[1]}",))
-    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]) == "compile-error|raised TypeError in torch._inductor:Runner.call"
+    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]).text == \
+        "compile-error|raised TypeError in torch._inductor:Runner.call"
 
 
 def test_a_compiled_run_names_the_backward_that_raised_a_guard_on_a_size_from_data():
@@ -92,3 +93,19 @@ def test_a_compiled_run_names_the_backward_that_raised_a_guard_on_a_size_from_da
         torch._dynamo.reset()
     assert sites == [f"raised GuardOnDataDependentSymNode in torch.autograd:_engine_run_backward (backward of {n})"
                      for n in ("CumsumBackward0", "CumprodBackward0")]
+
+
+def test_a_generated_line_that_calls_nothing_is_still_said_generated():
+    """A generated line with no call (a guard's ``if``) still names its place as generated
+    code, so the class read back as it was saved before is the place alone."""
+    module = "torch._inductor.runtime.compile_tasks.ckdef"
+    source = "def repeated_subgraph0(u1):\n    if not u1 <= s4:\n        raise AssertionError\n"
+    space = {"__name__": module}
+    filename = f"<{module}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), space)  # noqa: S102
+    site = raised.raised_at(_caught(space["repeated_subgraph0"], 1))
+    assert site == ("raised NameError in torch._inductor:repeated_subgraph# (generated)", "name 's4' is not defined")
+    div = Divergence(COMPILE_ERROR, 0, "compile", "NameError", (f"{site[0]}: {site[1]}",))
+    assert legacy.unnamed_raiser(COMPILE_ERROR, [div]).text == (
+        "compile-error|raised NameError in torch._inductor:repeated_subgraph#")

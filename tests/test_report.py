@@ -18,9 +18,9 @@ from fuzzer.render import brief, repro
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 #: the committed corpus's bugs: (bug id, its smallest entry)
-BUGS = {"bug-c17e047bf3": "effect-log-915158cff0e3", "bug-ac73b21939": "wrong-mutation-3e93a770411a",
+BUGS = {"bug-fbb71133b1": "effect-log-915158cff0e3", "bug-ac73b21939": "wrong-mutation-3e93a770411a",
         "bug-78154481bb": "compile-error-736b0f5852f2", "bug-adab6f31be": "effect-log-53422b20f411"}
-REORDERED = "bug-c17e047bf3"
+REORDERED = "bug-fbb71133b1"
 #: a stale-cache bug of the committed corpus: a corrected mutates_args, the AOTAutograd cache
 STALE = {"bug-e9c7a74992": "stale-cache-238f7f233356"}
 #: a stale-cache bug of a setting, not a declaration: donated buffers turned off, the FX graph cache
@@ -72,13 +72,14 @@ def test_a_report_has_every_section(reports):
         assert "2.13.0+cpu" in text.split("- Reproduces on: ", 1)[1].splitlines()[0]
         assert f"dcefuzz repro {CORPUS / BUGS[bug]}.json" in result.stderr
     text = reports[REORDERED].stdout
-    assert text.splitlines()[0] == ("# [inductor] ORDERED effectful custom-op calls reordered "
-                                    "(reorder_for_peak_memory)")
+    assert text.splitlines()[0] == ("# [inductor] the ordering edge between ORDERED effectful custom-op calls is "
+                                    "dropped (reorder_for_peak_memory)")
+    assert "- **Cause**: the ordering edge" in text
     assert "- eager calls the effectful ops in the order `e_log@0, e_tap@1`" in text
     assert "- compiled calls them in the order `e_tap@1, e_log@0`" in text
     assert "| reorder_for_peak_memory | `torch._inductor.config.reorder_for_peak_memory = False` | **gone** |" in text
     assert "**Workaround**: `torch._inductor.config.reorder_for_peak_memory = False`" in text
-    assert "6 other distinct minimal programs hit the same culprit (8 hits in all)" in text
+    assert "8 other distinct minimal programs hit the same culprit (10 hits in all)" in text  # one cause: nine entries
     mutation = reports["bug-ac73b21939"].stdout
     assert "`torch._inductor.config.disabled_passes = 'REINPLACE_INPLACEABLE_OPS'` | **gone** |" in mutation
     assert "- input x2: values differ: max error 0.499" in mutation
@@ -158,7 +159,7 @@ def test_a_stale_cache_report_of_a_setting_names_the_setting_and_the_second_back
 
 
 def test_a_prefix_or_an_entry_names_a_bug():
-    by_prefix = invoke("report", "c17e", CORPUS)
+    by_prefix = invoke("report", "fbb7", CORPUS)
     assert by_prefix.exit_code == 0 and "reorder_for_peak_memory" in by_prefix.stdout.splitlines()[0]
     by_entry = invoke("report", "effect-log-c322b74b2a9e", CORPUS)
     assert by_entry.exit_code == 0
@@ -214,7 +215,7 @@ def test_only_a_single_inductor_compiles_wrong_result_shows_output_code(monkeypa
     from fuzzer.render import output_code
 
     effect, mutation, error = (load(CORPUS / f"{BUGS[b]}.json") for b in
-                               ("bug-c17e047bf3", "bug-ac73b21939", "bug-78154481bb"))
+                               ("bug-fbb71133b1", "bug-ac73b21939", "bug-78154481bb"))
     stale = load(CORPUS / f"{STALE['bug-e9c7a74992']}.json")
     assert output_code.shows_code(effect) and output_code.shows_code(mutation)
     assert not output_code.shows_code(error) and not output_code.shows_code(stale)
@@ -335,16 +336,16 @@ def _opening(corpus, bug_id) -> str:
 
 def test_only_a_program_that_calls_custom_ops_is_said_to_have_honest_ones(corpus):
     """`bug-b48a6076d9`'s program calls no custom op (mul_, clone, resize_, copy_): its
-    opening says nothing of custom ops; `bug-c17e047bf3`'s calls two, named; and the
+    opening says nothing of custom ops; `bug-fbb71133b1`'s calls two, named; and the
     attached script is said to judge an effect log only where the program has effects."""
     from fuzzer.render.report import issue_of
 
     bare = _opening(corpus, "bug-b48a6076d9")
     assert "custom op" not in bare and "honest" not in bare and "mutates_args" not in bare
-    effects = _opening(corpus, "bug-c17e047bf3")
+    effects = _opening(corpus, "bug-fbb71133b1")
     assert ("Its custom ops (`e_log`, `e_tap`) are honest: each declares exactly what it writes (`mutates_args`), "
             "its fake impl gives its real outputs' metadata, its outputs are fresh tensors.") in effects
-    assert "the effect log" in issue_of(*_picked(corpus, "bug-c17e047bf3")).runs
+    assert "the effect log" in issue_of(*_picked(corpus, "bug-fbb71133b1")).runs
     assert "effect log" not in issue_of(*_picked(corpus, "bug-b48a6076d9")).runs
 
 
@@ -352,7 +353,7 @@ def test_what_the_ops_promise_is_said_of_the_ops_the_program_calls(corpus):
     """A tagged op returns the argument it writes (not a fresh tensor); an op declaring
     `mutates_args="unknown"` is named as such; a hand-written schema declares its writes
     with `(a!)`, not `mutates_args`."""
-    tagged = _opening(corpus, "bug-3f8acb1817")
+    tagged = _opening(corpus, "bug-f42e9541f6")
     assert "`t_scale` returns the argument it writes, as its schema declares (`Tensor(a!)`)" in tagged
     assert "fresh" not in tagged
     unknown = _opening(corpus, "bug-52bb42700e")
@@ -407,7 +408,7 @@ def test_where_no_stage_is_named_the_report_says_why(corpus):
     backend."""
     import dataclasses
 
-    from fuzzer.render.report import culprit_lines
+    from fuzzer.render.evidence import culprit_lines
     from fuzzer.triage.culprit import Culprit
 
     crash, _ = _picked(corpus, "bug-f5b055a851")

@@ -26,6 +26,7 @@ from fuzzer.judge.trial import judge_fresh
 from fuzzer.program.ir import Mode
 from fuzzer.render import repro
 from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, replay_entry
+from fuzzer.reduce.signature import Signature
 
 TESTS = Path(__file__).resolve().parent
 EXIT = {REPRODUCES: 1, FIXED: 0, ERROR: 125}
@@ -83,8 +84,8 @@ TABLE = [
 @pytest.mark.parametrize("name, c, backend, kind, wanted, expected", TABLE, ids=[t[0] for t in TABLE])
 def test_package_and_script_agree(tmp_path, name, c, backend, kind, wanted, expected):
     wanted = wanted or _class_on(c, backend, kind)
-    entry = Entry(id=f"case-{abs(hash(name)) % 10**6}", kind=kind, signature=f"{wanted} :: {name}", seed=None,
-                  device="cpu", backend=backend, torch_version=torch.__version__, case=c,
+    entry = Entry(id=f"case-{abs(hash(name)) % 10**6}", kind=kind, signature=Signature.parse(f"{wanted} :: {name}"),
+                  seed=None, device="cpu", backend=backend, torch_version=torch.__version__, case=c,
                   detail=[f"[{kind}] {name}"])
     path, _ = save(entry, tmp_path)
     package = replay_entry(path)
@@ -99,7 +100,7 @@ def test_package_and_script_agree(tmp_path, name, c, backend, kind, wanted, expe
 
 
 def test_the_script_carries_the_contract_not_a_copy(tmp_path):
-    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature="effect-log|missing :: x", seed=None,
+    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: x"), seed=None,
                   device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
                   detail=["x"])
     script = repro.render(entry)
@@ -123,8 +124,9 @@ def test_the_script_asks_what_the_package_asks(target):
     from fuzzer.judge.trial import asks_of
     from fuzzer.render.driver import spec_asks
 
-    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature="effect-log|extra :: x", seed=None, device="cpu",
-                  backend="inductor", torch_version=torch.__version__, case=case(ASKING), detail=["x"], target=target)
+    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|extra :: x"), seed=None,
+                  device="cpu", backend="inductor", torch_version=torch.__version__, case=case(ASKING), detail=["x"],
+                  target=target)
     asked = spec_asks(repro.spec(entry))
     assert asked.unbacked == {(0, 1), (1, 0)} and asked.backward_logs == {("e_log", 0)}
     assert asked == asks_of(ASKING, target)
@@ -160,8 +162,8 @@ def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
     from fuzzer import faults
     from fuzzer.testing import CannotJudge, assert_contract
 
-    entry = Entry(id="not-compiled", kind=contract.EFFECT_LOG, signature="effect-log|missing :: x", seed=None,
-                  device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+    entry = Entry(id="not-compiled", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: x"),
+                  seed=None, device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
                   detail=["[effect-log] x"])
     path, _ = save(entry, tmp_path)
     assert replay_entry(path).outcome == FIXED   # wholly compiled, the bug absent: fixed
@@ -233,8 +235,8 @@ def test_a_crash_script_judges_how_its_child_ended(tmp_path, monkeypatch, how, e
 
 
 def _saved(tmp_path, kind, wanted):
-    entry = Entry(id=f"{kind}-replayed", kind=kind, signature=f"{wanted} :: x", seed=None, device="cpu",
-                  backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+    entry = Entry(id=f"{kind}-replayed", kind=kind, signature=Signature.parse(f"{wanted} :: x"), seed=None,
+                  device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
                   detail=[f"[{kind}] binding 0, process: process died: SIGSEGV"])
     return save(entry, tmp_path)[0]
 
@@ -365,6 +367,23 @@ def test_a_crash_script_and_a_replay_read_a_death_by_one_ladder(tmp_path, monkey
     child.write_text(_CHILD)
     monkeypatch.setattr(sys, "argv", [str(child)])
     assert driver.run_isolated(CRASH_SPEC, ["SIGSEGV"]) == exit_code
-    entry = SimpleNamespace(kind=contract.CRASH, bug_class="crash: SIGSEGV")
+    entry = SimpleNamespace(kind=contract.CRASH, bug_class=contract.BugClass.parse("crash: SIGSEGV"))
     said = rerun._death_read(entry, Death(contract.CRASH, "process died: SIGSEGV"))
     assert (said.outcome, said.judged) == (outcome, reading not in (Reading.NOT_JUDGED, Reading.UNTESTED))
+
+
+def test_the_spec_holds_the_keys_its_record_names():
+    """``repro.spec`` writes every key ``ReproSpec`` requires and none it does not name,
+    over the committed corpus and an entry that asks for more (marks, a backward's logs,
+    another target)."""
+    from fuzzer.corpus.store import load_all
+    from fuzzer.render.spec import ReproSpec
+
+    entries, _ = load_all([str(Path(__file__).resolve().parent.parent / "corpus")])
+    entries.append(Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|extra :: x"),
+                         seed=None, device="cpu", backend="inductor", torch_version=torch.__version__,
+                         case=case(ASKING), detail=["x"], target="export", threads=2, hash_seed="7"))
+    named = set(ReproSpec.__annotations__)
+    for entry in entries:
+        written = set(repro.spec(entry))
+        assert ReproSpec.__required_keys__ <= written and written <= named, (entry.id, written ^ named)

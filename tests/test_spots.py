@@ -3,10 +3,11 @@ candidate only where it diverges where the finding did; stand-in oracles, no com
 
 import dataclasses
 
-from helpers import case, prog
+from helpers import case, finding_of, prog
 
 from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import DOES_OPEN, BugKey, does
+from fuzzer.judge.identity import BugClass
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CALL, INPUT, OUTPUT, Divergence, Place
 from fuzzer.judge.trial import Finding
@@ -56,12 +57,12 @@ def test_a_hint_toward_a_held_bug_that_shows_another_divergence_of_the_class_is_
     same class elsewhere, and must not be taken: the shrink keeps the finding's own bug."""
     finding = Finding(WRONG, case(_two_bugs()), [_written("x2")], "cpu", "aot_eager")
     held_program = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0}), ("mul_", ["v0"], None, {"c": 0.5})])
-    held = {BugKey("corrupted-value|values", f"aot_eager{DOES_OPEN}{does(held_program)}}}").text: 1}
+    held = {BugKey(BugClass.parse("corrupted-value|values"), f"aot_eager{DOES_OPEN}{does(held_program)}}}"): 1}
     hints = hints_for(finding, held)
     # the boldest hint reads x2 where the view was: only the held bug's write is left
     assert [d.at for d in _judge(hints[0]).divergences] == [(Place(INPUT, "x1"),)]
-    hinted = shrink(finding.case, WRONG, finding.divergences, judge=_judge, hints=hints)
-    plain = shrink(finding.case, WRONG, finding.divergences, judge=_judge)
+    hinted = shrink(finding_of(finding.case, WRONG, finding.divergences), judge=_judge, hints=hints)
+    plain = shrink(finding_of(finding.case, WRONG, finding.divergences), judge=_judge)
     assert [s.form for s in hinted.case.program.body] == ["unfold_gap", "mul_"]
     assert hinted.signature == plain.signature
 
@@ -69,7 +70,7 @@ def test_a_hint_toward_a_held_bug_that_shows_another_divergence_of_the_class_is_
 def test_a_candidate_that_diverges_where_the_finding_did_is_taken():
     """The allowed side: the same spot, fewer statements, is the shrink's way down."""
     finding = case(_two_bugs())
-    result = shrink(finding, WRONG, [_written("x2")], judge=_judge)
+    result = shrink(finding_of(finding, WRONG, [_written("x2")]), judge=_judge)
     assert result.statements == 2 and result.confirmed
 
 
@@ -86,7 +87,7 @@ def test_spots_name_values_gradients_inputs_and_sites_in_the_programs_names():
 
 
 def test_a_tagged_ops_result_stands_for_its_operand():
-    """A shrink may read a tagged op's operand where its result was (``operand_for_result``),
+    """A shrink may read a tagged op's operand where its result was (``rewire.read_as_operand``),
     so a wrong returned result is the finding's own spot as its operand too."""
     p = prog({"x0": ("s0",)}, [("t_scale", ["x0"], "v0", {"site": 0})], outputs=["v0"])
     wrong = [Divergence(contract.WRONG_OUTPUT, 0, "output 0", "", ("values",), (Place(OUTPUT, 0),))]
@@ -105,7 +106,7 @@ def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
         name = [i.name for i in c.program.inputs if i.name in {s.args[0] for s in c.program.body}]
         return contract.Verdict(contract.OK, [_written(name[-1])] if _written_through(c, "unfold_gap") else [])
 
-    result = shrink(case(p), WRONG, [_written("x2")], judge=judge)
+    result = shrink(finding_of(case(p), WRONG, [_written("x2")]), judge=judge)
     assert result.confirmed and result.case == canonical_case(result.case)
     assert [i.name for i in result.case.program.inputs] == ["x0"]
     renaming = signature.renaming(p)
@@ -117,9 +118,9 @@ def test_the_renumbered_result_is_confirmed_at_the_renamed_spots():
 def test_an_entry_keeps_where_its_divergences_showed():
     """An entry records its spots (``Entry.spots``), so a triage of it from the corpus asks
     its probes for its own divergences; one saved before spots existed records none."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
-    entry = Entry.build(WRONG, case(_two_bugs()), [_written("x2")], seed=1, device="cpu", backend="aot_eager")
+    entry = Entry.build(WRONG, case(_two_bugs()), [_written("x2")], Origin(seed=1, device="cpu", backend="aot_eager"))
     assert entry.spots == {Spot(own.WRITTEN, "x2")}
     assert Entry.from_json(entry.to_json()).spots == entry.spots
     old = entry.to_json()

@@ -185,18 +185,18 @@ def test_bugs_json_markdown_and_report_carry_upstream(tmp_path):
 
 
 def test_known_upstream_keys_are_the_linked_bugs(tmp_path):
-    from fuzzer.cli.campaign import _known_keys
+    from fuzzer.cli.launching import known_keys_of
     from fuzzer.corpus.bugs import key_of
 
     folder = _folder(tmp_path, RECORDS)
     entries = {e.id: e for e in load_all([folder])[0]}
-    assert _known_keys(str(folder)) == (key_of(entries[KNOWN]),)
+    assert known_keys_of(str(folder)) == (key_of(entries[KNOWN]),)
 
 
 def test_a_known_bug_whose_key_cannot_tell_causes_apart_is_not_known(tmp_path):
     """A crash whose stack holds no frame of torch names no cause: linked to an issue or
     not, findings under its key are never counted as known."""
-    from fuzzer.cli.campaign import _known_keys
+    from fuzzer.cli.launching import known_keys_of
     from fuzzer.corpus.bugs import key_of, separates
 
     crash = "crash-8caa0f144a94"
@@ -205,7 +205,7 @@ def test_a_known_bug_whose_key_cannot_tell_causes_apart_is_not_known(tmp_path):
         {"entries": [crash], "links": [{"ref": "pytorch/pytorch#139628", "kind": "issue", "state": "open"}]}])
     entries = {e.id: e for e in load_all([folder])[0]}
     assert not separates(entries[crash]) and separates(entries[KNOWN])
-    assert _known_keys(str(folder)) == (key_of(entries[KNOWN]),)
+    assert known_keys_of(str(folder)) == (key_of(entries[KNOWN]),)
 
 
 def test_the_committed_upstream_file_fits_the_committed_corpus():

@@ -102,7 +102,7 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
     _Pieces.shows = set()
     for e in (first, again):
         e.culprit = entries.culprit_of(e, "cpu", TRIAGE.budget)
-    assert bugs.key_of(first) == bugs.key_of(again) and "@ export-unlift {does " in bugs.key_of(first)
+    assert bugs.key_of(first) == bugs.key_of(again) and "@ export-unlift {does " in bugs.key_of(first).text
     assert bugs.separates(first)
     _Pieces.shows = {"export-graph"}
     graph = dataclasses.replace(_entry(finding), id="graph")

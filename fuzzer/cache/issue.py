@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.cache import variants
-from fuzzer.judge.contract import BugClass
 from fuzzer.render import makeup
 from fuzzer.render.report import Issue, Stance, says
 
@@ -36,7 +35,7 @@ def _code(text: str) -> str:
 
 
 def _labels(bug) -> list[str]:
-    return list(BugClass.parse(bug.family).symptoms)
+    return list(bug.family.symptoms)
 
 
 def _change(bug) -> str:

@@ -16,7 +16,7 @@ from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.bugs import separates
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
 from fuzzer.judge import contract, kinds, targets
@@ -30,7 +30,7 @@ from fuzzer.triage import causes, within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
 from fuzzer.triage.probe import BudgetSpent, OutdatedClass, Outcome, Probe
-from fuzzer.triage.recognise import PROGRAM_PART, Shape, checkable, minimal, recognise
+from fuzzer.triage.recognise import Shape, checkable, minimal, reads_program, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -52,14 +52,18 @@ def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verd
 
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding as the trial confirmed it, unshrunk."""
-    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, variant=finding.variant,
-                       target=finding.target)
+    return Entry.build(finding.kind, finding.case, finding.divergences, origin_of(finding, seed, config))
+
+
+def origin_of(finding: Finding, seed: int | None, config: Config) -> Origin:
+    """Where, how and when ``finding`` was made, as its entries keep it."""
+    return Origin(seed=seed, device=finding.device, backend=finding.backend, fault=config.fault,
+                  target=finding.target, variant=finding.variant)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
               judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-              errors: list[InternalError] | None = None, held: Mapping[str, int] | None = None) -> Entry:
+              errors: list[InternalError] | None = None, held: Mapping[BugKey, int] | None = None) -> Entry:
     """The corpus entry of a finding, shrunk (``held``: the bugs held, whose keys give
     the shrink its hints, ``hints_for``) then triaged as the config says (dcefuzz's own
     errors on the way are added to ``errors``)."""
@@ -125,7 +129,7 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
         return False
 
 
-def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[str, int],
+def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[BugKey, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None,
                  judge: Callable[[Case], Verdict] | None = None) -> Entry | None:
     """A finding of a bug the corpus holds, classified cheaply: it would only be
@@ -154,16 +158,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     known bugs (55 s of 117 compiles, ``benchmarks/timesplit.py``), and the first
     example, shrunk in full, stays the bug's repro.  Where nothing shrinks a finding a
     little (a cache pair), it is shrunk in full to be another example or to take one's
-    place, as a new one is.
-
-    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
-    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
-    bug's key is made from a shrunk program when the bug is first found; the same
-    probes on the unshrunk program can answer otherwise (a compile error that is
-    dynamic-shapes-only once the rest of the program is gone), and such a repeat
-    then paid a full shrink as if it were a new bug.  Only findings of the plain
-    trial are shrunk first (a cache pair's candidate costs two cold processes), and
-    only where the config shrinks at all.
+    place, as a new one is.  Why the short shrink: :func:`_shrunk_a_little`.
     """
     if not config.triage:
         return None
@@ -187,7 +182,16 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
                         tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
-    entry = shrunk
+    return _repeat_by_key(finding, shrunk, config, held, unshrunk, seconds_left, errors)
+
+
+def _repeat_by_key(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int], unshrunk: bool,
+                   seconds_left: float | None, errors: list[InternalError] | None) -> Entry | None:
+    """``entry`` (``finding``'s, as the short shrink left it) triaged for its key alone, where
+    recognition could not tell it: a repeat where that key is a held one that tells causes
+    apart, read off what its 1-minimal program would be; else None (not where recognition
+    checked every held bug of its family, nor where ``unshrunk``, nothing shrinking it a
+    little, it is smaller than the held bug's largest example)."""
     if _all_checkable(finding, entry, held):
         return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
@@ -245,7 +249,7 @@ def _recognisable(finding: Finding) -> bool:
             and triageable(finding.kind, finding.backend))
 
 
-def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool:
+def _all_checkable(finding: Finding, entry: Entry, held: dict[BugKey, int]) -> bool:
     """Whether recognition checked every ``held`` bug of the finding's family: then a
     key-only triage, whose key is made from the same probes' answers, could match none
     that recognition did not."""
@@ -255,20 +259,19 @@ def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool
     return len(checkable(finding.kind, entry.bug_class, finding.backend, keys)) == len(keys)
 
 
-def _candidates(finding: Finding, entry: Entry, held) -> list[str]:
+def _candidates(finding: Finding, entry: Entry, held) -> list[BugKey]:
     """The held keys ``finding`` may be: those of its family, and those of a cause that
     applies to its program (``fuzzer.triage.causes``: a cause's key spans families)."""
     fam = family(entry.bug_class)
     out = []
     for key in held:
-        parsed = BugKey.parse(key)
-        cause = causes.BY_NAME.get(parsed.blame) if parsed.family == causes.FAMILY else None
-        if parsed.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
+        cause = causes.BY_NAME.get(key.blame) if key.family == causes.FAMILY else None
+        if key.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
             out.append(key)
     return out
 
 
-def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],
+def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int],
                 seconds_left: float | None, errors: list[InternalError] | None,
                 shapes: tuple[Shape, ...]) -> Entry | None:
     """``entry`` with the culprit that makes it a repeat of one of the ``held`` bugs
@@ -281,9 +284,9 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
         return None
     keys = list(held)
     try:
-        culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
+        culprit = recognise(entry, keys,
                             lambda c, case=entry.case: bug_key(dataclasses.replace(entry, culprit=c, case=case)),
-                            budget, finding.backend, shapes, entry.spots, cuts)
+                            budget, finding.backend, shapes, cuts)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise
@@ -295,14 +298,14 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
     return known if separates(known) and bug_key(known) in held else None
 
 
-def _read_off_minimal(entry: Entry, key: str, config: Config, seconds_left: float | None,
+def _read_off_minimal(entry: Entry, key: BugKey, config: Config, seconds_left: float | None,
                       errors: list[InternalError] | None) -> bool:
     """Whether ``key``, made by a key-only triage of ``entry`` (not shrunk in full), reads
     what its 1-minimal program would where it reads the program (``recognise.minimal``:
     no cut whose key differs still shows the bug); the answer where time or our own code
     fails is no."""
-    if PROGRAM_PART not in key or entry.culprit is None or entry.culprit.stage is None:
-        return PROGRAM_PART not in key
+    if not reads_program(key) or entry.culprit is None or entry.culprit.stage is None:
+        return not reads_program(key)
     budget = config.triage_budget.within(seconds_left)
     probe = Probe(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.spots)
     try:
@@ -323,22 +326,29 @@ def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: C
                      errors: list[InternalError] | None, hints: tuple[Case, ...] = ()) -> Entry:
     """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most, ``hints``
     first (itself where the config does not shrink, its kind is not the plain trial's, it
-    is not triageable, or nothing smaller showed the bug)."""
+    is not triageable, or nothing smaller showed the bug).
+
+    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
+    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
+    bug's key is made from a shrunk program when the bug is first found; the same
+    probes on the unshrunk program can answer otherwise (a compile error that is
+    dynamic-shapes-only once the rest of the program is gone), and such a repeat
+    then paid a full shrink as if it were a new bug.  Only findings of the plain
+    trial are shrunk first (a cache pair's candidate costs two cold processes), and
+    only where the config shrinks at all."""
     if not (config.shrink and _shrinks_a_little(finding)):
         return entry
     full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     budget = dataclasses.replace(full, oracle_calls=min(full.oracle_calls, TRIAGE.repeat_shrink_calls))
     if budget.seconds <= 0:
         return entry
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
     if errors is not None:
         errors += result.errors
     if result.case == finding.case:
         return entry
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
@@ -355,18 +365,16 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     budget = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     if not config.shrink or budget.seconds <= 0:
         return found_entry(finding, seed, config)
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), hints=hints)
     if errors is not None:
         errors += result.errors
     if not result.confirmed:
         return found_entry(finding, seed, config)
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
-def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[str, int],
+def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[BugKey, int],
                    seconds_left: Callable[[], float | None] = lambda: None,
                    errors: list[InternalError] | None = None,
                    judge_for: Callable[[Finding], Callable[[Case], Verdict]] | None = None) -> list[Entry]:

@@ -26,6 +26,7 @@ not this.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from fuzzer.corpus.bugs import BugKey, Does, mode_words
@@ -33,12 +34,13 @@ from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import keeping_forms, reading_operand, with_mode
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.reduce.edits import keeping_forms, with_mode
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
 
-def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
+def hints_for(finding: Finding, held: Mapping[BugKey, int]) -> tuple[Case, ...]:
     """The hints for ``finding``: for each held bug of its family whose key says what its
     1-minimal program does, with forms all in the finding's program, the cases
     :func:`toward` it that the IR accepts; at most ``TRIAGE.shrink_hints``, each costing
@@ -49,7 +51,7 @@ def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
     hints: list[Case] = []
     for key in held:
         does = Does.of_key(key)
-        if does is None or not does.forms or not set(does.forms) <= present or BugKey.parse(key).family != fam:
+        if does is None or not does.forms or not set(does.forms) <= present or key.family != fam:
             continue
         for hint in toward(case, does):
             if hint != case and hint not in hints and _legal(hint):
@@ -68,7 +70,7 @@ def toward(case: Case, does: Does) -> list[Case]:
     for n in reversed(range(len(kept.program.body))):
         stmt = bold.program.body[n]
         if stmt.form not in does.forms and stmt.out is not None and stmt.args:
-            bold = reading_operand(bold, n)
+            bold = dataclasses.replace(bold, program=read_as_operand(bold.program, n))
     return [_simpler_mode(bold, does.mode), _simpler_mode(kept, does.mode)]
 
 

@@ -90,7 +90,7 @@ class Stats:
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
             causes=b.causes + self.causes,
             features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
-            reached=b.reached + self.reached, feedback=b.feedback, target=b.target,
+            reached=b.reached + self.reached, feedback=b.feedback, targets=b.targets,
             withdrawn=b.withdrawn + self.withdrawn)
 
     @property

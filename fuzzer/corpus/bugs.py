@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
+from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, Versions, history  # noqa: F401 - read as bugs.X
 from fuzzer.isolation import stacks
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BugClass
@@ -40,6 +40,7 @@ from fuzzer.program import codegen
 from fuzzer.triage import aliasing, causes, rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, VALUE_KINDS, family
+from fuzzer.triage.key import BugKey
 
 
 def _frames(detail: list[str]) -> list[str]:
@@ -125,32 +126,11 @@ def _stage_only(blame: str | None) -> bool:
     return blame is not None and ":" not in blame
 
 
-#: what parts a key's family from its blame in its text
-KEY_SEPARATOR = " @ "
 #: the blame of a key that is one entry's alone (nothing localised it)
 ENTRY_ALONE = "entry:"
 
 
-@dataclass(frozen=True)
-class BugKey:
-    """What a bug is: its family (``fuzzer.triage.family``) and what in the compiler it
-    is blamed on.  Its text is what a campaign's state keeps, a bug's id hashes and
-    ``--known-upstream`` matches; :meth:`parse` is the one way back."""
-
-    family: str
-    blame: str
-
-    @property
-    def text(self) -> str:
-        return f"{self.family}{KEY_SEPARATOR}{self.blame}"
-
-    @classmethod
-    def parse(cls, text: str) -> BugKey:
-        family, _, blame = text.rpartition(KEY_SEPARATOR)
-        return cls(family, blame)
-
-
-def key_of(entry) -> str:
+def key_of(entry) -> BugKey:
     """The bug an entry belongs to: family and blame (and whether it needs dynamic
     shapes), or the entry alone.
 
@@ -170,16 +150,15 @@ def key_of(entry) -> str:
     else:
         blame = entry.culprit.key
     if entry.culprit is not None and entry.culprit.cause and entry.kind not in contract.PROCESS_KINDS:
-        return BugKey(causes.FAMILY, entry.culprit.cause).text  # its cause, whatever it shows as
+        return BugKey(causes.FAMILY, entry.culprit.cause)  # its cause, whatever it shows as
     if entry.culprit is not None and entry.culprit.aliasing_changes:
-        return BugKey(family(entry.bug_class), blame).text  # its cause, wherever it shows (``Culprit.key``)
+        return BugKey(family(entry.bug_class), blame)  # its cause, wherever it shows (``Culprit.key``)
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f"{DOES_OPEN}{done}}}" if done else ""
-    elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \
-            and entry.culprit.places:
+    elif family(entry.bug_class).kind == CORRUPTED and entry.culprit is not None and entry.culprit.places:
         blame += f" {{buffers {buffers_told(entry.case.program) or 'none'}}}"
-    return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id).text
+    return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id)
 
 
 #: where ``key_of`` writes what a stage-only wrong value's program does into its blame
@@ -195,10 +174,10 @@ class Does:
     mode: tuple[str, ...]
 
     @classmethod
-    def of_key(cls, key: str) -> Does | None:
-        """The one way back from the text ``key_of`` writes; None for a key that says
-        nothing of its program."""
-        blame = BugKey.parse(key).blame
+    def of_key(cls, key: BugKey) -> Does | None:
+        """The one way back from the words ``key_of`` writes into a key's blame; None for
+        a key that says nothing of its program."""
+        blame = key.blame
         start = blame.find(DOES_OPEN)
         if start < 0 or not blame.endswith("}"):
             return None
@@ -226,14 +205,14 @@ def separates(entry) -> bool:
         return True  # inside a stage, or the entry alone
     if entry.kind in VALUE_KINDS:
         return bool(entry.culprit.aliasing_changes or does(entry.case.program))
-    symptoms = BugClass.parse(entry.bug_class).symptoms
+    symptoms = entry.bug_class.symptoms
     if entry.kind in contract.ERROR_KINDS:
         return bool(symptoms) and symptoms[0].startswith(SITE_PREFIX)
     return bool(symptoms)
 
 
-def bug_id(key: str) -> str:
-    return f"bug-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+def bug_id(key: BugKey) -> str:
+    return f"bug-{hashlib.sha256(key.text.encode()).hexdigest()[:10]}"
 
 
 _WHAT = {
@@ -250,10 +229,9 @@ _WHAT = {
 }
 
 
-def what(fam: str) -> str:
+def what(fam: BugClass) -> str:
     """What goes wrong in a bug of family ``fam``, in words."""
-    parsed = BugClass.parse(fam)
-    return _WHAT.get(parsed.kind, parsed.kind + " {}").format(parsed.shown()).strip()
+    return _WHAT.get(fam.kind, fam.kind + " {}").format(fam.shown()).strip()
 
 
 _SIZE_LINE = re.compile(r"^s\d+ = x\d+\.shape\[\d+\]$")
@@ -280,15 +258,15 @@ def pattern(entry) -> str:
     return ("calls " + ", ".join(forms) + (f" ({', '.join(extra)})" if extra else "")) if forms else ""
 
 
-def what_in(fam: str, kinds: Iterable[str]) -> str:
+def what_in(fam: BugClass, kinds: Iterable[str]) -> str:
     """What goes wrong, where the corrupted values land when the family merges them."""
-    if BugClass.parse(fam).kind == CORRUPTED:
+    if fam.kind == CORRUPTED:
         lands = [LANDS[k] for k in kinds if k in LANDS]
         return "wrong values " + " or ".join(lands) if lands else what(fam)
     return what(fam)
 
 
-def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
+def title(fam: BugClass, culprit: Culprit | None, blame: str | None, shown: str = "",
           kinds: Iterable[str] = ()) -> str:
     """A one-line human title: the program's statements (``shown``: ``pattern``), what
     goes wrong, and where: the stage and the switch that removes it or the pass it
@@ -325,9 +303,9 @@ class Bug:
     """Entries of one root cause, smallest first."""
 
     id: str
-    key: str
+    key: BugKey
     title: str
-    family: str
+    family: BugClass
     blame: str | None
     culprit: Culprit | None
     kinds: tuple[str, ...]
@@ -335,7 +313,7 @@ class Bug:
     hits: int
     first_seen: str
     last_seen: str
-    versions: dict
+    versions: Versions
     #: the targets its entries were found through (``fuzzer.judge.targets``): one bug
     #: whatever pipeline showed it, where its key says so
     targets: tuple[str, ...] = ()
@@ -358,13 +336,13 @@ class Bug:
                        if k in full}
         elif self.blame is not None:
             culprit = {"stage": None, "blame": self.blame}
-        return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
+        return {"id": self.id, "title": self.title, "family": self.family.text, "kinds": list(self.kinds),
                 "targets": list(self.targets), "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
                 "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
                 "versions": dict(self.versions), **self.history.to_json()}
 
 
-def _versions(members) -> dict:
+def _versions(members) -> Versions:
     """Per torch version, what the members' repros did there: one that reproduces is
     enough; fixed only if every member that ran there is."""
     seen: dict[str, set[str]] = {}
@@ -380,7 +358,7 @@ def _versions(members) -> dict:
 
 def group(entries: Iterable) -> list[Bug]:
     """The bugs of ``entries``, the most hit first."""
-    by_key: dict[str, list] = {}
+    by_key: dict[BugKey, list] = {}
     for e in entries:
         by_key.setdefault(key_of(e), []).append(e)
     bugs = []
@@ -388,7 +366,7 @@ def group(entries: Iterable) -> list[Bug]:
         members.sort(key=lambda e: (e.statements, e.id))
         lead = members[0]
         blame = blame_of(lead)
-        fam = BugKey.parse(key).family  # a cause's key spans families: its lead's names what it showed as
+        fam = key.family  # a cause's key spans families: its lead's names what it showed as
         seen = tuple(k for k in contract.KINDS + contract.PROCESS_KINDS if any(e.kind == k for e in members))
         bugs.append(Bug(
             id=bug_id(key), key=key, title=title(family(lead.bug_class), lead.culprit, blame, pattern(lead), seen),

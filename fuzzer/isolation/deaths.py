@@ -117,13 +117,13 @@ class Death:
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
 
-    def confirms(self, bug_class: str) -> bool:
+    def confirms(self, bug_class: contract.BugClass) -> bool:
         """Whether this death, of a fresh process, confirms a finding of ``bug_class``:
-        it died after its eager runs, so as the class says (``death.dies_so``: the same
-        death of the same kind, or, where either is a heap corruption, any death a
-        corrupted heap is met by)."""
+        it died after its eager runs, so as the class says (``death.dies_so``, on the
+        classes' texts: the same death of the same kind, or, where either is a heap
+        corruption, any death a corrupted heap is met by)."""
         return (self.kind is not None and self.after_eager
-                and dies_so(bug_class, contract.bug_class(self.kind, [self.divergence()])))
+                and dies_so(bug_class.text, contract.bug_class(self.kind, [self.divergence()]).text))
 
     def divergence(self) -> Divergence:
         return Divergence(self.kind, 0, "process", self.detail)

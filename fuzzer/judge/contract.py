@@ -216,16 +216,17 @@ class Divergence:
         return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
 
 
-def bug_class(kind: str, divs: list[Divergence]) -> str:
-    """The kind plus the symptoms of its divergences: what a replay must see again."""
+def bug_class(kind: str, divs: list[Divergence]) -> BugClass:
+    """The kind plus the symptoms of its divergences: what a replay must see again (of
+    none: the empty class, which is false)."""
     if not divs:
-        return ""
+        return BugClass("")
     if kind in ERROR_KINDS:
         # an error is classed by where torch raised it (``raised.raised_at``), and by
         # its message only where no frame of torch raised it (a death, our own code)
         site = divs[0].symptoms
-        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),)).text
-    return BugClass(kind, tuple(sorted({word for div in divs for word in div.symptoms}))).text
+        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),))
+    return BugClass(kind, tuple(sorted({word for div in divs for word in div.symptoms})))
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:

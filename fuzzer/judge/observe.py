@@ -141,21 +141,30 @@ LAYOUT_MAKERS = {
 }
 
 
-def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=(), fixed=(), layouts=(), windows=()) -> list:
+@dataclass(frozen=True)
+class Handover:
+    """How a run's inputs are handed over beyond their draw, each named by its index."""
+
+    #: the inputs handed over with their last dim strided by 2 (the same values, not contiguous)
+    strided: tuple = ()
+    #: ``(k, j)``: input k is a view of the whole of input j (its own draw is discarded)
+    aliases: tuple = ()
+    #: ``(k, name)``: input k has that fixed dtype (``fixed_tensor``), in the reference too: not the program's
+    fixed: tuple = ()
+    #: ``(k, layout)``: input k is laid out so (``LAYOUT_MAKERS``)
+    layouts: tuple = ()
+    #: ``(k, j, dim, start, size)``: input k is ``input_j.narrow(dim, start, size)`` (its own draw is discarded)
+    windows: tuple = ()
+
+
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, handover: Handover = Handover(),
+                reference=False) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
-    to the program's ``dtype``, and for the float64 reference up from those values.
-    An input whose index is in ``strided`` is handed over with its last dim strided
-    by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
-    k is a view of the whole of input j (its own draw is discarded).  For each
-    ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
-    same in the reference: it is not the program's to compute in.  For each ``(k, layout)``
-    of ``layouts`` input k is laid out so (``LAYOUT_MAKERS``).  For each ``(k, j, dim, start,
-    size)`` of ``windows`` input k is ``input_j.narrow(dim, start, size)``, a view of part
-    of input j's storage (its own draw is discarded)."""
+    to the program's ``dtype``, and for the float64 reference up from those values;
+    handed over as ``handover`` says."""
     g = torch.Generator().manual_seed(seed)
-    own = dict(fixed)
+    own = dict(handover.fixed)
     out = []
     for k, size in enumerate(shapes):
         if k in own:
@@ -163,15 +172,15 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
             continue
         x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
         x = x.to(device=device, dtype=torch.float64 if reference else dtype)
-        if k in strided:
+        if k in handover.strided:
             wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
             x = wide[..., ::2].copy_(x)
         out.append(x)
-    for k, layout in layouts:
+    for k, layout in handover.layouts:
         out[k] = LAYOUT_MAKERS[layout](out[k])
-    for k, j in aliases:
+    for k, j in handover.aliases:
         out[k] = out[j].view(out[j].shape)
-    for k, j, dim, start, size in windows:
+    for k, j, dim, start, size in handover.windows:
         out[k] = out[j].narrow(dim, start, size)
     return out
 

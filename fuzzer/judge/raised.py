@@ -51,7 +51,7 @@ _ANOMALY = re.compile(r"Error detected in (\w+)\.")
 _CALLED = re.compile(r"([A-Za-z_][\w.]*)\(")
 #: how a class says what raised under a place that names no one thing (the legacy
 #: class, saved before, lacks it: ``fuzzer.judge.legacy``)
-RAISER = re.compile(r" \((?:backward of|generated:) [^)]*\)")
+RAISER = re.compile(r" \((?:backward of [^)]*|generated(?:: [^)]*)?)\)")
 
 
 def unwrapped(exc: BaseException) -> BaseException:
@@ -134,7 +134,7 @@ def _raiser(frame, line: str, nodes: list[str]) -> str:
         return f" (backward of {nodes[-1]})" if nodes else ""
     if module.startswith(GENERATED + "."):
         called = _CALLED.search(line)
-        return f" (generated: {_DIGITS.sub('#', called.group(1))})" if called else ""
+        return f" (generated: {_DIGITS.sub('#', called.group(1))})" if called else " (generated)"
     return ""
 
 
@@ -157,7 +157,8 @@ def raised_at(exc: BaseException, nodes: list[str] = ()) -> tuple[str, str]:
     engine (``ENGINE``), under which any node's backward formula runs, names the node
     anomaly mode reported (``nodes``: ``BackwardNodes``), or else keeps the message; and a
     function of Inductor's generated code (``GENERATED``), which runs a whole graph's
-    kernels and checks, names what its raising line calls and keeps the message.  Before,
+    kernels and checks, names what its raising line calls (or only that it is generated,
+    where the line calls nothing) and keeps the message.  Before,
     a guard raised in ``cumsum``'s formula and one in ``masked_select``'s were one class,
     as were every error of every generated ``Runner.call``.
     """

@@ -29,7 +29,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from fuzzer.judge.contract import OK, Verdict, bug_class, failed_otherwise
+from fuzzer.judge.contract import OK, BugClass, Verdict, bug_class, failed_otherwise
 from fuzzer.judge.death import dies_so
 
 
@@ -57,18 +57,18 @@ class ReadVerdict:
         return self.reading not in (Reading.NOT_JUDGED, Reading.RAISED, Reading.UNTESTED)
 
 
-def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
+def read_verdict(kind: str, wanted: BugClass, verdict: Verdict) -> ReadVerdict:
     """The rung ``verdict`` stops at, looking for a bug of ``kind`` and class ``wanted``."""
     if verdict.status != OK:
         return ReadVerdict(Reading.NOT_JUDGED, f"{verdict.status}: {verdict.reason}")
     seen = bug_class(kind, verdict.of_kind(kind))
     if seen and seen == wanted:
-        return ReadVerdict(Reading.REPRODUCES, seen)
+        return ReadVerdict(Reading.REPRODUCES, seen.text)
     if seen:
-        return ReadVerdict(Reading.ANOTHER_BUG, seen)
+        return ReadVerdict(Reading.ANOTHER_BUG, seen.text)
     other = failed_otherwise(kind, verdict.divergences)
     if other is not None:
-        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]))
+        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]).text)
     if verdict.untested:
         gap = verdict.untested[0]
         return ReadVerdict(Reading.UNTESTED, f"{gap.reason}: {gap.message.splitlines()[0] if gap.message else ''}")

@@ -18,7 +18,7 @@ divergence of the class and is refused.  One spot is enough: a finding that show
 two divergences of its class may be shrunk to either, each its own.
 
 A value a tagged op returns *is* its operand 0 (``Form.result_aliases``), and a shrink
-step may read that operand in its place (``edits.operand_for_result``), so such a
+step may read that operand in its place (``rewire.read_as_operand``), so such a
 value's spot stands for the operand's too.  What shows nowhere in particular (an
 error, a death, the number of values returned) has a spot of its kind alone, which
 every divergence of that kind meets.

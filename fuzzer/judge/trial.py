@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from typing import Literal, TypedDict
 
 from fuzzer.judge import contract, targets
 from fuzzer.judge.contract import Divergence, Verdict, bug_class
@@ -50,6 +51,30 @@ class Outcome(TextEnum):
 FINDING, CLEAN, FLAKY, UNTESTED = Outcome.FINDING, Outcome.CLEAN, Outcome.FLAKY, Outcome.UNTESTED
 
 
+#: the kinds of a cache pair's declaration variant (``fuzzer.cache.variants.KINDS``)
+VariantKind = Literal["mutates-fixed", "mutates-narrowed", "mutates-widened", "effect-added", "effect-removed",
+                      "fake-changed", "backward-changed", "eager-changed", "config-changed"]
+
+
+class _VariantRecord(TypedDict):
+    kind: VariantKind
+    op: str
+    detail: str
+    old: str
+    new: str
+    grad: bool
+    config_old: dict[str, object]
+    config_new: dict[str, object]
+
+
+class VariantRecord(_VariantRecord, total=False):
+    """A stale-cache finding's declaration variant as its entry keeps it (``Entry.variant``,
+    ``Finding.variant``; ``fuzzer.cache.variants.Variant``, whose fields these are)."""
+
+    #: the new side takes the gradients twice (absent: it does not)
+    twice: bool
+
+
 @dataclass
 class Finding:
     """A confirmed divergence of one kind on one case."""
@@ -60,7 +85,7 @@ class Finding:
     device: str
     backend: str
     #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON)
-    variant: dict | None = None
+    variant: VariantRecord | None = None
     #: the target it was found through (``fuzzer.judge.targets``)
     target: str = targets.DEFAULT
 

@@ -1,6 +1,7 @@
 """One custom op of dcefuzz's library, as a record: its name, what it declares (pure,
 mutating, effectful) and its defining source, with the header every snippet shares.
-The table of ops is ``fuzzer.program.op_snippets``; registering and carrying them is
+The first library's ops are ``fuzzer.program.op_snippets``, each family's its module
+of ``fuzzer.program.families``; the whole library, registered and carried, is
 ``fuzzer.program.custom_ops``."""
 
 from __future__ import annotations

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from fuzzer.isolation.deaths import IsolatedJudge, probe
 from fuzzer.judge import contract
 from fuzzer.judge.contract import TIMEOUT, Divergence
+from fuzzer.judge.trial import Finding
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.program.ir import Case
 from fuzzer.reduce.edits import canonical_case
-from fuzzer.reduce.shrinker import shrink
+from fuzzer.reduce.shrinker import ShrinkRecord, shrink
 
 #: "[crash] program 7: process died: SIGSEGV" (a campaign's casualty) or
 #: "[crash] binding 0, process: process died: SIGSEGV" (a shrunk one)
@@ -39,7 +40,7 @@ class Reduced:
     case: Case
     divergences: list
     #: the shrink's record (``ShrinkResult.record``, confirmed in a fresh process)
-    shrink: dict
+    shrink: ShrinkRecord
 
 
 def divergence_of(entry) -> Divergence:
@@ -66,7 +67,7 @@ def shrink_casualty(entry, limits: PoolLimits = PoolLimits(),
         candidate_seconds = limits.casualty_candidate_seconds if entry.kind == TIMEOUT else limits.program_seconds
     target = divergence_of(entry)
     with IsolatedJudge(entry.device, entry.backend, entry.fault, limits, candidate_seconds, stop) as judge:
-        result = shrink(entry.case, entry.kind, [target], entry.device, entry.backend, budget,
+        result = shrink(Finding(entry.kind, entry.case, [target], entry.device, entry.backend), budget,
                         judge=judge, confirm=False)
     if result.case == entry.case:
         if log:

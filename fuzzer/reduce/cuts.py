@@ -14,7 +14,7 @@ the same.
 A cut is what the shrinker's passes could do to a program's forms and mode in one
 step: every statement of one form dropped (with what reads them,
 ``edits.remove_statements``, or with its readers reading its operand, as a rewrite of
-their operands would leave it dead: ``edits.reading_operand``), one call rewritten to a simpler op of its kind
+their operands would leave it dead: ``rewire.read_as_operand``), one call rewritten to a simpler op of its kind
 (``passes.rewrite.simpler_ops``), one simplification of the mode
 (``order.simpler_modes``, gradients dropped with the statements' ``no_grad`` marks).
 Only legal cases are cuts.
@@ -22,10 +22,12 @@ Only legal cases are cuts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import reading_operand, remove_statements
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.reduce.edits import remove_statements
 from fuzzer.reduce.passes.mode import mode_edits
 from fuzzer.reduce.passes.rewrite import simpler_ops
 
@@ -39,7 +41,7 @@ def cuts(case: Case) -> Iterator[Case]:
         if all(body[n].out is not None and body[n].args for n in at):
             rewired = case  # its readers reading its operand instead, as a rewrite could leave them
             for n in reversed(at):
-                rewired = reading_operand(rewired, n)
+                rewired = dataclasses.replace(rewired, program=read_as_operand(rewired.program, n))
             yield from _legal(rewired)
     for n in range(len(body)):
         for cut in simpler_ops(case, n):

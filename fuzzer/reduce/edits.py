@@ -44,16 +44,6 @@ def remove_statements(case: Case, indices: set[int]) -> Case:
     return with_program(case, body=tuple(body), outputs=outputs)
 
 
-def reading_operand(case: Case, n: int) -> Case:
-    """``case`` without statement ``n``, whose later readers read its operand 0."""
-    body = case.program.body
-    stmt = body[n]
-    swap = {stmt.out: stmt.args[0]}
-    later = tuple(dataclasses.replace(s, args=tuple(swap.get(a, a) for a in s.args)) for s in body[n + 1:])
-    outputs = tuple(swap.get(o, o) for o in case.program.outputs)
-    return with_program(case, body=body[:n] + later, outputs=outputs)
-
-
 def keeping_forms(case: Case, forms: Iterable[str]) -> Case:
     """``case`` with only the statements of ``forms`` and, transitively, those whose
     results they read: where a bug's 1-minimal program is known to use those forms, the
@@ -94,34 +84,21 @@ def canonical_case(case: Case) -> Case:
 
 
 def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
+    """``stmt`` rewritten into form ``simpler``: its sites and ``no_grad`` mark kept, the
+    attributes the form starts with (``Shrink.start``) and those it keeps from the
+    statement it was (``Form.kept_attrs``, else their simplest values)."""
     form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
     if form.sites == 2 and "site2" in stmt.attrs:  # a Function toward one of fewer operands
         attrs["site2"] = stmt.attrs["site2"]
     if stmt.attrs.get("no_grad"):
         attrs["no_grad"] = True
-    if simpler in ("mul_", "scale"):
-        attrs["c"] = SIMPLEST_ATTRS["c"]
-    if form.draw is forms.draw_dim:  # a view along a dim keeps the one it had
-        attrs["dim"] = stmt.attrs.get("dim", SIMPLEST_ATTRS["dim"])
+    attrs.update(form.shrink.start)
+    for key in form.kept_attrs:
+        attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS[key])
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
-
-
-def operand_for_result(p: Program, n: int, stmt: Stmt) -> Program:
-    """``p`` with statement ``n`` replaced by ``stmt``, which has no result, and every
-    later read of the old statement's result reading its operand 0 instead: sound only
-    where that result *is* operand 0 (``Form.result_aliases``: a tagged op's), so a
-    tagged call shrinks to the plain mutating call of its argument."""
-    old = p.body[n]
-    value, operand = old.out, old.args[0]
-
-    def swap(names):
-        return tuple(operand if a == value else a for a in names)
-
-    later = tuple(dataclasses.replace(s, args=swap(s.args)) for s in p.body[n + 1:])
-    return dataclasses.replace(p, body=p.body[:n] + (stmt,) + later, outputs=swap(p.outputs))
 
 
 def unused(p: Program, value: str) -> bool:

@@ -18,10 +18,11 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from fuzzer.internal import SHRINK, InternalError
 from fuzzer.judge import contract, spots
-from fuzzer.judge.trial import judge_fresh
+from fuzzer.judge.trial import Finding, judge_fresh
 from fuzzer.limits import SHRINK as SHRINK_LIMITS
 from fuzzer.limits import UNBOUNDED, OracleBudget
 from fuzzer.program.ir import Case, InvalidProgram
@@ -32,10 +33,28 @@ from fuzzer.reduce.passes.base import drive
 from fuzzer.reduce.passes.schedule import PASSES, SCHEDULE
 
 
+class _ShrinkRecord(TypedDict):
+    original_statements: int
+    statements: int
+    oracle_calls: int
+    seconds: float
+    budget_exhausted: bool
+
+
+class ShrinkRecord(_ShrinkRecord, total=False):
+    """What an entry keeps of the shrink that made it (``Entry.shrink``, as its JSON
+    holds it): the statements before (of the finding as first found, across re-shrinks)
+    and after, the oracle calls and seconds spent, whether the budget ran out, and for
+    a casualty's shrink how it was confirmed."""
+
+    #: how a casualty's shrunk program was confirmed (``"fresh process"``)
+    confirmed: str
+
+
 @dataclass
 class ShrinkResult:
     case: Case
-    signature: str
+    signature: signature.Signature
     divergences: list
     original_statements: int
     statements: int
@@ -46,7 +65,7 @@ class ShrinkResult:
     #: dcefuzz's own errors met judging candidates
     errors: list = dataclasses.field(default_factory=list)
 
-    def record(self) -> dict:
+    def record(self) -> ShrinkRecord:
         return {"original_statements": self.original_statements, "statements": self.statements,
                 "oracle_calls": self.oracle_calls, "seconds": round(self.seconds, 2),
                 "budget_exhausted": self.exhausted}
@@ -105,14 +124,14 @@ class Shrinker:
     still a fixpoint of every pass, so it is as minimal as without them.
     """
 
-    def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
-                 backend: str = "inductor", budget: OracleBudget | None = None,
+    def __init__(self, found: Finding, budget: OracleBudget | None = None,
                  judge: Callable[[Case], contract.Verdict] | None = None, hints: Sequence[Case] = ()):
+        case, kind, divergences = found.case, found.kind, found.divergences
         self.kind = kind
         self.hints = tuple(hints)
         self.target = contract.bug_class(kind, divergences)
         self.budget = budget or SHRINK_LIMITS.budget
-        self.judge = judge or (lambda c: judge_fresh(c, device, backend))
+        self.judge = judge or (lambda c: judge_fresh(c, found.device, found.backend))
         self.best = case
         self.best_divs = list(divergences)
         #: where the original showed its bug: a candidate must show it at one of them
@@ -188,13 +207,14 @@ class Shrinker:
         return self.best
 
 
-def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
-           budget: OracleBudget | None = None, judge=None, confirm: bool = True,
+def shrink(found: Finding, budget: OracleBudget | None = None, judge=None, confirm: bool = True,
            hints: Sequence[Case] = ()) -> ShrinkResult:
-    """Shrink (trying ``hints`` first, ``Shrinker``), renumber, and confirm the reduced
-    case after a fresh compile."""
+    """Shrink the case of ``found`` (trying ``hints`` first, ``Shrinker``), renumber, and
+    confirm the reduced case after a fresh compile: each candidate judged by ``judge``,
+    else by a fresh compile on the finding's device and backend."""
     start = time.perf_counter()
-    shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge, hints)
+    case, kind = found.case, found.kind
+    shrinker = Shrinker(found, budget, judge, hints)
     best = shrinker.run()
     divs = shrinker.best_divs
     confirmed = not confirm

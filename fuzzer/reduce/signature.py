@@ -30,7 +30,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from fuzzer.judge.contract import Divergence, bug_class
+from fuzzer.judge.contract import BugClass, Divergence, bug_class
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Case, Input, Program, Stmt
 from fuzzer.program.sizes import symbols_in
 
@@ -59,7 +60,7 @@ def renaming(program: Program) -> Renaming:
     names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
     sites: dict[int, int] = {}
     for stmt in program.body:
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in stmt.attrs:
                 sites.setdefault(stmt.attrs[key], len(sites))
         if stmt.out is not None:
@@ -80,7 +81,7 @@ def canonical(program: Program) -> Program:
     data_sizes = 0
     for stmt in program.body:
         attrs = dict(stmt.attrs)
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in attrs:
                 attrs[key] = sites[attrs[key]]
         if "size" in attrs:
@@ -138,21 +139,25 @@ SEPARATOR = " :: "
 @dataclass(frozen=True)
 class Signature:
     """A finding's bug class and its program's normal form; its text is what entries
-    keep and compare, :meth:`parse` the one way back."""
+    keep (their JSON, their id's hash), :meth:`parse` the one way back, where an entry
+    is read (``Entry.from_json``)."""
 
-    bug_class: str
+    bug_class: BugClass
     normal_form: str
 
     @property
     def text(self) -> str:
-        return f"{self.bug_class}{SEPARATOR}{self.normal_form}"
+        return f"{self.bug_class.text}{SEPARATOR}{self.normal_form}"
+
+    def __str__(self) -> str:
+        return self.text
 
     @classmethod
     def parse(cls, text: str) -> Signature:
         bug, _, form = text.partition(SEPARATOR)
-        return cls(bug, form)
+        return cls(BugClass.parse(bug), form)
 
 
-def of(kind: str, case: Case, divs: list[Divergence]) -> str:
-    return Signature(bug_class(kind, divs), normal_form(case.program)).text
+def of(kind: str, case: Case, divs: list[Divergence]) -> Signature:
+    return Signature(bug_class(kind, divs), normal_form(case.program))
 

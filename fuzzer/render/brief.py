@@ -111,7 +111,7 @@ def check_key(entry: Entry) -> str:
     """The key of ``entry``'s check: its kind (a stale-cache entry's: the kind its warm
     compile broke), or ``effect-log|data`` for an effect log whose only change is the
     data an effect saw (its order is right)."""
-    symptoms = BugClass.parse(entry.bug_class).words
+    symptoms = entry.bug_class.words
     kind = entry.kind
     if kind == contract.STALE_CACHE:
         kind = next(k for k in contract.CORRECTNESS_KINDS if k in symptoms)

@@ -129,13 +129,13 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
         entry = dataclasses.replace(entry, spots=spots_of(entry.case, divs))
         update(path, entry)
     if now == entry.bug_class:
-        return result(UNCHANGED, now + _rescripted(entry, path))
+        return result(UNCHANGED, now.text + _rescripted(entry, path))
     sig = signature.of(entry.kind, entry.case, list(divs))
     notes = [line for line in entry.detail if not line.startswith("[")]
     new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                               detail=[d.line() for d in divs] + notes)
     where = put_in_place(entry, path, new)
-    return result(RENAMED, now, new.id, str(where))
+    return result(RENAMED, now.text, new.id, str(where))
 
 
 def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
@@ -155,9 +155,10 @@ def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
             new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                                       detail=[div.line()] + notes)
             where = put_in_place(entry, path, new)
-            return result(RENAMED, contract.bug_class(entry.kind, [div]), new.id, str(where))
+            return result(RENAMED, contract.bug_class(entry.kind, [div]).text, new.id, str(where))
     if any(d.kind == entry.kind and d.after_eager and d.detail == divergence_of(entry).detail for d in deaths):
-        return result(UNCHANGED, contract.bug_class(entry.kind, [divergence_of(entry)]) + _rescripted(entry, path))
+        return result(UNCHANGED, contract.bug_class(entry.kind, [divergence_of(entry)]).text
+                      + _rescripted(entry, path))
     return result(LEFT, "does not die its death again here (" + "; ".join(d.line() for d in deaths) + ")")
 
 

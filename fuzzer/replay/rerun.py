@@ -153,13 +153,13 @@ _DEATH_OUTCOME = {Reading.NOT_JUDGED: (ERROR, "eager execution {}"), Reading.REP
 def _death_read(entry, death) -> Conclusion:
     """How a crash or timeout entry's fresh process ended, read for its death: the
     ladder a repro script reads its child's end by too (``fuzzer.judge.reading``)."""
-    seen = bug_class(death.kind, [death.divergence()]) if death.kind is not None else None
-    said = read_death(entry.bug_class, seen, death.after_eager, death.judged)
+    seen = bug_class(death.kind, [death.divergence()]).text if death.kind is not None else None
+    said = read_death(entry.bug_class.text, seen, death.after_eager, death.judged)
     outcome, words = _DEATH_OUTCOME[said.reading]
     return Conclusion(outcome, words.format(death.line()), said.judged)
 
 
-def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:
+def _conclude(kind: str, wanted: contract.BugClass, verdict: contract.Verdict) -> Conclusion:
     """One run's verdict read for a bug of ``kind`` and class ``wanted``: the ladder a
     repro script reads its run by too (``fuzzer.judge.reading``)."""
     said = read_verdict(kind, wanted, verdict)

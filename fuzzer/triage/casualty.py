@@ -80,7 +80,7 @@ class DeathProbe:
         if death.judged:
             return Outcome.GONE
         if death.kind is not None:  # another death; or this one, before eager was done (invalid)
-            self.seen = (contract.bug_class(death.kind, [death.divergence()]) if death.after_eager
+            self.seen = (contract.bug_class(death.kind, [death.divergence()]).text if death.after_eager
                          else contract.INVALID,)
         else:  # it ran, and its run could not be judged
             self.seen = (death.status or contract.INVALID,)

@@ -174,7 +174,7 @@ class Culprit:
                    aliasing_changes=str(data.get("aliasing_changes", "")), cause=str(data.get("cause", "")))
 
 
-def localise(case: Case, kind: str, bug_class: str, device: str,
+def localise(case: Case, kind: str, bug_class: contract.BugClass, device: str,
              budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False,
              spots: frozenset | None = None) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one

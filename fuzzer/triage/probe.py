@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract, targets
+from fuzzer.judge.contract import BugClass
 from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
 from fuzzer.judge.spots import keeps
 from fuzzer.judge.trial import judge_fresh
@@ -55,9 +56,9 @@ class OutdatedClass(Exception):
     """The finding's bug class is an older dcefuzz's: the case shows its bug under
     ``today``, a class of another family, which probes for ``saved`` never match."""
 
-    def __init__(self, saved: str, today: str):
-        super().__init__(f"its bug class is out of date: saved as {saved!r}, today's contract classes "
-                         f"what it shows as {today!r}; run `dcefuzz reclass` on it first")
+    def __init__(self, saved: BugClass, today: BugClass):
+        super().__init__(f"its bug class is out of date: saved as {saved.text!r}, today's contract classes "
+                         f"what it shows as {today.text!r}; run `dcefuzz reclass` on it first")
         self.saved, self.today = saved, today
 
 
@@ -71,7 +72,7 @@ class Probe:
     this bug, and a switch that removes this one while another of the class shows is not
     said to leave it.  A compile that shows the class elsewhere only is ``CHANGED``."""
 
-    def __init__(self, case: Case, kind: str, bug_class: str, device: str,
+    def __init__(self, case: Case, kind: str, bug_class: BugClass, device: str,
                  budget: OracleBudget = TRIAGE.budget, spots: frozenset | None = None):
         self.case, self.kind, self.bug_class, self.device = case, kind, bug_class, device
         self.budget = budget

@@ -21,7 +21,7 @@ from fuzzer.triage.culprit import localise
 class ProgramTrials:
     """A program, its bindings run in order through one compile of the campaign's target
     (``torch.compile`` unless ``--target`` names another: ``fuzzer.judge.targets``; of
-    several, the one its seed picks: ``targets.of_program``)."""
+    several, the one its seed picks: ``Config.target_of``)."""
 
     name = PROGRAM
     findings: tuple[str, ...] = ()
@@ -29,13 +29,13 @@ class ProgramTrials:
     steerable = True
 
     def case(self, program_seed: int, config):
-        target = targets.of_program(config.target, program_seed)
+        target = config.target_of(program_seed)
         return generate(program_seed, features=targets.drawn_for(target, config.feature_table), ops=config.ops)
 
     def trial(self, program_seed: int, config, case=None):
         case = self.case(program_seed, config) if case is None else case
         return run_trial(case, config.device, config.backend, signal=config.feedback,
-                         target=targets.of_program(config.target, program_seed))
+                         target=config.target_of(program_seed))
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):
         # a fresh compile in this process, under whatever fault this process planted
