@@ -183,15 +183,15 @@ def eager_agrees_with_typing(c: Case) -> None:
 def family_holds_its_word(module, seeds: int = 60) -> None:
     """What a family module (``fuzzer.program.families``) declares holds: each of its ops
     is registered as it is declared (a write in its schema where it says mutating, an
-    ORDERED effect where effectful), each of its forms is registered, of one feature, and
-    calls only the library's ops; and a program drawn with that feature on uses its forms,
-    legal and running eagerly on every binding."""
+    ORDERED effect where effectful), each of its forms is registered, of one feature the
+    family declares (and the feature registry holds), and calls only the library's ops;
+    and a program drawn with that feature on uses its forms, legal and running eagerly on
+    every binding."""
     import torch
 
     from fuzzer.faults._patching import op_effect
     from fuzzer.judge import execute
-    from fuzzer.program import custom_ops, forms
-    from fuzzer.program import form as kit
+    from fuzzer.program import custom_ops, features, forms
     from fuzzer.program.generate import generate
 
     custom_ops.install()
@@ -199,11 +199,13 @@ def family_holds_its_word(module, seeds: int = 60) -> None:
         overload = getattr(torch.ops.dcefuzz, op.name).default
         assert overload._schema.is_mutable == (op.declaration == custom_ops.MUTATING), op.name
         assert (op_effect(overload) is not None) == (op.declaration == custom_ops.EFFECTFUL), op.name
-    made = module.forms(kit)
-    names = {f.name for f in made}
-    (feature,) = {f.feature for f in made} - {None} or {None}
-    for f in made:
-        assert forms.form(f.name).name == f.name and set(f.ops) <= set(custom_ops.BY_NAME), f.name
+    names = {f.name for f in module.FORMS}
+    (feature,) = {f.feature for f in module.FORMS} - {None} or {None}
+    assert feature in {f.name for f in module.FEATURES}, feature
+    for f in module.FORMS:
+        assert forms.form(f.name) is f and set(f.ops) <= set(custom_ops.BY_NAME), f.name
+    for declared in module.FEATURES:
+        assert features.BY_NAME[declared.name] is declared, declared.name
     for seed in range(seeds):
         c = generate(seed, features={feature: 1.0})
         if names & {s.form for s in c.program.body}:

@@ -8,10 +8,10 @@ import pytest
 from helpers import eager_agrees_with_typing, one_statement
 
 from fuzzer.program import int_forms
-from fuzzer.program.form import Illegal
+from fuzzer.program.form_record import Illegal
 
 
-@pytest.mark.parametrize("form", int_forms.INT_FORMS, ids=lambda f: f.name)
+@pytest.mark.parametrize("form", int_forms.FORMS, ids=lambda f: f.name)
 def test_each_form_does_what_its_typing_says(form):
     dims = ("s0", "s0", "s1")
     attrs = form.draw(random.Random(1), dims, "u0") if form.draw else {}
@@ -30,7 +30,7 @@ def _runs_eagerly(c):
 
 
 def test_every_form_is_of_the_feature_and_what_it_makes_it_makes_exactly():
-    for form in int_forms.INT_FORMS:
+    for form in int_forms.FORMS:
         assert form.feature == int_forms.INT_TENSORS
         assert form.exact_result == (form.result_dtype is not None), form.name
 

@@ -1,6 +1,5 @@
-"""The strided views and views to another dtype (``fuzzer.program.strided_forms``): each
-does in eager torch what its typing says, and a view's complement is disjoint from it;
-one statement each, no compile."""
+"""The strided views (``fuzzer.program.strided_forms``): each does in eager torch what its
+typing says, and a view's complement is disjoint from it; one statement each, no compile."""
 
 import random
 
@@ -11,10 +10,8 @@ from helpers import eager_agrees_with_typing, one_statement
 from fuzzer.program import codegen, strided_forms
 from fuzzer.program.ir import Stmt
 
-FORMS = strided_forms.STRIDED_FORMS + strided_forms.DTYPE_VIEW_FORMS
 
-
-@pytest.mark.parametrize("form", FORMS, ids=lambda f: f.name)
+@pytest.mark.parametrize("form", strided_forms.FORMS, ids=lambda f: f.name)
 def test_each_form_does_what_its_typing_says(form):
     dims = ("s0", "s1") if form.name == "T" else ("s0", "s0", "s1")  # x.T takes rank 2 alone
     draw = strided_forms.draw_box if form.dense_root else form.draw

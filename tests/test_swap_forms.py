@@ -7,10 +7,10 @@ import torch
 from helpers import eager_agrees_with_typing, one_statement, prog
 
 from fuzzer.program import codegen, custom_ops, swap_forms
-from fuzzer.program.form import NO_BACKWARD
+from fuzzer.program.form_record import NO_BACKWARD
 from fuzzer.program.ir import check
 
-ONE_OPERAND = [f for f in swap_forms.SWAP_FORMS if f.arity == 1]
+ONE_OPERAND = [f for f in swap_forms.FORMS if f.arity == 1]
 
 
 @pytest.mark.parametrize("form", ONE_OPERAND, ids=lambda f: f.name)
@@ -38,5 +38,5 @@ def test_a_resized_head_keeps_the_first_rows_as_a_buffer_of_its_own():
 
 
 def test_every_swap_form_is_of_the_feature_and_has_no_backward():
-    for form in swap_forms.SWAP_FORMS:
+    for form in swap_forms.FORMS:
         assert form.feature == swap_forms.STORAGE_SWAPS and form.grad == NO_BACKWARD
