@@ -9,7 +9,7 @@ import pytest
 import torch
 from helpers import case, prog
 
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract, execute
 from fuzzer.program.ir import Mode
 from fuzzer.render import brief
@@ -19,7 +19,7 @@ P = prog({"x0": ("s0",), "x1": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), 
 
 
 def _entry(kind, divergences, program=P):
-    return Entry.build(kind, case(program), divergences, seed=1, device="cpu", backend="inductor")
+    return Entry.build(kind, case(program), divergences, Origin(seed=1, device="cpu", backend="inductor"))
 
 
 def _log(*symptoms, binding=0):

@@ -9,7 +9,7 @@ from helpers import case, divergence_on, prog
 
 from fuzzer.campaign.state import CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.website import build
 
@@ -17,7 +17,7 @@ C = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
 
 
 def _entry():
-    return Entry.build(contract.EFFECT_LOG, C, [divergence_on(0)], seed=1, device="cpu", backend="inductor")
+    return Entry.build(contract.EFFECT_LOG, C, [divergence_on(0)], Origin(seed=1, device="cpu", backend="inductor"))
 
 
 def test_the_source_is_a_campaign_with_its_corpus_or_a_corpus_alone(tmp_path):

@@ -10,6 +10,7 @@ from helpers import case, prog
 
 from fuzzer.campaign import entries
 from fuzzer.campaign.config import Config
+from fuzzer.corpus.entry import Origin
 from fuzzer.internal import InternalError
 from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
@@ -51,7 +52,7 @@ def culprits(monkeypatch):
 
 def _entry(kind=contract.EFFECT_LOG, backend="inductor"):
     divergence = _log(0) if kind == contract.EFFECT_LOG else contract.Divergence(kind, 0, "process", "died")
-    return entries.Entry.build(kind, C, [divergence], seed=1, device="cpu", backend=backend)
+    return entries.Entry.build(kind, C, [divergence], Origin(seed=1, device="cpu", backend=backend))
 
 
 def test_triage_runs_where_the_config_asks_and_a_stage_walk_leads(culprits):

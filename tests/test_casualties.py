@@ -7,7 +7,7 @@ from helpers import case, prog
 
 from fuzzer.campaign import casualties
 from fuzzer.campaign.config import Config
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.limits import PoolLimits
 from fuzzer.reduce.casualty import Confirmation, Reduced
@@ -19,8 +19,8 @@ SMALL = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
 
 
 def _entry():
-    return Entry.build(contract.CRASH, BIG, [DIED], seed=1, device="cpu", backend="inductor",
-                       notes=["stack: somewhere"])
+    return Entry.build(contract.CRASH, BIG, [DIED],
+                       Origin(seed=1, device="cpu", backend="inductor"), notes=["stack: somewhere"])
 
 
 @pytest.fixture

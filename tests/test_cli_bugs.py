@@ -11,14 +11,14 @@ from helpers import case, divergence_on, prog
 from fuzzer.cli import bugs as bugs_cli
 from fuzzer.cli import main
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 
 
 def _corpus(folder):
     c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
-    path, _ = store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu",
-                                     backend="inductor"), folder)
+    path, _ = store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                                     Origin(seed=1, device="cpu", backend="inductor")), folder)
     return path
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 from helpers import case, divergence_on, prog
 
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import compiled_autograd, contract, execute, exporting
 from fuzzer.judge.observe import Gap
 from fuzzer.program import codegen, custom_ops
@@ -20,8 +20,8 @@ P = prog({"x0": ("s0", "s1"), "x1": ("s1",)}, [("p_sin", ["x0"], "v0", {"site": 
 
 
 def _entry(program=P, backend="inductor"):
-    return Entry.build(contract.EFFECT_LOG, case(program), [divergence_on(0)], seed=1, device="cpu",
-                       backend=backend)
+    return Entry.build(contract.EFFECT_LOG, case(program), [divergence_on(0)],
+                       Origin(seed=1, device="cpu", backend=backend))
 
 
 def test_the_scripts_inputs_are_the_packages():

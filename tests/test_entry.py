@@ -4,7 +4,7 @@ hits and its JSON; hand-written cases, no compile."""
 import pytest
 from helpers import case, divergence_on, prog
 
-from fuzzer.corpus.entry import BadEntry, Entry, entry_id
+from fuzzer.corpus.entry import BadEntry, Entry, Origin, entry_id
 from fuzzer.judge import contract
 from fuzzer.limits import CORPUS
 from fuzzer.reduce import signature
@@ -12,15 +12,22 @@ from fuzzer.reduce import signature
 C = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("e_log", ["v0"], None, {"site": 1})]))
 
 
-def _entry(c=C, **kw):
-    return Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=3, device="cpu", backend="inductor", **kw)
+def _entry(c=C, notes=(), **origin):
+    """An entry of ``c`` found as ``origin`` says (seed 3 on cpu through inductor unless
+    it says otherwise)."""
+    found = Origin(**{"seed": 3, "device": "cpu", "backend": "inductor", **origin})
+    return Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], found, notes=notes)
+
+
+SIG = signature.Signature(contract.BugClass(contract.EFFECT_LOG, ("reordered",)), "x0[s0]; return ()")
 
 
 def test_the_id_is_the_kind_and_a_hash_of_the_signature_and_a_targets_name():
-    assert entry_id("effect-log", "sig") == entry_id("effect-log", "sig")
-    assert entry_id("effect-log", "sig").startswith("effect-log-") and len(entry_id("effect-log", "sig")) == 23
-    assert entry_id("effect-log", "sig") != entry_id("effect-log", "other")
-    assert entry_id("effect-log", "sig", "export") != entry_id("effect-log", "sig")
+    other = signature.Signature(SIG.bug_class, "x0[s0,s1]; return ()")
+    assert entry_id("effect-log", SIG) == entry_id("effect-log", signature.Signature.parse(SIG.text))
+    assert entry_id("effect-log", SIG).startswith("effect-log-") and len(entry_id("effect-log", SIG)) == 23
+    assert entry_id("effect-log", SIG) != entry_id("effect-log", other)
+    assert entry_id("effect-log", SIG, "export") != entry_id("effect-log", SIG)
 
 
 def test_build_derives_the_signature_id_and_detail_from_the_divergences():

@@ -4,7 +4,7 @@ replaced or only counted, and a vague key never full; hand-built entries of one 
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.judge import contract
 from fuzzer.triage.culprit import Culprit
@@ -22,7 +22,7 @@ def _entry(statements, culprit=BLAMED):
     body = [("p_sin", ["x0"], f"v{n}", {"site": n + 1}) for n in range(statements - 1)]
     c = case(prog({"x0": ("s0",)}, [*body, ("e_log", ["x0"], None, {"site": 0})]))
     kind, div = (contract.COMPILE_ERROR, ERROR) if culprit is VAGUE else (contract.EFFECT_LOG, divergence_on(0))
-    e = Entry.build(kind, c, [div], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(kind, c, [div], Origin(seed=1, device="cpu", backend="inductor"))
     e.culprit = culprit
     return e
 

@@ -7,7 +7,7 @@ import pytest
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import store, upstream
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.known import known_keys
 from fuzzer.judge import contract
 from fuzzer.triage.culprit import Culprit
@@ -20,7 +20,7 @@ ERROR = contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "RuntimeError:
 def _save(folder, site, culprit):
     c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x0"], "v0", {"site": site})]))
     kind, div = (culprit.kind, ERROR if culprit.kind == contract.COMPILE_ERROR else divergence_on(0))
-    e = Entry.build(kind, c, [div], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(kind, c, [div], Origin(seed=1, device="cpu", backend="inductor"))
     e.culprit = culprit
     store.save(e, folder)
     return e

@@ -11,7 +11,7 @@ from helpers import case, divergence_on, prog
 from fuzzer.campaign.merge import merge
 from fuzzer.campaign.state import STATS_FILE, BadState, CampaignFolder, CampaignState, Shard
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 
 
@@ -26,8 +26,8 @@ def _shard(folder, shard, next_index, done_above=(), seed=5, found=()):
     for n in found:
         body = [("p_sin", ["x0"], f"v{k}", {"site": k + 1}) for k in range(n - 1)]
         c = case(prog({"x0": ("s0",)}, [*body, ("e_log", ["x0"], None, {"site": 0})]))
-        store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu",
-                               backend="inductor"), CampaignFolder(folder).corpus)
+        store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                               Origin(seed=1, device="cpu", backend="inductor")), CampaignFolder(folder).corpus)
 
 
 def test_shards_merge_into_one_run_of_their_seed(tmp_path):

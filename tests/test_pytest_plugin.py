@@ -7,7 +7,7 @@ from helpers import case, divergence_on, prog
 
 from fuzzer import pytest_plugin
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.replay import rerun
 
@@ -15,7 +15,7 @@ from fuzzer.replay import rerun
 def _save(folder, n, known=None):
     body = [("p_sin", ["x0"], f"v{k}", {"site": k + 1}) for k in range(n - 1)]
     c = case(prog({"x0": ("s0",)}, [*body, ("e_log", ["x0"], None, {"site": 0})]))
-    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], Origin(seed=1, device="cpu", backend="inductor"))
     e.known_bug = known
     path, _ = store.save(e, folder)
     return path.stem

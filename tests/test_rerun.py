@@ -8,7 +8,7 @@ import pytest
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.isolation.deaths import Death
 from fuzzer.judge import contract
 from fuzzer.replay import rerun
@@ -20,7 +20,7 @@ CLEAN = contract.Verdict(contract.OK)
 
 @pytest.fixture
 def saved(tmp_path):
-    e = Entry.build(contract.EFFECT_LOG, C, [divergence_on(0)], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(contract.EFFECT_LOG, C, [divergence_on(0)], Origin(seed=1, device="cpu", backend="inductor"))
     path, _ = store.save(e, tmp_path)
     return path
 

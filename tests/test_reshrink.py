@@ -8,7 +8,7 @@ import pytest
 from helpers import case, divergence_on, prog, stays_while
 
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.limits import UNBOUNDED
 from fuzzer.replay import reshrink
@@ -22,8 +22,8 @@ def _has_log(c):
 
 @pytest.fixture
 def saved(tmp_path, monkeypatch):
-    e = Entry.build(contract.EFFECT_LOG, case(prog({"x0": ("s0",)}, BODY)), [divergence_on(0)], seed=1,
-                    device="cpu", backend="inductor", hits=3)
+    e = Entry.build(contract.EFFECT_LOG, case(prog({"x0": ("s0",)}, BODY)), [divergence_on(0)],
+                    Origin(seed=1, device="cpu", backend="inductor", hits=3))
     path, _ = store.save(e, tmp_path)
     return store.load(path), path
 

@@ -8,7 +8,7 @@ from helpers import case, prog
 
 from fuzzer.cache import pair, scripts
 from fuzzer.cache.variants import Variant, variants_of
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 
 C = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]))
@@ -16,8 +16,8 @@ STALE = contract.Divergence(contract.STALE_CACHE, 0, "output 0", "x", ("effect-a
 
 
 def _entry(variant):
-    return Entry.build(contract.STALE_CACHE, C, [STALE], seed=1, device="cpu", backend="inductor",
-                       variant=variant.to_json())
+    return Entry.build(contract.STALE_CACHE, C, [STALE],
+                       Origin(seed=1, device="cpu", backend="inductor", variant=variant.to_json()))
 
 
 def _variant(kind):

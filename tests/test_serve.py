@@ -6,7 +6,7 @@ import urllib.request
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.website import serve
 from fuzzer.website.build import Source
@@ -15,7 +15,8 @@ from fuzzer.website.build import Source
 def _save(folder, statements):
     body = [("p_sin", ["x0"], f"v{k}", {"site": k + 1}) for k in range(statements - 1)]
     c = case(prog({"x0": ("s0",)}, [*body, ("e_log", ["x0"], None, {"site": 0})]))
-    store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor"),
+    store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                           Origin(seed=1, device="cpu", backend="inductor")),
                folder)
 
 

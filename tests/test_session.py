@@ -8,7 +8,7 @@ from helpers import case, divergence_on, prog
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.session import Finished, Session, Timing, compiles_of
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.judge.observe import Gap
 from fuzzer.program.generate import program_seed
@@ -23,7 +23,7 @@ def _session(tmp_path, shard=Shard(), resume=False, seed=5, **config):
 def _entry(n=1):
     body = [("p_sin", ["x0"], f"v{k}", {"site": k + 1}) for k in range(n - 1)]
     c = case(prog({"x0": ("s0",)}, [*body, ("e_log", ["x0"], None, {"site": 0})]))
-    return Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor")
+    return Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], Origin(seed=1, device="cpu", backend="inductor"))
 
 
 def test_a_shard_runs_its_own_indices_each_with_its_programs_seed(tmp_path):

@@ -237,11 +237,12 @@ def _one_entry_corpus(folder):
     from helpers import case, divergence_on, prog
 
     from fuzzer.corpus import store
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge import contract
 
     c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
-    store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor"),
+    store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                           Origin(seed=1, device="cpu", backend="inductor")),
                folder)
 
 

@@ -7,7 +7,7 @@ import pytest
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.corpus.entry import BadEntry, Entry, Origin
 from fuzzer.judge import contract
 
 SMALL = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
@@ -15,7 +15,8 @@ LARGE = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("e_lo
 
 
 def _entry(c, hits=1):
-    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor", hits=hits)
+    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                    Origin(seed=1, device="cpu", backend="inductor", hits=hits))
     e.id = "effect-log-000000000001"  # the same bug found as two programs
     return e
 

@@ -6,7 +6,7 @@ import dataclasses
 from helpers import case, divergence_on, prog
 
 from fuzzer.corpus import bugs, upstream
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 from fuzzer.render import table
 from fuzzer.triage.culprit import Culprit
@@ -14,7 +14,7 @@ from fuzzer.triage.culprit import Culprit
 
 def _bug(culprit, versions=None):
     c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
-    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)], Origin(seed=1, device="cpu", backend="inductor"))
     e.culprit, e.versions = culprit, versions or {}
     (bug,) = bugs.group([e])
     return bug

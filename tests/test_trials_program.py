@@ -5,7 +5,7 @@ walked from outside; no compile."""
 from helpers import case, divergence_on, prog
 
 from fuzzer.campaign.config import Config
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract, kinds, targets
 from fuzzer.program.generate import generate
 from fuzzer.render import brief, repro
@@ -16,7 +16,7 @@ from fuzzer.trials.program import KIND
 def _entry(kind=contract.EFFECT_LOG):
     c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
     divergence = divergence_on(0) if kind == contract.EFFECT_LOG else contract.Divergence(kind, 0, "process", "x")
-    return Entry.build(kind, c, [divergence], seed=1, device="cpu", backend="inductor")
+    return Entry.build(kind, c, [divergence], Origin(seed=1, device="cpu", backend="inductor"))
 
 
 def test_it_is_the_plain_steerable_kind_that_owns_no_finding_of_its_own():
