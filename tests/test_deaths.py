@@ -2,6 +2,7 @@
 looked for, and which death confirms a crash; hand-built verdicts and deaths, no child."""
 
 import pytest
+from helpers import klass
 
 from fuzzer.isolation import deaths
 from fuzzer.isolation.deaths import Death
@@ -26,12 +27,12 @@ def test_a_survivor_says_how_far_its_run_got(verdict, status):
 
 def test_a_death_after_eager_confirms_its_own_class_and_a_heap_corruptions():
     segv = Death(contract.CRASH, "process died: SIGSEGV")
-    assert segv.confirms("crash|process died: SIGSEGV")
-    assert segv.confirms("crash|process died: heap corruption")
-    assert not segv.confirms("crash|process died: SIGABRT")
+    assert segv.confirms(klass("crash|process died: SIGSEGV"))
+    assert segv.confirms(klass("crash|process died: heap corruption"))
+    assert not segv.confirms(klass("crash|process died: SIGABRT"))
     assert not Death(contract.CRASH, "process died: SIGSEGV", after_eager=False).confirms(
-        "crash|process died: SIGSEGV")
-    assert not Death(None, "ran to completion", status=contract.OK).confirms("crash|process died: SIGSEGV")
+        klass("crash|process died: SIGSEGV"))
+    assert not Death(None, "ran to completion", status=contract.OK).confirms(klass("crash|process died: SIGSEGV"))
 
 
 def test_only_a_survivor_judged_clean_by_our_code_is_judged():

@@ -3,13 +3,15 @@ and the evidence of the run with the FX graph cache alone; hand-built bugs."""
 
 from types import SimpleNamespace
 
+from helpers import klass
+
 from fuzzer.cache import issue
 from fuzzer.triage.culprit import Culprit
 
 
 def _bug(family, subsystem, alone=None):
     culprit = Culprit("cache", subsystem=subsystem, switches={"fx_graph only": alone} if alone else {})
-    return SimpleNamespace(family=family, culprit=culprit)
+    return SimpleNamespace(family=klass(family), culprit=culprit)
 
 
 def test_the_title_names_the_cache_and_what_changed():

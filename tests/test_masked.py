@@ -3,7 +3,7 @@ otherwise, and the other families found there; a stand-in trial, no compile."""
 
 from types import SimpleNamespace
 
-from helpers import case, prog
+from helpers import case, klass, prog
 
 from fuzzer.campaign import masked
 from fuzzer.judge import contract
@@ -15,7 +15,7 @@ LOG = contract.Divergence(contract.EFFECT_LOG, 0, "sequence", "x", ("missing",))
 
 
 def _entry(otherwise, kind=contract.COMPILE_ERROR, backend="inductor", stage="inductor"):
-    return SimpleNamespace(kind=kind, backend=backend, device="cpu", case=C, bug_class="compile-error|raised X",
+    return SimpleNamespace(kind=kind, backend=backend, device="cpu", case=C, bug_class=klass("compile-error|raised X"),
                            culprit=Culprit(stage, kind=kind, otherwise=otherwise))
 
 

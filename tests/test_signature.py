@@ -39,7 +39,8 @@ def test_the_normal_form_reads_the_same_for_renamed_programs_and_writes_the_mode
 
 def test_a_signature_is_the_bug_class_and_the_normal_form_and_parses_back():
     divs = [contract.Divergence(contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))]
-    text = signature.of(contract.EFFECT_LOG, case(A), divs)
-    parsed = signature.Signature.parse(text)
-    assert parsed.bug_class == contract.bug_class(contract.EFFECT_LOG, divs)
-    assert parsed.normal_form == signature.normal_form(A) and parsed.text == text
+    made = signature.of(contract.EFFECT_LOG, case(A), divs)
+    assert made.bug_class == contract.bug_class(contract.EFFECT_LOG, divs)
+    assert made.normal_form == signature.normal_form(A)
+    assert made.text == f"{made.bug_class.text}{signature.SEPARATOR}{made.normal_form}" == str(made)
+    assert signature.Signature.parse(made.text) == made
