@@ -47,7 +47,7 @@ def test_what_a_target_declines_comes_with_the_spec():
 
 
 WANTED = contract.bug_class(contract.EFFECT_LOG, [divergence_on(0)])
-SPEC = {"kind": contract.EFFECT_LOG, "bug_class": WANTED}
+SPEC = {"kind": contract.EFFECT_LOG, "bug_class": WANTED.text}
 
 
 @pytest.mark.parametrize("verdict, status", [

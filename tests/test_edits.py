@@ -1,11 +1,11 @@
 """The edits a shrink proposes (``fuzzer.reduce.edits``), by public behaviour: a removal
-takes what reads it, a value's readers read its operand, only the forms a bug needs are
-kept, symbols merged or dropped with their bindings, and a mode without an input or a dim;
-hand-written cases."""
+takes what reads it, only the forms a bug needs are kept, symbols merged or dropped with
+their bindings, and a mode without an input or a dim; hand-written cases (a value's readers
+reading its operand is ``fuzzer.program.rewire``'s, tests/test_rewire.py)."""
 
 from helpers import case, prog
 
-from fuzzer.program.ir import Mode, check
+from fuzzer.program.ir import Mode
 from fuzzer.reduce import edits
 
 BODY = [("p_sin", ["x0"], "v0", {"site": 0}), ("p_sin", ["v0"], "v1", {"site": 1}),
@@ -21,12 +21,6 @@ def test_a_removed_statement_takes_what_reads_it_and_its_outputs():
     cut = edits.remove_statements(C, {0})
     assert _forms(cut) == ["e_log"] and cut.program.outputs == ()
     assert _forms(edits.remove_statements(C, {2})) == ["p_sin", "p_sin"]
-
-
-def test_a_removed_values_readers_read_its_operand():
-    bypassed = edits.reading_operand(C, 0)
-    assert bypassed.program.body[0].args == ("x0",) and bypassed.program.outputs == ("v1",)
-    check(bypassed.program)
 
 
 def test_only_the_forms_a_bug_needs_are_kept_with_what_they_read():

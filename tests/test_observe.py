@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from fuzzer.judge import observe
-from fuzzer.judge.observe import COMPILE, GRAPH_BREAK, REQUESTED_BREAK, RUNTIME, SKIPPED_FRAME, Counts
+from fuzzer.judge.observe import COMPILE, GRAPH_BREAK, REQUESTED_BREAK, RUNTIME, SKIPPED_FRAME, Counts, Handover
 
 
 def test_the_caches_are_off_inside_and_as_they_were_after():
@@ -23,15 +23,15 @@ def test_inputs_are_one_draw_whatever_the_dtype_strided_aliased_windowed_or_fixe
     plain = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu")
     ref = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu", reference=True)
     assert ref[0].dtype == torch.float64 and torch.equal(ref[0].float(), plain[0])
-    strided = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu", strided=(1,))
+    strided = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu", handover=Handover(strided=(1,)))
     assert strided[1].stride() == (8, 2) and torch.equal(strided[1], plain[1])
-    aliased = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu", aliases=((1, 0),))
+    aliased = observe.draw_inputs([(3, 4), (3, 4)], 7, "cpu", handover=Handover(aliases=((1, 0),)))
     assert aliased[1].data_ptr() == aliased[0].data_ptr()
-    window = observe.draw_inputs([(3, 4), (2, 4)], 7, "cpu", windows=((1, 0, 0, 1, 2),))
+    window = observe.draw_inputs([(3, 4), (2, 4)], 7, "cpu", handover=Handover(windows=((1, 0, 0, 1, 2),)))
     assert torch.equal(window[1], window[0][1:3]) and window[1].data_ptr() != window[0].data_ptr()
-    laid = observe.draw_inputs([(3, 4)], 7, "cpu", layouts=((0, "transposed"),))
+    laid = observe.draw_inputs([(3, 4)], 7, "cpu", handover=Handover(layouts=((0, "transposed"),)))
     assert laid[0].stride() == (1, 3) and torch.equal(laid[0], plain[0])
-    codes = observe.draw_inputs([(50,)], 7, "cpu", fixed=((0, "int8"),), reference=True)[0]
+    codes = observe.draw_inputs([(50,)], 7, "cpu", handover=Handover(fixed=((0, "int8"),)), reference=True)[0]
     assert codes.dtype == torch.int8 and codes.min() >= -128
 
 

@@ -48,7 +48,8 @@ def test_devices_targets_and_faults():
     with pytest.raises(click.BadParameter, match="tpu: Expected one of") as refused:
         options.resolve_device("tpu")
     assert refused.value.param_hint == "--device"
-    assert options.chosen_targets(("compile",), None) == "compile"
+    assert options.chosen_targets(("compile",), None) == ("compile",)
+    assert options.chosen_targets(("export", "compile"), "export,aoti") == ("export", "compile", "aoti")
     with pytest.raises(click.BadParameter, match="no target 'nowhere'") as refused:
         options.chosen_targets(("nowhere",), None)
     assert refused.value.param_hint == "--targets"

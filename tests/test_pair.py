@@ -22,11 +22,11 @@ pickle.dump({"hits": {"fx_graph": 1 if job["side"] == "new" else 0}, "warm": []}
 
 
 def test_the_sides_share_the_program_and_differ_in_library_settings_and_how_often_they_take_gradients():
-    jobs = pair.pair_jobs("OLD LIB", "NEW LIB", "PROGRAM", {"s": 1}, "cpu", True, {"a": 1}, {}, ["fx_graph"],
-                          twice=True)
+    sides = pair.Sides("OLD LIB", "NEW LIB", {"a": 1}, {}, grad=True, twice=True)
+    jobs = pair.pair_jobs(sides, "PROGRAM", {"s": 1}, "cpu", ["fx_graph"])
     assert (jobs[pair.OLD]["library"], jobs[pair.NEW]["library"]) == ("OLD LIB", "NEW LIB")
     assert jobs[pair.OLD]["program"] == jobs[pair.NEW]["program"] == "PROGRAM"
-    assert (jobs[pair.OLD]["twice"], jobs[pair.NEW]["twice"]) == (False, True)
+    assert (jobs[pair.OLD]["twice"], jobs[pair.NEW]["twice"]) == (False, True) and jobs[pair.OLD]["grad"]
     assert (jobs[pair.OLD]["config"], jobs[pair.NEW]["config"]) == ({"a": 1}, {})
 
 

@@ -5,7 +5,7 @@ oracle and stand-in deaths, no compile."""
 from types import SimpleNamespace
 
 import pytest
-from helpers import case, divergence_on, prog
+from helpers import case, divergence_on, klass, prog
 
 from fuzzer.corpus import store
 from fuzzer.corpus.entry import Entry, Origin
@@ -53,7 +53,7 @@ def test_an_entry_that_cannot_be_read_or_run_here_is_an_error(saved, tmp_path):
 def test_a_crash_gets_several_fresh_processes_one_dying_so_is_enough():
     died = Death(contract.CRASH, "process died: SIGSEGV")
     survived = Death(None, "ran to completion (ok)", status=contract.OK)
-    entry = SimpleNamespace(bug_class="crash|process died: SIGSEGV")
+    entry = SimpleNamespace(bug_class=klass("crash|process died: SIGSEGV"))
     runs = [rerun._death_read(entry, d) for d in (survived, died)]
     assert [r.outcome for r in runs] == [rerun.FIXED, rerun.REPRODUCES]
     assert rerun.combined(runs).outcome == rerun.REPRODUCES

@@ -4,7 +4,7 @@ attribute by the simplest; stand-in verdicts."""
 
 from helpers import case, offered_by, prog
 
-from fuzzer.program import forms
+from fuzzer.program.form_record import CONSTANTS
 from fuzzer.reduce.passes.rewrite import RewriteStatements, statement_edits
 
 
@@ -19,11 +19,11 @@ def test_an_operand_is_replaced_by_an_earlier_value_of_the_same_dims_first():
 
 
 def test_an_op_is_replaced_by_a_simpler_one_of_its_kind_and_a_constant_by_the_simplest():
-    c = forms.CONSTANTS[-1]
+    c = CONSTANTS[-1]
     p = prog({"x0": ("s0",)}, [("p_mix", ["x0", "x0"], "v0", {"site": 0}), ("scale", ["v0"], "v1", {"c": c})])
     edits = [_stmts(e) for e in statement_edits(case(p))]
     assert [("p_sin", ("x0",), {"site": 0}), ("scale", ("v0",), {"c": c})] in edits
-    assert [("p_mix", ("x0", "x0"), {"site": 0}), ("scale", ("v0",), {"c": forms.CONSTANTS[0]})] in edits
+    assert [("p_mix", ("x0", "x0"), {"site": 0}), ("scale", ("v0",), {"c": CONSTANTS[0]})] in edits
 
 
 def test_an_op_whose_result_is_read_is_not_replaced_by_one_that_returns_nothing():

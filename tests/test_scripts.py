@@ -7,7 +7,7 @@ import ast
 from helpers import case, prog
 
 from fuzzer.cache import pair, scripts
-from fuzzer.cache.variants import Variant, variants_of
+from fuzzer.cache.variants import variants_of
 from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract
 
@@ -27,7 +27,7 @@ def _variant(kind):
 def test_the_spec_carries_what_the_pair_reads():
     e = _entry(_variant("effect-added"))
     spec = scripts.pair_spec(e)
-    assert spec["label"] == "effect-added" and spec["bug_class"] == e.bug_class and spec["input_names"] == ["x0"]
+    assert spec["label"] == "effect-added" and spec["bug_class"] == e.bug_class.text and spec["input_names"] == ["x0"]
     assert spec["caches"] == list(pair.CACHES) and spec["bindings"] == [dict(b) for b in C.bindings]
 
 
@@ -42,9 +42,11 @@ def test_a_script_carries_both_libraries_and_parses():
 
 
 def test_a_settings_script_says_a_setting_changed_and_its_brief_parses():
-    setting = next(v for v in variants_of(C.program) if v.kind == "config-changed")
+    settings = [v for v in variants_of(C.program) if v.kind == "config-changed"]
+    setting = next(v for v in settings if v.config_new)  # the new side sets it: the label names it
     e = _entry(setting)
     assert "A setting changed between two runs" in scripts.script(e)
     assert scripts.pair_spec(e)["label"] == setting.label and setting.label.startswith("config-changed:")
+    assert all(v.label == "config-changed" for v in settings if not v.config_new)
     ast.parse(scripts.brief(e))
     ast.parse(scripts.brief(_entry(_variant("effect-added"))))

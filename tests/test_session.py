@@ -56,7 +56,7 @@ def test_a_checkpoint_saves_the_state_a_resume_carries_on_from(tmp_path):
     assert again.stats.next_index == 1 and again.next_program().index == 1 and again.stats.base.programs == 1
 
 
-@pytest.mark.parametrize("other, words", [({"seed": 6}, "holds seed 5"), ({"target": "export"}, "target"),
+@pytest.mark.parametrize("other, words", [({"seed": 6}, "holds seed 5"), ({"targets": ("export",)}, "target"),
                                           ({"features": (("views", 1.0),)}, "features")])
 def test_a_resume_of_another_campaign_is_refused(tmp_path, other, words):
     s = _session(tmp_path)

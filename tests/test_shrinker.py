@@ -2,7 +2,7 @@
 strictly simpler, legal, judged once and shows the same bug class; the budget and our
 own errors stop nothing but themselves.  Stand-in oracles, no compile."""
 
-from helpers import case, prog, stays_while
+from helpers import case, finding_of, prog, stays_while
 
 from fuzzer.judge import contract
 from fuzzer.limits import UNBOUNDED, OracleBudget
@@ -30,7 +30,7 @@ class Counted:
 
 
 def _shrinker(judge=stays_while(_has_log), budget=UNBOUNDED):
-    return Shrinker(C, contract.EFFECT_LOG, judge(C).divergences, judge=judge, budget=budget)
+    return Shrinker(finding_of(C, contract.EFFECT_LOG, judge(C).divergences), budget, judge)
 
 
 def test_a_candidate_is_taken_only_when_strictly_simpler_and_still_buggy():
@@ -80,8 +80,8 @@ def test_a_spent_budget_stops_the_search_where_it_is():
 
 
 def test_shrink_ends_renumbered_and_confirmed_at_the_minimum():
-    result = shrink(C, contract.EFFECT_LOG, stays_while(_has_log)(C).divergences, judge=stays_while(_has_log),
-                    budget=UNBOUNDED)
+    result = shrink(finding_of(C, contract.EFFECT_LOG, stays_while(_has_log)(C).divergences), UNBOUNDED,
+                    judge=stays_while(_has_log))
     assert result.confirmed and not result.exhausted
     assert [s.form for s in result.case.program.body] == ["e_log"]
     assert result.case.program.body[0].attrs["site"] == 0 and result.original_statements == 3

@@ -25,9 +25,9 @@ def test_it_is_the_plain_steerable_kind_that_owns_no_finding_of_its_own():
 
 
 def test_a_case_is_drawn_as_the_programs_target_draws_it():
-    config = Config(seed=1, device="cpu", corpus_dir="c", target="compile,func-grad")
+    config = Config(seed=1, device="cpu", corpus_dir="c", targets=("compile", "func-grad"))
     for pseed in (11, 12, 13):
-        target = targets.of_program(config.target, pseed)
+        target = targets.of_program("compile,func-grad", pseed)
         assert KIND.case(pseed, config) == generate(pseed, features=targets.drawn_for(target, {}))
 
 
