@@ -14,15 +14,17 @@ def test_a_side_reads_its_job_sets_its_threads_and_runs_with_its_fault(tmp_path,
     from fuzzer import faults
 
     monkeypatch.setattr(child, "die_with_parent", lambda: None)
-    monkeypatch.setattr(torch._inductor.config, "compile_threads", torch._inductor.config.compile_threads)
     ran = []
     monkeypatch.setattr(pair, "side_main", lambda argv: ran.append((argv, bool(faults._active))) or 0)
     before = torch.get_num_threads()
     job = tmp_path / "job.json"
     job.write_text(json.dumps({"threads": 1, "fault": "test-internal-error"}))
+    # config.patch, not monkeypatch: monkeypatch's undo deletes a setting of torch's
+    # config module, and every later compile of the process would miss it
     try:
-        assert side.main([str(job), "record.pickle"]) == 0
-        assert torch.get_num_threads() == 1 and torch._inductor.config.compile_threads == 1
+        with torch._inductor.config.patch(compile_threads=torch._inductor.config.compile_threads):
+            assert side.main([str(job), "record.pickle"]) == 0
+            assert torch.get_num_threads() == 1 and torch._inductor.config.compile_threads == 1
     finally:
         torch.set_num_threads(before)
     assert ran == [([str(job), "record.pickle"], True)] and not faults._active  # planted for the side alone

@@ -41,12 +41,14 @@ def test_gradients_are_returned_after_the_values_and_twice_as_once():
     assert torch.equal(pair.with_grads(lambda x: (x.detach(),))(x)[1], torch.zeros(3))
 
 
-def test_a_setting_is_set_and_the_naive_pass_erases_every_unread_call(monkeypatch):
+def test_a_setting_is_set_and_the_naive_pass_erases_every_unread_call():
     from torch._inductor import config
 
-    monkeypatch.setattr(config, "post_grad_custom_post_pass", None)
-    pair._setting("torch._inductor.config.post_grad_custom_post_pass", {"custom_pass": "naive-dce"})
-    naive = config.post_grad_custom_post_pass
+    # config.patch, not monkeypatch: monkeypatch's undo deletes a setting of torch's
+    # config module (it hides it), and every later test of the process would miss it
+    with config.patch(post_grad_custom_post_pass=None):
+        pair._setting("torch._inductor.config.post_grad_custom_post_pass", {"custom_pass": "naive-dce"})
+        naive = config.post_grad_custom_post_pass
     g = torch.fx.Graph()
     x = g.placeholder("x")
     g.call_function(torch.ops.aten.add_.Tensor, (x, x))   # a write nothing reads: erased too, wrongly
