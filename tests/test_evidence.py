@@ -30,6 +30,7 @@ def test_the_stage_line_names_the_clean_stages_before_it_and_what_failed_otherwi
     assert lines[0] == ("- **Stage**: `inductor` is the first of torch's debugging backends that shows it "
                         "(`eager`, `aot_eager_decomp_partition` do not).")
     assert lines[1].startswith("- **Fails otherwise**: `aot_eager` shows `wrong-output` instead")
+    assert evidence.culprit_lines(_bug(Culprit("aot_eager")))[0].endswith("that shows it (`eager` does not).")
     assert evidence.culprit_lines(_bug(Culprit("eager")))[0].endswith("that shows it.")
 
 

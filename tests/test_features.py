@@ -116,6 +116,8 @@ def test_a_feature_of_no_form_is_read_off_the_calls_and_the_mode():
 
 def test_a_captured_size_and_a_write_beside_a_view_are_asked_for_by_their_features():
     assert features.needs_capture(prog({"x0": ("s0",)}, [("p_pos", ["x0"], "v0", {"site": 0, "size": "u0"})]))
+    # a size from data in a form of another feature (int-tensors' nonzero) asks for it too
+    assert features.needs_capture(prog({"x0": ("s0",)}, [("nonzero", ["x0"], "v0", {"size": "u0"})]))
     assert not features.needs_capture(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})]))
     assert features.writes_beside({features.STRIDED_VIEWS}) and features.writes_beside({features.OVERLAPPING})
     assert not features.writes_beside({features.VIEWS})

@@ -1,20 +1,16 @@
 """What a repro script knows of its entry (``fuzzer.render.spec``): the keys of its
 ``SPEC`` as ``repro.spec`` writes them, and which targets run through ``torch.export``;
-hand-built entries, nothing run."""
-
-import dataclasses
+entries of drawn programs, nothing run."""
 
 import pytest
-from helpers import case, divergence_on, prog
+from helpers import divergence_on
 
 from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.judge import contract, targets
-from fuzzer.program.ir import Mode
+from fuzzer.program import features
+from fuzzer.program.generate import generate
 from fuzzer.render import repro
 from fuzzer.render.spec import ReproSpec, through_export
-
-P = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [("p_sin", ["x0"], "v0", {"site": 0}),
-                                                   ("e_log", ["v0"], None, {"site": 1})], outputs=["v0"])
 
 
 @pytest.mark.parametrize("target", targets.names())
@@ -28,12 +24,16 @@ def test_no_target_is_compile_which_does_not_export():
     assert not through_export({})
 
 
-@pytest.mark.parametrize("mode, target", [(Mode(), targets.DEFAULT),
-                                          (Mode(strided=("x0",), layouts=(("x1", "transposed"),)), "export")])
-def test_the_spec_of_an_entry_holds_every_required_key_and_only_keys_the_record_names(mode, target):
-    found = Origin(seed=1, device="cpu", backend="inductor", target=target, threads=1)
-    e = Entry.build(contract.EFFECT_LOG, case(dataclasses.replace(P, mode=mode)), [divergence_on(0)], found)
-    spec = repro.spec(e)
-    assert ReproSpec.__required_keys__ <= set(spec)
-    assert set(spec) <= ReproSpec.__required_keys__ | ReproSpec.__optional_keys__
-    assert ("target" in spec) == (target != targets.DEFAULT) and ("layouts" in spec) == bool(mode.layouts)
+def test_the_spec_of_every_drawn_program_holds_the_required_keys_and_only_keys_the_record_names():
+    """Programs drawn with every feature, through each target in turn: between them they
+    reach every key of what their mode and calls ask, which the record must name."""
+    names, seen = targets.names(), set()
+    for seed in range(40):
+        found = Origin(seed=seed, device="cpu", backend="inductor", target=names[seed % len(names)], threads=1)
+        e = Entry.build(contract.EFFECT_LOG, generate(seed, features=features.ALL), [divergence_on(0)], found)
+        spec = repro.spec(e)
+        assert ReproSpec.__required_keys__ <= set(spec), seed
+        assert set(spec) <= ReproSpec.__required_keys__ | ReproSpec.__optional_keys__, seed
+        seen |= set(spec)
+    # a user's op's fixed dtypes and a process's hash seed are all that no drawn program has
+    assert ReproSpec.__optional_keys__ - seen <= {"fixed", "hash_seed"}
