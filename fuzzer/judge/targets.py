@@ -19,7 +19,8 @@ whether its graphs can be read for dead calls (``missed-dce``).
   calls, so ``missed-dce`` is not judged.  Programs with graph breaks (export traces
   one whole graph), modules with state and programs that take gradients (export traces
   the forward: a backward through ``.module()`` differentiates the traced ops, not an
-  ``autograd.Function``'s own backward) are not drawn for it.
+  ``autograd.Function``'s own backward) are not drawn for it, nor ``func-grad``, which
+  implies gradients (``drawn_for``).
 * ``func-grad``: ``compile`` of programs whose gradients ``torch.func.grad`` takes
   (feature ``func-grad``, ``codegen.program_grad``), eagerly and compiled alike: see
   :class:`FuncGradTarget`.
@@ -53,7 +54,8 @@ class Target(Protocol):
     name: str
     #: what it runs, in words (a repro script's header)
     api: str
-    #: the features (``fuzzer.program.features``) it cannot run: never drawn for it
+    #: the features (``fuzzer.program.features``) it cannot run: never drawn for it, nor
+    #: any feature that implies one of them (``drawn_for``)
     unsupported: tuple[str, ...]
     #: the features every program drawn for it has (weight 1): what it exists to run
     required: tuple[str, ...]
@@ -257,7 +259,8 @@ def of_program(spread_names: str, program_seed: int) -> str:
 
 
 def drawn_for(name: str, table: dict[str, float]) -> dict[str, float]:
-    """The feature table ``table`` without the features target ``name`` cannot run, and
-    with those it requires always on (weight 1)."""
+    """The feature table ``table`` without the features target ``name`` cannot run, nor
+    any that implies one of them (``features.without``: ``func-grad`` implies
+    ``autograd``), and with those it requires always on (weight 1)."""
     target = get(name)
-    return {**{f: w for f, w in table.items() if f not in target.unsupported}, **{f: 1.0 for f in target.required}}
+    return {**features.without(table, target.unsupported), **{f: 1.0 for f in target.required}}

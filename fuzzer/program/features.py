@@ -56,6 +56,10 @@ class Feature:
     #: the chance that a program has the feature when it is switched on
     weight: float
     doc: str
+    #: the features a program with this one always has too (turned on where it is
+    #: drawn): a table without one of them (a target that cannot run it,
+    #: :func:`without`) never draws this one either
+    implies: tuple[str, ...] = ()
 
 
 FEATURES: tuple[Feature, ...] = (
@@ -128,7 +132,8 @@ FEATURES: tuple[Feature, ...] = (
     # and this after them
     Feature(FUNC_GRAD, 0.15, "gradients taken by torch.func.grad of the program and its loss, compiled as one "
             "function (implies autograd); no custom op reads a value that requires grad (torch.func.grad refuses "
-            "register_autograd's formulas, pytorch/pytorch#168393); never with the features of FUNC_GRAD_EXCLUDES"),
+            "register_autograd's formulas, pytorch/pytorch#168393); never with the features of FUNC_GRAD_EXCLUDES",
+            implies=(AUTOGRAD,)),
 )
 #: the features a program with ``func-grad`` never has (they are dropped where it is
 #: drawn): Dynamo cannot resume inside a functorch transform after a graph break (the
@@ -219,9 +224,21 @@ def draw(seed: int, table: dict[str, float]) -> frozenset[str]:
         return frozenset()
     rng = random.Random(f"dcefuzz-features-{__version__}-{seed}")
     on = frozenset(f.name for f in FEATURES if rng.random() < table.get(f.name, 0.0) and unavailable(f.name) is None)
-    if FUNC_GRAD in on:  # gradients by torch.func.grad: taken, and without what it cannot run
-        return (on | {AUTOGRAD}) - set(FUNC_GRAD_EXCLUDES)
+    on |= {implied for name in on for implied in BY_NAME[name].implies}
+    if FUNC_GRAD in on:  # gradients by torch.func.grad: without what it cannot run
+        return on - set(FUNC_GRAD_EXCLUDES)
     return on
+
+
+def without(table: dict[str, float], excluded) -> dict[str, float]:
+    """``table`` less the features ``excluded`` and every feature that implies one of
+    them (``Feature.implies``): :func:`draw` turns on what a drawn feature implies, so a
+    table that kept ``func-grad`` would draw ``autograd`` back for a target that cannot
+    run it.  The draws of every other feature stay as they were (:func:`draw` reads its
+    stream whatever the weights)."""
+    excluded = set(excluded)
+    return {name: weight for name, weight in table.items()
+            if name not in excluded and not excluded & set(BY_NAME[name].implies)}
 
 
 def used_by(program) -> list[str]:
