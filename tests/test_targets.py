@@ -163,6 +163,20 @@ def test_a_feature_is_dropped_with_what_it_implies():
     assert features.draw(0, {features.FUNC_GRAD: 1.0}) >= {features.FUNC_GRAD, features.AUTOGRAD}
 
 
+# ``torch.func.grad`` inside an exported program (never drawn for export: it implies
+# ``autograd``): non-strict export lifts the transform's wrapper of the input as a
+# constant, so ``.module()`` returns FakeTensors (2.13.0, aten alone)
+EXPORTED_GRAD = case(dataclasses.replace(prog({"x0": ("s0", "s1")}, [("transpose", ["x0"], "v0", {})],
+                                              outputs=["v0"]), mode=Mode(grad=True, func_grad=True)),
+                     [{"s0": 4, "s1": 3}, {"s0": 5, "s1": 2}])
+
+
+def test_an_exported_program_that_returns_fake_tensors_is_a_finding_not_our_crash():
+    result = _export(EXPORTED_GRAD)
+    assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_OUTPUT]
+    assert {d.symptoms for d in result.findings[0].divergences} == {(contract.NOT_REAL,)}
+
+
 def test_an_unknown_target_names_the_known_ones():
     with pytest.raises(targets.UnknownTarget, match="compile, compiled-autograd, export"):
         targets.get("nope")
