@@ -154,7 +154,7 @@ def test_a_functional_program_never_runs_inputs_that_alias_otherwise_than_its_ex
             got = None
         assert got in (None, [3.0] * 3) and len(decomposed.made) + (decomposed.error is not None) == 2
     package = exporting.Exported(fn, (None, None), targets.AOTI)
-    package.made = [(None, lambda *a: "the package", (0, 1))]
+    package.made = [exporting.Made(None, lambda *a: "the package", (0, 1), ((), ()))]
     lowered, rejected = package._accepting((same, same))
     assert lowered is None and isinstance(rejected, exporting.AliasedOtherwise)
     lowered, rejected = package._accepting((torch.ones(3), same))

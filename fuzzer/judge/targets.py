@@ -129,12 +129,17 @@ class ExportTarget:
 
 
 class AotiTarget(ExportTarget):
-    """AOTInductor: the program exported as for ``export``, compiled once into a package
+    """AOTInductor: the program exported as for ``export``, compiled into a package
     (``torch._inductor.aoti_compile_and_package``, the C++ toolchain Inductor uses on the
-    CPU) and loaded (``aoti_load_package``); every binding runs the loaded package, after
-    the exported module's guard check.  It refuses what export refuses, and a call whose
-    inputs are not laid out as the package was compiled for (``AOTI_DECLINES``); what
-    AOTInductor raises compiling the package is a ``compile-error``."""
+    CPU) and loaded (``aoti_load_package``); every binding runs a loaded package, after
+    the exported module's guard check.  A package is compiled for its example's sizes of
+    0 and 1 (a dynamic dim of 0 or 1 specialised, every other over the range above 1),
+    so a binding whose dims of 0 or 1 no package was made for gets one of its own,
+    exported on its inputs (``exporting.SPECIALISED``); one of a specialisation made
+    already and outside that package's guards is refused.  It refuses what export
+    refuses, and a call whose inputs are not laid out as the package was compiled for
+    (``AOTI_DECLINES``); what AOTInductor raises compiling a package is a
+    ``compile-error``."""
 
     name = AOTI
     api = "torch.export.export, then torch._inductor.aoti_compile_and_package"

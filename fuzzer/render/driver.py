@@ -37,10 +37,10 @@ import time
 
 import torch
 
-from fuzzer.judge.compiled_autograd import DECLINES, under_compiled_autograd
+from fuzzer.judge.compiled_autograd import under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
-from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.exporting import Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
 
@@ -141,8 +141,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                 br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
                                else run_once(compiled, inputs, trace, compiled=True))
     asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
-                carry=bool(spec.get("carry")),
-                declines=EXPORT_DECLINES if exporting else DECLINES if backward else frozenset())
+                carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))))
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):

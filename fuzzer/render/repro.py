@@ -107,6 +107,9 @@ def spec(entry: Entry) -> dict:
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
         **({"target": entry.target} if entry.target != "compile" else {}),
+        # what the target declines (``Target.declines``): the script refuses what the trial refused
+        **({"declines": sorted(map(list, targets.get(entry.target).declines))}
+           if targets.get(entry.target).declines else {}),
         **({"mode": targets.get(entry.target).mode} if getattr(targets.get(entry.target), "mode", None) else {}),
     }
 
