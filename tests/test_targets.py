@@ -682,9 +682,11 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
     monkeypatch.setattr(within, "localise", lambda entry, device, budget: Culprit("export-trace", kind=entry.kind))
     exported.culprit = entries.culprit_of(exported, "cpu", TRIAGE.budget)
     assert exported.culprit.blame == "export-trace" and len(bugs.group([compiled, exported])) == 2
-    # a target with no pieces to walk: nothing localises it
+    # compiled autograd's own finding is walked within its pipeline too; a target with no
+    # pieces to walk (func-grad's is compile's, with the transform): nothing localises it
     assert entries.culprit_of(dataclasses.replace(exported, target=targets.COMPILED_AUTOGRAD), "cpu",
-                              TRIAGE.budget) is None
+                              TRIAGE.budget).blame == "export-trace"
+    assert entries.culprit_of(dataclasses.replace(exported, target=targets.FUNC_GRAD), "cpu", TRIAGE.budget) is None
     # compile raises an error its class names otherwise (an aoti package's error, classed
     # by its message): compile does not show this class, and nothing is dcefuzz's error
     _Shows.answer = OutdatedClass("compile-error|InductorError: AssertionError: x", "compile-error|raised x")

@@ -217,15 +217,46 @@ class ExportPiece(ExportTarget):
         self.name, self.api = name, api
 
 
+class CompiledAutogradPiece(CompiledAutogradTarget):
+    """A piece of compiled autograd's pipeline that triage runs a target's own finding
+    through (``fuzzer.triage.within``), never a campaign's target: the forward compiled
+    as ``compiled-autograd`` compiles it (the finding's backend), the backward graph
+    compiled autograd captures compiled by ``torch.compile`` with the debugging backend
+    ``backward`` instead (``eager``: Dynamo's trace of it, run as captured;
+    ``aot_eager``: AOTAutograd on it too; ...).  What it refuses is what compiled
+    autograd refuses."""
+
+    def __init__(self, backward: str) -> None:
+        self.backward = backward
+        self.name = f"{COMPILED_AUTOGRAD}-{backward}"
+        self.api = f"torch.compile, the backward under torch._dynamo.compiled_autograd compiled by {backward!r}"
+
+    def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
+        forward = CompileTarget.build(self, case, backend, dynamic)
+        return compiled_autograd.under_compiled_autograd(forward, self.backward)
+
+
+#: torch's debugging backends, from the least of the compiler to all of it: the stages
+#: triage walks a finding over (``fuzzer.triage.stage.STAGES``), and the backends a
+#: :class:`CompiledAutogradPiece` compiles the backward with
+DEBUG_BACKENDS: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+
+
+#: compiled autograd's pieces, one a backend of the backward, in :data:`DEBUG_BACKENDS`' order
+COMPILED_AUTOGRAD_PIECES: tuple[CompiledAutogradPiece, ...] = tuple(map(CompiledAutogradPiece, DEBUG_BACKENDS))
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget(),
                                                   CompiledAutogradTarget(), ReduceOverheadTarget(),
                                                   FuncGradTarget())}
-#: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`)
+#: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`,
+#: :class:`CompiledAutogradPiece`)
 PIECES: dict[str, Target] = {t.name: t for t in (
     ExportPiece("export-graph", "torch.export.export, its graph called without .module()"),
     ExportPiece("export-decomposed-graph", "torch.export.export, then run_decompositions(), its graph called "
                 "without .module()"),
-    ExportPiece("export-decomposed", "torch.export.export, then run_decompositions(), run as its .module()"))}
+    ExportPiece("export-decomposed", "torch.export.export, then run_decompositions(), run as its .module()"),
+    *COMPILED_AUTOGRAD_PIECES)}
 
 
 class UnknownTarget(LookupError):
