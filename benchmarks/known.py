@@ -117,7 +117,7 @@ def campaign_hits(folder: str | Path) -> list[Hit]:
     if lines:
         return [Hit(line["key"], line.get("seconds"), line.get("program"), str(folder)) for line in lines]
     entries, _ = load_all([str(camp.corpus)]) if camp.corpus.exists() else ([], [])
-    return [Hit(bugs.key_of(e), None, None, str(folder)) for e in entries]
+    return [Hit(bugs.key_of(e).text, None, None, str(folder)) for e in entries]
 
 
 def rediscovered(bench: list[Known], folders: list[str | Path]) -> dict[str, Hit]:
@@ -218,7 +218,8 @@ def observe(known: Known, corpus: Path = ROOT / "corpus") -> dict:
         if verdict is None and entry.torch_version == torch.__version__:
             verdict, how = "reproduces", "the corpus entry was found on this release"
         status = FINDING if verdict == "reproduces" else (verdict or "not replayed")
-        return {"status": status, "kind": entry.kind, "key": bugs.key_of(entry), "bug": bugs.bug_id(bugs.key_of(entry)),
+        key = bugs.key_of(entry)
+        return {"status": status, "kind": entry.kind, "key": key.text, "bug": bugs.bug_id(key),
                 "how": how}
     return _trial(known)
 
@@ -241,7 +242,7 @@ def _trial(known: Known) -> dict:
     for finding in result.findings:
         entry = entries.entry_for(finding, None, config)
         key = bugs.key_of(entry)
-        found.append({"status": FINDING, "kind": entry.kind, "key": key, "bug": bugs.bug_id(key),
+        found.append({"status": FINDING, "kind": entry.kind, "key": key.text, "bug": bugs.bug_id(key),
                       "statements": entry.statements, "how": "a trial here, shrunk and triaged"})
     return found[0] if len(found) == 1 else {**found[0], "others": found[1:]}
 

@@ -52,7 +52,7 @@ def repeats(lines: list[dict]) -> list[dict]:
     return [line for line, kind in kinds(lines) if kind == KNOWN]
 
 
-def classes(verdict) -> set[str]:
+def classes(verdict) -> set:
     return {contract.bug_class(kind, verdict.of_kind(kind)) for kind in {d.kind for d in verdict.divergences}}
 
 
@@ -92,7 +92,7 @@ def main() -> int:
         judged += 1
         if verdict.status != contract.OK:
             continue
-        for cls in sorted(classes(verdict)):
+        for cls in sorted(classes(verdict), key=lambda found_class: found_class.text):
             if family(cls) not in own:
                 mark = "" if family(cls) in families else "  new"
                 shown.append((line["index"], gone[-1], cls))

@@ -70,7 +70,7 @@ def child(args) -> None:
     module = _old_entries(args.old) if args.child == "old" and not args.whole else this
     config = Config(seed=args.seed, device="cpu", corpus_dir="unused",
                     features=tuple(feats.parse(args.features).items()))
-    full: dict[str, int] = _known(args.known) if args.known else {}
+    full: dict = _known(args.known) if args.known else {}
     config = dataclasses.replace(config, known=tuple(full))  # counted at any size, as --known-upstream's
     measured = 0
     programs = [int(i) for i in args.programs.split(",")] if args.programs else range(args.max_programs)
@@ -79,9 +79,9 @@ def child(args) -> None:
         for finding in this.trial_of(pseed, config).findings:
             if finding.backend != "inductor":
                 continue
-            fam = family(this.found_entry(finding, pseed, config).bug_class) + " @ "
+            fam = family(this.found_entry(finding, pseed, config).bug_class)
             start, cpu = time.perf_counter(), _cpu()
-            if not any(key.startswith(fam) for key in full):
+            if not any(key.family == fam for key in full):
                 if args.known:
                     continue  # not of a known bug's family: not what is measured
                 entry, counted = module.entry_for(finding, pseed, config), None
@@ -90,7 +90,8 @@ def child(args) -> None:
                 entry = counted or (None if args.known else module.entry_for(finding, pseed, config))
                 measured += 1
                 print(json.dumps({"program": index, "seconds": time.perf_counter() - start, "cpu": _cpu() - cpu,
-                                  "counted": counted is not None, "key": key_of(entry) if entry else fam}),
+                                  "counted": counted is not None,
+                                  "key": key_of(entry).text if entry else f"{fam.text} @ "}),
                       flush=True)
             if counted is None and entry is not None and separates(entry):
                 full.setdefault(key_of(entry), entry.statements)
@@ -105,7 +106,7 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def _known(folder: str) -> dict[str, int]:
+def _known(folder: str) -> dict:
     """The bugs of a corpus that a finding may be counted as, as ``--known-upstream``
     holds them: each separating key, its examples full at any size."""
     from fuzzer.corpus.bugs import key_of, separates

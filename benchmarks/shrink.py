@@ -26,7 +26,7 @@ from fuzzer import faults
 from fuzzer.corpus.store import BadEntry, load
 from fuzzer.judge import contract
 from fuzzer.judge.execute import default_device
-from fuzzer.judge.trial import judge_fresh, run_trial
+from fuzzer.judge.trial import Finding, judge_fresh, run_trial
 from fuzzer.program.generate import generate, program_seed
 from fuzzer.limits import SHRINK
 from fuzzer.reduce.shrinker import is_one_minimal, shrink
@@ -53,14 +53,14 @@ def first_fault_finding(name: str, seed: int, device: str, max_programs: int):
 
 def measure(label: str, case, kind: str, divs, device: str) -> dict:
     start = time.perf_counter()
-    result = shrink(case, kind, divs, device, budget=SHRINK.budget)
+    result = shrink(Finding(kind, case, divs, device, "inductor"), budget=SHRINK.budget)
     seconds = time.perf_counter() - start
     minimal, keeps = is_one_minimal(result.case, kind, result.divergences,
                                     lambda c: judge_fresh(c, device))
     return {"finding": label, "kind": kind, "original": result.original_statements,
             "reduced": result.statements, "calls": result.oracle_calls, "seconds": seconds,
             "one_minimal": minimal, "confirmed": result.confirmed, "keeps": keeps,
-            "signature": result.signature}
+            "signature": result.signature.text}
 
 
 def main() -> int:

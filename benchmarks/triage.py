@@ -38,7 +38,7 @@ import time
 
 from fuzzer.corpus.store import load_all
 from fuzzer.judge.execute import device_unavailable
-from fuzzer.judge.trial import judge_fresh
+from fuzzer.judge.trial import Finding, judge_fresh
 from fuzzer.triage.culprit import localise, triageable
 from fuzzer.triage.family import family
 
@@ -127,7 +127,7 @@ def compare_repeat(entries) -> int:
         """A repeat's short shrink and key-only triage, or (``reference``) a new finding's
         full, confirmed shrink and whole triage."""
         start = time.perf_counter()
-        r = shrink(e.case, e.kind, divs, e.device, e.backend, budget, judge=judge, confirm=reference)
+        r = shrink(Finding(e.kind, e.case, divs, e.device, e.backend), budget, judge=judge, confirm=reference)
         c = localise(r.case, e.kind, contract.bug_class(e.kind, r.divergences), e.device, backend=e.backend,
                      key_only=not reference)
         return r, c, time.perf_counter() - start

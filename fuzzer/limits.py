@@ -144,10 +144,13 @@ class PoolLimits:
     casualty_candidate_seconds: float = 30.0
     #: casualties waiting to be shrunk; more stay saved unshrunk (``dcefuzz shrink``)
     casualty_queue: int = 8
-    #: fresh processes a casualty nothing smaller of died like is run in, to see it die
-    #: again before it stays a finding (``reduce.casualty.dies_again``): a worker that
-    #: died on a program may have been corrupted by the ones before it
-    casualty_confirmations: int = 2
+    #: fresh processes a casualty nothing smaller of died like is run in, at most, to see
+    #: it die so again before it stays a finding (``reduce.casualty.dies_again``, which
+    #: stops at the first that does): a worker that died on a program may have been
+    #: corrupted by the ones before it, while a corrupted heap of the program's own kills
+    #: only some processes (each start and compile costs 5 to 40 s): a case that kills
+    #: one process in two is withdrawn once in 16, where two tries withdrew it once in 4
+    casualty_confirmations: int = 4
     #: seconds past the end of a --time budget by which a pooled campaign has ended.  At
     #: the deadline nothing new starts and nothing running is waited for: the workers
     #: still holding a program are killed, idle ones get 4 s together to exit, the
@@ -238,6 +241,10 @@ class IsolationLimits:
     frames_to_torch: int = 40
     #: seconds the parent waits for a child to write its stack after SIGUSR1
     dump_wait_seconds: float = 2.0
+    #: seconds the one-time question "does glibc's malloc checking, preloaded, take
+    #: effect in a child of this interpreter?" may take (``fuzzer.isolation.heapcheck``):
+    #: a Python start that imports ctypes, about 0.1 s
+    heapcheck_ask_seconds: float = 60.0
     #: polling interval while waiting for the dump
     dump_poll_seconds: float = 0.05
 

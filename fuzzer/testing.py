@@ -51,7 +51,7 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
     A case that cannot be judged (:data:`UNJUDGED`) is rejected through Hypothesis's
     ``reject`` when Hypothesis runs it (it is not an example that passed), and raises
     :class:`CannotJudge` anywhere else."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge import contract, kinds
     from fuzzer.judge.trial import run_trial
 
@@ -63,8 +63,8 @@ def assert_contract(case: Case, device: str = "cpu", backend: str = "inductor",
             raise CannotJudge(result.status, _why(result))
         return
     finding = findings[0]
-    entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=None, device=finding.device,
-                        backend=finding.backend)
+    entry = Entry.build(finding.kind, finding.case, finding.divergences,
+                        Origin(seed=None, device=finding.device, backend=finding.backend))
     short = kinds.brief(entry)
     lines = [(f"torch.compile broke the contract: {finding.kind} "
               f"({', '.join(f.kind for f in findings)} in all)")]

@@ -48,6 +48,14 @@ class PassRun:
     oracle_calls: int
 
 
+def finding_of(case_: Case, kind: str, divergences):
+    """A finding of ``kind`` on ``case_``, as a stand-in judge showed it (on the CPU,
+    ``inductor`` named its backend): what a shrink starts from."""
+    from fuzzer.judge.trial import Finding
+
+    return Finding(kind, case_, list(divergences), "cpu", "inductor")
+
+
 def run_pass(name: str, c: Case, judge) -> PassRun:
     """Run the shrink pass ``name`` once over ``c`` under ``judge`` (no budget)."""
     from fuzzer.judge import contract
@@ -56,7 +64,7 @@ def run_pass(name: str, c: Case, judge) -> PassRun:
     from fuzzer.reduce.passes.schedule import PASSES
     from fuzzer.reduce.shrinker import Shrinker
 
-    shrinker = Shrinker(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge, budget=UNBOUNDED)
+    shrinker = Shrinker(finding_of(c, contract.EFFECT_LOG, judge(c).divergences), judge=judge, budget=UNBOUNDED)
     offered: list[Case] = []
 
     def consider(candidate: Case) -> bool:
@@ -74,7 +82,7 @@ def is_one_minimal(case_: Case, kind: str, divergences: list, judge) -> tuple[bo
     from fuzzer.reduce.edits import remove_statements, with_program
     from fuzzer.reduce.shrinker import Shrinker
 
-    s = Shrinker(case_, kind, divergences, judge=judge, budget=UNBOUNDED)
+    s = Shrinker(finding_of(case_, kind, divergences), judge=judge, budget=UNBOUNDED)
     keeps = [f"statement {n}" for n in range(len(case_.program.body))
              if s.divergences_of(remove_statements(case_, {n})) is not None]
     keeps += [f"output {o}" for o in case_.program.outputs
@@ -93,3 +101,18 @@ def first_stage(case_: Case, kind: str, bug_class: str, device: str, stages=None
     stages = STAGES if stages is None else stages
     probe = Probe(case_, kind, bug_class, device, OracleBudget(oracle_calls=len(stages), seconds=float("inf")))
     return walk(probe, stages), probe.calls
+
+
+def klass(text: str):
+    """A bug class as a test writes it (``kind|symptoms``): the record its text reads as."""
+    from fuzzer.judge.identity import BugClass
+
+    return BugClass.parse(text)
+
+
+def key(text: str):
+    """A bug key as a test writes it (``family @ blame``): the record its text reads as."""
+    from fuzzer.triage.key import BugKey
+
+    family, _, blame = text.rpartition(" @ ")
+    return BugKey(klass(family), blame)

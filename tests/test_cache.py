@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import torch
-from helpers import case, prog
+from helpers import case, key, klass, prog
 
 from fuzzer.cache import trial, variants
 from fuzzer.cache.pair import CACHE_MISS
@@ -34,6 +34,14 @@ from fuzzer.judge import contract
 from fuzzer.judge.observe import Gap
 from fuzzer.program.custom_ops import BY_NAME, CUSTOM_OPS, MUTATING
 from fuzzer.program.generate import program_seed
+
+
+def family(text: str) -> str:
+    """The family of the bug class written ``text``, as its text (``fuzzer.triage.family``)."""
+    from fuzzer.triage.family import family as family_of
+
+    return family_of(klass(text)).text
+
 
 ALL = [(name, *option) for name in variants.VARIED for option in variants._options(name, grad_ok=True)]
 
@@ -192,7 +200,7 @@ def test_pair_forbidden_a_key_that_ignores_a_change_serves_stale_code(pairs):
     assert not v.untested, v.untested
     found = v.of_kind(contract.STALE_CACHE)
     assert found, v.divergences
-    assert contract.bug_class(contract.STALE_CACHE, found) == "stale-cache|config-changed,values,wrong-mutation"
+    assert contract.bug_class(contract.STALE_CACHE, found).text == "stale-cache|config-changed,values,wrong-mutation"
 
 
 @pytest.mark.compile
@@ -222,7 +230,7 @@ def test_pair_forbidden_a_backward_cached_with_donated_buffers_is_served_after_t
     if not found:
         assert [gap.reason for gap in v.untested] == [CACHE_MISS], (v.divergences, v.untested)
         return
-    assert contract.bug_class(contract.STALE_CACHE, found) == f"stale-cache|{DONATED_LABEL},values,wrong-output"
+    assert contract.bug_class(contract.STALE_CACHE, found).text == f"stale-cache|{DONATED_LABEL},values,wrong-output"
 
 
 @pytest.mark.compile
@@ -233,8 +241,6 @@ def test_pair_allowed_gradients_taken_twice_through_a_backward_that_keeps_its_in
 
 
 def test_two_settings_a_key_missed_are_two_bug_families():
-    from fuzzer.triage.family import family
-
     assert family(f"stale-cache|{DONATED_LABEL},values,wrong-output") != family(
         "stale-cache|config-changed,values,wrong-output")
     assert family("stale-cache|fake-changed:shape,values,wrong-output") == family(
@@ -256,8 +262,6 @@ def test_mutating_ops_offer_each_mutates_kind():
 
 
 def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
-    from fuzzer.triage.family import family
-
     assert family("stale-cache|mutates-fixed,values,wrong-mutation") == family(
         "stale-cache|mutates-fixed,values,wrong-mutation,wrong-output") == "stale-cache|corrupted-value,mutates-fixed"
     assert family("stale-cache|backward-changed,values,wrong-output") != family(
@@ -271,7 +275,7 @@ def test_stale_cache_families_merge_wrong_values_and_keep_the_label_apart():
 
 def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path):
     from fuzzer.corpus.bugs import key_of
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.examples import Examples
 
     examples = Examples(tmp_path, cap=1)
@@ -280,8 +284,8 @@ def test_a_bug_with_its_examples_is_full_until_a_smaller_finding_comes(tmp_path)
         contract.Verdict(contract.OK, [contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "x",
                                                            (contract.VALUES,))]),
         contract.Verdict(contract.OK), "mutates-fixed")]
-    entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale, seed=1, device="cpu", backend="inductor",
-                        variant=_config_variant().to_json())
+    entry = Entry.build(contract.STALE_CACHE, PAIR_CASE, stale,
+                        Origin(seed=1, device="cpu", backend="inductor", variant=_config_variant().to_json()))
     examples.save(entry)
     assert examples.held() == {key_of(entry): entry.statements}
 
@@ -316,16 +320,16 @@ def test_only_a_finding_of_a_bug_with_its_examples_is_counted_unshrunk(monkeypat
         contract.Verdict(contract.OK), "config-changed")
     finding = Finding(contract.STALE_CACHE, PAIR_CASE, divs, "cpu", "inductor", variant=_config_variant().to_json())
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), trial="cache-pair")
-    key = key_of(stub(entries.found_entry(finding, 0, config), config))
+    found = key_of(stub(entries.found_entry(finding, 0, config), config))
     triaged.clear()
     assert entries.counted_only(finding, 0, config, {}) is None
-    assert entries.counted_only(finding, 0, config, {"stale-cache|other @ cache:x": 1}) is None
+    assert entries.counted_only(finding, 0, config, {key("stale-cache|other @ cache:x"): 1}) is None
     assert triaged == []                                  # no full bug of its family: no triage
-    assert entries.counted_only(finding, 0, config, {key: 5}) is None   # smaller than the examples
-    assert entries.counted_only(finding, 0, config, {key: 2}).culprit is not None
+    assert entries.counted_only(finding, 0, config, {found: 5}) is None   # smaller than the examples
+    assert entries.counted_only(finding, 0, config, {found: 2}).culprit is not None
     assert len(triaged) == 2
     # a bug that wants examples: a pair is not shrunk a little, so its example is shrunk in full
-    assert entries.counted_only(finding, 0, config, {key: 0}) is None and len(triaged) == 2
+    assert entries.counted_only(finding, 0, config, {found: 0}) is None and len(triaged) == 2
 
 
 def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path, monkeypatch):
@@ -336,15 +340,15 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
 
     import fuzzer.replay.reshrink as reshrink_mod
     from fuzzer.cache.kind import KIND
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load, save
     from fuzzer.limits import OracleBudget
 
     v = _donation_variant(DONATED_CASE)
     div = contract.Divergence(contract.STALE_CACHE, 0, "output 0", "values differ",
                               (DONATED_LABEL, "values", "wrong-output"))
-    entry = Entry.build(contract.STALE_CACHE, DONATED_CASE, [div], seed=1, device="cpu", backend="inductor",
-                        variant=v.to_json())
+    entry = Entry.build(contract.STALE_CACHE, DONATED_CASE, [div],
+                        Origin(seed=1, device="cpu", backend="inductor", variant=v.to_json()))
     path, _ = save(entry, tmp_path)
     smaller = case(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"]),
                    bindings=[{"s0": 8}])
@@ -356,3 +360,16 @@ def test_a_stale_cache_entry_shrunk_again_or_reduced_keeps_its_variant(tmp_path,
     assert load(new_path).variant == v.to_json()
     assert "LIBRARY_OLD" in new_path.with_suffix(".py").read_text()  # the pair's script
     assert entry.reduced(smaller, [div], {}).variant == v.to_json()
+
+
+def test_the_variant_record_names_every_kind_and_field():
+    """``VariantRecord`` (an entry's and a finding's variant, as JSON) types what
+    ``Variant.to_json`` writes: its kinds are the variants' kinds, its keys their fields."""
+    from typing import get_args
+
+    from fuzzer.judge.trial import VariantKind, VariantRecord
+
+    assert get_args(VariantKind) == variants.KINDS
+    twice = Variant(variants.CONFIG_CHANGED, "", "donated", config_new={"a.b": False}, twice=True)
+    assert set(twice.to_json()) == set(VariantRecord.__annotations__)
+    assert set(Variant(variants.EAGER_CHANGED, "p_sin", "body").to_json()) == VariantRecord.__required_keys__

@@ -21,7 +21,7 @@ def test_a_campaign_under_graph_breaks_counts_its_programs_untested(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-graph-break")
     lines = []
-    stats = run_campaign(config, Budget(programs=3), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lines.append, folder=folder))
     assert stats.statuses["clean"] == 0 and not stats.findings   # missed-dce is not judged
     assert stats.statuses["untested"] == 3 and stats.untested == {"graph-break": 3}
     assert stats.mostly_untested
@@ -93,7 +93,7 @@ def test_a_workers_report_carries_its_programs_gap_to_the_pool():
 @pytest.mark.compile
 def test_the_same_campaign_without_the_fault_is_clean(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL)
-    stats = run_campaign(config, Budget(programs=3), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=3), log=lambda line: None))
     # the eager backend keeps dead pure calls: missed-dce findings, now that it is judged
     assert stats.statuses["clean"] + stats.statuses["finding"] == 3
     assert stats.statuses["untested"] == 0 and not stats.untested and not stats.mostly_untested
@@ -108,7 +108,7 @@ def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
                     fault="test-internal-error")
     lines = []
-    stats = run_campaign(config, Budget(programs=2), log=lines.append, folder=folder)
+    stats = run_campaign(Session(config, Budget(programs=2), log=lines.append, folder=folder))
     assert stats.programs == 2 and stats.statuses["internal-error"] == 2 and not stats.findings
     assert stats.internal == {"trial": 2} and not (tmp_path / "corpus").exists()
     assert "internal   2 (dcefuzz's own errors, never findings: trial 2" in stats.summary()
@@ -155,6 +155,8 @@ def test_a_repeat_is_shrunk_a_little_then_triaged_for_its_key(monkeypatch, tmp_p
         return entry
 
     monkeypatch.setattr(entries, "triaged", stub)
+    # what the stub's key reads off the program is not checked against cuts here (they compile)
+    monkeypatch.setattr(entries, "minimal", lambda *args: True)
     body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(10)]
     body[4:4] = [("m_scale", ["x0"], None, {"site": 10}), ("e_tap", ["x0"], "t", {"site": 11})]
     big = case(prog({"x0": ("s0",)}, body, outputs=["v9"]))
@@ -191,7 +193,7 @@ def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(m
     from helpers import case, prog
 
     from fuzzer.campaign import entries, masked
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge import contract
     from fuzzer.judge.trial import Finding, TrialResult
     from fuzzer.triage.culprit import Culprit
@@ -209,17 +211,17 @@ def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(m
 
     monkeypatch.setattr(masked, "run_trial", trial)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
-    found = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    found = Entry.build(contract.COMPILE_ERROR, c, [error], Origin(seed=0, device="cpu", backend="inductor"))
     found.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR,
                             otherwise={"eager": ("invalid",), "aot_eager": (contract.WRONG_OUTPUT,),
                                        "aot_eager_decomp_partition": (contract.WRONG_OUTPUT,)})
     (behind,) = masked.masked(found, "inductor")
     assert tried == ["aot_eager"] and behind.kind == contract.WRONG_OUTPUT and behind.backend == "aot_eager"
     # what the walk saw only as a status, or of the entry's own family, is nothing more
-    clean = Entry.build(contract.COMPILE_ERROR, c, [error], seed=0, device="cpu", backend="inductor")
+    clean = Entry.build(contract.COMPILE_ERROR, c, [error], Origin(seed=0, device="cpu", backend="inductor"))
     clean.culprit = Culprit("inductor", kind=contract.COMPILE_ERROR, otherwise={"eager": ("invalid",)})
     assert masked.masked(clean, "inductor") == []
-    same = Entry.build(contract.WRONG_OUTPUT, c, [wrong], seed=0, device="cpu", backend="inductor")
+    same = Entry.build(contract.WRONG_OUTPUT, c, [wrong], Origin(seed=0, device="cpu", backend="inductor"))
     same.culprit = Culprit("inductor", kind=contract.WRONG_OUTPUT, otherwise={"aot_eager": (contract.WRONG_MUTATION,)})
     assert masked.masked(same, "inductor") == []
     # the masked one, found on aot_eager, yields nothing further; a campaign saves it triaged
@@ -243,7 +245,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     from helpers import case, prog
 
     from fuzzer.campaign import entries, masked, session
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load
     from fuzzer.judge import contract
     from fuzzer.judge.trial import Finding, TrialResult
@@ -261,8 +263,8 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     def known(finding, seed, config, full, seconds_left=None, errors=None, judge=None):
         if finding.kind != contract.COMPILE_ERROR:
             return None
-        entry = Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device="cpu",
-                            backend=finding.backend)
+        entry = Entry.build(finding.kind, finding.case, finding.divergences,
+                            Origin(seed=seed, device="cpu", backend=finding.backend))
         entry.culprit = Culprit("inductor", kind=finding.kind, key_only=True,
                                 otherwise={"aot_eager": (contract.WRONG_OUTPUT,)})
         return entry
@@ -281,7 +283,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
     monkeypatch.setattr(masked, "run_trial", stage_trial)
     monkeypatch.setattr(entries, "triaged", triage)
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), shrink=False)
-    stats = run_campaign(config, Budget(programs=1), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=1), log=lambda line: None))
     saved = [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert sorted((e.kind, e.backend) for e in saved) == [(contract.COMPILE_ERROR, "inductor"),
                                                           (contract.WRONG_OUTPUT, "aot_eager")]
@@ -300,3 +302,139 @@ def test_shards_merged_keep_their_untested_causes(tmp_path):
     merge(tmp_path / "out", [tmp_path / "a", tmp_path / "b"])
     assert CampaignFolder(tmp_path / "out").load().causes == {(REFUSED, "OutsideGuards"): 1,
                                                              (REFUSED, "GuardOnDataDependentSymNode"): 1}
+
+
+def test_a_withdrawn_casualty_stays_visible_with_why_and_a_confirmed_one_stays_a_finding(tmp_path):
+    """A casualty whose own case did not die so again in a fresh process leaves the
+    corpus, and is kept with why in the log, the summary, the state (across a resume),
+    ``dcefuzz stats`` and the campaign's page; one that died so again stays a finding."""
+    from fuzzer.campaign.casualties import CasualtyShrinker, Shrunk
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry, Origin
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Confirmation
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    folder = CampaignFolder(tmp_path / "state")
+    lines = []
+    session = Session(config, Budget(programs=1), folder=folder, log=lines.append)
+    entries = [Entry.build(CRASH, generate(program_seed(0, i)), [Divergence(CRASH, 0, "process", f"process died: {d}")],
+                           Origin(seed=program_seed(0, i), device="cpu", backend="inductor"))
+               for i, d in ((0, "heap corruption"), (1, "SIGSEGV"))]
+    suspect, kept = entries
+    shrinker = CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lines.append)
+    try:
+        gone = Confirmation(("ran to completion (ok)", "crash: process died: SIGBUS"), False)
+        for entry, confirmation in ((suspect, gone), (kept, Confirmation(("crash: process died: SIGSEGV",), True))):
+            path, _ = store.save(entry, config.corpus_dir)
+            session.stats.findings[CRASH] += 1
+            shrinker.waiting += 1
+            shrinker.done.put(Shrunk(entry, str(path), None, confirmation.why(), confirmation=confirmation))
+        shrinker.adopt(session)
+    finally:
+        shrinker.finish(until=None)
+    session.checkpoint()
+    why = "it did not die so again in 2 fresh processes (ran to completion (ok), crash: process died: SIGBUS)"
+    assert session.stats.findings[CRASH] == 1 and [e.id for e in store.load_all([config.corpus_dir])[0]] == [kept.id]
+    assert any(f"{suspect.id} withdrawn: {why}" in line for line in lines)
+    summary = session.stats.summary()
+    assert "withdrawn  1 (" in summary and suspect.id in summary and why in summary and kept.id not in summary
+    state = json.loads((folder.path / "state.json").read_text())
+    assert [(w["id"], w["bug_class"], w["why"]) for w in state["withdrawn"]] == \
+        [(suspect.id, "crash|process died: heap corruption", why)]
+    resumed = Session(config, Budget(programs=1), folder=folder, resume=True, log=lines.append)
+    assert [w.id for w in resumed.stats.to_state().withdrawn] == [suspect.id]
+    shown = CliRunner().invoke(main, ["stats", str(folder.path)]).output
+    assert "withdrawn  1 (" in shown and why in shown and kept.id not in shown
+    pytest.importorskip("jinja2")
+    pytest.importorskip("markdown_it")
+    r = CliRunner().invoke(main, ["site", str(folder.path), "--out", str(tmp_path / "site")])
+    assert r.exit_code == 0, r.output
+    page = (tmp_path / "site" / "campaign.html").read_text()
+    assert suspect.id in page and "ran to completion (ok), crash: process died: SIGBUS" in page and kept.id not in page
+
+
+@pytest.mark.parametrize("triage, dies, smaller", [(True, True, False), (True, True, True), (False, True, False),
+                                                    (True, False, False)])
+def test_the_casualty_shrinker_finds_the_stage_of_a_casualty_that_stands(tmp_path, monkeypatch, triage, dies,
+                                                                          smaller):
+    """Once a casualty stands (a smaller case died so, or its own did again), the
+    shrinker's thread walks its stages within the triage budget and the campaign saves
+    the culprit in what stands for it; not where the campaign does not triage, nor for
+    a casualty withdrawn."""
+    import dataclasses
+    import time
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry, Origin
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import OracleBudget, PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Confirmation, Reduced
+    from fuzzer.triage.culprit import Culprit
+
+    died = [Divergence(CRASH, 0, "process", "process died: heap corruption")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, Origin(seed=0, device="cpu", backend="inductor"))
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced if smaller else None)
+    monkeypatch.setattr(casualties, "dies_again", lambda *args: Confirmation(("crash: process died: SIGSEGV",), dies))
+    walked = []
+
+    def localise(e, device, budget, limits, stop):
+        walked.append((e.id, budget))
+        return Culprit(stage="inductor", kind=e.kind, oracle_calls=4, seconds=20.0)
+
+    monkeypatch.setattr(casualties.triage, "localise", localise)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), triage=triage,
+                    triage_budget=OracleBudget(oracle_calls=80, seconds=120))
+    lines = []
+    session = Session(config, Budget(programs=1), folder=CampaignFolder(tmp_path / "state"), log=lines.append)
+    path, _ = store.save(entry, config.corpus_dir)
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lines.append,
+                                           seconds_left=lambda: 30.0)
+    assert shrinker.submit(entry, str(path))
+    deadline = time.monotonic() + 30
+    while shrinker.done.empty() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    shrinker.finish(until=None)
+    moved = shrinker.adopt(session)
+    standing = store.load(moved[0][1] if moved else path) if dies else None
+    if triage and dies:
+        assert standing.culprit.stage == "inductor" and walked[0][1].seconds == 30.0  # cut to the time left
+        assert walked[0][0] == standing.id and (standing.statements == 1) is smaller
+    else:
+        assert not walked and (standing is None or standing.culprit is None)
+
+
+def test_a_stage_walk_stopped_at_the_end_of_a_campaign_keeps_what_the_shrink_found(tmp_path, monkeypatch):
+    import dataclasses
+
+    import fuzzer.campaign.casualties as casualties
+    from fuzzer.corpus.entry import Entry, Origin
+    from fuzzer.isolation.process import Aborted
+    from fuzzer.judge.contract import CRASH, Divergence
+    from fuzzer.limits import PoolLimits
+    from fuzzer.program.generate import generate, program_seed
+    from fuzzer.reduce.casualty import Reduced
+
+    died = [Divergence(CRASH, 0, "process", "process died: SIGSEGV")]
+    entry = Entry.build(CRASH, generate(program_seed(0, 0)), died, Origin(seed=0, device="cpu", backend="inductor"))
+    program = dataclasses.replace(entry.case.program, body=entry.case.program.body[:1])
+    reduced = Reduced(dataclasses.replace(entry.case, program=program), died, {"statements": 1})
+    monkeypatch.setattr(casualties, "shrink_casualty", lambda *args, **kwargs: reduced)
+
+    def stopped(*args):
+        raise Aborted()
+
+    monkeypatch.setattr(casualties.triage, "localise", stopped)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), lambda line: None)
+    try:
+        done = shrinker._shrunk(entry, "path")
+    finally:
+        shrinker.finish(until=None)
+    assert done.reduced is not None and done.reduced.statements == 1 and done.culprit is None

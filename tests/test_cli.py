@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from test_corpus import make_entry
 
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.cli import main, parse_duration
 from fuzzer.corpus.store import load, save
 
@@ -109,7 +109,7 @@ def _config(tmp_path, backend, **kw):
 
 @pytest.mark.compile
 def test_campaign_shrinks_and_buckets_one_bug_into_one_entry(tmp_path):
-    stats = run_campaign(_config(tmp_path, backends.DROP_LOG), Budget(programs=12), log=lambda line: None)
+    stats = run_campaign(Session(_config(tmp_path, backends.DROP_LOG), Budget(programs=12), log=lambda line: None))
     assert stats.programs == 12
     assert stats.findings["effect-log"] >= 2
     entries = [load(p) for p in tmp_path.glob("*.json")]
@@ -126,8 +126,8 @@ def test_campaign_shrinks_and_buckets_one_bug_into_one_entry(tmp_path):
 
 @pytest.mark.compile
 def test_campaign_without_shrinking_saves_as_found(tmp_path):
-    stats = run_campaign(_config(tmp_path, backends.DROP_LOG, shrink=False), Budget(programs=6),
-                         log=lambda line: None)
+    stats = run_campaign(Session(_config(tmp_path, backends.DROP_LOG, shrink=False), Budget(programs=6),
+                                 log=lambda line: None))
     entries = [load(p) for p in tmp_path.glob("*.json")]
     assert entries and all(e.shrink is None for e in entries)
     assert len(entries) == len(stats.saved)
@@ -135,7 +135,7 @@ def test_campaign_without_shrinking_saves_as_found(tmp_path):
 
 @pytest.mark.compile
 def test_campaign_on_a_faithful_backend_finds_no_correctness_bug(tmp_path):
-    stats = run_campaign(_config(tmp_path, backends.FAITHFUL), Budget(programs=12), log=lambda line: None)
+    stats = run_campaign(Session(_config(tmp_path, backends.FAITHFUL), Budget(programs=12), log=lambda line: None))
     assert stats.programs == 12
     assert not set(stats.findings) - {"missed-dce"}
 

@@ -13,8 +13,10 @@ import torch
 from helpers import case, prog
 
 from fuzzer.judge import contract, numeric, observe, raised
+from fuzzer.judge import guarded as guards
 from fuzzer.judge.execute import execute, run_checks
 from fuzzer.judge.observe import BindingRuns, Checks, Coverage, Failure, Run
+from fuzzer.judge.trial import asks_of, judge_fresh
 from fuzzer.judge.trial import judge_case as judge
 from fuzzer.program import codegen
 from fuzzer.program.ir import Mode
@@ -174,7 +176,7 @@ def test_forbidden_a_returned_value_that_is_not_a_real_tensor(make):
     v = verdict(stand_in)
     assert v.status == contract.OK and v.kinds() == [contract.WRONG_OUTPUT]
     assert {d.symptoms for d in v.divergences} == {(contract.NOT_REAL,)}
-    assert contract.bug_class(contract.WRONG_OUTPUT, v.divergences) == "wrong-output|not-real"
+    assert contract.bug_class(contract.WRONG_OUTPUT, v.divergences).text == "wrong-output|not-real"
 
 
 def test_allowed_a_real_tensor_in_another_layout_and_a_real_wrong_value_is_values():
@@ -202,6 +204,7 @@ def test_lost_input_mutation_is_flagged():
     v = verdict(stand_in)
     assert v.kinds() == [contract.WRONG_MUTATION]
     assert v.divergences[0].where == "input x0"
+    assert v.divergences[0].at == (contract.Place(contract.INPUT, "x0"),)
 
 
 # ------------------------------------------------------------------ clause 3
@@ -232,6 +235,12 @@ def test_duplicated_and_reordered_effects_are_flagged():
     assert d.kinds() == [contract.EFFECT_LOG] and "duplicated e_log@1" in d.divergences[0].detail
     r = verdict(reorder)
     assert r.kinds() == [contract.EFFECT_LOG] and r.divergences[0].detail.startswith("reordered")
+    # where each shows (``Divergence.at``): the calls the change is about, not the ones in place
+    assert d.divergences[0].at == (contract.Place(contract.CALL, ("e_log", 1)),)
+    assert {p.key for p in r.divergences[0].at} == {("e_log", 1), ("e_tap", 3)}
+    assert contract.changed_calls([("a", 0), ("b", 1), ("c", 2)], [("a", 0), ("c", 2), ("b", 1)]) == (
+        ("b", 1), ("c", 2))
+    assert contract.changed_calls([("a", 0), ("b", 1)], [("b", 1)]) == (("a", 0),)
 
 
 def test_effect_seeing_other_data_is_flagged():
@@ -244,6 +253,7 @@ def test_effect_seeing_other_data_is_flagged():
     v = verdict(stand_in)
     assert v.kinds() == [contract.EFFECT_LOG]
     assert "saw different data" in v.divergences[0].detail
+    assert v.divergences[0].at == (contract.Place(contract.CALL, ("e_tap", 3)),)
 
 
 # ------------------------------------------------------------------ clause 4
@@ -402,9 +412,9 @@ def test_bug_class_is_the_kind_and_its_symptoms():
         ops.e_log(v1, 1)
         return (v2,)
     v = verdict(reorder)
-    assert contract.bug_class(contract.EFFECT_LOG, v.divergences) == "effect-log|reordered"
+    assert contract.bug_class(contract.EFFECT_LOG, v.divergences).text == "effect-log|reordered"
     err = [contract.Divergence(contract.COMPILE_ERROR, 0, "compile", "InductorError: x s12 at 0x1f, 35")]
-    assert contract.bug_class(contract.COMPILE_ERROR, err) == "compile-error|InductorError: x # at 0x#, #"
+    assert contract.bug_class(contract.COMPILE_ERROR, err).text == "compile-error|InductorError: x # at 0x#, #"
 
 
 def _raiser(module: str, source: str):
@@ -468,7 +478,7 @@ def test_an_error_below_python_keeps_its_words_with_its_place():
     run = observe.Run()
     run.failure = fail
     divs = contract.check_outcome(0, observe.Run(), run)
-    assert contract.bug_class(contract.COMPILE_ERROR, divs) == \
+    assert contract.bug_class(contract.COMPILE_ERROR, divs).text == \
         "compile-error|raised RuntimeError in torch._functorch:f: EffectType.ORDERED"
     assert family.family(contract.bug_class(contract.COMPILE_ERROR, divs)) == \
         contract.bug_class(contract.COMPILE_ERROR, divs)
@@ -483,7 +493,8 @@ def test_a_stale_caches_error_is_known_by_its_words_not_where_it_was_raised():
     cold = contract.Verdict(contract.OK)
     here = contract.check_stale(contract.Verdict(contract.OK, [raised_here]), cold, "fake-changed:shape")
     there = contract.check_stale(contract.Verdict(contract.OK, [raised_there]), cold, "fake-changed:shape")
-    assert contract.bug_class(contract.STALE_CACHE, here) == contract.bug_class(contract.STALE_CACHE, there) == \
+    assert contract.bug_class(contract.STALE_CACHE, here) == contract.bug_class(contract.STALE_CACHE, there)
+    assert contract.bug_class(contract.STALE_CACHE, here).text == \
         "stale-cache|AssertionError: wrong number of dims #,fake-changed:shape,runtime-error"
 
 
@@ -553,7 +564,7 @@ def test_stale_cache_forbidden_warm_breaks_what_cold_keeps():
     found = contract.check_stale(warm, cold, "mutates-fixed")
     assert found and {d.kind for d in found} == {contract.STALE_CACHE}
     assert all(d.detail.startswith("mutates-fixed: [wrong-mutation]") for d in found)
-    cls = contract.bug_class(contract.STALE_CACHE, found)
+    cls = contract.bug_class(contract.STALE_CACHE, found).text
     assert cls == "stale-cache|mutates-fixed,values,wrong-mutation", cls
 
 
@@ -632,7 +643,7 @@ MARKED = [("x0", 0, "dynamic")]
 UNBACKED = [("x0", 0, "unbacked")]
 CONSTRAINT = Failure("ConstraintViolationError", "Constraints violated (L['x0'].size()[0])!", observe.COMPILE)
 GUARD = Failure("GuardOnDataDependentSymNode", "Could not guard on data-dependent expression u0 < 0",
-                observe.COMPILE)
+                observe.COMPILE, guarded=guards.GUARD_ON_MARKED)
 USER = Failure("UserError", "Dynamic slicing on data-dependent value is not supported", observe.COMPILE)
 
 
@@ -655,12 +666,131 @@ def test_a_refusal_needs_the_mark_that_asks_for_it():
 
 
 def test_the_same_error_from_a_backend_is_a_compile_error():
-    msg = "backend='inductor' raised: GuardOnDataDependentSymNode: Could not guard on u0 < 0"
-    v = _failing(Failure("BackendCompilerFailed", msg, observe.COMPILE))
+    msg = "backend='inductor' raised: ConstraintViolationError: Constraints violated (L['x0'].size()[0])!"
+    v = _failing(Failure("BackendCompilerFailed", msg, observe.COMPILE), MARKED)
     assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == []
     # and a refusal type raised by code that ran is no refusal either
-    v = _failing(Failure("ConstraintViolationError", "x", observe.RUNTIME))
+    v = _failing(Failure("ConstraintViolationError", "x", observe.RUNTIME), MARKED)
     assert v.kinds() == [contract.RUNTIME_ERROR]
+
+
+def _guard(wrapper: str, guarded: str) -> Failure:
+    """A guard on a data-dependent size as a run records it, raised by Dynamo (its own type)
+    or arriving wrapped from a backend, with what its expression asked the value of."""
+    msg = "Could not extract specialized integer from data-dependent expression u0 (unhinted: u0)."
+    if wrapper != guards.GUARD_ERROR:
+        msg = f"backend='inductor' raised:\nGuardOnDataDependentSymNode: {msg}"
+    return Failure(wrapper, msg, observe.COMPILE, guarded=guarded)
+
+
+WRAPPERS = (guards.GUARD_ERROR, "BackendCompilerFailed", "InductorError")
+
+
+def test_a_guard_on_sizes_marked_unbacked_is_refused_wherever_it_was_raised():
+    """mark_unbacked documents that asking a marked size's value raises: Dynamo's guard
+    and a backend's (a backward formula AOTAutograd traces) are both that raise."""
+    for wrapper in WRAPPERS:
+        v = _failing(_guard(wrapper, guards.GUARD_ON_MARKED), UNBACKED)
+        assert v.kinds() == [], wrapper
+        assert {(g.reason, g.cause) for g in v.untested} == {(observe.REFUSED, guards.GUARD_ERROR)}, wrapper
+
+
+def test_a_guard_on_a_size_from_data_or_on_zero_or_one_is_a_finding_whatever_the_marks():
+    """A size from data is asked for by no mark, and whether a marked size is 0 or 1 is
+    answered by mark_unbacked's documentation: a guard that asks either is a finding,
+    Dynamo's own in a program with a dim marked unbacked too; and a guard on the value
+    of marked sizes needs the unbacked mark."""
+    for wrapper in WRAPPERS:
+        for guarded in (guards.GUARD_ON_OTHER, guards.GUARD_ON_ZERO_ONE):
+            v = _failing(_guard(wrapper, guarded), UNBACKED)
+            assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], (wrapper, guarded)
+        v = _failing(_guard(wrapper, guards.GUARD_ON_MARKED), MARKED)
+        assert v.kinds() == [contract.COMPILE_ERROR] and v.untested == [], wrapper
+
+
+def test_where_torch_cannot_say_what_a_guard_asked_only_dynamos_own_is_refused():
+    assert _failing(_guard(guards.GUARD_ERROR, guards.GUARD_ON_UNKNOWN), UNBACKED).untested[0].reason == \
+        observe.REFUSED
+    for wrapper in WRAPPERS[1:]:
+        assert _failing(_guard(wrapper, guards.GUARD_ON_UNKNOWN), UNBACKED).kinds() == [contract.COMPILE_ERROR]
+
+
+#: masked_select of x0: its backward formula asks the mask's size, x0's
+SELECTED = prog({"x0": ("s0", "s1")}, [("select_pos", ["x0"], "v0", {"size": "u0"})], outputs=["v0"])
+#: and of that result again: the second one's backward asks the first one's size, from data
+SELECTED_TWICE = prog({"x0": ("s0", "s1")}, [("select_pos", ["x0"], "v0", {"size": "u0"}),
+                                            ("select_pos", ["v0"], "v1", {"size": "u1"})], outputs=["v1"])
+
+
+#: bug-ba8f46579d's program: x1 a view of all of x0, x0's dim 0 marked unbacked, x1
+#: written and x0 logged: AOTAutograd's input-overlap check asks Eq(2*u0, 0)
+OVERLAP = case(dataclasses.replace(
+    prog({"x0": ("s0", "s0"), "x1": ("s0", "s0")}, [("unary_", ["x1"], None, {"fn": "sin"}),
+                                                   ("e_log", ["x0"], None, {"site": 0})]),
+    mode=Mode(marks=(("x0", 0, "unbacked"),), aliases=(("x1", "x0"),))), [{"s0": 2}])
+
+
+def _graded(program, marks=()):
+    return case(dataclasses.replace(program, mode=Mode(marks=tuple(marks), grad=True)), [{"s0": 4, "s1": 3}])
+
+
+def test_a_guard_asking_a_marked_sizes_value_is_refused_one_asking_zero_or_one_or_data_is_not():
+    """Real compiles (``aot_eager``: AOTAutograd traces masked_select's backward, and
+    checks which inputs overlap; their guards arrive wrapped in BackendCompilerFailed):
+    what a guard asked is read off the ShapeEnv that raised it, not off the program."""
+    refused = judge_fresh(_graded(SELECTED, UNBACKED), "cpu", "aot_eager")
+    assert refused.kinds() == [], refused.divergences
+    assert [(g.reason, g.cause) for g in refused.untested] == [(observe.REFUSED, guards.GUARD_ERROR)]
+    assert "BackendCompilerFailed" in refused.untested[0].message
+    for c in (_graded(SELECTED_TWICE, UNBACKED), _graded(SELECTED_TWICE), OVERLAP):
+        found = judge_fresh(c, "cpu", "aot_eager")
+        assert found.kinds() == [contract.COMPILE_ERROR] and found.untested == [], c.program.mode
+        assert "GuardOnDataDependentSymNode" in found.divergences[0].detail
+
+
+#: x0 and a clone of it returned, its dim 0 bound to 4, then 1, then 0
+EDGE = case(prog({"x0": ("s0", "s1")}, [("clone", ["x0"], "v0", {})], outputs=["v0"], sym_min={"s0": 0, "s1": 2}),
+            [{"s0": 4, "s1": 3}, {"s0": 1, "s1": 3}, {"s0": 0, "s1": 2}])
+
+
+def _marked_edge(marks):
+    return dataclasses.replace(EDGE, program=dataclasses.replace(EDGE.program, mode=Mode(marks=tuple(marks))))
+
+
+def _edge_stand_in(sizes, how: str):
+    """Compiled code that fails where x0's dim 0 is one of ``sizes``: a runtime assert
+    that raises, or a wrong value; right elsewhere."""
+    def stand_in(x0):
+        if x0.shape[0] not in sizes:
+            return (x0.clone(),)
+        if how == "assert":
+            raise RuntimeError("0 <= u0 + (u1 - 1)*Max(1, u0)")
+        return (x0.clone() + 1,)
+    return stand_in
+
+
+def test_a_size_marked_unbacked_bound_to_0_or_1_is_not_judged():
+    """mark_unbacked documents the marked size is reported as neither 0 nor 1: a binding
+    where it is one is outside what the compiled code promises, however it fails there."""
+    # (a wrong value of no element, at size 0, breaks nothing: no gap for it)
+    for how, sizes in (("assert", ["1", "0"]), ("value", ["1"])):
+        v = verdict(_edge_stand_in({0, 1}, how), _marked_edge(UNBACKED))
+        assert v.kinds() == [], (how, v.divergences)
+        assert [(g.reason, g.cause) for g in v.untested] == [(observe.UNBACKED_EDGE, n) for n in sizes]
+        assert "input 0's dim 0 is 1" in v.untested[0].message
+    # where the compiled code kept the contract there anyway, nothing was left unjudged
+    assert verdict(_edge_stand_in(set(), "value"), _marked_edge(UNBACKED)).untested == []
+
+
+def test_a_failure_off_the_edge_or_off_the_marked_dim_is_a_finding():
+    """The same failure where the marked size is 2 or more; or where the 0 or 1 is in a dim
+    that is not marked unbacked (unmarked, marked dynamic, or another dim marked)."""
+    v = verdict(_edge_stand_in({4}, "assert"), _marked_edge(UNBACKED))
+    assert v.kinds() == [contract.RUNTIME_ERROR] and v.untested == []
+    for marks in ((), MARKED, [("x0", 1, "unbacked")]):
+        for how, kind in (("assert", contract.RUNTIME_ERROR), ("value", contract.WRONG_OUTPUT)):
+            v = verdict(_edge_stand_in({0, 1}, how), _marked_edge(marks))
+            assert v.kinds() == [kind] and v.untested == [], (marks, how)
 
 
 GRAD = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])
@@ -682,6 +812,104 @@ def test_gradients_are_judged_like_returned_values():
     wrong = verdict(_grad_stand_in(2.0), GRAD)
     assert wrong.kinds() == [contract.WRONG_OUTPUT]
     assert {d.where for d in wrong.divergences} == {"output 1"}  # the gradient, after the value
+
+
+#: bug-1c2b26c3fc's program: both dims of x0 marked unbacked, a clone of it written back
+CLONE_BACK = case(dataclasses.replace(
+    prog({"x0": ("s0", "s0")}, [("clone", ["x0"], "v0", {}), ("copy_", ["v0", "x0"], None, {})], sym_min={"s0": 0}),
+    mode=Mode(marks=(("x0", 0, "unbacked"), ("x0", 1, "unbacked")))), [{"s0": 4}, {"s0": 0}])
+
+
+@pytest.mark.compile
+def test_inductors_runtime_assert_on_a_marked_size_of_0_is_not_judged():
+    """Inductor's code asserts ``0 <= u0 + (u1 - 1)*Max(1, u0)`` at run time, which a size
+    of 0 fails: outside what mark_unbacked promises, so not judged (a finding before)."""
+    torch._dynamo.reset()
+    runs = execute(CLONE_BACK, "cpu")
+    assert runs[0].compiled.failure is None and runs[1].compiled.failure.type == "RuntimeError"
+    v = judge(CLONE_BACK, runs, "cpu")
+    assert v.kinds() == [] and [(g.reason, g.cause) for g in v.untested] == [(observe.UNBACKED_EDGE, "0")]
+
+
+#: p_gradlog's backward logs the gradient it is given; the loss reads v1 alone (v0 is
+#: logged, not returned), so eager never calls that backward
+GRADLOG = case(dataclasses.replace(
+    prog({"x0": ("s0",)}, [("p_gradlog", ["x0"], "v0", {"site": 0}), ("e_log", ["v0"], None, {"site": 2}),
+                           ("p_sin", ["x0"], "v1", {"site": 1})], outputs=["v1"]), mode=Mode(grad=True)))
+
+
+def _backward_reached(scale: float, calls: int = 1, other_site: bool = False):
+    """Compiled code whose loss also reads ``calls`` calls of p_gradlog, times ``scale``,
+    by a term that is zero in the forward: their backwards run on ``scale`` times the
+    gradient (zeros for 0); ``other_site``: and an event of zeros logged by the forward."""
+    _, step = codegen.build_with_step(GRADLOG.program)
+
+    def program(x0):
+        v1 = ops.p_sin(x0, 1)
+        for call in range(calls):
+            v0 = ops.p_gradlog(x0, 0)
+            if call == 0:
+                ops.e_log(v0, 2)
+            v1 = v1 + (v0 - v0.detach()) * scale
+        if other_site:
+            ops.e_log(torch.zeros_like(x0), 1)
+        return (v1,)
+    return lambda x0: step(program, x0)
+
+
+def test_a_backward_run_on_zeros_eager_never_called_may_log_its_event():
+    """Autograd materialises zeros for an output no gradient reached
+    (``set_materialize_grads``): compiled code may run p_gradlog's backward on them."""
+    v = verdict(_backward_reached(0.0), GRADLOG)
+    assert v.kinds() == [] and v.untested == [], v.divergences
+    assert v.zero_backward == [0, 1, 2]
+
+
+def test_a_backward_event_eager_never_logged_is_a_finding_unless_once_and_on_zeros():
+    """Only the one event of a backward on zeros: one that saw a gradient, a second one,
+    or an event of zeros no backward logs is extra as any other."""
+    for stand_in, symptom in ((_backward_reached(0.5), contract.EXTRA),
+                              (_backward_reached(0.0, calls=2), contract.EXTRA),
+                              (_backward_reached(0.0, other_site=True), contract.EXTRA)):
+        v = verdict(stand_in, GRADLOG)
+        effects = v.of_kind(contract.EFFECT_LOG)
+        assert effects and effects[0].symptoms == (symptom,), v.divergences
+    # the events a backward logs are asked for only where the program takes gradients
+    assert asks_of(GRADLOG.program).backward_logs == {("e_log", 0)}
+    assert asks_of(dataclasses.replace(GRADLOG.program, mode=Mode())).backward_logs == frozenset()
+
+
+def test_a_backward_eager_called_is_judged_as_any_event():
+    """Where the loss reads p_gradlog's result, eager logs its backward's gradient: a
+    compiled backward run on zeros there saw other data."""
+    reads = dataclasses.replace(GRADLOG, program=dataclasses.replace(GRADLOG.program, outputs=("v0", "v1")))
+    _, step = codegen.build_with_step(reads.program)
+
+    def zeroed(x0):
+        v0 = ops.p_gradlog(x0, 0)
+        ops.e_log(v0, 2)
+        return (v0.detach() + (v0 - v0.detach()) * 0.0, ops.p_sin(x0, 1))
+    v = verdict(lambda x0: step(zeroed, x0), reads)
+    assert [d.symptoms for d in v.of_kind(contract.EFFECT_LOG)][:1] == [(contract.DATA,)], v.divergences
+    assert v.zero_backward == []
+
+
+#: p_gradlog's result is handed across a graph break and never read by the loss: the
+#: first graph's compiled backward runs p_gradlog's on zeros
+ACROSS_BREAK = case(dataclasses.replace(
+    prog({"x0": ("s0",)}, [("p_gradlog", ["x0"], "v0", {"site": 0}), ("p_sin", ["x0"], "v1", {"site": 1}),
+                           ("graph_break", [], None, {}), ("clone", ["v0"], "v2", {})], outputs=["v1"]),
+    mode=Mode(grad=True)), [{"s0": 4}, {"s0": 3}])
+
+
+def test_a_compiled_backward_logs_an_event_on_zeros_and_it_is_allowed():
+    """A real compile (``aot_eager``): the event eager never logs is there, all zeros."""
+    torch._dynamo.reset()
+    runs = execute(ACROSS_BREAK, "cpu", backend="aot_eager")
+    assert [[e.call for e in br.compiled.effects] for br in runs] == [[("e_log", 0)]] * 2
+    assert all(not br.eager.effects for br in runs)
+    v = judge(ACROSS_BREAK, runs, "cpu")
+    assert v.kinds() == [] and v.zero_backward == [0, 1], v.divergences
 
 
 IDENTICAL = case(prog({"x0": ("s0",)}, [
@@ -875,21 +1103,24 @@ def test_dynamo_keeps_a_single_use_region_only_as_the_program_asks(monkeypatch):
 
 def test_a_bug_class_is_one_record_with_one_format_and_one_parse():
     """Every corpus entry's class reads back as the record that writes it; an error's one
-    symptom keeps its commas, any other kind's words are split on them."""
+    symptom keeps its commas, any other kind's words are split on them; the class of no
+    divergence is empty and false."""
+    import json
     from pathlib import Path
 
     from fuzzer.corpus.store import entries_in, load
 
     corpus = Path(__file__).resolve().parent.parent / "corpus"
     for path in entries_in([str(corpus)])[0]:
-        text = load(path).bug_class
-        assert contract.BugClass.parse(text).text == text, path
+        text = json.loads(Path(path).read_text())["signature"].partition(" :: ")[0]
+        assert load(path).bug_class.text == text and contract.BugClass.parse(text).text == text, path
+    assert not contract.bug_class(contract.EFFECT_LOG, []) and contract.bug_class(contract.EFFECT_LOG, []).text == ""
     error = contract.BugClass.parse("compile-error|raised AssertionError in torch._inductor:f: a, b")
     assert error == contract.BugClass(contract.COMPILE_ERROR, ("raised AssertionError in torch._inductor:f: a, b",))
     assert contract.BugClass.parse("effect-log|data,reordered").symptoms == ("data", "reordered")
     assert contract.BugClass.parse("missed-dce") == contract.BugClass("missed-dce")
     assert contract.bug_class(contract.EFFECT_LOG, [contract.Divergence(contract.EFFECT_LOG, 0, "s", "d",
-                                                                         ("reordered", "data"))]) \
+                                                                         ("reordered", "data"))]).text \
         == "effect-log|data,reordered"
 
 
@@ -900,3 +1131,11 @@ def test_a_kind_is_an_enum_that_reads_and_writes_as_its_string():
     assert f"{contract.CRASH}|x" == "crash|x" and str(contract.Status.OK) == "ok"
     assert json.dumps({contract.EFFECT_LOG: [contract.MISSED_DCE]}) == '{"effect-log": ["missed-dce"]}'
     assert repr(contract.TIMEOUT) == "'timeout'"  # a script that prints a kind writes a literal
+
+
+def test_a_verdict_says_at_which_later_calls_dynamo_compiled_again():
+    """``Verdict.recompiled``: the bindings after the first whose compiled run compiled a
+    graph (read by the aliasing fact: code there was compiled for that call)."""
+    quiet = Coverage(frames=1, graphs=0)
+    assert verdict(faithful, coverage=(WHOLLY, quiet)).recompiled == ()
+    assert verdict(faithful, coverage=(WHOLLY, WHOLLY, quiet)).recompiled == (1,)

@@ -7,8 +7,9 @@ import pytest
 from helpers import case, prog
 
 from fuzzer.corpus import entry as entry_mod
-from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.corpus.entry import BadEntry, Entry, Origin
 from fuzzer.corpus.store import entries_in, load, save
+from fuzzer.reduce.signature import Signature
 
 PROGRAM = prog({"x0": ("s0",)}, [
     ("p_sin", ["x0"], "v0", {"site": 0}),
@@ -17,7 +18,8 @@ PROGRAM = prog({"x0": ("s0",)}, [
 
 
 def make_entry(kind="effect-log", signature="effect-log|missing :: one", backend="inductor"):
-    return Entry(id=entry_mod.entry_id(kind, signature), kind=kind, signature=signature, seed=5,
+    sig = Signature.parse(signature)
+    return Entry(id=entry_mod.entry_id(kind, sig), kind=kind, signature=sig, seed=5,
                  device="cpu", backend=backend, torch_version="2.13.0", case=case(PROGRAM),
                  detail=["[effect-log] binding 0, sequence: missing e_log@1"])
 
@@ -95,7 +97,7 @@ def test_an_entry_records_the_hash_seed_and_threads_its_finding_was_made_under(m
 
     monkeypatch.setattr(hashseed, "AT_START", "7")
     e = make_entry()
-    e = Entry.build(e.kind, e.case, [], seed=1, device="cpu", backend="inductor")
+    e = Entry.build(e.kind, e.case, [], Origin(seed=1, device="cpu", backend="inductor"))
     assert e.hash_seed == "7" and e.threads == torch.get_num_threads()
     again = Entry.from_json(e.to_json())
     assert (again.hash_seed, again.threads) == ("7", e.threads)

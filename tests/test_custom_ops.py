@@ -29,7 +29,7 @@ SIZES = (0, 1, 2)
 RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "t_addto", "t_sin_out",
           "t_split_out"}
 #: the ops of the op families (``fuzzer.program.families``)
-FAMILY_OPS = {op.name for op in families.ops()}
+FAMILY_OPS = {op.name for op in families.OPS}
 TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
               - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu"})
 #: the ops of the features, sampled on ranks 1 and 2

@@ -1,5 +1,5 @@
 """Views to dtypes of another element size and back (feature ``dtype-views``,
-``strided_forms.width_view``): the IR admits one only over a view whose last dim has
+``width_forms.width_view``): the IR admits one only over a view whose last dim has
 stride 1 for every binding (torch refuses the narrowing view otherwise), writes through
 it reach its operand, and every generated one runs."""
 

@@ -233,7 +233,7 @@ def test_every_fault_shows_its_kind_on_real_inductor_and_only_under_it(name, unp
         (planted.status, [d.line() for d in planted.verdict.divergences])
     if fault.bug_class in EFFECT_SYMPTOM:
         seen = contract.bug_class(fault.expected_kind, found[fault.expected_kind].divergences)
-        assert seen == f"{fault.expected_kind}|{EFFECT_SYMPTOM[fault.bug_class]}"
+        assert seen.text == f"{fault.expected_kind}|{EFFECT_SYMPTOM[fault.bug_class]}"
     if fault.dynamic_only:
         assert planted_static.status == CLEAN, [d.line() for d in planted_static.verdict.divergences]
     else:

@@ -296,7 +296,7 @@ def test_a_blind_session_draws_each_program_from_its_seed(tmp_path):
 @pytest.fixture
 def feedback_campaign(tmp_path):
     from fuzzer.campaign.config import Budget, Config
-    from fuzzer.campaign.session import run_campaign
+    from fuzzer.campaign.session import Session, run_campaign
     from fuzzer.campaign.state import CampaignFolder
 
     def run(name: str, programs: int, resume: bool = False, feedback: bool = True, folder=None):
@@ -304,8 +304,8 @@ def feedback_campaign(tmp_path):
         config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path / name / "corpus"),
                         backend=backends.FAITHFUL, shrink=False, triage=False, feedback=feedback,
                         features=tuple(feats.ALL.items()))
-        stats = run_campaign(config, Budget(programs=programs), log=lambda line: None, folder=folder,
-                             resume=resume)
+        stats = run_campaign(Session(config, Budget(programs=programs), log=lambda line: None, folder=folder,
+                                     resume=resume))
         return stats, folder
     return run
 
@@ -352,7 +352,7 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
     from fuzzer.campaign.config import Budget, Config
     from fuzzer.campaign.session import Finished, Session
     from fuzzer.campaign.state import CampaignFolder
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.judge import contract
     from fuzzer.triage.culprit import Culprit
 
@@ -360,7 +360,7 @@ def test_any_finding_of_a_bug_found_before_is_steered_away_from(tmp_path):
         body = [("p_sin", ["x0"], f"v{i}", {"site": i}) for i in range(n)]
         e = Entry.build(kind, case(prog({"x0": ("s0",)}, body, outputs=[f"v{n - 1}"])),
                         [contract.Divergence(kind, 0, "sequence", "reordered", ("reordered",))],
-                        seed=0, device="cpu", backend="inductor")
+                        Origin(seed=0, device="cpu", backend="inductor"))
         e.culprit = Culprit(stage="inductor", kind=kind)
         return e
 

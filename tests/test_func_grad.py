@@ -19,6 +19,7 @@ from fuzzer.program import codegen, features, forms
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import InvalidProgram
 from fuzzer.program.mode import Mode
+from fuzzer.reduce.signature import Signature
 
 FUNC = Mode(grad=True, func_grad=True)
 
@@ -223,7 +224,7 @@ def test_the_writes_func_grad_allows_are_autograds_and_give_backwards_gradients(
 def _entry(c, kind=contract.WRONG_OUTPUT):
     from fuzzer.corpus.entry import Entry
 
-    return Entry(id="func-grad-x", kind=kind, signature=f"{kind}|values :: x", seed=None, device="cpu",
+    return Entry(id="func-grad-x", kind=kind, signature=Signature.parse(f"{kind}|values :: x"), seed=None, device="cpu",
                  backend="inductor", torch_version=torch.__version__, case=c, detail=["x"],
                  target=targets.FUNC_GRAD)
 

@@ -3,7 +3,7 @@
 
 import dataclasses
 
-from helpers import case, prog, stays_while
+from helpers import case, finding_of, key, klass, prog, stays_while
 
 from fuzzer.campaign.hints import hints_for, toward
 from fuzzer.corpus.bugs import DOES_OPEN, BugKey, Does, does
@@ -15,8 +15,8 @@ from fuzzer.reduce.shrinker import shrink
 MISSING = [Divergence(contract.EFFECT_LOG, 0, "sequence", "missing e_log@0 (..)", ("missing",))]
 
 
-def _key(program, family="effect-log|missing", stage="aot_eager") -> str:
-    return BugKey(family, f"{stage}{DOES_OPEN}{does(program)}}}").text
+def _key(program, family="effect-log|missing", stage="aot_eager") -> BugKey:
+    return BugKey(klass(family), f"{stage}{DOES_OPEN}{does(program)}}}")
 
 
 def _finding() -> Finding:
@@ -32,7 +32,7 @@ def test_a_keys_does_reads_back_what_key_of_wrote():
     grad = dataclasses.replace(p, mode=dataclasses.replace(p.mode, grad=True))
     assert Does.of_key(_key(p)) == Does(("e_log", "head", "p_sin"), ("dtype=bfloat16",))
     assert Does.of_key(_key(grad)) == Does(("e_log", "head", "p_sin"), ("grad", "dtype=bfloat16"))
-    assert Does.of_key(BugKey("compile-error|x", "inductor").text) is None
+    assert Does.of_key(key("compile-error|x @ inductor")) is None
 
 
 def test_the_boldest_hint_is_the_keys_forms_alone_on_the_operands_in_the_keys_mode():
@@ -52,7 +52,7 @@ def test_hints_come_only_from_held_keys_of_the_findings_family_whose_forms_it_ha
     minimal = prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 1})])
     other_forms = prog({"x0": ("s0",)}, [("e_tap", ["x0"], "v0", {"site": 1})])
     held = {_key(minimal, family="effect-log|reordered"): 1, _key(other_forms): 1,
-            BugKey("effect-log|missing", "inductor:reorder_for_peak_memory").text: 1}
+            key("effect-log|missing @ inductor:reorder_for_peak_memory"): 1}
     assert hints_for(finding, held) == ()
     hints = hints_for(finding, {**held, _key(minimal): 1})
     assert [[s.form for s in h.program.body] for h in hints] == [["e_log"], ["head", "e_log"]]
@@ -73,10 +73,10 @@ def test_a_hinted_shrink_ends_where_the_plain_one_does_in_fewer_candidates():
             return judge(c)
         return inner
     divs = needs_log(finding.case).divergences
-    plain = shrink(finding.case, contract.EFFECT_LOG, divs, judge=counting("plain", needs_log))
-    hinted = shrink(finding.case, contract.EFFECT_LOG, divs, judge=counting("hinted", needs_log),
+    plain = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=counting("plain", needs_log))
+    hinted = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=counting("hinted", needs_log),
                     hints=hints_for(finding, held))
     assert hinted.signature == plain.signature and counted["hinted"] < counted["plain"]
     needs_sin = stays_while(lambda c: {"e_log", "p_sin"} <= {s.form for s in c.program.body})
-    other = shrink(finding.case, contract.EFFECT_LOG, divs, judge=needs_sin, hints=hints_for(finding, held))
+    other = shrink(finding_of(finding.case, contract.EFFECT_LOG, divs), judge=needs_sin, hints=hints_for(finding, held))
     assert {s.form for s in other.case.program.body} == {"e_log", "p_sin"}

@@ -12,6 +12,7 @@ from helpers import case, prog
 from fuzzer.judge import numeric
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import features, forms
+from fuzzer.program.form_record import INTEGER
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import InvalidProgram, Mode, check
 
@@ -101,7 +102,7 @@ def test_the_generator_draws_integers_only_with_the_feature_and_uses_them():
     drawn = [f for p in with_feature for f in _int_forms(p)]
     assert {"argsort", "less", "positive"} <= set(drawn)
     # a mask or an index is used by a form that reads it, not only made
-    assert any(forms.form(f).drawn_as == forms.INTEGER for f in drawn)
+    assert any(forms.form(f).drawn_as == INTEGER for f in drawn)
     assert not any(_int_forms(generate(seed, features=features.ALL | {features.INT_TENSORS: 0.0}).program)
                    for seed in range(60))
     assert all(features.INT_TENSORS in p.features() for p in with_feature if _int_forms(p))

@@ -11,6 +11,7 @@ import pytest
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.corpus import bugs
 from fuzzer.corpus.store import load_all
+from fuzzer.judge.contract import BugClass
 from fuzzer.program.ir import Case
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,21 +37,21 @@ def _bench(tmp_path, records):
 
 
 def _record(key=None, expressible=True, area=""):
-    observed = {"2.13.0+cpu": {"status": "finding", "key": key}} if key else {}
+    observed = {"2.13.0+cpu": {"status": "finding", "key": key.text}} if key else {}
     return {"issue": "pytorch/pytorch#1", "symptom": "wrong-output", "form": "f", "expressible": expressible,
             **({"area": area} if area else {}),
             **({"entry": {"source": "hand-written", "case": {}, "observed": observed}} if expressible else
                {"needs": "a form"})}
 
 
-KEY_A = bugs.BugKey("wrong-output|values", "inductor:reinplace_inplaceable_ops").text
-KEY_B = bugs.BugKey("effect-log|reordered", "inductor:reorder_for_peak_memory").text
+KEY_A = bugs.BugKey(BugClass.parse("wrong-output|values"), "inductor:reinplace_inplaceable_ops")
+KEY_B = bugs.BugKey(BugClass.parse("effect-log|reordered"), "inductor:reorder_for_peak_memory")
 
 
 def _campaign(tmp_path, name, lines):
     folder = CampaignFolder(tmp_path / name)
     for seconds, program, key in lines:
-        folder.log_bug(seconds, program, bugs.bug_id(key), key, "wrong-output", True)
+        folder.log_bug(seconds, program, bugs.bug_id(key), key.text, "wrong-output", True)
     return folder.path
 
 
@@ -66,7 +67,7 @@ def test_a_bug_logged_under_an_entrys_key_is_rediscovered_at_its_first_hit(tmp_p
 
 def test_another_key_of_the_same_family_is_not_a_rediscovery(tmp_path):
     bench = _bench(tmp_path, {"10": _record(KEY_A)})
-    other = bugs.BugKey("wrong-output|values", "inductor:remove_noop_ops").text
+    other = bugs.BugKey(BugClass.parse("wrong-output|values"), "inductor:remove_noop_ops")
     assert known.rediscovered(bench, [_campaign(tmp_path, "c", [(5.0, 1, other)])]) == {}
 
 
@@ -115,7 +116,7 @@ def test_the_committed_records_are_whole():
 def test_an_entry_from_the_corpus_carries_its_entrys_case_and_key(k):
     entry = load_all([str(ROOT / "corpus" / (k.source.split(":", 1)[1] + ".json"))])[0][0]
     assert k.case == entry.case.to_json()
-    assert k.keys <= {bugs.key_of(entry)}
+    assert k.keys <= {bugs.key_of(entry).text}
 
 
 def test_what_a_campaign_could_rediscover_is_counted_on_its_release_and_its_kind(tmp_path):
@@ -123,8 +124,8 @@ def test_what_a_campaign_could_rediscover_is_counted_on_its_release_and_its_kind
     fixed there, or keyed on another release only, cannot be rediscovered there), of
     the symptoms their kind of campaign shows (a stale cache needs cache pairs)."""
     other = _record(KEY_B)
-    other["entry"]["observed"] = {"2.11.0+cu130": {"status": "finding", "key": KEY_B}}
-    cache = {**_record("stale-cache|x @ inductor"), "symptom": "stale-cache"}
+    other["entry"]["observed"] = {"2.11.0+cu130": {"status": "finding", "key": KEY_B.text}}
+    cache = {**_record(bugs.BugKey(BugClass.parse("stale-cache|x"), "inductor")), "symptom": "stale-cache"}
     bench = _bench(tmp_path, {"10": _record(KEY_A), "11": other, "12": cache, "13": _record(KEY_B)})
     camp = _campaign(tmp_path, "one", [(30.0, 4, KEY_A)])
     said = known.report(bench, [camp], "2.13.0+cpu").splitlines()[2]

@@ -119,12 +119,16 @@ def test_a_plan_gathers_the_decisions(monkeypatch):
     assert plan.budget.seconds == launch.DEFAULT_SECONDS
 
 
-def test_start_runs_the_campaign_where_the_plan_says(monkeypatch):
+def test_start_runs_the_campaign_where_the_plan_says(monkeypatch, tmp_path):
+    from fuzzer.campaign.config import Config
+    from fuzzer.campaign.state import Shard
+
     calls = []
     monkeypatch.setattr("fuzzer.campaign.pool.run_pool", lambda *a, **k: calls.append(("pool", k)) or "pool")
     monkeypatch.setattr("fuzzer.campaign.session.run_campaign", lambda *a, **k: calls.append(("here", k)) or "here")
     in_process = launch.plan(Launch.IN_PROCESS, 0, None, 1.0, None, None, 1024, False)
     pooled = launch.plan(Launch.POOL, 0, ["3"], 1.0, None, None, 1024, False)
-    assert launch.start(in_process, None, shard=None, folder=None, resume=False) == "here"
-    assert launch.start(pooled, None, shard=None, folder=None, resume=False) == "pool"
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"))
+    assert launch.start(in_process, config, shard=Shard(), folder=None, resume=False) == "here"
+    assert launch.start(pooled, config, shard=Shard(), folder=None, resume=False) == "pool"
     assert calls[1][1]["devices"] == ["3"] and calls[1][1]["jobs"] == 0

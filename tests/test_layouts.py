@@ -64,11 +64,12 @@ def test_the_default_mode_keeps_its_json_and_a_layout_round_trips():
 def test_each_layout_holds_the_drawn_values_in_its_own_strides():
     shapes = [(3, 4, 5, 6)] * 3
     plain = observe.draw_inputs(shapes, 7, "cpu")
-    laid = observe.draw_inputs(shapes, 7, "cpu", layouts=[(0, "transposed"), (1, "channels_last"), (2, "expanded")])
+    laid = observe.draw_inputs(shapes, 7, "cpu", handover=observe.Handover(
+        layouts=((0, "transposed"), (1, "channels_last"), (2, "expanded"))))
     assert torch.equal(laid[0], plain[0]) and laid[0].stride()[-2:] == (1, 5)
     assert torch.equal(laid[1], plain[1]) and laid[1].is_contiguous(memory_format=torch.channels_last)
     assert not laid[1].is_contiguous()
-    three = observe.draw_inputs([(3, 4, 5)], 7, "cpu", layouts=[(0, "channels_last")])[0]
+    three = observe.draw_inputs([(3, 4, 5)], 7, "cpu", handover=observe.Handover(layouts=((0, "channels_last"),)))[0]
     assert three.stride() == (20, 1, 4)
     assert laid[2].stride(0) == 0 and torch.equal(laid[2], plain[2][:1].expand(shapes[2]))
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from fuzzer.cli import main
 from fuzzer.user import declared, hints, library
+from fuzzer.reduce.signature import Signature
 
 STANDIN = Path(__file__).resolve().parent / "standin"
 MODULE, HINTS = str(STANDIN / "standin.py"), str(STANDIN / "standin.toml")
@@ -295,7 +296,7 @@ def test_fixed_dtype_inputs_are_drawn_alike_everywhere_and_kept_in_the_reference
     assert xs[1].dtype == ref[1].dtype == torch.int8 and torch.equal(xs[1], ref[1])
     assert xs[0].dtype == torch.float32 and ref[0].dtype == torch.float64
     assert int(xs[1].min()) < -8 and int(xs[1].max()) > 8  # codes, not a normal's rounding
-    entry = Entry(id="x", kind=contract.WRONG_OUTPUT, signature="wrong-output|values :: x", seed=None,
+    entry = Entry(id="x", kind=contract.WRONG_OUTPUT, signature=Signature.parse("wrong-output|values :: x"), seed=None,
                   device="cpu", backend="inductor", torch_version=torch.__version__, case=case, detail=[])
     spec = json.loads(json.dumps(repro.spec(entry)))
     assert all(torch.equal(a, b) for a, b in zip(driver.make_inputs(spec, 0, "cpu"), xs))

@@ -14,6 +14,7 @@ from fuzzer.judge.observe import Coverage
 from fuzzer.judge.trial import judge_case
 from fuzzer.program import buffers, codegen, features, generate
 from fuzzer.program.ir import InvalidProgram, Mode, Program, check
+from fuzzer.reduce.signature import Signature
 
 # x1 is the state: a KV cache written at position s0 % s1, then running statistics
 BODY = [("k_put", ["x1", "x0"], None, {"site": 0, "at": "size"}),
@@ -142,7 +143,8 @@ def test_the_brief_runs_earlier_bindings_through_eager_s_module_too():
     from fuzzer.corpus.entry import Entry
     from fuzzer.render import brief
 
-    entry = Entry(id="x", kind=contract.WRONG_MUTATION, signature="wrong-mutation|values :: x", seed=None,
+    entry = Entry(id="x", kind=contract.WRONG_MUTATION, signature=Signature.parse("wrong-mutation|values :: x"),
+                  seed=None,
                   device="cpu", backend="inductor", torch_version=torch.__version__, case=case(CARRY, PINNED),
                   detail=["[wrong-mutation] binding 2, input x1: values differ"])
     text = brief.render(entry)

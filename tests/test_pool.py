@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.pool import PoolLimits, run_pool
+from fuzzer.campaign.session import Session
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
@@ -49,8 +50,8 @@ def _campaign(tmp_path, fault, limits=LIMITS, programs=PROGRAMS, shrink=False, s
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=shrink,
                     shrink_budget=shrink_budget or SHRINK.budget, triage=triage)
     folder = CampaignFolder(tmp_path / "state")
-    stats = run_pool(config, Budget(programs=programs), jobs=1, limits=limits, folder=folder,
-                     log=lambda line: None)
+    stats = run_pool(Session(config, Budget(programs=programs), folder=folder, log=lambda line: None), limits,
+                     jobs=1)
     return stats, folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
 
 
@@ -147,7 +148,7 @@ def test_a_worker_that_dies_while_triaging_keeps_its_finding_and_counts_no_crash
     lines = []
     config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), fault=fault, shrink=False)
     folder = CampaignFolder(tmp_path / "state")
-    run_pool(config, Budget(programs=index + 1), jobs=1, limits=limits, folder=folder, log=lines.append)
+    run_pool(Session(config, Budget(programs=index + 1), folder=folder, log=lines.append), limits, jobs=1)
     state, entries = folder.load(), [load(p) for p in (tmp_path / "corpus").glob("*.json")]
     assert state.programs == index + 1 and CRASH not in state.findings, state.findings
     dropped = [e for e in entries if e.kind == EFFECT_LOG]
@@ -305,18 +306,17 @@ def test_the_end_of_a_campaign_finishes_or_leaves_each_casualty_shrink_never_abo
         assert shrinker.submit(entry, f"path{attempt}")
         shrinker.finish(until=None)
         finished = [shrinker.done.get_nowait() for _ in range(shrinker.done.qsize())]
-        assert finished in ([], [(entry, f"path{attempt}", f"reduced {attempt}",
-                                  "nothing smaller died the same way", None, True)])
+        assert finished in ([], [casualties.Shrunk(entry, f"path{attempt}", f"reduced {attempt}")])
         assert len(finished) + shrinker.todo.qsize() == 1
 
 
 def _casualty_entry():
     """A crash entry as a campaign saves a casualty (its program's death, detail line)."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
     case = generate(program_seed(0, 0))
     return Entry.build(CRASH, case, [Divergence(CRASH, 0, "process", "process died: SIGSEGV")],
-                       seed=0, device="cpu", backend="inductor")
+                       Origin(seed=0, device="cpu", backend="inductor"))
 
 
 def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monkeypatch, tmp_path):
@@ -325,7 +325,6 @@ def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monk
     not die again leaves the corpus (for ``unconfirmed/``) and the findings' counts;
     one that dies again stays."""
     import fuzzer.campaign.casualties as casualties
-    from fuzzer.campaign.session import Session
     from fuzzer.corpus import store
     from fuzzer.reduce import casualty
 
@@ -338,7 +337,7 @@ def test_a_casualty_that_does_not_die_again_in_a_fresh_process_is_withdrawn(monk
         session.stats.findings[entry.kind] += 1
         monkeypatch.setattr(casualties, "shrink_casualty", lambda *a, **k: None)
         deaths = iter([Death(None, "survived"), Death(entry.kind, entry.detail[0].split(": ", 1)[1]) if dies
-                       else Death(None, "survived")])
+                       else Death(None, "survived")] + [Death(None, "survived")] * 2)
         monkeypatch.setattr(casualty, "probe", lambda *a, **k: next(deaths))
         shrinker = casualties.CasualtyShrinker(config, PoolLimits(poll_seconds=0.001), log=lambda line: None)
         assert shrinker.submit(entry, str(path))
@@ -376,8 +375,8 @@ def test_the_deadline_aborts_the_casualty_shrink_in_progress_and_cuts_its_budget
     assert started.wait(10)
     shrinker.finish(until=time.monotonic())   # waited for, this would never return
     assert not shrinker.thread.is_alive()
-    assert shrinker.done.get_nowait() == ("entry", "path", None, "its shrink stopped at the end of the campaign", None,
-                                          True)
+    assert shrinker.done.get_nowait() == casualties.Shrunk("entry", "path", None,
+                                                          "its shrink stopped at the end of the campaign")
     assert budgets[0].seconds == 7.0 and budgets[0].oracle_calls == limits.casualty_shrink.oracle_calls
 
 
@@ -506,7 +505,7 @@ def test_crash_bug_class_keeps_how_the_process_died():
     segv = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGSEGV))]
     abrt = [Divergence(CRASH, 0, "process", died_detail(-signal.SIGABRT))]
     assert bug_class(CRASH, segv) != bug_class(CRASH, abrt)
-    assert "SIGSEGV" in bug_class(CRASH, segv)
+    assert "SIGSEGV" in bug_class(CRASH, segv).text
     # a timeout is shrunk under a shorter limit than the campaign's: still one class
     assert bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(120))]) == \
         bug_class(TIMEOUT, [Divergence(TIMEOUT, 0, "process", timeout_detail(30))])
@@ -682,3 +681,21 @@ def test_a_probe_classes_a_corrupted_heap_by_its_words_not_its_signal(fault):
                 if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
     death = probe(case, "cpu", fault=fault)
     assert death.kind == CRASH and death.detail == "process died: heap corruption" and death.after_eager
+
+
+def test_triage_places_a_crash_at_the_stage_whose_fresh_process_dies(tmp_path):
+    """``dcefuzz triage`` walks a crash entry's backends, each in a fresh process: the
+    segfault fault kills only Inductor's compile, so eager and the AOT stages run
+    clean and the crash's stage is ``inductor``; the bugs listing shows it."""
+    from fuzzer.campaign.pool import _process_entry
+    from fuzzer.corpus import store
+
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), fault="test-segfault")
+    case = next(generate(program_seed(0, i)) for i in range(50)
+                if any(s.form == "e_log" for s in generate(program_seed(0, i)).program.body))
+    path, _ = store.save(_process_entry(CRASH, died_detail(-signal.SIGSEGV), case, 0, config), tmp_path)
+    r = CliRunner().invoke(main, ["triage", str(path)])
+    assert r.exit_code == 0, r.output
+    culprit = load(path).culprit
+    assert (culprit.stage, culprit.oracle_calls, culprit.otherwise) == ("inductor", 4, {}), culprit
+    assert "stage inductor" in r.output

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 
 from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.judge.execute import run_eager
-from fuzzer.program import codegen, forms
+from fuzzer.program import codegen
 from fuzzer.program import features as feats
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case, InvalidProgram, check
 
@@ -89,7 +90,7 @@ def _raw_mutant(case: Case, name: str, rng_seed: int, table: dict) -> Case | Non
     ctx = Context(on=frozenset(table), donor=case)
     try:
         return MUTATIONS[name].apply(case, random.Random(rng_seed), ctx)
-    except (InvalidProgram, forms.Illegal):
+    except (InvalidProgram, Illegal):
         return None
 
 

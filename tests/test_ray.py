@@ -13,7 +13,7 @@ import pytest
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.merge import merge
 from fuzzer.campaign.pool import run_pool
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard
 from fuzzer.corpus.store import load
 from fuzzer.judge.contract import CRASH, TIMEOUT
@@ -45,12 +45,13 @@ def _config(tmp_path, name, **kw):
 def _ray(config, folder, programs, resume=False, limits=LIMITS):
     from fuzzer.campaign.ray_pool import Actors
 
-    return run_pool(config, Budget(programs=programs), limits=limits, folder=CampaignFolder(folder),
-                    resume=resume, log=lambda line: None, launcher=Actors(config, limits, jobs=2))
+    session = Session(config, Budget(programs=programs), folder=CampaignFolder(folder), resume=resume,
+                      log=lambda line: None)
+    return run_pool(session, limits, launcher=Actors(config, limits, jobs=2))
 
 
 def _signatures(corpus):
-    return sorted((e.signature, e.hits) for e in (load(p) for p in corpus.glob("*.json")))
+    return sorted((e.signature.text, e.hits) for e in (load(p) for p in corpus.glob("*.json")))
 
 
 @pytest.mark.compile
@@ -58,8 +59,8 @@ def test_ray_runs_the_same_programs_to_the_same_signatures_as_the_local_pool(clu
     programs = 6
     local = _config(tmp_path, "local")
     on_ray = _config(tmp_path, "ray")
-    run_pool(local, Budget(programs=programs), jobs=2, limits=LIMITS, folder=CampaignFolder(tmp_path / "local"),
-             log=lambda line: None)
+    run_pool(Session(local, Budget(programs=programs), folder=CampaignFolder(tmp_path / "local"),
+                     log=lambda line: None), LIMITS, jobs=2)
     stats = _ray(on_ray, tmp_path / "ray", programs)
     assert stats.programs == programs
     found = _signatures(tmp_path / "ray" / "corpus")
@@ -100,8 +101,8 @@ def test_merging_two_shards_equals_one_run_over_both(tmp_path):
     def run(name, shard, programs, seed=3):
         config = Config(seed=seed, device="cpu", corpus_dir=str(tmp_path / name / "corpus"), backend=backends.DROP_LOG,
                         triage=False)  # shrunk: the shards' findings of one bug meet in one signature
-        run_campaign(config, Budget(programs=programs), shard=shard, folder=CampaignFolder(tmp_path / name),
-                     log=lambda line: None)
+        run_campaign(Session(config, Budget(programs=programs), shard=shard, folder=CampaignFolder(tmp_path / name),
+                             log=lambda line: None))
     run("whole", Shard(), 4)   # programs 1 and 2 call e_log: one in each shard
     run("one", Shard(1, 2), 2)
     run("two", Shard(2, 2), 2)
@@ -155,8 +156,8 @@ def test_merge_command_prints_the_merged_totals(tmp_path):
     for name, shard in (("a", Shard(1, 2)), ("b", Shard(2, 2))):
         config = Config(seed=5, device="cpu", corpus_dir=str(tmp_path / name / "corpus"),
                         backend=backends.FAITHFUL, shrink=False, triage=False)
-        run_campaign(config, Budget(programs=1), shard=shard, folder=CampaignFolder(tmp_path / name),
-                     log=lambda line: None)
+        run_campaign(Session(config, Budget(programs=1), shard=shard, folder=CampaignFolder(tmp_path / name),
+                             log=lambda line: None))
     result = CliRunner().invoke(main, ["merge", str(tmp_path / "out"), str(tmp_path / "a"), str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
     assert "2 programs, next program index 2" in result.output

@@ -8,12 +8,13 @@ import backends
 import torch
 from helpers import case, prog
 
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.corpus.store import load, save
 from fuzzer.judge import contract
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.replay.reclass import LEFT, RENAMED, UNCHANGED, legacy_class, reclass_entry, rename_upstream
 from fuzzer.replay.rerun import REPRODUCES, replay_entry
+from fuzzer.reduce.signature import Signature
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
                               ("e_log", ["v0"], None, {"site": 1})], outputs=["v0"])
@@ -21,7 +22,8 @@ LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
 
 def _saved(folder, signature_class: str, hits: int = 3) -> Entry:
     entry = Entry(id="compile-error-000000000000", kind=contract.COMPILE_ERROR,
-                  signature=f"{signature_class} :: old", seed=None, device="cpu", backend=backends.RAISE,
+                  signature=Signature.parse(f"{signature_class} :: old"), seed=None, device="cpu",
+                  backend=backends.RAISE,
                   torch_version=torch.__version__, case=case(LOG), detail=["[compile-error] old words"], hits=hits)
     save(entry, folder)
     (folder / "upstream.json").write_text(json.dumps({"bugs": [
@@ -33,9 +35,9 @@ def test_an_entry_of_the_old_class_is_renamed_under_where_its_error_was_raised(t
     divs = judge_fresh(case(LOG), "cpu", backends.RAISE).of_kind(contract.COMPILE_ERROR)
     today, old = contract.bug_class(contract.COMPILE_ERROR, divs), legacy_class(contract.COMPILE_ERROR, divs)
     # the stand-in backend raises in the test's code, so Dynamo's call into it is the place
-    assert today.startswith("compile-error|raised RuntimeError in torch._dynamo:") and \
-        today.endswith(": planted backend failure")
-    assert old == "compile-error|BackendCompilerFailed: backend='dcefuzz_test_raise' raised: RuntimeError: " \
+    assert today.text.startswith("compile-error|raised RuntimeError in torch._dynamo:") and \
+        today.text.endswith(": planted backend failure")
+    assert old.text == "compile-error|BackendCompilerFailed: backend='dcefuzz_test_raise' raised: RuntimeError: " \
                   "planted backend failure"
     entry = _saved(tmp_path, old)
     saved = load(tmp_path / f"{entry.id}.json")
@@ -46,7 +48,7 @@ def test_an_entry_of_the_old_class_is_renamed_under_where_its_error_was_raised(t
     assert not (tmp_path / f"{entry.id}.json").exists() and not (tmp_path / f"{entry.id}.py").exists()
     new = load(tmp_path / f"{result.new_id}.json")
     assert new.bug_class == today and new.hits == 3 and new.found == saved.found
-    assert _spec(tmp_path / f"{result.new_id}.py")["bug_class"] == today  # what its script looks for
+    assert _spec(tmp_path / f"{result.new_id}.py")["bug_class"] == today.text  # what its script looks for
     assert replay_entry(tmp_path / f"{result.new_id}.json").outcome == REPRODUCES
     assert rename_upstream(tmp_path, {entry.id: result.new_id}) == 1
     assert json.loads((tmp_path / "upstream.json").read_text())["bugs"][0]["entries"] == [result.new_id]
@@ -55,7 +57,7 @@ def test_an_entry_of_the_old_class_is_renamed_under_where_its_error_was_raised(t
     script.write_text("# an old script\n")
     again = reclass_entry(tmp_path / f"{result.new_id}.json")
     assert again.outcome == UNCHANGED and "script rewritten" in again.detail
-    assert _spec(script)["bug_class"] == today
+    assert _spec(script)["bug_class"] == today.text
 
 
 def _spec(script) -> dict:
@@ -93,7 +95,7 @@ def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tm
 
     monkeypatch.setattr(probe_module, "judge_fresh", judged)
     old, today = legacy_class(contract.COMPILE_ERROR, [raised]), contract.bug_class(contract.COMPILE_ERROR, [raised])
-    assert old == "compile-error|AssertionError: # nodes, expected #" != today
+    assert old.text == "compile-error|AssertionError: # nodes, expected #" and old != today
     try:
         localise(case(LOG), contract.COMPILE_ERROR, old, "cpu")
         raise AssertionError("an old class was probed as if it could show")
@@ -104,7 +106,8 @@ def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tm
     compiles.clear()
     assert localise(case(LOG), contract.COMPILE_ERROR, today, "cpu").stage == "eager"
     # the command: the entry is left as it was, the line says why and what to run
-    entry = Entry(id="compile-error-000000000001", kind=contract.COMPILE_ERROR, signature=f"{old} :: old",
+    entry = Entry(id="compile-error-000000000001", kind=contract.COMPILE_ERROR,
+                  signature=Signature.parse(f"{old} :: old"),
                   seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
                   detail=["[compile-error] old words"])
     path, _ = save(entry, tmp_path)
@@ -117,7 +120,8 @@ def test_triage_of_an_entry_of_an_old_class_stops_at_once_and_says_to_reclass(tm
 
 
 def _crash(folder, died: str) -> Entry:
-    entry = Entry(id="crash-000000000000", kind=contract.CRASH, signature=f"crash|process died: {died} :: old",
+    entry = Entry(id="crash-000000000000", kind=contract.CRASH,
+                  signature=Signature.parse(f"crash|process died: {died} :: old"),
                   seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
                   detail=[f"[crash] binding 0, process: process died: {died}", "  at evaluate (sizes.py:78)"])
     save(entry, folder)
@@ -137,7 +141,8 @@ def test_a_crash_saved_by_its_signal_is_renamed_where_it_dies_of_a_corrupted_hea
     r = reclass_entry(tmp_path / f"{entry.id}.json")
     assert r.outcome == RENAMED and r.detail == "crash|process died: heap corruption", r
     new = load(tmp_path / f"{r.new_id}.json")
-    assert new.bug_class == "crash|process died: heap corruption" and new.detail[1] == "  at evaluate (sizes.py:78)"
+    assert new.bug_class.text == "crash|process died: heap corruption"
+    assert new.detail[1] == "  at evaluate (sizes.py:78)"
     assert not (tmp_path / f"{entry.id}.json").exists()
 
 
@@ -163,5 +168,19 @@ def test_a_class_saved_with_fxs_numbered_placeholder_names_is_todays_renamed():
                                  (f"raised RuntimeError in torch.fx:FakeTensorProp.run_node: "
                                   f"{contract.normalise_message(message)}",))
     today = contract.bug_class(contract.COMPILE_ERROR, [raised])
-    saved = today.replace("arg#", "arg3_1")
+    saved = contract.BugClass.parse(today.text.replace("arg#", "arg3_1"))
     assert saved != today and renamed(saved) == today and renamed(today) == today
+
+
+def test_an_entry_saved_before_spots_gets_them_from_its_judgement(tmp_path):
+    """An entry that records no spots (``Entry.spots``) gets where its bug shows when it is
+    judged again, so its triage's probes look for its bug there."""
+    divs = judge_fresh(case(LOG), "cpu", backends.DROP_LOG).of_kind(contract.EFFECT_LOG)
+    entry = Entry.build(contract.EFFECT_LOG, case(LOG), divs,
+                        Origin(seed=None, device="cpu", backend=backends.DROP_LOG))
+    entry.spots = None
+    save(entry, tmp_path)
+    assert load(tmp_path / f"{entry.id}.json").spots is None
+    assert reclass_entry(tmp_path / f"{entry.id}.json").outcome == UNCHANGED
+    from fuzzer.judge.spots import SITE, Spot
+    assert load(tmp_path / f"{entry.id}.json").spots == {Spot(SITE, "1")}

@@ -5,7 +5,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from helpers import case, prog
+from helpers import case, key, klass, prog
 
 from fuzzer.campaign import entries
 from fuzzer.campaign.config import Config
@@ -43,17 +43,23 @@ class FakeProbe:
     asked: list = []
     #: what a compile showed besides the bug (the kinds of another bug), as asked
     shows: dict = {}
+    #: backend -> the bindings a compile of the finding's own case there recompiled at
+    recompiles: dict = {}
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         self.case, self.kind = case, kind
         self.calls, self.seconds, self.seen, self.exhausted = 0, 0.0, (), False
+        self.recompiled = {}
 
     def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
         self.calls += 1
         variant = None if case is None else (ALIASED if case.program.mode.windows else APART)
-        asked = (backend, variant or _switch_of(config), dynamic)
+        patched = getattr(within, "__name__", None)  # a patch of torch's (``edges.kept``)
+        asked = (backend, variant or _switch_of(config) or patched, dynamic)
         FakeProbe.asked.append(asked)
         self.seen = FakeProbe.shows.get(asked, ())
+        if case is None and config is None:
+            self.recompiled[(backend, dynamic)] = FakeProbe.recompiles.get(backend, ())
         return FakeProbe.table.get(asked, STAYS)
 
 
@@ -70,7 +76,7 @@ def _answers(**by_switch):
 @pytest.fixture
 def fake(monkeypatch):
     monkeypatch.setattr(recognition, "Probe", FakeProbe)
-    FakeProbe.table, FakeProbe.asked, FakeProbe.shows = {}, [], {}
+    FakeProbe.table, FakeProbe.asked, FakeProbe.shows, FakeProbe.recompiles = {}, [], {}, {}
     return FakeProbe
 
 
@@ -94,14 +100,13 @@ def _key(finding, **by_switch):
 def _recognise(finding, keys):
     config = Config(seed=0, device="cpu", corpus_dir="unused")
     entry = entries.found_entry(finding, 0, config)
-    return recognition.recognise(finding.case, finding.kind, entry.bug_class, "cpu", keys,
-                                 lambda c: key_of(dataclasses.replace(entry, culprit=c)))
+    return recognition.recognise(entry, keys, lambda c: key_of(dataclasses.replace(entry, culprit=c)))
 
 
 def test_a_repeat_is_recognised_with_only_the_probes_its_key_reads(fake):
     finding = _finding()
     known = _key(finding, **{PEAK: GONE, REINPLACE: GONE})
-    assert known.endswith(f"inductor:{PEAK} (also gone with {REINPLACE} off)")
+    assert known.text.endswith(f"inductor:{PEAK} (also gone with {REINPLACE} off)")
     fake.table = _answers(**{PEAK: GONE, REINPLACE: GONE})
     culprit = _recognise(finding, [known])
     assert culprit is not None and culprit.key_only
@@ -145,23 +150,24 @@ def test_a_finding_whose_facts_differ_in_one_is_not_recognised(fake, blamed, ans
 
 def test_only_a_stage_without_subsystems_or_one_switch_of_inductor_is_checked():
     wrong = "corrupted-value|values @ "
-    keys = [wrong + "inductor:buffer_reuse", wrong + "inductor:remove_noop_ops[aten.clone]",
-            wrong + "inductor:remove_noop_ops+reinplace_inplaceable_ops", wrong + "inductor",
-            wrong + "aot_eager {does head}", wrong + "aot_eager_decomp_partition",
-            wrong + "inductor:decompose_auto_functionalized [dynamic shapes only]", "effect-log|reordered @ eager"]
-    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "inductor", keys) == [
-        keys[0], keys[4], keys[6]]
-    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "inductor", keys,
+    keys = [key(wrong + blame) for blame in (
+        "inductor:buffer_reuse", "inductor:remove_noop_ops[aten.clone]",
+        "inductor:remove_noop_ops+reinplace_inplaceable_ops", "inductor", "aot_eager {does head}",
+        "aot_eager_decomp_partition", "inductor:decompose_auto_functionalized [dynamic shapes only]")]
+    keys.append(key("effect-log|reordered @ eager"))
+    values = klass("wrong-output|values")
+    assert recognition.checkable(contract.WRONG_OUTPUT, values, "inductor", keys) == [keys[0], keys[4], keys[6]]
+    assert recognition.checkable(contract.WRONG_OUTPUT, values, "inductor", keys,
                                  [recognition.Shape.STAGE]) == [keys[4]]
     # found on aot_eager (a bug a known one masks): Inductor is none of its stages
-    assert recognition.checkable(contract.WRONG_OUTPUT, "wrong-output|values", "aot_eager", keys) == [keys[4]]
+    assert recognition.checkable(contract.WRONG_OUTPUT, values, "aot_eager", keys) == [keys[4]]
     error = "compile-error|raised KeyError in torch._inductor:Scheduler.compute_ancestors"
-    errors = [f"{error} @ inductor:{REINPLACE}", f"{error} @ inductor:lowerings", f"{error} @ inductor",
-              f"{error} @ aot_eager", f"{error} @ aot_eager_decomp_partition:decomposition"]
-    assert recognition.checkable(contract.COMPILE_ERROR, error, "inductor", errors,
-                                 [recognition.Shape.STAGE]) == [f"{error} @ aot_eager"]
+    errors = [key(f"{error} @ {blame}") for blame in (f"inductor:{REINPLACE}", "inductor:lowerings", "inductor",
+                                                      "aot_eager", "aot_eager_decomp_partition:decomposition")]
+    assert recognition.checkable(contract.COMPILE_ERROR, klass(error), "inductor", errors,
+                                 [recognition.Shape.STAGE]) == [key(f"{error} @ aot_eager")]
     # an error on Inductor: the bisector's answer and the switches are checked
-    assert [recognition.shape_of(k, contract.COMPILE_ERROR, error, "inductor") for k in errors] == [
+    assert [recognition.shape_of(k, contract.COMPILE_ERROR, klass(error), "inductor") for k in errors] == [
         recognition.Shape.ERROR] * 3 + [recognition.Shape.STAGE, None]
 
 
@@ -175,7 +181,7 @@ def _error_finding(bug_class=AOT_ERROR):
                               (bug_class.partition("|")[2],))
     finding = Finding(contract.COMPILE_ERROR, big, [div], "cpu", "inductor")
     config = Config(seed=0, device="cpu", corpus_dir="unused")
-    assert entries.found_entry(finding, 0, config).bug_class == bug_class
+    assert entries.found_entry(finding, 0, config).bug_class.text == bug_class
     return finding
 
 
@@ -193,7 +199,7 @@ def test_an_error_before_inductor_is_recognised_as_found_without_a_compile_of_in
     shrunk and nothing triaged."""
     finding = _error_finding()
     known = _error_key(finding, "aot_eager")
-    assert known == f"{AOT_ERROR} @ aot_eager"
+    assert known.text == f"{AOT_ERROR} @ aot_eager"
     fake.table = {("eager", None, True): GONE}
     judged, triaged = [], []
     monkeypatch.setattr(entries, "triaged", lambda entry, *a, **k: triaged.append(entry) or entry)
@@ -280,7 +286,7 @@ def test_a_recognised_repeat_is_counted_without_its_key_only_triage(fake, monkey
     fake.table = _answers(**{"buffer_reuse": GONE})
     assert entries.counted_only(finding, 0, config, {known: 2}) is None and triaged == []
     # a key recognition cannot check: the key-only triage as before
-    assert entries.counted_only(finding, 0, config, {known: 2, known.split(":")[0]: 2}) is None
+    assert entries.counted_only(finding, 0, config, {known: 2, key(known.text.split(":")[0]): 2}) is None
     assert len(triaged) == 1
 
 
@@ -291,10 +297,10 @@ def test_a_key_no_answer_could_make_is_passed_over_without_a_compile(fake):
     big = case(prog({"x0": ("s0",)}, body, outputs=["v3"]))
     div = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values differ", ("values",))
     finding = Finding(contract.WRONG_OUTPUT, big, [div], "cpu", "inductor")
-    key = "corrupted-value|values @ aot_eager {does head, mul_; strided}"
-    assert recognition.checkable(finding.kind, "wrong-output|values", "inductor", [key])
+    held = key("corrupted-value|values @ aot_eager {does head, mul_; strided}")
+    assert recognition.checkable(finding.kind, klass("wrong-output|values"), "inductor", [held])
     fake.table = {("eager", None, True): GONE}
-    assert _recognise(finding, [key]) is None and fake.asked == []
+    assert _recognise(finding, [held]) is None and fake.asked == []
     config = Config(seed=0, device="cpu", corpus_dir="unused")
     own = key_of(dataclasses.replace(entries.found_entry(finding, 0, config),
                                      culprit=Culprit("aot_eager", kind=finding.kind, dynamic_only=False)))
@@ -309,11 +315,11 @@ def test_a_switch_key_whose_buffers_are_not_the_findings_is_passed_over_without_
     plain = case(prog({"x0": ("s0",)}, body, outputs=["v3"]))
     div = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "values differ", ("values",))
     finding = Finding(contract.WRONG_OUTPUT, plain, [div], "cpu", "inductor")
-    region = f"corrupted-value|values @ inductor:{PEAK} {{buffers grad, in a region}}"
-    assert recognition.checkable(finding.kind, "wrong-output|values", "inductor", [region])
+    region = key(f"corrupted-value|values @ inductor:{PEAK} {{buffers grad, in a region}}")
+    assert recognition.checkable(finding.kind, klass("wrong-output|values"), "inductor", [region])
     fake.table = _answers(**{PEAK: GONE})
     assert _recognise(finding, [region]) is None and fake.asked == []
-    assert _recognise(finding, [f"corrupted-value|values @ inductor:{PEAK} {{buffers none}}"]) is not None
+    assert _recognise(finding, [key(f"corrupted-value|values @ inductor:{PEAK} {{buffers none}}")]) is not None
     assert fake.asked
 
 
@@ -404,7 +410,7 @@ def test_an_error_on_inductor_is_recognised_by_the_bisectors_answer(fake, bisect
     finding = _error_finding(INDUCTOR_ERROR)
     pass_key = _inductor_error_key(finding, "post_grad_passes", "decompose_auto_functionalized")
     lowering_key = _inductor_error_key(finding, "lowerings")
-    assert pass_key.endswith("@ inductor:decompose_auto_functionalized")
+    assert pass_key.text.endswith("@ inductor:decompose_auto_functionalized")
     fake.table = _inductor_table()
     answer[0] = Bisection("post_grad_passes", "decompose_auto_functionalized")
     assert _recognise(finding, [lowering_key, pass_key]).pass_name == "decompose_auto_functionalized"
@@ -422,7 +428,7 @@ def test_an_error_the_bisector_names_nothing_for_is_recognised_without_a_switch(
     answer, asked = bisector
     finding = _error_finding(INDUCTOR_ERROR)
     bare = _inductor_error_key(finding)
-    assert bare.endswith("@ inductor")
+    assert bare.text.endswith("@ inductor")
     assert _inductor_error_key(finding, fusion=GONE) == bare
     fake.table = _inductor_table(fusion=GONE)
     assert _recognise(finding, [bare]) is not None
@@ -478,3 +484,85 @@ def test_a_recognised_repeat_keeps_the_other_bug_an_earlier_stage_showed(fake, b
     assert counted is not None and key_of(counted) == known
     assert counted.culprit.otherwise == {"aot_eager": (contract.WRONG_OUTPUT,)}
     assert masked.masked_stage(counted) == "aot_eager"
+
+
+class _RuleProbe(FakeProbe):
+    """Answers by a rule of the program compiled (the finding's, or a cut of it): the bug
+    shows on ``aot_eager`` (and on it with static shapes) where ``needs`` holds, never on ``eager``."""
+
+    needs = staticmethod(lambda c: True)
+
+    def outcome(self, backend, config=None, dynamic=True, within=None, case=None):
+        self.calls += 1
+        FakeProbe.asked.append((backend, case is not None, dynamic))
+        return STAYS if backend != "eager" and _RuleProbe.needs(case or self.case) else GONE
+
+
+def _tagged_finding():
+    """``v0 = p_sin(x0); m_scale(x0); x0.mul_(0.5); return (v0,)``: a wrong value at
+    ``aot_eager`` (a stand-in's), whatever ``p_sin`` does; no cause of
+    ``fuzzer.triage.causes`` applies to it."""
+    p = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("m_scale", ["x0"], None, {"site": 1}),
+                               ("mul_", ["x0"], None, {"c": 0.5})], outputs=["v0"])
+    div = contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values", ("values",))
+    return Finding(contract.WRONG_MUTATION, case(p), [div], "cpu", "aot_eager")
+
+
+def _stage_key(finding, forms):
+    """The key of a wrong value at ``aot_eager`` whose 1-minimal program has ``forms``."""
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    entry = entries.found_entry(finding, 0, config)
+    body = tuple(s for s in entry.case.program.body if s.form in forms)
+    minimal = dataclasses.replace(entry.case, program=dataclasses.replace(entry.case.program, body=body))
+    return key_of(dataclasses.replace(entry, case=minimal, culprit=Culprit("aot_eager", kind=finding.kind,
+                                                                             dynamic_only=False)))
+
+
+def _recognise_cut(finding, keys):
+    from fuzzer.reduce.cuts import cuts
+
+    config = Config(seed=0, device="cpu", corpus_dir="unused")
+    entry = entries.found_entry(finding, 0, config)
+    return recognition.recognise(entry, keys,
+                                 lambda c, case=entry.case: key_of(dataclasses.replace(entry, culprit=c, case=case)),
+                                 backend="aot_eager", cuts=cuts)
+
+
+def test_a_key_of_forms_is_not_read_off_a_program_that_does_more_than_its_bug_needs(monkeypatch):
+    """The issue's shape: a held ``{does m_scale, mul_, p_sin}`` is not this finding's bug when
+    the program without ``p_sin`` still shows it (its own key is ``{does m_scale, mul_}``)."""
+    monkeypatch.setattr(recognition, "Probe", _RuleProbe)
+    FakeProbe.asked = []
+    finding = _tagged_finding()
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_"} <= {s.form for s in c.program.body})
+    held = _stage_key(finding, {"p_sin", "m_scale", "mul_"})
+    assert held.text.endswith("{does m_scale, mul_, p_sin}")
+    assert _recognise_cut(finding, [held]) is None
+    assert any(cut for _, cut, _ in FakeProbe.asked)  # a cut was compiled
+    # the bug held with p_sin's part in it is this one where the cut without p_sin loses it
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    assert _recognise_cut(finding, [held]) is not None
+
+
+def test_a_key_only_triage_of_a_repeat_reads_its_forms_only_off_a_program_nothing_can_be_cut_from(monkeypatch,
+                                                                                                   tmp_path):
+    """Where recognition cannot check every held key (here a pair's), a repeat is triaged
+    for its key alone; a key that reads its program is then taken for a held one only
+    where no cut of the program still shows the bug, as recognition asks."""
+    finding = _tagged_finding()
+    held_key = _stage_key(finding, {"p_sin", "m_scale", "mul_"})
+    pair = key("corrupted-value|values @ inductor:remove_noop_ops+reinplace_inplaceable_ops")
+
+    def stub(entry, config, seconds_left=None, errors=None, key_only=False):
+        entry.culprit = Culprit("aot_eager", kind=entry.kind, dynamic_only=False, key_only=key_only)
+        return entry
+
+    monkeypatch.setattr(entries, "triaged", stub)
+    monkeypatch.setattr(recognition, "Probe", _RuleProbe)
+    monkeypatch.setattr(entries, "Probe", _RuleProbe)
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path), shrink=False)
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_"} <= {s.form for s in c.program.body})
+    assert entries.counted_only(finding, 0, config, {held_key: 3, pair: 3}) is None
+    _RuleProbe.needs = staticmethod(lambda c: {"m_scale", "mul_", "p_sin"} <= {s.form for s in c.program.body})
+    counted = entries.counted_only(finding, 0, config, {held_key: 3, pair: 3})
+    assert counted is not None and key_of(counted) == held_key

@@ -20,6 +20,7 @@ from fuzzer.corpus import store
 from fuzzer.corpus.store import Entry, entries_in, load
 from fuzzer.judge import kinds
 from fuzzer.replay.rerun import FIXED, REPRODUCES, replay_entry
+from fuzzer.reduce.signature import Signature
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 ENTRIES = entries_in([CORPUS])[0]
@@ -93,8 +94,8 @@ def test_repro_script_exit_codes(tmp_path):
     if not real:
         pytest.skip("no entry from this torch to reproduce")
     smallest = min(real, key=lambda e: e.statements)
-    clean = Entry(id="clean", kind="effect-log", signature="effect-log|missing :: clean", seed=None, device="cpu",
-                  backend="inductor", torch_version=torch.__version__, detail=["none"],
+    clean = Entry(id="clean", kind="effect-log", signature=Signature.parse("effect-log|missing :: clean"), seed=None,
+                  device="cpu", backend="inductor", torch_version=torch.__version__, detail=["none"],
                   case=case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0}),
                                                    ("p_sin", ["x0"], "v0", {"site": 1})],
                                  outputs=["v0"])))

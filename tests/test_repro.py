@@ -26,6 +26,7 @@ from fuzzer.judge.trial import judge_fresh
 from fuzzer.program.ir import Mode
 from fuzzer.render import repro
 from fuzzer.replay.rerun import ERROR, FIXED, REPRODUCES, replay_entry
+from fuzzer.reduce.signature import Signature
 
 TESTS = Path(__file__).resolve().parent
 EXIT = {REPRODUCES: 1, FIXED: 0, ERROR: 125}
@@ -83,8 +84,8 @@ TABLE = [
 @pytest.mark.parametrize("name, c, backend, kind, wanted, expected", TABLE, ids=[t[0] for t in TABLE])
 def test_package_and_script_agree(tmp_path, name, c, backend, kind, wanted, expected):
     wanted = wanted or _class_on(c, backend, kind)
-    entry = Entry(id=f"case-{abs(hash(name)) % 10**6}", kind=kind, signature=f"{wanted} :: {name}", seed=None,
-                  device="cpu", backend=backend, torch_version=torch.__version__, case=c,
+    entry = Entry(id=f"case-{abs(hash(name)) % 10**6}", kind=kind, signature=Signature.parse(f"{wanted} :: {name}"),
+                  seed=None, device="cpu", backend=backend, torch_version=torch.__version__, case=c,
                   detail=[f"[{kind}] {name}"])
     path, _ = save(entry, tmp_path)
     package = replay_entry(path)
@@ -99,13 +100,36 @@ def test_package_and_script_agree(tmp_path, name, c, backend, kind, wanted, expe
 
 
 def test_the_script_carries_the_contract_not_a_copy(tmp_path):
-    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature="effect-log|missing :: x", seed=None,
+    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: x"), seed=None,
                   device="cpu", backend="inductor", torch_version=torch.__version__, case=case(LOG),
                   detail=["x"])
     script = repro.render(entry)
     for module in repro.CARRIED:
         assert repro.carried_source(module) in script
     assert "from fuzzer" not in script and "import fuzzer" not in script
+
+
+#: a program that marks dims unbacked and whose op's backward logs: what it asks of the
+#: compiler beyond its marks' kinds (the dims marked unbacked, the events of a backward)
+ASKING = dataclasses.replace(
+    prog({"x0": ("s0", "s1"), "x1": ("s0",)}, [("p_gradlog", ["x1"], "v0", {"site": 0}),
+                                               ("p_sin", ["x0"], "v1", {"site": 1})], outputs=["v0", "v1"]),
+    mode=Mode(marks=(("x0", 1, "unbacked"), ("x1", 0, "dynamic"), ("x1", 0, "unbacked")), grad=True))
+
+
+@pytest.mark.parametrize("target", ["compile", "export", "compiled-autograd"])
+def test_the_script_asks_what_the_package_asks(target):
+    """The script's contract reads the program's asks from its spec: the same as the
+    package's (``trial.asks_of``), field for field."""
+    from fuzzer.judge.trial import asks_of
+    from fuzzer.render.driver import spec_asks
+
+    entry = Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|extra :: x"), seed=None,
+                  device="cpu", backend="inductor", torch_version=torch.__version__, case=case(ASKING), detail=["x"],
+                  target=target)
+    asked = spec_asks(repro.spec(entry))
+    assert asked.unbacked == {(0, 1), (1, 0)} and asked.backward_logs == {("e_log", 0)}
+    assert asked == asks_of(ASKING, target)
 
 
 @pytest.mark.parametrize("carried", ["repro", "cache-pair"])
@@ -138,8 +162,8 @@ def test_not_wholly_compiled_is_never_fixed(tmp_path, pytester):
     from fuzzer import faults
     from fuzzer.testing import CannotJudge, assert_contract
 
-    entry = Entry(id="not-compiled", kind=contract.EFFECT_LOG, signature="effect-log|missing :: x", seed=None,
-                  device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+    entry = Entry(id="not-compiled", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: x"),
+                  seed=None, device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
                   detail=["[effect-log] x"])
     path, _ = save(entry, tmp_path)
     assert replay_entry(path).outcome == FIXED   # wholly compiled, the bug absent: fixed
@@ -211,8 +235,8 @@ def test_a_crash_script_judges_how_its_child_ended(tmp_path, monkeypatch, how, e
 
 
 def _saved(tmp_path, kind, wanted):
-    entry = Entry(id=f"{kind}-replayed", kind=kind, signature=f"{wanted} :: x", seed=None, device="cpu",
-                  backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
+    entry = Entry(id=f"{kind}-replayed", kind=kind, signature=Signature.parse(f"{wanted} :: x"), seed=None,
+                  device="cpu", backend=backends.FAITHFUL, torch_version=torch.__version__, case=case(LOG),
                   detail=[f"[{kind}] binding 0, process: process died: SIGSEGV"])
     return save(entry, tmp_path)[0]
 
@@ -228,7 +252,7 @@ def _saved(tmp_path, kind, wanted):
 def test_a_crash_replay_is_fixed_only_where_its_child_ran_clean(tmp_path, monkeypatch, death, outcome, judged):
     from fuzzer.replay import rerun
 
-    monkeypatch.setattr(rerun, "probe", lambda *args: death)
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: death)
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: SIGSEGV"))
     assert (result.outcome, result.judged) == (outcome, judged), result.detail
 
@@ -267,33 +291,40 @@ def test_a_second_compile_that_cannot_judge_is_no_flaky_fix(tmp_path, monkeypatc
 
 #: a child that wrote glibc's words on a corrupted heap before it died
 _HEAP_CHILD = _CHILD.replace('how = sys.argv[1]\n', 'how = sys.argv[1]\nif "words" in sys.argv:\n'
-                             '    sys.stderr.write("free(): invalid size\\n"); sys.stderr.flush()\n')
+                             '    sys.stderr.write("invalid fastbin entry (free)\\n"); sys.stderr.flush()\n')
 
 
 @pytest.mark.parametrize("how, words, death, expected", [
     ("SIGABRT", True, "heap corruption", 1),
     ("SIGSEGV", True, "heap corruption", 1),    # the same corruption, the other signal
-    ("SIGSEGV", False, "heap corruption", 125),  # a plain segfault: another death
+    ("SIGSEGV", False, "heap corruption", 1),   # a corruption met by a plain fault: dies so
+    ("SIGABRT", False, "heap corruption", 1),   # ... or by a plain abort
     ("SIGSEGV", False, "SIGSEGV", 1),
-    ("SIGABRT", True, "SIGABRT", 125),           # a heap corruption, where a plain abort was recorded
+    ("SIGABRT", True, "SIGABRT", 1),            # a heap corruption, where a plain abort was recorded
+    ("SIGABRT", False, "SIGSEGV", 125),         # two plain signals: nothing says either was the heap
+    ("SIGBUS", False, "heap corruption", 125),  # not a death a corrupted heap is met by
 ])
 def test_a_crash_script_classes_a_corrupted_heap_by_its_words(tmp_path, monkeypatch, capsys, how, words, death,
                                                               expected):
+    """glibc's words make a SIGABRT or SIGSEGV a heap corruption, and a heap corruption
+    reproduces by any death a corrupted heap is met by (``death.dies_so``)."""
     from fuzzer.render import driver
 
     child = tmp_path / "child.py"
     child.write_text(_HEAP_CHILD)
     monkeypatch.setattr(sys, "argv", [str(child)])
     assert driver.run_isolated({**CRASH_SPEC, "death": death}, [how, *(["words"] if words else [])]) == expected
-    assert ("free(): invalid size" in capsys.readouterr().err) == words  # passed on to the script's stderr
+    assert ("invalid fastbin entry" in capsys.readouterr().err) == words  # passed on to the script's stderr
 
 
 @pytest.mark.parametrize("deaths, outcome, probes", [
-    (["process died: SIGSEGV", "process died: heap corruption"], REPRODUCES, 2),  # the heap spoke the second time
-    (["process died: SIGSEGV"] * 3, ERROR, 3),
+    (["process died: SIGBUS", "process died: heap corruption"], REPRODUCES, 2),  # its own death the second time
+    (["process died: SIGBUS"] * 3, ERROR, 3),
+    (["process died: SIGSEGV"], REPRODUCES, 1),  # a corrupted heap met by a plain fault
     ([None, None, "process died: heap corruption"], REPRODUCES, 3),
     ([None] * 3, FIXED, 3),
-], ids=["another death, then its own", "another death each time", "clean, then its death", "clean each time"])
+], ids=["another death, then its own", "another death each time", "a fault where the heap spoke",
+        "clean, then its death", "clean each time"])
 def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, deaths, outcome, probes):
     """A corrupted heap dies when, and how, the allocator notices: a crash entry is
     replayed in up to ``VERSIONS.flaky_tries`` processes, and one death of its own is enough."""
@@ -302,9 +333,10 @@ def test_a_crash_replay_gets_more_than_one_fresh_process(tmp_path, monkeypatch, 
     seen = iter([Death(contract.CRASH, d) if d else Death(None, "ran to completion (ok)", status=contract.OK)
                  for d in deaths])
     calls = []
-    monkeypatch.setattr(rerun, "probe", lambda *args: calls.append(1) or next(seen))
+    monkeypatch.setattr(rerun, "probe", lambda *args, **kwargs: calls.append(kwargs) or next(seen))
     result = replay_entry(_saved(tmp_path, contract.CRASH, "crash|process died: heap corruption"))
     assert (result.outcome, len(calls)) == (outcome, probes), result.detail
+    assert all(kwargs.get("checked") for kwargs in calls)  # each process's heap checked
 
 
 @pytest.mark.parametrize("seen, eager_done, judged, reading", [
@@ -335,6 +367,23 @@ def test_a_crash_script_and_a_replay_read_a_death_by_one_ladder(tmp_path, monkey
     child.write_text(_CHILD)
     monkeypatch.setattr(sys, "argv", [str(child)])
     assert driver.run_isolated(CRASH_SPEC, ["SIGSEGV"]) == exit_code
-    entry = SimpleNamespace(kind=contract.CRASH, bug_class="crash: SIGSEGV")
+    entry = SimpleNamespace(kind=contract.CRASH, bug_class=contract.BugClass.parse("crash: SIGSEGV"))
     said = rerun._death_read(entry, Death(contract.CRASH, "process died: SIGSEGV"))
     assert (said.outcome, said.judged) == (outcome, reading not in (Reading.NOT_JUDGED, Reading.UNTESTED))
+
+
+def test_the_spec_holds_the_keys_its_record_names():
+    """``repro.spec`` writes every key ``ReproSpec`` requires and none it does not name,
+    over the committed corpus and an entry that asks for more (marks, a backward's logs,
+    another target)."""
+    from fuzzer.corpus.store import load_all
+    from fuzzer.render.spec import ReproSpec
+
+    entries, _ = load_all([str(Path(__file__).resolve().parent.parent / "corpus")])
+    entries.append(Entry(id="x", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|extra :: x"),
+                         seed=None, device="cpu", backend="inductor", torch_version=torch.__version__,
+                         case=case(ASKING), detail=["x"], target="export", threads=2, hash_seed="7"))
+    named = set(ReproSpec.__annotations__)
+    for entry in entries:
+        written = set(repro.spec(entry))
+        assert ReproSpec.__required_keys__ <= written and written <= named, (entry.id, written ^ named)

@@ -15,6 +15,7 @@ from helpers import case, prog, run_pass, stays_while
 
 from fuzzer.program import codegen, custom_ops, features, forms, liveness, sources
 from fuzzer.program.families import calls, schemas
+from fuzzer.program.form_record import Form
 from fuzzer.program.ir import InvalidProgram, check
 from fuzzer.reduce.order import complexity
 from fuzzer.reduce.passes.rewrite import statement_edits
@@ -26,7 +27,7 @@ FAMILY_FORMS = [f for f in forms.FORMS.values() if f.custom in FAMILY_OPS]
 ATTRS = {"s_scale": {"c": 2.0}, "s_pair": {"take": 1}, "c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0, "take": 0}}
 
 
-def _single(form: forms.Form):
+def _single(form: Form):
     """A program of one call of ``form`` on inputs x0.. of one shape, its result returned."""
     inputs = {f"x{k}": ("s0", "s1") for k in range(form.arity)}
     out = "v0" if form.returns else None

@@ -8,7 +8,7 @@ planted fault and checks that the result is 1-minimal.
 import dataclasses
 
 import pytest
-from helpers import case, is_one_minimal, prog
+from helpers import case, finding_of, is_one_minimal, prog
 
 from fuzzer import faults
 from fuzzer.judge import contract
@@ -65,7 +65,7 @@ def test_reaches_the_known_minimum():
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     start = scale_then_tap(big)
     assert start.divergences
-    result = shrink(big, contract.EFFECT_LOG, start.divergences, judge=scale_then_tap)
+    result = shrink(finding_of(big, contract.EFFECT_LOG, start.divergences), judge=scale_then_tap)
     p = result.case.program
     assert [s.form for s in p.body] == ["m_scale", "e_tap"]
     assert len(p.inputs) == 1 and len(p.inputs[0].dims) == 1
@@ -73,7 +73,7 @@ def test_reaches_the_known_minimum():
     assert len(result.case.bindings) == 1
     assert result.statements == 2 and result.original_statements == len(big.program.body)
     assert result.confirmed
-    assert result.signature == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
+    assert result.signature.text == "effect-log|reordered :: x0[s0]; m_scale(x0); v0 = e_tap(x0); return ()"
     minimal, keeps = is_one_minimal(result.case, contract.EFFECT_LOG, result.divergences, scale_then_tap)
     assert minimal, keeps
 
@@ -91,9 +91,9 @@ def test_a_step_that_changes_the_bug_is_refused():
     p = prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": i}) for i in range(4)]
              + [("p_sin", ["x0"], "v0", {"site": 4})], outputs=["v0"])
     c = case(p)
-    result = shrink(c, contract.EFFECT_LOG, judge(c).divergences, judge=judge)
+    result = shrink(finding_of(c, contract.EFFECT_LOG, judge(c).divergences), judge=judge)
     assert [s.form for s in result.case.program.body] == ["e_log", "e_log"]
-    assert contract.bug_class(contract.EFFECT_LOG, result.divergences) == "effect-log|missing"
+    assert contract.bug_class(contract.EFFECT_LOG, result.divergences).text == "effect-log|missing"
 
 
 def test_the_budget_stops_cleanly_with_the_best_so_far():
@@ -101,7 +101,7 @@ def test_the_budget_stops_cleanly_with_the_best_so_far():
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     calls = []
     judge = count_judge(calls)(scale_then_tap)
-    result = shrink(big, contract.EFFECT_LOG, scale_then_tap(big).divergences, judge=judge,
+    result = shrink(finding_of(big, contract.EFFECT_LOG, scale_then_tap(big).divergences), judge=judge,
                     budget=OracleBudget(oracle_calls=3, seconds=60))
     assert result.exhausted
     assert result.oracle_calls == len(calls)
@@ -164,7 +164,7 @@ def test_real_finding_under_a_fault_shrinks_to_a_one_minimal_repro():
     with faults.planted("effect-dce"):
         v = judge_fresh(c, "cpu")
         assert v.of_kind(contract.EFFECT_LOG)
-        result = shrink(c, contract.EFFECT_LOG, v.of_kind(contract.EFFECT_LOG), "cpu")
+        result = shrink(finding_of(c, contract.EFFECT_LOG, v.of_kind(contract.EFFECT_LOG)))
         assert result.confirmed
         assert result.statements <= 3
         minimal, keeps = is_one_minimal(result.case, contract.EFFECT_LOG, result.divergences,
@@ -190,7 +190,7 @@ def test_the_mode_is_simplified_to_what_the_bug_needs():
     mode = Mode(dynamic="auto", marks=(("x0", 0, "unbacked"), ("x1", 0, "dynamic")), grad=False,
                 dtype="bfloat16", strided=("x0", "x1"))
     c = case(dataclasses.replace(p, mode=mode))
-    result = shrink(c, contract.EFFECT_LOG, needs_mark(c).divergences, judge=needs_mark)
+    result = shrink(finding_of(c, contract.EFFECT_LOG, needs_mark(c).divergences), judge=needs_mark)
     assert result.case.program.mode == Mode(marks=(("x0", 0, "unbacked"),))
     assert [i.name for i in result.case.program.inputs] == ["x0"]
 
@@ -237,7 +237,7 @@ def test_dcefuzzs_own_error_on_a_candidate_is_refused_and_named_for_the_shrink()
             raise RuntimeError("our own judge failed")
         return contract.Verdict(contract.OK, [found])
 
-    result = shrink(c, contract.EFFECT_LOG, [found], "cpu", judge=judge, confirm=False)
+    result = shrink(finding_of(c, contract.EFFECT_LOG, [found]), judge=judge, confirm=False)
     assert len(result.case.program.body) == len(c.program.body) and result.errors
     assert {e.stage for e in result.errors} == {internal.SHRINK}
 
@@ -251,14 +251,16 @@ def test_a_hint_that_shows_the_bug_is_taken_first_and_the_result_is_the_same_min
     big = big_case_with(Stmt("m_scale", (), None, {}), Stmt("e_tap", (), "vz", {}))
     divs = scale_then_tap(big).divergences
     plain, hinted, wrong = [], [], []
-    without = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(plain)(scale_then_tap))
+    without = shrink(finding_of(big, contract.EFFECT_LOG, divs), judge=count_judge(plain)(scale_then_tap))
     hint = keeping_forms(big, ("m_scale", "e_tap"))
     assert {"m_scale", "e_tap"} <= {s.form for s in hint.program.body} and complexity(hint) < complexity(big)
-    with_hint = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(hinted)(scale_then_tap), hints=(hint,))
+    with_hint = shrink(finding_of(big, contract.EFFECT_LOG, divs), judge=count_judge(hinted)(scale_then_tap),
+                       hints=(hint,))
     assert hinted[0] == hint and with_hint.signature == without.signature
     assert len(hinted) < len(plain)
     no_bug = keeping_forms(big, ("e_tap",))
-    missed = shrink(big, contract.EFFECT_LOG, divs, judge=count_judge(wrong)(scale_then_tap), hints=(no_bug,))
+    missed = shrink(finding_of(big, contract.EFFECT_LOG, divs), judge=count_judge(wrong)(scale_then_tap),
+                    hints=(no_bug,))
     assert wrong[0] == no_bug and missed.signature == without.signature and len(wrong) == len(plain) + 1
 
 
@@ -269,3 +271,13 @@ def test_keeping_forms_keeps_what_the_kept_statements_read():
     from fuzzer.reduce.edits import keeping_forms
     kept = keeping_forms(case(p), ("e_log",)).program
     assert [s.form for s in kept.body] == ["p_sin", "p_cos", "e_log"] and kept.outputs == ("v2",)
+
+
+def test_the_shrink_record_is_what_an_entry_keeps():
+    """``ShrinkResult.record`` writes the keys ``ShrinkRecord`` (``Entry.shrink``) names."""
+    from fuzzer.reduce.shrinker import ShrinkRecord, ShrinkResult
+
+    result = ShrinkResult(case=None, signature=None, divergences=[], original_statements=5, statements=2,
+                          oracle_calls=9, seconds=1.234, exhausted=False, confirmed=True)
+    assert set(result.record()) == ShrinkRecord.__required_keys__
+    assert result.record()["seconds"] == 1.23

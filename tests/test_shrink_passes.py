@@ -108,7 +108,8 @@ def test_the_plain_call_computes_and_writes_what_the_tagged_call_did():
     import torch
 
     from fuzzer.program import codegen, custom_ops
-    from fuzzer.reduce.edits import operand_for_result, simpler_stmt
+    from fuzzer.program.rewire import read_as_operand
+    from fuzzer.reduce.edits import simpler_stmt
 
     custom_ops.install()
     chained = prog({"x0": ("s0",), "x1": ("s0",)}, [("t_sin_out", ["x1", "x0"], "v0", {"site": 0}),
@@ -116,7 +117,7 @@ def test_the_plain_call_computes_and_writes_what_the_tagged_call_did():
                                                     ("mul_", ["v1"], None, {"c": 0.5})], outputs=["v1", "v0"])
     # the plain ops that compute what the tagged ones do (t_sin_out's plain op computes another thing)
     for p, n, simpler in ((TAGGED, 0, "m_scale"), (chained, 1, "m_addto")):
-        plain = operand_for_result(p, n, simpler_stmt(p.body[n], simpler))
+        plain = read_as_operand(p, n, simpler_stmt(p.body[n], simpler))
         check(plain)
         runs = []
         for q in (p, plain):
@@ -180,7 +181,7 @@ def test_statement_rewrites_are_legal_or_refused_and_keep_the_shape_of_the_progr
     for edit in statement_edits(c):
         legal(edit)
         q = edit.program
-        # a tagged op's returned result may become its argument (``edits.operand_for_result``)
+        # a tagged op's returned result may become its argument (``rewire.read_as_operand``)
         assert (len(q.body), q.inputs, len(q.outputs), edit.bindings) == (len(p.body), p.inputs, len(p.outputs),
                                                                          c.bindings)
 

@@ -100,6 +100,9 @@ def test_every_bug_of_the_corpus_is_on_the_index_and_has_its_page(corpus_site):
     assert not _local_links_resolve(out / "index.html", index)
     # the public issues are linked to the tracker
     assert "https://github.com/pytorch/pytorch/issues/198068" in index.links
+    # a fix is said as one, with the release whose source holds it
+    row = (out / "index.html").read_text().split("bugs/bug-709439958f.html", 1)[1].split("</tr>", 1)[0]
+    assert "fixed by <a" in row and "pr merged in 2.14.1" in row and "related" not in row
     # the one script of a page is the one its policy admits
     csp = next(a["content"] for t, a in index.tags if t == "meta" and a.get("http-equiv") == "Content-Security-Policy")
     assert f"'sha256-{site_build._hash(site_build.INDEX_JS)}'" in csp and index.scripts == [site_build.INDEX_JS]

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from helpers import case, prog
 
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
 from fuzzer.cli import main
 from fuzzer.judge.trial import run_trial
@@ -46,8 +46,8 @@ def _take(it, n):
 def _campaign(tmp_path, shard, programs, resume=False):
     config = Config(seed=5, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL)
     folder = CampaignFolder(tmp_path / "state")
-    return run_campaign(config, Budget(programs=programs), log=lambda line: None, shard=shard,
-                        folder=folder, resume=resume), folder
+    return run_campaign(Session(config, Budget(programs=programs), log=lambda line: None, shard=shard,
+                                folder=folder, resume=resume)), folder
 
 
 def test_resume_continues_the_stream_without_repeats(tmp_path, monkeypatch):
@@ -74,8 +74,8 @@ def test_resume_refuses_another_campaign(tmp_path):
     with pytest.raises(BadState, match="shard"):
         _campaign(tmp_path, Shard(2, 2), 1, resume=True)
     with pytest.raises(BadState, match="no campaign state"):
-        run_campaign(Config(seed=5, device="cpu", corpus_dir=str(tmp_path)), Budget(programs=1),
-                     folder=CampaignFolder(tmp_path / "empty"), resume=True)
+        run_campaign(Session(Config(seed=5, device="cpu", corpus_dir=str(tmp_path)), Budget(programs=1),
+                             folder=CampaignFolder(tmp_path / "empty"), resume=True))
 
 
 def test_a_new_campaign_is_refused_where_one_has_run(tmp_path):

@@ -21,6 +21,7 @@ from fuzzer.judge.trial import CLEAN, FINDING, UNTESTED, judge_case, run_trial
 from fuzzer.program import features
 from fuzzer.program.generate import generate
 from fuzzer.program.mode import Mode
+from fuzzer.reduce.signature import Signature
 
 # a custom op writes a program input and its result is unused; a pure op's result returned
 WRITES = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
@@ -361,10 +362,10 @@ def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
         finding = _export(WRITES).findings[0]
     finally:
         undo()
-    entry = Entry(id="export-writes", kind=finding.kind, signature="wrong-mutation|values :: export",
+    entry = Entry(id="export-writes", kind=finding.kind, signature=Signature.parse("wrong-mutation|values :: export"),
                   seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=WRITES,
                   detail=[d.line() for d in finding.divergences], target=targets.EXPORT)
-    entry.signature = f"{contract.bug_class(finding.kind, finding.divergences)} :: export"
+    entry.signature = Signature(contract.bug_class(finding.kind, finding.divergences), "export")
     path, _ = save(entry, tmp_path)
     script = path.with_suffix(".py")
     assert "torch.export.export(" in script.read_text()
@@ -385,8 +386,9 @@ def test_a_script_refuses_what_its_target_declines(monkeypatch):
     from fuzzer.render import driver, repro
 
     def entry(target):
-        return Entry(id="e", kind=contract.RUNTIME_ERROR, signature="runtime-error|x :: t", seed=None, device="cpu",
-                     backend="inductor", torch_version=torch.__version__, case=EFFECTS, detail=[], target=target)
+        return Entry(id="e", kind=contract.RUNTIME_ERROR, signature=Signature.parse("runtime-error|x :: t"),
+                     seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=EFFECTS,
+                     detail=[], target=target)
     for name in targets.names():
         assert frozenset(map(tuple, repro.spec(entry(name)).get("declines", ()))) == targets.get(name).declines, name
 
@@ -403,13 +405,14 @@ def test_a_script_refuses_what_its_target_declines(monkeypatch):
 
 
 def test_an_entry_records_its_target_and_reads_back_without_one():
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
 
     divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
-    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor")
-    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor",
-                           target=targets.EXPORT)
-    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class == "wrong-mutation|values"
+    compiled = Entry.build(contract.WRONG_MUTATION, WRITES, divs, Origin(seed=None, device="cpu", backend="inductor"))
+    exported = Entry.build(contract.WRONG_MUTATION, WRITES, divs,
+                           Origin(seed=None, device="cpu", backend="inductor", target=targets.EXPORT))
+    assert exported.id != compiled.id and exported.bug_class == compiled.bug_class
+    assert compiled.bug_class.text == "wrong-mutation|values"
     assert "target" not in compiled.to_json() and exported.to_json()["target"] == targets.EXPORT
     assert Entry.from_json(exported.to_json()).target == targets.EXPORT
     assert Entry.from_json(compiled.to_json()).target == targets.COMPILE
@@ -418,10 +421,21 @@ def test_an_entry_records_its_target_and_reads_back_without_one():
 def test_a_campaign_state_records_its_target_and_reads_back_without_one():
     from fuzzer.campaign.state import CampaignState, Shard
 
-    state = CampaignState(seed=1, shard=Shard.parse("1/1"), target=targets.EXPORT)
-    assert CampaignState.from_json(state.to_json()).target == targets.EXPORT
+    state = CampaignState(seed=1, shard=Shard.parse("1/1"), targets=(targets.EXPORT,))
+    assert CampaignState.from_json(state.to_json()).targets == (targets.EXPORT,)
     plain = CampaignState(seed=1, shard=Shard.parse("1/1"))
-    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).target == targets.COMPILE
+    assert "target" not in plain.to_json() and CampaignState.from_json(plain.to_json()).targets == (targets.COMPILE,)
+
+
+def test_a_campaign_state_of_two_targets_reads_and_writes_them_as_state_json_always_has():
+    """``state.json`` keeps several targets as one text, their names joined by commas: a
+    state saved so reads back as the tuple, and is written again the same."""
+    from fuzzer.campaign.state import CampaignState, Shard
+
+    saved = {**CampaignState(seed=1, shard=Shard.parse("1/1")).to_json(), "target": "compile,export"}
+    state = CampaignState.from_json(saved)
+    assert state.targets == (targets.COMPILE, targets.EXPORT)
+    assert state.to_json() == saved
 
 
 # ------------------------------------------------------------------ AOTInductor (compiles C++)
@@ -454,8 +468,8 @@ def test_an_aoti_script_packages_a_binding_of_size_one_and_judges_it(tmp_path):
     from fuzzer.corpus.store import save
 
     c = dataclasses.replace(EFFECTS, bindings=({"s0": 4}, {"s0": 1}))
-    entry = Entry(id="aoti-one", kind=contract.EFFECT_LOG, signature="effect-log|missing :: aoti", seed=None,
-                  device="cpu", backend="inductor", torch_version=torch.__version__, case=c,
+    entry = Entry(id="aoti-one", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: aoti"),
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=c,
                   detail=["[effect-log] binding 1, sequence: missing"], target=targets.AOTI)
     path, _ = save(entry, tmp_path)
     honest = subprocess.run([sys.executable, str(path.with_suffix(".py"))], capture_output=True, text=True,
@@ -480,10 +494,11 @@ def test_a_campaign_of_two_targets_draws_each_program_for_its_own():
     from fuzzer.campaign.config import Config
     from fuzzer.trials.program import KIND
 
-    config = Config(seed=0, device="cpu", corpus_dir="unused", target="compile,compiled-autograd",
+    config = Config(seed=0, device="cpu", corpus_dir="unused", targets=("compile", "compiled-autograd"),
                     features=tuple(features.ALL.items()))
     drawn = {seed: KIND.case(seed, config) for seed in range(12)}
-    through = {seed: targets.of_program(config.target, seed) for seed in drawn}
+    through = {seed: config.target_of(seed) for seed in drawn}
+    assert through == {seed: targets.of_program("compile,compiled-autograd", seed) for seed in drawn}
     assert set(through.values()) == {"compile", "compiled-autograd"}
     assert all(c.program.mode.grad for s, c in drawn.items() if through[s] == targets.COMPILED_AUTOGRAD)
 
@@ -592,7 +607,7 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
     judges."""
     import types
 
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import load, save
     from fuzzer.limits import OracleBudget
     from fuzzer.replay import reshrink as reshrink_mod
@@ -610,8 +625,8 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
     monkeypatch.setattr(KIND, "oracle", oracle)
     monkeypatch.setattr(reshrink_mod, "shrink", lambda *a, **k: types.SimpleNamespace(
         confirmed=True, case=smaller, divergences=[div], record=lambda: {"statements": 1}))
-    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div], seed=1, device="cpu", backend="inductor",
-                        target=targets.EXPORT)
+    entry = Entry.build(contract.WRONG_MUTATION, WRITES, [div],
+                        Origin(seed=1, device="cpu", backend="inductor", target=targets.EXPORT))
     path, _ = save(entry, tmp_path)
     new_path, _, _ = reshrink_mod.reshrink(load(path), path, "cpu", OracleBudget(1, 1.0))
     assert judged == [targets.EXPORT] and load(new_path).target == targets.EXPORT
@@ -624,12 +639,13 @@ def test_a_reshrink_keeps_the_entrys_target_and_another_targets_shrink_is_saved_
 
 def test_a_replay_through_a_target_this_machine_lacks_is_an_error_that_says_so(tmp_path):
     """No compile: the refusal comes before anything runs."""
-    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.entry import Entry, Origin
     from fuzzer.corpus.store import save
     from fuzzer.replay.rerun import ERROR, replay_entry
 
     divs = [contract.Divergence(contract.WRONG_MUTATION, 0, "input x0", "values differ", ("values",))]
-    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs, seed=None, device="cpu", backend="inductor"),
+    path, _ = save(Entry.build(contract.WRONG_MUTATION, WRITES, divs,
+                               Origin(seed=None, device="cpu", backend="inductor")),
                    tmp_path)
     result = replay_entry(path, "cpu", targets.REDUCE_OVERHEAD)
     assert result.outcome == ERROR and not result.judged and "not CUDA" in result.detail
@@ -641,7 +657,7 @@ class _Shows:
     answer = None
     asked: list = []
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         pass
 
     def outcome(self, backend, config=None, dynamic=True, within=None):
@@ -689,5 +705,6 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
     assert entries.culprit_of(dataclasses.replace(exported, target=targets.FUNC_GRAD), "cpu", TRIAGE.budget) is None
     # compile raises an error its class names otherwise (an aoti package's error, classed
     # by its message): compile does not show this class, and nothing is dcefuzz's error
-    _Shows.answer = OutdatedClass("compile-error|InductorError: AssertionError: x", "compile-error|raised x")
+    _Shows.answer = OutdatedClass(contract.BugClass.parse("compile-error|InductorError: AssertionError: x"),
+                                  contract.BugClass.parse("compile-error|raised x"))
     assert entries.culprit_of(exported, "cpu", TRIAGE.budget).via == ""  # its target's own

@@ -106,7 +106,7 @@ def test_the_confirmation_must_show_the_same_bug_class_not_just_the_kind(monkeyp
     monkeypatch.setitem(_SWITCH, "graphs", 0)
     result = run_trial(case(LOGGING), "cpu", SWITCH_BUG)
     first = contract.bug_class(contract.EFFECT_LOG, result.verdict.of_kind(contract.EFFECT_LOG))
-    assert first == "effect-log|missing"
+    assert first.text == "effect-log|missing"
     # the fresh compile shows an effect-log divergence too, but an extra event, not a missing one
     assert (result.status, result.flaky_kinds) == (FLAKY, [contract.EFFECT_LOG])
 
@@ -184,7 +184,7 @@ def test_a_dead_call_kept_with_the_asserts_off_is_still_missed_dce():
     assert result.status == FINDING
     [finding] = result.findings
     assert finding.kind == contract.MISSED_DCE
-    assert contract.bug_class(finding.kind, finding.divergences) == "missed-dce|sizes-from-data"
+    assert contract.bug_class(finding.kind, finding.divergences).text == "missed-dce|sizes-from-data"
 
 
 def test_a_dead_cond_its_runtime_assert_reads_through_the_cond_is_no_finding():

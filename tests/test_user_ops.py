@@ -23,13 +23,14 @@ from helpers import prog
 from torch._dynamo import list_backends, register_backend
 
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.cli import main
 from fuzzer.corpus.store import load
 from fuzzer.judge import contract
 from fuzzer.judge.observe import Event, Run
 from fuzzer.program import codegen, forms
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
+from fuzzer.program.form_record import BACKWARD
 from fuzzer.program.generate import OpSet, generate
 from fuzzer.program.ir import Case, Mode, Program
 from fuzzer.program.liveness import live_statements
@@ -433,7 +434,7 @@ def test_an_op_that_writes_and_has_an_effect_is_judged_both_ways(tricky):
 
 
 def test_a_users_backward_is_differentiated_through(tricky):
-    assert library.op("tricky::double").backward and forms.form("tricky::double").grad == forms.BACKWARD
+    assert library.op("tricky::double").backward and forms.form("tricky::double").grad == BACKWARD
     grad = dataclasses.replace(prog({"x0": ("s0",)}, [("tricky::double", ["x0"], "v0", {"site": 0})],
                                     outputs=["v0"]), mode=Mode(grad=True))
     c = _user_case(grad)
@@ -495,7 +496,7 @@ def test_the_effect_clause_on_user_events_without_sites():
 def test_a_campaign_with_user_ops_judges_them_and_names_the_module(tmp_path, chosen):
     config = Config(seed=1, device="cpu", corpus_dir=str(tmp_path), backend=DROP_OPSLIB_LOG,
                     ops=chosen.ops, declarations=len(chosen.findings), triage=False)
-    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=8), log=lambda line: None))
     assert stats.findings["declaration"] == 1
     assert stats.findings["effect-log"] >= 1
     entries = [load(p) for p in tmp_path.glob("*.json")]
@@ -514,7 +515,7 @@ def test_a_faithful_compile_of_user_ops_is_clean(tmp_path, chosen, vendor):
                 imports=both.ops.imports)
     config = Config(seed=2, device="cpu", corpus_dir=str(tmp_path), backend=backends.FAITHFUL, ops=ops,
                     triage=False)
-    stats = run_campaign(config, Budget(programs=8), log=lambda line: None)
+    stats = run_campaign(Session(config, Budget(programs=8), log=lambda line: None))
     assert stats.programs == 8 and not stats.findings, stats.summary()
     vendor_calls = sum(1 for s in range(40) for q in generate(s, ops=ops).program.user_ops() if q.startswith("vendor"))
     assert vendor_calls, "the vendor's ops are drawn"

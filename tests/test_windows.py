@@ -16,6 +16,7 @@ from fuzzer.program.generate import generate
 from fuzzer.program.ir import InvalidProgram, Mode, Program, check
 from fuzzer.reduce.order import mode_complexity, simpler_modes
 from fuzzer.render import brief, driver, repro
+from fuzzer.reduce.signature import Signature
 
 BASE = ("s0", "s1")
 
@@ -116,7 +117,7 @@ def test_the_mode_keeps_its_json_without_windows_and_round_trips_with_them():
 
 def _entry(p: Program):
     c = case(p, bindings=[{"s0": 3, "s1": 7}, {"s0": 2, "s1": 4}])
-    return entry_mod.Entry(id="x", kind="wrong-mutation", signature="s", seed=1, device="cpu",
+    return entry_mod.Entry(id="x", kind="wrong-mutation", signature=Signature.parse("s"), seed=1, device="cpu",
                            backend="inductor", torch_version="2.13.0", case=c, detail=[])
 
 

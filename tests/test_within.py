@@ -66,7 +66,7 @@ class _Pieces:
     shows: set = set()
     asked: list = []
 
-    def __init__(self, case, kind, bug_class, device, budget):
+    def __init__(self, case, kind, bug_class, device, budget, spots=None):
         pass
 
     calls, seconds, exhausted = 0, 0.0, False
@@ -130,7 +130,7 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
     _Pieces.shows = set()
     for e in (first, again):
         e.culprit = entries.culprit_of(e, "cpu", TRIAGE.budget)
-    assert bugs.key_of(first) == bugs.key_of(again) and "@ export-unlift {does " in bugs.key_of(first)
+    assert bugs.key_of(first) == bugs.key_of(again) and "@ export-unlift {does " in bugs.key_of(first).text
     assert bugs.separates(first)
     _Pieces.shows = {"export-graph"}
     graph = dataclasses.replace(_entry(finding), id="graph")
@@ -142,9 +142,9 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
 
 @pytest.mark.compile
 def test_compiled_autograds_cond_bug_is_placed_in_its_capture():
-    """``bug-a2077b8bd3``'s entry: ``torch.cond``'s backward under compiled autograd
-    cannot be captured whatever compiles the backward graph, so the first piece (the
-    backward compiled by ``eager``) shows it: one probe, blamed on the capture."""
+    """``bug-1fbce7ea9b``'s entry (``bug-a2077b8bd3`` before it was placed):
+    ``torch.cond``'s backward under compiled autograd cannot be captured, so the first
+    piece (the backward compiled by ``eager``) shows it: one probe, blamed on the capture."""
     from pathlib import Path
 
     from fuzzer.corpus.store import load

@@ -44,7 +44,7 @@ def probe_label(name: str) -> str:
     return f"{name} only"
 
 
-def localise(case: Case, variant: Variant, bug_class: str, device: str,
+def localise(case: Case, variant: Variant, bug_class: contract.BugClass, device: str,
              budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", fault: str | None = None,
              threads: int | None = None) -> Culprit:
     """Run the pair with each cache alone, within ``budget``; the cache to blame."""

@@ -4,8 +4,10 @@ processes, where a plain trial's issue speaks of one compile against eager
 
 from __future__ import annotations
 
+import dataclasses
+
 from fuzzer.cache import variants
-from fuzzer.judge.contract import BugClass
+from fuzzer.render import makeup
 from fuzzer.render.report import Issue, Stance, says
 
 #: the area tag of a stale-cache issue, and the cache's name, by the blamed cache
@@ -33,7 +35,7 @@ def _code(text: str) -> str:
 
 
 def _labels(bug) -> list[str]:
-    return list(BugClass.parse(bug.family).symptoms)
+    return list(bug.family.symptoms)
 
 
 def _change(bug) -> str:
@@ -46,6 +48,16 @@ def _change(bug) -> str:
 
 def _of_config(bug) -> bool:
     return any(w.partition(":")[0] == variants.CONFIG_CHANGED for w in _labels(bug))
+
+
+def _judged(entry, variant) -> str:
+    """What of the new side's runs the script judges, as far as its pair has it: an
+    effect log where either declaration registers an effect, gradients where the pair
+    takes them."""
+    made = makeup.Makeup.of(entry.case.program)
+    if variant.kind in (variants.EFFECT_ADDED, variants.EFFECT_REMOVED) and not made.effectful:
+        made = dataclasses.replace(made, effectful=(variant.op,))
+    return makeup.judged(dataclasses.replace(made, grad=made.grad or variant.grad))
 
 
 def title(bug) -> str:
@@ -92,7 +104,7 @@ def issue(bug, entry) -> Issue:
                "is honest; the old one is what its author fixed.")
     runs = ("runs the old and the new declaration in two processes sharing a new cache folder, and "
             "judges the new one's cached compile against its compile from empty caches with the "
-            "fuzzer's contract (float64 reference, effect log, inputs after the call)")
+            f"fuzzer's contract ({_judged(entry, variant)})")
     return Issue(title(bug), opening, tuple(evidence(bug.culprit)), runs, stance=EDITED_OP)
 
 
@@ -109,6 +121,6 @@ def _config_issue(bug, entry, variant) -> Issue:
                f"in two processes sharing one new cache folder: the first under the old setting, the second "
                f"with {_code(settings)}{twice}; only the second is judged.")
     runs = ("runs the old and the new setting in two processes sharing a new cache folder, and judges the new "
-            "one's cached compile against its compile from empty caches with the fuzzer's contract (float64 "
-            "reference, effect log, inputs after the call)")
+            f"one's cached compile against its compile from empty caches with the fuzzer's contract "
+            f"({_judged(entry, variant)})")
     return Issue(title(bug), opening, tuple(evidence(bug.culprit, "the setting", "changing the setting")), runs)

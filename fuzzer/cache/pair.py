@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass, field
 
 import torch
 
@@ -206,13 +207,26 @@ def judge_pair(input_names: list, bindings: list, record: dict, label: str) -> V
     return Verdict(OK, check_stale(warm, cold, label), untested=untested)
 
 
-def pair_jobs(library_old: str, library_new: str, program: str, spec: dict, device: str, grad: bool,
-              config_old: dict, config_new: dict, caches: list, twice: bool = False) -> dict:
-    """The two sides' jobs (``twice``: the new side takes the gradients twice; the old
-    side, once, as its settings may forbid more)."""
-    common = {"program": program, "spec": spec, "device": device, "grad": grad, "caches": list(caches)}
-    return {OLD: dict(common, library=library_old, config=dict(config_old), twice=False),
-            NEW: dict(common, library=library_new, config=dict(config_new), twice=twice)}
+@dataclass(frozen=True)
+class Sides:
+    """What a pair's two sides register and set (a variant's op library and settings on
+    each side), and how both take the gradients."""
+
+    library_old: str
+    library_new: str
+    config_old: dict = field(default_factory=dict)
+    config_new: dict = field(default_factory=dict)
+    #: the program's gradients are computed and judged
+    grad: bool = False
+    #: the new side takes the gradients twice (the old side once, as its settings may forbid more)
+    twice: bool = False
+
+
+def pair_jobs(sides: Sides, program: str, spec: dict, device: str, caches: list) -> dict:
+    """The two sides' jobs."""
+    common = {"program": program, "spec": spec, "device": device, "grad": sides.grad, "caches": list(caches)}
+    return {OLD: dict(common, library=sides.library_old, config=dict(sides.config_old), twice=False),
+            NEW: dict(common, library=sides.library_new, config=dict(sides.config_new), twice=sides.twice)}
 
 
 def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv: list | None = None) -> int:
@@ -228,8 +242,9 @@ def pair_main(spec: dict, library_old: str, library_new: str, program: str, argv
         print(f"device {device} is not available here")
         return CANNOT_JUDGE_EXIT
     print(f"torch {torch.__version__}, device {device}, looking for: {spec['bug_class']}", flush=True)
-    jobs = pair_jobs(library_old, library_new, program, spec, device, spec["grad"], spec["config_old"],
-                     spec["config_new"], spec["caches"], spec.get("twice", False))
+    sides = Sides(library_old, library_new, spec["config_old"], spec["config_new"], spec["grad"],
+                  spec.get("twice", False))
+    jobs = pair_jobs(sides, program, spec, device, spec["caches"])
     try:
         record = run_pair(jobs, [sys.executable, os.path.abspath(sys.argv[0]), "--side"], spec["time_limit_s"])
     except SideFailed as exc:

@@ -23,8 +23,9 @@ from fuzzer.judge import contract
 from fuzzer.judge.contract import STALE_CACHE, Verdict, bug_class
 from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialResult
 from fuzzer.limits import CACHE
-from fuzzer.program import codegen, forms
+from fuzzer.program import codegen
 from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.form_record import ATEN, VIEW
 from fuzzer.program.generate import CATEGORY_WEIGHTS, derive_seed, generate
 from fuzzer.program.ir import Case
 
@@ -41,7 +42,7 @@ CACHE_WEIGHTS = {c: (0 if c == EFFECTFUL else w) for c, w in CATEGORY_WEIGHTS.it
 #: and a share of them write nothing, so that gradients can be taken (the
 #: ``backward-changed`` variant): an input that requires grad cannot be written in
 #: place, and the mutating ops have no backward
-GRAD_WEIGHTS = {c: (w if c in (PURE, forms.ATEN, forms.VIEW) else 0) for c, w in CATEGORY_WEIGHTS.items()}
+GRAD_WEIGHTS = {c: (w if c in (PURE, ATEN, VIEW) else 0) for c, w in CATEGORY_WEIGHTS.items()}
 
 
 def cache_case(program_seed: int) -> Case:
@@ -66,9 +67,9 @@ def spec_of(case: Case, backend: str) -> dict:
 def jobs_of(case: Case, variant: Variant, device: str, backend: str, caches=ALL_CACHES,
             fault: str | None = None, threads: int | None = None) -> dict:
     names = case.program.custom_ops()
-    jobs = pair.pair_jobs(variant.library(names, pair.OLD), variant.library(names, pair.NEW),
-                          codegen.source(case.program), spec_of(case, backend), device, variant.grad,
-                          variant.config_old, variant.config_new, list(caches), variant.twice)
+    sides = pair.Sides(variant.library(names, pair.OLD), variant.library(names, pair.NEW), variant.config_old,
+                       variant.config_new, variant.grad, variant.twice)
+    jobs = pair.pair_jobs(sides, codegen.source(case.program), spec_of(case, backend), device, list(caches))
     for job in jobs.values():
         job.update(fault=fault, threads=threads)
     return jobs

@@ -37,6 +37,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
+from fuzzer.judge.trial import VariantKind, VariantRecord
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import (
     BACKWARD,
@@ -97,7 +98,7 @@ EAGER_SCALE = 1.25
 class Variant:
     """One edit of the declarations between the old and the new side of a pair."""
 
-    kind: str
+    kind: VariantKind
     #: the op whose declaration changes ("" for a config change)
     op: str
     #: what changed, in words ("m_addto: mutates_args () -> ('a',)")
@@ -130,13 +131,13 @@ class Variant:
         replaced = {self.op: snippet} if self.op else {}
         return source_for(names, replaced, backward=self.grad)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> VariantRecord:
         return {"kind": self.kind, "op": self.op, "detail": self.detail, "old": self.old, "new": self.new,
                 "grad": self.grad, "config_old": dict(self.config_old), "config_new": dict(self.config_new),
                 **({"twice": True} if self.twice else {})}
 
     @classmethod
-    def from_json(cls, data: dict) -> Variant:
+    def from_json(cls, data: VariantRecord) -> Variant:
         return cls(kind=data["kind"], op=data.get("op", ""), detail=data.get("detail", ""),
                    old=data.get("old", ""), new=data.get("new", ""), grad=bool(data.get("grad", False)),
                    config_old=dict(data.get("config_old") or {}), config_new=dict(data.get("config_new") or {}),

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from fuzzer.judge import kinds, targets
 from fuzzer.limits import SHRINK, TRIAGE, OracleBudget
 from fuzzer.program.generate import BUILTIN, OpSet
+from fuzzer.triage.key import BugKey
 
 
 @dataclass
@@ -38,10 +39,9 @@ class Config:
     #: how each program is tried: the name of a trial kind (``fuzzer.judge.kinds``:
     #: ``program``, or ``cache-pair`` for ``--cache-pairs``)
     trial: str = kinds.PROGRAM
-    #: the pipeline each program is compiled and run through (``fuzzer.judge.targets``,
-    #: ``--target``), or several joined by commas, spread over the programs by seed
-    #: (``targets.spread``, ``targets.of_program``)
-    target: str = targets.DEFAULT
+    #: the pipelines the programs are compiled and run through (``fuzzer.judge.targets``,
+    #: ``--target``): one, or several spread over the programs by seed (:meth:`target_of`)
+    targets: tuple[str, ...] = (targets.DEFAULT,)
     #: torch threads of each cache-pair side (None: torch's default)
     side_threads: int | None = None
     #: (feature, weight) pairs the programs are drawn with (``fuzzer.program.features``)
@@ -57,11 +57,17 @@ class Config:
     declarations: int = 0
     #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
     #: their findings are classified, to be recognised, and counted, never shrunk in full
-    known: tuple = ()
+    known: tuple[BugKey, ...] = ()
 
     @property
     def feature_table(self) -> dict[str, float]:
         return dict(self.features)
+
+    def target_of(self, program_seed: int) -> str:
+        """The target program ``program_seed`` runs through: one of :attr:`targets`,
+        picked by its seed (``targets.of_program``, which reads them as ``targets.spread``
+        writes them)."""
+        return targets.of_program(",".join(self.targets), program_seed)
 
     @property
     def steered(self) -> bool:

@@ -16,7 +16,7 @@ from fuzzer.campaign.hints import hints_for
 from fuzzer.corpus.bugs import BugKey
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.bugs import separates
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.internal import TRIAGE as TRIAGE_STAGE
 from fuzzer.internal import InternalError
 from fuzzer.judge import contract, kinds, targets
@@ -24,12 +24,13 @@ from fuzzer.judge.contract import Verdict
 from fuzzer.judge.trial import Finding, TrialResult
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case
+from fuzzer.reduce.cuts import cuts
 from fuzzer.reduce.shrinker import shrink
-from fuzzer.triage import within
+from fuzzer.triage import causes, within
 from fuzzer.triage.culprit import triageable
 from fuzzer.triage.family import family
-from fuzzer.triage.probe import OutdatedClass, Outcome, Probe
-from fuzzer.triage.recognise import Shape, checkable, recognise
+from fuzzer.triage.probe import BudgetSpent, OutdatedClass, Outcome, Probe
+from fuzzer.triage.recognise import Shape, checkable, minimal, reads_program, recognise
 
 
 def case_of(pseed: int, config: Config) -> Case:
@@ -51,14 +52,18 @@ def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verd
 
 def found_entry(finding: Finding, seed: int | None, config: Config) -> Entry:
     """The corpus entry of a finding as the trial confirmed it, unshrunk."""
-    return Entry.build(finding.kind, finding.case, finding.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, variant=finding.variant,
-                       target=finding.target)
+    return Entry.build(finding.kind, finding.case, finding.divergences, origin_of(finding, seed, config))
+
+
+def origin_of(finding: Finding, seed: int | None, config: Config) -> Origin:
+    """Where, how and when ``finding`` was made, as its entries keep it."""
+    return Origin(seed=seed, device=finding.device, backend=finding.backend, fault=config.fault,
+                  target=finding.target, variant=finding.variant)
 
 
 def entry_for(finding: Finding, seed: int | None, config: Config,
               judge: Callable[[Case], Verdict] | None = None, seconds_left: float | None = None,
-              errors: list[InternalError] | None = None, held: Mapping[str, int] | None = None) -> Entry:
+              errors: list[InternalError] | None = None, held: Mapping[BugKey, int] | None = None) -> Entry:
     """The corpus entry of a finding, shrunk (``held``: the bugs held, whose keys give
     the shrink its hints, ``hints_for``) then triaged as the config says (dcefuzz's own
     errors on the way are added to ``errors``)."""
@@ -117,14 +122,14 @@ def shows_through_compile(entry: Entry, budget, device: str | None = None) -> bo
     its target's own, never merged with a bug of another class."""
     if kinds.of(entry.kind).name != kinds.PROGRAM or entry.kind in contract.PROCESS_KINDS:
         return False
-    probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, device or entry.device, budget, entry.spots)
     try:
         return probe.outcome(entry.backend) is Outcome.STAYS
     except OutdatedClass:
         return False
 
 
-def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[str, int],
+def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[BugKey, int],
                  seconds_left: float | None = None, errors: list[InternalError] | None = None,
                  judge: Callable[[Case], Verdict] | None = None) -> Entry | None:
     """A finding of a bug the corpus holds, classified cheaply: it would only be
@@ -153,16 +158,7 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     known bugs (55 s of 117 compiles, ``benchmarks/timesplit.py``), and the first
     example, shrunk in full, stays the bug's repro.  Where nothing shrinks a finding a
     little (a cache pair), it is shrunk in full to be another example or to take one's
-    place, as a new one is.
-
-    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
-    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
-    bug's key is made from a shrunk program when the bug is first found; the same
-    probes on the unshrunk program can answer otherwise (a compile error that is
-    dynamic-shapes-only once the rest of the program is gone), and such a repeat
-    then paid a full shrink as if it were a new bug.  Only findings of the plain
-    trial are shrunk first (a cache pair's candidate costs two cold processes), and
-    only where the config shrinks at all.
+    place, as a new one is.  Why the short shrink: :func:`_shrunk_a_little`.
     """
     if not config.triage:
         return None
@@ -176,8 +172,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
     unshrunk = config.shrink and not _shrinks_a_little(finding)
     if unshrunk:
         held = counted
-    if not any(BugKey.parse(key).family == family(entry.bug_class) for key in held):
-        return None  # no held bug of its family: it is shrunk whatever its culprit
+    if not _candidates(finding, entry, held):
+        return None  # no held bug of its family, nor a cause that applies: it is shrunk whatever its culprit
     known = _recognised(finding, entry, config, counted, seconds_left, errors, AS_FOUND)
     if known is not None:
         return known  # checked on the program as found
@@ -186,7 +182,16 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
                         tuple(Shape) if shrunk.case != entry.case else (Shape.SWITCH, Shape.ERROR))
     if known is not None:
         return known
-    entry = shrunk
+    return _repeat_by_key(finding, shrunk, config, held, unshrunk, seconds_left, errors)
+
+
+def _repeat_by_key(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int], unshrunk: bool,
+                   seconds_left: float | None, errors: list[InternalError] | None) -> Entry | None:
+    """``entry`` (``finding``'s, as the short shrink left it) triaged for its key alone, where
+    recognition could not tell it: a repeat where that key is a held one that tells causes
+    apart, read off what its 1-minimal program would be; else None (not where recognition
+    checked every held bug of its family, nor where ``unshrunk``, nothing shrinking it a
+    little, it is smaller than the held bug's largest example)."""
     if _all_checkable(finding, entry, held):
         return None  # a key-only triage could match none of them: recognition checked them all
     entry = triaged(entry, config, seconds_left, errors, key_only=True)
@@ -195,6 +200,8 @@ def counted_only(finding: Finding, seed: int | None, config: Config, held: dict[
         return None  # its key cannot tell its bug from another: never taken for a repeat
     if key not in held or (unshrunk and entry.statements < held[key]):
         return None  # a finding nothing shrinks a little takes an example's place shrunk in full
+    if not _read_off_minimal(entry, key, config, seconds_left, errors):
+        return None  # its program does more than its bug needs: its own key may be another
     return entry
 
 
@@ -242,18 +249,29 @@ def _recognisable(finding: Finding) -> bool:
             and triageable(finding.kind, finding.backend))
 
 
-def _all_checkable(finding: Finding, entry: Entry, held: dict[str, int]) -> bool:
+def _all_checkable(finding: Finding, entry: Entry, held: dict[BugKey, int]) -> bool:
     """Whether recognition checked every ``held`` bug of the finding's family: then a
     key-only triage, whose key is made from the same probes' answers, could match none
     that recognition did not."""
     if not _recognisable(finding):
         return False
-    fam = family(entry.bug_class) + " @ "
-    keys = [key for key in held if key.startswith(fam)]
+    keys = _candidates(finding, entry, held)
     return len(checkable(finding.kind, entry.bug_class, finding.backend, keys)) == len(keys)
 
 
-def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, int],
+def _candidates(finding: Finding, entry: Entry, held) -> list[BugKey]:
+    """The held keys ``finding`` may be: those of its family, and those of a cause that
+    applies to its program (``fuzzer.triage.causes``: a cause's key spans families)."""
+    fam = family(entry.bug_class)
+    out = []
+    for key in held:
+        cause = causes.BY_NAME.get(key.blame) if key.family == causes.FAMILY else None
+        if key.family == fam or (cause is not None and cause.applies(finding.case, finding.kind, finding.backend)):
+            out.append(key)
+    return out
+
+
+def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[BugKey, int],
                 seconds_left: float | None, errors: list[InternalError] | None,
                 shapes: tuple[Shape, ...]) -> Entry | None:
     """``entry`` with the culprit that makes it a repeat of one of the ``held`` bugs
@@ -266,9 +284,9 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
         return None
     keys = list(held)
     try:
-        culprit = recognise(entry.case, finding.kind, entry.bug_class, finding.device, keys,
-                            lambda c: bug_key(dataclasses.replace(entry, culprit=c)), budget, finding.backend,
-                            shapes)
+        culprit = recognise(entry, keys,
+                            lambda c, case=entry.case: bug_key(dataclasses.replace(entry, culprit=c, case=case)),
+                            budget, finding.backend, shapes, cuts)
     except Exception as exc:  # noqa: BLE001 - our error: the finding goes its usual way
         if errors is None:
             raise
@@ -280,27 +298,57 @@ def _recognised(finding: Finding, entry: Entry, config: Config, held: dict[str, 
     return known if separates(known) and bug_key(known) in held else None
 
 
+def _read_off_minimal(entry: Entry, key: BugKey, config: Config, seconds_left: float | None,
+                      errors: list[InternalError] | None) -> bool:
+    """Whether ``key``, made by a key-only triage of ``entry`` (not shrunk in full), reads
+    what its 1-minimal program would where it reads the program (``recognise.minimal``:
+    no cut whose key differs still shows the bug); the answer where time or our own code
+    fails is no."""
+    if not reads_program(key) or entry.culprit is None or entry.culprit.stage is None:
+        return not reads_program(key)
+    budget = config.triage_budget.within(seconds_left)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, entry.device, budget, entry.spots)
+    try:
+        return minimal(key, entry.culprit, entry.case,
+                       lambda c, case: bug_key(dataclasses.replace(entry, culprit=c, case=case)), cuts(entry.case),
+                       probe)
+    except BudgetSpent:
+        return False
+    except Exception as exc:  # noqa: BLE001 - our error: the finding is shrunk in full, as a new one
+        if errors is None:
+            raise
+        errors.append(InternalError.of(TRIAGE_STAGE, exc))
+        return False
+
+
 def _shrunk_a_little(finding: Finding, entry: Entry, seed: int | None, config: Config,
                      judge: Callable[[Case], Verdict] | None, seconds_left: float | None,
                      errors: list[InternalError] | None, hints: tuple[Case, ...] = ()) -> Entry:
     """``entry`` after ``TRIAGE.repeat_shrink_calls`` shrink candidates at most, ``hints``
     first (itself where the config does not shrink, its kind is not the plain trial's, it
-    is not triageable, or nothing smaller showed the bug)."""
+    is not triageable, or nothing smaller showed the bug).
+
+    The short shrink pays twice.  A key-only triage is 3 to 23 compiles, and each
+    compiles the program it is given: of the unshrunk one, about 1.5 s each.  And a
+    bug's key is made from a shrunk program when the bug is first found; the same
+    probes on the unshrunk program can answer otherwise (a compile error that is
+    dynamic-shapes-only once the rest of the program is gone), and such a repeat
+    then paid a full shrink as if it were a new bug.  Only findings of the plain
+    trial are shrunk first (a cache pair's candidate costs two cold processes), and
+    only where the config shrinks at all."""
     if not (config.shrink and _shrinks_a_little(finding)):
         return entry
     full = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     budget = dataclasses.replace(full, oracle_calls=min(full.oracle_calls, TRIAGE.repeat_shrink_calls))
     if budget.seconds <= 0:
         return entry
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), confirm=False, hints=hints)
     if errors is not None:
         errors += result.errors
     if result.case == finding.case:
         return entry
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
 def shrunk_entry(finding: Finding, seed: int | None, config: Config,
@@ -317,18 +365,16 @@ def shrunk_entry(finding: Finding, seed: int | None, config: Config,
     budget = kinds.of(finding.kind).shrink_budget(config).within(seconds_left)
     if not config.shrink or budget.seconds <= 0:
         return found_entry(finding, seed, config)
-    result = shrink(finding.case, finding.kind, finding.divergences, finding.device, finding.backend,
-                    budget, judge=judge or oracle_of(finding, config), hints=hints)
+    result = shrink(finding, budget, judge=judge or oracle_of(finding, config), hints=hints)
     if errors is not None:
         errors += result.errors
     if not result.confirmed:
         return found_entry(finding, seed, config)
-    return Entry.build(finding.kind, result.case, result.divergences, seed=seed, device=finding.device,
-                       backend=finding.backend, fault=config.fault, shrink=result.record(),
-                       variant=finding.variant, target=finding.target)
+    return Entry.build(finding.kind, result.case, result.divergences, origin_of(finding, seed, config),
+                       shrink=result.record())
 
 
-def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[str, int],
+def masked_entries(entries: list[Entry], seed: int | None, config: Config, held: dict[BugKey, int],
                    seconds_left: Callable[[], float | None] = lambda: None,
                    errors: list[InternalError] | None = None,
                    judge_for: Callable[[Finding], Callable[[Case], Verdict]] | None = None) -> list[Entry]:

@@ -38,22 +38,13 @@ class WorkerHandle:
         self.stack_path = stack_path
         self.conn, child_conn = ctx.Pipe()
         self.said = Said(log_path)
-        env_key = "CUDA_VISIBLE_DEVICES"
-        saved = os.environ.get(env_key)
-        if device_index is not None:
-            os.environ[env_key] = device_index  # inherited by the spawned child at start
-        try:
-            self.process = ctx.Process(target=child.serve,
-                                       args=(child_conn, worker.Worker(config, limits), config.fault,
-                                             limits.threads, compile_threads, stack_path, self.said.path),
-                                       name=f"dcefuzz-worker-{slot}", daemon=True)
+        self.process = ctx.Process(target=child.serve,
+                                   args=(child_conn, worker.Worker(config, limits), config.fault,
+                                         limits.threads, compile_threads, stack_path, self.said.path),
+                                   name=f"dcefuzz-worker-{slot}", daemon=True)
+        # the worker sees only its GPU: taken by the spawned child at its start
+        with child.environment({} if device_index is None else {"CUDA_VISIBLE_DEVICES": device_index}):
             self.process.start()
-        finally:
-            if device_index is not None:
-                if saved is None:
-                    os.environ.pop(env_key, None)
-                else:
-                    os.environ[env_key] = saved
         child_conn.close()
         self.track(limits)
 

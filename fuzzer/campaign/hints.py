@@ -11,9 +11,10 @@ of its time.  A hint is the finding's own case cut toward what the held bug's ke
 (:func:`toward`): the statements of its forms, the statements they read replaced by
 their operands where that is legal, and the mode simplified as far as the key's words
 allow.  The shrinker takes a hint only as it takes any candidate (simpler, the same bug
-class, judged afresh), and its passes go on from there, so the result is as minimal
-as without hints and a finding of another bug is not made one of these by its hint:
-the key is still what the shrunk program's triage says.
+class where the finding showed it, ``fuzzer.judge.spots``, judged afresh), and its
+passes go on from there, so the result is as minimal as without hints and a finding of
+another bug is not made one of these by its hint: a hint that writes another input
+wrong, or loses another call, shows another divergence of the class and is refused.
 
 What a hint does change is which bug a program that holds two of one class yields: a
 program whose missing effect both a held bug's forms and another form show is shrunk to
@@ -33,12 +34,13 @@ from fuzzer.judge import contract
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import TRIAGE
 from fuzzer.program.ir import Case, InvalidProgram
-from fuzzer.reduce.edits import keeping_forms, with_program
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.reduce.edits import keeping_forms, with_mode
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.triage.family import family
 
 
-def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
+def hints_for(finding: Finding, held: Mapping[BugKey, int]) -> tuple[Case, ...]:
     """The hints for ``finding``: for each held bug of its family whose key says what its
     1-minimal program does, with forms all in the finding's program, the cases
     :func:`toward` it that the IR accepts; at most ``TRIAGE.shrink_hints``, each costing
@@ -49,7 +51,7 @@ def hints_for(finding: Finding, held: Mapping[str, int]) -> tuple[Case, ...]:
     hints: list[Case] = []
     for key in held:
         does = Does.of_key(key)
-        if does is None or not does.forms or not set(does.forms) <= present or BugKey.parse(key).family != fam:
+        if does is None or not does.forms or not set(does.forms) <= present or key.family != fam:
             continue
         for hint in toward(case, does):
             if hint != case and hint not in hints and _legal(hint):
@@ -68,18 +70,8 @@ def toward(case: Case, does: Does) -> list[Case]:
     for n in reversed(range(len(kept.program.body))):
         stmt = bold.program.body[n]
         if stmt.form not in does.forms and stmt.out is not None and stmt.args:
-            bold = _reading_operand(bold, n)
+            bold = dataclasses.replace(bold, program=read_as_operand(bold.program, n))
     return [_simpler_mode(bold, does.mode), _simpler_mode(kept, does.mode)]
-
-
-def _reading_operand(case: Case, n: int) -> Case:
-    """``case`` without statement ``n``, whose later readers read its operand 0."""
-    body = case.program.body
-    stmt = body[n]
-    swap = {stmt.out: stmt.args[0]}
-    later = tuple(dataclasses.replace(s, args=tuple(swap.get(a, a) for a in s.args)) for s in body[n + 1:])
-    outputs = tuple(swap.get(o, o) for o in case.program.outputs)
-    return with_program(case, body=body[:n] + later, outputs=outputs)
 
 
 def _simpler_mode(case: Case, words: tuple[str, ...]) -> Case:
@@ -93,7 +85,7 @@ def _simpler_mode(case: Case, words: tuple[str, ...]) -> Case:
             if wanted <= set(mode_words(simpler)):
                 mode, changed = simpler, True
                 break
-    return with_program(case, mode=mode)
+    return with_mode(case, mode)
 
 
 def _legal(case: Case) -> bool:

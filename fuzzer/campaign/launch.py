@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.state import DEFAULT_TARGETS, targets_text
 from fuzzer.limits import CACHE, PoolLimits
 
 #: seconds a campaign runs when given neither a duration nor a number of programs
@@ -126,13 +127,14 @@ def feedback(chosen: bool | None, resume: bool, folder) -> bool:
         return False
 
 
-def check_cache_pairs(cache_pairs: bool, op_specs, target: str = "compile") -> None:
+def check_cache_pairs(cache_pairs: bool, op_specs, targets: tuple[str, ...] = DEFAULT_TARGETS) -> None:
     """Cache pairs vary the declarations of dcefuzz's own ops, so they take no user ops;
     they pair two ``torch.compile``s, so they take no other target."""
     if cache_pairs and op_specs:
         raise PlanError("--cache-pairs vary dcefuzz's own ops' declarations; they do not take --ops")
-    if cache_pairs and target != "compile":
-        raise PlanError(f"--cache-pairs pair two torch.compile caches; they do not take --target {target}")
+    if cache_pairs and targets != DEFAULT_TARGETS:
+        raise PlanError("--cache-pairs pair two torch.compile caches; they do not take "
+                        f"--target {targets_text(targets)}")
 
 
 def budget(seconds: float | None, programs: int | None) -> Budget:
@@ -177,17 +179,13 @@ def start(plan: Plan, config: Config, shard, folder, resume: bool, log=None, pro
     """Run the campaign as ``plan`` says; its ``Stats``.  A bad folder raises
     ``BadState``, workers that cannot start ``WorkerStartError``."""
     from fuzzer.campaign.pool import run_pool
+    from fuzzer.campaign.session import Session, run_campaign
 
+    session = Session(config, plan.budget, shard, folder, resume, log, progress)
     if plan.launch is Launch.RAY:
         from fuzzer.campaign import ray_pool
 
-        return run_pool(config, plan.budget, limits=plan.limits, shard=shard, folder=folder, resume=resume,
-                        log=log, progress=progress,
-                        launcher=ray_pool.Actors(config, plan.limits, jobs=max(1, plan.jobs)))
+        return run_pool(session, plan.limits, launcher=ray_pool.Actors(config, plan.limits, jobs=max(1, plan.jobs)))
     if plan.launch is Launch.IN_PROCESS:
-        from fuzzer.campaign.session import run_campaign
-
-        return run_campaign(config, plan.budget, log=log, progress=progress, shard=shard, folder=folder,
-                            resume=resume)
-    return run_pool(config, plan.budget, jobs=plan.jobs, devices=plan.gpus, limits=plan.limits, shard=shard,
-                    folder=folder, resume=resume, log=log, progress=progress)
+        return run_campaign(session)
+    return run_pool(session, plan.limits, jobs=plan.jobs, devices=plan.gpus)

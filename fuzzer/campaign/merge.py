@@ -27,6 +27,7 @@ from fuzzer.campaign.state import (
     CampaignFolder,
     CampaignState,
     Shard,
+    targets_text,
 )
 from fuzzer.corpus import store
 from fuzzer.files import atomic_write
@@ -56,39 +57,8 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     """Merge campaign ``folders`` into the new campaign folder ``out``."""
     target = CampaignFolder(out)
     target.check_unused()
-    states = []
-    for folder in folders:
-        try:
-            states.append(CampaignFolder(folder).load())
-        except BadState as exc:
-            raise BadState(f"{folder}: {exc}") from None
-    first = states[0]
-    for folder, state in zip(folders, states):
-        for what, mine, theirs in (("seed", state.seed, first.seed), ("features", state.features, first.features),
-                                   ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback),
-                                   ("target", state.target, first.target)):
-            if mine != theirs:
-                raise BadState(f"{folder} ran {what} {mine!r}, {folders[0]} {theirs!r}: only shards of one "
-                               "campaign merge")
-    ran: set[int] = set()
-    for folder, state in zip(folders, states):
-        mine = _ran(state)
-        if mine & ran:
-            raise BadState(f"{folder} ran programs another folder ran too (shard {state.shard}): "
-                           "merge each shard once")
-        ran |= mine
-    watermark = 0
-    while watermark in ran:
-        watermark += 1
-    total = CampaignState(
-        seed=first.seed, shard=Shard(), next_index=watermark, done_above=sorted(i for i in ran if i > watermark),
-        programs=sum(s.programs for s in states), seconds=sum(s.seconds for s in states),
-        findings=sum((s.findings for s in states), Counter()), statuses=sum((s.statuses for s in states), Counter()),
-        saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
-        recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
-        causes=sum((s.causes for s in states), Counter()),
-        features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
-        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, target=first.target)
+    states = _shards(folders)
+    total = _total(states, _ran_once(folders, states))
     result = Merged(total)
     pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]
     if pools:
@@ -106,6 +76,63 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     total.saved -= result.merged_hits
     total.repeats += result.merged_hits
     target.save(total)
+    _merge_files(target, folders, states)
+    return result
+
+
+def _shards(folders: list[str | Path]) -> list[CampaignState]:
+    """The states of ``folders``, each a shard of one campaign (the same seed, features,
+    ops, feedback and targets), or ``BadState``."""
+    states = []
+    for folder in folders:
+        try:
+            states.append(CampaignFolder(folder).load())
+        except BadState as exc:
+            raise BadState(f"{folder}: {exc}") from None
+    first = states[0]
+    for folder, state in zip(folders, states):
+        for what, mine, theirs in (("seed", state.seed, first.seed), ("features", state.features, first.features),
+                                   ("ops", state.ops, first.ops), ("feedback", state.feedback, first.feedback),
+                                   ("target", targets_text(state.targets), targets_text(first.targets))):
+            if mine != theirs:
+                raise BadState(f"{folder} ran {what} {mine!r}, {folders[0]} {theirs!r}: only shards of one "
+                               "campaign merge")
+    return states
+
+
+def _ran_once(folders: list[str | Path], states: list[CampaignState]) -> set[int]:
+    """Every program index the shards ran, or ``BadState`` where two ran one."""
+    ran: set[int] = set()
+    for folder, state in zip(folders, states):
+        mine = _ran(state)
+        if mine & ran:
+            raise BadState(f"{folder} ran programs another folder ran too (shard {state.shard}): "
+                           "merge each shard once")
+        ran |= mine
+    return ran
+
+
+def _total(states: list[CampaignState], ran: set[int]) -> CampaignState:
+    """One state for the shards' ``states``: counts summed, the programs ``ran`` recorded."""
+    first = states[0]
+    watermark = 0
+    while watermark in ran:
+        watermark += 1
+    return CampaignState(
+        seed=first.seed, shard=Shard(), next_index=watermark, done_above=sorted(i for i in ran if i > watermark),
+        programs=sum(s.programs for s in states), seconds=sum(s.seconds for s in states),
+        findings=sum((s.findings for s in states), Counter()), statuses=sum((s.statuses for s in states), Counter()),
+        saved=sum(s.saved for s in states), repeats=sum(s.repeats for s in states),
+        recompiles=sum(s.recompiles for s in states), untested=sum((s.untested for s in states), Counter()),
+        causes=sum((s.causes for s in states), Counter()),
+        features=dict(first.features), ops=dict(first.ops), internal=sum((s.internal for s in states), Counter()),
+        reached=sum((s.reached for s in states), Counter()), feedback=first.feedback, targets=first.targets,
+        withdrawn=[w for s in states for w in s.withdrawn])
+
+
+def _merge_files(target: CampaignFolder, folders: list[str | Path], states: list[CampaignState]) -> None:
+    """The shards' stats logs (each line tagged with its shard), declaration findings
+    (each once) and dcefuzz's own errors, written into ``target``."""
     lines = []
     for folder, state in zip(folders, states):
         for line in CampaignFolder(folder).stats_lines():
@@ -122,4 +149,3 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
               for line in (Path(folder) / INTERNAL_FILE).read_text().splitlines() if line.strip()]
     if errors:
         atomic_write(target.path / INTERNAL_FILE, "".join(line + "\n" for line in errors))
-    return result

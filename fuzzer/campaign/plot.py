@@ -92,7 +92,8 @@ def _figure_api():
 
 
 def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
-    """Draw the three panels of ``lines`` (a stats log, at least one line) into ``out``."""
+    """Draw the three panels of ``lines`` (a stats log, at least one line) into ``out``
+    (a fourth, the pool and its signal, for a feedback campaign's)."""
     if not lines:
         raise ValueError("no stats lines to plot")
     Figure, FigureCanvasAgg = _figure_api()
@@ -106,7 +107,21 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     found, speed, memory = panels[:3]
     if title:
         fig.suptitle(title)
+    _discovery(found, x, s)
+    _throughput(speed, x, s)
+    _memory(memory, x, s)
+    if steered:
+        memory.set_xlabel("")
+        _signal(panels[3], x, s)
+    for ax in panels:
+        ax.grid(True, alpha=0.3)
+    out = Path(out)
+    fig.savefig(out, format="png")
+    return out
 
+
+def _discovery(found, x, s: dict) -> None:
+    """Corpus entries and distinct bugs over time."""
     found.plot(x, s["entries"], drawstyle="steps-post", color="tab:blue", label="corpus entries")
     if s["bugs"] is not None:
         found.plot(x, s["bugs"], drawstyle="steps-post", color="tab:red", label="distinct bugs")
@@ -117,6 +132,9 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     found.yaxis.get_major_locator().set_params(integer=True)
     found.legend(loc="upper left")
 
+
+def _throughput(speed, x, s: dict) -> None:
+    """Programs a minute, per interval and smoothed, with the whole run's mean."""
     speed.plot(x, s["rate"], color="tab:green", alpha=0.3, linewidth=1, label="per interval")
     speed.plot(x, s["smooth"], color="tab:green", linewidth=2,
                label=f"{s['window_s'] / 60:.0f}-min average")
@@ -128,6 +146,9 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     speed.set_ylim(bottom=0)
     speed.legend(loc="best")
 
+
+def _memory(memory, x, s: dict) -> None:
+    """Each worker's resident memory, and when workers were replaced."""
     for k, slot in enumerate(s["rss"]):
         memory.plot(x, slot, linewidth=1.2, label=f"worker {k}")
     for n, m in enumerate(s["replaced_at"]):
@@ -143,22 +164,17 @@ def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
     memory.set_xlabel("elapsed minutes")
     memory.set_xlim(left=0, right=max(x[-1], 1 / 6))
 
-    if steered:
-        signal = panels[3]
-        memory.set_xlabel("")
-        signal.plot(x, s["pool"], drawstyle="steps-post", color="tab:purple", label="programs in the pool")
-        signal.set_ylabel("pool")
-        signal.set_ylim(bottom=0)
-        tokens = signal.twinx()
-        tokens.plot(x, s["tokens"], drawstyle="steps-post", color="tab:orange", label="distinct tokens of signal")
-        tokens.set_ylabel("tokens")
-        tokens.set_ylim(bottom=0)
-        signal.set_title("Feedback: the pool and the signal it has seen", loc="left")
-        handles = signal.get_legend_handles_labels()[0] + tokens.get_legend_handles_labels()[0]
-        signal.legend(handles, [h.get_label() for h in handles], loc="upper left")
-        signal.set_xlabel("elapsed minutes")
-    for ax in panels:
-        ax.grid(True, alpha=0.3)
-    out = Path(out)
-    fig.savefig(out, format="png")
-    return out
+
+def _signal(signal, x, s: dict) -> None:
+    """A feedback campaign's pool and the distinct tokens of signal it has seen."""
+    signal.plot(x, s["pool"], drawstyle="steps-post", color="tab:purple", label="programs in the pool")
+    signal.set_ylabel("pool")
+    signal.set_ylim(bottom=0)
+    tokens = signal.twinx()
+    tokens.plot(x, s["tokens"], drawstyle="steps-post", color="tab:orange", label="distinct tokens of signal")
+    tokens.set_ylabel("tokens")
+    tokens.set_ylim(bottom=0)
+    signal.set_title("Feedback: the pool and the signal it has seen", loc="left")
+    handles = signal.get_legend_handles_labels()[0] + tokens.get_legend_handles_labels()[0]
+    signal.legend(handles, [h.get_label() for h in handles], loc="upper left")
+    signal.set_xlabel("elapsed minutes")

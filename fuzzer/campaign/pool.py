@@ -53,13 +53,12 @@ from multiprocessing.connection import wait
 
 from fuzzer.campaign.handle import Processes, WorkerHandle, stop_all
 from fuzzer.campaign.casualties import CasualtyShrinker
-from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.config import Config
 from fuzzer.campaign.messages import Candidate, Done, Ready, Report, Tried, Triaging
 from fuzzer.campaign.session import Finished, Session, Timing
-from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry
+from fuzzer.corpus.entry import Entry, Origin
 from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import (
@@ -88,9 +87,9 @@ def _process_entry(kind: str, detail: str, case: Case, pseed: int, config: Confi
     """
     notes = ([f"  on a shrink candidate of a finding of seed {pseed}'s program, which ran without dying"]
              if candidate else [])
-    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], seed=pseed,
-                       device=config.device, backend=config.backend, fault=config.fault,
-                       notes=notes + [f"  at {f}" for f in frames], threads=threads)
+    origin = Origin(seed=pseed, device=config.device, backend=config.backend, fault=config.fault, threads=threads)
+    return Entry.build(kind, case, [Divergence(kind, 0, "process", detail)], origin,
+                       notes=notes + [f"  at {f}" for f in frames])
 
 
 def _title(kind: str, detail: str, frames: list[str]) -> tuple[str, str, str] | None:
@@ -101,32 +100,27 @@ def _title(kind: str, detail: str, frames: list[str]) -> tuple[str, str, str] | 
     return (kind, contract.normalise_message(detail), where) if where else None
 
 
-def run_pool(config: Config, budget: Budget, jobs: int = 1, devices: list[str] | None = None,
-             limits: PoolLimits = PoolLimits(), shard: Shard = Shard(),
-             folder: CampaignFolder | None = None, resume: bool = False,
-             log=None, progress=None, launcher=None) -> Stats:
-    """Run a campaign on ``jobs`` workers (one per device when ``devices`` is given),
-    or on the workers ``launcher`` starts (default: :class:`Processes` here).
+def run_pool(session: Session, limits: PoolLimits = PoolLimits(), jobs: int = 1, devices: list[str] | None = None,
+             launcher=None) -> Stats:
+    """Run the campaign of ``session`` on ``jobs`` workers (one per device when
+    ``devices`` is given), or on the workers ``launcher`` starts (default:
+    :class:`Processes` here).
 
     What torch prints in the workers, and in the children the parent's own helpers
     start (the casualty shrinker's judges), goes to the folder's ``torch.log``."""
+    folder = session.folder
     saved = os.environ.get(child.LOG_ENV)
     if folder is not None:
         os.environ[child.LOG_ENV] = str(folder.torch_log)
     try:
-        return _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log, progress, launcher)
+        log_path = str(folder.torch_log) if folder is not None else None
+        launcher = launcher or Processes(session.config, limits, jobs, devices, log_path=log_path)
+        return Pool(session, session.config, limits, launcher).run()
     finally:
         if saved is None:
             os.environ.pop(child.LOG_ENV, None)
         else:
             os.environ[child.LOG_ENV] = saved
-
-
-def _run_pool(config, budget, jobs, devices, limits, shard, folder, resume, log, progress, launcher) -> Stats:
-    session = Session(config, budget, shard, folder, resume, log, progress)
-    log_path = str(folder.torch_log) if folder is not None else None
-    launcher = launcher or Processes(config, limits, jobs, devices, log_path=log_path)
-    return Pool(session, config, limits, launcher).run()
 
 
 def _entries(report: Report) -> tuple[Entry, ...]:

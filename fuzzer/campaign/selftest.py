@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import oracle_of
-from fuzzer.campaign.session import run_campaign
+from fuzzer.campaign.session import Session, run_campaign
 from fuzzer.judge import contract, kinds
 from fuzzer.limits import SELFTEST
 
@@ -89,8 +89,8 @@ def check_fault(name: str, seconds: float, seed: int, device: str, corpus_dir: s
     # a fault of the cache key shows on cache pairs only, and its sides carry it
     config = Config(seed=seed, device=device, corpus_dir=corpus_dir, fault=name,
                     trial=kinds.of(fault.expected_kind).name, features=fault.features,
-                    target=target or fault.pipelines[0])
-    stats = run_campaign(config, Budget(seconds=seconds), log=log or (lambda line: None),
+                    targets=(target or fault.pipelines[0],))
+    stats = run_campaign(Session(config, Budget(seconds=seconds), log=log or (lambda line: None)),
                          accept=caused_by_fault, stop_after_findings=SELFTEST.findings_per_fault)
     row.programs = stats.programs
     row.findings, row.bugs = sum(stats.findings.values()), len(stats.bugs)

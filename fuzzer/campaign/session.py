@@ -20,7 +20,8 @@ from pathlib import Path
 from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
-from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard
+from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
+from fuzzer.campaign.state import targets_text
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -83,6 +84,11 @@ class Session:
     repeating a program already done), and the periodic checkpoint: state file,
     stats line, progress line.  The in-process loop below and the worker pool
     (``fuzzer.campaign.pool``) drive it the same way.
+
+    ``shard`` is the part of the program stream it runs; with a ``folder`` its state
+    is saved there, and ``resume`` continues the stream from the state saved.  The
+    budget counts this run only.  ``log`` gets events (a new entry), ``progress`` the
+    periodic status line (default: ``log``).
     """
 
     def __init__(self, config: Config, budget: Budget, shard: Shard = Shard(),
@@ -93,7 +99,7 @@ class Session:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
-                              ops=config.op_table, feedback=config.steered, target=config.target)
+                              ops=config.op_table, feedback=config.steered, targets=config.targets)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -104,9 +110,9 @@ class Session:
             if state.features != config.feature_table:
                 raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
                                f"not {config.feature_table or 'none'}: resume with the same --features")
-            if state.target != config.target:
-                raise BadState(f"{folder.path} ran its programs through target {state.target}: resume with "
-                               f"--target {state.target}")
+            if state.targets != config.targets:
+                raise BadState(f"{folder.path} ran its programs through target {targets_text(state.targets)}: "
+                               f"resume with --target {targets_text(state.targets)}")
             if state.ops != config.op_table:
                 raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
                                f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")
@@ -229,7 +235,7 @@ class Session:
         if saved.bug not in stats.bugs:
             stats.bug_first[saved.bug] = self.elapsed()
             if self.folder is not None:
-                self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry), entry.kind, saved.new_bug)
+                self.folder.log_bug(self.elapsed(), index, saved.bug, bug_key(entry).text, entry.kind, saved.new_bug)
         stats.bugs.add(saved.bug)
         if saved.new_bug:
             stats.new_bugs.add(saved.bug)
@@ -342,9 +348,11 @@ class Session:
         """Take a saved casualty out of the corpus: it did not die again in a fresh
         process (``reduce.casualty.dies_again``), so the program is a suspect, not a
         finding.  Its files go to the campaign folder's ``unconfirmed/`` (or the
-        corpus's, with no campaign folder), and it leaves the findings' counts."""
+        corpus's, with no campaign folder), it leaves the findings' counts, and it is
+        kept with ``why`` (:class:`Withdrawal`: state, summary, stats, site, log)."""
         folder = self.folder.unconfirmed if self.folder is not None else Path(self.config.corpus_dir) / UNCONFIRMED_FOLDER
         moved = store.move(path, folder)
+        self.stats.withdrawn.append(Withdrawal(entry.id, entry.kind, entry.bug_class, why, str(moved)))
         self.examples.forget(entry.id)
         self.stats.signatures.discard(entry.id)
         if str(path) in self.stats.saved:
@@ -386,12 +394,10 @@ def compiles_of(recompiles: int, entries: list[Entry]) -> int:
             + sum(e.culprit.oracle_calls for e in entries if e.culprit is not None))
 
 
-def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | None = None,
-                 accept: Callable[[Finding], bool] | None = None, stop_after_findings: int | None = None,
-                 shard: Shard = Shard(), folder: CampaignFolder | None = None,
-                 resume: bool = False, progress: Callable[[str], None] | None = None) -> Stats:
-    """Fuzz in this process until the budget is spent (or, with ``stop_after_findings``,
-    that many findings are saved or counted).
+def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = None,
+                 stop_after_findings: int | None = None) -> Stats:
+    """Fuzz in this process until the session's budget is spent (or, with
+    ``stop_after_findings``, that many findings are saved or counted).
 
     The time budget is checked between programs, and each finding's shrink gets at
     most the time left; a program that has started cannot be interrupted here (no
@@ -399,13 +405,11 @@ def run_campaign(config: Config, budget: Budget, log: Callable[[str], None] | No
     confirmation of a shrink.  The worker pool (``fuzzer.campaign.pool``) ends on time.
 
     ``accept`` filters findings before the costly part: a finding it refuses is
-    counted in ``stats.ignored`` and neither shrunk nor saved.  With a ``folder`` the
+    counted in ``stats.ignored`` and neither shrunk nor saved.  With a folder the
     campaign's state is saved there every progress interval and at the end (also on
-    Ctrl-C), with one stats line each time; ``resume`` continues the stream from the
-    saved state.  The budget counts this run only.  ``log`` gets events (a new
-    entry), ``progress`` the periodic status line (default: ``log``).
+    Ctrl-C), with one stats line each time (``Session``).
     """
-    session = Session(config, budget, shard, folder, resume, log, progress)
+    config = session.config
     stats = session.stats
     with faults.planted(config.fault):
         try:

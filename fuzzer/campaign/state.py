@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzzer.files import atomic_write, read_json
+from fuzzer.judge.identity import BugClass
 
 STATE_FILE = "state.json"
 STATS_FILE = "stats.jsonl"
@@ -46,6 +47,16 @@ PROGRAMS_FILE = "programs.jsonl"
 #: warnings): the campaign's terminal shows dcefuzz's lines only
 TORCH_LOG = "torch.log"
 STATE_SCHEMA = 1
+#: the targets of a campaign whose state names none (``fuzzer.judge.targets.DEFAULT``)
+DEFAULT_TARGETS: tuple[str, ...] = ("compile",)
+#: what parts the names of a campaign's targets where it writes them as one text
+TARGET_SEPARATOR = ","
+
+
+def targets_text(names: tuple[str, ...]) -> str:
+    """A campaign's targets as its state's JSON and its messages write them (as
+    ``--targets`` takes them): their names joined by commas."""
+    return TARGET_SEPARATOR.join(names)
 
 
 class BadState(ValueError):
@@ -115,6 +126,34 @@ def new_run_folder(seed: int, shard: Shard, root: str | os.PathLike = RUNS_ROOT,
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+@dataclass(frozen=True)
+class Withdrawal:
+    """A casualty taken out of the corpus: its own case did not die so again in a fresh
+    process (``reduce.casualty.dies_again``), so the program its worker died on is a
+    suspect, not a finding.  Kept in the state, the summary, ``dcefuzz stats`` and the
+    site with why, so a withdrawn corruption is never silently lost."""
+
+    #: the entry's id and kind, and the bug class it was saved with
+    id: str
+    kind: str
+    bug_class: BugClass
+    #: why, in words (``Confirmation.why``: how each fresh process ended)
+    why: str
+    #: where its files went (the campaign folder's ``unconfirmed/``)
+    path: str
+
+    def to_json(self) -> dict:
+        return {"id": self.id, "kind": self.kind, "bug_class": self.bug_class.text, "why": self.why, "path": self.path}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Withdrawal:
+        return cls(id=str(data["id"]), kind=str(data["kind"]), bug_class=BugClass.parse(str(data["bug_class"])),
+                   why=str(data["why"]), path=str(data["path"]))
+
+    def line(self) -> str:
+        return f"{self.id} ({self.bug_class}): {self.why} -> {self.path}"
+
+
 @dataclass
 class CampaignState:
     seed: int
@@ -148,9 +187,12 @@ class CampaignState:
     #: whether the programs came from a feedback director (``fuzzer.feedback``): a
     #: resumed campaign must keep to the same
     feedback: bool = False
-    #: the pipeline its programs are compiled and run through (``fuzzer.judge.targets``):
-    #: a resumed campaign must keep to the same (absent from the JSON: ``compile``)
-    target: str = "compile"
+    #: the pipelines its programs are compiled and run through (``fuzzer.judge.targets``,
+    #: ``Config.targets``): a resumed campaign must keep to the same (in the JSON: their
+    #: names joined by commas, absent for ``compile`` alone)
+    targets: tuple[str, ...] = DEFAULT_TARGETS
+    #: casualties taken out of the corpus, with why (:class:`Withdrawal`)
+    withdrawn: list[Withdrawal] = field(default_factory=list)
 
     def to_json(self) -> dict:
         return {"schema": STATE_SCHEMA, "seed": self.seed, "shard": str(self.shard),
@@ -162,7 +204,8 @@ class CampaignState:
                 "internal_errors": dict(self.internal), "reached": dict(self.reached),
                 "features": dict(self.features), **({"ops": dict(self.ops)} if self.ops else {}),
                 **({"feedback": True} if self.feedback else {}),
-                **({"target": self.target} if self.target != "compile" else {})}
+                **({"target": targets_text(self.targets)} if self.targets != DEFAULT_TARGETS else {}),
+                **({"withdrawn": [w.to_json() for w in self.withdrawn]} if self.withdrawn else {})}
 
     @classmethod
     def from_json(cls, data: dict) -> CampaignState:
@@ -182,7 +225,8 @@ class CampaignState:
                        reached=Counter(data.get("reached", {})),
                        features={str(k): float(v) for k, v in data.get("features", {}).items()},
                        ops=dict(data.get("ops", {})), feedback=bool(data.get("feedback", False)),
-                       target=str(data.get("target") or "compile"))
+                       targets=tuple(str(data.get("target") or DEFAULT_TARGETS[0]).split(TARGET_SEPARATOR)),
+                       withdrawn=[Withdrawal.from_json(w) for w in data.get("withdrawn", [])])
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, BadState):
                 raise
@@ -195,6 +239,12 @@ def causes_json(causes: Counter) -> dict:
     for (reason, cause), n in sorted(causes.items()):
         out.setdefault(reason, {})[cause] = n
     return out
+
+
+def withdrawn_text(withdrawn: list[Withdrawal]) -> str:
+    """The withdrawn casualties as a summary line says them: how many, and why each."""
+    return f"{len(withdrawn)} (casualties that did not die so again in a fresh process, not findings" + (
+        ": " + "; ".join(w.line() for w in withdrawn) if withdrawn else "") + ")"
 
 
 def untested_text(untested: Counter, causes: Counter) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from fuzzer.campaign.state import CampaignState, untested_text
+from fuzzer.campaign.state import CampaignState, Withdrawal, untested_text, withdrawn_text
 from fuzzer.corpus.entry import Entry
 from fuzzer.judge.trial import FLAKY
 
@@ -60,6 +60,8 @@ class Stats:
     bug_first: dict = field(default_factory=dict)
     #: the feedback director's line (pool, tokens, arms), as of the last checkpoint
     feedback: str = ""
+    #: casualties this run took out of the corpus, with why (``Session.withdraw``)
+    withdrawn: list[Withdrawal] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.next_index = self.base.next_index
@@ -88,7 +90,8 @@ class Stats:
             recompiles=b.recompiles + self.recompiles, untested=b.untested + self.untested,
             causes=b.causes + self.causes,
             features=dict(b.features), ops=dict(b.ops), internal=b.internal + self.internal,
-            reached=b.reached + self.reached, feedback=b.feedback, target=b.target)
+            reached=b.reached + self.reached, feedback=b.feedback, targets=b.targets,
+            withdrawn=b.withdrawn + self.withdrawn)
 
     @property
     def mostly_untested(self) -> bool:
@@ -114,6 +117,7 @@ class Stats:
             f"recompiles {self.recompiles} (dynamo, over every program's bindings)",
             f"reached    " + (", ".join(f"{k} {n}" for k, n in sorted(self.reached.items())) or "nothing judged apart"),
             f"stopped    {self.stopped} at the deadline (not counted: --resume runs them again)",
+            f"withdrawn  {withdrawn_text(self.withdrawn)}",
             f"internal   {sum(self.internal.values())} (dcefuzz's own errors, never findings"
             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
             + (f"; tracebacks in {self.internal_log}" if self.internal_log and self.internal else "") + ")",

@@ -104,32 +104,12 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
     nothing of it outlives the call.  ``held``: the corpus's bugs (``Examples.held``), whose
     findings are not shrunk in full where that can be told
     cheaply (``session.counted_only``); ``case``: the program feedback made (JSON)."""
-    from fuzzer.campaign.entries import (
-        counted_only,
-        found_entry,
-        masked_entries,
-        oracle_of,
-        shrunk_entry,
-        triaged,
-        trial_of,
-    )
+    from fuzzer.campaign.entries import counted_only, masked_entries, oracle_of, shrunk_entry, triaged
     from fuzzer.campaign.hints import hints_for
-    from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
-    from fuzzer.program.ir import Case
 
     start = time.perf_counter()
-    try:
-        result = trial_of(pseed, config, None if case is None else Case.from_json(case))
-    except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
-        return Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
-                      errors=[InternalError.of(TRIAL, exc).to_json()])
-    tried = time.perf_counter() - start
-    report = Report(result.status, tried,
-                    [found_entry(f, pseed, config).to_json() for f in result.findings],
-                    list(result.flaky_kinds), rss_kb(), result.recompiles,
-                    None if result.untested is None else result.untested.to_json(),
-                    reached=dict(result.reached), signal=list(result.signal), trial_seconds=tried)
-    if not ((config.shrink or config.triage) and result.findings):
+    result, report = _tried(pseed, config, case, start)
+    if result is None or not ((config.shrink or config.triage) and result.findings):
         return report
     send(Tried(index, report))
 
@@ -159,3 +139,23 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
     return dataclasses.replace(report, entries=[e.to_json() for e in entries],
                                seconds=time.perf_counter() - start, rss_kb=rss_kb(),
                                errors=[e.to_json() for e in errors])
+
+
+def _tried(pseed: int, config, case: dict | None, start: float):
+    """(the trial of program ``pseed``, or of ``case`` where feedback made it, its report):
+    (None, the report of dcefuzz's own error) where our code failed."""
+    from fuzzer.campaign.entries import found_entry, trial_of
+    from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
+    from fuzzer.program.ir import Case
+
+    try:
+        result = trial_of(pseed, config, None if case is None else Case.from_json(case))
+    except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
+        return None, Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
+                            errors=[InternalError.of(TRIAL, exc).to_json()])
+    tried = time.perf_counter() - start
+    return result, Report(result.status, tried,
+                          [found_entry(f, pseed, config).to_json() for f in result.findings],
+                          list(result.flaky_kinds), rss_kb(), result.recompiles,
+                          None if result.untested is None else result.untested.to_json(),
+                          reached=dict(result.reached), signal=list(result.signal), trial_seconds=tried)

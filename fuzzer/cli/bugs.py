@@ -29,18 +29,15 @@ def triage(paths, device, again, triage_budget):
     Each entry's case is compiled afresh on torch's debugging backends, with named
     switches of Inductor thrown and with torch's compiler bisector (a stale-cache
     entry's pair is run again with the FX graph cache alone), and the culprit is
-    written into the entry.  Crashes and timeouts are not triaged (a probe that
-    kills the process would take the triage with it).  An entry whose bug class an
+    written into the entry.  A crash or timeout is walked over the backends only, each
+    in a fresh process of its own (a probe that kills the process would take the triage
+    with it): the first whose process dies so is its stage.  An entry whose bug class an
     older dcefuzz made (its case shows the bug under today's class) is left as it
-    was, with a line saying to run `dcefuzz reclass` first; exit 2.  Then lists the
-    bugs.
+    was, with a line saying to run `dcefuzz reclass` first; exit 2.  Each entry is
+    triaged with torch's intra-op threads at the number of the process that found it,
+    as a replay runs it.  Then lists the bugs.
     """
-    from fuzzer.corpus.store import entries_in, update
-    from fuzzer.judge import kinds
-    from fuzzer.judge.execute import device_unavailable
-    from fuzzer.campaign.entries import culprit_of
-    from fuzzer.triage.culprit import triageable
-    from fuzzer.triage.probe import OutdatedClass
+    from fuzzer.corpus.store import entries_in
 
     dev = resolve_entry_device(device)
     found, bad = entries_in(paths)
@@ -48,38 +45,56 @@ def triage(paths, device, again, triage_budget):
         click.echo(f"error: {line}", err=True)
     if not found:
         sys.exit(2)
-    outdated = 0
-    for n, path in enumerate(found, start=1):
-        e = load_or_exit(str(path))
-        if (e.culprit is not None and not again) or not triageable(e.kind, e.backend):
-            continue
-        run_on = dev or e.device
-        reason = device_unavailable(run_on)
-        if reason is not None:
-            click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
-            continue
-        try:
-            e.culprit = culprit_of(e, run_on, triage_budget)
-        except OutdatedClass as exc:  # an older dcefuzz's class: its probes would match nothing
-            click.echo(f"error: {e.id}: {exc} (`dcefuzz reclass {path}`, then `dcefuzz triage --again`); "
-                       "left as it was", err=True)
-            outdated += 1
-            continue
-        update(path, e)
-        c = e.culprit
-        if c is None:  # a finding of another target that compile does not show
-            click.echo(f"[{n}/{len(found)}] {e.id}: not localised ({e.target} alone: compile does not show it)",
-                       err=True)
-            continue
-        click.echo(f"[{n}/{len(found)}] {e.id}: {c.blame or 'not localised'} "
-                   f"({c.oracle_calls} compiles, {c.seconds:.0f}s"
-                   + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
+    said = [_triage_one(path, f"[{n}/{len(found)}]", dev, again, triage_budget)
+            for n, path in enumerate(found, start=1)]
+    outdated = said.count(OUTDATED)
     _list_bugs(sorted({p.parent for p in found}), as_json=False)
     if outdated:
         click.echo(f"{outdated} entries carry an older dcefuzz's bug class: run `dcefuzz reclass` on them, "
                    "then `dcefuzz triage --again`", err=True)
     if bad or outdated:
         sys.exit(2)
+
+
+#: what ``_triage_one`` says of an entry whose class an older dcefuzz made
+OUTDATED = "outdated"
+
+
+def _triage_one(path: Path, count: str, device: str | None, again: bool, budget) -> str:
+    """Triage the entry at ``path`` in place and say so on stderr; ``OUTDATED`` where its
+    class is an older dcefuzz's, else "" (triaged, or passed over and said why)."""
+    from fuzzer.campaign.entries import culprit_of
+    from fuzzer.corpus.store import update
+    from fuzzer.judge.execute import device_unavailable, intra_op_threads
+    from fuzzer.triage import casualty
+    from fuzzer.triage.culprit import triageable
+    from fuzzer.triage.probe import OutdatedClass
+
+    e = load_or_exit(str(path))
+    if (e.culprit is not None and not again) or not (triageable(e.kind, e.backend)
+                                                      or casualty.walks(e.kind, e.backend)):
+        return ""
+    run_on = device or e.device
+    reason = device_unavailable(run_on)
+    if reason is not None:
+        click.echo(f"error: {e.id}: {run_on} cannot run here: {reason}", err=True)
+        return ""
+    try:
+        with intra_op_threads(e.threads):  # some bugs show only with the finding's own number
+            e.culprit = culprit_of(e, run_on, budget)
+    except OutdatedClass as exc:  # an older dcefuzz's class: its probes would match nothing
+        click.echo(f"error: {e.id}: {exc} (`dcefuzz reclass {path}`, then `dcefuzz triage --again`); "
+                   "left as it was", err=True)
+        return OUTDATED
+    update(path, e)
+    c = e.culprit
+    if c is None:  # a finding of another target that compile does not show
+        click.echo(f"{count} {e.id}: not localised ({e.target} alone: compile does not show it)", err=True)
+        return ""
+    shown = f"{c.blame}; cause {c.cause}" if c.cause else c.blame
+    click.echo(f"{count} {e.id}: {shown or 'not localised'} ({c.oracle_calls} compiles, {c.seconds:.0f}s"
+               + (", budget spent" if c.budget_exhausted else "") + ")", err=True)
+    return ""
 
 
 def corpus_folder(path: str | None) -> Path:

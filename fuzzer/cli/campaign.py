@@ -2,52 +2,26 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 
 import click
 
-from fuzzer import __version__
-from fuzzer.cache.kind import NAME as PAIRS
-from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE, untested_text
+from fuzzer.campaign.state import DECLARATIONS_FILE, INTERNAL_FILE, untested_text, withdrawn_text
+from fuzzer.cli import launching
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
     Duration,
-    chosen_targets,
     fault_option,
     features_option,
     ops_options,
-    resolve_device,
-    select_ops_or_exit,
     shrink_options,
     spelled,
-    target_unavailable_or_exit,
     targets_option,
     triage_option,
 )
-from fuzzer.files import atomic_write
-from fuzzer.judge.kinds import PROGRAM
 from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
-
-
-def _known_keys(folder: str | None) -> tuple:
-    """The bug keys of ``folder`` whose findings the campaign only counts
-    (``fuzzer.corpus.known``)."""
-    if folder is None:
-        return ()
-    from fuzzer.corpus import upstream
-    from fuzzer.corpus.known import known_keys
-
-    try:
-        known = known_keys(folder)
-    except upstream.UpstreamError as exc:
-        raise click.BadParameter(str(exc), param_hint="--known-upstream") from None
-    click.echo(f"known upstream: {len(known.keys)} bugs of {folder} are counted, not shrunk"
-               + (f" ({known.vague} more whose key cannot tell causes apart are not)" if known.vague else ""),
-               err=True)
-    return known.keys
 
 
 @main.command()
@@ -106,10 +80,7 @@ def _known_keys(folder: str | None) -> tuple:
 @triage_option
 @click.option("--examples-per-bug", type=click.IntRange(min=1), default=TRIAGE.examples_per_bug,
               show_default=True, help="Entries kept per bug (the smallest); further findings of it only count.")
-def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir, resume, jobs, devices,
-        program_timeout, memory_cap, ray_address, cache_pairs, feature_table, op_specs, only_user_ops,
-        strict_declarations, fault, target, target_list, no_shrink, shrink_budget, no_triage,
-        triage_budget, examples_per_bug, known_dir):
+def run(**given):
     """Fuzz for a duration or a number of programs, then print a summary.
 
     Without --time or --programs the campaign runs 60 seconds.  Each new finding is
@@ -142,77 +113,36 @@ def run(seconds, programs, seed, feedback, device, corpus_dir, shard, state_dir,
     A folder that already holds a campaign is only used again with --resume.
     """
     from fuzzer.campaign import launch
-    from fuzzer.campaign.config import Config
-    from fuzzer.campaign.pool import WorkerStartError
-    from fuzzer.campaign.state import BadState, CampaignFolder, new_run_folder
-    from fuzzer.program import features as feats
 
-    with _usage_errors():
-        how = launch.launch(ray_address, jobs, devices)
-        gpus = launch.gpus(devices)
-        device = launch.pool_device(device, gpus)
-        dev = _ray_device(ray_address, device) if how is launch.Launch.RAY else resolve_device(device)
-        sh = _shard(shard)
-        target = chosen_targets(target, target_list)
-        launch.check_resume(resume, state_dir)
-        folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(seed, sh))
-        feedback = launch.feedback(_given("feedback", feedback), resume, folder)
-        launch.check_cache_pairs(cache_pairs, op_specs, target)
-    target_unavailable_or_exit(target, dev)
-    corpus_dir = corpus_dir if corpus_dir is not None else str(folder.corpus)
-    feature_table = feats.NONE if cache_pairs else feature_table
-    chosen = _ops_or_exit(op_specs, only_user_ops, dev, folder, strict_declarations)
-    click.echo(f"dcefuzz {__version__}: seed {seed}, shard {sh}, device {dev}"
-               + (", feedback" if feedback and not cache_pairs else ", blind")
-               + (f", fault {fault} planted" if fault else "") + (f", target {target}" if target != "compile" else "")
-               + f"\nfeatures {feats.describe(feature_table)}"
-               + f"\ncampaign folder {folder.path}, corpus {corpus_dir}", err=True)
-    plan = launch.plan(how, jobs, gpus, seconds, programs, program_timeout, memory_cap, cache_pairs)
-    config = Config(seed=seed, device=dev, corpus_dir=corpus_dir, fault=fault,
-                    shrink=not no_shrink, shrink_budget=shrink_budget, triage=not no_triage,
-                    triage_budget=triage_budget, examples_per_bug=examples_per_bug,
-                    trial=PAIRS if cache_pairs else PROGRAM, side_threads=plan.side_threads, target=target,
-                    features=tuple(feature_table.items()), ops=chosen.ops,
-                    declarations=len(chosen.findings), feedback=feedback, known=_known_keys(known_dir))
+    options = launching.RunOptions(**given)
+    setup = launching.set_up(options)
+    chosen = launching.ops_or_exit(options, setup)
+    launching.announce(options, setup)
+    plan = launch.plan(setup.how, options.jobs, setup.gpus, options.seconds, options.programs,
+                       options.program_timeout, options.memory_cap, options.cache_pairs)
+    config = launching.config_of(options, setup, chosen, plan.side_threads)
+    stats = _started(plan, config, setup, options.resume)
+    _print_summary(stats, setup.folder, setup.corpus_dir, chosen)
+
+
+def _started(plan, config, setup: launching.Setup, resume: bool):
+    """The campaign run to its end (carried on from its folder's state, with ``resume``),
+    its progress on stderr (``_Display``); its stats.  A bad folder or workers that
+    cannot start exit 2."""
+    from fuzzer.campaign import launch
+    from fuzzer.campaign.pool import WorkerStartError
+    from fuzzer.campaign.state import BadState
+
     display = _Display()
     try:
-        stats = launch.start(plan, config, shard=sh, folder=folder, resume=resume,
+        stats = launch.start(plan, config, shard=setup.shard, folder=setup.folder, resume=resume,
                              log=display.event, progress=display.status)
     except (BadState, WorkerStartError) as exc:
         display.close()
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
     display.close()
-    _print_summary(stats, folder, corpus_dir, chosen)
-
-
-def _given(name: str, value):
-    """``value`` where the option ``name`` was given, None where it took its default."""
-    source = click.get_current_context().get_parameter_source(name)
-    return None if source == click.core.ParameterSource.DEFAULT else value
-
-
-def _shard(text: str):
-    from fuzzer.campaign.state import Shard
-
-    try:
-        return Shard.parse(text)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--shard") from None
-
-
-def _ops_or_exit(op_specs, only_user_ops: bool, device: str, folder, strict: bool):
-    """The ops of ``--ops``, checked on ``device``; the declaration findings written into
-    the campaign folder, and exit 1 on any with ``--strict-declarations``."""
-    chosen = select_ops_or_exit(op_specs, only_user_ops, device=device)
-    if chosen.findings:
-        folder.path.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder.path / DECLARATIONS_FILE, json.dumps(chosen.to_json(), indent=2) + "\n")
-        if strict:
-            click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
-                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
-            sys.exit(1)
-    return chosen
+    return stats
 
 
 def _print_summary(stats, folder, corpus_dir: str, chosen) -> None:
@@ -229,36 +159,6 @@ def _print_summary(stats, folder, corpus_dir: str, chosen) -> None:
     if stats.mostly_untested:
         click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
                    "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
-
-
-def _ray_device(address: str, device: str | None) -> str:
-    """Join the cluster first: the device is the actors' (``fuzzer.campaign.launch``).
-    A cluster that cannot be reached exits 2."""
-    from fuzzer.campaign import launch, ray_pool
-
-    try:
-        seconds = ray_pool.connect(address)
-    except ray_pool.RayUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
-    gpus = ray_pool.cluster_gpus()
-    click.echo(f"ray cluster {address} reached in {seconds:.1f}s: {gpus} GPUs", err=True)
-    with _usage_errors():
-        return launch.ray_device(device, gpus)
-
-
-@contextlib.contextmanager
-def _usage_errors():
-    """A launch that cannot be (``fuzzer.campaign.launch.PlanError``) as click's usage
-    error, or its bad parameter where one option is at fault."""
-    from fuzzer.campaign.launch import PlanError
-
-    try:
-        yield
-    except PlanError as exc:
-        if exc.option is None:
-            raise click.UsageError(str(exc)) from None
-        raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
 
 class _Display:
@@ -397,8 +297,8 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
     internal = ", ".join(f"{k} {n}" for k, n in sorted(state.internal.items()))
     click.echo(f"internal   {sum(state.internal.values())} (dcefuzz's own errors, never findings"
                + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")
-    statuses = ", ".join(f"{k} {n}" for k, n in sorted(state.statuses.items()))
-    click.echo(f"statuses   {statuses}")
+    click.echo(f"statuses   {', '.join(f'{k} {n}' for k, n in sorted(state.statuses.items()))}")
+    click.echo(f"withdrawn  {withdrawn_text(state.withdrawn)}")
     if feedback is not None:
         _print_feedback(feedback)
     if lines:

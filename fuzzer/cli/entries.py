@@ -60,7 +60,7 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops, target):
         click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
                    "(--device cpu shrinks it on the CPU)", err=True)
         sys.exit(2)
-    target_unavailable_or_exit(target or e.target, dev)
+    target_unavailable_or_exit((target or e.target,), dev)
     path = Path(entry).with_suffix(".json")
     # the child loads the user's ops again: its op registry starts empty
     again = partial(selection.select, list(op_specs or ()), only=only_user_ops, check=False)

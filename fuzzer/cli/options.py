@@ -184,12 +184,13 @@ def targets_option(func):
                              "cannot run is not drawn for it (docs/targets.md).")(func)
 
 
-def chosen_targets(target: tuple, target_list: str | None) -> str:
-    """``--target`` and ``--targets`` as one campaign's targets (``targets.spread``)."""
+def chosen_targets(target: tuple, target_list: str | None) -> tuple[str, ...]:
+    """``--target`` and ``--targets`` as one campaign's targets: each once, in the order
+    given, checked (``targets.spread``, whose text they are read back from here)."""
     from fuzzer.judge import targets
 
     try:
-        return targets.spread(list(target) + (target_list or "").split(","))
+        return tuple(targets.spread(list(target) + (target_list or "").split(",")).split(","))
     except targets.UnknownTarget as exc:
         raise click.BadParameter(str(exc), param_hint="--targets") from None
 
@@ -203,12 +204,12 @@ def entry_target_option(func):
                              f"(the default): {', '.join(targets.names())} (docs/targets.md).")(func)
 
 
-def target_unavailable_or_exit(names: str, device: str) -> None:
+def target_unavailable_or_exit(names: tuple[str, ...], device: str) -> None:
     """Exit 2 with a one-line reason when a target of ``names`` cannot run on ``device``
     here (``Target.unavailable``)."""
     from fuzzer.judge import targets
 
-    for name in names.split(","):
+    for name in names:
         reason = targets.get(name).unavailable(device)
         if reason is not None:
             click.echo(f"error: target {name} cannot run here: {reason}", err=True)

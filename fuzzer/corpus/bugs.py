@@ -12,6 +12,13 @@ frame of torch its process died in (``stacks.torch_frame``), never a frame of
 dcefuzz's code, where a corrupted heap is often noticed; one whose stack holds no
 frame of torch groups with nothing.
 
+A crash or timeout's stage (``fuzzer.triage.casualty``: the first backend whose fresh
+process dies so) is shown beside its key, not in it: a campaign's pool takes
+casualties with one (kind, death, frame of torch) for one bug the moment a worker
+dies, before any stage is known, so a stage in the key would split what the pool has
+already merged; and where no frame of torch was recorded, a stage alone would merge
+every heap corruption of a stage into one bug.
+
 A bug's id is derived from its key, so the same bug has the same id in every
 corpus and every run.
 """
@@ -23,16 +30,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, history  # noqa: F401 - read as bugs.X
+from fuzzer.corpus.releases import ERROR, FIXED, REPRODUCES, History, Versions, history  # noqa: F401 - read as bugs.X
 from fuzzer.isolation import stacks
 from fuzzer.judge import contract
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen
-from fuzzer.triage import aliasing, rules
+from fuzzer.triage import aliasing, causes, rules
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.family import CORRUPTED, VALUE_KINDS, family
+from fuzzer.triage.key import BugKey
 
 
 def _frames(detail: list[str]) -> list[str]:
@@ -52,8 +60,8 @@ def blame_of(entry) -> str | None:
 def does(program) -> str:
     """What a program does, as far as telling causes apart goes: the forms its
     statements use (each once, sorted) and what of its mode a bug may need
-    (gradients, a dtype, strided or aliased inputs, a module, a dynamic mode, windows
-    and at which calls, marks).
+    (gradients and ``torch.func.grad``'s, a dtype, strided or aliased inputs, a module,
+    a dynamic mode, windows and at which calls, marks, inputs in another layout).
 
     An entry is shrunk 1-minimal, so every form in it is one its bug needs; an
     unshrunk one holds more, which can only split its bug from the shrunk one's."""
@@ -63,14 +71,19 @@ def does(program) -> str:
 
 
 def mode_words(mode) -> list[str]:
-    """What of a program's mode ``does`` writes after its forms."""
-    extra = [word for word, on in (("grad", mode.grad), (f"dtype={mode.dtype}", mode.dtype != "float32"),
+    """What of a program's mode ``does`` writes after its forms: every part of it a bug
+    may need (gradients, ``torch.func.grad``'s, a dtype, strided, aliased, laid out or
+    windowed inputs, a module, a dynamic mode, marks), so a bug that needs one is never
+    its plain twin's."""
+    extra = [word for word, on in (("grad", mode.grad), ("func_grad", mode.func_grad),
+                                   (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
                                    ("module", bool(mode.module)), ("carry", mode.carry),
                                    (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
                                    ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
                                                                      bool(mode.window_calls))) if on]
-    return extra + sorted({f"mark:{how}" for _, _, how in mode.marks})
+    return extra + sorted({f"mark:{how}" for _, _, how in mode.marks}) + sorted(
+        {f"layout:{how}" for _, how in mode.layouts})
 
 
 #: the higher-order op of a region (``torch.compiler.nested_compile_region``)
@@ -113,32 +126,11 @@ def _stage_only(blame: str | None) -> bool:
     return blame is not None and ":" not in blame
 
 
-#: what parts a key's family from its blame in its text
-KEY_SEPARATOR = " @ "
 #: the blame of a key that is one entry's alone (nothing localised it)
 ENTRY_ALONE = "entry:"
 
 
-@dataclass(frozen=True)
-class BugKey:
-    """What a bug is: its family (``fuzzer.triage.family``) and what in the compiler it
-    is blamed on.  Its text is what a campaign's state keeps, a bug's id hashes and
-    ``--known-upstream`` matches; :meth:`parse` is the one way back."""
-
-    family: str
-    blame: str
-
-    @property
-    def text(self) -> str:
-        return f"{self.family}{KEY_SEPARATOR}{self.blame}"
-
-    @classmethod
-    def parse(cls, text: str) -> BugKey:
-        family, _, blame = text.rpartition(KEY_SEPARATOR)
-        return cls(family, blame)
-
-
-def key_of(entry) -> str:
+def key_of(entry) -> BugKey:
     """The bug an entry belongs to: family and blame (and whether it needs dynamic
     shapes), or the entry alone.
 
@@ -150,20 +142,23 @@ def key_of(entry) -> str:
     (``buffers_told``): two causes met under the buffer-reuse switch.  Neither where the
     culprit says the bug needs its inputs' aliasing to change between calls
     (``fuzzer.triage.aliasing``): that fact is its key alone (``Culprit.key``), whatever
-    the program does and wherever it shows."""
+    the program does and wherever it shows.  And where the probes showed its cause
+    (``fuzzer.triage.causes``), the key is the cause alone, ``cause @ <name>``: one bug
+    whatever its family, stage, switches or program."""
     if entry.kind in contract.PROCESS_KINDS or entry.culprit is None:
         blame = blame_of(entry)
     else:
         blame = entry.culprit.key
+    if entry.culprit is not None and entry.culprit.cause and entry.kind not in contract.PROCESS_KINDS:
+        return BugKey(causes.FAMILY, entry.culprit.cause)  # its cause, whatever it shows as
     if entry.culprit is not None and entry.culprit.aliasing_changes:
-        return BugKey(family(entry.bug_class), blame).text  # its cause, wherever it shows (``Culprit.key``)
+        return BugKey(family(entry.bug_class), blame)  # its cause, wherever it shows (``Culprit.key``)
     if entry.kind in VALUE_KINDS and entry.culprit is not None and _stage_only(entry.culprit.blame):
         done = does(entry.case.program)
         blame += f"{DOES_OPEN}{done}}}" if done else ""
-    elif BugClass.parse(family(entry.bug_class)).kind == CORRUPTED and entry.culprit is not None \
-            and entry.culprit.places:
+    elif family(entry.bug_class).kind == CORRUPTED and entry.culprit is not None and entry.culprit.places:
         blame += f" {{buffers {buffers_told(entry.case.program) or 'none'}}}"
-    return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id).text
+    return BugKey(family(entry.bug_class), blame if blame else ENTRY_ALONE + entry.id)
 
 
 #: where ``key_of`` writes what a stage-only wrong value's program does into its blame
@@ -179,10 +174,10 @@ class Does:
     mode: tuple[str, ...]
 
     @classmethod
-    def of_key(cls, key: str) -> Does | None:
-        """The one way back from the text ``key_of`` writes; None for a key that says
-        nothing of its program."""
-        blame = BugKey.parse(key).blame
+    def of_key(cls, key: BugKey) -> Does | None:
+        """The one way back from the words ``key_of`` writes into a key's blame; None for
+        a key that says nothing of its program."""
+        blame = key.blame
         start = blame.find(DOES_OPEN)
         if start < 0 or not blame.endswith("}"):
             return None
@@ -203,19 +198,21 @@ def separates(entry) -> bool:
     repeat."""
     if entry.kind in contract.PROCESS_KINDS:
         return blame_of(entry) is not None
+    if entry.culprit is not None and entry.culprit.cause:
+        return True  # the probes showed what in torch went wrong
     blame = entry.culprit.blame if entry.culprit is not None else None
     if not _stage_only(blame):
         return True  # inside a stage, or the entry alone
     if entry.kind in VALUE_KINDS:
         return bool(entry.culprit.aliasing_changes or does(entry.case.program))
-    symptoms = BugClass.parse(entry.bug_class).symptoms
+    symptoms = entry.bug_class.symptoms
     if entry.kind in contract.ERROR_KINDS:
         return bool(symptoms) and symptoms[0].startswith(SITE_PREFIX)
     return bool(symptoms)
 
 
-def bug_id(key: str) -> str:
-    return f"bug-{hashlib.sha256(key.encode()).hexdigest()[:10]}"
+def bug_id(key: BugKey) -> str:
+    return f"bug-{hashlib.sha256(key.text.encode()).hexdigest()[:10]}"
 
 
 _WHAT = {
@@ -232,10 +229,9 @@ _WHAT = {
 }
 
 
-def what(fam: str) -> str:
+def what(fam: BugClass) -> str:
     """What goes wrong in a bug of family ``fam``, in words."""
-    parsed = BugClass.parse(fam)
-    return _WHAT.get(parsed.kind, parsed.kind + " {}").format(parsed.shown()).strip()
+    return _WHAT.get(fam.kind, fam.kind + " {}").format(fam.shown()).strip()
 
 
 _SIZE_LINE = re.compile(r"^s\d+ = x\d+\.shape\[\d+\]$")
@@ -262,23 +258,28 @@ def pattern(entry) -> str:
     return ("calls " + ", ".join(forms) + (f" ({', '.join(extra)})" if extra else "")) if forms else ""
 
 
-def what_in(fam: str, kinds: Iterable[str]) -> str:
+def what_in(fam: BugClass, kinds: Iterable[str]) -> str:
     """What goes wrong, where the corrupted values land when the family merges them."""
-    if BugClass.parse(fam).kind == CORRUPTED:
+    if fam.kind == CORRUPTED:
         lands = [LANDS[k] for k in kinds if k in LANDS]
         return "wrong values " + " or ".join(lands) if lands else what(fam)
     return what(fam)
 
 
-def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
+def title(fam: BugClass, culprit: Culprit | None, blame: str | None, shown: str = "",
           kinds: Iterable[str] = ()) -> str:
     """A one-line human title: the program's statements (``shown``: ``pattern``), what
     goes wrong, and where: the stage and the switch that removes it or the pass it
     needs."""
     what_goes_wrong = what_in(fam, kinds)
+    if culprit is not None and culprit.cause in causes.BY_NAME:
+        # one cause whatever it shows as: what went wrong in torch, then how it showed here
+        what_goes_wrong = f"{causes.BY_NAME[culprit.cause].words} (here: {what_goes_wrong})"
     if shown and blame is not None and not blame.startswith(("process:", "cache:")):
         quoted = shown if shown.startswith("calls ") else f"`{shown}`"
         what_goes_wrong = f"{quoted}: {what_goes_wrong}"
+    if blame is None and culprit is not None and culprit.stage is not None:
+        return f"{what_goes_wrong} in {culprit.stage}"  # a crash with no frame of torch, placed by its stage
     if blame is None:
         return f"{what_goes_wrong} (not localised)"
     stage, _, inner = blame.partition(":")
@@ -290,6 +291,8 @@ def title(fam: str, culprit: Culprit | None, blame: str | None, shown: str = "",
     shapes = ", dynamic shapes only" if culprit is not None and culprit.dynamic_only else ""
     if culprit is not None and culprit.aliasing_changes:
         shapes += f", {aliasing.WORDS}"
+    if culprit is not None and culprit.cause in causes.BY_NAME:
+        return f"{what_goes_wrong}, first shown in {stage}{shapes}"
     if culprit is not None and inner and culprit.switches.get(inner) == "gone":
         return f"{what_goes_wrong} {where}, gone with {rules.words(inner)} off{shapes}"
     return f"{what_goes_wrong} {where}" + (f", needs {inner}" if inner else "") + shapes
@@ -300,9 +303,9 @@ class Bug:
     """Entries of one root cause, smallest first."""
 
     id: str
-    key: str
+    key: BugKey
     title: str
-    family: str
+    family: BugClass
     blame: str | None
     culprit: Culprit | None
     kinds: tuple[str, ...]
@@ -310,7 +313,7 @@ class Bug:
     hits: int
     first_seen: str
     last_seen: str
-    versions: dict
+    versions: Versions
     #: the targets its entries were found through (``fuzzer.judge.targets``): one bug
     #: whatever pipeline showed it, where its key says so
     targets: tuple[str, ...] = ()
@@ -333,13 +336,13 @@ class Bug:
                        if k in full}
         elif self.blame is not None:
             culprit = {"stage": None, "blame": self.blame}
-        return {"id": self.id, "title": self.title, "family": self.family, "kinds": list(self.kinds),
+        return {"id": self.id, "title": self.title, "family": self.family.text, "kinds": list(self.kinds),
                 "targets": list(self.targets), "entries": list(self.entries), "hits": self.hits, "smallest": self.smallest,
                 "culprit": culprit, "first_seen": self.first_seen, "last_seen": self.last_seen,
                 "versions": dict(self.versions), **self.history.to_json()}
 
 
-def _versions(members) -> dict:
+def _versions(members) -> Versions:
     """Per torch version, what the members' repros did there: one that reproduces is
     enough; fixed only if every member that ran there is."""
     seen: dict[str, set[str]] = {}
@@ -355,7 +358,7 @@ def _versions(members) -> dict:
 
 def group(entries: Iterable) -> list[Bug]:
     """The bugs of ``entries``, the most hit first."""
-    by_key: dict[str, list] = {}
+    by_key: dict[BugKey, list] = {}
     for e in entries:
         by_key.setdefault(key_of(e), []).append(e)
     bugs = []
@@ -363,10 +366,11 @@ def group(entries: Iterable) -> list[Bug]:
         members.sort(key=lambda e: (e.statements, e.id))
         lead = members[0]
         blame = blame_of(lead)
-        fam = family(lead.bug_class)
+        fam = key.family  # a cause's key spans families: its lead's names what it showed as
         seen = tuple(k for k in contract.KINDS + contract.PROCESS_KINDS if any(e.kind == k for e in members))
         bugs.append(Bug(
-            id=bug_id(key), key=key, title=title(fam, lead.culprit, blame, pattern(lead), seen), family=fam,
+            id=bug_id(key), key=key, title=title(family(lead.bug_class), lead.culprit, blame, pattern(lead), seen),
+            family=fam,
             blame=blame, culprit=lead.culprit, kinds=seen,
             entries=tuple(e.id for e in members), hits=sum(e.hits for e in members),
             targets=tuple(sorted({e.target for e in members})),

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.triage.key import BugKey
 from fuzzer.limits import TRIAGE
 
 
@@ -69,9 +70,9 @@ class Examples:
 
     def __init__(self, folder: str | os.PathLike, cap: int = TRIAGE.examples_per_bug):
         self.folder, self.cap = Path(folder), cap
-        self.by_bug: dict[str, list[_Example]] = {}
+        self.by_bug: dict[BugKey, list[_Example]] = {}
         #: the keys some entry of which says nothing that tells causes apart
-        self.vague: set[str] = set()
+        self.vague: set[BugKey] = set()
         found, _ = store.entries_in([str(self.folder)]) if self.folder.is_dir() else ([], [])
         for path in found:
             try:
@@ -80,7 +81,7 @@ class Examples:
                 continue
             self._add(bugs.key_of(entry), entry, path)
 
-    def _add(self, key: str, entry: Entry, path: Path) -> None:
+    def _add(self, key: BugKey, entry: Entry, path: Path) -> None:
         if not bugs.separates(entry):
             self.vague.add(key)
         members = self.by_bug.setdefault(key, [])
@@ -98,7 +99,7 @@ class Examples:
         """An entry was saved to the folder by someone else (a re-shrink)."""
         self._add(bugs.key_of(entry), entry, Path(path))
 
-    def held(self) -> dict[str, int]:
+    def held(self) -> dict[BugKey, int]:
         """The bugs held, each with the statements of its largest example where it has
         its ``cap`` examples (a finding of it is only counted, or, smaller, takes that
         example's place), else 0 (a finding of it is kept as another example): either way

@@ -11,13 +11,14 @@ from dataclasses import dataclass
 
 from fuzzer.corpus import bugs, upstream
 from fuzzer.corpus.store import load_all
+from fuzzer.triage.key import BugKey
 
 
 @dataclass(frozen=True)
 class Known:
     """The keys a campaign counts, and how many linked keys were left out as vague."""
 
-    keys: tuple[str, ...]
+    keys: tuple[BugKey, ...]
     vague: int
 
 
@@ -30,4 +31,4 @@ def known_keys(folder: str) -> Known:
     entries, _ = load_all([folder])
     linked = [e for e in entries if any(r.known for r in known.of([e.id]))]
     vague = {bugs.key_of(e) for e in linked if not bugs.separates(e)}
-    return Known(tuple(sorted({bugs.key_of(e) for e in linked} - vague)), len(vague))
+    return Known(tuple(sorted({bugs.key_of(e) for e in linked} - vague, key=lambda key: key.text)), len(vague))

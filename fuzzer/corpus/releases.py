@@ -21,8 +21,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-REPRODUCES, FIXED, ERROR = "reproduces", "fixed", "error"
+#: what a repro did under one torch version
+Replayed = Literal["reproduces", "fixed", "error"]
+REPRODUCES: Replayed = "reproduces"
+FIXED: Replayed = "fixed"
+ERROR: Replayed = "error"
+#: torch version -> what the repro did there (``Entry.versions``, ``Bug.versions``)
+Versions = dict[str, Replayed]
 
 _RELEASE = re.compile(r"^(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -40,7 +47,7 @@ def release_name(version: str) -> str:
     return version if r is None else ".".join(map(str, r))
 
 
-def by_release(versions: dict[str, str]) -> list[tuple[str, str]]:
+def by_release(versions: Versions) -> list[tuple[str, Replayed]]:
     """(release, verdict) oldest first; two builds of one release merge (one that
     reproduces is enough, fixed only if every build is)."""
     merged: dict[str, set[str]] = {}
@@ -126,7 +133,7 @@ class History:
         return {"introduced_in": self.introduced, "regression": self.regression, "fixed_in": self.fixed}
 
 
-def history(versions: dict[str, str]) -> History:
+def history(versions: Versions) -> History:
     ordered = by_release(versions)
     reproducing = [i for i, (_, v) in enumerate(ordered) if v == REPRODUCES]
     if not reproducing:

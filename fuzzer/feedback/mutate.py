@@ -23,9 +23,11 @@ from dataclasses import dataclass
 
 from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.custom_ops import MUTATING
+from fuzzer.program.form_record import INPLACE, VIEW, Illegal
 from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
-from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Program, Stmt
+from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Mode, Program, Stmt
 from fuzzer.reduce.edits import remove_statements
 
 
@@ -113,7 +115,7 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
             continue
         try:
             out = form.infer(dims, stmt.attrs, program.sym_min)
-        except forms.Illegal:
+        except Illegal:
             continue
         if out != want:
             continue
@@ -125,14 +127,14 @@ def swap(case: Case, rng: random.Random, ctx: Context) -> Case | None:
 def write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     """An in-place write (an aten one or a mutating custom op) to a value, anywhere: a
     call that writes (not a mutating op's call that writes nothing, ``s_opt_none``)."""
-    grown = _grow(case, rng, ctx, (forms.INPLACE, MUTATING), keep=lambda f: bool(f.mutates))
+    grown = _grow(case, rng, ctx, (INPLACE, MUTATING), keep=lambda f: bool(f.mutates))
     return None if grown is None else grown[0]
 
 
 def view_write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     """A view of a value, and a write through it right after: the write must reach the
     base (and everything else that views it)."""
-    grown = _grow(case, rng, ctx, (forms.VIEW,))
+    grown = _grow(case, rng, ctx, (VIEW,))
     if grown is None:
         return None
     viewed, k, view = grown
@@ -140,7 +142,7 @@ def view_write(case: Case, rng: random.Random, ctx: Context) -> Case | None:
         return None
     draft = generate.draft_at(viewed.program, k + 1, rng, ctx.limits)
     table = generate.forms_by_category(ctx.on | frozenset(viewed.program.features()), ctx.ops)
-    writers = [f for c in (forms.INPLACE, MUTATING) for f in table.get(c, ()) if 0 in f.mutates]
+    writers = [f for c in (INPLACE, MUTATING) for f in table.get(c, ()) if 0 in f.mutates]
     rng.shuffle(writers)
     for form in writers[:FEEDBACK.attempts]:
         stmt = generate.propose(form, draft, view.out)
@@ -240,7 +242,7 @@ def _renamed(donor: Program, prefix_values: int, prefix_sites: int, symbols: dic
     body = []
     for s in donor.body:
         attrs = dict(s.attrs)
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in attrs:
                 attrs[key] += prefix_sites
         if isinstance(attrs.get("size"), str):
@@ -270,21 +272,8 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     else:
         first = _next_number(a.symbols)
         symbols = {s: f"s{first + i}" for i, s in enumerate(b.symbols)}
-    first_input = _next_number([i.name for i in a.inputs])
-
-    def dims_of(inp: Input) -> tuple:
-        return tuple(sizes.rename(d, symbols) for d in inp.dims)
-
-    taken = {(i.dims, i.dtype): i.name for i in a.inputs}
-    inputs, new_inputs = {}, []
-    for inp in b.inputs:
-        d = dims_of(inp)
-        if share and (d, inp.dtype) in taken and inp.name not in dict(b.mode.aliases).values():
-            inputs[inp.name] = taken[(d, inp.dtype)]
-        else:
-            inputs[inp.name] = f"x{first_input + len(new_inputs)}"
-            new_inputs.append(Input(inputs[inp.name], d, inp.dtype))
-    values = _next_number([n for s in a.body for n in (s.out, s.attrs.get("size")) if isinstance(n, str)])
+    inputs, new_inputs = _donor_inputs(a, b, symbols, share)
+    values = _next_number([n for s in a.body for n in (s.out, s.data_size) if isinstance(n, str)])
     sites = [x for s in a.body for x in s.sites]
     body, value = _renamed(b, values, 1 + max(sites, default=-1), symbols, inputs)
     k = rng.randrange(len(a.body) + 1)
@@ -292,18 +281,46 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     sym_min = dict(a.sym_min)
     for old, new in symbols.items():
         sym_min[new] = max(sym_min.get(new, 0), b.sym_min[old])
-    renamed = {i.name: inputs[i.name] for i in b.inputs}
-    marks = a.mode.marks + tuple((renamed[n], d, how) for n, d, how in b.mode.marks
-                                 if renamed[n] not in {x.name for x in a.inputs})
-    if forms.eager_traces(a.body + body):
-        marks = tuple((n, d, "dynamic" if how == "unbacked" else how) for n, d, how in marks)
-    mode = dataclasses.replace(
-        a.mode, marks=marks,
-        strided=a.mode.strided + tuple(renamed[n] for n in b.mode.strided if renamed[n] not in {x.name for x in a.inputs}),
-        aliases=a.mode.aliases + tuple((renamed[n], renamed[m]) for n, m in b.mode.aliases
-                                       if renamed[n] not in {x.name for x in a.inputs}))
+    mode = _spliced_mode(a, b, body, {i.name: inputs[i.name] for i in b.inputs})
     program = Program(all_symbols, sym_min, a.inputs + tuple(new_inputs), a.body[:k] + body + a.body[k:],
                       a.outputs + tuple(value(o) for o in b.outputs), mode, tuple(dict.fromkeys(a.imports + b.imports)))
+    return Case(program, _spliced_bindings(case, donor, symbols, sym_min), case.input_seed)
+
+
+def _donor_inputs(a: Program, b: Program, symbols: dict[str, str], share: bool) -> tuple[dict[str, str], list[Input]]:
+    """(the donor ``b``'s input names as the splice calls them, the inputs it adds to
+    ``a``): with ``share``, an input of ``a`` of the same dims and dtype stands for one of
+    the donor's (not the base of an alias); the rest are new, numbered after ``a``'s."""
+    first_input = _next_number([i.name for i in a.inputs])
+    taken = {(i.dims, i.dtype): i.name for i in a.inputs}
+    inputs, new_inputs = {}, []
+    for inp in b.inputs:
+        d = tuple(sizes.rename(dim, symbols) for dim in inp.dims)
+        if share and (d, inp.dtype) in taken and inp.name not in dict(b.mode.aliases).values():
+            inputs[inp.name] = taken[(d, inp.dtype)]
+        else:
+            inputs[inp.name] = f"x{first_input + len(new_inputs)}"
+            new_inputs.append(Input(inputs[inp.name], d, inp.dtype))
+    return inputs, new_inputs
+
+
+def _spliced_mode(a: Program, b: Program, body: tuple[Stmt, ...], renamed: dict[str, str]) -> Mode:
+    """``a``'s mode with the donor ``b``'s marks, strided inputs and aliases of the inputs
+    it adds (``renamed``: the donor's input names as the splice calls them); an unbacked
+    mark made dynamic where the spliced body is one eager traces."""
+    own = {x.name for x in a.inputs}
+    marks = a.mode.marks + tuple((renamed[n], d, how) for n, d, how in b.mode.marks if renamed[n] not in own)
+    if forms.eager_traces(a.body + body):
+        marks = tuple((n, d, "dynamic" if how == "unbacked" else how) for n, d, how in marks)
+    return dataclasses.replace(
+        a.mode, marks=marks,
+        strided=a.mode.strided + tuple(renamed[n] for n in b.mode.strided if renamed[n] not in own),
+        aliases=a.mode.aliases + tuple((renamed[n], renamed[m]) for n, m in b.mode.aliases if renamed[n] not in own))
+
+
+def _spliced_bindings(case: Case, donor: Case, symbols: dict[str, str], sym_min: dict[str, int]) -> tuple:
+    """The bindings of the spliced case: call by call, this case's with the donor's sizes
+    of the symbols it adds (at least their minimum), each distinct binding once."""
     bindings = []
     for i in range(max(len(case.bindings), len(donor.bindings))):
         mine = dict(case.bindings[min(i, len(case.bindings) - 1)])
@@ -316,7 +333,7 @@ def splice(case: Case, rng: random.Random, ctx: Context) -> Case | None:
     for binding in bindings:
         if binding not in unique:
             unique.append(binding)
-    return Case(program, tuple(unique), case.input_seed)
+    return tuple(unique)
 
 
 @dataclass(frozen=True)
@@ -355,7 +372,7 @@ def mutate(name: str, case: Case, rng: random.Random, ctx: Context) -> Case | No
     change or its result breaks a rule of the IR (discarded at once)."""
     try:
         mutant = MUTATIONS[name].apply(case, rng, ctx)
-    except (InvalidProgram, forms.Illegal):
+    except (InvalidProgram, Illegal):
         return None
     if mutant is None or mutant == case or not within_limits(mutant):
         return None

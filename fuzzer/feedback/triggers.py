@@ -33,18 +33,18 @@ from functools import cache
 
 from fuzzer.limits import FEEDBACK
 from fuzzer.program.ir import Program
-from fuzzer.reduce.order import SIMPLER
+from fuzzer.reduce.order import simpler_forms
 
 
 
 @cache
 def _simplifies_to(form: str) -> frozenset[str]:
-    """The form and every form the shrinker may turn it into (``SIMPLER``, transitively):
+    """The form and every form the shrinker may turn it into (``order.simpler_forms``, transitively):
     a bug's example holds the simplest op that still shows it, and a program with any
     op that simplifies to it matches."""
     out, todo = {form}, [form]
     while todo:
-        for simpler in SIMPLER.get(todo.pop(), ()):
+        for simpler in simpler_forms(todo.pop()):
             if simpler not in out:
                 out.add(simpler)
                 todo.append(simpler)

@@ -15,6 +15,11 @@ Before it reports ready the child arms ``faulthandler`` (where it dies or hangs:
 the parent decides what stops), bounds torch's threads so that children share the
 cores, and plants the campaign's fault for its whole life.
 
+A child that must start with variables of its own (a worker's GPU, a checked heap:
+``fuzzer.isolation.heapcheck``) is started inside :func:`environment`: a spawned child
+takes its parent's environment as it is at the start, and one lock keeps two threads
+starting children (the pool's and the casualty shrinker's) from mixing theirs.
+
 A child never outlives its parent.  A parent that exits, however it exits, closes
 the pipe: a child waiting for a message returns, and one that sends next fails.  But
 a child hung in a compile does neither, and a parent killed by SIGKILL runs no
@@ -24,12 +29,17 @@ cleanup, so on Linux the kernel is asked to kill the child when its parent dies
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
 import signal
 import sys
+import threading
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
+
+from fuzzer.isolation import heapcheck
 
 #: what the parent sends a child to make it return
 STOP = ("stop",)
@@ -65,6 +75,27 @@ def die_with_parent() -> None:
         raise SystemExit(0)
 
 
+#: held while a child starts with variables of its own (``environment``)
+_STARTING = threading.Lock()
+
+
+@contextlib.contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """Set ``variables`` in this process's environment for the ``with`` block, in which
+    a child is started (it takes them), then put back what was there."""
+    with _STARTING:
+        saved = {name: os.environ.get(name) for name in variables}
+        os.environ.update(variables)
+        try:
+            yield
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+
 #: where a child sends its standard error when its parent names no file (set by a
 #: campaign for the children its own helpers start, e.g. the casualty shrinker's judges)
 LOG_ENV = "DCEFUZZ_CHILD_LOG"
@@ -87,6 +118,7 @@ def to_log(path: str) -> None:
 def serve(conn, handler: Handler, fault: str | None, threads: int,
           compile_threads: int | None = None, stack_path: str | None = None,
           log_path: str | None = None) -> Any:
+    heapcheck.restore()  # a checked heap is this process's alone, not the compiler's it starts
     die_with_parent()
     log_path = log_path or os.environ.get(LOG_ENV)
     if log_path:

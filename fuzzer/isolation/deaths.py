@@ -6,8 +6,9 @@ the child died (with a signal), outlived its time limit, or passed a memory cap.
 This module turns those deaths into verdicts, so crash and timeout findings can be
 replayed and shrunk with the same machinery as the others:
 
-* ``probe`` runs one case in a fresh process and says how it died (replay, and the
-  confirmation of a shrunk crash);
+* ``probe`` runs one case in a fresh process and says how it died (replay, the
+  confirmation of a casualty, the stage walk of its triage), with a checked heap
+  where asked (``fuzzer.isolation.heapcheck``);
 * ``IsolatedJudge`` is the shrinker's oracle for crash and timeout findings: a child
   that stays warm across the candidates it survives (most of them), replaced after
   each one that kills it;
@@ -24,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from fuzzer.isolation import child
+from fuzzer.isolation import child, heapcheck
 from fuzzer.isolation.said import Said
 from fuzzer.isolation.process import (
     STOP_GRACE_S,
@@ -37,6 +38,7 @@ from fuzzer.isolation.process import (
 )
 from fuzzer.judge import contract
 from fuzzer.judge.contract import CRASH, TIMEOUT, Divergence, Verdict
+from fuzzer.judge.death import dies_so
 from fuzzer.judge.reading import Reading, read_verdict
 from fuzzer.limits import PoolLimits
 from fuzzer.program.ir import Case
@@ -115,6 +117,14 @@ class Death:
     def line(self) -> str:
         return f"{self.kind}: {self.detail}" if self.kind else self.detail
 
+    def confirms(self, bug_class: contract.BugClass) -> bool:
+        """Whether this death, of a fresh process, confirms a finding of ``bug_class``:
+        it died after its eager runs, so as the class says (``death.dies_so``, on the
+        classes' texts: the same death of the same kind, or, where either is a heap
+        corruption, any death a corrupted heap is met by)."""
+        return (self.kind is not None and self.after_eager
+                and dies_so(bug_class.text, contract.bug_class(self.kind, [self.divergence()]).text))
+
     def divergence(self) -> Divergence:
         return Divergence(self.kind, 0, "process", self.detail)
 
@@ -124,13 +134,16 @@ class IsolatedJudge:
 
     The child is reused across candidates it survives, so only the candidates that
     kill it pay a process start.  ``seconds`` is the time limit of one case (a case
-    still running past it is a timeout); ``stop`` aborts a wait from another thread.
+    still running past it is a timeout); ``stop`` aborts a wait from another thread;
+    ``checked``: each child starts with glibc's heap checks turned up
+    (``fuzzer.isolation.heapcheck``), for a process that confirms a death.
     """
 
     def __init__(self, device: str, backend: str = "inductor", fault: str | None = None,
                  limits: PoolLimits = PoolLimits(), seconds: float | None = None,
-                 stop: threading.Event | None = None):
+                 stop: threading.Event | None = None, checked: bool = False):
         self.device, self.backend, self.fault, self.limits = device, backend, fault, limits
+        self.checked = checked
         self.seconds = seconds if seconds is not None else limits.program_seconds
         self.stop = stop or threading.Event()
         self.ctx = multiprocessing.get_context("spawn")
@@ -148,7 +161,8 @@ class IsolatedJudge:
             target=child.serve, args=(child_conn, _JudgeHandler(self.device, self.backend), self.fault,
                                       self.limits.threads, None, None, self.said.path),
             name="dcefuzz-isolated", daemon=True)
-        self.process.start()
+        with child.environment(heapcheck.environment() if self.checked else {}):
+            self.process.start()
         child_conn.close()
         self.starts += 1
         message = self._receive(time.monotonic() + self.limits.start_seconds)
@@ -232,12 +246,13 @@ class IsolatedJudge:
 
 
 def probe(case: Case, device: str, backend: str = "inductor", fault: str | None = None,
-          limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None) -> Death:
-    """Run one case in a fresh process and say how it ended.
+          limits: PoolLimits = PoolLimits(), stop: threading.Event | None = None, checked: bool = False) -> Death:
+    """Run one case in a fresh process and say how it ended (``checked``: with glibc's
+    heap checks turned up, ``fuzzer.isolation.heapcheck``).
 
     This is how crash and timeout entries are replayed and confirmed: in this
     process they would take the caller down with them.  A death before the eager
     runs finished (``after_eager`` false) says nothing about the compiler.
     """
-    with IsolatedJudge(device, backend, fault, limits, stop=stop) as judge:
+    with IsolatedJudge(device, backend, fault, limits, stop=stop, checked=checked) as judge:
         return judge.run(case)

@@ -13,7 +13,7 @@ import resource
 import signal
 
 from fuzzer.isolation import child
-from fuzzer.judge.death import HEAP_CORRUPTION, death_name
+from fuzzer.judge.death import DIED, HEAP_CORRUPTION, death_name
 from fuzzer.limits import ISOLATION
 
 #: seconds a child asked to stop may take before it is killed
@@ -36,7 +36,7 @@ def signal_name(exitcode: int | None) -> str:
 def died_detail(exitcode: int | None, said: str = "") -> str:
     """How a process that ended with ``exitcode``, after writing ``said`` on stderr,
     died: its signal, or a heap corruption (``fuzzer.judge.death``)."""
-    return f"process died: {death_name(signal_name(exitcode), said)}"
+    return f"{DIED}{death_name(signal_name(exitcode), said)}"
 
 
 def timeout_detail(seconds: float) -> str:
@@ -75,7 +75,7 @@ def stop_child(process, conn, grace: float) -> None:
     conn.close()
 
 
-_DIED = re.compile(rf"process died: (?P<how>signal \d+|exit code -?\d+|{HEAP_CORRUPTION}|\w+)")
+_DIED = re.compile(rf"{DIED}(?P<how>signal \d+|exit code -?\d+|{HEAP_CORRUPTION}|\w+)")
 _MEMORY = re.compile(r"memory cap (?P<mb>\d+) MiB exceeded")
 _TIMEOUT = re.compile(r"exceeded its time limit")
 

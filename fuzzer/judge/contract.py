@@ -13,7 +13,7 @@ MUST MATCH (a difference is a finding), per binding:
    element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
    reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
    user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
-   A value that is not a real tensor where eager's is one (``observe.not_real``: a
+   A value that is not a real tensor where eager's is one (``artifacts.not_real``: a
    ``FakeTensor`` or other subclass tracing left, a functorch or functionalization
    wrapper, a meta tensor, no tensor at all) is symptom ``not-real``, judged before
    anything is read of it: a tracing artifact, never a value (the same rule holds a
@@ -43,12 +43,27 @@ across a break is a graph's output).
 
 REFUSED: a compile error by which Dynamo declines what the program asked with its
 marks (:func:`refusal`, :data:`REFUSALS`: a dim marked dynamic that the program
-specialises, Dynamo's own guard on a size marked unbacked) is the compiler's right,
-not a finding: the case is untested for that reason.  A refusal needs the mark that
-asks for it; without one (a program with sizes from data included) the same error is
-a finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
+specialises) is the compiler's right, not a finding: the case is untested for that
+reason.  A refusal needs the mark that asks for it; without one the same error is a
+finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
 finding too: the front end accepted the program.  What a target other than
 ``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
+
+MARK_UNBACKED'S LIMITS (``torch._dynamo.decorators.mark_unbacked``'s documentation:
+the size "will always be reported as not equal to zero or one", assertions on it
+"will be turned into runtime asserts", and "attempting to get the real value of this
+dimension will raise an exception"):
+- a guard on the value of sizes marked unbacked: a ``GuardOnDataDependentSymNode``
+  whose guarded expression's unbacked symbols are all sizes of inputs marked unbacked
+  (``guarded.guarded_on``, read off the ShapeEnv that raised it), and which asks more
+  than whether they are 0 or 1, is that documented raise, refused wherever it was
+  raised (Dynamo, or a backend it arrives wrapped from).  One that taking the marked
+  sizes at 2 or more decides (``Eq(2*u0, 0)``) asks what the first sentence answers,
+  and raising there is a finding; so is one on a size from data, as without a mark;
+- UNBACKED EDGE: a binding in which a dim marked unbacked has size 0 or 1
+  (:func:`unbacked_edge`: the size of the input handed over) is outside what the
+  compiled code promises, and is not judged, wherever its failure shows (a compile
+  error, a runtime assert, a wrong value): untested, ``unbacked-edge``.
 
 HOP-INLINED: a region or ``torch.cond`` the program asked for (``Asks.hops``) that
 Dynamo's graphs do not hold was inlined: the case tested the bare calls, untested.
@@ -70,6 +85,15 @@ ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
 order of non-effectful work, writes to intermediates never read again, strides,
 recompilations, and the call counts of mutating ops (only their visible writes
 are judged).
+
+A BACKWARD ON ZEROS: autograd calls a backward with zeros for the outputs no gradient
+reached (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph
+and its backward as one ``autograd.Function``; so compiled code may run an op's backward
+on a zero gradient that eager never calls it for (an output a graph break hands to the
+next graph, which the loss does not read).  An *extra* event logged by a backward
+(``Asks.backward_logs``) that eager never logged, once, every tensor of which is all
+zeros, is allowed (:func:`zero_gradient_events`); a missing, duplicated, reordered or
+data-changed event is still a finding.
 
 PROCESS, seen from outside the process (``fuzzer.isolation``): ``crash`` (the
 process running the compiled program died: a signal, or past the memory cap) and
@@ -110,23 +134,25 @@ differed, the normalised error or death).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
+from fuzzer.judge.artifacts import not_real
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
     NONDETERMINISTIC, OK, PERFORMANCE_KINDS, PROCESS_KINDS, RUNTIME_ERROR, STALE_CACHE, TIMEOUT, WRONG_MUTATION,
     WRONG_OUTPUT, BugClass, Kind, Status)
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
-    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED, REFUSED, REQUESTED_BREAK, BindingRuns, Event, Gap,
-    Run, not_real)
+    COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
+    REFUSED, REQUESTED_BREAK, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
 #: what about a value can differ
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
-#: a value that is not a real tensor where eager's is one (``observe.not_real``)
+#: a value that is not a real tensor where eager's is one (``artifacts.not_real``)
 NOT_REAL = "not-real"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
@@ -158,13 +184,32 @@ def normalise_message(line: str) -> str:
     return re.sub(r"\s+", " ", line).strip()[:200]
 
 
+#: what a :class:`Place` names: a returned value (by its index), an input (by its
+#: name), an effectful or pure call (by its ``(op, site)``)
+OUTPUT, INPUT, CALL = "output", "input", "call"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a divergence shows, as the run names it: returned value ``key`` (its index
+    among the values ``step`` returns), input ``key`` (its name), or call ``key`` (its
+    ``(op, site)``).  A shrink keeps a finding to the places it showed at
+    (``fuzzer.judge.spots``), so that a candidate of the same class that breaks the
+    clause somewhere else, another bug of one kind, is never taken for it."""
+
+    what: str
+    key: object
+
+
 @dataclass(frozen=True)
 class Divergence:
     """One broken clause on one binding.
 
     ``symptoms`` say how it broke, in the words the bug class is made of; an error
     has one, where torch raised it (``raised.raised_at``); a death, or an error no
-    frame of torch raised, has none: its normalised message is its symptom.
+    frame of torch raised, has none: its normalised message is its symptom.  ``at``
+    says where it shows (:class:`Place`; none for an error, a death or a count of
+    values, which show nowhere in particular).
     """
 
     kind: str
@@ -172,22 +217,24 @@ class Divergence:
     where: str
     detail: str
     symptoms: tuple[str, ...] = ()
+    at: tuple[Place, ...] = ()
 
     def line(self) -> str:
         site = f" ({self.symptoms[0]})" if self.kind in ERROR_KINDS and self.symptoms else ""
         return f"[{self.kind}] binding {self.binding}, {self.where}: {self.detail}{site}"
 
 
-def bug_class(kind: str, divs: list[Divergence]) -> str:
-    """The kind plus the symptoms of its divergences: what a replay must see again."""
+def bug_class(kind: str, divs: list[Divergence]) -> BugClass:
+    """The kind plus the symptoms of its divergences: what a replay must see again (of
+    none: the empty class, which is false)."""
     if not divs:
-        return ""
+        return BugClass("")
     if kind in ERROR_KINDS:
         # an error is classed by where torch raised it (``raised.raised_at``), and by
         # its message only where no frame of torch raised it (a death, our own code)
         site = divs[0].symptoms
-        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),)).text
-    return BugClass(kind, tuple(sorted({word for div in divs for word in div.symptoms}))).text
+        return BugClass(kind, (site[0] if site else normalise_message(divs[0].detail),))
+    return BugClass(kind, tuple(sorted({word for div in divs for word in div.symptoms})))
 
 
 def failed_otherwise(kind: str, divs: list[Divergence]) -> Divergence | None:
@@ -205,8 +252,14 @@ class Verdict:
     #: a ``Gap`` (reason, message, cause) for each way a compiled run was not wholly
     #: compiled, or a binding could not be judged
     untested: list[Gap] = field(default_factory=list)
+    #: the bindings after the first whose compiled run compiled a graph: Dynamo recompiled
+    #: there (a guard failed), so that call ran code compiled for it
+    recompiled: tuple[int, ...] = ()
     #: the bindings whose float64 reference took another path than eager
     diverged: list[int] = field(default_factory=list)
+    #: the bindings whose compiled run logged events a backward ran on zeros for
+    #: (A BACKWARD ON ZEROS: allowed, not judged as extra)
+    zero_backward: list[int] = field(default_factory=list)
 
     def of_kind(self, kind: str) -> list[Divergence]:
         return [div for div in self.divergences if div.kind == kind]
@@ -226,6 +279,10 @@ class Asks:
     limits: frozenset = frozenset()
     declines: frozenset = frozenset()  # (type, stage, pattern its message starts with): its target declines them
     carry: bool = False  # its state carries over: a call after one that diverged is not judged (STATE CARRIED)
+    #: (input position, dim) of each dim marked unbacked (UNBACKED EDGE)
+    unbacked: frozenset = frozenset()
+    #: (op, site) of each effect event an op's backward logs (A BACKWARD ON ZEROS)
+    backward_logs: frozenset = frozenset()
 
 
 # ------------------------------------------------------------------ clauses
@@ -252,25 +309,66 @@ def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
 
 #: exception types by which Dynamo itself declines what a program asked of it, and the
 #: marks (``Asks.marks``) that ask it: a dim marked dynamic (or unbacked) that the
-#: program specialises, a guard on a size marked unbacked.  Without such a mark the
-#: same error is Dynamo failing on a program it had no reason to decline; raised from
-#: a backend they arrive wrapped (InductorError, BackendCompilerFailed) and are
-#: findings too
+#: program specialises.  Without such a mark the same error is Dynamo failing on a
+#: program it had no reason to decline; raised from a backend they arrive wrapped
+#: (InductorError, BackendCompilerFailed) and are findings too.  A guard on a size
+#: marked unbacked is :func:`asked_marked_size`'s
 REFUSALS: dict[str, frozenset] = {
     "ConstraintViolationError": frozenset({"dynamic", "unbacked"}),
     "UserError": frozenset({"dynamic", "unbacked"}),
-    "GuardOnDataDependentSymNode": frozenset({"unbacked"}),
 }
 
 
+def asked_marked_size(f: Failure, asks: Asks) -> bool:
+    """Whether failure ``f`` is what ``mark_unbacked`` documents for a dim it marks:
+    "attempting to get the real value of this dimension will raise an exception".
+
+    It is a ``GuardOnDataDependentSymNode`` (or wraps one) whose guarded expression's
+    unbacked symbols are all sizes marked unbacked and which asks their value
+    (``guarded.guarded_on``: ``GUARD_ON_MARKED``), at any stage and from any part of
+    the compiler: a backward formula AOTAutograd traces asks the value as surely as
+    Dynamo does.  One that asks only whether they are 0 or 1 is not: the documentation
+    answers that ("always reported as not equal to zero or one"), so the compiler had
+    no value to ask for.  Nor is one that asks a size from data: no mark asked for it.
+    Where this torch cannot say (``GUARD_ON_UNKNOWN``), only Dynamo's own guard, raised
+    unwrapped while compiling, is taken for it."""
+    if "unbacked" not in asks.marks:
+        return False
+    if f.guarded == GUARD_ON_MARKED:
+        return True
+    return f.guarded == GUARD_ON_UNKNOWN and f.stage == COMPILE and f.type == GUARD_ERROR
+
+
 def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
-    """The refusal, its cause the failure's type, when the compiled run failed because the compiler
-    declined what the program asked with its marks, or as its target declines (never a finding), else None."""
+    """The refusal, its cause the failure's type (the guard's, for a guard on a size marked unbacked),
+    when the compiled run failed because the compiler declined what the program asked with its marks,
+    or as its target declines (never a finding), else None."""
     if (f := compiled.failure) is None:
         return None
+    if asked_marked_size(f, asks):
+        return Gap(REFUSED, f.line(), GUARD_ERROR)
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in asks.declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
+
+
+def unbacked_edge(binding: int, eager: Run, asks: Asks) -> Gap | None:
+    """UNBACKED EDGE: the gap when a dim marked unbacked (``Asks.unbacked``) has size 0 or 1
+    on this binding, else None.
+
+    ``mark_unbacked`` documents that the size "will always be reported as not equal to
+    zero or one": the compiled code may assume it is neither (a runtime assert that
+    needs it, a stride or broadcast chosen by it), so a binding where it is one is
+    outside what that code promises.  The size is the marked dim's in the input handed
+    over (eager's run records it), whatever the symbols say."""
+    inputs = eager.inputs_after
+    small = [(k, dim, inputs[k].shape[dim]) for k, dim in sorted(asks.unbacked)
+             if k < len(inputs) and dim < inputs[k].dim() and inputs[k].shape[dim] in (0, 1)]
+    if not small:
+        return None
+    sizes = ", ".join(f"input {k}'s dim {dim} is {size}" for k, dim, size in small)
+    return Gap(UNBACKED_EDGE, f"binding {binding}: {sizes}, marked unbacked (mark_unbacked: its size is "
+               "always reported as not equal to zero or one)", str(small[0][2]))
 
 
 def check_outcome(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
@@ -302,7 +400,8 @@ def check_outputs(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
     for index, values in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs)):
         bad = _value(*values, _noisy(noisy, lambda run: run.outputs, index))
         if bad:
-            out.append(Divergence(WRONG_OUTPUT, binding, f"output {index}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_OUTPUT, binding, f"output {index}", bad[1], (bad[0],),
+                                  (Place(OUTPUT, index),)))
     return out
 
 
@@ -313,7 +412,8 @@ def check_inputs(binding: int, names, eager: Run, ref: Run, compiled: Run, noisy
                                                 compiled.inputs_after)):
         bad = _value(*values, _noisy(noisy, lambda run: run.inputs_after, index))
         if bad:
-            out.append(Divergence(WRONG_MUTATION, binding, f"input {name}", bad[1], (bad[0],)))
+            out.append(Divergence(WRONG_MUTATION, binding, f"input {name}", bad[1], (bad[0],),
+                                  (Place(INPUT, name),)))
     return out
 
 
@@ -344,13 +444,25 @@ def sequence_change(expected: list, got: list) -> tuple[tuple[str, ...], str]:
     return tuple(word for word, _ in parts), text
 
 
+def changed_calls(expected: list, got: list) -> tuple:
+    """The calls (``(op, site)``) a changed effect sequence is about: those run another
+    number of times (missing, extra, duplicated), and both calls of each pair the two
+    sequences run in another order (by where each first runs)."""
+    counted = [call for call in dict.fromkeys(expected + got) if expected.count(call) != got.count(call)]
+    common = [call for call in dict.fromkeys(expected) if call in got]
+    first = {call: got.index(call) for call in common}
+    swapped = [call for k, a in enumerate(common) for b in common[k + 1:] if first[b] < first[a] for call in (a, b)]
+    return tuple(dict.fromkeys(counted + swapped))
+
+
 def check_sequence(binding: int, eager: Run, compiled: Run) -> list[Divergence]:
     """Clause 3's first half: the (op, site) sequence of the ORDERED effects."""
     expected = [event.call for event in eager.effects]
     got = [event.call for event in compiled.effects]
     if expected != got:
         symptoms, text = sequence_change(expected, got)
-        return [Divergence(EFFECT_LOG, binding, "sequence", text, symptoms)]
+        at = tuple(Place(CALL, call) for call in changed_calls(expected, got))
+        return [Divergence(EFFECT_LOG, binding, "sequence", text, symptoms, at)]
     return []
 
 
@@ -372,8 +484,38 @@ def check_effects(binding: int, eager: Run, ref: Run, compiled: Run, noisy=()) -
             bad = _value(*seen, seen_by_noisy)
             if bad:
                 out.append(Divergence(EFFECT_LOG, binding, _event_where(number, eager_event, index),
-                                      f"saw different data: {bad[1]}", (DATA,)))
+                                      f"saw different data: {bad[1]}", (DATA,), (Place(CALL, eager_event.call),)))
     return out
+
+
+def zero_gradient_events(eager: Run, compiled: Run, asks: Asks) -> list[int]:
+    """A BACKWARD ON ZEROS: the numbers of ``compiled``'s effect events that an op's
+    backward logged on a zero gradient eager never gave it, which are allowed.
+
+    Autograd hands a backward zeros for the outputs no gradient reached
+    (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph and its
+    backward as one ``autograd.Function``: where the loss reads one of its outputs, the
+    backward of every op in it runs, that of an op whose output the loss never reads on
+    zeros.  So an event is allowed only when it is a backward's (``Asks.backward_logs``)
+    whose (op, site) eager never logged, the first compiled logged, and every tensor it
+    saw (at least one) is all zeros: a backward eager called too (its gradient reached
+    it), a second such event, one that saw other data, or one out of order in what is
+    left, is judged as any other."""
+    if not asks.backward_logs:
+        return []
+    seen = {event.call for event in eager.effects}
+    allowed = []
+    for number, event in enumerate(compiled.effects):
+        zeros = bool(event.tensors) and all(bool((tensor == 0).all()) for tensor in event.tensors)
+        if event.call in asks.backward_logs and event.call not in seen and zeros:
+            allowed.append(number)
+        seen.add(event.call)
+    return allowed
+
+
+def without_events(run: Run, numbers: list[int]) -> Run:
+    """``run`` with the effect events of these numbers left out: what is judged of it."""
+    return replace(run, effects=[event for number, event in enumerate(run.effects) if number not in numbers])
 
 
 def check_dead_calls(binding: int, dead_sites, compiled: Run, asserted=()) -> list[Divergence]:
@@ -393,7 +535,8 @@ def check_dead_calls(binding: int, dead_sites, compiled: Run, asserted=()) -> li
     names = {site: op for op, site in compiled.calls}
     causes = tuple(sorted({dead_sites[site] for site in ran})) if isinstance(dead_sites, dict) else ()
     executed = ", ".join(f"{names[site]}@{site}" for site in ran)
-    return [Divergence(MISSED_DCE, binding, "calls", f"dead pure call sites executed: {executed}", causes)]
+    return [Divergence(MISSED_DCE, binding, "calls", f"dead pure call sites executed: {executed}", causes,
+                       tuple(Place(CALL, (names[site], site)) for site in ran))]
 
 
 def _message_symptom(detail: str) -> str:
@@ -486,22 +629,23 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
     divs = check_sequence(binding, eager, compiled)
     if len(compiled.outputs) != len(eager.outputs):
         return divs + _wrong_count(binding, eager, compiled), []
-    values = [(WRONG_OUTPUT, f"output {index}", *triple)
+    values = [(WRONG_OUTPUT, f"output {index}", Place(OUTPUT, index), *triple)
               for index, triple in enumerate(zip(ref.outputs, eager.outputs, compiled.outputs))]
-    values += [(WRONG_MUTATION, f"input {name}", *triple)
+    values += [(WRONG_MUTATION, f"input {name}", Place(INPUT, name), *triple)
                for name, *triple in zip(names, ref.inputs_after, eager.inputs_after, compiled.inputs_after)]
     if not divs and len(ref.effects) == len(eager.effects):
-        values += [(EFFECT_LOG, _event_where(number, eager_event, index), *seen)
+        values += [(EFFECT_LOG, _event_where(number, eager_event, index), Place(CALL, eager_event.call), *seen)
                    for number, (ref_event, eager_event, compiled_event)
                    in enumerate(zip(ref.effects, eager.effects, compiled.effects))
                    for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
-    for kind, where, ref_value, eager_value, compiled_value in values:
+    for kind, where, place, ref_value, eager_value, compiled_value in values:
         if (what := artifact(eager_value, compiled_value)) is not None:
-            divs.append(Divergence(kind, binding, where, f"{what} where eager returned a tensor", (NOT_REAL,)))
+            divs.append(Divergence(kind, binding, where, f"{what} where eager returned a tensor", (NOT_REAL,),
+                                   (place,)))
         elif compiled_value.dtype != eager_value.dtype:
             divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
-                                   (DTYPE,)))
+                                   (DTYPE,), (place,)))
         elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):
             unjudged.append(where)
     return divs, unjudged
@@ -517,7 +661,14 @@ def needs_checks(runs: list[BindingRuns], asks: Asks = Asks()) -> list[int]:
         return []
     return [binding for binding, binding_runs in enumerate(runs)
             if binding_runs.compiled is not None and refusal(binding_runs.compiled, asks) is None
-            and not _same_record(binding_runs.eager, binding_runs.compiled)]
+            and not _same_record(binding_runs.eager, _as_judged(binding_runs, asks)[0])]
+
+
+def _as_judged(binding_runs: BindingRuns, asks: Asks) -> tuple[Run, bool]:
+    """The compiled run as the clauses judge it, and whether it logged events a backward
+    ran on zeros for (A BACKWARD ON ZEROS), which are left out of it."""
+    allowed = zero_gradient_events(binding_runs.eager, binding_runs.compiled, asks)
+    return (without_events(binding_runs.compiled, allowed), True) if allowed else (binding_runs.compiled, False)
 
 
 def _unsound(binding: int, binding_runs: BindingRuns) -> Verdict | None:
@@ -544,14 +695,70 @@ def _judge_on_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
             + check_effects(binding, eager, ref, compiled, noisy))
 
 
+@dataclass(frozen=True)
+class _Judged:
+    """What the clauses found on one binding, and what else the verdict reads of it."""
+
+    #: the compiled run as judged (:func:`_as_judged`)
+    compiled: Run
+    divergences: list = field(default_factory=list)
+    #: whether ``missed-dce`` may judge it: not where it raised (clause 4 ends it), nor
+    #: outside ``mark_unbacked``'s promise
+    dce: bool = True
+    #: the reference took another path than eager (``another_path``)
+    left: bool = False
+    #: what could not be judged there (``reference-diverged``, ``unbacked-edge``)
+    gap: Gap | None = None
+    #: it logged events a backward ran on zeros for (A BACKWARD ON ZEROS)
+    zero_backward: bool = False
+
+
+def _clauses(binding: int, names, binding_runs: BindingRuns, compiled: Run) -> _Judged | Verdict:
+    """Clauses 1 to 4 on one binding whose compiled run differs from eager, once its
+    check runs show eager sound (else their verdict, :func:`_unsound`)."""
+    unsound = _unsound(binding, binding_runs)
+    if unsound is not None:
+        return unsound
+    failed = check_outcome(binding, binding_runs.eager, compiled)
+    if failed:
+        return _Judged(compiled, failed, dce=False)
+    left = another_path(binding_runs.checks.eager_again, binding_runs.checks.reference)
+    if left is None:
+        return _Judged(compiled, _judge_on_path(binding, names, binding_runs, compiled))
+    found, unjudged = judge_off_path(binding, names, binding_runs, compiled)
+    gap = Gap(REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} follow neither eager nor "
+              "float64") if unjudged else None
+    return _Judged(compiled, found, left=True, gap=gap)
+
+
+def _judge_binding(binding: int, names, binding_runs: BindingRuns, asks: Asks) -> _Judged | Verdict:
+    """One binding that is no refusal: its compiled run as judged (events a backward ran
+    on zeros for left out), the clauses where it differs from eager, and, on a binding
+    outside ``mark_unbacked``'s promise (:func:`unbacked_edge`), nothing judged: a gap
+    where a clause broke there, none where it kept them all anyway."""
+    compiled, on_zeros = _as_judged(binding_runs, asks)
+    judged = _Judged(compiled, zero_backward=on_zeros)
+    if not _same_record(binding_runs.eager, compiled):
+        judged = _clauses(binding, names, binding_runs, compiled)
+        if isinstance(judged, Verdict):
+            return judged
+        judged = replace(judged, zero_backward=on_zeros)
+    edge = unbacked_edge(binding, binding_runs.eager, asks)
+    if edge is None:
+        return judged
+    broke = bool(judged.divergences) or judged.gap is not None
+    return _Judged(compiled, dce=False, gap=edge if broke else None)
+
+
 def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = Asks()) -> Verdict:
     """Apply every clause to every binding's runs.
 
     A compiled run bit-identical to eager breaks no clause, so only the call trace
     (missed-dce) is looked at; any other is judged with its binding's check runs
     (``BindingRuns.checks``: the bindings :func:`needs_checks` names), which first
-    show eager sound.  A binding whose reference took another path than eager is
-    judged by :func:`judge_off_path`.
+    show eager sound (:func:`_judge_binding`; one whose reference took another path
+    than eager by :func:`judge_off_path`).  What a binding outside ``mark_unbacked``'s
+    promise breaks is a gap, not a finding (:func:`unbacked_edge`).
     """
     for binding, binding_runs in enumerate(runs):
         if binding_runs.eager.failure is not None:
@@ -561,11 +768,12 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     divergences: list[Divergence] = []
     untested: list[Gap] = []
     diverged: list[int] = []
+    zero_backward: list[int] = []
     crossed = False  # a requested graph break was met
     asserted: set = set()  # call sites the runtime asserts of the graphs so far read
     for binding, binding_runs in enumerate(runs):
         compiled = binding_runs.compiled
-        if asks.carry and (divergences or diverged or any(u.reason == REFUSED for u in untested)):
+        if asks.carry and (divergences or diverged or any(u.reason in (REFUSED, UNBACKED_EDGE) for u in untested)):
             break  # STATE CARRIED: this call starts from another state than eager's
         if compiled is None:
             continue
@@ -576,26 +784,15 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
         if (declined := refusal(compiled, asks)) is not None:
             untested.append(declined)
             continue
-        if not _same_record(binding_runs.eager, compiled):
-            unsound = _unsound(binding, binding_runs)
-            if unsound is not None:
-                return unsound
-            failed = check_outcome(binding, binding_runs.eager, compiled)
-            divergences += failed
-            if failed:
-                continue
-            left = another_path(binding_runs.checks.eager_again, binding_runs.checks.reference)
-            if left is not None:
-                diverged.append(binding)
-                found, unjudged = judge_off_path(binding, input_names, binding_runs, compiled)
-                divergences += found
-                if unjudged:
-                    untested.append(Gap(REFERENCE_DIVERGED, f"binding {binding}: {left}; {', '.join(unjudged)} "
-                                                            "follow neither eager nor float64"))
-            else:
-                divergences += _judge_on_path(binding, input_names, binding_runs, compiled)
-        if not untested and not crossed:
-            divergences += check_dead_calls(binding, dead_sites, compiled, asserted)
+        judged = _judge_binding(binding, input_names, binding_runs, asks)
+        if isinstance(judged, Verdict):
+            return judged
+        divergences += judged.divergences
+        diverged += [binding] if judged.left else []
+        zero_backward += [binding] if judged.zero_backward else []
+        untested += [judged.gap] if judged.gap is not None else []
+        if judged.dce and not untested and not crossed:
+            divergences += check_dead_calls(binding, dead_sites, judged.compiled, asserted)
     compiled = [binding_runs.compiled for binding_runs in runs if binding_runs.compiled is not None]
     if (compiled and all(run.coverage is not None and run.failure is None for run in compiled)
             and sum(run.coverage.graphs for run in compiled) == 0):
@@ -604,7 +801,11 @@ def judge_runs(input_names, dead_sites, runs: list[BindingRuns], asks: Asks = As
     missing = _hops_missing(asks, compiled)
     if missing:
         untested.append(missing)
-    return Verdict(OK, divergences, untested=untested, diverged=diverged)
+    recompiled = tuple(binding for binding, binding_runs in enumerate(runs) if binding > 0
+                       and binding_runs.compiled is not None and binding_runs.compiled.coverage is not None
+                       and binding_runs.compiled.coverage.graphs > 0)
+    return Verdict(OK, divergences, untested=untested, diverged=diverged, recompiled=recompiled,
+                   zero_backward=zero_backward)
 
 
 def _hops_missing(asks: Asks, compiled: list) -> Gap | None:

@@ -89,7 +89,7 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
     layouts = tuple((names.index(n), how) for n, how in program.mode.layouts)
     spans = windows.concrete(program.mode, names, shapes, index)
     return observe.draw_inputs(shapes, case.input_seed + index, device, getattr(torch, program.mode.dtype),
-                               strided, reference, aliases, fixed, layouts, spans)
+                               observe.Handover(strided, aliases, fixed, layouts, tuple(spans)), reference)
 
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:

@@ -26,6 +26,7 @@ from typing import Any, Callable
 
 import torch
 
+from fuzzer.judge.guarded import guarded_on
 from fuzzer.judge.observe import COMPILE, RUNTIME, Coverage, Failure, Run, run_once
 from fuzzer.judge.raised import raised_at
 
@@ -348,7 +349,8 @@ def run_exported(fn, exported: Exported, inputs: list, trace: dict) -> Run:
     if failure is not None and failure.type == ExportFailed.__name__ and exported.error is not None:
         error = exported.error
         run.failure = Failure(type(error).__name__, str(error), COMPILE,
-                              "".join(traceback.format_exception(error))[-4000:], *raised_at(error))
+                              "".join(traceback.format_exception(error))[-4000:], *raised_at(error),
+                              guarded=guarded_on(error))
     graphs = 1 if exported.exported_now else 0
     run.coverage = Coverage(frames=graphs, graphs=graphs)
     return run

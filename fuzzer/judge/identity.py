@@ -73,9 +73,12 @@ class BugClass:
     and its symptoms.
 
     Its text, ``kind|a,b`` (``kind`` alone without symptoms), is what entries' JSON
-    keeps, and :meth:`parse` the one way back: an error has one symptom, where torch
-    raised it or its message, which may hold commas; any other kind's symptoms are
-    words without them.  A family (``fuzzer.triage.family``) is written the same way."""
+    keeps, and :meth:`parse` the one way back, called where a class is read from a file
+    (an entry, a state, a script's ``SPEC``): from there on it travels as this record.
+    An error has one symptom, where torch raised it or its message, which may hold
+    commas; any other kind's symptoms are words without them.  A family
+    (``fuzzer.triage.family``) is written the same way.  The class of no divergence
+    (``contract.bug_class`` of none) has an empty kind and text, and is false."""
 
     kind: str
     symptoms: tuple[str, ...] = ()
@@ -86,6 +89,9 @@ class BugClass:
 
     def __str__(self) -> str:
         return self.text
+
+    def __bool__(self) -> bool:
+        return bool(self.kind)
 
     @classmethod
     def parse(cls, text: str) -> BugClass:

@@ -1,7 +1,8 @@
 """Numeric judgement of one tensor: is the compiled value clearly worse than eager's?
 
-Depends on torch only, because ``repro`` pastes this module's text into every
-standalone script: a repro judges numbers exactly as the fuzzer did.
+Depends on torch and the standard library only, because ``repro`` pastes this
+module's text into every standalone script: a repro judges numbers exactly as the
+fuzzer did.
 
 Eager and compiled float32 results are both measured against the same program run
 in float64 (the fp64 reference), and every element is judged on its own: an element
@@ -23,6 +24,8 @@ exactly (:func:`fixed_difference`): programs make one only from values eager and
 compiled share bit for bit (``fuzzer.program.exact``), so there is no rounding to
 allow for.
 """
+
+from dataclasses import dataclass, replace
 
 import torch
 
@@ -66,6 +69,20 @@ LOW_PRECISION = {
 }
 
 
+@dataclass(frozen=True)
+class Tolerance:
+    """The room the rule gives a compiled element (each the constant above of its name):
+    it is acceptable where ``|c-e| <= atol_close + rtol_close*|e|`` or
+    ``|c-r| <= multiplier*|e-r| + rel*|r| + scale_slack*max|r| + abs_``."""
+
+    multiplier: float = ERROR_MULTIPLIER
+    rel: float = RELATIVE_SLACK
+    abs_: float = ABSOLUTE_SLACK
+    scale_slack: float = SCALE_SLACK
+    rtol_close: float = RTOL_CLOSE
+    atol_close: float = ATOL_CLOSE
+
+
 def is_fixed(dtype) -> bool:
     """A dtype no program computes in: integers, bool, float8 (its values are exact)."""
     return not dtype.is_floating_point or dtype.itemsize == 1
@@ -95,20 +112,17 @@ def close_tolerances(dtype) -> tuple[float, float]:
     return RTOL_CLOSE, ATOL_CLOSE
 
 
-def tensor_difference(ref64, eager, compiled,
-                      multiplier=ERROR_MULTIPLIER, rel=RELATIVE_SLACK, abs_=ABSOLUTE_SLACK,
-                      scale_slack=SCALE_SLACK, rtol_close=RTOL_CLOSE, atol_close=ATOL_CLOSE,
-                      noisy=()):
+def tensor_difference(ref64, eager, compiled, tolerance: Tolerance = Tolerance(), noisy=()):
     """None when ``compiled`` is acceptable, else a one-line reason.
 
-    Element k (finite in ref, eager and compiled) is acceptable when
-    ``|c-e| <= atol_close + rtol_close*|e|`` or
-    ``|c-r| <= multiplier*|e-r| + rel*|r| + scale_slack*max|r| + abs_``.
-    In float16 and bfloat16, given ``noisy`` references (the float64 program with
-    the dtype's rounding made up after every op, ``observe.NoisyReference``), the
-    second rule reads ``|c-r| <= multiplier*max(|e-r|, |n-r| for each n) + rel*|r| + abs_``:
-    the room at each element is what rounding can carry there, not a share of the
-    tensor's largest value.
+    Element k (finite in ref, eager and compiled) is acceptable as ``tolerance`` says
+    (:class:`Tolerance`; float16's and bfloat16's own rtol_close, atol_close, rel and
+    scale_slack in those dtypes).  In float16 and bfloat16, given ``noisy`` references
+    (the float64 program with the dtype's rounding made up after every op,
+    ``observe.NoisyReference``), the second rule reads
+    ``|c-r| <= multiplier*max(|e-r|, |n-r| for each n) + rel*|r| + abs_``: the room at
+    each element is what rounding can carry there, not a share of the tensor's largest
+    value.
     """
     if tuple(compiled.shape) != tuple(eager.shape):
         return f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
@@ -118,19 +132,40 @@ def tensor_difference(ref64, eager, compiled,
         return None
     if is_fixed(eager.dtype):
         return fixed_difference(eager, compiled)
-    spread = None
-    if eager.dtype in LOW_PRECISION:
-        rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
-        usable = [n for n in noisy if tuple(n.shape) == tuple(eager.shape)]
-        if usable:
-            scale_slack = 0.0
-            r64 = ref64.detach().to("cpu", torch.float64).flatten()
-            spread = torch.stack([(n.detach().to("cpu", torch.float64).flatten() - r64).abs()
-                                  for n in usable]).amax(0)
+    tolerance, spread = _for_dtype(tolerance, ref64, eager, noisy)
     r = ref64.detach().to("cpu", torch.float64).flatten()
     e = eager.detach().to("cpu", torch.float64).flatten()
     c = compiled.detach().to("cpu", torch.float64).flatten()
     fe, fc, fr = torch.isfinite(e), torch.isfinite(c), torch.isfinite(r)
+    why = _nonfinite_difference(e, c, fe, fc, fr)
+    if why is not None:
+        return why
+    both = fe & fc & fr
+    if not bool(both.any()):
+        return None
+    return _value_difference(r, e, c, both, tolerance, spread)
+
+
+def _for_dtype(tolerance: Tolerance, ref64, eager, noisy):
+    """(the room of ``eager``'s dtype, what rounding carries to each element or None):
+    in float16 and bfloat16 their own room, and with noisy references of its shape the
+    largest distance of one from the reference at each element, in place of the
+    tensor-wide floor."""
+    if eager.dtype not in LOW_PRECISION:
+        return tolerance, None
+    rtol_close, atol_close, rel, scale_slack = LOW_PRECISION[eager.dtype]
+    tolerance = replace(tolerance, rtol_close=rtol_close, atol_close=atol_close, rel=rel, scale_slack=scale_slack)
+    usable = [n for n in noisy if tuple(n.shape) == tuple(eager.shape)]
+    if not usable:
+        return tolerance, None
+    r64 = ref64.detach().to("cpu", torch.float64).flatten()
+    spread = torch.stack([(n.detach().to("cpu", torch.float64).flatten() - r64).abs() for n in usable]).amax(0)
+    return replace(tolerance, scale_slack=0.0), spread
+
+
+def _nonfinite_difference(e, c, fe, fc, fr):
+    """Where compiled turns a value non-finite (or back, or to another non-finite one)
+    and eager matches the fp64 reference's finiteness there: the reason, else None."""
     same_nonfinite = (torch.isnan(e) & torch.isnan(c)) | (~fe & ~fc & (e == c))
     odd = (fe != fc) | (~fe & ~same_nonfinite)
     # only where eager itself matches the fp64 reference's finiteness is eager trusted
@@ -139,18 +174,21 @@ def tensor_difference(ref64, eager, compiled,
         i = int(trusted.nonzero()[0])
         return (f"non-finite mismatch at flat index {i}: compiled {c[i].item()} "
                 f"vs eager {e[i].item()}")
-    both = fe & fc & fr
-    if not bool(both.any()):
-        return None
+    return None
+
+
+def _value_difference(r, e, c, both, tolerance: Tolerance, spread):
+    """The reason the elements finite in all three (``both``) break the rule, naming
+    the worst, or None."""
     idx = both.nonzero().flatten()
     r, e, c = r[idx], e[idx], c[idx]
-    close = (c - e).abs() <= atol_close + rtol_close * e.abs()
+    close = (c - e).abs() <= tolerance.atol_close + tolerance.rtol_close * e.abs()
     err = (c - r).abs()
     own = (e - r).abs()
     if spread is not None:
         own = torch.maximum(own, torch.nan_to_num(spread[idx], nan=0.0, posinf=0.0))
-    allowed = (multiplier * own + rel * r.abs()
-               + scale_slack * r.abs().max() + abs_)
+    allowed = (tolerance.multiplier * own + tolerance.rel * r.abs()
+               + tolerance.scale_slack * r.abs().max() + tolerance.abs_)
     bad = ~close & (err > allowed)
     if not bool(bad.any()):
         return None

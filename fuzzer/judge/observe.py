@@ -1,19 +1,17 @@
 """What one run of a program observes, recorded the same way in the package and in
-every standalone repro script.
+every repro script (``fuzzer.render.repro`` pastes this module's text into each, after
+the judge's modules it imports), so a repro records a run as the fuzzer did.
 
-Depends on torch and the standard library only: ``fuzzer.render.repro`` pastes this
-module's text into each script, so a repro records a run exactly as the fuzzer did.
-
-A run records its returned values, the final contents of every input, the effect
-log (an :class:`Event` a call) and the call trace of the custom ops (from the
-``trace`` dict the op library fills), and how it failed, if it did.  A binding's
-runs are one :class:`BindingRuns`: eager, compiled and, where the contract asks for
-them (``contract.needs_checks``), its :class:`Checks`.  A compiled run also records its *coverage*: how much
-of it ran as compiled code.  ``torch.compile`` without ``fullgraph`` runs whatever
-Dynamo cannot trace eagerly (a graph break, a skipped frame, the eager fallback
-after the recompile limit), and eager code cannot show a compiler bug: a run that
-was not wholly compiled cannot be called clean.  Coverage is read from Dynamo's own
-counters (``torch._dynamo.utils.counters``), before and after the run.
+A run records its returned values (one that is not a real tensor as it is:
+``artifacts``), the final contents of every input, the effect log (an :class:`Event` a
+call), the custom ops' call trace (the ``trace`` dict the op library fills), and how it
+failed, if it did.  A binding's runs are one :class:`BindingRuns`: eager, compiled and,
+where the contract asks for them (``contract.needs_checks``), its :class:`Checks`.  A
+compiled run also records its *coverage*: how much of it ran as compiled code.
+``torch.compile`` without ``fullgraph`` runs whatever Dynamo cannot trace eagerly (a
+graph break, a skipped frame, the eager fallback after the recompile limit), and eager
+code cannot show a compiler bug: a run that was not wholly compiled cannot be called
+clean.  Coverage is read from Dynamo's own counters, before and after the run.
 """
 
 from __future__ import annotations
@@ -25,9 +23,11 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fuzzer.judge.artifacts import kept
 from fuzzer.judge.graphs import GRAPHS
 from fuzzer.judge.paths import modes
-from fuzzer.judge.raised import raised_at
+from fuzzer.judge.guarded import guarded_on
+from fuzzer.judge.raised import BackwardNodes, raised_at
 
 COMPILE = "compile"
 RUNTIME = "runtime"
@@ -50,8 +50,11 @@ REFERENCE_DIVERGED = "reference-diverged"
 #: the program asks a higher-order op for what torch documents it does not support
 #: (``contract.Asks.limits``): nothing in it is judged
 HOP_LIMIT = "hop-limit"
+#: a size marked unbacked is 0 or 1 in a binding, which ``mark_unbacked`` documents the
+#: compiled code reports it never is (``contract.unbacked_edge``): that binding is not judged
+UNBACKED_EDGE = "unbacked-edge"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
-                    REFERENCE_DIVERGED, HOP_LIMIT)
+                    REFERENCE_DIVERGED, HOP_LIMIT, UNBACKED_EDGE)
 
 
 @dataclass(frozen=True)
@@ -137,21 +140,30 @@ LAYOUT_MAKERS = {
 }
 
 
-def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(), reference=False,
-                aliases=(), fixed=(), layouts=(), windows=()) -> list:
+@dataclass(frozen=True)
+class Handover:
+    """How a run's inputs are handed over beyond their draw, each named by its index."""
+
+    #: the inputs handed over with their last dim strided by 2 (the same values, not contiguous)
+    strided: tuple = ()
+    #: ``(k, j)``: input k is a view of the whole of input j (its own draw is discarded)
+    aliases: tuple = ()
+    #: ``(k, name)``: input k has that fixed dtype (``fixed_tensor``), in the reference too: not the program's
+    fixed: tuple = ()
+    #: ``(k, layout)``: input k is laid out so (``LAYOUT_MAKERS``)
+    layouts: tuple = ()
+    #: ``(k, j, dim, start, size)``: input k is ``input_j.narrow(dim, start, size)`` (its own draw is discarded)
+    windows: tuple = ()
+
+
+def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, handover: Handover = Handover(),
+                reference=False) -> list:
     """The inputs of one run: standard normal from ``seed``, drawn on the CPU in float32
     whatever the device, so every device and dtype start from the same numbers; cast
-    to the program's ``dtype``, and for the float64 reference up from those values.
-    An input whose index is in ``strided`` is handed over with its last dim strided
-    by 2 (the same values, not contiguous); for each ``(k, j)`` of ``aliases`` input
-    k is a view of the whole of input j (its own draw is discarded).  For each
-    ``(k, name)`` of ``fixed`` input k has that fixed dtype (``fixed_tensor``), the
-    same in the reference: it is not the program's to compute in.  For each ``(k, layout)``
-    of ``layouts`` input k is laid out so (``LAYOUT_MAKERS``).  For each ``(k, j, dim, start,
-    size)`` of ``windows`` input k is ``input_j.narrow(dim, start, size)``, a view of part
-    of input j's storage (its own draw is discarded)."""
+    to the program's ``dtype``, and for the float64 reference up from those values;
+    handed over as ``handover`` says."""
     g = torch.Generator().manual_seed(seed)
-    own = dict(fixed)
+    own = dict(handover.fixed)
     out = []
     for k, size in enumerate(shapes):
         if k in own:
@@ -159,15 +171,15 @@ def draw_inputs(shapes, seed: int, device: str, dtype=torch.float32, strided=(),
             continue
         x = torch.randn(size, generator=g, dtype=torch.float32).to(dtype)
         x = x.to(device=device, dtype=torch.float64 if reference else dtype)
-        if k in strided:
+        if k in handover.strided:
             wide = x.new_zeros(tuple(size[:-1]) + (2 * size[-1],))
             x = wide[..., ::2].copy_(x)
         out.append(x)
-    for k, layout in layouts:
+    for k, layout in handover.layouts:
         out[k] = LAYOUT_MAKERS[layout](out[k])
-    for k, j in aliases:
+    for k, j in handover.aliases:
         out[k] = out[j].view(out[j].shape)
-    for k, j, dim, start, size in windows:
+    for k, j, dim, start, size in handover.windows:
         out[k] = out[j].narrow(dim, start, size)
     return out
 
@@ -184,6 +196,9 @@ class Failure:
     #: where it was raised, and the message that goes with that (``raised_at``)
     site: str = ""
     site_message: str = ""
+    #: what a guard on a data-dependent size asked the value of (``guarded_on``): "" for
+    #: any other failure
+    guarded: str = ""
 
     def line(self) -> str:
         """The type and first message line; a wrapper's first line ("backend='inductor'
@@ -398,36 +413,6 @@ def reference_runs(fn, make_inputs, trace: dict, dtype, seed: int, record: bool 
     return Checks(again, ref, tuple(noisy))
 
 
-def not_real(value) -> str | None:
-    """What a returned value is instead of a real tensor (None: it is one): not a
-    tensor at all, a tensor subclass (a ``FakeTensor`` or ``FunctionalTensor`` that
-    tracing left behind), a wrapper of functorch's transforms or of functionalization
-    (its Python class is ``torch.Tensor``), or a tensor of the meta device (sizes and no
-    data).  Eager returns real tensors: a compiled run that returns one of these
-    returned a tracing artifact, not a value (``contract``'s ``not-real``)."""
-    if not isinstance(value, torch.Tensor):
-        return f"a {type(value).__name__}, not a tensor"
-    if type(value) is not torch.Tensor and not isinstance(value, torch.nn.Parameter):
-        return f"a {type(value).__name__}, not a plain tensor"
-    functorch = getattr(torch._C, "_functorch", None)
-    wrapped = getattr(functorch, "is_functorch_wrapped_tensor", None)
-    if wrapped is not None and wrapped(value):
-        return "a tensor wrapped by a functorch transform"
-    functional = getattr(torch, "_is_functional_tensor", None)
-    if functional is not None and functional(value):
-        return "a tensor wrapped by functionalization"
-    if value.is_meta:
-        return "a tensor of the meta device (no data)"
-    return None
-
-
-def _kept(value):
-    """A returned value as its run records it: a real tensor copied (a later run cannot
-    change it); anything else as it is (what it is is judged, and it may hold no data to
-    copy: :func:`not_real`)."""
-    return value.detach().clone() if not_real(value) is None else value
-
-
 def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
              within: contextlib.AbstractContextManager | None = None) -> Run:
     """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath.
@@ -442,15 +427,17 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     graphs = len(GRAPHS.graphs)
     if compiled:
         GRAPHS.install()
+    backward = BackwardNodes() if compiled else contextlib.nullcontext(BackwardNodes())
     try:
-        with within if within is not None else contextlib.nullcontext():
+        with within if within is not None else contextlib.nullcontext(), backward as failed:
             result = fn(*inputs)
-        run.outputs = [_kept(value) for value in result]
+        run.outputs = [kept(value) for value in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME
         run.failure = Failure(type(exc).__name__, str(exc), stage,
-                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc))
+                              "".join(traceback.format_exception(exc))[-4000:], *raised_at(exc, failed.nodes),
+                              guarded=guarded_on(exc))
     if compiled:
         run.coverage = Coverage.between(before, Counts.now(), raised=run.failure is not None,
                                         graphs_before=graphs)

@@ -18,9 +18,10 @@ Each rung is a way a verdict can fail to say "gone":
 A crash or timeout is never in a verdict (a death is seen from outside), so a
 surviving child reads its run by the same ladder and says "absent" only at rung 6.
 How the process itself ended is read by the same rungs (``read_death``): a death
-before its eager runs were done is not judged; the recorded death reproduces;
-another death is neither; a survivor that could not judge its run is untested; one
-that judged it whole and clean says absent.
+before its eager runs were done is not judged; the recorded death reproduces (or one
+it dies so by: a heap corruption's, ``fuzzer.judge.death.dies_so``); another death is
+neither; a survivor that could not judge its run is untested; one that judged it whole
+and clean says absent.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from fuzzer.judge.contract import OK, Verdict, bug_class, failed_otherwise
+from fuzzer.judge.contract import OK, BugClass, Verdict, bug_class, failed_otherwise
+from fuzzer.judge.death import dies_so
 
 
 class Reading(enum.Enum):
@@ -55,18 +57,18 @@ class ReadVerdict:
         return self.reading not in (Reading.NOT_JUDGED, Reading.RAISED, Reading.UNTESTED)
 
 
-def read_verdict(kind: str, wanted: str, verdict: Verdict) -> ReadVerdict:
+def read_verdict(kind: str, wanted: BugClass, verdict: Verdict) -> ReadVerdict:
     """The rung ``verdict`` stops at, looking for a bug of ``kind`` and class ``wanted``."""
     if verdict.status != OK:
         return ReadVerdict(Reading.NOT_JUDGED, f"{verdict.status}: {verdict.reason}")
     seen = bug_class(kind, verdict.of_kind(kind))
     if seen and seen == wanted:
-        return ReadVerdict(Reading.REPRODUCES, seen)
+        return ReadVerdict(Reading.REPRODUCES, seen.text)
     if seen:
-        return ReadVerdict(Reading.ANOTHER_BUG, seen)
+        return ReadVerdict(Reading.ANOTHER_BUG, seen.text)
     other = failed_otherwise(kind, verdict.divergences)
     if other is not None:
-        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]))
+        return ReadVerdict(Reading.RAISED, bug_class(other.kind, [other]).text)
     if verdict.untested:
         gap = verdict.untested[0]
         return ReadVerdict(Reading.UNTESTED, f"{gap.reason}: {gap.message.splitlines()[0] if gap.message else ''}")
@@ -77,9 +79,12 @@ def read_death(wanted: str, seen: str | None, eager_done: bool, judged: bool) ->
     """The rung a crash or timeout entry's fresh process stops at, looking for the
     death ``wanted``: ``seen`` is how it died (None: it survived), ``eager_done``
     whether its eager runs were done by then, ``judged`` whether a survivor judged its
-    run whole and clean (exit 0, ``ReadVerdict.judged``)."""
+    run whole and clean (exit 0, ``ReadVerdict.judged``).  ``wanted`` and ``seen`` are
+    both bug classes or both deaths' names; a death reproduces where it dies so
+    (``death.dies_so``: the same, or one a corrupted heap is met by where either is a
+    heap corruption)."""
     if seen is not None and not eager_done:
         return ReadVerdict(Reading.NOT_JUDGED, seen)
     if seen is not None:
-        return ReadVerdict(Reading.REPRODUCES if seen == wanted else Reading.ANOTHER_BUG, seen)
+        return ReadVerdict(Reading.REPRODUCES if dies_so(wanted, seen) else Reading.ANOTHER_BUG, seen)
     return ReadVerdict(Reading.ABSENT if judged else Reading.UNTESTED)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from dataclasses import dataclass, field
+from typing import Literal, TypedDict
 
 from fuzzer.judge import contract, targets
 from fuzzer.judge.contract import Divergence, Verdict, bug_class
@@ -50,6 +51,30 @@ class Outcome(TextEnum):
 FINDING, CLEAN, FLAKY, UNTESTED = Outcome.FINDING, Outcome.CLEAN, Outcome.FLAKY, Outcome.UNTESTED
 
 
+#: the kinds of a cache pair's declaration variant (``fuzzer.cache.variants.KINDS``)
+VariantKind = Literal["mutates-fixed", "mutates-narrowed", "mutates-widened", "effect-added", "effect-removed",
+                      "fake-changed", "backward-changed", "eager-changed", "config-changed"]
+
+
+class _VariantRecord(TypedDict):
+    kind: VariantKind
+    op: str
+    detail: str
+    old: str
+    new: str
+    grad: bool
+    config_old: dict[str, object]
+    config_new: dict[str, object]
+
+
+class VariantRecord(_VariantRecord, total=False):
+    """A stale-cache finding's declaration variant as its entry keeps it (``Entry.variant``,
+    ``Finding.variant``; ``fuzzer.cache.variants.Variant``, whose fields these are)."""
+
+    #: the new side takes the gradients twice (absent: it does not)
+    twice: bool
+
+
 @dataclass
 class Finding:
     """A confirmed divergence of one kind on one case."""
@@ -60,7 +85,7 @@ class Finding:
     device: str
     backend: str
     #: a stale-cache finding's declaration variant (``fuzzer.cache.variants``, as JSON)
-    variant: dict | None = None
+    variant: VariantRecord | None = None
     #: the target it was found through (``fuzzer.judge.targets``)
     target: str = targets.DEFAULT
 
@@ -95,15 +120,22 @@ class TrialResult:
 
 
 def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
-    """What ``program`` asks of the compiler that the verdict reads: its marks' kinds,
-    the higher-order ops its forms mean to have compiled, the limits torch documents
-    for them that its forms go beyond (``Form.limit``), whether its state carries over
-    from call to call; and what ``target`` documents it declines (``Target.declines``)."""
+    """What ``program`` asks of the compiler that the verdict reads: its marks' kinds
+    and the dims marked unbacked, the higher-order ops its forms mean to have compiled,
+    the limits torch documents for them that its forms go beyond (``Form.limit``),
+    whether its state carries over from call to call, the events its ops' backwards log
+    (``Form.backward_logs``, where it takes gradients); and what ``target`` documents it
+    declines (``Target.declines``)."""
     used = [forms.form(s.form) for s in program.body]
+    names = [i.name for i in program.inputs]
+    logs = frozenset((op, stmt.site) for stmt in program.body for op in forms.form(stmt.form).backward_logs)
     return contract.Asks(marks=frozenset(how for _, _, how in program.mode.marks),
                          hops=frozenset(f.hop for f in used if f.hop),
                          limits=frozenset(f.limit for f in used if f.limit), declines=targets.get(target).declines,
-                         carry=program.mode.carry)
+                         carry=program.mode.carry,
+                         unbacked=frozenset((names.index(name), dim) for name, dim, how in program.mode.marks
+                                            if how == "unbacked"),
+                         backward_logs=logs if program.mode.grad else frozenset())
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:
@@ -154,19 +186,25 @@ LOW_PRECISION_SIZES = "low-precision sizes from data"
 DIVERGED_BINDINGS = "bindings whose reference diverged"
 HOPS_ASKED = "hops asked"
 HOPS_COMPILED = "hops compiled"
+#: bindings whose compiled run logged events a backward ran on zeros for (allowed:
+#: ``contract.zero_gradient_events``)
+ZERO_BACKWARD = "backward events on zeros"
 
 
 def reached(case: Case, runs: list[BindingRuns], verdict: Verdict) -> dict[str, int]:
     """What a program reached that the contract judges apart, so a campaign can say how
     much of it there was: a low-precision program with sizes from data, the bindings
-    whose float64 reference took another path, and whether the higher-order ops it
-    asked for were compiled."""
+    whose float64 reference took another path, the bindings whose compiled run logged
+    events a backward ran on zeros for, and whether the higher-order ops it asked for
+    were compiled."""
     program = case.program
     out = {}
     if program.mode.dtype != "float32" and features.needs_capture(program):
         out[LOW_PRECISION_SIZES] = 1
     if verdict.diverged:
         out[DIVERGED_BINDINGS] = len(verdict.diverged)
+    if verdict.zero_backward:
+        out[ZERO_BACKWARD] = len(verdict.zero_backward)
     asked = asks_of(program).hops
     if asked:
         out[HOPS_ASKED] = 1

@@ -12,7 +12,10 @@ import functools
 import linecache
 
 from fuzzer.program import custom_ops, features, forms
+from fuzzer.program.form_record import REGION
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Program, check
+from fuzzer.program.library_forms import region_function
 
 FUNCTION_NAME = "program"
 #: the class of a program that is a module (``Mode.module``); ``program`` is an instance
@@ -39,7 +42,7 @@ KEEP_REGIONS = '{k: False for k in ("inline_single_use_invoke_subgraph",) if has
 
 
 def has_regions(program: Program) -> bool:
-    return any(forms.form(s.form).hop == forms.REGION for s in program.body)
+    return any(forms.form(s.form).hop == REGION for s in program.body)
 
 
 def needs_step(program: Program) -> bool:
@@ -70,7 +73,7 @@ def sites_matter(program: Program) -> bool:
     for stmt in program.body:
         if not stmt.sites:
             continue
-        key = repr((stmt.form, stmt.args, sorted((k, v) for k, v in stmt.attrs.items() if k not in ("site", "site2"))))
+        key = repr((stmt.form, stmt.args, sorted((k, v) for k, v in stmt.attrs.items() if k not in SITE_KEYS)))
         if seen.setdefault(key, stmt.sites) != stmt.sites:
             return True
     return False
@@ -79,7 +82,7 @@ def sites_matter(program: Program) -> bool:
 def _without_sites(stmt, form, args: list[str], dims) -> str:
     """A custom call's text with its call-site arguments left out: the last argument,
     positional or the keyword-only ``site=``."""
-    attrs = {**stmt.attrs, **{k: _NO_SITE for k in ("site", "site2") if k in stmt.attrs}}
+    attrs = {**stmt.attrs, **{k: _NO_SITE for k in SITE_KEYS if k in stmt.attrs}}
     expr = form.render(args, attrs, dims).replace(f", site={_NO_SITE}", "").replace(f", {_NO_SITE}", "")
     if _NO_SITE in expr:
         raise ValueError(f"form {form.name} does not write its site as its call's last argument: {expr}")
@@ -99,7 +102,7 @@ def _regions(program: Program, plain: bool = False) -> list[str]:
         name = form.custom
         if stmt.form != f"in_region_{name}":
             continue
-        function = forms.region_function(name, stmt.site)
+        function = region_function(name, stmt.site)
         call = f"torch.ops.{custom_ops.NAMESPACE}.{name}(t{'' if plain else f', {stmt.site}'})"
         body = f"return {call}" if custom_ops.BY_NAME[name].returns else call
         out[function] = f"@torch.compiler.nested_compile_region\ndef {function}(t):\n    {body}\n"
@@ -235,12 +238,12 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
         form = forms.form(stmt.form)
         dims = [typing.dims[a] for a in stmt.args]
         # a region's or a helper's call names its site, not passes it
-        if plain and stmt.sites and form.hop != forms.REGION and form.helpers is None:
+        if plain and stmt.sites and form.hop != REGION and form.helpers is None:
             expr = _without_sites(stmt, form, list(stmt.args), dims)
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)
         line = f"{stmt.out} = {expr}" if stmt.out is not None else expr
-        if stmt.attrs.get("no_grad"):
+        if stmt.no_grad:
             lines += ["    with torch.no_grad():", f"        {line}"]
         else:
             lines.append(f"    {line}")

@@ -44,8 +44,11 @@ from fuzzer.program.op_record import (  # noqa: F401 - the library's names, as c
     PURE,
     CustomOp,
 )
-from fuzzer.program.op_snippets import SAVED, BACKWARD, CUSTOM_OPS
+from fuzzer.program import families
+from fuzzer.program.op_snippets import SAVED, BACKWARD, FIRST_LIBRARY
 
+#: the library in its order: the first library's ops, then each family's
+CUSTOM_OPS: tuple[CustomOp, ...] = FIRST_LIBRARY + families.OPS
 BY_NAME: dict[str, CustomOp] = {op.name: op for op in CUSTOM_OPS}
 
 
@@ -159,7 +162,6 @@ def registrable() -> list[str]:
     """The ops this torch can register: those of a family whose feature it cannot run
     are left out (``families.unavailable``, what ``features.unavailable`` says), so
     programs never call them."""
-    from fuzzer.program import families
     return [op.name for op in CUSTOM_OPS if op.feature is None or families.unavailable(op.feature) is None]
 
 

@@ -34,8 +34,8 @@ is illegal.
 
 from __future__ import annotations
 
-from fuzzer.program import forms
 from fuzzer.program.dtypes import is_exact
+from fuzzer.program.form_record import Form, Illegal
 
 
 class ExactRules:
@@ -48,26 +48,26 @@ class ExactRules:
     def is_exact(self, value: str, root: dict[str, str]) -> bool:
         return value not in self.inexact and root[value] not in self.inexact_roots
 
-    def admit(self, stmt, form: forms.Form, root: dict[str, str], fixed: set[str]) -> None:
+    def admit(self, stmt, form: Form, root: dict[str, str], fixed: set[str]) -> None:
         """Check ``stmt`` (its operands of a fixed dtype are ``fixed``) and record what it
-        makes; raises ``forms.Illegal``."""
+        makes; raises ``form_record.Illegal``."""
         self.check(stmt, form, root, fixed)
         self.record(stmt, form, root)
 
-    def check(self, stmt, form: forms.Form, root: dict[str, str], fixed: set[str]) -> None:
-        """Raise ``forms.Illegal`` where ``stmt`` would make an integer or float8 tensor
+    def check(self, stmt, form: Form, root: dict[str, str], fixed: set[str]) -> None:
+        """Raise ``form_record.Illegal`` where ``stmt`` would make an integer or float8 tensor
         inexactly (``fixed``: its operands of such a dtype)."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         makes_fixed = is_exact(form.dtype_of_result(stmt.attrs)) and stmt.out is not None
         writes_fixed = any(stmt.args[w] in fixed for w in form.mutates)
         if makes_fixed or writes_fixed:
             if not exact:
-                raise forms.Illegal(f"{form.name} makes a tensor of a fixed dtype from a value the compiler "
+                raise Illegal(f"{form.name} makes a tensor of a fixed dtype from a value the compiler "
                                     "computes: its exact comparison would catch rounding, not bugs")
             if not form.opaque or (not form.is_custom and not form.exact_result):
-                raise forms.Illegal(f"{form.name} is not opaque: the compiler computes its fixed-dtype result")
+                raise Illegal(f"{form.name} is not opaque: the compiler computes its fixed-dtype result")
 
-    def record(self, stmt, form: forms.Form, root: dict[str, str]) -> None:
+    def record(self, stmt, form: Form, root: dict[str, str]) -> None:
         """What ``stmt`` leaves inexact: its result, the storage it writes."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         computes = not (form.is_custom and form.opaque) and not form.exact_result

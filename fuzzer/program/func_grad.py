@@ -33,7 +33,8 @@ out of every other program (so those programs stay as they were drawn):
 
 from __future__ import annotations
 
-from fuzzer.program import features, forms
+from fuzzer.program import features
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.grad import GradRules
 
 #: the features whose forms a program under ``torch.func.grad`` never has: those eager
@@ -59,12 +60,12 @@ class FuncGradRules(GradRules):
         self.stale_views: set[str] = set()
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
-        no_grad = bool(stmt.attrs.get("no_grad"))
+        no_grad = stmt.no_grad
         reads_grad = any(self.requires[a] for a in stmt.args)
         if form.feature in REFUSED:
-            raise forms.Illegal(f"torch.func.grad cannot run {form.name} (feature {form.feature}), even under no_grad")
+            raise Illegal(f"torch.func.grad cannot run {form.name} (feature {form.feature}), even under no_grad")
         if form.ops and reads_grad and not no_grad:
-            raise forms.Illegal(f"torch.func.grad refuses {form.name}'s custom op on a value that requires grad")
+            raise Illegal(f"torch.func.grad refuses {form.name}'s custom op on a value that requires grad")
         if form.mutates and not form.ops and not no_grad and not form.dirty:
             self._write(stmt, form, root, inputs, reads_grad)
             return
@@ -78,14 +79,14 @@ class FuncGradRules(GradRules):
         """An aten write with grad on: legal where autograd takes it (the module's docstring)."""
         written = {root[stmt.args[w]] for w in form.mutates}
         if any(stmt.args[w] in self.stale_views for w in form.mutates):
-            raise forms.Illegal("autograd forbids writing a view made before its base required grad (a leaf)")
+            raise Illegal("autograd forbids writing a view made before its base required grad (a leaf)")
         for storage in written:
             computed = storage not in self.written_with_grad and any(
                 self.requires[n] for n, r in root.items() if r == storage and n in self.requires)
             if storage in inputs or storage in self.read_by_grad or storage in self.viewed_without_grad or computed:
                 # an input is a leaf; what backward saved, an op's own result among it
                 # (sigmoid keeps its output), must stay as it was
-                raise forms.Illegal(f"autograd forbids writing {storage} here")
+                raise Illegal(f"autograd forbids writing {storage} here")
         if not (reads_grad or written & self.written_with_grad):
             return  # a write of values that require no grad, as GradRules allow it
         through = {stmt.args[w] for w in form.mutates}

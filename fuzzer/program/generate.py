@@ -17,10 +17,22 @@ from dataclasses import dataclass, field
 from fuzzer import __version__
 from fuzzer.limits import GEN, GenLimits
 from fuzzer.program import features as feats
-from fuzzer.program import bindings, buffers, drawn_mode, forms, layouts, sources, storage, strided_forms, windows
+from fuzzer.program import (
+    bindings,
+    buffers,
+    drawn_inputs,
+    drawn_mode,
+    forms,
+    layouts,
+    sources,
+    storage,
+    strided_forms,
+    windows,
+)
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -31,13 +43,13 @@ CATEGORY_WEIGHTS = {
     PURE: 4,
     MUTATING: 4,
     EFFECTFUL: 3,
-    forms.ATEN: 4,
-    forms.VIEW: 3,
-    forms.INPLACE: 3,
+    ATEN: 4,
+    VIEW: 3,
+    INPLACE: 3,
     # only drawn when a feature turns its forms on (graph breaks, integer forms)
-    forms.CONTROL: 1,
-    forms.INTEGER: 8,
-    forms.INTEGER_SOURCE: 3,
+    CONTROL: 1,
+    INTEGER: 8,
+    INTEGER_SOURCE: 3,
 }
 
 
@@ -87,19 +99,19 @@ class FormDraw:
     category by its weight, then one of its forms, each as likely.  Only categories
     with a weight and a form take part, in the order given."""
 
-    by_category: dict[str, list[forms.Form]]
+    by_category: dict[str, list[Form]]
     categories: tuple[str, ...]
     weights: tuple[float, ...]
 
     @classmethod
-    def of(cls, by_category: dict[str, list[forms.Form]], categories=tuple(CATEGORY_WEIGHTS),
+    def of(cls, by_category: dict[str, list[Form]], categories=tuple(CATEGORY_WEIGHTS),
            table: dict | None = None) -> FormDraw:
         """``categories`` of ``by_category`` weighted by ``table`` (``CATEGORY_WEIGHTS``)."""
         table = CATEGORY_WEIGHTS if table is None else table
         usable = tuple(c for c in categories if table.get(c) and by_category.get(c))
         return cls(by_category, usable, tuple(table[c] for c in usable))
 
-    def __call__(self, rng: random.Random) -> forms.Form:
+    def __call__(self, rng: random.Random) -> Form:
         return rng.choice(self.by_category[rng.choices(self.categories, weights=self.weights)[0]])
 
 
@@ -121,14 +133,14 @@ class OpSet:
     #: size at 1 or more
     nonempty: tuple[str, ...] = ()
 
-    def admits(self, form: forms.Form) -> bool:
+    def admits(self, form: Form) -> bool:
         return form.custom is None or (form.custom in self.user if not form.site_traced else self.builtin)
 
 
 BUILTIN = OpSet()
 
 
-def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
+def _attrs_for(form: Form, st: _State, dims0: Dims) -> dict:
     """A new statement's attributes: the form's own (``Form.draw``), then ``no_grad``."""
     attrs = form.draw(st.rng, dims0, f"u{st.next_value}") if form.draw is not None else {}
     if st.grad is not None and st.rng.random() < GEN.no_grad_share:
@@ -136,7 +148,7 @@ def _attrs_for(form: forms.Form, st: _State, dims0: Dims) -> dict:
     return attrs
 
 
-def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | None:
+def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
     """One attempt at a legal statement of ``form`` over the current values (``first``:
     its first operand, where a mutation chooses it; the generator draws it)."""
     if form.arity == 0:
@@ -160,7 +172,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         want = st.dims[first]
         def fits(v: str) -> bool:
             d = st.dims[v]
-            if form.name in forms.BROADCAST_FORMS:
+            if form.broadcasts:
                 ok = tuple(want[len(want) - len(d):]) == d and len(d) <= len(want)
             else:
                 ok = d == want
@@ -180,7 +192,7 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
         if form.sites == 2:
             attrs["site2"] = st.next_site + 1
         out_dims = form.infer([st.dims[a] for a in args], attrs, st.sym_min)
-    except forms.Illegal:
+    except Illegal:
         return None
     if out_dims is not None and len(out_dims) > st.max_rank:
         return None
@@ -188,12 +200,12 @@ def _propose(form: forms.Form, st: _State, first: str | None = None) -> Stmt | N
     stmt = Stmt(form.name, tuple(args), out, attrs)
     try:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
-    except forms.Illegal:
+    except Illegal:
         return None
     return stmt if _grad_admits(stmt, form, st) else None
 
 
-def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[str] | None:
+def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
     """Operands for a form that says which fit (a user's op), picked one at a time:
     each must fit with those before it, and a written operand shares storage with no
     other (``first``: the first one, chosen by a mutation)."""
@@ -217,14 +229,14 @@ def _operands(form: forms.Form, st: _State, first: str | None = None) -> list[st
     return args
 
 
-def _grad_admits(stmt: Stmt, form: forms.Form, st: _State) -> bool:
+def _grad_admits(stmt: Stmt, form: Form, st: _State) -> bool:
     """Autograd allows the statement (always, when the program takes no gradients);
     when it does, the statement is recorded as committed."""
     if st.grad is None:
         return True
     try:
         st.grad.admit(stmt, form, st.root, st.inputs)
-    except forms.Illegal:
+    except Illegal:
         return False
     return True
 
@@ -242,7 +254,7 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
 
 #: the forms after which the generator tries a use of the integer or mask just made: its
 #: makers from floats and the integer forms that make another (a mask's bytes, a count)
-INTEGER_MAKERS = (forms.INTEGER_SOURCE, forms.INTEGER)
+INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
 
 
 def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
@@ -270,9 +282,9 @@ def _commit(stmt: Stmt, st: _State) -> None:
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
-def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw, by category."""
-    table: dict[str, list[forms.Form]] = {}
+    table: dict[str, list[Form]] = {}
     for f in forms.FORMS.values():
         if (f.feature is None or f.feature in on) and ops.admits(f):
             table.setdefault(f.drawn_as or f.category, []).append(f)
@@ -304,19 +316,19 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.grad.add_input(name)
     for stmt in prefix.body if st.grad is not None else ():
         st.grad.admit(stmt, forms.form(stmt.form), st.root, st.inputs)
-    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.attrs.get("size"))
+    numbers = [int(n[1:]) for s in program.body for n in (s.out, s.data_size)
                if isinstance(n, str) and n[1:].isdigit()]
     st.next_value = 1 + max(numbers, default=-1)
     st.next_site = 1 + max((x for s in program.body for x in s.sites), default=-1)
     return st
 
 
-def propose(form: forms.Form, draft: _State, first: str | None = None) -> Stmt | None:
+def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
     """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
     return _propose(form, draft, first)
 
 
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[forms.Form]]:
+def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
     return _forms_by_category(on, ops)
 
@@ -330,7 +342,9 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
     without effects), deterministically too.  ``features`` (name -> weight, see
     ``fuzzer.program.features``) says which features the program may have, and
-    ``ops`` which custom ops it may call.
+    ``ops`` which custom ops it may call.  One stream of draws makes it all, in this
+    order: the symbols, the inputs (``drawn_inputs``), the body (:func:`_draw_body`),
+    the outputs (:func:`_program_of`), the bindings.
     """
     on = feats.draw(seed, features)
     by_category = _forms_by_category(on, ops)
@@ -343,35 +357,22 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=grad_rules(feats.FUNC_GRAD in on) if feats.AUTOGRAD in on else None,
                 mem=storage.Tracker(feats.writes_beside(on)))
+    heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
+                              st.grad is not None)
+    inputs = _add_inputs(st, heads.shapes, heads.dtypes, heads.aliases, heads.windows)
+    _draw_body(st, on, by_category, weights, limits, heads.state)
+    program = _program_of(seed, st, on, ops, heads, inputs, limits)
+    drawn = bindings.draw(rng, heads.symbols, program.sym_min, limits)
+    return Case(program=program, bindings=drawn if heads.state is None else buffers.pinned(drawn, heads.state),
+                input_seed=derive_seed("inputs", seed))
 
-    n_inputs = rng.randint(1, limits.max_inputs)
-    unused = list(symbols)
-    shapes_drawn: list[list[str]] = []
-    for _ in range(n_inputs):
-        rank = rng.randint(1, limits.max_rank)
-        # use every symbol once before reusing, so each one is readable from a shape
-        shapes_drawn.append([unused.pop(0) if unused else rng.choice(symbols) for _ in range(rank)])
-    shapes_drawn.extend([s] for s in unused)
-    drawn_dtypes: list[str | None] = [None] * len(shapes_drawn)
-    for dims, dtype in sources.input_shapes(seed, ops, symbols):
-        if dtype is not None and st.grad is not None:
-            continue  # a program that takes gradients has floating inputs only
-        shapes_drawn.append(list(dims))
-        drawn_dtypes.append(dtype)
-    # an input that is a view of another: one more input, with the dims of the first
-    aliases = []
-    if feats.ALIASED in on and st.grad is None:
-        shapes_drawn.append(list(shapes_drawn[0]))
-        drawn_dtypes.append(None)
-        aliases.append((f"x{len(shapes_drawn) - 1}", "x0"))
-    wins = windows.draw(rng, shapes_drawn, drawn_dtypes, sym_min, aliases, feats.OVERLAPPING in on and st.grad is None)
-    state = buffers.draw_state(seed, symbols, len(shapes_drawn)) if feats.MODULE_CARRY in on and not st.grad else None
-    if state is not None:  # its length a symbol of its own, the same in every binding
-        symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
-        shapes_drawn.append(list(state.dims))
-        drawn_dtypes.append(None)
-    inputs = _add_inputs(st, shapes_drawn, drawn_dtypes, aliases, wins)
 
+def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | None, limits: GenLimits,
+               state) -> None:
+    """The body, statement by statement into ``st``: a form drawn, a legal statement of it
+    proposed and committed, followed by the statement it asks for (an identical call, a
+    use of an integer made, a view's complement), between the writes of a carried state."""
+    rng = st.rng
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
     _write_state(state, buffers.STATE_WRITES[0], st)
@@ -387,32 +388,38 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
             elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(forms.INTEGER, ()))
+                again = _use(stmt, st, by_category.get(INTEGER, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
             if again is not None:
                 _commit(again, st)
-
     _write_state(state, buffers.STATE_WRITES[1], st)
+
+
+def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_inputs.DrawnInputs,
+                inputs: list[Input], limits: GenLimits) -> Program:
+    """The program of the body drawn over ``heads`` and ``inputs``: its outputs drawn, its
+    mode, a module's buffers, sizes taken to 0 where the body allows; checked."""
+    rng = st.rng
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
-    program = Program(symbols=symbols, sym_min=sym_min, inputs=tuple(inputs), body=tuple(st.body), outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(aliases), swaps, dense, written, wins),
+    program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
+                      outputs=outputs,
+                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
+                                           heads.windows),
                       imports=sources.imports_for(st.body, ops.imports))
-    if state is not None:
-        program = buffers.carried(program, state)
+    if heads.state is not None:
+        program = buffers.carried(program, heads.state)
     elif feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
-    if feats.LAYOUTS in on and not ops.nonempty and state is None:  # empty wherever the body allows
+    if feats.LAYOUTS in on and not ops.nonempty and heads.state is None:  # empty wherever the body allows
         program = bindings.emptied(program, check)
     check(program)
-    drawn = bindings.draw(rng, symbols, program.sym_min, limits)
-    return Case(program=program, bindings=drawn if state is None else buffers.pinned(drawn, state),
-                input_seed=derive_seed("inputs", seed))
+    return program
 
 
 def _write_state(state, name: str, st: _State) -> None:

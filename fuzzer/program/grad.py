@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fuzzer.program import forms
+from fuzzer.program.form_record import NO_BACKWARD, Illegal
 
 
 class GradRules:
@@ -46,11 +46,11 @@ class GradRules:
         return root[target] == target and target not in inputs and target not in self.read_by_grad
 
     def admit(self, stmt, form, root: dict[str, str], inputs) -> None:
-        """Raise :class:`forms.Illegal` if autograd would refuse ``stmt``; else record it."""
-        no_grad = bool(stmt.attrs.get("no_grad"))
+        """Raise :class:`form_record.Illegal` if autograd would refuse ``stmt``; else record it."""
+        no_grad = stmt.no_grad
         reads_grad = any(self.requires[a] for a in stmt.args)
         if form.is_view and no_grad and reads_grad:
-            raise forms.Illegal("a view made under no_grad of a value that requires grad has no documented "
+            raise Illegal("a view made under no_grad of a value that requires grad has no documented "
                                 "meaning in a loss")
         if form.mutates:
             for w in form.mutates:
@@ -58,12 +58,12 @@ class GradRules:
                 if form.dirty and self.requires[target] and not no_grad and self._rebased(target, root, inputs):
                     continue
                 if self.requires[target] or root[target] in inputs or root[target] in self.read_by_grad:
-                    raise forms.Illegal(f"autograd forbids writing {target}")
+                    raise Illegal(f"autograd forbids writing {target}")
             if reads_grad and not no_grad and not form.dirty:
-                raise forms.Illegal("a write outside no_grad reads a value that requires grad")
-        if form.grad == forms.NO_BACKWARD and reads_grad and not no_grad and form.returns:
-            raise forms.Illegal(f"{form.name} has no backward")
-        result = reads_grad and not no_grad and form.grad != forms.NO_BACKWARD
+                raise Illegal("a write outside no_grad reads a value that requires grad")
+        if form.grad == NO_BACKWARD and reads_grad and not no_grad and form.returns:
+            raise Illegal(f"{form.name} has no backward")
+        result = reads_grad and not no_grad and form.grad != NO_BACKWARD
         if form.aliases_operand:
             result = self.requires[stmt.args[0]]
         if result:

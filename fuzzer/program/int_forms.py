@@ -26,19 +26,22 @@ from overflow (inputs are standard normal, sizes small, a program short).
 from __future__ import annotations
 
 from fuzzer.program import sizes
-from fuzzer.program.form import (
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
     ATEN,
     INTEGER,
     INTEGER_SOURCE,
     VIEW,
     Form,
     Illegal,
+    Shrink,
     broadcast_into,
     const,
     dim_attr,
     draw_const,
     draw_dim,
     draw_size,
+    infer_same,
     need_rank,
     py_dim,
     replace_dim,
@@ -46,6 +49,12 @@ from fuzzer.program.form import (
 )
 
 INT_TENSORS = "int-tensors"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(INT_TENSORS, 0.25, "int64, int32, uint8 and bool values of aten forms: masks (comparisons, logic), "
+            "indices (argmax, stable argsort, nonzero), counts, view(dtype), integer arithmetic (floor "
+            "division, remainder, bitwise), consumed by masked_fill, where, index_select and gather"),
+)
 MASK, LONG, INT, BYTE = "bool", "int64", "int32", "uint8"
 #: the constant divisors of floor division and remainder: never 0 (an integer division
 #: by zero raises), and 2 and 3 tell floored from truncated division on negative values
@@ -106,6 +115,16 @@ def _nonempty_dim(t, attrs, m) -> int:
     return dim
 
 
+def _argmax(t, attrs, m):
+    return replace_dim(t[0], _nonempty_dim(t, attrs, m), None)
+
+
+def _masked_fill(t, attrs, m):
+    """A constant ``c``; the mask (operand 1) broadcasts into operand 0."""
+    const(attrs)
+    return broadcast_into(t[0], t[1])
+
+
 def _reduce(t, attrs, m):
     return replace_dim(t[0], dim_attr(attrs, t[0]), None)
 
@@ -160,14 +179,16 @@ def _nonzero(t, attrs, m):
     return (attrs["size"], str(len(t[0])))
 
 
-def _form(name: str, arity: int, infer, render, operands=(), result: str | None = None, category: str = ATEN,
-          fits=_any, draw=None) -> Form:
+def _form(name: str, arity: int, infer, render, operands=(), result: str | None = None, **fields) -> Form:
     """A form of the feature: ``operands`` their dtypes (None: the program's float),
-    ``result`` the fixed dtype it makes (None: a float), which it computes exactly."""
-    return Form(name, category, arity, infer, render, feature=INT_TENSORS, fits=fits, draw=draw,
+    ``result`` the fixed dtype it makes (None: a float), which it computes exactly;
+    ``fields`` the record's others (its category ``ATEN`` and operands that fit any
+    unless they say otherwise)."""
+    fields.setdefault("fits", _any)
+    return Form(name, fields.pop("category", ATEN), arity, infer, render, feature=INT_TENSORS,
                 operand_dtypes=tuple(operands), result_dtype=(lambda at, r=result: r) if result else None,
                 exact_result=result is not None,
-                drawn_as=INTEGER if any(o is not None for o in operands) else INTEGER_SOURCE)
+                drawn_as=INTEGER if any(o is not None for o in operands) else INTEGER_SOURCE, **fields)
 
 
 def _modulo(a, at) -> str:
@@ -197,26 +218,31 @@ def _index_select(dt: str) -> Form:
                  (None, dt), fits=_ranked, draw=draw_dim)
 
 
-INT_FORMS: tuple[Form, ...] = (
+#: a float made from a mask or an index, toward a copy of the float (ranking above it)
+TO_CLONE = Shrink(("clone",), 3)
+
+#: the feature's forms; two masks shrink toward one, a comparison toward ``positive``
+FORMS: tuple[Form, ...] = (
     # integers and masks made from floats: exact only from exact floats
-    _form("argmax", 1, lambda t, at, m: replace_dim(t[0], _nonempty_dim(t, at, m), None),
+    _form("argmax", 1, _argmax,
           lambda a, at, d: f"{a[0]}.argmax({at['dim']})", (None,), LONG, draw=draw_dim),
     _form("argsort", 1, _same_dim, lambda a, at, d: f"torch.argsort({a[0]}, dim={at['dim']}, stable=True)",
           (None,), LONG, draw=draw_dim),
     _form("count_nonzero", 1, _reduce, lambda a, at, d: f"torch.count_nonzero({a[0]}, {at['dim']})",
           (None,), LONG, draw=draw_dim),
-    _form("positive", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]} > 0", (None,), MASK),
-    _form("less", 2, _binary, lambda a, at, d: f"{a[0]} < {a[1]}", (None, None), MASK, fits=_suffix),
-    _form("to_int32", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.to(torch.int32)", (None,), INT),
+    _form("positive", 1, infer_same, lambda a, at, d: f"{a[0]} > 0", (None,), MASK),
+    _form("less", 2, _binary, lambda a, at, d: f"{a[0]} < {a[1]}", (None, None), MASK, fits=_suffix,
+          shrink=Shrink(("positive",), 3)),
+    _form("to_int32", 1, infer_same, lambda a, at, d: f"{a[0]}.to(torch.int32)", (None,), INT),
     # masks
     _form("logic", 2, _bitwise_binary, lambda a, at, d: f"{a[0]} {at['op']} {a[1]}", (MASK, MASK), MASK,
-          fits=_suffix, draw=_draw_bitwise),
-    _form("invert", 1, lambda t, at, m: t[0], lambda a, at, d: f"~{a[0]}", (MASK,), MASK),
+          fits=_suffix, draw=_draw_bitwise, shrink=Shrink(("invert",), 3)),
+    _form("invert", 1, infer_same, lambda a, at, d: f"~{a[0]}", (MASK,), MASK),
     _form("count", 1, _reduce, lambda a, at, d: f"{a[0]}.sum({at['dim']})", (MASK,), LONG, draw=draw_dim),
-    _form("mask_bytes", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.view(torch.uint8)", (MASK,), BYTE,
+    _form("mask_bytes", 1, infer_same, lambda a, at, d: f"{a[0]}.view(torch.uint8)", (MASK,), BYTE,
           category=VIEW),
-    _form("widen_uint8", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.long()", (BYTE,), LONG),
-    _form("widen_int32", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}.long()", (INT,), LONG),
+    _form("widen_uint8", 1, infer_same, lambda a, at, d: f"{a[0]}.long()", (BYTE,), LONG),
+    _form("widen_int32", 1, infer_same, lambda a, at, d: f"{a[0]}.long()", (INT,), LONG),
     # a copy in row-major strides first: ``contiguous()`` keeps a size-1 last dim's stride,
     # which ``view`` to another element size refuses
     _form("words", 1, _words,
@@ -229,20 +255,21 @@ INT_FORMS: tuple[Form, ...] = (
     _form("bitwise_int64", 2, _bitwise_binary, lambda a, at, d: f"{a[0]} {at['op']} {a[1]}", (LONG, LONG), LONG,
           fits=_suffix, draw=_draw_bitwise),
     _form("sum_int64", 1, _reduce, lambda a, at, d: f"{a[0]}.sum({at['dim']})", (LONG,), LONG, draw=draw_dim),
-    _form("positive_int64", 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]} > 0", (LONG,), MASK),
+    _form("positive_int64", 1, infer_same, lambda a, at, d: f"{a[0]} > 0", (LONG,), MASK),
     _divisions(LONG),
     _divisions(INT),
-    # floats made from masks and indices: computed, judged with the tolerances
-    _form("masked_fill_mask", 2, lambda t, at, m: (const(at), broadcast_into(t[0], t[1]))[1],
-          lambda a, at, d: f"{a[0]}.masked_fill({a[1]}, {at['c']})", (None, MASK), fits=_suffix, draw=draw_const),
+    # floats made from masks and indices: computed, judged with the tolerances; a mask or
+    # an index shrinks away (the float it fed as a copy)
+    _form("masked_fill_mask", 2, _masked_fill, lambda a, at, d: f"{a[0]}.masked_fill({a[1]}, {at['c']})",
+          (None, MASK), fits=_suffix, draw=draw_const, shrink=TO_CLONE),
     _form("where_mask", 3, _where, lambda a, at, d: f"torch.where({a[1]}, {a[0]}, {a[2]})", (None, MASK, None),
-          fits=_suffix),
-    *(_form(f"mul_{dt}", 2, _binary, lambda a, at, d: f"{a[0]} * {a[1]}", (None, dt), fits=_suffix)
-      for dt in (MASK, LONG)),
+          fits=_suffix, shrink=TO_CLONE),
+    *(_form(f"mul_{dt}", 2, _binary, lambda a, at, d: f"{a[0]} * {a[1]}", (None, dt), fits=_suffix,
+            shrink=TO_CLONE) for dt in (MASK, LONG)),
     _index_select(LONG),
     _index_select(INT),
     _form("gather", 2, _gather, lambda a, at, d: f"{a[0]}.gather({at['dim']}, {_modulo(a, at)})", (None, LONG),
-          fits=_same, draw=draw_dim),
+          fits=_same, draw=draw_dim, shrink=TO_CLONE),
     _form("mask_select", 2, _masked, lambda a, at, d: f"{a[0]}[{a[1]}]", (None, MASK), fits=_same,
           draw=draw_size),
 )

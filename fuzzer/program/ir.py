@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from fuzzer.program import dtypes as dtypes_
 from fuzzer.program import forms, layouts, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
+from fuzzer.program.attrs import SITE_KEYS, Attrs
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.mode import DYNAMIC_MODES, MARKS, Mode  # noqa: F401 - the IR's names, as callers know them
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.func_grad import grad_rules
@@ -81,13 +83,14 @@ class Stmt:
     """One statement: ``out = form(args..., **attrs)``; ``out`` is None for no result.
 
     ``attrs`` holds the form's scalars (``dim``, ``c``, ``fn``) and, for custom ops,
-    ``site``: the call-site id recorded in the run-time trace.
+    ``site``: the call-site id recorded in the run-time trace (every key:
+    :class:`fuzzer.program.attrs.Attrs`).
     """
 
     form: str
     args: tuple[str, ...]
     out: str | None = None
-    attrs: dict = field(default_factory=dict, hash=False, compare=True)
+    attrs: Attrs = field(default_factory=dict, hash=False, compare=True)
 
     @property
     def site(self) -> int | None:
@@ -96,7 +99,17 @@ class Stmt:
     @property
     def sites(self) -> tuple[int, ...]:
         """Every call site of the statement (a ``torch.cond`` has one per branch)."""
-        return tuple(self.attrs[k] for k in ("site", "site2") if k in self.attrs)
+        return tuple(self.attrs[k] for k in SITE_KEYS if k in self.attrs)
+
+    @property
+    def data_size(self) -> str | None:
+        """The name of the size only the data knows that it binds (``Attrs.size``)."""
+        return self.attrs.get("size")
+
+    @property
+    def no_grad(self) -> bool:
+        """Whether it runs under ``torch.no_grad()`` (``Attrs.no_grad``)."""
+        return bool(self.attrs.get("no_grad"))
 
 
 @dataclass(frozen=True)
@@ -219,27 +232,40 @@ def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dim
                      prints: dict) -> None:
     """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
     its dims; a view to another element size (``Form.unit_last``) a view of one whose
-    last dim has stride 1.  Raises ``forms.Illegal``."""
+    last dim has stride 1.  Raises ``form_record.Illegal``."""
     if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
                                and prints[stmt.args[0]].unit_last()):
-        raise forms.Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
                             "over contiguous, along its last dim")
     if not form.dense_root:
         return
     base = root[stmt.args[0]]
     if base not in dense:
-        raise forms.Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
                             "contiguous")
     if stmt.attrs.get("base") != list(dims[base]):
-        raise forms.Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+        raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
 
 
 def check(program: Program) -> Typing:
     """Type the program; raise :class:`InvalidProgram` on any broken rule."""
+    typing = _typed_inputs(program)
+    rules = _Rules(program, typing)
+    for n, stmt in enumerate(program.body):
+        rules.admit(n, stmt)
+    for o in program.outputs:
+        if o not in typing.dims or o in rules.swaps.swapped:
+            raise InvalidProgram(f"output {o} is not defined, or set_ swapped it onto another storage")
+    return typing
+
+
+def _typed_inputs(program: Program) -> Typing:
+    """The typing of the inputs alone: each symbol well named and the bare dim of some
+    input, each input over declared symbols, the mode legal, aliases and windows rooted
+    in their base."""
     dims: dict[str, Dims] = {}
     root: dict[str, str] = {}
     prints: dict[str, storage.Footprint | None] = {}
-    dtypes: dict[str, str | None] = dtypes_of(program)
     for sym in program.symbols:
         if not sizes.is_symbol(sym):
             raise InvalidProgram(f"bad symbol name {sym!r}")
@@ -260,63 +286,83 @@ def check(program: Program) -> Typing:
     for name, base in program.mode.aliases:
         root[name] = base
     windows.enter(program.mode.windows, root, prints, dims)
-    inputs = {i.name for i in program.inputs}
-    grad = grad_rules(program.mode.func_grad) if program.mode.grad else None
-    for name in inputs if grad else ():
-        grad.add_input(name)
-    calls: dict[int, Stmt] = {}
-    dense = dense_inputs(program)
-    unbacked: set[str] = set()
-    exact = ExactRules()
-    swaps = storage.Swaps()
-    for n, stmt in enumerate(program.body):
+    return Typing(dims=dims, root=root, dtypes=dtypes_of(program), prints=prints)
+
+
+class _Rules:
+    """The rules each statement is held to in turn, with what they keep from the
+    statements before it (``typing``, grown statement by statement)."""
+
+    def __init__(self, program: Program, typing: Typing) -> None:
+        self.program, self.typing = program, typing
+        self.inputs = {i.name for i in program.inputs}
+        self.grad = grad_rules(program.mode.func_grad) if program.mode.grad else None
+        for name in self.inputs if self.grad else ():
+            self.grad.add_input(name)
+        self.calls: dict[int, Stmt] = {}
+        self.dense = dense_inputs(program)
+        self.unbacked: set[str] = set()
+        self.exact = ExactRules()
+        self.swaps = storage.Swaps()
+
+    def admit(self, n: int, stmt: Stmt) -> None:
+        """Type statement ``n``, or raise :class:`InvalidProgram`."""
         try:
             form = forms.form(stmt.form)
-            if len(stmt.args) != form.arity:
-                raise forms.Illegal(f"{form.name} takes {form.arity} operands")
-            for a in stmt.args:
-                if a not in dims:
-                    raise forms.Illegal(f"operand {a} is not defined")
-            check_dtypes(stmt, form, dtypes, program.mode)
-            if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):
-                raise forms.Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
-                                    "cannot be")
-            exact.admit(stmt, form, root, {a for a in stmt.args if dtypes_.is_exact(dtypes[a])})
-            storage.check_writes(stmt, form, root, prints, program.sym_min)
-            swaps.check(stmt, form, root, inputs)
-            if (target := layouts.written_expanded(stmt, form, root, program.mode)) is not None:
-                raise forms.Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
-            check_dense_root(stmt, form, root, dims, dense, prints)
-            _check_sites(stmt, form, calls)
-            if form.once and any(s.form == stmt.form for s in program.body[:n]):
-                raise forms.Illegal(f"{form.name} is called once at most")
-            size = stmt.attrs.get("size")
-            if size is not None:
-                if not isinstance(size, str) or not sizes.is_unbacked(size) or size in unbacked:
-                    raise forms.Illegal(f"a size from data needs a fresh name, got {size!r}")
-                unbacked.add(size)
-            if stmt.attrs.get("no_grad") and grad is None:
-                raise forms.Illegal("no_grad outside a program that takes gradients")
-            out_dims = form.infer([dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
-            if grad is not None:
-                grad.admit(stmt, form, root, inputs)
-        except (forms.Illegal, ValueError) as exc:
+            out_dims = self._result_dims(n, stmt, form)
+        except (Illegal, ValueError) as exc:
             raise InvalidProgram(f"statement {n} ({stmt.form}): {exc}") from exc
+        self._record(n, stmt, form, out_dims)
+
+    def _result_dims(self, n: int, stmt: Stmt, form) -> Dims | None:
+        """The dims of ``stmt``'s result (None: it has none) once every rule it is held
+        to passes; raises ``form_record.Illegal``."""
+        program, t = self.program, self.typing
+        if len(stmt.args) != form.arity:
+            raise Illegal(f"{form.name} takes {form.arity} operands")
+        for a in stmt.args:
+            if a not in t.dims:
+                raise Illegal(f"operand {a} is not defined")
+        check_dtypes(stmt, form, t.dtypes, program.mode)
+        if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):
+            raise Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
+                                "cannot be")
+        self.exact.admit(stmt, form, t.root, {a for a in stmt.args if dtypes_.is_exact(t.dtypes[a])})
+        storage.check_writes(stmt, form, t.root, t.prints, program.sym_min)
+        self.swaps.check(stmt, form, t.root, self.inputs)
+        if (target := layouts.written_expanded(stmt, form, t.root, program.mode)) is not None:
+            raise Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
+        check_dense_root(stmt, form, t.root, t.dims, self.dense, t.prints)
+        _check_sites(stmt, form, self.calls)
+        if form.once and any(s.form == stmt.form for s in program.body[:n]):
+            raise Illegal(f"{form.name} is called once at most")
+        size = stmt.data_size
+        if size is not None:
+            if not isinstance(size, str) or not sizes.is_unbacked(size) or size in self.unbacked:
+                raise Illegal(f"a size from data needs a fresh name, got {size!r}")
+            self.unbacked.add(size)
+        if stmt.no_grad and self.grad is None:
+            raise Illegal("no_grad outside a program that takes gradients")
+        out_dims = form.infer([t.dims[a] for a in stmt.args], stmt.attrs, program.sym_min)
+        if self.grad is not None:
+            self.grad.admit(stmt, form, t.root, self.inputs)
+        return out_dims
+
+    def _record(self, n: int, stmt: Stmt, form, out_dims: Dims | None) -> None:
+        """Enter ``stmt``'s result (its dims, storage root, dtype and footprint) and its
+        swaps."""
+        t = self.typing
         if (out_dims is None) != (stmt.out is None):
             raise InvalidProgram(f"statement {n} ({stmt.form}): result/no-result mismatch")
         if stmt.out is not None:
-            if stmt.out in dims:
+            if stmt.out in t.dims:
                 raise InvalidProgram(f"statement {n}: value {stmt.out} defined twice")
-            dims[stmt.out] = out_dims
-            root[stmt.out] = root[stmt.args[0]] if form.aliases_operand else stmt.out
-            dtypes[stmt.out] = result_dtype(form, stmt, dtypes)
-            prints[stmt.out] = storage.result_footprint(form, prints[stmt.args[0]] if stmt.args else None,
-                                                        stmt.attrs, out_dims)
-        swaps.record(stmt, form)
-    for o in program.outputs:
-        if o not in dims or o in swaps.swapped:
-            raise InvalidProgram(f"output {o} is not defined, or set_ swapped it onto another storage")
-    return Typing(dims=dims, root=root, dtypes=dtypes, prints=prints)
+            t.dims[stmt.out] = out_dims
+            t.root[stmt.out] = t.root[stmt.args[0]] if form.aliases_operand else stmt.out
+            t.dtypes[stmt.out] = result_dtype(form, stmt, t.dtypes)
+            t.prints[stmt.out] = storage.result_footprint(form, t.prints[stmt.args[0]] if stmt.args else None,
+                                                          stmt.attrs, out_dims)
+        self.swaps.record(stmt, form)
 
 
 def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:
@@ -329,14 +375,14 @@ def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:
 
 def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) -> None:
     """Every operand has the dtype the form takes there; a program that takes
-    gradients carries no tensor of a fixed dtype.  Raises ``forms.Illegal``."""
+    gradients carries no tensor of a fixed dtype.  Raises ``form_record.Illegal``."""
     for k, a in enumerate(stmt.args):
         want = form.operand_dtype(k)
         if dtypes[a] != want:
-            raise forms.Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
+            raise Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
                                 f"{want or 'the program dtype'} there")
     if mode.grad and form.fixes_dtypes:
-        raise forms.Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
+        raise Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
                             "carries floating tensors only")
 
 
@@ -344,18 +390,18 @@ def _check_sites(stmt: Stmt, form, calls: dict[int, Stmt]) -> None:
     """Each call site is new, or the whole statement repeats the one that has it."""
     if not form.is_custom:
         if stmt.sites:
-            raise forms.Illegal(f"{form.name} is not a call and has no site")
+            raise Illegal(f"{form.name} is not a call and has no site")
         return
     wanted = form.sites
     if len(stmt.sites) != wanted or not all(isinstance(x, int) for x in stmt.sites):
-        raise forms.Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
+        raise Illegal(f"custom call needs {wanted} int site(s), got {stmt.sites!r}")
     if len(set(stmt.sites)) != wanted:
-        raise forms.Illegal("the branches of a call need different sites")
+        raise Illegal("the branches of a call need different sites")
     earlier = {calls[x] for x in stmt.sites if x in calls}
     if earlier:
         first = next(iter(earlier))
         if len(earlier) > 1 or (first.form, first.args, first.attrs) != (stmt.form, stmt.args, stmt.attrs):
-            raise forms.Illegal(f"site {stmt.sites} repeats, but not as an identical call")
+            raise Illegal(f"site {stmt.sites} repeats, but not as an identical call")
     for x in stmt.sites:
         calls.setdefault(x, stmt)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from fuzzer.program import forms
 from fuzzer.program.custom_ops import PURE
+from fuzzer.program.form_record import COND
 from fuzzer.program.ir import Program, Typing, check
 
 
@@ -71,7 +72,7 @@ def _own_cause(stmt) -> str | None:
     form = forms.form(stmt.form)
     if "size" in stmt.attrs:
         return SIZES_FROM_DATA
-    if form.hop == forms.COND or form.branches:
+    if form.hop == COND or form.branches:
         return IN_COND
     return None
 

@@ -1,6 +1,7 @@
 """One custom op of dcefuzz's library, as a record: its name, what it declares (pure,
 mutating, effectful) and its defining source, with the header every snippet shares.
-The table of ops is ``fuzzer.program.op_snippets``; registering and carrying them is
+The first library's ops are ``fuzzer.program.op_snippets``, each family's its module
+of ``fuzzer.program.families``; the whole library, registered and carried, is
 ``fuzzer.program.custom_ops``."""
 
 from __future__ import annotations
@@ -65,6 +66,17 @@ class CustomOp:
     #: the library's ops its kernel calls (``fuzzer.program.families.calls``): a script
     #: that registers the op registers them too
     calls: tuple[str, ...] = ()
+
+    @property
+    def by_schema(self) -> bool:
+        """Whether it is defined by a hand-written schema (``define`` and ``impl``), not
+        ``custom_op``: it declares its writes with the schema's ``(a!)``, not ``mutates_args``."""
+        return f'custom_op("{NAMESPACE}::{self.name}"' not in self.source
+
+    @property
+    def writes_unknown(self) -> bool:
+        """Whether it declares ``mutates_args="unknown"``: that it may write any argument."""
+        return 'mutates_args="unknown"' in self.source
 
     @property
     def returns(self) -> bool:

@@ -1,11 +1,12 @@
-"""The custom-op library's ops, each written once as a snippet of plain
+"""The first custom-op library's ops, each written once as a snippet of plain
 ``torch.library.custom_op`` code (``fuzzer.program.custom_ops`` says why as text),
 with the honest backward formulas kept apart so a cache pair can swap one for a
-wrong one."""
+wrong one.  The op families (``fuzzer.program.families``) come after them in the
+library; this module imports none of them, so a family may build its forms on the
+first library's records (``FIRST``) at its import."""
 
 from __future__ import annotations
 
-from fuzzer.program import families
 from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp
 
 
@@ -13,7 +14,7 @@ def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
     return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc)
 
 
-CUSTOM_OPS: tuple[CustomOp, ...] = (
+FIRST_LIBRARY: tuple[CustomOp, ...] = (
     # ---- pure: mutates_args=(), no effect; the compiler may drop or repeat them.
     _op("p_sin", PURE, "elementwise sin, fresh output", '''
 @torch.library.custom_op("dcefuzz::p_sin", mutates_args=())
@@ -263,8 +264,8 @@ _register_ordered(e_tap)
 '''),
 )
 
-#: the families beyond the first library come after it (``fuzzer.program.families``)
-CUSTOM_OPS += families.ops()
+#: the first library's ops by name
+FIRST: dict[str, CustomOp] = {op.name: op for op in FIRST_LIBRARY}
 
 
 #: honest backward formulas of the first pure ops, kept apart from their snippets so a

@@ -202,7 +202,7 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
                  sym_min: dict[str, int]) -> None:
     """Raise ``Illegal`` where a written operand may overlap another operand: one of the
     same storage whose elements are not proven disjoint from it for every binding."""
-    from fuzzer.program.form import Illegal
+    from fuzzer.program.form_record import Illegal
     for w in form.mutates:
         target = stmt.args[w]
         for j, other in enumerate(stmt.args):
@@ -227,7 +227,7 @@ class Swaps:
 
     def check(self, stmt, form, root: dict[str, str], inputs) -> None:
         """Raise ``Illegal`` where ``stmt`` breaks the rule."""
-        from fuzzer.program.form import Illegal
+        from fuzzer.program.form_record import Illegal
         for a in stmt.args:
             if a in self.swapped:
                 raise Illegal(f"{a} was swapped onto another storage by set_: read its result instead")

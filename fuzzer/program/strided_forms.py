@@ -11,9 +11,6 @@
   not overlap (overlapping windows cannot be written).
 * ``dtype_view``: ``x.view(<the int dtype of x's element size>).view(x.dtype)``: the
   same storage reinterpreted and back, so a write through it is a write to ``x``.
-* ``width_view`` (feature ``dtype-views``): ``x.view(torch.uint8)``, then maybe
-  ``.view(torch.int16)``, then ``.view(x.dtype)``: through dtypes of another element
-  size and back, over a view whose last dim has stride 1 (``Form.unit_last``).
 * ``T`` (rank 2), ``mT``, and ``tail``: ``x.narrow(dim, d // 2, d // 2)``, a narrow
   whose start is a symbol expression (beside ``head``, of its dims, and apart from it).
 
@@ -26,10 +23,28 @@ from __future__ import annotations
 import dataclasses
 
 from fuzzer.program import sizes
-from fuzzer.program.form import VIEW, Form, Illegal, dim_attr, draw_dim, known_dim, need_rank, py_dim
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    VIEW,
+    Form,
+    Illegal,
+    Shrink,
+    dim_attr,
+    draw_dim,
+    infer_same,
+    known_dim,
+    need_rank,
+    py_dim,
+)
 from fuzzer.program.storage import Affine, Footprint
 
 STRIDED_VIEWS = "strided-views"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(STRIDED_VIEWS, 0.25, "views with explicit strides: as_strided (a box of an input's storage), unfold "
+            "with step >= size, view(dtype) and back, x.T, mT, narrow from a symbolic start; a write beside a "
+            "view of its own storage whose elements are proven disjoint"),
+)
 
 #: how ``as_strided`` may cut a root dim ``d``: (first index, count, step), each inside
 #: ``[0, d)`` for every ``d >= 0``
@@ -131,59 +146,28 @@ def _swap_last(n: int) -> tuple[int, ...]:
     return tuple(range(n - 2)) + (n - 1, n - 2)
 
 
-STRIDED_FORMS: tuple[Form, ...] = (
+#: the strided views, each toward the plain views (an ``as_strided`` to a slice or the
+#: whole), ranking above them
+FORMS: tuple[Form, ...] = (
     Form("as_strided", VIEW, 1, _infer_as_strided, _render_as_strided, feature=STRIDED_VIEWS, draw=draw_box,
-         footprint=_footprint_as_strided, dense_root=True),
+         footprint=_footprint_as_strided, dense_root=True, shrink=Shrink(("head", "alias"), 4)),
     Form("unfold_gap", VIEW, 1, _infer_unfold,
          lambda a, at, d: f"{a[0]}.unfold({at['dim']}, {at['size_w']}, {at['step']})", feature=STRIDED_VIEWS,
-         draw=_draw_unfold,
+         draw=_draw_unfold, shrink=Shrink(("slice_step",), 3),
          footprint=lambda f, at, d: f.unfold(at.get("dim", 0), at["size_w"], at["step"], d[at.get("dim", 0)])),
-    Form("dtype_view", VIEW, 1, lambda t, at, m: t[0],
+    Form("dtype_view", VIEW, 1, infer_same,
          lambda a, at, d: f"{a[0]}.view({INT_OF_SIZE}[{a[0]}.element_size()]).view({a[0]}.dtype)",
-         feature=STRIDED_VIEWS, footprint=lambda f, at, d: f),
+         feature=STRIDED_VIEWS, footprint=lambda f, at, d: f, shrink=Shrink(("alias",), 3)),
     Form("T", VIEW, 1, _infer_T, lambda a, at, d: f"{a[0]}.T", feature=STRIDED_VIEWS,
-         footprint=lambda f, at, d: f.permute((1, 0))),
+         footprint=lambda f, at, d: f.permute((1, 0)), shrink=Shrink(("transpose",), 3)),
     Form("mT", VIEW, 1, _infer_mT, lambda a, at, d: f"{a[0]}.mT", feature=STRIDED_VIEWS,
-         footprint=lambda f, at, d: f.permute(_swap_last(len(d)))),
+         footprint=lambda f, at, d: f.permute(_swap_last(len(d))), shrink=Shrink(("transpose",), 3)),
     Form("tail", VIEW, 1, _infer_tail,
          lambda a, at, d: (f"{a[0]}.narrow({at['dim']}, {py_dim(sizes.half(d[0][at['dim']]))}, "
                            f"{py_dim(sizes.half(d[0][at['dim']]))})"),
-         feature=STRIDED_VIEWS, draw=draw_dim,
+         feature=STRIDED_VIEWS, draw=draw_dim, shrink=Shrink(("head",), 3),
          footprint=lambda f, at, d: f.slice(at.get("dim", 0), Affine.of(sizes.half(f.dims[at.get("dim", 0)])), 1,
                                             d[at.get("dim", 0)])),
-)
-
-
-DTYPE_VIEWS = "dtype-views"
-#: the dtypes a ``width_view`` passes through before it is viewed back (torch's rules,
-#: ``Tensor.view(dtype)``): its bytes (narrower: the last dim's stride must be 1, which
-#: ``Form.unit_last`` makes sure of), or its bytes then int16 pairs of them (wider: the
-#: bytes' last dim, storage offset and other strides must be even, and are, multiples of
-#: an element size of 2 or more), then the operand's dtype (wider again, or the same
-#: size, by the same argument)
-WIDTHS = {"bytes": ("torch.uint8",), "shorts": ("torch.uint8", "torch.int16")}
-
-
-def _draw_width(rng, dims, fresh) -> dict:
-    return {"width": rng.choice(sorted(WIDTHS))}
-
-
-def _infer_width(t, attrs, m):
-    need_rank(t[0], 1)  # a 0-d tensor has no last dim to scale
-    if attrs.get("width") not in WIDTHS:
-        raise Illegal(f"width {attrs.get('width')!r} not in {sorted(WIDTHS)}")
-    return t[0]
-
-
-def _render_width(a, at, d):
-    return f"{a[0]}{''.join(f'.view({w})' for w in WIDTHS[at['width']])}.view({a[0]}.dtype)"
-
-
-#: views to dtypes of another element size and back (feature ``dtype-views``): the
-#: same elements, so a write through one is a write to its operand
-DTYPE_VIEW_FORMS: tuple[Form, ...] = (
-    Form("width_view", VIEW, 1, _infer_width, _render_width, feature=DTYPE_VIEWS, draw=_draw_width,
-         footprint=lambda f, at, d: f, unit_last=True),
 )
 
 

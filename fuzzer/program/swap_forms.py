@@ -29,13 +29,11 @@ is found, like any break the program did not ask for.  None has a backward
 from __future__ import annotations
 
 from fuzzer.program import sizes
-from fuzzer.program.form import ATEN, NO_BACKWARD, VIEW, Form, known_dim, need_rank, py_dim
+from fuzzer.program.families.swaps import FEATURE as STORAGE_SWAPS
+from fuzzer.program.form_record import ATEN, NO_BACKWARD, VIEW, Form, Shrink, infer_same, known_dim, need_rank, py_dim
 
-STORAGE_SWAPS = "storage-swaps"
-
-
-def _same(t, attrs, m):
-    return t[0]
+#: the feature is declared with the custom ops that swap storage (``families.swaps``)
+FEATURES: tuple = ()
 
 
 def _infer_head(t, attrs, m):
@@ -54,14 +52,18 @@ def _form(name: str, category: str, arity: int, infer, render, **more) -> Form:
     return Form(name, category, arity, infer, render, feature=STORAGE_SWAPS, grad=NO_BACKWARD, **more)
 
 
-SWAP_FORMS: tuple[Form, ...] = (
-    _form("set_alias", VIEW, 1, _same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]})",
-          footprint=lambda f, at, d: f),
-    _form("set_clone", ATEN, 1, _same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]}.clone())"),
-    _form("swap", VIEW, 2, _same, lambda a, at, d: f"{a[1]}.set_({a[0]})",
-          footprint=lambda f, at, d: f, consumes=(1,)),
-    _form("resize_copy", ATEN, 1, _same,
-          lambda a, at, d: f"{a[0]}.new_empty(0).resize_({a[0]}.shape).copy_({a[0]})"),
-    _form("resize_head", ATEN, 1, _infer_head, _render_head),
+#: the swaps, each toward the plain forms: a tensor set onto a storage to the view or the
+#: clone it reads, a swapped value to that view (the swapped operand dropped), a resized
+#: buffer to the clone or the slice it holds
+FORMS: tuple[Form, ...] = (
+    _form("set_alias", VIEW, 1, infer_same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]})",
+          footprint=lambda f, at, d: f, shrink=Shrink(("alias",), 3)),
+    _form("set_clone", ATEN, 1, infer_same, lambda a, at, d: f"{a[0]}.new_empty(0).set_({a[0]}.clone())",
+          shrink=Shrink(("clone",), 3)),
+    _form("swap", VIEW, 2, infer_same, lambda a, at, d: f"{a[1]}.set_({a[0]})",
+          footprint=lambda f, at, d: f, consumes=(1,), shrink=Shrink(("set_alias", "alias"), 4)),
+    _form("resize_copy", ATEN, 1, infer_same,
+          lambda a, at, d: f"{a[0]}.new_empty(0).resize_({a[0]}.shape).copy_({a[0]})", shrink=Shrink(("clone",), 3)),
+    _form("resize_head", ATEN, 1, _infer_head, _render_head, shrink=Shrink(("head",), 3)),
 )
 

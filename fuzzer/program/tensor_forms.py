@@ -1,6 +1,6 @@
 """The views and indexing of the tensor API, as statement forms.
 
-Beyond the handful of aten forms in ``forms``: torch's documented view ops ("Tensor
+Beyond the handful of aten forms in ``aten_forms``: torch's documented view ops ("Tensor
 Views") that alias their operand for every layout, and the indexing and in-place ops
 of the tensor API, each under a feature of its own (``views``, ``indexing``) so that a
 program without those features is drawn as before they existed.
@@ -9,14 +9,14 @@ program without those features is drawn as before they existed.
 from __future__ import annotations
 
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
 from fuzzer.program.storage import Affine
-from fuzzer.program.form import (
+from fuzzer.program.form_record import (
     ATEN,
     INPLACE,
     VIEW,
     Form,
     Illegal,
-    const,
     dim_attr,
     draw_const,
     draw_dim,
@@ -24,7 +24,10 @@ from fuzzer.program.form import (
     infer_binary,
     infer_inplace_binary,
     infer_inplace_scale,
-    infer_unary,
+    infer_inplace_unary,
+    infer_none,
+    infer_same,
+    infer_scaled,
     need_rank,
     replace_dim,
     same_dims,
@@ -38,6 +41,14 @@ from fuzzer.program.form import (
 
 VIEWS = "views"
 INDEXING = "indexing"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(VIEWS, 0.3, "view ops beyond slices: permute, select, a step slice, chunk, diagonal, movedim, "
+            "alias, squeeze"),
+    Feature(INDEXING, 0.3, "indexing and in-place ops of the tensor API: flip, index_select, a tensor index, "
+            "where, masked_fill(_), index_add_, index_copy_, a masked store, zero_, fill_, clamp_, sub_, div_, "
+            "in-place unary ops, lerp_"),
+)
 
 
 def _known_size(t, attrs, m, least: int = 0):
@@ -108,7 +119,7 @@ VIEW_FORMS: tuple[Form, ...] = (
          footprint=lambda f, at, d: f.diagonal()),
     Form("movedim", VIEW, 1, _infer_movedim, lambda a, at, d: f"{a[0]}.movedim(0, -1)", feature=VIEWS,
          footprint=lambda f, at, d: f.permute(tuple(range(1, len(d))) + (0,))),
-    Form("alias", VIEW, 1, lambda t, at, m: t[0], lambda a, at, d: f"{a[0]}[...]", feature=VIEWS,
+    Form("alias", VIEW, 1, infer_same, lambda a, at, d: f"{a[0]}[...]", feature=VIEWS,
          footprint=lambda f, at, d: f),
     # a dim of size 1 is rare among a program's values, so the form makes one first: the
     # squeeze is a view of a view, of a dim the compiler knows is 1
@@ -127,8 +138,8 @@ INDEXING_FORMS: tuple[Form, ...] = (
          lambda a, at, d: f"{a[0]}[{':, ' * at['dim']}torch.arange(0, {a[0]}.size({at['dim']}), 2, "
                           f"device={a[0]}.device)]", feature=INDEXING, draw=draw_dim),
     Form("where", ATEN, 2, infer_binary, lambda a, at, d: f"torch.where({a[0]} > 0, {a[0]}, {a[1]})",
-         feature=INDEXING),
-    Form("masked_fill", ATEN, 1, lambda t, at, m: (const(at), t[0])[1],
+         feature=INDEXING, broadcasts=True),
+    Form("masked_fill", ATEN, 1, infer_scaled,
          lambda a, at, d: f"{a[0]}.masked_fill({a[0]} < 0, {at['c']})", feature=INDEXING, draw=draw_const),
     Form("index_add_", INPLACE, 2, _infer_same_dim_binary,
          lambda a, at, d: f"{a[0]}.index_add_({at['dim']}, {_reversed_index(a[0], at['dim'])}, {a[1]})",
@@ -142,18 +153,20 @@ INDEXING_FORMS: tuple[Form, ...] = (
     Form("index_put_", INPLACE, 1, infer_inplace_scale,
          lambda a, at, d: f"{a[0]}[{a[0]} < 0] = {at['c']}", mutates=(0,), returns=False, feature=INDEXING,
          draw=draw_const),
-    Form("zero_", INPLACE, 1, lambda t, at, m: None, lambda a, at, d: f"{a[0]}.zero_()",
+    Form("zero_", INPLACE, 1, infer_none, lambda a, at, d: f"{a[0]}.zero_()",
          mutates=(0,), returns=False, feature=INDEXING),
     Form("fill_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.fill_({at['c']})",
          mutates=(0,), returns=False, feature=INDEXING, draw=draw_const),
-    Form("clamp_", INPLACE, 1, lambda t, at, m: None, lambda a, at, d: f"{a[0]}.clamp_(-0.5, 0.5)",
+    Form("clamp_", INPLACE, 1, infer_none, lambda a, at, d: f"{a[0]}.clamp_(-0.5, 0.5)",
          mutates=(0,), returns=False, feature=INDEXING),
     Form("sub_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.sub_({a[1]})",
-         mutates=(0,), returns=False, feature=INDEXING),
+         mutates=(0,), returns=False, feature=INDEXING, broadcasts=True),
     Form("div_", INPLACE, 1, infer_inplace_scale, lambda a, at, d: f"{a[0]}.div_({at['c']})",
          mutates=(0,), returns=False, feature=INDEXING, draw=draw_const),
-    Form("unary_", INPLACE, 1, lambda t, at, m: (infer_unary(t, at, m), None)[1],
+    Form("unary_", INPLACE, 1, infer_inplace_unary,
          lambda a, at, d: f"{a[0]}.{at['fn']}_()", mutates=(0,), returns=False, feature=INDEXING, draw=draw_fn),
     Form("lerp_", INPLACE, 2, infer_inplace_binary, lambda a, at, d: f"{a[0]}.lerp_({a[1]}, 0.5)",
-         mutates=(0,), returns=False, feature=INDEXING),
+         mutates=(0,), returns=False, feature=INDEXING, broadcasts=True),
 )
+
+FORMS: tuple[Form, ...] = VIEW_FORMS + INDEXING_FORMS

@@ -113,6 +113,13 @@ def shared(mode, index: int) -> bool:
     return {"": True, "later": index > 0, "first": index == 0}[mode.window_calls]
 
 
+def changing_call(mode) -> int:
+    """The first call (binding) at which the windows' aliasing differs from the first call's
+    (``Mode.window_calls``): where code compiled for one aliasing first meets the other;
+    for ``later`` and ``first`` alike the second call, from the rule of :func:`shared`."""
+    return next(index for index in range(1, 3) if shared(mode, index) != shared(mode, 0))
+
+
 def concrete(mode, names: list[str], shapes: list[tuple[int, ...]], index: int) -> tuple:
     """``(k, j, dim, start, size)`` for each window at call ``index``: input k is
     ``input_j.narrow(dim, start, size)`` (none where the windows are distinct inputs there)."""

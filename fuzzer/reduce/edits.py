@@ -19,6 +19,17 @@ def with_program(case: Case, **program_changes) -> Case:
     return dataclasses.replace(case, program=dataclasses.replace(case.program, **program_changes))
 
 
+def with_mode(case: Case, mode: Mode) -> Case:
+    """``case`` in ``mode``; a program that no longer takes gradients has no statement run
+    under ``torch.no_grad()`` either (the mark means nothing there, and the IR refuses it),
+    so the shrinker can drop gradients from a program that has one."""
+    body = case.program.body
+    if case.program.mode.grad and not mode.grad:
+        body = tuple(dataclasses.replace(s, attrs={k: v for k, v in s.attrs.items() if k != "no_grad"})
+                     if "no_grad" in s.attrs else s for s in body)
+    return with_program(case, mode=mode, body=body)
+
+
 def remove_statements(case: Case, indices: set[int]) -> Case:
     """Delete statements and, transitively, everything that reads what they defined."""
     removed_values: set[str] = set()
@@ -73,34 +84,21 @@ def canonical_case(case: Case) -> Case:
 
 
 def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
+    """``stmt`` rewritten into form ``simpler``: its sites and ``no_grad`` mark kept, the
+    attributes the form starts with (``Shrink.start``) and those it keeps from the
+    statement it was (``Form.kept_attrs``, else their simplest values)."""
     form = forms.form(simpler)
     attrs = {"site": stmt.attrs["site"]} if form.is_custom else {}
     if form.sites == 2 and "site2" in stmt.attrs:  # a Function toward one of fewer operands
         attrs["site2"] = stmt.attrs["site2"]
     if stmt.attrs.get("no_grad"):
         attrs["no_grad"] = True
-    if simpler in ("mul_", "scale"):
-        attrs["c"] = SIMPLEST_ATTRS["c"]
-    if form.draw is forms.draw_dim:  # a view along a dim keeps the one it had
-        attrs["dim"] = stmt.attrs.get("dim", SIMPLEST_ATTRS["dim"])
+    attrs.update(form.shrink.start)
+    for key in form.kept_attrs:
+        attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS[key])
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
-
-
-def operand_for_result(p: Program, n: int, stmt: Stmt) -> Program:
-    """``p`` with statement ``n`` replaced by ``stmt``, which has no result, and every
-    later read of the old statement's result reading its operand 0 instead: sound only
-    where that result *is* operand 0 (``Form.result_aliases``: a tagged op's), so a
-    tagged call shrinks to the plain mutating call of its argument."""
-    old = p.body[n]
-    value, operand = old.out, old.args[0]
-
-    def swap(names):
-        return tuple(operand if a == value else a for a in names)
-
-    later = tuple(dataclasses.replace(s, args=swap(s.args)) for s in p.body[n + 1:])
-    return dataclasses.replace(p, body=p.body[:n] + (stmt,) + later, outputs=swap(p.outputs))
 
 
 def unused(p: Program, value: str) -> bool:

@@ -4,9 +4,10 @@ Every accepted step of a shrink strictly decreases :func:`complexity`, a tuple
 compared in order (statements first, then returned values, inputs, ranks, symbols,
 bindings, the mode, simpler forms, operands defined earlier, simpler attributes,
 smaller sizes): a well-founded order, so the passes cannot cycle and the fixpoint is
-reached.  ``SIMPLER`` says which op may replace which, of the same declared kind, and
+reached.  Each form says what it may become and how complicated it reads
+(``form_record.Shrink``): which op may replace which, of the same declared kind, and
 which bare call a form that wraps one (a branch, a loop, an ``autograd.Function``) may
-become.
+become; :func:`simpler_forms` and :func:`form_complexity` read them off the form table.
 """
 
 from __future__ import annotations
@@ -15,131 +16,25 @@ import dataclasses
 from collections.abc import Iterator
 
 from fuzzer.program import forms
+from fuzzer.program.form_record import CONSTANTS, DEFAULT_COMPLEXITY, UNARY_FUNCTIONS
 from fuzzer.program.ir import Case, Mode
 
-#: Simpler ops of the same declared kind, tried in order (arity may drop: extra
-#: operands are discarded).
-SIMPLER: dict[str, tuple[str, ...]] = {
-    "p_mix": ("p_sin",),
-    "p_head": ("p_sin",),
-    "p_rowsum": ("p_sin",),
-    "m_swap": ("m_addto", "m_scale"),
-    "m_shift": ("m_addto", "m_scale"),
-    "m_addto": ("m_scale",),
-    "m_cumrow": ("m_scale",),
-    "e_tap": ("e_log",),
-    "add": ("clone",),
-    "mul": ("clone",),
-    "scale": ("clone",),
-    "unary": ("clone",),
-    "sum": ("clone",),
-    "copy_": ("mul_",),
-    "add_": ("mul_",),
-    "p_pair": ("p_sin",),
-    "p_opt": ("p_opt_none", "p_sin"),
-    "p_opt_none": ("p_sin",),
-    "p_affine": ("p_sin",),
-    "m_unknown": ("m_addto", "m_scale"),
-    "m_list": ("m_scale",),
-    "cond_sin": ("p_sin",),
-    "in_region_p_sin": ("p_sin",),
-    "in_region_e_tap": ("e_tap",),
-    "in_region_m_scale": ("m_scale",),
-    # a tagged op toward the plain mutating op of its argument (its result read as the
-    # argument, ``passes.rewrite``), a second buffer or operand dropped on the way
-    "t_scale": ("m_scale",),
-    "t_addto": ("m_addto", "m_scale", "t_scale"),
-    "t_sin_out": ("m_addto", "m_scale"),
-    "t_split_out": ("t_sin_out", "m_addto", "m_scale"),
-    "t_split_out_hi": ("t_sin_out", "m_addto", "m_scale"),
-    # hand-written schemas and calls between ops, toward the plain custom_op forms
-    "s_mix": ("p_mix", "p_sin"),
-    "s_addto": ("m_addto", "m_scale"),
-    "s_scale": ("m_scale",),
-    "s_list": ("m_list", "m_scale"),
-    "s_pair": ("m_shift", "m_addto", "m_scale"),
-    "s_opt": ("s_opt_none",),
-    "s_inplace": ("s_addto", "m_addto", "m_scale"),
-    # an optional written list toward the optional tensor (its first element), and its
-    # call with None toward that one's; a functional op with an out overload toward the
-    # plain pure op, its overload called with a buffer toward the tagged out= op
-    "s_optlist": ("s_opt", "s_optlist_none"),
-    "s_optlist_none": ("s_opt_none",),
-    "s_silu": ("p_sin",),
-    "s_silu_out": ("t_sin_out", "m_addto", "m_scale"),
-    "c_sinmix": ("p_mix", "p_sin"),
-    "c_scaleadd": ("m_addto", "m_scale"),
-    "c_two": ("m_shift", "m_addto", "m_scale"),
-    # a branch, a loop body, a map or scan, an autograd.Function: the bare call it
-    # wraps (of its op's kind); where that has no result and the form's is read, the
-    # plain clone, which drops the call
-    "cond_tap": ("e_tap",),
-    "cond_log": ("e_log", "e_tap"),
-    "cond_scale": ("m_scale", "clone"),
-    "while_tap": ("e_tap",),
-    "while_scale": ("m_scale", "clone"),
-    "map_tap": ("e_tap",),
-    "scan_tap": ("e_tap",),
-    "p_gradlog": ("p_sin",),
-    "fn_pure": ("p_sin",),
-    "fn_scale": ("m_scale", "clone"),
-    "fn_dirty": ("m_scale", "clone"),
-    # the Functions as libraries write them: toward a Function of one argument that
-    # writes nothing in backward, then the bare call
-    "fn_pair": ("fn_pure", "p_mix"),
-    "fn_linear": ("fn_pair", "p_mix"),
-    "fn_gradbuf": ("fn_pure", "p_sin"),
-    "fn_saved": ("fn_scale", "m_scale", "clone"),
-    # the strided views, toward the plain views: an as_strided to a slice or the whole
-    "as_strided": ("head", "alias"),
-    "unfold_gap": ("slice_step",),
-    "dtype_view": ("alias",),
-    "T": ("transpose",),
-    "mT": ("transpose",),
-    "tail": ("head",),
-    # the storage swaps, toward the plain forms: a tensor set onto a storage to the view
-    # or the clone it reads, a swapped value to that view (the swapped operand dropped),
-    # a resized buffer to the clone or the slice it holds, the ops to the plain ops
-    "set_alias": ("alias",),
-    "swap": ("set_alias", "alias"),
-    "set_clone": ("clone",),
-    "resize_copy": ("clone",),
-    "resize_head": ("head",),
-    "r_resize": ("m_addto", "m_scale"),
-    "r_setw": ("m_scale",),
-    "r_workspace": ("p_sin",),
-    # a view through other widths toward one through its own, then none; a mask or an
-    # index away (the float it fed as a copy), two masks toward one
-    "width_view": ("dtype_view", "alias"),
-    **{name: ("clone",) for name in ("masked_fill_mask", "where_mask", "mul_bool", "mul_int64", "gather")},
-    "less": ("positive",),
-    "logic": ("invert",),
-}
-#: (a keyword-only scalar's simplest value is None: left to its default)
-SIMPLEST_ATTRS = {"c": forms.CONSTANTS[0], "fn": forms.UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
+#: the simplest value of each attribute a statement may have, whatever its form (a
+#: keyword-only scalar's simplest value is None: left to its default)
+SIMPLEST_ATTRS = {"c": CONSTANTS[0], "fn": UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
 
-#: How complicated a form reads: the targets of ``SIMPLER`` rank lowest.
-FORM_COMPLEXITY = {"p_sin": 0, "m_scale": 0, "e_log": 0, "clone": 0, "mul_": 0, "m_addto": 1, "t_scale": 1,
-                   "t_split_out": 3, "t_split_out_hi": 3,
-                   # the forms of hand-written schemas and calls between ops rank above
-                   # the plain forms they shrink to, and a form that wraps a call (a
-                   # branch, a loop, an autograd.Function) reads as more than the bare call
-                   **{name: 3 for name in ("s_mix", "s_addto", "s_scale", "s_list", "s_pair", "s_opt", "c_sinmix",
-                                           "c_scaleadd", "c_two", "cond_tap", "cond_log", "cond_scale", "while_tap",
-                                           "while_scale", "map_tap", "scan_tap", "p_gradlog", "fn_pure", "fn_scale",
-                                           "fn_dirty", "s_optlist_none", "s_silu")}, "s_inplace": 4,
-                   "s_optlist": 4, "s_silu_out": 4,
-                   # the strided views rank above the plain views they shrink to
-                   "as_strided": 4, "unfold_gap": 3, "dtype_view": 3, "T": 3, "mT": 3, "tail": 3,
-                   # and the storage swaps above the plain forms they shrink to
-                   **{name: 3 for name in ("set_alias", "set_clone", "resize_copy", "resize_head", "r_resize",
-                                           "r_setw", "r_workspace")}, "swap": 4,
-                   # and the width views and the integer forms above theirs
-                   "width_view": 4, **{name: 3 for name in ("masked_fill_mask", "where_mask", "mul_bool", "mul_int64",
-                                                            "gather", "less", "logic")},
-                   # and the Functions as libraries write them above the ones they shrink to
-                   "fn_pair": 4, "fn_gradbuf": 4, "fn_saved": 4, "fn_linear": 5}
-DEFAULT_FORM_COMPLEXITY = 2
+
+def simpler_forms(name: str) -> tuple[str, ...]:
+    """The simpler forms a statement of form ``name`` may become, in the order they are
+    tried (the form's ``Shrink.simpler``); none for a form the table does not know."""
+    known = forms.FORMS.get(name)
+    return known.shrink.simpler if known is not None else ()
+
+
+def form_complexity(name: str) -> int:
+    """How complicated form ``name`` reads (its ``Shrink.complexity``)."""
+    known = forms.FORMS.get(name)
+    return known.shrink.complexity if known is not None else DEFAULT_COMPLEXITY
 
 
 def complexity(case: Case) -> tuple:
@@ -160,9 +55,9 @@ def complexity(case: Case) -> tuple:
 
     def attr_cost(k, v):
         if k == "c":
-            return forms.CONSTANTS.index(v) if v in forms.CONSTANTS else len(forms.CONSTANTS)
+            return CONSTANTS.index(v) if v in CONSTANTS else len(CONSTANTS)
         if k == "fn":
-            return forms.UNARY_FUNCTIONS.index(v) if v in forms.UNARY_FUNCTIONS else len(forms.UNARY_FUNCTIONS)
+            return UNARY_FUNCTIONS.index(v) if v in UNARY_FUNCTIONS else len(UNARY_FUNCTIONS)
         if k == "dim":
             return v if isinstance(v, int) else 0
         if k in ("alpha", "beta"):
@@ -177,7 +72,7 @@ def complexity(case: Case) -> tuple:
         len(p.symbols),
         len(case.bindings),
         mode_complexity(p.mode),
-        sum(FORM_COMPLEXITY.get(s.form, DEFAULT_FORM_COMPLEXITY) for s in p.body),
+        sum(form_complexity(s.form) for s in p.body),
         operand_pos,
         sum(attr_cost(k, v) for s in p.body for k, v in s.attrs.items() if k != "site"),
         sum(v for b in case.bindings for v in b.values()),

@@ -18,10 +18,11 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from fuzzer.internal import SHRINK, InternalError
-from fuzzer.judge import contract
-from fuzzer.judge.trial import judge_fresh
+from fuzzer.judge import contract, spots
+from fuzzer.judge.trial import Finding, judge_fresh
 from fuzzer.limits import SHRINK as SHRINK_LIMITS
 from fuzzer.limits import UNBOUNDED, OracleBudget
 from fuzzer.program.ir import Case, InvalidProgram
@@ -32,10 +33,28 @@ from fuzzer.reduce.passes.base import drive
 from fuzzer.reduce.passes.schedule import PASSES, SCHEDULE
 
 
+class _ShrinkRecord(TypedDict):
+    original_statements: int
+    statements: int
+    oracle_calls: int
+    seconds: float
+    budget_exhausted: bool
+
+
+class ShrinkRecord(_ShrinkRecord, total=False):
+    """What an entry keeps of the shrink that made it (``Entry.shrink``, as its JSON
+    holds it): the statements before (of the finding as first found, across re-shrinks)
+    and after, the oracle calls and seconds spent, whether the budget ran out, and for
+    a casualty's shrink how it was confirmed."""
+
+    #: how a casualty's shrunk program was confirmed (``"fresh process"``)
+    confirmed: str
+
+
 @dataclass
 class ShrinkResult:
     case: Case
-    signature: str
+    signature: signature.Signature
     divergences: list
     original_statements: int
     statements: int
@@ -46,7 +65,7 @@ class ShrinkResult:
     #: dcefuzz's own errors met judging candidates
     errors: list = dataclasses.field(default_factory=list)
 
-    def record(self) -> dict:
+    def record(self) -> ShrinkRecord:
         return {"original_statements": self.original_statements, "statements": self.statements,
                 "oracle_calls": self.oracle_calls, "seconds": round(self.seconds, 2),
                 "budget_exhausted": self.exhausted}
@@ -82,6 +101,10 @@ class Shrinker:
     - *The same bug.*  A candidate is taken only if it shows a divergence of the same
       kind and the same bug class (``contract.bug_class``) as the original: a step
       that slides to another bug (say, wrong output to compile error) is refused.
+    - *Where it showed.*  And only if one of those divergences shows where one of the
+      original's did (``fuzzer.judge.spots``: the same returned value, written input or
+      call site): two bugs of one class in one program are two bugs, and a step that
+      slides from the one found to the other is refused too.
     - *Nothing implicit.*  Every deletion is a candidate of its own: deleting a
       statement deletes only what reads its result, never a dead neighbour, because
       dead calls are often the trigger.
@@ -101,16 +124,18 @@ class Shrinker:
     still a fixpoint of every pass, so it is as minimal as without them.
     """
 
-    def __init__(self, case: Case, kind: str, divergences: list, device: str = "cpu",
-                 backend: str = "inductor", budget: OracleBudget | None = None,
+    def __init__(self, found: Finding, budget: OracleBudget | None = None,
                  judge: Callable[[Case], contract.Verdict] | None = None, hints: Sequence[Case] = ()):
+        case, kind, divergences = found.case, found.kind, found.divergences
         self.kind = kind
         self.hints = tuple(hints)
         self.target = contract.bug_class(kind, divergences)
         self.budget = budget or SHRINK_LIMITS.budget
-        self.judge = judge or (lambda c: judge_fresh(c, device, backend))
+        self.judge = judge or (lambda c: judge_fresh(c, found.device, found.backend))
         self.best = case
         self.best_divs = list(divergences)
+        #: where the original showed its bug: a candidate must show it at one of them
+        self.own = spots.own_spots(case, divergences)
         self.cache: dict[str, list | None] = {case_key(case): list(divergences)}
         self.calls = 0
         self.start = time.perf_counter()
@@ -120,8 +145,9 @@ class Shrinker:
         self.errors: list[InternalError] = []
 
     # -- the predicate ------------------------------------------------------
-    def divergences_of(self, case: Case) -> list | None:
-        """The target kind's divergences if ``case`` shows the same bug, else None."""
+    def divergences_of(self, case: Case, where: frozenset | None = None) -> list | None:
+        """The target kind's divergences if ``case`` shows the same bug (of the same
+        class, at one of ``where``: the original's own, ``self.own``), else None."""
         key = case_key(case)
         if key in self.cache:
             return self.cache[key]
@@ -141,16 +167,18 @@ class Shrinker:
             self.cache[key] = None
             return None
         divs = verdict.of_kind(self.kind) if verdict.status == contract.OK else []
-        result = divs if divs and contract.bug_class(self.kind, divs) == self.target else None
+        same = divs and contract.bug_class(self.kind, divs) == self.target
+        result = divs if same and spots.keeps(self.own if where is None else where, case, divs) else None
         self.cache[key] = result
         return result
 
-    def recheck(self, case: Case) -> list | None:
-        """A fresh oracle call, past the cache and the budget (for confirmation)."""
+    def recheck(self, case: Case, where: frozenset | None = None) -> list | None:
+        """A fresh oracle call, past the cache and the budget (for confirmation); ``where``:
+        the original's own in ``case``'s names, where it renamed them."""
         self.cache.pop(case_key(case), None)
         saved, self.budget = self.budget, UNBOUNDED
         try:
-            return self.divergences_of(case)
+            return self.divergences_of(case, where)
         finally:
             self.budget = saved
 
@@ -179,21 +207,24 @@ class Shrinker:
         return self.best
 
 
-def shrink(case: Case, kind: str, divergences: list, device: str = "cpu", backend: str = "inductor",
-           budget: OracleBudget | None = None, judge=None, confirm: bool = True,
+def shrink(found: Finding, budget: OracleBudget | None = None, judge=None, confirm: bool = True,
            hints: Sequence[Case] = ()) -> ShrinkResult:
-    """Shrink (trying ``hints`` first, ``Shrinker``), renumber, and confirm the reduced
-    case after a fresh compile."""
+    """Shrink the case of ``found`` (trying ``hints`` first, ``Shrinker``), renumber, and
+    confirm the reduced case after a fresh compile: each candidate judged by ``judge``,
+    else by a fresh compile on the finding's device and backend."""
     start = time.perf_counter()
-    shrinker = Shrinker(case, kind, divergences, device, backend, budget, judge, hints)
+    case, kind = found.case, found.kind
+    shrinker = Shrinker(found, budget, judge, hints)
     best = shrinker.run()
     divs = shrinker.best_divs
     confirmed = not confirm
     if confirm:
         # outside the budget: the renumbered case must show the bug from a fresh compile;
         # if renumbering lost it (it should not), the unrenumbered one must
-        for candidate in (canonical_case(best), best):
-            again = shrinker.recheck(candidate)
+        renaming = signature.renaming(best.program)
+        renamed = spots.renamed(shrinker.own, renaming.names, renaming.sites)
+        for candidate, where in ((canonical_case(best), renamed), (best, shrinker.own)):
+            again = shrinker.recheck(candidate, where)
             if again is not None:
                 best, divs, confirmed = candidate, again, True
                 break

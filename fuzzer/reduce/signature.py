@@ -30,7 +30,8 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
-from fuzzer.judge.contract import Divergence, bug_class
+from fuzzer.judge.contract import BugClass, Divergence, bug_class
+from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Case, Input, Program, Stmt
 from fuzzer.program.sizes import symbols_in
 
@@ -45,6 +46,28 @@ def symbol_renaming(program: Program) -> dict[str, str]:
     return mapping
 
 
+@dataclass(frozen=True)
+class Renaming:
+    """What :func:`canonical` renames: each input and value's name, each call site."""
+
+    names: dict[str, str]
+    sites: dict[int, int]
+
+
+def renaming(program: Program) -> Renaming:
+    """Inputs ``x<i>`` in order, values ``v<i>`` in order of definition, sites in order
+    of appearance (an identical call keeps sharing its site)."""
+    names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
+    sites: dict[int, int] = {}
+    for stmt in program.body:
+        for key in SITE_KEYS:
+            if key in stmt.attrs:
+                sites.setdefault(stmt.attrs[key], len(sites))
+        if stmt.out is not None:
+            names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
+    return Renaming(names, sites)
+
+
 def canonical(program: Program) -> Program:
     """Rename values, sites and symbols in order of appearance; behaviour is unchanged."""
     sym_map = symbol_renaming(program)
@@ -52,21 +75,19 @@ def canonical(program: Program) -> Program:
     def dim(expr: str) -> str:
         return re.sub(r"s\d+", lambda m: sym_map[m.group(0)], expr)
 
-    names = {inp.name: f"x{i}" for i, inp in enumerate(program.inputs)}
+    renamed = renaming(program)
+    names, sites = renamed.names, renamed.sites
     body = []
-    sites: dict[int, int] = {}  # an identical call keeps sharing its site
     data_sizes = 0
     for stmt in program.body:
         attrs = dict(stmt.attrs)
-        for key in ("site", "site2"):
+        for key in SITE_KEYS:
             if key in attrs:
-                attrs[key] = sites.setdefault(attrs[key], len(sites))
+                attrs[key] = sites[attrs[key]]
         if "size" in attrs:
             attrs["size"] = f"u{data_sizes}"
             data_sizes += 1
-        out = None
-        if stmt.out is not None:
-            out = names[stmt.out] = f"v{sum(1 for n in names.values() if n.startswith('v'))}"
+        out = names[stmt.out] if stmt.out is not None else None
         body.append(Stmt(stmt.form, tuple(names[a] for a in stmt.args), out, attrs))
     return Program(
         symbols=tuple(sym_map[s] for s in sorted(sym_map, key=lambda s: sym_map[s])),
@@ -118,21 +139,25 @@ SEPARATOR = " :: "
 @dataclass(frozen=True)
 class Signature:
     """A finding's bug class and its program's normal form; its text is what entries
-    keep and compare, :meth:`parse` the one way back."""
+    keep (their JSON, their id's hash), :meth:`parse` the one way back, where an entry
+    is read (``Entry.from_json``)."""
 
-    bug_class: str
+    bug_class: BugClass
     normal_form: str
 
     @property
     def text(self) -> str:
-        return f"{self.bug_class}{SEPARATOR}{self.normal_form}"
+        return f"{self.bug_class.text}{SEPARATOR}{self.normal_form}"
+
+    def __str__(self) -> str:
+        return self.text
 
     @classmethod
     def parse(cls, text: str) -> Signature:
         bug, _, form = text.partition(SEPARATOR)
-        return cls(bug, form)
+        return cls(BugClass.parse(bug), form)
 
 
-def of(kind: str, case: Case, divs: list[Divergence]) -> str:
-    return Signature(bug_class(kind, divs), normal_form(case.program)).text
+def of(kind: str, case: Case, divs: list[Divergence]) -> Signature:
+    return Signature(bug_class(kind, divs), normal_form(case.program))
 

@@ -4,7 +4,12 @@ The full script (``fuzzer.render.repro``) carries the whole contract, every bind
 and a float64 reference, so that it can judge any torch and drive ``git bisect
 run``.  A PyTorch developer reading an issue needs less, and needs it at a glance:
 the custom ops the program calls, the program, the inputs of the one binding the
-divergence first showed on, one ``torch.compile`` and one plain assertion.
+divergence first showed on, one run through the program's target and one plain
+assertion.  The run is the target's, as the finding's was (``fuzzer.render.through``):
+a ``torch.compile`` of the program (of ``program_grad`` under ``torch.func.grad``), an
+export on the first binding's inputs run as its ``.module()``, or the compiled step
+run under compiled autograd; a brief that compiled an export's finding with
+``torch.compile`` alone would not fail.
 
 Most of the text is still the fuzzer's own, so the brief runs what the fuzzer ran:
 the op snippets of ``custom_ops`` (blank runs folded, and the library's
@@ -20,9 +25,10 @@ the program's calls without their sites), so a maintainer reads only the bug.
 
 The assertion is ``torch.testing.assert_close`` with its default tolerances, not
 the fuzzer's per-element rule against float64: a reader knows what it means, and
-the divergences the fuzzer keeps are far outside those tolerances.  That each
-brief of the committed corpus fails on the torch it was found with is checked by
-running it (``tests/test_report.py``).
+the divergences the fuzzer keeps are far outside those tolerances.  That a brief of
+each kind of assertion, and of each target other than ``torch.compile``, in the
+committed corpus fails on the torch it was found with is checked by running it
+(``tests/test_report.py``); every brief of the corpus is checked to parse.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen, forms, sizes, sources, windows
 from fuzzer.program.liveness import dead_pure_sites
+from fuzzer.render import through
 
 #: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
 #: the call trace, or nothing
@@ -104,7 +111,7 @@ def check_key(entry: Entry) -> str:
     """The key of ``entry``'s check: its kind (a stale-cache entry's: the kind its warm
     compile broke), or ``effect-log|data`` for an effect log whose only change is the
     data an effect saw (its order is right)."""
-    symptoms = BugClass.parse(entry.bug_class).words
+    symptoms = entry.bug_class.words
     kind = entry.kind
     if kind == contract.STALE_CACHE:
         kind = next(k for k in contract.CORRECTNESS_KINDS if k in symptoms)
@@ -202,14 +209,23 @@ def input_lines(entry: Entry, index: int) -> list[str]:
     return lines
 
 
+def _own(program) -> str:
+    """What a run calls: the program's function (``program_grad`` under ``torch.func.grad``),
+    or a new instance of its module (buffers of its own)."""
+    return f"{codegen.MODULE_CLASS}()" if program.mode.module else codegen.entry_name(program)
+
+
 def _compile_call(entry: Entry, grads: bool = False) -> str:
+    """The compiled function, through the entry's target (``through``)."""
     program = entry.case.program
-    own = f"{codegen.MODULE_CLASS}()" if program.mode.module else "program"  # a module: buffers of its own
-    call = f"torch.compile({own}, {codegen.compile_args(program)}, backend={entry.backend!r})"
+    way = through.of(entry.target)
+    call = way.call(_own(program), codegen.compile_args(program), entry.backend)
     if grads:  # the outputs, then the gradients of their sum
         call = f"with_grads({call})"
     if codegen.needs_step(program):  # marks, capture settings, the loss's backward
         call = f"functools.partial({codegen.STEP_NAME}, {call})"
+    if way.wraps_step:
+        call = f"under_compiled_autograd({call})"
     return call
 
 
@@ -231,7 +247,7 @@ def _warm_up(entry: Entry) -> list[str]:
         if _redrawn(entry):
             lines.append("compiled_fn(*inputs())")
         else:
-            lines.append(f"compiled_fn({params})  # an earlier binding: compiles first")
+            lines.append(f"compiled_fn({params})  # an earlier binding: {through.of(entry.target).other} on it first")
     return lines
 
 
@@ -241,11 +257,11 @@ def run_lines(entry: Entry, check: Check, grads: bool = False, warmed: bool = Fa
     clones = "[" + ", ".join(f"{i.name}.clone()" for i in entry.case.program.inputs) + "]"
     if _redrawn(entry):
         clones = "inputs()"
-    eager_call = "program"
+    eager_call = codegen.entry_name(entry.case.program)
     if grads:
-        eager_call = "with_grads(program)"
+        eager_call = f"with_grads({eager_call})"
     if codegen.needs_step(entry.case.program):
-        eager_call = f"functools.partial({codegen.STEP_NAME}, program)"
+        eager_call = f"functools.partial({codegen.STEP_NAME}, {eager_call})"
     lines = [f"eager_inputs = {clones}", f"eager = {eager_call}(*eager_inputs)"]
     if check.records in (ORDER, DATA):
         lines += ["eager_log, LOG[:] = LOG.copy(), []  # the compiled run logs afresh"]
@@ -289,6 +305,7 @@ def render(entry: Entry) -> str:
     hook = HOOKS[check.records] if trace or "_hit(" in ops else ""
     parts = [head + ("\n" if head else "") + "import torch\n", hook, ops,
              codegen.source(entry.case.program, plain=not trace),
+             through.of(entry.target).helper(entry.case.program, entry.backend),
              "\n".join(warm + input_lines(entry, binding_index(entry)) + run_lines(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
     return "\n".join(fold(p) for p in parts if p.strip())

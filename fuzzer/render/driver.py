@@ -1,17 +1,18 @@
 """The driver of every standalone repro script, carried into it as text.
 
 A repro script is this module's text after the op library's snippets, the numeric
-rule, the run record, the contract, how a verdict is read and how a process died
-(``fuzzer.judge.numeric``, ``observe``, ``contract``, ``reading`` and ``death``, also
-carried as text), and the program; its last lines call
-:func:`main` with the entry's ``SPEC``.  It therefore imports only torch and the
+rule, the run record, the contract, how a verdict is read, how a process died and the
+record of its spec (``fuzzer.judge.numeric``, ``observe``, ``contract``, ``reading``,
+``death`` and ``fuzzer.render.spec``, also carried as text), and the program; its last
+lines call :func:`main` with the entry's ``SPEC`` (a ``ReproSpec``).  It therefore imports only torch and the
 standard library; its ``from fuzzer...`` lines are dropped when it is carried, as
 the names they import are defined earlier in the script.
 
 Exit status, as ``git bisect run`` reads it:
 
 * 1  the recorded bug reproduces: the same kind with the same bug class, or, for a
-  crash or timeout, the same death (signal, memory cap, hang) after eager finished;
+  crash or timeout, the same death (signal, memory cap, hang), or one it dies so by (a
+  heap corruption's), after eager finished;
 * 0  it does not (fixed): the program ran, wholly compiled and judged, without the
   bug (for a crash or timeout: the child ran to completion, judged so);
 * 125  the script cannot judge: the kind diverges with another bug class (the same
@@ -40,9 +41,11 @@ import torch
 from fuzzer.judge.compiled_autograd import under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
+from fuzzer.judge.identity import BugClass
 from fuzzer.judge.exporting import Exported, export_dynamic_shapes, run_exported
-from fuzzer.judge.observe import BindingRuns, caches_off, draw_inputs, reference_runs, run_once
+from fuzzer.judge.observe import BindingRuns, Handover, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
+from fuzzer.render.spec import ReproSpec, Wanted, through_export
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -60,15 +63,17 @@ SAID_KEPT = 64 * 1024
 SAID_WAIT_S = 5.0
 
 
-def make_inputs(spec: dict, i: int, device: str, reference: bool = False) -> list:
+def make_inputs(spec: ReproSpec, i: int, device: str, reference: bool = False) -> list:
     """Inputs for binding i (float64 for the reference), drawn exactly as dcefuzz draws them."""
     binding = spec["bindings"][i]
     sizes = [[_size(d, binding) for d in dims] for dims in spec["input_dims"]]
-    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")),
-                       spec.get("strided", ()), reference, [tuple(a) for a in spec.get("aliases", ())],
-                       [tuple(f) for f in spec.get("fixed", ())], [tuple(x) for x in spec.get("layouts", ())],
-                       [(k, j, dim, _size(start, binding), sizes[k][dim])
-                        for k, j, dim, start in spec.get("windows", ()) if i in spec.get("window_at", range(i + 1))])
+    windows = tuple((k, j, dim, _size(start, binding), sizes[k][dim]) for k, j, dim, start in spec.get("windows", ())
+                    if i in spec.get("window_at", range(i + 1)))
+    handover = Handover(tuple(spec.get("strided", ())), tuple(tuple(a) for a in spec.get("aliases", ())),
+                        tuple(tuple(f) for f in spec.get("fixed", ())),
+                        tuple(tuple(x) for x in spec.get("layouts", ())), windows)
+    return draw_inputs(sizes, spec["input_seed"] + i, device, getattr(torch, spec.get("dtype", "float32")), handover,
+                       reference)
 
 
 def _size(expr: str, binding: dict) -> int:
@@ -88,7 +93,7 @@ def _own(program):
     return type(program)() if isinstance(program, torch.nn.Module) else program
 
 
-def _checks_fn(spec: dict, program, trace: dict, device: str, step, index: int):
+def _checks_fn(spec: ReproSpec, program, trace: dict, device: str, step, index: int):
     """The program as the check runs of binding ``index`` call it, and what makes their
     inputs: each check run of a module gets one of its own (one path through its step's
     loads); a state carried from call to call is rebuilt first, through bindings 0 to
@@ -113,7 +118,16 @@ def _checks_fn(spec: dict, program, trace: dict, device: str, step, index: int):
     return run, make
 
 
-def judge(spec: dict, program, trace: dict, device: str, step=None):
+def spec_asks(spec: ReproSpec) -> Asks:
+    """What the program asks of the compiler as the spec records it (``trial.asks_of``),
+    and what its target declines (``Target.declines``, recorded in the spec)."""
+    return Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
+                carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))),
+                unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
+                backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())))
+
+
+def judge(spec: ReproSpec, program, trace: dict, device: str, step=None):
     """Run eager and compiled over the recorded bindings, with the on-disk compile
     caches off (no artifact of an earlier run may serve this one), then the check runs
     the contract asks for (``needs_checks``); the verdict."""
@@ -123,7 +137,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    exporting = spec.get("target") in ("export", "aoti")  # through torch.export: ``exporting``
+    exporting = through_export(spec)
     if exporting:
         exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
         compiled = _through(step, exported)
@@ -140,8 +154,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
                 inputs = make_inputs(spec, i, device)
                 br.compiled = (run_exported(compiled, exported, inputs, trace) if exporting
                                else run_once(compiled, inputs, trace, compiled=True))
-    asks = Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
-                carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))))
+    asks = spec_asks(spec)
     dtype = getattr(torch, spec.get("dtype", "float32"))
     record = not {"cond", "while_loop", "scan", "map_impl"} & set(spec.get("hops", ()))
     for i in needs_checks(runs, asks):
@@ -153,7 +166,7 @@ def judge(spec: dict, program, trace: dict, device: str, step=None):
     return judge_runs(spec["input_names"], dead, runs, asks)
 
 
-def _device(spec: dict, argv: list) -> str | None:
+def _device(spec: ReproSpec, argv: list) -> str | None:
     device = argv[0] if argv else spec["device"]
     if device.startswith("cuda") and not torch.cuda.is_available():
         print(f"device {device} is not available here")
@@ -161,7 +174,7 @@ def _device(spec: dict, argv: list) -> str | None:
     return device
 
 
-def rehash(spec: dict) -> None:
+def rehash(spec: ReproSpec) -> None:
     """Start this script again with the hash seed its finding was made under, when it
     runs with another: some bugs show only under some orders of torch's sets."""
     want = spec.get("hash_seed")
@@ -170,7 +183,7 @@ def rehash(spec: dict) -> None:
         os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": want})
 
 
-def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) -> int:
+def main(spec: ReproSpec, program, trace: dict, argv: list | None = None, step=None) -> int:
     if argv is None:
         rehash(spec)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -196,10 +209,10 @@ def main(spec: dict, program, trace: dict, argv: list | None = None, step=None) 
     return conclude(spec, verdict)
 
 
-def conclude(spec: dict, verdict) -> int:
+def conclude(spec: Wanted, verdict) -> int:
     """Print a verdict and say, as an exit status, whether it shows ``spec``'s bug
     (the ladder of ``fuzzer.judge.reading``, which a replay reads by too)."""
-    said = read_verdict(spec["kind"], spec["bug_class"], verdict)
+    said = read_verdict(spec["kind"], BugClass.parse(spec["bug_class"]), verdict)
     if said.reading is Reading.NOT_JUDGED:
         print(f"cannot judge: {said.reason}")
         return CANNOT_JUDGE_EXIT
@@ -251,13 +264,14 @@ def _relay(stream, said: list) -> None:
             del said[0]
 
 
-def run_isolated(spec: dict, argv: list) -> int:
+def run_isolated(spec: ReproSpec, argv: list) -> int:
     """Crash and timeout findings: run this script again in a child, judge how it ends.
 
     Only the recorded death reproduces: the same signal (or a heap corruption, by
     either of its signals: ``fuzzer.judge.death``, read from what the child writes on
-    stderr, passed on as it comes), the memory cap, or a hang, and only once the
-    child's eager runs are done.  Only a child that ran to completion and judged its
+    stderr, passed on as it comes), the memory cap, or a hang, or one it dies so by
+    (``death.dies_so``: a heap corruption and a plain SIGSEGV or SIGABRT, either way
+    round), and only once the child's eager runs are done.  Only a child that ran to completion and judged its
     run (exit 0) says fixed; another death, or a child that could not judge (125), is
     neither.
     """

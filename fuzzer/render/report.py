@@ -12,9 +12,21 @@ and the versions.  The full standalone script, which judges every recorded
 binding with the fuzzer's own contract and exits 1 / 0 / 125 for ``git bisect
 run``, is named as an attachment rather than pasted: it is some 400 lines.
 
-The report is built from records only (the bug, its entry); it runs nothing.
-That the brief repro fails where the bug is, is checked by running it, in the
-tests, for every bug of the committed corpus.
+A report says only what is true of its program.  How the program ran is its
+target's (``fuzzer.render.through``: ``torch.compile`` with the program's own
+``dynamic``, an export and its ``.module()``, compiled autograd); what its custom ops
+promise is said only of the ops it calls (``fuzzer.render.makeup``), and not at all
+of a program that calls none; where no stage is named, it says why (not triaged, a
+death, a target with nothing to walk).  What was read by hand of the bug's cause,
+and the shortest hand script, come from its upstream records
+(``fuzzer.corpus.upstream``: quoted from docs/bugs.md), under a heading of their own
+so that nobody takes them for the fuzzer's evidence; a bug whose records hold neither
+gets nothing of the kind.
+
+The report is built from records only (the bug, its entry, its upstream records);
+it runs nothing.  That the brief repro fails where the bug is, is checked by running
+it, in the tests, for a bug of each kind of assertion and of each target other than
+``torch.compile`` of the committed corpus.
 """
 
 from __future__ import annotations
@@ -25,18 +37,22 @@ from dataclasses import dataclass
 from fuzzer.corpus import bugs
 from fuzzer.corpus.bugs import Bug
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract, kinds
+from fuzzer.corpus.upstream import Reading
+from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.limits import REPORT
-from fuzzer.program import sizes
-from fuzzer.render import brief
-from fuzzer.triage import aliasing, rules, switches
-from fuzzer.triage.stage import STAGES
+from fuzzer.program import codegen, sizes
+from fuzzer.render import brief, makeup, through
+from fuzzer.render.evidence import culprit_lines, target_of
+from fuzzer.triage import causes, within
 
-#: the area tag of an issue title, by the first debugging backend that shows the bug
+#: the area tag of an issue title, by the first debugging backend (or piece of export's
+#: pipeline: ``fuzzer.triage.within``) that shows the bug
 AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
-        "inductor": "inductor"}
+        "inductor": "inductor", **{stage: "export" for stage in within.BLAMES.values()}}
+#: the area tag of a bug no stage places, by the target that found it
+TARGET_AREA = {targets.EXPORT: "export", targets.AOTI: "export", targets.COMPILED_AUTOGRAD: "compiled autograd"}
 #: where a corrupted value lands, by the kind of entry that saw it
 LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
          contract.WRONG_OUTPUT: "returned"}
@@ -49,13 +65,12 @@ SAYS = {
     BugClass(contract.EFFECT_LOG, (contract.DATA,)).text: "hands an ORDERED effectful custom op other data "
                                               "than eager does",
     contract.MISSED_DCE: "still runs a pure custom-op call whose result nothing uses",
-    contract.COMPILE_ERROR: "fails to compile, though eager runs it",
-    contract.RUNTIME_ERROR: "raises in compiled code, though eager runs it",
+    contract.COMPILE_ERROR: "fails to {verb}, though eager runs it",
+    contract.RUNTIME_ERROR: "raises in {code}, though eager runs it",
     contract.CRASH: "kills the process, though eager runs it",
     contract.TIMEOUT: "hangs, though eager returns",
 }
 #: what each switch outcome means, for the table's legend
-OUTCOMES = {"gone": "**gone**", "stays": "stays", "changed": "changed (another failure instead)"}
 
 _LINE = re.compile(r"^\[(?P<kind>[\w-]+)\] binding (?P<binding>\d+), (?P<where>[^:]+): (?P<detail>.*)$")
 _ORDERS = re.compile(r"\(eager \[(?P<eager>.*)\], compiled \[(?P<compiled>.*)\]\)$")
@@ -95,16 +110,29 @@ def raised_words(rest: str) -> str:
     return f"{error} in {where.partition(':')[2] or where}" + (f": {message}" if message else "")
 
 
+def _through(bug: Bug) -> through.Through:
+    """How the bug's programs ran: their target's, where all of its entries were found
+    through one target, else ``torch.compile``'s (one bug of several targets shows
+    through ``compile`` too: ``campaign.entries.shows_through_compile``)."""
+    return through.of(target_of(bug))
+
+
 def subject(bug: Bug) -> str:
-    """What goes wrong, in the words of an issue title."""
-    family = BugClass.parse(bug.family)
+    """What goes wrong, in the words of an issue title: for a bug whose cause the probes
+    showed (``fuzzer.triage.causes``), that cause, whatever it shows as."""
+    if bug.culprit is not None and bug.culprit.cause in causes.BY_NAME:
+        return causes.BY_NAME[bug.culprit.cause].title
+    family = bug.family
     kind, rest = family.kind, ",".join(family.symptoms)
     if kind == bugs.CORRUPTED:
         return "wrong values " + " or ".join(LANDS[k] for k in bug.kinds if k in LANDS)
     if kind == contract.EFFECT_LOG:
         return f"ORDERED effectful custom-op calls {rest.replace(',', ', ')}"
     if kind == contract.COMPILE_ERROR:
-        return f"torch.compile raises {raised_words(rest).rstrip(': ')}"
+        return f"{_through(bug).raiser} raises {raised_words(rest).rstrip(': ')}"
+    if kind == contract.RUNTIME_ERROR:
+        code = "the exported module" if _through(bug).other == "exported" else "compiled code"
+        return f"{code} raises {raised_words(rest).rstrip(': ')}"
     return bugs.what(bug.family)
 
 
@@ -142,7 +170,7 @@ def issue_title(bug: Bug) -> str:
     """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
     static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
-    area = AREA.get(stage, "torch.compile")
+    area = AREA.get(stage) or TARGET_AREA.get(target_of(bug), "torch.compile")
     inner = _inner(bug)
     shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
               else " under dynamic shapes")
@@ -151,16 +179,22 @@ def issue_title(bug: Bug) -> str:
 
 def says(entry: Entry) -> str:
     """One sentence of what the compiled program does wrong."""
-    return SAYS.get(brief.check_key(entry), "differs from eager")
+    exported = through.of(entry.target).other == "exported"
+    code, verb = ("the exported module", "export") if exported else ("compiled code", "compile")
+    return SAYS.get(brief.check_key(entry), "differs from eager").format(code=code, verb=verb)
 
 
 def plain_issue(bug: Bug, entry: Entry) -> Issue:
-    """An issue's words for a program compiled once and judged against eager."""
-    opening = (f"With `torch.compile(dynamic=True)` (backend `{entry.backend}`, {entry.device}), the "
-               f"program below {says(entry)}. Its custom ops are honest: `mutates_args` names exactly what "
-               "each writes, fake impls match, outputs are fresh tensors.")
-    runs = ("runs eager and compiled over every recorded size binding, judges them with the fuzzer's "
-            "contract (float64 reference, effect log, inputs after the call)")
+    """An issue's words for a program run once through its target and judged against
+    eager: how it ran (``through``), what it does wrong, and what its custom ops
+    promise, each said only of what the program has (``makeup``)."""
+    way, made = through.of(entry.target), makeup.Makeup.of(entry.case.program)
+    how = way.opening.format(args=codegen.compile_args(entry.case.program), backend=entry.backend,
+                             device=entry.device)
+    honest = makeup.honesty(made)
+    opening = f"{how[0].upper()}{how[1:]}, the program below {says(entry)}." + (f" {honest}" if honest else "")
+    runs = (f"runs eager and {way.other} over every recorded size binding, judges them with the fuzzer's "
+            f"contract ({makeup.judged(made)})")
     return Issue(issue_title(bug), opening, tuple(culprit_lines(bug)), runs)
 
 
@@ -193,62 +227,18 @@ def happens(entry: Entry) -> list[str]:
     said = [s for s in map(Said.read, entry.detail) if s is not None and s.binding == index]
     if entry.kind in contract.ERROR_KINDS:
         what = brief.without_site(said[0].detail if said else entry.detail[0])
-        return ["eager: runs", f"compiled: {brief.check_of(entry).failure or _code(what)}"
-                if entry.kind in contract.PROCESS_KINDS else f"compiled: raises {_code(what)}"]
+        other = through.of(entry.target).other
+        return ["eager: runs", f"{other}: {brief.check_of(entry).failure or _code(what)}"
+                if entry.kind in contract.PROCESS_KINDS else f"{other}: raises {_code(what)}"]
     out = []
     for s in said[:REPORT.detail_lines]:
         orders = _ORDERS.search(s.detail)
         if s.where == "sequence" and orders:
             out += [f"eager calls the effectful ops in the order `{orders['eager']}`",
-                    f"compiled calls them in the order `{orders['compiled']}`"]
+                    f"{through.of(entry.target).other} calls them in the order `{orders['compiled']}`"]
         else:
             out.append(f"{s.where}: {s.detail}")
     return out or list(entry.detail[:REPORT.detail_lines])
-
-
-def _setting(name: str) -> str:
-    """The config lines that throw a switch, or a pair of them (``a+b``)."""
-    if any(part not in switches.BY_NAME for part in name.split(switches.PAIR)):
-        return ""
-    return "; ".join(f"torch._inductor.config.{key} = {value!r}" for key, value in switches.patch_of(name).items())
-
-
-def culprit_lines(bug: Bug) -> list[str]:
-    """The evidence of where the bug lives: stage, switches, the bisector's pass."""
-    c = bug.culprit
-    if c is None or c.stage is None:
-        return ["Not localised: the fuzzer's triage did not see the bug again on torch's debugging backends."]
-    earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
-    clean = [s for s in earlier if s not in c.otherwise]
-    lines = [f"- **Stage**: `{c.stage}` is the first of torch's debugging backends that shows it"
-             + (f" ({', '.join(f'`{s}`' for s in clean)} {'does' if len(clean) == 1 else 'do'} not)."
-                if clean else ".")]
-    for name, kinds in c.otherwise.items():
-        lines.append(f"- **Fails otherwise**: `{name}` shows {', '.join(f'`{k}`' for k in kinds) or 'nothing judged'}"
-                     " instead, which this bug may hide where it shows.")
-    if c.dynamic_only is not None:
-        lines.append("- **Shapes**: " + ("gone when compiled with `dynamic=False`: it needs symbolic shapes."
-                                         if c.dynamic_only else "also with `dynamic=False` (static shapes)."))
-    if c.aliasing_changes:
-        lines.append(f"- **Aliasing**: {aliasing.WORDS} (`window_calls={c.aliasing_changes}`); gone when they"
-                     " alias at every call, the compiling one included: code compiled for one aliasing of its"
-                     " inputs ran on another.")
-    if c.subsystem is not None:
-        lines.append(f"- **CompilerBisector**: subsystem `{c.subsystem}`"
-                     + (f" (`{c.pass_name}`)" if c.pass_name else "") + ".")
-    gone = [name for name, outcome in c.switches.items() if outcome == "gone" and _setting(name)]
-    if gone:
-        lines.append("- **Workaround**: " + " or ".join(f"`{_setting(n)}`" for n in gone) + ".")
-    if c.budget_exhausted:
-        lines.append("- The triage ran out of budget: the probes below are all that ran.")
-    if c.switches:
-        lines += ["", "Inductor switches, each thrown alone (or two, `a+b`; or one rule of a pass, "
-                  "`pass[op]`) on a fresh compile:", "",
-                  "| switch | setting | the bug |", "| --- | --- | --- |"]
-        lines += [f"| {name} | {f'`{_setting(name)}`' if _setting(name) else rules.setting(name)} "
-                  f"| {OUTCOMES.get(outcome, outcome)} |"
-                  for name, outcome in c.switches.items()]
-    return lines
 
 
 def _versions(bug: Bug) -> list[str]:
@@ -300,6 +290,21 @@ def _output_code(lines: list[str]) -> list[str]:
             "with the lines around it, and the kernels):", "", "```python", *lines, "```"]
 
 
+def _reading(reading: Reading) -> list[str]:
+    """The cause as read by hand and the shortest hand script, where its records have
+    them (``fuzzer.corpus.upstream``); nothing where they do not."""
+    lines = []
+    if reading.causes:
+        lines += ["### The cause, as read", "",
+                  "Read by hand, not measured by the fuzzer (its own evidence is above):", "",
+                  *[line for cause in reading.causes for line in (cause, "")]]
+    if reading.script:
+        lines += [] if reading.causes else ["### A hand script", ""]
+        lines += ["A hand script that shows it (written by hand, torch only):", "",
+                  "```python", reading.script.rstrip("\n"), "```", ""]
+    return lines
+
+
 def _environment(text: str) -> list[str]:
     """``python -m torch.utils.collect_env`` of the machine that rendered the report,
     folded, as the issue template asks."""
@@ -318,6 +323,7 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
     binding = entry.case.bindings[brief.binding_index(entry)]
     sizes_of = ", ".join(f"{k}={v}" for k, v in binding.items())
     shapes = ", ".join(f"{i.name} {list(sizes.concrete(i.dims, binding))}" for i in entry.case.program.inputs)
+    on = "; ".join(part for part in (sizes_of and f"sizes {sizes_of}", shapes and f"inputs {shapes}") if part)
     reproduces = ", ".join(v for v, verdict in bug.versions.items() if verdict == bugs.REPRODUCES)
     failure = brief.expected_failure(entry)
     issue = issue_of(bug, entry)
@@ -335,11 +341,12 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
         opening, "",
         "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
-        f"What eager and compiled do (sizes {sizes_of}; inputs {shapes}):", "",
+        f"What eager and {through.of(entry.target).other} do" + (f" ({on})" if on else "") + ":", "",
         *[f"- {line}" for line in happens(entry)], "",
         "### Where it goes wrong", "",
         *issue.evidence,
         *_output_code(list(code)), "",
+        *_reading(Reading.of(known)),
         found_by(bug, entry, full_script, issue.runs), "",
         *_stance(issue.stance),
         "### Versions", "",

@@ -6,9 +6,9 @@ the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), a run
 through ``torch.export`` (``exporting``, for an entry found through it), a run under
 compiled autograd (``compiled_autograd``, likewise), the
 contract (``contract``), how a verdict is read for a bug (``reading``), how a
-process died (``death``) and the driver
+process died (``death``), the record of its spec (``fuzzer.render.spec``) and the driver
 (``fuzzer.render.driver``), then the program and a ``SPEC`` of the entry
-(bindings, input seed, the bug class to look for).  There is no second copy of the contract to drift.
+(bindings, input seed, the bug class to look for: a ``ReproSpec``).  There is no second copy of the contract to drift.
 
 Exit status: 1 when the recorded bug reproduces, 0 when it does not, 125 when the
 script cannot judge, so that ``git bisect run python <id>.py`` works on a PyTorch
@@ -24,11 +24,13 @@ import re
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
 from fuzzer.judge import (
+    artifacts,
     compiled_autograd,
     contract,
     death,
     exporting,
     graphs,
+    guarded,
     identity,
     numeric,
     observe,
@@ -42,11 +44,13 @@ from fuzzer.limits import REPORT, PoolLimits
 from fuzzer.program import codegen, sources, windows
 from fuzzer.program.liveness import dead_pure_sites, dead_site_causes
 from fuzzer.render import driver
+from fuzzer.render import spec as repro_spec
+from fuzzer.render.spec import ReproSpec
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, graphs, observe, exporting, compiled_autograd, identity, contract, reading, death,
-           driver)
+CARRIED = (numeric, paths, raised, guarded, graphs, artifacts, observe, exporting, compiled_autograd, identity,
+           contract, death, reading, repro_spec, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -71,7 +75,7 @@ def carried_source(module) -> str:
     return _PACKAGE_IMPORT.sub("", text).strip() + "\n"
 
 
-def spec(entry: Entry) -> dict:
+def spec(entry: Entry) -> ReproSpec:
     """What the driver needs to know of an entry."""
     program = entry.case.program
     how, cap = (process.death_of(entry.detail[0]) if entry.kind in contract.PROCESS_KINDS
@@ -79,7 +83,7 @@ def spec(entry: Entry) -> dict:
     return {
         "id": entry.id,
         "kind": entry.kind,
-        "bug_class": entry.bug_class,
+        "bug_class": entry.bug_class.text,
         "device": entry.device,
         "backend": entry.backend,
         "bindings": [dict(b) for b in entry.case.bindings],
@@ -128,7 +132,9 @@ def _asked(program) -> dict:
     asks = asks_of(program)
     return {**({"marks": sorted(asks.marks)} if asks.marks else {}),
             **({"hops": sorted(asks.hops)} if asks.hops else {}),
-            **({"limits": sorted(asks.limits)} if asks.limits else {})}
+            **({"limits": sorted(asks.limits)} if asks.limits else {}),
+            **({"unbacked": [list(pair) for pair in sorted(asks.unbacked)]} if asks.unbacked else {}),
+            **({"backward_logs": [list(pair) for pair in sorted(asks.backward_logs)]} if asks.backward_logs else {})}
 
 
 def render(entry: Entry) -> str:

@@ -45,11 +45,11 @@ def _public(records) -> str:
     if not records:
         return "not looked up"
     note = "; ".join(r.note for r in records if r.note)
-    same = [link for r in records for link in r.links if link.relation == "same"]
-    near = [link for r in records for link in r.links if link.relation != "same"]
-    refs = ", ".join(f"{link.ref} ({link.kind}, {link.state})" for link in same)
+    same = [link for r in records for link in r.links if link.relation in upstream.KNOWN]
+    near = [link for r in records for link in r.links if link.relation not in upstream.KNOWN]
+    refs = ", ".join(link.label() for link in same)
     rest = ([note] if note else []) + (
-        ["related: " + ", ".join(f"{link.ref} ({link.kind}, {link.state})" for link in near)] if near else [])
+        ["related: " + ", ".join(link.label(lead=False) for link in near)] if near else [])
     if same:
         return "; ".join([f"known: {refs}", *rest])
     return "**new**" + (": " + "; ".join(rest) if rest else "")

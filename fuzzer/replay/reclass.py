@@ -12,7 +12,9 @@ today's), the entry is saved again
 under the class it has now: a new signature, a new id and a new repro script, with
 everything else kept (hits, first found, shrink record, versions, culprit); an
 entry whose class is unchanged gets its script written afresh where it differs,
-since every script carries the contract's code.  The
+since every script carries the contract's code.  An entry saved before entries
+recorded where their bugs show (``Entry.spots``) gets them from this judgement, so
+its triage's probes look for its bug there (``fuzzer.triage.probe``).  The
 culprit was judged against the old class: ``dcefuzz triage --again`` localises anew.
 
 A crash saved as a SIGABRT or SIGSEGV before a heap corruption was one death by
@@ -39,7 +41,8 @@ from fuzzer.isolation.process import death_of
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.death import HEAP_CORRUPTION, HEAP_SIGNALS
 from fuzzer.judge.execute import device_unavailable, intra_op_threads
-from fuzzer.judge.legacy import legacy_class, renamed
+from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
+from fuzzer.judge.spots import spots_of
 from fuzzer.limits import VERSIONS
 from fuzzer.reduce import signature
 from fuzzer.reduce.casualty import divergence_of
@@ -68,7 +71,8 @@ class Reclassed:
 def _same_bug(entry: Entry, divs: list[contract.Divergence]) -> bool:
     now = contract.bug_class(entry.kind, divs)
     return (now in (entry.bug_class, renamed(entry.bug_class))
-            or family(legacy_class(entry.kind, divs)) == family(entry.bug_class))
+            or family(legacy_class(entry.kind, divs)) == family(entry.bug_class)
+            or unnamed_raiser(entry.kind, divs) == entry.bug_class)
 
 
 def _rescripted(entry: Entry, path: Path) -> str:
@@ -121,14 +125,17 @@ def reclass_entry(path: Path, device: str | None = None) -> Reclassed:
     if {contract.bug_class(entry.kind, d) for d in shown} != {contract.bug_class(entry.kind, divs)}:
         return result(LEFT, "its class differs from one compile to the next")
     now = contract.bug_class(entry.kind, divs)
+    if entry.spots is None:  # saved before spots: where its bug shows, for its triage's probes
+        entry = dataclasses.replace(entry, spots=spots_of(entry.case, divs))
+        update(path, entry)
     if now == entry.bug_class:
-        return result(UNCHANGED, now + _rescripted(entry, path))
+        return result(UNCHANGED, now.text + _rescripted(entry, path))
     sig = signature.of(entry.kind, entry.case, list(divs))
     notes = [line for line in entry.detail if not line.startswith("[")]
     new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                               detail=[d.line() for d in divs] + notes)
     where = put_in_place(entry, path, new)
-    return result(RENAMED, now, new.id, str(where))
+    return result(RENAMED, now.text, new.id, str(where))
 
 
 def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
@@ -148,9 +155,10 @@ def _reclass_death(entry: Entry, path: Path, device: str, result) -> Reclassed:
             new = dataclasses.replace(entry, id=entry_id(entry.kind, sig, entry.target), signature=sig,
                                       detail=[div.line()] + notes)
             where = put_in_place(entry, path, new)
-            return result(RENAMED, contract.bug_class(entry.kind, [div]), new.id, str(where))
+            return result(RENAMED, contract.bug_class(entry.kind, [div]).text, new.id, str(where))
     if any(d.kind == entry.kind and d.after_eager and d.detail == divergence_of(entry).detail for d in deaths):
-        return result(UNCHANGED, contract.bug_class(entry.kind, [divergence_of(entry)]) + _rescripted(entry, path))
+        return result(UNCHANGED, contract.bug_class(entry.kind, [divergence_of(entry)]).text
+                      + _rescripted(entry, path))
     return result(LEFT, "does not die its death again here (" + "; ".join(d.line() for d in deaths) + ")")
 
 

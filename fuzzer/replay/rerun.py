@@ -4,8 +4,9 @@ Each entry is re-run in this process from a fresh compile, with the same
 confirmation as a campaign (the divergence must recur after ``torch._dynamo.reset``);
 a stale-cache entry's cache pair is run twice, each time in two fresh processes.
 REPRODUCES: the entry's kind diverges again, with its bug class, on both compiles
-(crash and timeout entries run in a fresh process, and reproduce when that process
-dies the recorded death again; a crash gets up to ``VERSIONS.flaky_tries`` processes,
+(crash and timeout entries run in a fresh process, its heap checked
+(``fuzzer.isolation.heapcheck``), and reproduce when that process dies the recorded
+death again, or one it dies so by; a crash gets up to ``VERSIONS.flaky_tries`` processes,
 since a corrupted heap dies when and how the allocator notices, and one that dies
 its death is enough).  FIXED: it runs and judges clean of that kind (a
 crash or timeout: the process ran to completion and judged so), or it reproduced
@@ -83,7 +84,7 @@ def replay_entry(path: Path, device: str | None = None, target: str | None = Non
         # than one fresh process, and one that dies its death is enough
         runs: list[Conclusion] = []
         while len(runs) < tries(entry.kind) and not any(r.outcome == REPRODUCES for r in runs):
-            runs.append(_death_read(entry, probe(entry.case, dev, entry.backend)))
+            runs.append(_death_read(entry, probe(entry.case, dev, entry.backend, checked=True)))
         said = combined(runs)
         return result(said.outcome, said.detail + (f" ({len(runs)} runs)" if len(runs) > 1 else ""), said.judged)
     fresh = kinds.oracle(entry, dev, entry.backend)  # as its kind judges it (a cache pair's: a new pair)
@@ -152,13 +153,13 @@ _DEATH_OUTCOME = {Reading.NOT_JUDGED: (ERROR, "eager execution {}"), Reading.REP
 def _death_read(entry, death) -> Conclusion:
     """How a crash or timeout entry's fresh process ended, read for its death: the
     ladder a repro script reads its child's end by too (``fuzzer.judge.reading``)."""
-    seen = bug_class(death.kind, [death.divergence()]) if death.kind is not None else None
-    said = read_death(entry.bug_class, seen, death.after_eager, death.judged)
+    seen = bug_class(death.kind, [death.divergence()]).text if death.kind is not None else None
+    said = read_death(entry.bug_class.text, seen, death.after_eager, death.judged)
     outcome, words = _DEATH_OUTCOME[said.reading]
     return Conclusion(outcome, words.format(death.line()), said.judged)
 
 
-def _conclude(kind: str, wanted: str, verdict: contract.Verdict) -> Conclusion:
+def _conclude(kind: str, wanted: contract.BugClass, verdict: contract.Verdict) -> Conclusion:
     """One run's verdict read for a bug of ``kind`` and class ``wanted``: the ladder a
     repro script reads its run by too (``fuzzer.judge.reading``)."""
     said = read_verdict(kind, wanted, verdict)

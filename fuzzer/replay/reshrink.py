@@ -16,6 +16,7 @@ from fuzzer.corpus.entry import Entry
 from fuzzer.isolation.deaths import probe
 from fuzzer.judge import contract, kinds
 from fuzzer.judge.execute import intra_op_threads
+from fuzzer.judge.trial import Finding
 from fuzzer.limits import OracleBudget, PoolLimits
 from fuzzer.reduce.casualty import shrink_casualty
 from fuzzer.reduce.shrinker import shrink
@@ -70,13 +71,12 @@ def reshrink(entry: Entry, path, device: str, budget: OracleBudget, target: str 
         divs = verdict.of_kind(entry.kind) if verdict.status == contract.OK else []
         if not divs or contract.bug_class(entry.kind, divs) != entry.bug_class:
             return None
-        result = shrink(entry.case, entry.kind, divs, device, entry.backend, budget, judge=judge)
+        result = shrink(Finding(entry.kind, entry.case, divs, device, entry.backend), budget, judge=judge)
     if not result.confirmed:
         return None
     before = entry.statements
-    new = Entry.build(
-        entry.kind, result.case, result.divergences, seed=entry.seed, device=device,
-        backend=entry.backend, fault=entry.fault, hits=entry.hits, found=entry.found,
-        shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
-            "original_statements", before)}, threads=entry.threads, variant=entry.variant, target=through.target)
+    origin = dataclasses.replace(entry.origin, device=device, target=through.target, torch_version=None)
+    new = Entry.build(entry.kind, result.case, result.divergences, origin,
+                      shrink={**result.record(), "original_statements": (entry.shrink or {}).get(
+                          "original_statements", before)})
     return put_in_place(entry, path, new), before, new.statements

@@ -41,12 +41,18 @@ alias at the compile meet another bug of torch's first (``gen_alias_from_base``:
 one.  Anything but the bug gone (it stays, or something else breaks) leaves the fact
 unsaid, and the key reads the program as before: a finding is never grouped by a fact
 no probe showed.
+
+Nor is it asked where Dynamo recompiled at the call where the aliasing changed
+(:func:`recompiled_at_change`): windows along a dim other than 0 bring a stride or an
+offset its guards check, so that call ran a graph compiled for it, which the probes'
+graphs are not; a bug of that graph filed as #139789's would be a blind spot.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
+from fuzzer.program import windows
 from fuzzer.triage.family import VALUE_KINDS
 from fuzzer.triage.probe import Outcome, Probe
 
@@ -58,8 +64,23 @@ BLAME, MARK = "guards", f" [{WORDS}]"
 
 def asked(case, kind: str) -> bool:
     """Whether the fact is asked of a finding of ``kind`` on ``case``: a wrong value whose
-    inputs alias at some calls only."""
-    return kind in VALUE_KINDS and bool(case.program.mode.window_calls)
+    inputs alias at some calls only, among the calls its case makes."""
+    mode = case.program.mode
+    return kind in VALUE_KINDS and bool(mode.window_calls) and windows.changing_call(mode) < len(case.bindings)
+
+
+def recompiled_at_change(probe: Probe, stage: str) -> bool:
+    """Whether the finding's own case, compiled on ``stage`` as found, recompiled at the call
+    where its inputs' aliasing changes (a compile of it there, unless the probe made one).
+
+    Then no code ran on an aliasing it was not compiled for: Dynamo saw the change (windows
+    along a dim other than 0 bring a stride or an offset of their own, which its guards
+    check) and compiled for it, and a wrong value there is a bug of the recompiled graph.
+    The two probes would compile other graphs (static shapes, the stride tied to the
+    base's), so their answer would say nothing of it."""
+    if (stage, True) not in probe.recompiled:
+        probe.outcome(stage)
+    return windows.changing_call(probe.case.program.mode) in probe.recompiled.get((stage, True), ())
 
 
 def aliased_throughout(case):
@@ -78,8 +99,9 @@ def needed(probe: Probe, stage: str, static_shows: bool) -> str:
     """The finding's ``window_calls`` where its bug, first shown on ``stage``, is gone both
     with the windows aliasing at every call and with them distinct at every call (a
     compile each, with static shapes where ``static_shows``: they show the bug too); ""
-    where either shows it, something else breaks, or the fact is not asked."""
-    if not asked(probe.case, probe.kind):
+    where either shows it, something else breaks, the fact is not asked, or Dynamo
+    recompiled at the change (:func:`recompiled_at_change`)."""
+    if not asked(probe.case, probe.kind) or recompiled_at_change(probe, stage):
         return ""
     for throughout in (aliased_throughout(probe.case), apart_throughout(probe.case)):
         if probe.outcome(stage, dynamic=not static_shows, case=throughout) is not Outcome.GONE:

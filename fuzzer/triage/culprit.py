@@ -40,7 +40,7 @@ import torch
 from fuzzer.judge import contract
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
-from fuzzer.triage import aliasing, bisect, lookup, rules, stage, switches
+from fuzzer.triage import aliasing, bisect, causes, lookup, rules, stage, switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
@@ -81,6 +81,9 @@ class Culprit:
     #: same bug through ``compile`` is localised there (torch's debugging backends and
     #: switches are ``torch.compile``'s), so it is keyed as that bug (""; its own)
     via: str = ""
+    #: the cause its probes showed (``fuzzer.triage.causes``): then the key is the cause
+    #: alone, whatever the family, stage, switches or program ("": none shown, or not asked)
+    cause: str = ""
 
     @property
     def blame(self) -> str | None:
@@ -120,8 +123,8 @@ class Culprit:
         (``aliasing.BLAME``): the compiled code's guards, whatever stage first shows it."""
         if self.blame is None:
             return None
-        if self.aliasing_changes:
-            return aliasing.BLAME + aliasing.MARK  # whatever stage or switch shows it
+        if self.aliasing_changes:  # whatever stage or switch shows it; static shapes can still say
+            return aliasing.BLAME + (" [dynamic shapes only]" if self.dynamic_only else "") + aliasing.MARK
         also = ""
         if self.kind not in contract.ERROR_KINDS:
             blamed = rules.split(self.blame.partition(":")[2])[0]
@@ -152,6 +155,8 @@ class Culprit:
             out["via"] = self.via
         if self.otherwise:
             out["otherwise"] = {stage_name: list(kinds) for stage_name, kinds in self.otherwise.items()}
+        if self.cause:
+            out["cause"] = self.cause
         return out
 
     @classmethod
@@ -166,13 +171,14 @@ class Culprit:
                    key_only=bool(data.get("key_only", False)),
                    otherwise={k: tuple(v) for k, v in data.get("otherwise", {}).items()},
                    named_by=tuple(data.get("named_by", ())), via=data.get("via", ""),
-                   aliasing_changes=str(data.get("aliasing_changes", "")))
+                   aliasing_changes=str(data.get("aliasing_changes", "")), cause=str(data.get("cause", "")))
 
 
-def localise(case: Case, kind: str, bug_class: str, device: str,
-             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False) -> Culprit:
+def localise(case: Case, kind: str, bug_class: contract.BugClass, device: str,
+             budget: OracleBudget = TRIAGE.budget, backend: str = "inductor", key_only: bool = False,
+             spots: frozenset | None = None) -> Culprit:
     """The culprit of ``case``'s bug (``bug_class`` of ``kind``, found on ``backend``, one
-    of ``stage.STAGES``), within ``budget``.
+    of ``stage.STAGES``, showing at ``spots``: ``Probe``), within ``budget``.
 
     ``key_only`` leaves out the probes whose answers cannot change the culprit's key,
     for a finding that is only to be counted as its bug (a repeat of one with its
@@ -184,8 +190,8 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
     probes of every compile error, or the bisection (ten to twenty) of most wrong
     results.
     """
-    probe = Probe(case, kind, bug_class, device, budget)
-    found_stage, found_switches, bisection, dynamic_only, named_by, changes = None, {}, None, None, (), ""
+    probe = Probe(case, kind, bug_class, device, budget, spots)
+    found_stage, found_switches, bisection, dynamic_only, named_by, changes, cause = None, {}, None, None, (), "", ""
     otherwise: dict[str, tuple[str, ...]] = {}
     error = kind in contract.ERROR_KINDS
     try:
@@ -194,11 +200,12 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
             static = probe.outcome(found_stage, dynamic=False)
             dynamic_only = {Outcome.GONE: True, Outcome.STAYS: False}.get(static)
             changes = aliasing.needed(probe, found_stage, static is Outcome.STAYS)
+            cause = "" if changes else causes.shown(probe, found_stage)
             if error and lookup.missed(bug_class):
                 named_by = lookup.probe_lookup(probe, found_stage)
-        if key_only and error and found_stage is not None:
+        inside = not (key_only and (changes or cause))  # else the key is the fact alone
+        if key_only and error and found_stage is not None and inside:
             bisection = bisect.bisect(probe, found_stage, applications=False)
-        inside = not (key_only and changes)  # else the key is the aliasing's change alone
         if found_stage == "inductor" and not (key_only and error) and inside:
             found_switches = switches.probe_all(probe)
             if not error:  # an error's key is where it is raised
@@ -215,7 +222,7 @@ def localise(case: Case, kind: str, bug_class: str, device: str,
                    oracle_calls=probe.calls,
                    seconds=probe.seconds,
                    budget_exhausted=probe.exhausted, torch_version=torch.__version__, key_only=key_only,
-                   otherwise=otherwise if found_stage is not None else {}, named_by=named_by)
+                   otherwise=otherwise if found_stage is not None else {}, named_by=named_by, cause=cause)
 
 
 def triageable(kind: str, backend: str = "inductor") -> bool:

@@ -29,10 +29,9 @@ CORRUPTED = "corrupted-value"
 _VALUE_SYMPTOMS = {contract.VALUES, contract.NON_FINITE, contract.DATA}
 
 
-def symptoms(bug_class: str) -> tuple[str, set[str]]:
+def symptoms(bug_class: BugClass) -> tuple[str, set[str]]:
     """The kind and the symptom words of a (non-error) bug class."""
-    parsed = BugClass.parse(bug_class)
-    return parsed.kind, parsed.words
+    return bug_class.kind, bug_class.words
 
 
 #: the kinds a wrong value shows as: one family wherever they land; where their blame
@@ -47,7 +46,7 @@ VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_L
 ASPECT_DROPPED = ("fake-changed",)
 
 
-def _stale_family(words: set[str]) -> str:
+def _stale_family(words: set[str]) -> BugClass:
     """A stale-cache class (the variant's label, the kind, its symptoms) with wrong
     values made one, as for a single compile, the label without its aspect (where
     ``ASPECT_DROPPED``) and an error without its message: the variant and the cache say
@@ -57,35 +56,34 @@ def _stale_family(words: set[str]) -> str:
     others = words - set(VALUE_KINDS) - _VALUE_SYMPTOMS
     if not words & set(VALUE_KINDS) or words & {contract.MISSING, contract.EXTRA, contract.DUPLICATED,
                                             contract.REORDERED}:
-        return BugClass(contract.STALE_CACHE, tuple(sorted(words))).text
-    return BugClass(contract.STALE_CACHE, tuple(sorted(others | {CORRUPTED}))).text
+        return BugClass(contract.STALE_CACHE, tuple(sorted(words)))
+    return BugClass(contract.STALE_CACHE, tuple(sorted(others | {CORRUPTED})))
 
 
-def family(bug_class: str) -> str:
+def family(bug_class: BugClass) -> BugClass:
     """The bug class with returned, written and logged wrong values made one."""
-    parsed = BugClass.parse(bug_class)
-    kind, words = parsed.kind, parsed.words
-    corrupted = BugClass(CORRUPTED, (contract.VALUES,)).text
+    kind, words = bug_class.kind, bug_class.words
+    corrupted = BugClass(CORRUPTED, (contract.VALUES,))
     if kind == contract.STALE_CACHE:
         return _stale_family(words)
     if kind in contract.ERROR_KINDS:
-        said = parsed.symptoms[0] if parsed.symptoms else ""
+        said = bug_class.symptoms[0] if bug_class.symptoms else ""
         if said.startswith(SITE_PREFIX):
             return bug_class  # classed by where it was raised: nothing in it is the program's
         # normalised again: entries saved before a name pattern was known keep it
-        return BugClass(kind, (contract.normalise_message(said),)).text
+        return BugClass(kind, (contract.normalise_message(said),))
     if kind not in VALUE_KINDS:
         return bug_class
     if kind == contract.EFFECT_LOG:
         order = tuple(sorted(words - {contract.DATA}))
-        return BugClass(kind, order).text if order else corrupted
+        return BugClass(kind, order) if order else corrupted
     return corrupted if words <= _VALUE_SYMPTOMS else bug_class
 
 
-def leftover(found: str, seen: str) -> bool:
+def leftover(found: BugClass, seen: BugClass) -> bool:
     """``seen`` is what remains of ``found`` once its family's part is gone: the same
     kind, a strict part of its symptoms, and another family."""
-    if family(seen) == family(found) or BugClass.parse(found).kind in contract.ERROR_KINDS:
+    if family(seen) == family(found) or found.kind in contract.ERROR_KINDS:
         return False
     (kind, had), (seen_kind, has) = symptoms(found), symptoms(seen)
     return kind == seen_kind and bool(has) and has < had

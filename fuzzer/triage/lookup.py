@@ -32,14 +32,14 @@ from fuzzer.triage.probe import Probe
 LOOKUP_ERRORS = ("KeyError",)
 
 
-def _site(bug_class: str) -> str:
+def _site(bug_class: BugClass) -> str:
     """Where torch raised an error, as its bug class says (without its kind, and
     without the message that goes with an error raised below Python)."""
-    symptoms = BugClass.parse(bug_class).symptoms
+    symptoms = bug_class.symptoms
     return symptoms[0].split(": ")[0] if symptoms else ""
 
 
-def missed(bug_class: str) -> bool:
+def missed(bug_class: BugClass) -> bool:
     """Whether ``bug_class`` is an error of a failed lookup raised by torch."""
     return any(_site(bug_class).startswith(f"{SITE_PREFIX}{name} in ") for name in LOOKUP_ERRORS)
 

@@ -27,7 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fuzzer.judge import contract, targets
-from fuzzer.judge.legacy import legacy_class, renamed
+from fuzzer.judge.contract import BugClass
+from fuzzer.judge.legacy import legacy_class, renamed, unnamed_raiser
+from fuzzer.judge.spots import keeps
 from fuzzer.judge.trial import judge_fresh
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
@@ -54,19 +56,27 @@ class OutdatedClass(Exception):
     """The finding's bug class is an older dcefuzz's: the case shows its bug under
     ``today``, a class of another family, which probes for ``saved`` never match."""
 
-    def __init__(self, saved: str, today: str):
-        super().__init__(f"its bug class is out of date: saved as {saved!r}, today's contract classes "
-                         f"what it shows as {today!r}; run `dcefuzz reclass` on it first")
+    def __init__(self, saved: BugClass, today: BugClass):
+        super().__init__(f"its bug class is out of date: saved as {saved.text!r}, today's contract classes "
+                         f"what it shows as {today.text!r}; run `dcefuzz reclass` on it first")
         self.saved, self.today = saved, today
 
 
 class Probe:
-    """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``."""
+    """Asks whether ``case`` still shows ``bug_class`` of ``kind``, within ``budget``, where
+    the finding showed it (``spots``, ``fuzzer.judge.spots``; None: anywhere, for an entry
+    that does not record them).
 
-    def __init__(self, case: Case, kind: str, bug_class: str, device: str,
-                 budget: OracleBudget = TRIAGE.budget):
+    The class alone would take another bug of it in the same program for this one: a
+    stage that shows the class at another returned value, input or call is no stage of
+    this bug, and a switch that removes this one while another of the class shows is not
+    said to leave it.  A compile that shows the class elsewhere only is ``CHANGED``."""
+
+    def __init__(self, case: Case, kind: str, bug_class: BugClass, device: str,
+                 budget: OracleBudget = TRIAGE.budget, spots: frozenset | None = None):
         self.case, self.kind, self.bug_class, self.device = case, kind, bug_class, device
         self.budget = budget
+        self.spots = spots
         self.calls = 0
         self.start = time.perf_counter()
         self.exhausted = False
@@ -74,6 +84,9 @@ class Probe:
         #: it could not be judged (read by the stage walk, for a stage that fails
         #: otherwise)
         self.seen: tuple[str, ...] = ()
+        #: (backend, dynamic) -> the bindings at which a compile of the finding's own case
+        #: there recompiled (``Verdict.recompiled``; read by ``fuzzer.triage.aliasing``)
+        self.recompiled: dict[tuple[str, bool], tuple[int, ...]] = {}
 
     @property
     def seconds(self) -> float:
@@ -100,13 +113,17 @@ class Probe:
             verdict = judge_fresh(case or self.case, self.device, backend, dynamic=dynamic, target=target)
         self.seen = tuple(sorted({d.kind for d in verdict.divergences})) if verdict.status == contract.OK \
             else (verdict.status,)
+        if case is None and config is None and within is None and target == targets.DEFAULT:
+            self.recompiled[(backend, dynamic)] = verdict.recompiled
         if verdict.status != contract.OK:
             return Outcome.CHANGED
         divs = verdict.of_kind(self.kind)
         seen = contract.bug_class(self.kind, divs)
         if seen and family(seen) == family(self.bug_class):
-            return Outcome.STAYS
+            here = self.spots is None or keeps(self.spots, case or self.case, divs)
+            return Outcome.STAYS if here else Outcome.CHANGED
         if seen and (family(legacy_class(self.kind, divs)) == family(self.bug_class)
+                     or unnamed_raiser(self.kind, divs) == self.bug_class
                      or family(seen) == family(renamed(self.bug_class))):
             raise OutdatedClass(self.bug_class, seen)
         if any(d.kind in contract.CORRECTNESS_KINDS and d.kind != self.kind for d in verdict.divergences):

@@ -66,6 +66,9 @@ WALKS: dict[str, tuple[str, ...]] = {
     "aoti": ("export-graph", "export", "export-decomposed-graph", "export-decomposed", "aoti"),
     "compiled-autograd": tuple(piece.name for piece in targets.COMPILED_AUTOGRAD_PIECES),
 }
+#: the pipeline a target's walk goes through, in words (a report's evidence)
+PIPELINES: dict[str, str] = {"export": "export's pipeline", "aoti": "export's pipeline",
+                             "compiled-autograd": "compiled autograd's pipeline"}
 #: what a culprit's stage says of each piece: where in the pipeline the bug is made
 BLAMES: dict[str, str] = {
     "export-graph": "export-trace",
@@ -99,7 +102,7 @@ def localise(entry, device: str, budget: OracleBudget = TRIAGE.budget) -> Culpri
     module's docstring), within ``budget``: its culprit blames nothing where the budget
     ran out before a piece was placed."""
     pieces = pieces_for(entry.target, entry.backend)
-    probe = Probe(entry.case, entry.kind, entry.bug_class, device, budget)
+    probe = Probe(entry.case, entry.kind, entry.bug_class, device, budget, entry.spots)
     found = None
     try:
         found = next((piece for piece in pieces[:-1]

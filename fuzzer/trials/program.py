@@ -13,13 +13,15 @@ from fuzzer.judge.kinds import PROGRAM
 from fuzzer.judge.trial import judge_fresh, run_trial
 from fuzzer.program.generate import generate
 from fuzzer.render import brief, repro
+from fuzzer.judge.contract import PROCESS_KINDS
+from fuzzer.triage import casualty
 from fuzzer.triage.culprit import localise
 
 
 class ProgramTrials:
     """A program, its bindings run in order through one compile of the campaign's target
     (``torch.compile`` unless ``--target`` names another: ``fuzzer.judge.targets``; of
-    several, the one its seed picks: ``targets.of_program``)."""
+    several, the one its seed picks: ``Config.target_of``)."""
 
     name = PROGRAM
     findings: tuple[str, ...] = ()
@@ -27,13 +29,13 @@ class ProgramTrials:
     steerable = True
 
     def case(self, program_seed: int, config):
-        target = targets.of_program(config.target, program_seed)
+        target = config.target_of(program_seed)
         return generate(program_seed, features=targets.drawn_for(target, config.feature_table), ops=config.ops)
 
     def trial(self, program_seed: int, config, case=None):
         case = self.case(program_seed, config) if case is None else case
         return run_trial(case, config.device, config.backend, signal=config.feedback,
-                         target=targets.of_program(config.target, program_seed))
+                         target=config.target_of(program_seed))
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):
         # a fresh compile in this process, under whatever fault this process planted
@@ -51,7 +53,10 @@ class ProgramTrials:
 
     def culprit(self, entry, device: str, budget, fault: str | None = None, threads: int | None = None,
                 key_only: bool = False):
-        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only)
+        if entry.kind in PROCESS_KINDS:  # its probes may die: each in a process of its own
+            return casualty.localise(entry, device, budget)
+        return localise(entry.case, entry.kind, entry.bug_class, device, budget, entry.backend, key_only,
+                        entry.spots)
 
     def issue(self, bug, entry):
         return None  # the plain words of ``fuzzer.render.report``

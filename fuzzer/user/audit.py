@@ -230,22 +230,10 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
                                 "calling it has no float64 reference to judge its values by (docs/contract.md): "
                                 "it is left out", severity=SKIP))
         return Audited(op, tuple(problems))
-    dtypes, wrong = _result_dtypes(op, device)
-    if op.results and dtypes is None:
-        return Audited(op, tuple(problems))  # its base variant failed: the eager checks said why
-    takes = tuple(i for i in range(op.results) if i not in wrong and (op.takes is None or i in op.takes))
-    if op.results and not takes:
-        problems.append(Problem(op.qualname, "result-dtype", f"no result a program can take (each is "
-                                f"{'; '.join(sorted(set(wrong.values())))}): programs carry tensors of their own "
-                                "dtype or a fixed one (integers, float8), shaped as the signature gives",
-                                severity=SKIP))
+    taken = _results_taken(op, device, problems)
+    if taken is None:
         return Audited(op, tuple(problems))
-    if wrong:
-        problems.append(Problem(op.qualname, "result-dtype", f"programs take only results {list(takes)}: the others "
-                                f"are {', '.join(sorted(set(wrong.values())))}", severity=WARNING))
-    if op.results:
-        op = dataclasses.replace(op, takes=takes if takes != tuple(range(op.results)) else None,
-                                 result_dtypes=dtypes if any(d is not None for d in dtypes) else None)
+    op = taken
     lied = fake_strides_differ(op, device)
     if lied is not None:
         problems.append(Problem(op.qualname, "fake-strides", lied))
@@ -261,6 +249,29 @@ def audit(op: UserOp, device: str = "cpu", opcheck: bool = True) -> Audited:
     if opcheck and not any(p.severity == FINDING for p in problems):
         problems += _opcheck(op, device)
     return Audited(op, tuple(problems))
+
+
+def _results_taken(op: UserOp, device: str, problems: list[Problem]) -> UserOp | None:
+    """``op`` with the results a program can take (of its own dtype or a fixed one) and
+    their dtypes, a result left out said; None where it has results and none can be
+    taken (or its base variant failed: the eager checks said why)."""
+    dtypes, wrong = _result_dtypes(op, device)
+    if op.results and dtypes is None:
+        return None
+    takes = tuple(i for i in range(op.results) if i not in wrong and (op.takes is None or i in op.takes))
+    if op.results and not takes:
+        problems.append(Problem(op.qualname, "result-dtype", f"no result a program can take (each is "
+                                f"{'; '.join(sorted(set(wrong.values())))}): programs carry tensors of their own "
+                                "dtype or a fixed one (integers, float8), shaped as the signature gives",
+                                severity=SKIP))
+        return None
+    if wrong:
+        problems.append(Problem(op.qualname, "result-dtype", f"programs take only results {list(takes)}: the others "
+                                f"are {', '.join(sorted(set(wrong.values())))}", severity=WARNING))
+    if op.results:
+        op = dataclasses.replace(op, takes=takes if takes != tuple(range(op.results)) else None,
+                                 result_dtypes=dtypes if any(d is not None for d in dtypes) else None)
+    return op
 
 
 def _with_values(op: UserOp, kept: dict[str, tuple]) -> UserOp:

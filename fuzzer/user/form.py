@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from fuzzer.program import forms
+from fuzzer.program.form_record import BACKWARD, NO_BACKWARD, Form, Illegal, known_dim
 from fuzzer.user.declared import UserOp
 from fuzzer.user.gufunc import Mismatch
 
@@ -60,23 +60,23 @@ def _infer(op: UserOp, fixed: int | None):
         for arg in op.scalars:
             value = attrs.get(SCALARS, {}).get(arg.name)
             if value not in arg.values or type(value) is not type(arg.values[0]):
-                raise forms.Illegal(f"{op.qualname}: {arg.name}={value!r} is not one of {arg.values}")
+                raise Illegal(f"{op.qualname}: {arg.name}={value!r} is not one of {arg.values}")
         try:
             results = op.gufunc.results(t, op.results)
         except Mismatch as exc:
-            raise forms.Illegal(f"{op.qualname}: {exc}") from None
+            raise Illegal(f"{op.qualname}: {exc}") from None
         letters = op.gufunc.bind(list(t)) if not op.gufunc.same_shape else {}
         for arg in op.scalars:  # a letter written into the call must be a size the program can name
             value = attrs.get(SCALARS, {}).get(arg.name)
             for item in value if isinstance(value, list) else ():
                 if isinstance(item, str) and item in letters:
-                    forms.known_dim(letters[item])
+                    known_dim(letters[item])
         if op.results == 0:
             return None
         take = attrs.get("take", 0)
         allowed = op.taken if fixed is None else (fixed,)
         if op.results > 1 and take not in allowed:
-            raise forms.Illegal(f"{op.qualname}: take must be one of {allowed}, got {take!r}")
+            raise Illegal(f"{op.qualname}: take must be one of {allowed}, got {take!r}")
         return results[take]
     return infer
 
@@ -129,7 +129,7 @@ def _result_dtype(op: UserOp):
     return result_dtype
 
 
-def forms_of(op: UserOp) -> list[forms.Form]:
+def forms_of(op: UserOp) -> list[Form]:
     """The op's forms: one, or, for an op whose results are written arguments, one for
     each result a program may take (each lists that result's argument first)."""
     if not op.aliases or op.results < 2:
@@ -137,18 +137,18 @@ def forms_of(op: UserOp) -> list[forms.Form]:
     return [form_of(op, take) for take in op.taken]
 
 
-def form_of(op: UserOp, take: int | None = None) -> forms.Form:
+def form_of(op: UserOp, take: int | None = None) -> Form:
     """The op's form (``take``: the one result it takes, for an op whose results are
     written arguments; None: a statement draws which)."""
     fixed = op.result_dtypes is not None and any(d is not None for d in op.result_dtypes)
     order = operand_order(op, take or 0)
     tensors = [op.tensors[i] for i in order]
-    return forms.Form(
+    return Form(
         name=form_name(op, take or 0), category=op.declaration, arity=len(op.tensors),
         infer=_infer(op, take), render=_render(op, take or 0),
         mutates=tuple(k for k, a in enumerate(tensors) if a.written),
         custom=op.qualname, result_aliases=bool(op.aliases),
-        returns=op.results > 0, grad=forms.BACKWARD if op.backward else forms.NO_BACKWARD, site_traced=False,
+        returns=op.results > 0, grad=BACKWARD if op.backward else NO_BACKWARD, site_traced=False,
         fits=_fits(op, take or 0), draw=_draw(op, take), effect=op.effect,
         operand_dtypes=tuple(a.dtype for a in tensors),
         result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque,

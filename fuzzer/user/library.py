@@ -163,6 +163,35 @@ def load(ref) -> Library:
         module = ref.import_()
     except Exception as exc:
         raise LoadError(f"{ref.name} (from {ref.root}): cannot import it: {type(exc).__name__}: {exc}") from exc
+    said = _declarations(module, ref)
+    library = _read(ref, _found(module, said, fresh, before), said)
+    effectful = [op.qualname for op in library.ops if op.effect]
+    if effectful and not tracing.supported():
+        raise LoadError(f"{ref.name}: this torch cannot log the calls of its ORDERED ops {effectful} "
+                        "(it lacks torch.library.get_kernel)")
+    tracing.trace_effects(effectful)
+    for op in library.ops:
+        for form in forms_of(op):
+            forms.add(form)
+    _loaded[ref] = library
+    return library
+
+
+@dataclass(frozen=True)
+class _Said:
+    """What a module and its hints file say of its ops beyond their schemas: signatures,
+    scalars' values and dtypes, by qualified name, and the hints themselves (None: no
+    hints file)."""
+
+    signatures: dict
+    scalars: dict
+    dtypes: dict
+    hints: hints.Hints | None
+
+
+def _declarations(module, ref: ModuleRef) -> _Said:
+    """What ``module`` declares (``SIGNATURES``, ``SCALARS``), with its hints file's
+    (``ref.hints``) over it."""
     signatures = dict(getattr(module, SIGNATURES, {}) or {})
     scalars = dict(getattr(module, SCALARS, {}) or {})
     dtypes: dict = {}
@@ -179,27 +208,42 @@ def load(ref) -> Library:
                 scalars[qualname] = h.scalars
             if h.dtypes:
                 dtypes[qualname] = h.dtypes
-    found = set(_held_ops(module)) | set(signatures) | set(scalars)
-    if given_hints is not None and given_hints.include:
+    return _Said(signatures, scalars, dtypes, given_hints)
+
+
+def _found(module, said: _Said, fresh: bool, before: set[str]) -> set[str]:
+    """The qualified names of the ops ``module`` brings: those it holds and declares, and
+    those its hints include, or, imported afresh (``fresh``), those that appeared since
+    ``before`` in its namespaces."""
+    import torch
+
+    found = set(_held_ops(module)) | set(said.signatures) | set(said.scalars)
+    if said.hints is not None and said.hints.include:
         # a library not owned: the ops the hints include, wherever they were registered
         found |= {n for n in torch._C._dispatch_get_all_op_names()
-                  if any(fnmatch.fnmatchcase(n, g) for g in given_hints.include)}
+                  if any(fnmatch.fnmatchcase(n, g) for g in said.hints.include)}
     elif fresh:
         # ops that appeared while it was imported, in its namespaces (not those of
         # libraries it imports), or all of them when it holds none
         namespaces = {n.split("::")[0] for n in found}
         found |= {n for n in set(torch._C._dispatch_get_all_op_names()) - before
                   if not namespaces or n.split("::")[0] in namespaces}
+    return found
+
+
+def _read(ref: ModuleRef, found: set[str], said: _Said) -> Library:
+    """The library of the ops ``found`` that dcefuzz can call (the others skipped, with
+    why); ``LoadError`` where none is."""
     library = Library(ref)
     for qualname in sorted(found):
         if qualname.split("::")[0] in RESERVED:
             continue
-        if given_hints is not None and not given_hints.wants(qualname):
+        if said.hints is not None and not said.hints.wants(qualname):
             continue
         given = DECLARED.get(qualname, {})
         try:
-            op = declared.read(qualname, signatures.get(qualname, given.get("signature")),
-                               scalars.get(qualname, given.get("scalars")), dtypes.get(qualname))
+            op = declared.read(qualname, said.signatures.get(qualname, given.get("signature")),
+                               said.scalars.get(qualname, given.get("scalars")), said.dtypes.get(qualname))
         except (declared.Unsupported, gufunc.SignatureError) as exc:
             library.skipped.append((qualname, str(exc)))
             continue
@@ -208,15 +252,6 @@ def load(ref) -> Library:
         why = "; ".join(reason for _, reason in library.skipped)
         raise LoadError(f"{ref.name}{' with ' + ref.hints if ref.hints else ''} registers no custom op dcefuzz "
                         "can call" + (f": {why}" if why else ""))
-    effectful = [op.qualname for op in library.ops if op.effect]
-    if effectful and not tracing.supported():
-        raise LoadError(f"{ref.name}: this torch cannot log the calls of its ORDERED ops {effectful} "
-                        "(it lacks torch.library.get_kernel)")
-    tracing.trace_effects(effectful)
-    for op in library.ops:
-        for form in forms_of(op):
-            forms.add(form)
-    _loaded[ref] = library
     return library
 
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzzer.campaign.plot import series
-from fuzzer.campaign.state import CORPUS_FOLDER, CampaignFolder
+from fuzzer.campaign.state import CORPUS_FOLDER, CampaignFolder, Withdrawal
 from fuzzer.corpus import releases, upstream
 from fuzzer.corpus.bugs import Bug, group
 from fuzzer.corpus.entry import SCRIPT_SUFFIX, Entry
@@ -148,7 +148,7 @@ def _url(ref: str) -> dict:
 
 
 def _link(link: upstream.Link) -> dict:
-    return {**_url(link.ref), "ref": link.ref, "kind": link.kind, "state": link.state, "relation": link.relation,
+    return {**_url(link.ref), "ref": link.ref, "kind": link.kind, "state": link.status, "relation": link.relation,
             "note": link.note}
 
 
@@ -231,6 +231,7 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
             "untested": sorted((state.get("untested") or {}).items()),
             "internal": sorted((state.get("internal_errors") or {}).items()),
             "reached": sorted((state.get("reached") or {}).items()),
+            "withdrawn": [Withdrawal.from_json(w) for w in state.get("withdrawn") or []],
             "features": ", ".join(f"{k}={v}" for k, v in (state.get("features") or {}).items()) or "none",
             "bugs": last.get("bugs", "-"), "entries": last.get("entries", last.get("saved", "-")),
             "charts": charts, "arms": arms, "pool": last.get("pool"), "tokens": last.get("tokens"),

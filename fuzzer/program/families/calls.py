@@ -15,7 +15,26 @@ defaults, and the call site is the keyword-only ``site``, written last at every 
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    CONSTANTS,
+    Form,
+    Illegal,
+    Shrink,
+    custom_form,
+    fits_same_dims,
+    infer_same2,
+    op_text,
+    same_dims,
+)
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+
+FEATURE = "op-calls"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "custom ops whose kernels call other ops of the library; keyword-only and "
+            "defaulted arguments; two written arguments and two results"),
+)
 
 
 def _op(name: str, declaration: str, doc: str, calls: tuple[str, ...], source: str) -> CustomOp:
@@ -78,47 +97,54 @@ def _(a, b, c, *, beta=1.0, site):
 )
 
 
-def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
-    import dataclasses
+OP = {op.name: op for op in OPS}
 
-    CONSTANTS, Illegal, custom_form, fits_same_dims = build.CONSTANTS, build.Illegal, build.custom_form, build.fits_same_dims
-    infer_same2, op_text, same_dims = build.infer_same2, build.op_text, build.same_dims
 
-    def keyword(name: str):
-        """A keyword-only scalar: one of ``CONSTANTS``, or left to its default (None)."""
-        def draw(rng, dims, fresh):
-            return {name: rng.choice((None,) + CONSTANTS)}
-        return draw
+def _keyword(name: str):
+    """A keyword-only scalar: one of ``CONSTANTS``, or left to its default (None)."""
+    def draw(rng, dims, fresh):
+        return {name: rng.choice((None,) + CONSTANTS)}
+    return draw
 
-    def scalar(attrs: dict, name: str) -> str:
-        value = attrs.get(name)
-        if value is not None and value not in CONSTANTS:
-            raise Illegal(f"{name} {value!r} not in {CONSTANTS}")
-        return "" if value is None else f", {name}={value}"
 
-    def infer_sinmix(t, attrs, m):
-        scalar(attrs, "alpha")
-        return same_dims(t[0], t[1])
+def _scalar(attrs: dict, name: str) -> str:
+    value = attrs.get(name)
+    if value is not None and value not in CONSTANTS:
+        raise Illegal(f"{name} {value!r} not in {CONSTANTS}")
+    return "" if value is None else f", {name}={value}"
 
-    def infer_two(t, attrs, m):
-        scalar(attrs, "beta")
-        if attrs.get("take") not in (0, 1):
-            raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
-        same_dims(t[0], t[1])
-        return same_dims(t[0], t[2])
 
-    def draw_two(rng, dims, fresh):
-        return {**keyword("beta")(rng, dims, fresh), "take": rng.randrange(2)}
+def _infer_sinmix(t, attrs, m):
+    _scalar(attrs, "alpha")
+    return same_dims(t[0], t[1])
 
-    feature = "op-calls"  # fuzzer.program.features.OP_CALLS (which reads the forms: named here)
-    return (
-        custom_form("c_sinmix", 2, infer_sinmix, feature=feature, draw=keyword("alpha"),
-                    render=lambda a, at, d: f"{op_text('c_sinmix')}({a[0]}, {a[1]}{scalar(at, 'alpha')}, "
-                                            f"site={at['site']})"),
-        custom_form("c_scaleadd", 2, infer_same2(False), mutates=(0,), feature=feature),
-        dataclasses.replace(custom_form(
-            "c_two", 3, infer_two, mutates=(0, 1), feature=feature, draw=draw_two,
-            render=lambda a, at, d: f"{op_text('c_two')}({a[0]}, {a[1]}, {a[2]}{scalar(at, 'beta')}, "
-                                    f"site={at['site']})[{at['take']}]"), fits=fits_same_dims),
-    )
+
+def _infer_two(t, attrs, m):
+    _scalar(attrs, "beta")
+    if attrs.get("take") not in (0, 1):
+        raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
+    same_dims(t[0], t[1])
+    return same_dims(t[0], t[2])
+
+
+def _draw_two(rng, dims, fresh):
+    return {**_keyword("beta")(rng, dims, fresh), "take": rng.randrange(2)}
+
+
+def _render_sinmix(a, at, d):
+    return f"{op_text('c_sinmix')}({a[0]}, {a[1]}{_scalar(at, 'alpha')}, site={at['site']})"
+
+
+def _render_two(a, at, d):
+    return f"{op_text('c_two')}({a[0]}, {a[1]}, {a[2]}{_scalar(at, 'beta')}, site={at['site']})[{at['take']}]"
+
+
+#: the forms that call the ops, each toward the plain ``custom_op`` forms
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["c_sinmix"], 2, _infer_sinmix, feature=FEATURE, draw=_keyword("alpha"), render=_render_sinmix,
+                shrink=Shrink(("p_mix", "p_sin"), 3)),
+    custom_form(OP["c_scaleadd"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["c_two"], 3, _infer_two, mutates=(0, 1), feature=FEATURE, draw=_draw_two, render=_render_two,
+                fits=fits_same_dims, shrink=Shrink(("m_shift", "m_addto", "m_scale"), 3)),
+)

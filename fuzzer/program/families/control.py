@@ -27,14 +27,48 @@ judge them.  Every higher-order op here is one eager traces with Dynamo
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    COND,
+    MAP,
+    SCAN,
+    TWIN,
+    WHILE,
+    Form,
+    Illegal,
+    Shrink,
+    custom_form,
+    infer_same,
+    known_dim,
+    need_rank,
+    op_text,
+)
 from fuzzer.program.op_record import PURE, CustomOp
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "hop-effects"
 #: how many times a loop body runs
 TRIPS = 3
+
+
+def _unavailable() -> str | None:
+    """Effects inside higher-order ops need ``torch.cond`` and the ``while_loop``, ``map``
+    and ``scan`` of ``torch._higher_order_ops``."""
+    import torch
+    import torch._higher_order_ops as hops
+
+    lacking = [op for op in ("while_loop", "map", "scan") if not callable(getattr(hops, op, None))]
+    if not hasattr(torch, "cond") or lacking:
+        return f"this torch lacks torch.cond or torch._higher_order_ops.{', '.join(lacking) or 'while_loop'}"
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.25, "effectful and mutating custom ops inside torch.cond branches, while_loop "
+            "bodies, map and scan; an op whose register_autograd backward logs an ORDERED effect",
+            unavailable=_unavailable),
+)
 
 OPS: tuple[CustomOp, ...] = (
     CustomOp("p_gradlog", PURE, doc="x * 1.5; its backward logs the gradient it is given (an ORDERED effect)",
@@ -69,11 +103,12 @@ def call(op: str, args: str, site, plain: bool) -> str:
     return f"torch.ops.dcefuzz.{op}({args}{'' if plain else f', {site}'})"
 
 
-def _rank1(kit, t, m) -> None:
+def _infer_rows(t, attrs, m):
     """A ``map`` or ``scan`` runs over dim 0, which must hold a row for every binding."""
-    kit.need_rank(t[0], 1)
-    if sizes.smallest(kit.known_dim(t[0][0]), m) < 1:
-        raise kit.Illegal(f"a map or scan needs dim {t[0][0]!r} >= 1 for every binding")
+    need_rank(t[0], 1)
+    if sizes.smallest(known_dim(t[0][0]), m) < 1:
+        raise Illegal(f"a map or scan needs dim {t[0][0]!r} >= 1 for every binding")
+    return t[0]
 
 
 def _cond_log_helpers(stmt, plain: bool) -> dict[str, str]:
@@ -105,44 +140,64 @@ def _loop(a: str, body: str) -> str:
     return f"torch._higher_order_ops.while_loop(lambda i, t: i < {TRIPS}, {body}, ({counter}, {carried}))[1]"
 
 
-def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
-    COND, MAP, SCAN, WHILE = kit.COND, kit.MAP, kit.SCAN, kit.WHILE
+def _render_cond_tap(a, at, d):
+    tap = op_text("e_tap")
+    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {tap}(t, {at['site']}), "
+            f"lambda t: {tap}(t * 0.5, {at['site2']}), ({a[0]},))")
 
-    def same(t, at, m):
-        return t[0]
 
-    def rows(t, at, m):
-        _rank1(kit, t, m)
-        return t[0]
+def _render_cond_log(a, at, d):
+    return f"torch.cond({a[0]}.sum() > 0, log_then_sin{at['site']}, log_then_cos{at['site2']}, ({a[0]},))"
 
-    def make(name, infer, render, **changes):
-        base = kit.custom_form(name, 1, infer, form=changes.pop("form"), feature=FEATURE, render=render)
-        return dataclasses.replace(base, nested=True, returns=True, **changes)
 
-    tap = kit.op_text("e_tap")
-    return (
-        make("e_tap", same, lambda a, at, d: (
-            f"torch.cond({a[0]}.sum() > 0, lambda t: {tap}(t, {at['site']}), "
-            f"lambda t: {tap}(t * 0.5, {at['site2']}), ({a[0]},))"),
-            form="cond_tap", branches=True, hop=COND, opaque=False),
-        make("e_log", same, lambda a, at, d: (
-            f"torch.cond({a[0]}.sum() > 0, log_then_sin{at['site']}, log_then_cos{at['site2']}, ({a[0]},))"),
-            form="cond_log", branches=True, hop=COND, opaque=False, helpers=_cond_log_helpers),
-        make("m_scale", same, lambda a, at, d: (
-            f"torch.cond({a[0]}.sum() > 0, scale_double{at['site']}, scale_half{at['site2']}, ({a[0]},))"),
-            form="cond_scale", branches=True, hop=COND, opaque=False, helpers=_cond_scale_helpers),
-        make("e_tap", same, lambda a, at, d: _loop(a[0], f"lambda i, t: (i + 1, {tap}(t, {at['site']}))"),
-             form="while_tap", hop=WHILE),
-        make("m_scale", same, lambda a, at, d: _loop(a[0], f"scale_step{at['site']}"),
-             form="while_scale", hop=WHILE, helpers=_while_scale_helpers),
-        make("e_tap", rows, lambda a, at, d: f"torch._higher_order_ops.map(lambda t: {tap}(t, {at['site']}), {a[0]})",
-             form="map_tap", hop=MAP),
-        make("e_tap", rows, lambda a, at, d: (
-            f"torch._higher_order_ops.scan(lambda c, x: ((c + x).contiguous(), {tap}(x, {at['site']})), "
-            f"{a[0]}.new_zeros({a[0]}.shape[1:]), {a[0]})[1]"),
-            form="scan_tap", hop=SCAN,
-            limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects"),
-        dataclasses.replace(kit.custom_form("p_gradlog", 1, same, feature=FEATURE), also_calls=("e_log",),
-                            once=True),
-    )
+def _render_cond_scale(a, at, d):
+    return f"torch.cond({a[0]}.sum() > 0, scale_double{at['site']}, scale_half{at['site2']}, ({a[0]},))"
+
+
+def _render_while_tap(a, at, d):
+    return _loop(a[0], f"lambda i, t: (i + 1, {op_text('e_tap')}(t, {at['site']}))")
+
+
+def _render_while_scale(a, at, d):
+    return _loop(a[0], f"scale_step{at['site']}")
+
+
+def _render_map(op: str):
+    def render(a, at, d):
+        return f"torch._higher_order_ops.map(lambda t: {op_text(op)}(t, {at['site']}), {a[0]})"
+    return render
+
+
+def _render_scan_tap(a, at, d):
+    return (f"torch._higher_order_ops.scan(lambda c, x: ((c + x).contiguous(), {op_text('e_tap')}(x, {at['site']})), "
+            f"{a[0]}.new_zeros({a[0]}.shape[1:]), {a[0]})[1]")
+
+
+def _nested(op: str, infer, render, form: str, **fields) -> Form:
+    """A form calling the first library's op ``op`` inside a higher-order op: its calls
+    are nested, and the form returns the higher-order op's value."""
+    return custom_form(FIRST[op], 1, infer, form=form, feature=FEATURE, render=render, nested=True, returns=True,
+                       **fields)
+
+
+#: the family's forms, each toward the bare call it wraps (of its op's kind); where that
+#: has no result and the form's is read, the plain clone, which drops the call
+FORMS: tuple[Form, ...] = (
+    _nested("e_tap", infer_same, _render_cond_tap, "cond_tap", branches=True, hop=COND, opaque=False,
+            shrink=Shrink(("e_tap",), 3)),
+    _nested("e_log", infer_same, _render_cond_log, "cond_log", branches=True, hop=COND, opaque=False,
+            helpers=_cond_log_helpers, shrink=Shrink(("e_log", "e_tap"), 3)),
+    _nested("m_scale", infer_same, _render_cond_scale, "cond_scale", branches=True, hop=COND, opaque=False,
+            helpers=_cond_scale_helpers, shrink=Shrink(("m_scale", "clone"), 3)),
+    _nested("e_tap", infer_same, _render_while_tap, "while_tap", hop=WHILE, shrink=Shrink(("e_tap",), 3)),
+    _nested("m_scale", infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers,
+            shrink=Shrink(("m_scale", "clone"), 3)),
+    _nested("e_tap", _infer_rows, _render_map("e_tap"), "map_tap", hop=MAP, shrink=Shrink(("e_tap",), 3)),
+    # map_tap's twin with no effect in its body, never drawn (``fuzzer.triage.causes``)
+    _nested("p_sin", _infer_rows, _render_map("p_sin"), "map_sin", hop=MAP, drawn_as=TWIN),
+    _nested("e_tap", _infer_rows, _render_scan_tap, "scan_tap", hop=SCAN,
+            limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects",
+            shrink=Shrink(("e_tap",), 3)),
+    custom_form(OPS[0], 1, infer_same, feature=FEATURE, also_calls=("e_log",), backward_logs=("e_log",), once=True,
+                shrink=Shrink(("p_sin",), 3)),
+)

@@ -44,13 +44,21 @@ family adds no op: it calls the first library's.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.families.control import call
 from fuzzer.program.families.function import function_class
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, fits_same_dims, infer_same, infer_same2
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "function-shapes"
 OPS: tuple = ()
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "autograd.Function subclasses as libraries write them: two tensor arguments "
+            "(one value may be given as both), a gradient returned for each, an in-place add to the forward's "
+            "result, a backward that writes a clone of its gradient in place, a buffer kept on ctx that forward "
+            "and backward both write"),
+)
 
 
 def _pair(stmt, plain: bool) -> dict[str, str]:
@@ -86,20 +94,29 @@ def _saved(stmt, plain: bool) -> dict[str, str]:
     return {name: function_class(name, "x", forward, backward)}
 
 
-def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
-    def same(t, at, m):
-        return t[0]
+def _apply(prefix: str):
+    """The render of ``<prefix><site>.apply(...)``: the call of the statement's class."""
+    def render(a, at, d):
+        return f"{prefix}{at['site']}.apply({', '.join(a)})"
+    return render
 
-    def make(name, prefix, helpers, arity, **changes):
-        base = kit.custom_form(name, arity, same if arity == 1 else kit.infer_same2(True), form=changes.pop("form"),
-                               feature=FEATURE, grad=kit.BACKWARD,
-                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({', '.join(a)})")
-        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 
-    return (
-        make("p_mix", "PairFunction", _pair, 2, form="fn_pair", fits=kit.fits_same_dims),
-        make("p_mix", "AddFunction", _linear, 2, form="fn_linear", fits=kit.fits_same_dims, also_calls=("p_sin",)),
-        make("p_sin", "GradInPlace", _gradbuf, 1, form="fn_gradbuf", also_calls=("m_addto",)),
-        make("m_scale", "SavedBuffer", _saved, 1, form="fn_saved"),
-    )
+def _function(op: str, prefix: str, helpers, arity: int, form: str, **fields) -> Form:
+    """The form of an ``autograd.Function`` class (``helpers``) of ``arity`` arguments of
+    one shape whose forward calls the first library's op ``op``: two call sites, nested."""
+    return custom_form(FIRST[op], arity, infer_same if arity == 1 else infer_same2(True), form=form,
+                       feature=FEATURE, grad=BACKWARD, render=_apply(prefix), nested=True, returns=True, site_count=2,
+                       helpers=helpers, **fields)
+
+
+#: the family's forms, each toward a Function of one argument that writes nothing in
+#: backward (``families.function``), then the bare call
+FORMS: tuple[Form, ...] = (
+    _function("p_mix", "PairFunction", _pair, 2, "fn_pair", fits=fits_same_dims,
+              shrink=Shrink(("fn_pure", "p_mix"), 4)),
+    _function("p_mix", "AddFunction", _linear, 2, "fn_linear", fits=fits_same_dims, also_calls=("p_sin",),
+              shrink=Shrink(("fn_pair", "p_mix"), 5)),
+    _function("p_sin", "GradInPlace", _gradbuf, 1, "fn_gradbuf", also_calls=("m_addto",),
+              shrink=Shrink(("fn_pure", "p_sin"), 4)),
+    _function("m_scale", "SavedBuffer", _saved, 1, "fn_saved", shrink=Shrink(("fn_scale", "m_scale", "clone"), 4)),
+)

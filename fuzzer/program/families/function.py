@@ -22,12 +22,18 @@ The family adds no op: it calls the first library's.
 
 from __future__ import annotations
 
-import dataclasses
-
 from fuzzer.program.families.control import call
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import BACKWARD, Form, Shrink, custom_form, infer_same
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "autograd-function"
 OPS: tuple = ()
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.25, "torch.autograd.Function subclasses whose forward and backward call "
+            "custom ops: pure, writing a fresh intermediate, writing its input marked dirty"),
+)
 
 
 def function_class(name: str, params: str, forward: list[str], backward: list[str]) -> str:
@@ -62,19 +68,26 @@ def _dirty(stmt, plain: bool) -> dict[str, str]:
                                  [f"return {call('p_sin', 'grad * 0.5', s2, plain)}"])}
 
 
-def forms(kit) -> tuple:
-    """The family's forms, built with ``kit`` (``fuzzer.program.form``)."""
-    def same(t, at, m):
-        return t[0]
+def _apply(prefix: str):
+    """The render of ``<prefix><site>.apply(x)``: the call of the statement's class."""
+    def render(a, at, d):
+        return f"{prefix}{at['site']}.apply({a[0]})"
+    return render
 
-    def make(name, prefix, helpers, **changes):
-        base = kit.custom_form(name, 1, same, form=changes.pop("form"), feature=FEATURE, grad=kit.BACKWARD,
-                               render=lambda a, at, d: f"{prefix}{at['site']}.apply({a[0]})",
-                               mutates=changes.pop("mutates", ()))
-        return dataclasses.replace(base, nested=True, returns=True, site_count=2, helpers=helpers, **changes)
 
-    return (
-        make("p_sin", "SinFunction", _pure, form="fn_pure", also_calls=("p_mix",)),
-        make("m_scale", "ScaleFunction", _scale, form="fn_scale", also_calls=("p_sin",)),
-        make("m_scale", "ScaleInPlace", _dirty, form="fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True),
-    )
+def _function(op: str, prefix: str, helpers, form: str, **fields) -> Form:
+    """The form of an ``autograd.Function`` class (``helpers``) whose forward calls the
+    first library's op ``op``: two call sites (forward, backward), nested."""
+    return custom_form(FIRST[op], 1, infer_same, form=form, feature=FEATURE, grad=BACKWARD, render=_apply(prefix),
+                       nested=True, returns=True, site_count=2, helpers=helpers, **fields)
+
+
+#: the family's forms, each toward the bare call of its forward (where that has no
+#: result and the form's is read, the plain clone, which drops the call)
+FORMS: tuple[Form, ...] = (
+    _function("p_sin", "SinFunction", _pure, "fn_pure", also_calls=("p_mix",), shrink=Shrink(("p_sin",), 3)),
+    _function("m_scale", "ScaleFunction", _scale, "fn_scale", also_calls=("p_sin",),
+              shrink=Shrink(("m_scale", "clone"), 3)),
+    _function("m_scale", "ScaleInPlace", _dirty, "fn_dirty", also_calls=("p_sin",), mutates=(0,), dirty=True,
+              shrink=Shrink(("m_scale", "clone"), 3)),
+)

@@ -41,7 +41,46 @@ gradients.
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    CONSTANTS,
+    NO_BACKWARD,
+    Form,
+    Illegal,
+    Shrink,
+    const,
+    custom_form,
+    fits_same_dims,
+    infer_same,
+    infer_same2,
+    op_text,
+    same_dims,
+)
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+
+#: the features of the family: the schemas, and a schema's result that is its argument
+FEATURE, ALIAS_FEATURE = "schemas", "schema-alias"
+
+
+def _alias_unavailable() -> str | None:
+    """A schema's returned alias needs ``torch.Tag.inplace``, an out overload's ``out``."""
+    import torch
+
+    lacking = [tag for tag in ("inplace", "out") if not hasattr(torch.Tag, tag)]
+    if lacking:
+        return (f"this torch lacks torch.Tag.{' and torch.Tag.'.join(lacking)}, without which an op's result "
+                "may not alias its argument (auto_functionalize.can_auto_functionalize)")
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "ops of hand-written schemas (Library.define / impl, torch.library.define): "
+            "Tensor(a!), Tensor(a!)[] of three, two written arguments and two results, Tensor(a!)?, "
+            "Tensor(a!)[]? given a list or None, a functional op with an .out overload tagged as its out variant"),
+    Feature(ALIAS_FEATURE, 0.3, "a hand-written schema whose result is its written first argument "
+            "(-> Tensor(a!), tagged torch.Tag.inplace), and an .out overload called with its buffer (tagged "
+            "torch.Tag.out)", unavailable=_alias_unavailable),
+)
 
 
 def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
@@ -232,63 +271,96 @@ if not hasattr(torch.Tag, "out"):  # a Tag.out op's fake is torch's: the buffer
 )
 
 
-def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
-    import dataclasses
+OP = {op.name: op for op in OPS}
 
-    CONSTANTS, NO_BACKWARD, Illegal, const = build.CONSTANTS, build.NO_BACKWARD, build.Illegal, build.const
-    custom_form, fits_same_dims, infer_same2 = build.custom_form, build.fits_same_dims, build.infer_same2
-    op_text, same_dims = build.op_text, build.same_dims
 
-    def draw_c(rng, dims, fresh):
-        return {"c": rng.choice(CONSTANTS)}
+def _draw_c(rng, dims, fresh):
+    return {"c": rng.choice(CONSTANTS)}
 
-    def infer_take3(t, attrs, m):
-        if attrs.get("take") not in (0, 1):
-            raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
-        same_dims(t[0], t[1])
-        return same_dims(t[0], t[2])
 
-    def infer_list(t, attrs, m):
-        same_dims(t[0], t[1])
-        same_dims(t[0], t[2])
-        return None
+def _draw_take(rng, dims, fresh):
+    return {"take": rng.randrange(2)}
 
-    def infer_optlist(t, attrs, m):
-        same_dims(t[0], t[1])
-        return same_dims(t[0], t[2])
 
-    # the features (``fuzzer.program.features``, which reads the forms: named here)
-    feature, alias_feature = "schemas", "schema-alias"
-    return (
-        custom_form("s_mix", 2, infer_same2(True), feature=feature, grad=NO_BACKWARD),
-        custom_form("s_addto", 2, infer_same2(False), mutates=(0,), feature=feature),
-        custom_form("s_scale", 1, lambda t, at, m: (const(at), None)[1], mutates=(0,), feature=feature,
-                    draw=draw_c, render=lambda a, at, d: f"{op_text('s_scale')}({a[0]}, {at['c']}, {at['site']})"),
-        dataclasses.replace(custom_form(
-            "s_list", 3, infer_list, mutates=(0, 1, 2), feature=feature,
-            render=lambda a, at, d: f"{op_text('s_list')}([{a[0]}, {a[1]}, {a[2]}], {at['site']})"), fits=fits_same_dims),
-        dataclasses.replace(custom_form(
-            "s_pair", 3, infer_take3, mutates=(0, 1), feature=feature, draw=lambda rng, dims, fresh: {"take": rng.randrange(2)},
-            render=lambda a, at, d: f"{op_text('s_pair')}({a[0]}, {a[1]}, {a[2]}, {at['site']})[{at['take']}]"),
-            fits=fits_same_dims),
-        custom_form("s_opt", 2, infer_same2(True), mutates=(1,), feature=feature),
-        custom_form("s_opt", 1, lambda t, at, m: t[0], form="s_opt_none", feature=feature,
-                    render=lambda a, at, d: f"{op_text('s_opt')}({a[0]}, None, {at['site']})"),
-        dataclasses.replace(custom_form("s_inplace", 2, infer_same2(True), mutates=(0,),
-                                        feature=alias_feature), result_aliases=True),
-        # an optional written list: given two tensors (operands 1 and 2), or None
-        dataclasses.replace(custom_form(
-            "s_optlist", 3, infer_optlist, mutates=(1, 2), feature=feature,
-            render=lambda a, at, d: f"{op_text('s_optlist')}({a[0]}, [{a[1]}, {a[2]}], {at['site']})"),
-            fits=fits_same_dims),
-        custom_form("s_optlist", 1, lambda t, at, m: t[0], form="s_optlist_none", feature=feature,
-                    render=lambda a, at, d: f"{op_text('s_optlist')}({a[0]}, None, {at['site']})"),
-        # a functional op with an out overload: the op, which the compiler may lower to
-        # the overload, and the overload called with a buffer (operand 0, its result)
-        custom_form("s_silu", 1, lambda t, at, m: t[0], feature=feature, grad=NO_BACKWARD),
-        dataclasses.replace(custom_form(
-            "s_silu", 2, infer_same2(True), mutates=(0,), form="s_silu_out", feature=alias_feature,
-            grad=NO_BACKWARD, render=lambda a, at, d: f"{op_text('s_silu')}.out({a[1]}, {at['site']}, out={a[0]})"),
-            category=MUTATING, result_aliases=True),
-    )
+def _infer_scale(t, attrs, m):
+    const(attrs)
+    return None
+
+
+def _infer_take3(t, attrs, m):
+    if attrs.get("take") not in (0, 1):
+        raise Illegal(f"take must be 0 or 1, got {attrs.get('take')!r}")
+    same_dims(t[0], t[1])
+    return same_dims(t[0], t[2])
+
+
+def _infer_list(t, attrs, m):
+    same_dims(t[0], t[1])
+    same_dims(t[0], t[2])
+    return None
+
+
+def _infer_optlist(t, attrs, m):
+    same_dims(t[0], t[1])
+    return same_dims(t[0], t[2])
+
+
+def _render_scale(a, at, d):
+    return f"{op_text('s_scale')}({a[0]}, {at['c']}, {at['site']})"
+
+
+def _render_list(a, at, d):
+    return f"{op_text('s_list')}([{a[0]}, {a[1]}, {a[2]}], {at['site']})"
+
+
+def _render_pair(a, at, d):
+    return f"{op_text('s_pair')}({a[0]}, {a[1]}, {a[2]}, {at['site']})[{at['take']}]"
+
+
+def _render_opt_none(a, at, d):
+    return f"{op_text('s_opt')}({a[0]}, None, {at['site']})"
+
+
+def _render_optlist(a, at, d):
+    return f"{op_text('s_optlist')}({a[0]}, [{a[1]}, {a[2]}], {at['site']})"
+
+
+def _render_optlist_none(a, at, d):
+    return f"{op_text('s_optlist')}({a[0]}, None, {at['site']})"
+
+
+def _render_silu_out(a, at, d):
+    return f"{op_text('s_silu')}.out({a[1]}, {at['site']}, out={a[0]})"
+
+
+#: the forms that call the ops, each toward the plain ``custom_op`` forms: an optional
+#: written list toward the optional tensor (its first element), and its call with None
+#: toward that one's; a functional op with an out overload toward the plain pure op, its
+#: overload called with a buffer toward the tagged out= op
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["s_mix"], 2, infer_same2(True), feature=FEATURE, grad=NO_BACKWARD,
+                shrink=Shrink(("p_mix", "p_sin"), 3)),
+    custom_form(OP["s_addto"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["s_scale"], 1, _infer_scale, mutates=(0,), feature=FEATURE, draw=_draw_c, render=_render_scale,
+                shrink=Shrink(("m_scale",), 3)),
+    custom_form(OP["s_list"], 3, _infer_list, mutates=(0, 1, 2), feature=FEATURE, render=_render_list,
+                fits=fits_same_dims, shrink=Shrink(("m_list", "m_scale"), 3)),
+    custom_form(OP["s_pair"], 3, _infer_take3, mutates=(0, 1), feature=FEATURE, draw=_draw_take, render=_render_pair,
+                fits=fits_same_dims, shrink=Shrink(("m_shift", "m_addto", "m_scale"), 3)),
+    custom_form(OP["s_opt"], 2, infer_same2(True), mutates=(1,), feature=FEATURE, shrink=Shrink(("s_opt_none",), 3)),
+    custom_form(OP["s_opt"], 1, infer_same, form="s_opt_none", feature=FEATURE, render=_render_opt_none),
+    custom_form(OP["s_inplace"], 2, infer_same2(True), mutates=(0,), feature=ALIAS_FEATURE, result_aliases=True,
+                shrink=Shrink(("s_addto", "m_addto", "m_scale"), 4)),
+    # an optional written list: given two tensors (operands 1 and 2), or None
+    custom_form(OP["s_optlist"], 3, _infer_optlist, mutates=(1, 2), feature=FEATURE, render=_render_optlist,
+                fits=fits_same_dims, shrink=Shrink(("s_opt", "s_optlist_none"), 4)),
+    custom_form(OP["s_optlist"], 1, infer_same, form="s_optlist_none", feature=FEATURE,
+                render=_render_optlist_none, shrink=Shrink(("s_opt_none",), 3)),
+    # a functional op with an out overload: the op, which the compiler may lower to
+    # the overload, and the overload called with a buffer (operand 0, its result)
+    custom_form(OP["s_silu"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD, shrink=Shrink(("p_sin",), 3)),
+    custom_form(OP["s_silu"], 2, infer_same2(True), mutates=(0,), form="s_silu_out", feature=ALIAS_FEATURE,
+                grad=NO_BACKWARD, render=_render_silu_out, category=MUTATING, result_aliases=True,
+                shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 4)),
+)

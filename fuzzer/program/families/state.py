@@ -17,6 +17,9 @@ any shape, and write the whole state element by element from it.
 
 from __future__ import annotations
 
+from fuzzer.program import sizes
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import Form, Illegal, custom_form, op_text
 from fuzzer.program.op_record import MUTATING, CustomOp
 
 FEATURE = "module-carry"
@@ -25,6 +28,13 @@ MOMENTUMS = (0.1, 0.5, 0.9)
 #: the drawn indices ``k_put`` may write at (or ``"size"``: a binding's size modulo
 #: the cache's length)
 POSITIONS = ("size", 0, 1, 2)
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "a module whose state carries over from call to call (a KV cache of fixed "
+            "length written at a position, running statistics), through mutating custom ops; judged after each call",
+            seen_in=lambda p: bool(p.mode.module) and p.mode.carry),
+)
 
 
 def _op(name: str, doc: str, source: str) -> CustomOp:
@@ -48,46 +58,57 @@ def r_stat(buf: torch.Tensor, x: torch.Tensor, m: float, site: int) -> None:
 )
 
 
-def forms(build) -> tuple:
-    """The forms that call the ops, made with ``build`` (``fuzzer.program.form``)."""
-    import dataclasses
+OP = {op.name: op for op in OPS}
 
-    from fuzzer.program import sizes
 
-    Illegal, custom_form, op_text = build.Illegal, build.custom_form, build.op_text
+def _fits(operands) -> bool:
+    """A state of rank 1 or more, a value of any shape."""
+    return len(operands[0]) >= 1
 
-    def fits(operands) -> bool:  # a state of rank 1 or more, a value of any shape
-        return len(operands[0]) >= 1
 
-    def position(attrs, dims) -> str:
-        at = attrs.get("at")
-        return f"({dims[1][0]}) % ({dims[0][0]})" if at == "size" else str(at)
+def _position(attrs, dims) -> str:
+    at = attrs.get("at")
+    return f"({dims[1][0]}) % ({dims[0][0]})" if at == "size" else str(at)
 
-    def infer_put(t, attrs, m):
-        at = attrs.get("at")
-        if at not in POSITIONS or not t[0] or any(sizes.has_unbacked(d) for d in t[0][:1]):
-            raise Illegal(f"k_put needs a cache of rank >= 1 and a position of {POSITIONS}, got {at!r}")
-        least = sizes.smallest(t[0][0], m)
-        if at == "size" and (not t[1] or sizes.has_unbacked(t[1][0]) or least < 1):
-            raise Illegal("k_put at a size needs a value of rank >= 1 and a cache of 1 row or more")
-        if at != "size" and least <= at:
-            raise Illegal(f"k_put at {at} needs a cache of {at + 1} rows or more for every binding")
-        return None
 
-    def infer_stat(t, attrs, m):
-        if attrs.get("m") not in MOMENTUMS:
-            raise Illegal(f"r_stat's momentum must be one of {MOMENTUMS}")
-        return None
+def _infer_put(t, attrs, m):
+    at = attrs.get("at")
+    if at not in POSITIONS or not t[0] or any(sizes.has_unbacked(d) for d in t[0][:1]):
+        raise Illegal(f"k_put needs a cache of rank >= 1 and a position of {POSITIONS}, got {at!r}")
+    least = sizes.smallest(t[0][0], m)
+    if at == "size" and (not t[1] or sizes.has_unbacked(t[1][0]) or least < 1):
+        raise Illegal("k_put at a size needs a value of rank >= 1 and a cache of 1 row or more")
+    if at != "size" and least <= at:
+        raise Illegal(f"k_put at {at} needs a cache of {at + 1} rows or more for every binding")
+    return None
 
-    return (
-        dataclasses.replace(custom_form(
-            "k_put", 2, infer_put, mutates=(0,), feature=FEATURE,
-            draw=lambda rng, dims, fresh: {"at": rng.choice(POSITIONS)},
-            render=lambda a, at, d: f"{op_text('k_put')}({a[0]}, {a[1]}, {position(at, d)}, {at['site']})"),
-            fits=fits),
-        dataclasses.replace(custom_form(
-            "r_stat", 2, infer_stat, mutates=(0,), feature=FEATURE,
-            draw=lambda rng, dims, fresh: {"m": rng.choice(MOMENTUMS)},
-            render=lambda a, at, d: f"{op_text('r_stat')}({a[0]}, {a[1]}, {at['m']}, {at['site']})"),
-            fits=fits),
-    )
+
+def _infer_stat(t, attrs, m):
+    if attrs.get("m") not in MOMENTUMS:
+        raise Illegal(f"r_stat's momentum must be one of {MOMENTUMS}")
+    return None
+
+
+def _draw_position(rng, dims, fresh) -> dict:
+    return {"at": rng.choice(POSITIONS)}
+
+
+def _draw_momentum(rng, dims, fresh) -> dict:
+    return {"m": rng.choice(MOMENTUMS)}
+
+
+def _render_put(a, at, d):
+    return f"{op_text('k_put')}({a[0]}, {a[1]}, {_position(at, d)}, {at['site']})"
+
+
+def _render_stat(a, at, d):
+    return f"{op_text('r_stat')}({a[0]}, {a[1]}, {at['m']}, {at['site']})"
+
+
+#: the forms that call the ops (no simpler form: a carried state's write is its own)
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["k_put"], 2, _infer_put, mutates=(0,), feature=FEATURE, draw=_draw_position, render=_render_put,
+                fits=_fits),
+    custom_form(OP["r_stat"], 2, _infer_stat, mutates=(0,), feature=FEATURE, draw=_draw_momentum,
+                render=_render_stat, fits=_fits),
+)

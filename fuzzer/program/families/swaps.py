@@ -22,9 +22,19 @@ the argument as it was.  No op here does; each changes only what its kernel made
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import NO_BACKWARD, Form, Shrink, custom_form, infer_none, infer_same, infer_same2
 from fuzzer.program.op_record import MUTATING, PURE, CustomOp
 
 FEATURE = "storage-swaps"
+
+#: the feature of these ops and of the storage swaps in a program (``swap_forms``)
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "set_ and resize_: a fresh tensor set onto a value's storage or a clone's, a "
+            "fresh result swapped onto another storage, a buffer grown from nothing or shrunk; custom ops "
+            "whose kernels resize their written argument to its own sizes, write it through a tensor set onto "
+            "its storage, or resize a workspace"),
+)
 
 
 def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
@@ -74,11 +84,14 @@ def _(x, site):
 )
 
 
-def forms(kit) -> tuple:
-    """The forms calling the ops, built with ``kit`` (``fuzzer.program.form``): ``r_resize``'s
-    operands have one shape, so its resize keeps the written argument's sizes."""
-    return (
-        kit.custom_form("r_resize", 2, kit.infer_same2(False), mutates=(0,), feature=FEATURE),
-        kit.custom_form("r_setw", 1, lambda t, at, m: None, mutates=(0,), feature=FEATURE),
-        kit.custom_form("r_workspace", 1, lambda t, at, m: t[0], feature=FEATURE, grad=kit.NO_BACKWARD),
-    )
+OP = {op.name: op for op in OPS}
+
+
+#: the forms calling the ops, each toward the plain op of its kind: ``r_resize``'s
+#: operands have one shape, so its resize keeps the written argument's sizes
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["r_resize"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
+                shrink=Shrink(("m_addto", "m_scale"), 3)),
+    custom_form(OP["r_setw"], 1, infer_none, mutates=(0,), feature=FEATURE, shrink=Shrink(("m_scale",), 3)),
+    custom_form(OP["r_workspace"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD, shrink=Shrink(("p_sin",), 3)),
+)

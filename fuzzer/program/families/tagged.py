@@ -22,6 +22,8 @@ so a call written without its site (a brief) still reads right.
 
 from __future__ import annotations
 
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import Form, Shrink, custom_form, infer_same, infer_same2, op_text, same_dims
 from fuzzer.program.op_record import MUTATING, CustomOp
 
 FEATURE = "tagged-ops"
@@ -48,6 +50,13 @@ def unavailable() -> str | None:
     if not schema.endswith("-> Tensor(a0!)"):
         return f"this torch reads Tag.inplace otherwise: {schema}"
     return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.3, "custom ops tagged torch.Tag.inplace (write their first argument and return it) "
+            "and torch.Tag.out (write keyword-only buffers and return them); later statements may read and "
+            "write through the returned alias", unavailable=unavailable),
+)
 
 
 def _op(name: str, doc: str, source: str) -> CustomOp:
@@ -85,45 +94,43 @@ def t_split_out(x: torch.Tensor, site: int, *, lo: torch.Tensor, hi: torch.Tenso
 )
 
 
+OP = {op.name: op for op in OPS}
+
+
 def _same_dims(operands) -> bool:
     return all(d == operands[0] for d in operands[1:])
 
 
-def _render_sin_out(op: str):
-    def render(a, at, d):
-        return f"{op}({a[1]}, {at['site']}, out={a[0]})"
-    return render
+def _render_sin_out(a, at, d):
+    return f"{op_text('t_sin_out')}({a[1]}, {at['site']}, out={a[0]})"
 
 
-def _render_split(op: str, take: int):
+def _render_split(take: int):
     """``t_split_out``'s call returning buffer ``take``: the operands are that buffer,
     the read tensor, then the other buffer."""
     def render(a, at, d):
         lo, hi = (a[0], a[2]) if take == 0 else (a[2], a[0])
-        return f"{op}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
+        return f"{op_text('t_split_out')}({a[1]}, {at['site']}, lo={lo}, hi={hi})[{take}]"
     return render
 
 
-def forms(kit) -> tuple:
-    """The forms calling the tagged ops, built with ``kit`` (``fuzzer.program.form``);
-    each result is operand 0."""
-    import dataclasses
+def _infer3(t, attrs, m):
+    same_dims(t[0], t[1])
+    return same_dims(t[0], t[2])
 
-    def tagged(form, fits=None):
-        return dataclasses.replace(form, result_aliases=True, fits=fits)
 
-    def infer3(t, attrs, m):
-        kit.same_dims(t[0], t[1])
-        return kit.same_dims(t[0], t[2])
-
-    split = kit.op_text("t_split_out")
-    return (
-        tagged(kit.custom_form("t_scale", 1, lambda t, at, m: t[0], mutates=(0,), feature=FEATURE)),
-        tagged(kit.custom_form("t_addto", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE)),
-        tagged(kit.custom_form("t_sin_out", 2, kit.infer_same2(True), mutates=(0,), feature=FEATURE,
-                               render=_render_sin_out(kit.op_text("t_sin_out")))),
-        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
-                               render=_render_split(split, 0)), fits=_same_dims),
-        tagged(kit.custom_form("t_split_out", 3, infer3, mutates=(0, 2), feature=FEATURE,
-                               render=_render_split(split, 1), form="t_split_out_hi"), fits=_same_dims),
-    )
+# each toward the plain mutating op of its argument (its result read as the argument,
+# ``fuzzer.reduce.passes.rewrite``), a second buffer or operand dropped on the way
+FORMS: tuple[Form, ...] = (
+    custom_form(OP["t_scale"], 1, infer_same, mutates=(0,), feature=FEATURE, result_aliases=True,
+                shrink=Shrink(("m_scale",), 1)),
+    custom_form(OP["t_addto"], 2, infer_same2(True), mutates=(0,), feature=FEATURE, result_aliases=True,
+                shrink=Shrink(("m_addto", "m_scale", "t_scale"))),
+    custom_form(OP["t_sin_out"], 2, infer_same2(True), mutates=(0,), feature=FEATURE, render=_render_sin_out,
+                result_aliases=True, shrink=Shrink(("m_addto", "m_scale"))),
+    custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(0),
+                result_aliases=True, fits=_same_dims, shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 3)),
+    custom_form(OP["t_split_out"], 3, _infer3, mutates=(0, 2), feature=FEATURE, render=_render_split(1),
+                form="t_split_out_hi", result_aliases=True, fits=_same_dims,
+                shrink=Shrink(("t_sin_out", "m_addto", "m_scale"), 3)),
+)

@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from fuzzer.program.ir import Case
-from fuzzer.reduce.edits import with_program
+from fuzzer.reduce.edits import with_mode
 from fuzzer.reduce.order import simpler_modes
 from fuzzer.reduce.passes.base import Candidates, State, first_taken_then_again
 
 
 def mode_edits(case: Case) -> Iterator[Case]:
-    """``case`` with each single simplification of its mode."""
-    return (with_program(case, mode=m) for m in simpler_modes(case.program.mode))
+    """``case`` with each single simplification of its mode (``edits.with_mode``)."""
+    return (with_mode(case, m) for m in simpler_modes(case.program.mode))
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,11 @@
 A form is an op spec in the NNSmith sense: it knows its category, how many tensor
 operands it takes, which of them it writes, whether its result aliases its first
 operand, the output dims it produces (or :class:`Illegal` when operands don't fit),
-and the Python text it lowers to.  This module holds the record and the typing rules
-forms share; the forms themselves are in ``forms`` (aten and custom ops, and the
-registry) and ``tensor_forms`` (the views and indexing of the tensor API).
+and the Python text it lowers to.  This module holds the record, the typing rules
+and attribute draws forms share, and the builders of a custom op's form; the forms
+themselves are declared in the modules the table (``fuzzer.program.forms``) lists, the
+op families' in theirs (``fuzzer.program.families``).  It imports no op library, so
+any of those modules may build its forms at its import.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.program import custom_ops, sizes
+from fuzzer.program import sizes
+from fuzzer.program.op_record import EFFECTFUL, NAMESPACE, PURE, CustomOp
 from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; a custom form's category is what its op
-# declares (custom_ops.PURE, MUTATING or EFFECTFUL).
+# declares (op_record.PURE, MUTATING or EFFECTFUL).
 ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
@@ -25,6 +28,10 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+#: what a form no program draws is drawn as (no category weight names it): a twin only
+#: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
+#: without an effect)
+TWIN = "twin"
 
 #: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
 #: feature's, then those of the hop-effects family (``families.control``)
@@ -70,14 +77,64 @@ def draw_size(rng, dims, fresh) -> dict:
     return {"size": fresh}
 
 
+#: how complicated a form reads where it says nothing of it (``Shrink.complexity``)
+DEFAULT_COMPLEXITY = 2
+
+
+@dataclass(frozen=True)
+class Shrink:
+    """What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the
+    simpler forms it may become and how complicated the form reads.  A form without
+    ``simpler`` forms has no shrink path of its own: the shrinker only removes or
+    bypasses its statements.  Each simpler form ranks no higher (``complexity``), so a
+    rewrite moves down the shrinker's order (``fuzzer.reduce.order.complexity``)."""
+
+    #: simpler forms of the same declared kind, tried in order (arity may drop: extra
+    #: operands are discarded); a form that wraps a call (a branch, a loop, an
+    #: ``autograd.Function``) toward the bare call
+    simpler: tuple[str, ...] = ()
+    #: how complicated the form reads: the forms others shrink to rank lowest
+    complexity: int = DEFAULT_COMPLEXITY
+    #: the attributes a statement rewritten into this form starts with, beside its sites
+    #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
+    start: tuple[tuple[str, object], ...] = ()
+
+
 @dataclass(frozen=True)
 class Form:
+    """A statement form, all it knows of itself in one record.
+
+    The fields fall in groups, each read by its own stage: what the form is (``name``,
+    ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
+    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
+    (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``footprint``,
+    ``dense_root``, ``unit_last``); how it renders and what its text calls
+    (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
+    ``site_traced``); what it asks of the compiler and the contract (``hop``,
+    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
+    how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and
+    what the shrinker may make of it (``shrink``).  They stay one flat record because
+    each stage reads several groups by name; the shrinker's part, which this record
+    took over from the shrinker's own tables, is a record of its own.
+    """
+
+    #: the name a statement gives its form (``Stmt.form``), unique in the form table
     name: str
+    #: what it does to its operands: ``ATEN``, ``VIEW``, ``INPLACE``, ``CONTROL``, or
+    #: for a custom form what its op declares (``op_record.PURE``, ``MUTATING``,
+    #: ``EFFECTFUL``)
     category: str
+    #: how many tensor operands it takes
     arity: int
+    #: its typing: ``infer(operand dims, attrs, least sizes)`` gives the result's dims,
+    #: None for no result, or raises :class:`Illegal`
     infer: Callable[[list[Dims], dict, dict[str, int]], Dims | None]
+    #: its text: ``render(operand names, attrs, operand dims)`` is the Python
+    #: expression or statement it lowers to
     render: Callable[[list[str], dict, list[Dims]], str]
+    #: the operands it writes, by position
     mutates: tuple[int, ...] = ()
+    #: the library op it calls (``custom_ops.BY_NAME``), or None for an aten form
     custom: str | None = None
     #: whether the form defines a value (in-place aten ops and None-returning
     #: custom ops do not)
@@ -85,6 +142,8 @@ class Form:
     #: the feature (``fuzzer.program.features``) a program must have on to draw the
     #: form; None: every program may
     feature: str | None = None
+    #: whether its result has a backward (``BACKWARD``, ``NO_BACKWARD``): a form
+    #: without one may not read a value that requires grad (``fuzzer.program.grad``)
     grad: str = BACKWARD
     #: a ``torch.cond`` of two calls: one site per branch
     branches: bool = False
@@ -133,6 +192,10 @@ class Form:
     helpers: Callable[..., dict[str, str]] | None = None
     #: the library ops its text calls besides ``custom`` (in a helper, a backward)
     also_calls: tuple[str, ...] = ()
+    #: the ORDERED effects its op's backward logs, at the statement's site: compiled
+    #: code may run that backward on a zero gradient where eager never calls it
+    #: (``contract.Asks.backward_logs``, A BACKWARD ON ZEROS)
+    backward_logs: tuple[str, ...] = ()
     #: the call sites a statement of it has (0: two for a ``torch.cond``, else one)
     site_count: int = 0
     #: it writes operand 0 and returns it (an ``autograd.Function`` forward that marks
@@ -169,6 +232,17 @@ class Form:
     #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
     #: that is not its own: the integer forms are drawn as a kind of their own
     drawn_as: str | None = None
+    #: its second operand may broadcast into the first (a trailing suffix of its dims)
+    #: where the generator picks it (``fits`` None); else the two have the same dims
+    broadcasts: bool = False
+    #: what the shrinker may make of a statement of it
+    shrink: Shrink = Shrink()
+
+    @property
+    def kept_attrs(self) -> tuple[str, ...]:
+        """The attributes a statement rewritten into this form keeps from the one it was:
+        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
+        return ("dim",) if self.draw is draw_dim else ()
 
     @property
     def is_view(self) -> bool:
@@ -207,7 +281,7 @@ class Form:
     @property
     def is_effectful(self) -> bool:
         """Its calls are ORDERED effects: each must run, once, in program order."""
-        return self.category == custom_ops.EFFECTFUL or self.effect
+        return self.category == EFFECTFUL or self.effect
 
 
 # ---------------------------------------------------------------- typing rules
@@ -267,10 +341,21 @@ def replace_dim(dims: Dims, i: int, new: str | None) -> Dims:
     return tuple(out)
 
 
+# A form's typing (``Form.infer``): ``infer(operand dims, attrs, least sizes)`` gives the
+# result's dims, None for no result, or raises :class:`Illegal`.
+
+def infer_same(t, attrs, m):
+    """The result has operand 0's dims."""
+    return t[0]
+
+
+def infer_none(t, attrs, m):
+    """No result, of operands of any dims."""
+    return None
+
+
 def infer_binary(t, attrs, m):
     return broadcast_into(t[0], t[1])
-
-
 
 
 def infer_unary(t, attrs, m):
@@ -279,6 +364,10 @@ def infer_unary(t, attrs, m):
     return t[0]
 
 
+def infer_scaled(t, attrs, m):
+    """A constant ``c`` of ``CONSTANTS``; the result has operand 0's dims."""
+    const(attrs)
+    return t[0]
 
 
 def infer_inplace_scale(t, attrs, m):
@@ -286,10 +375,13 @@ def infer_inplace_scale(t, attrs, m):
     return None
 
 
-
-
 def infer_inplace_binary(t, attrs, m):
     broadcast_into(t[0], t[1])
+    return None
+
+
+def infer_inplace_unary(t, attrs, m):
+    infer_unary(t, attrs, m)
     return None
 
 
@@ -302,7 +394,7 @@ def py_dim(expr: str) -> str:
 
 def op_text(name: str) -> str:
     """How a program calls op ``name`` of the library: through ``torch.ops``."""
-    return f"torch.ops.{custom_ops.NAMESPACE}.{name}"
+    return f"torch.ops.{NAMESPACE}.{name}"
 
 
 def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = None):
@@ -330,13 +422,16 @@ def infer_same2(result: bool):
     return infer
 
 
-def custom_form(name: str, arity: int, infer, mutates=(), extra=None, form: str | None = None,
-                render=None, feature: str | None = None, grad: str | None = None, draw=None) -> Form:
-    """The form that calls library op ``name``: its category is what the op declares,
-    and only a pure op has a backward unless ``grad`` says otherwise."""
-    op = custom_ops.BY_NAME[name]
-    if grad is None:
-        grad = BACKWARD if op.declaration == custom_ops.PURE else NO_BACKWARD
-    return Form(form or name, op.declaration, arity, infer, render or custom_call(name, extra),
-                mutates=mutates, custom=name, returns=op.returns, feature=feature, grad=grad,
-                draw=draw)
+def custom_form(op: CustomOp, arity: int, infer, *, form: str | None = None, render=None, extra=None,
+                **fields) -> Form:
+    """The form that calls library op ``op`` (its record, so that a family declares its
+    forms beside its ops without importing the library), named ``form`` (default: the
+    op's name), rendered by ``render`` (default: a plain call, ``extra``'s text before
+    the site).  Its category is what the op declares, it returns what the op returns,
+    and only a pure op has a backward; ``fields`` sets any other field of the record,
+    or overrides those."""
+    fields.setdefault("grad", BACKWARD if op.declaration == PURE else NO_BACKWARD)
+    fields.setdefault("returns", op.returns)
+    category = fields.pop("category", op.declaration)
+    return Form(form or op.name, category, arity, infer, render or custom_call(op.name, extra), custom=op.name,
+                **fields)

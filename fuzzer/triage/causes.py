@@ -1,0 +1,208 @@
+"""Causes: what in torch went wrong, told by probes, before what the program did.
+
+A bug's key names where its symptom shows (the family of its class, a stage, a switch,
+a pass, the forms of its program), and one cause in torch shows in many places: an
+ORDERED effect inside a ``torch.cond`` branch, a ``while_loop`` body or a ``map`` body
+is dropped at ``aot_eager``, or its token placeholder is never passed (Inductor), or a
+real token meets fake tensors, or AOTAutograd's token unlifting asserts: one cause by
+its reading in torch's source (the higher-order op's call never threads the token its
+functionalized body discovers), seven bugs of the corpus and nine of a 20-minute
+campaign, split by family, stage, forms and gradients.  A :class:`Cause` is a fact
+about the cause that probes can show on a finding whatever its symptom; where they
+show it, the key is the cause alone (``bugs.key_of``: ``cause @ <name>``), and neither
+the family, nor the stage, nor the switches, nor the program's forms split it.
+
+Each cause is probed the way the aliasing fact is (``fuzzer.triage.aliasing``): by
+compiles whose answers rule out what else could remove the bug.
+
+- ``effect-in-<hop>``: the bug is gone with the effect's call taken out of the body
+  (the bare call, the higher-order op gone) *and* gone with the higher-order op kept
+  around a body without an effect (``cond_sin``'s pure call; ``while_scale``'s write
+  of a fresh value): it needs the effect inside that op's body, not the op, not the
+  effect.  One key per higher-order op, whose code threads (or does not thread) its
+  own tokens.  A ``map``'s body without an effect is ``map_sin``, a form no program
+  draws (``form.TWIN``).
+- ``tagged-result``: a wrong value at ``aot_eager`` (functionalization) gone with each
+  tagged op (its result the operand it writes: ``Form.result_aliases``) made the plain
+  mutating call of that operand, its result read as the operand
+  (``rewire.read_as_operand``): functionalization returns a tagged op's result as a
+  fresh tensor, so a write through it never reaches the argument (a wrong value
+  returned, or written to an input: one cause, split by what each program does).
+- ``effect-edge``: a reordering of ORDERED effects on Inductor that is gone with the
+  edge Inductor records between consecutive effectful kernels taken as meant
+  (``edges.py``: ``with_effects``'s lowering records the dependency on the previous
+  effectful operation under that operation's name, where the scheduler reads buffer
+  names, so the edge is dropped); before, the peak-memory reordering, fusion and the
+  no-op removal that each let a scheduler exploit the missing edge split it in three.
+
+Anything but the bug gone leaves the cause unsaid, and the key is made as before: a
+finding is never grouped by a cause no probe showed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fuzzer.judge import contract
+from fuzzer.judge.identity import BugClass
+from fuzzer.program import forms
+from fuzzer.program.ir import Case, InvalidProgram, Stmt
+from fuzzer.program.rewire import read_as_operand
+from fuzzer.triage import edges
+from fuzzer.triage.family import VALUE_KINDS
+from fuzzer.triage.probe import Outcome, Probe
+
+#: the family part of a cause's key: one bug whatever symptoms it shows
+FAMILY = BugClass("cause")
+
+
+@dataclass(frozen=True)
+class Cause:
+    """A fact about a bug's cause that probes show (:mod:`the module docstring <fuzzer.triage.causes>`)."""
+
+    #: its name, the blame of its key
+    name: str
+    #: what went wrong, as an issue's title says it
+    title: str
+    #: what went wrong in torch, in words (titles, reports)
+    words: str
+    #: what its probes showed, in words (reports)
+    probes: str
+    #: whether it is asked of a finding of ``kind`` on ``case``, first shown on ``stage``
+    applies: Callable[[Case, str, str], bool]
+    #: whether the probes show it, on ``stage``
+    shown: Callable[[Probe, str], bool]
+
+
+def _effect_in_body(hop: str) -> Callable[[Case, str, str], bool]:
+    def applies(case: Case, kind: str, stage: str) -> bool:
+        return kind not in contract.PROCESS_KINDS and any(_in_body(stmt, hop) for stmt in case.program.body)
+    return applies
+
+
+def _in_body(stmt: Stmt, hop: str) -> bool:
+    form = forms.form(stmt.form)
+    return form.hop == hop and stmt.form in TWINS
+
+
+#: each form with an ORDERED effect in a higher-order op's body: the same op around a
+#: body without an effect, and the bare call it wraps (both return a value, as it does)
+TWINS: dict[str, tuple[str, str]] = {
+    "cond_tap": ("cond_sin", "e_tap"),
+    "cond_log": ("cond_sin", "e_tap"),
+    "while_tap": ("while_scale", "e_tap"),
+    "map_tap": ("map_sin", "e_tap"),
+}
+
+
+def _rewritten(case: Case, hop: str, which: int) -> Case | None:
+    """``case`` with each effect in a ``hop`` body rewritten to its twin ``which`` (0: the
+    op around no effect, 1: the bare call); None where the IR refuses it."""
+    body = []
+    for stmt in case.program.body:
+        if _in_body(stmt, hop):
+            twin = forms.form(TWINS[stmt.form][which])
+            attrs = {k: v for k, v in stmt.attrs.items() if k in ("site", "no_grad") or (k == "site2" and twin.branches)}
+            stmt = Stmt(twin.name, stmt.args[:twin.arity], stmt.out, attrs)
+        body.append(stmt)
+    cut = dataclasses.replace(case, program=dataclasses.replace(case.program, body=tuple(body)))
+    try:
+        cut.validate()
+    except InvalidProgram:
+        return None
+    return cut
+
+
+def _shown_in_body(hop: str) -> Callable[[Probe, str], bool]:
+    def shown(probe: Probe, stage: str) -> bool:
+        for which in (1, 0):  # the bare call first: most findings of other causes keep the op
+            twin = _rewritten(probe.case, hop, which)
+            if twin is None or probe.outcome(stage, case=twin) is not Outcome.GONE:
+                return False
+        return True
+    return shown
+
+
+def _tagged_result(case: Case, kind: str, stage: str) -> bool:
+    return kind in VALUE_KINDS and stage == "aot_eager" and any(
+        forms.form(stmt.form).result_aliases for stmt in case.program.body)
+
+
+def _untagged(case: Case) -> Case | None:
+    """``case`` with each call whose result is the operand it writes (a tagged op's) made
+    the plain mutating call of that operand (its form's first simpler form that returns
+    nothing), every later read of the result reading the operand; None where a form has
+    no such plain form or the IR refuses the case."""
+    program = case.program
+    for n in reversed(range(len(program.body))):
+        stmt = program.body[n]
+        form = forms.form(stmt.form)
+        if not form.result_aliases:
+            continue
+        plain = next((forms.form(name) for name in form.shrink.simpler if not forms.form(name).returns), None)
+        if plain is None:
+            return None
+        call = Stmt(plain.name, stmt.args[:plain.arity], None, {"site": stmt.attrs["site"]} if "site" in stmt.attrs else {})
+        program = read_as_operand(program, n, call)
+    untagged = dataclasses.replace(case, program=program)
+    try:
+        untagged.validate()
+    except InvalidProgram:
+        return None
+    return untagged
+
+
+def _shown_tagged(probe: Probe, stage: str) -> bool:
+    untagged = _untagged(probe.case)
+    return untagged is not None and probe.outcome(stage, case=untagged) is Outcome.GONE
+
+
+def _reordered_on_inductor(case: Case, kind: str, stage: str) -> bool:
+    return kind == contract.EFFECT_LOG and stage == "inductor" and edges.available()
+
+
+def _shown_edge(probe: Probe, stage: str) -> bool:
+    return probe.outcome(stage, within=edges.kept) is Outcome.GONE
+
+
+#: what the probes of an effect in a body show, in words
+BODY_PROBES = ("gone with the effect's bare call in its place, and gone with the same higher-order op around a "
+               "body without an effect")
+#: every cause, in the order they are asked; the first shown is the key
+CAUSES: tuple[Cause, ...] = (
+    Cause("effect-in-cond", "the effect token of an ORDERED custom op inside a torch.cond branch is not threaded",
+          "an ORDERED effect inside a torch.cond branch: the token its functionalized body "
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("cond_tap").hop),
+          _shown_in_body(forms.form("cond_tap").hop)),
+    Cause("effect-in-while_loop", "the effect token of an ORDERED custom op inside a while_loop body is not threaded",
+          "an ORDERED effect inside a while_loop body: the token its functionalized body "
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("while_tap").hop),
+          _shown_in_body(forms.form("while_tap").hop)),
+    Cause("effect-in-map", "the effect token of an ORDERED custom op inside a map body is not threaded",
+          "an ORDERED effect inside a map body: the token its functionalized body "
+          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("map_tap").hop),
+          _shown_in_body(forms.form("map_tap").hop)),
+    Cause("tagged-result", "a tagged custom op's result is not an alias of the argument it writes",
+          "a tagged custom op's result (Tag.inplace's argument, Tag.out's buffer, a schema's "
+          "-> Tensor(a!)) is returned from functionalization as a fresh tensor, not as an alias of what it wrote, "
+          "so a write through it, or a read of it after a write, misses the other",
+          "gone at aot_eager with the plain mutating op in its place and its result read as the operand it writes",
+          _tagged_result, _shown_tagged),
+    Cause("effect-edge", "the ordering edge between ORDERED effectful custom-op calls is dropped",
+          "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
+          "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
+          "gone with the edge read under the operation's name as well, for one compile (fuzzer/triage/edges.py)",
+          _reordered_on_inductor, _shown_edge),
+)
+BY_NAME = {cause.name: cause for cause in CAUSES}
+
+
+def shown(probe: Probe, stage: str) -> str:
+    """The name of the first cause that applies to the probe's finding, first shown on
+    ``stage``, and that its probes show ("" where none)."""
+    for cause in CAUSES:
+        if cause.applies(probe.case, probe.kind, stage) and cause.shown(probe, stage):
+            return cause.name
+    return ""
