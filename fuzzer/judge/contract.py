@@ -136,8 +136,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
 from fuzzer.judge.artifacts import not_real
+from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
     NONDETERMINISTIC, OK, PERFORMANCE_KINDS, PROCESS_KINDS, RUNTIME_ERROR, STALE_CACHE, TIMEOUT, WRONG_MUTATION,
