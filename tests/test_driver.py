@@ -3,6 +3,7 @@ package draws them, what the spec asks, the exit status each reading gives, and 
 judgement through a stand-in backend (no Inductor)."""
 
 import dataclasses
+import json
 
 import pytest
 import torch
@@ -40,8 +41,14 @@ def test_a_dim_is_evaluated_for_one_binding_and_a_step_wraps_the_call():
 
 
 def test_what_a_target_declines_comes_with_the_spec():
-    assert driver.spec_asks({"target": "export"}).declines == exporting.EXPORT_DECLINES
-    assert driver.spec_asks({"target": "compiled-autograd"}).declines == compiled_autograd.DECLINES
+    """The declines a script refuses are the ones its spec records (as JSON lists), not
+    guessed from its target's name: none recorded, none declined."""
+    for target, declines in (("export", exporting.EXPORT_DECLINES), ("compiled-autograd", compiled_autograd.DECLINES)):
+        spec = json.loads(json.dumps(repro.spec(dataclasses.replace(_entry(), target=target))))
+        assert driver.spec_asks(spec).declines == declines
+        assert driver.spec_asks({**spec, "declines": []}).declines == frozenset()
+    assert driver.spec_asks({"target": "export"}).declines == frozenset()
+    assert driver.spec_asks({"declines": [["E", "compile", "p"]]}).declines == {("E", "compile", "p")}
     asks = driver.spec_asks({"marks": ["unbacked"], "carry": True})
     assert asks.declines == frozenset() and asks.carry and asks.marks == {"unbacked"}
 
