@@ -420,8 +420,14 @@ def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = No
                 try:
                     result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
-                    session.finished(Finished(index, INTERNAL_ERROR, errors=(InternalError.of(TRIAL_STAGE, exc),)))
+                    error = InternalError.of(TRIAL_STAGE, exc)
+                    session.finished(Finished(index, INTERNAL_ERROR, errors=(error,)))
                     session.tick()
+                    if error.device_lost:
+                        # a sticky CUDA error: this process can test nothing more
+                        session.log(f"program {index}: the device is lost ({error.type}: {error.message}); "
+                                    "the campaign stops, since every later program would raise it too")
+                        break
                     continue
                 tried = time.perf_counter() - start
                 entries, errors = [], []
