@@ -128,7 +128,7 @@ def test_an_in_process_campaign_stops_when_its_device_is_lost(tmp_path):
     lines = []
     stats = run_campaign(Session(config, Budget(programs=3), log=lines.append))
     assert stats.programs == 1 and stats.statuses["internal-error"] == 1 and not stats.findings
-    assert any("the device is lost" in line for line in lines)
+    assert any("CUDA error" in line and "the device is lost" in line for line in lines)
 
 
 def _tap_after_scale(c):
