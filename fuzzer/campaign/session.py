@@ -192,8 +192,8 @@ class Session:
             seed = None if index is None else program_seed(self.config.seed, index)
             self.stats.internal_log = str(self.folder.log_internal(index, seed, error))
             where = f" (traceback in {self.stats.internal_log})"
-        on = "" if index is None else f"program {index}: "
-        self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}")
+        on, lost = "" if index is None else f"program {index}: ", "; the device is lost" if error.device_lost else ""
+        self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}{lost}")
 
     def finished(self, program: Finished) -> list[str | None]:
         """Take a finished program, the one way a program's end reaches the campaign:
@@ -420,8 +420,10 @@ def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = No
                 try:
                     result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
-                    session.finished(Finished(index, INTERNAL_ERROR, errors=(InternalError.of(TRIAL_STAGE, exc),)))
+                    session.finished(Finished(index, INTERNAL_ERROR, errors=((e := InternalError.of(TRIAL_STAGE, exc)),)))
                     session.tick()
+                    if e.device_lost:  # a sticky CUDA error: every later program would raise it (logged)
+                        break
                     continue
                 tried = time.perf_counter() - start
                 entries, errors = [], []

@@ -21,6 +21,7 @@ from fuzzer.cli.options import (
     targets_option,
     triage_option,
 )
+from fuzzer.internal import INTERNAL_ERROR
 from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
 
 
@@ -156,6 +157,9 @@ def _print_summary(stats, folder, corpus_dir: str, chosen) -> None:
     if chosen.findings:
         click.echo(f"declarations {len(chosen.findings)} finding(s) in the user's ops, left out: "
                    f"{', '.join(chosen.left_out)} ({folder.path / DECLARATIONS_FILE})")
+    if stats.mostly_internal:
+        click.echo(f"warning: {stats.statuses[INTERNAL_ERROR]} of {stats.programs} programs were dcefuzz's own "
+                   "errors: they tested nothing (`internal`)", err=True)
     if stats.mostly_untested:
         click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
                    "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
@@ -286,7 +290,9 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
     click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
-    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)")
+    lost = state.statuses.get(INTERNAL_ERROR, 0)
+    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)"
+               + (f", {lost} of them dcefuzz's own errors, tested by nothing (`internal`)" if lost else ""))
     click.echo(f"findings   {kinds}")
     click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
     click.echo(f"recompiles {state.recompiles}")
