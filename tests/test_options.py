@@ -62,3 +62,29 @@ def test_an_entry_that_does_not_read_exits_2(tmp_path, capsys):
     with pytest.raises(SystemExit) as leaving:
         options.load_or_exit(str(tmp_path / "bad.json"))
     assert leaving.value.code == 2 and "error:" in capsys.readouterr().err
+
+
+def _features_table() -> dict[str, float]:
+    """docs/features.md's table of features: name -> weight, as its rows say."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "docs" / "features.md").read_text()
+    return {m.group(1): float(m.group(2)) for m in re.finditer(r"^\| `([a-z0-9-]+)` \| ([0-9.]+) \|", text, re.M)}
+
+
+def test_the_docs_table_of_features_is_the_registry():
+    """Every feature the registry declares has its row in docs/features.md at its weight,
+    and the table names no feature the registry lacks."""
+    from fuzzer.program import features
+
+    assert _features_table() == {f.name: f.weight for f in features.FEATURES}
+
+
+def test_the_help_of_features_names_every_feature_of_the_registry():
+    """``--features``' help is made from the registry, so no feature is missing from it."""
+    from fuzzer.program import features
+
+    text = options.features_help()
+    for feature in features.FEATURES:
+        assert f"{feature.name} ({feature.weight:g}): {feature.doc}" in text

@@ -93,13 +93,9 @@ def run(**given):
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
 
-    Programs are drawn with --features (docs/features.md): autograd, graph breaks,
-    dynamic-shape modes, sizes from data, richer op signatures, identical calls,
-    float16/bfloat16, strided inputs, torch.cond and nested_compile_region, views,
-    indexing, a module's buffers, tagged in-place and out= ops, hand-written schemas,
-    ops calling ops, effects inside control flow and backward, autograd.Function,
-    strided views, input layouts, inputs that overlap and storage swaps (set_,
-    resize_).  Cache pairs draw programs without features.
+    Programs are drawn with --features, each a kind of code real programs write
+    (its help below lists every one, with its chance per program; docs/features.md
+    says what each draws).  Cache pairs draw programs without features.
 
     By default (--blind) every program is drawn from (seed, index) alone.  With
     --feedback the campaign learns from what the compiler did with each program (its
