@@ -117,6 +117,22 @@ def _known(folder: str) -> dict:
     return {key_of(entry): 0 for entry in map(load, entries_in([folder])[0]) if separates(entry)}
 
 
+def _child_command(name: str, args) -> list[str]:
+    """The script and arguments of one version's process: with ``--whole``, the older
+    version runs its own copy of this script where its tree has one (its records are
+    its own: a key may be text there), handed the corpus as it keyed it."""
+    own = os.path.join(os.path.abspath(args.old), "benchmarks", "repeats.py")
+    argv = list(sys.argv[1:])
+    if "--known-old" in argv:
+        at = argv.index("--known-old")
+        del argv[at:at + 2]
+    if name != "old" or not args.whole or not os.path.exists(own):
+        return [__file__, *sys.argv[1:]]
+    if args.known_old and "--known" in argv:
+        argv[argv.index("--known") + 1] = args.known_old
+    return [own, *argv]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True, help="a worktree of the older version")
@@ -143,7 +159,7 @@ def main() -> int:
                 env["PYTHONPATH"] = os.path.abspath(args.old)
             outs[name] = open(os.path.join(tmp, f"{name}.jsonl"), "w+")
             errs[name] = open(os.path.join(tmp, f"{name}.err"), "w+")
-            procs[name] = subprocess.Popen([sys.executable, __file__, *sys.argv[1:], "--child", name],
+            procs[name] = subprocess.Popen([sys.executable, *_child_command(name, args), "--child", name],
                                            env=env, stdout=outs[name], stderr=errs[name])
         for name, proc in procs.items():
             if proc.wait() != 0:
