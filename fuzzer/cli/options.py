@@ -154,7 +154,8 @@ def features_option(func):
 
 
 TARGETS_HELP = ("compile (torch.compile), export (torch.export.export, run as its .module()), aoti (exported, "
-                "then compiled once by AOTInductor into a package and loaded), compiled-autograd (torch.compile "
+                "then compiled by AOTInductor into a package, one for each set of sizes 0 and 1 a "
+                "binding needs, and loaded), compiled-autograd (torch.compile "
                 "with the backward under compiled autograd; programs that take gradients), reduce-overhead "
                 "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only) or func-grad "
                 "(torch.compile(torch.func.grad(program and its loss)); programs of feature func-grad)")

@@ -13,6 +13,11 @@ MUST MATCH (a difference is a finding), per binding:
    element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
    reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
    user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
+   A value that is not a real tensor where eager's is one (``artifacts.not_real``: a
+   ``FakeTensor`` or other subclass tracing left, a functorch or functionalization
+   wrapper, a meta tensor, no tensor at all) is symptom ``not-real``, judged before
+   anything is read of it: a tracing artifact, never a value (the same rule holds a
+   written input and an effect's data).
 2. ``wrong-mutation`` the final contents of every program input, same judgement; a module's
    buffers are inputs, its state after each call (STATE CARRIED: ``Asks.carry``).
 3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
@@ -147,6 +152,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from fuzzer.judge.artifacts import not_real
 from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
@@ -162,6 +168,8 @@ from fuzzer.judge.observe import (
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
 #: what about a value can differ
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
+#: a value that is not a real tensor where eager's is one (``artifacts.not_real``)
+NOT_REAL = "not-real"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")  # an object's address in a repr: another in every process
@@ -350,8 +358,18 @@ def layout_kept(tag: str, eager: tuple, handed: tuple) -> bool:
 
 # ------------------------------------------------------------------ clauses
 
+def artifact(eager, compiled) -> str | None:
+    """What ``compiled`` is instead of a real tensor, where eager's value ``eager`` is
+    one (None: it is real too, or eager's is not): clause 1's ``not-real``, asked
+    before any size or element of it is read (a ``FakeTensor``'s sizes are symbols,
+    and comparing its elements raises)."""
+    return not_real(compiled) if not_real(eager) is None else None
+
+
 def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
     """(symptom, reason) when compiled value ``compiled`` breaks the numeric rule."""
+    if (what := artifact(eager, compiled)) is not None:
+        return NOT_REAL, f"{what} where eager returned a tensor"
     if tuple(compiled.shape) != tuple(eager.shape):
         return SHAPE, f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
     if compiled.dtype != eager.dtype:
@@ -630,7 +648,8 @@ def _same_record(first: Run, second: Run) -> bool:
         return False
     if [event.call for event in first.effects] != [event.call for event in second.effects]:
         return False
-    return all(bitwise_equal(ours, theirs) for ours, theirs in _tensor_pairs(first, second))
+    return all(artifact(ours, theirs) is None and bitwise_equal(ours, theirs)
+               for ours, theirs in _tensor_pairs(first, second))
 
 
 def _tensors_of(run: Run) -> list:
@@ -669,13 +688,14 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
     """A binding whose reference left eager's path (``another_path``): what still can
     be judged, and the values that cannot.
 
-    The effect sequence, the number of returned values and every dtype are judged as
-    anywhere.  A value is right when it agrees with eager's (``numeric.agrees``, the
-    dtype's ``assert_close`` tolerances: compiled took eager's path) or with the
-    reference's (compiled took the float64 path: a size or branch off by eager's
-    rounding); one that does neither is not judged, since compiled may have taken a
-    path of its own through the same rounding, and no reference says what error that
-    path may carry.  The reference never widens a tolerance here."""
+    The effect sequence, the number of returned values, every dtype and every value
+    that is not a real tensor (``not-real``) are judged as anywhere.  A value is right
+    when it agrees with eager's (``numeric.agrees``, the dtype's ``assert_close``
+    tolerances: compiled took eager's path) or with the reference's (compiled took the
+    float64 path: a size or branch off by eager's rounding); one that does neither is
+    not judged, since compiled may have taken a path of its own through the same
+    rounding, and no reference says what error that path may carry.  The reference
+    never widens a tolerance here."""
     eager, ref = binding_runs.eager, binding_runs.checks.reference
     divs = check_sequence(binding, eager, compiled)
     if len(compiled.outputs) != len(eager.outputs):
@@ -691,7 +711,10 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
                    for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
     for kind, where, place, ref_value, eager_value, compiled_value in values:
-        if compiled_value.dtype != eager_value.dtype:
+        if (what := artifact(eager_value, compiled_value)) is not None:
+            divs.append(Divergence(kind, binding, where, f"{what} where eager returned a tensor", (NOT_REAL,),
+                                   (place,)))
+        elif compiled_value.dtype != eager_value.dtype:
             divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
                                    (DTYPE,), (place,)))
         elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):

@@ -19,7 +19,8 @@ whether its graphs can be read for dead calls (``missed-dce``).
   calls, so ``missed-dce`` is not judged.  Programs with graph breaks (export traces
   one whole graph), modules with state and programs that take gradients (export traces
   the forward: a backward through ``.module()`` differentiates the traced ops, not an
-  ``autograd.Function``'s own backward) are not drawn for it.
+  ``autograd.Function``'s own backward) are not drawn for it, nor ``func-grad``, which
+  implies gradients (``drawn_for``).
 * ``func-grad``: ``compile`` of programs whose gradients ``torch.func.grad`` takes
   (feature ``func-grad``, ``codegen.program_grad``), eagerly and compiled alike: see
   :class:`FuncGradTarget`.
@@ -53,7 +54,8 @@ class Target(Protocol):
     name: str
     #: what it runs, in words (a repro script's header)
     api: str
-    #: the features (``fuzzer.program.features``) it cannot run: never drawn for it
+    #: the features (``fuzzer.program.features``) it cannot run: never drawn for it, nor
+    #: any feature that implies one of them (``drawn_for``)
     unsupported: tuple[str, ...]
     #: the features every program drawn for it has (weight 1): what it exists to run
     required: tuple[str, ...]
@@ -127,12 +129,17 @@ class ExportTarget:
 
 
 class AotiTarget(ExportTarget):
-    """AOTInductor: the program exported as for ``export``, compiled once into a package
+    """AOTInductor: the program exported as for ``export``, compiled into a package
     (``torch._inductor.aoti_compile_and_package``, the C++ toolchain Inductor uses on the
-    CPU) and loaded (``aoti_load_package``); every binding runs the loaded package, after
-    the exported module's guard check.  It refuses what export refuses, and a call whose
-    inputs are not laid out as the package was compiled for (``AOTI_DECLINES``); what
-    AOTInductor raises compiling the package is a ``compile-error``."""
+    CPU) and loaded (``aoti_load_package``); every binding runs a loaded package, after
+    the exported module's guard check.  A package is compiled for its example's sizes of
+    0 and 1 (a dynamic dim of 0 or 1 specialised, every other over the range above 1),
+    so a binding whose dims of 0 or 1 no package was made for gets one of its own,
+    exported on its inputs (``exporting.SPECIALISED``); one of a specialisation made
+    already and outside that package's guards is refused.  It refuses what export
+    refuses, and a call whose inputs are not laid out as the package was compiled for
+    (``AOTI_DECLINES``); what AOTInductor raises compiling a package is a
+    ``compile-error``."""
 
     name = AOTI
     api = "torch.export.export, then torch._inductor.aoti_compile_and_package"
@@ -210,15 +217,46 @@ class ExportPiece(ExportTarget):
         self.name, self.api = name, api
 
 
+class CompiledAutogradPiece(CompiledAutogradTarget):
+    """A piece of compiled autograd's pipeline that triage runs a target's own finding
+    through (``fuzzer.triage.within``), never a campaign's target: the forward compiled
+    as ``compiled-autograd`` compiles it (the finding's backend), the backward graph
+    compiled autograd captures compiled by ``torch.compile`` with the debugging backend
+    ``backward`` instead (``eager``: Dynamo's trace of it, run as captured;
+    ``aot_eager``: AOTAutograd on it too; ...).  What it refuses is what compiled
+    autograd refuses."""
+
+    def __init__(self, backward: str) -> None:
+        self.backward = backward
+        self.name = f"{COMPILED_AUTOGRAD}-{backward}"
+        self.api = f"torch.compile, the backward under torch._dynamo.compiled_autograd compiled by {backward!r}"
+
+    def build(self, case: Case, backend: str = "inductor", dynamic: bool = True):
+        forward = CompileTarget.build(self, case, backend, dynamic)
+        return compiled_autograd.under_compiled_autograd(forward, self.backward)
+
+
+#: torch's debugging backends, from the least of the compiler to all of it: the stages
+#: triage walks a finding over (``fuzzer.triage.stage.STAGES``), and the backends a
+#: :class:`CompiledAutogradPiece` compiles the backward with
+DEBUG_BACKENDS: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+
+
+#: compiled autograd's pieces, one a backend of the backward, in :data:`DEBUG_BACKENDS`' order
+COMPILED_AUTOGRAD_PIECES: tuple[CompiledAutogradPiece, ...] = tuple(map(CompiledAutogradPiece, DEBUG_BACKENDS))
+
+
 TARGETS: dict[str, Target] = {t.name: t for t in (CompileTarget(), ExportTarget(), AotiTarget(),
                                                   CompiledAutogradTarget(), ReduceOverheadTarget(),
                                                   FuncGradTarget())}
-#: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`)
+#: the pieces of a target's pipeline that only triage runs (:class:`ExportPiece`,
+#: :class:`CompiledAutogradPiece`)
 PIECES: dict[str, Target] = {t.name: t for t in (
     ExportPiece("export-graph", "torch.export.export, its graph called without .module()"),
     ExportPiece("export-decomposed-graph", "torch.export.export, then run_decompositions(), its graph called "
                 "without .module()"),
-    ExportPiece("export-decomposed", "torch.export.export, then run_decompositions(), run as its .module()"))}
+    ExportPiece("export-decomposed", "torch.export.export, then run_decompositions(), run as its .module()"),
+    *COMPILED_AUTOGRAD_PIECES)}
 
 
 class UnknownTarget(LookupError):
@@ -257,7 +295,8 @@ def of_program(spread_names: str, program_seed: int) -> str:
 
 
 def drawn_for(name: str, table: dict[str, float]) -> dict[str, float]:
-    """The feature table ``table`` without the features target ``name`` cannot run, and
-    with those it requires always on (weight 1)."""
+    """The feature table ``table`` without the features target ``name`` cannot run, nor
+    any that implies one of them (``features.without``: ``func-grad`` implies
+    ``autograd``), and with those it requires always on (weight 1)."""
     target = get(name)
-    return {**{f: w for f, w in table.items() if f not in target.unsupported}, **{f: 1.0 for f in target.required}}
+    return {**features.without(table, target.unsupported), **{f: 1.0 for f in target.required}}

@@ -137,6 +137,17 @@ def draw(seed: int, table: dict[str, float]) -> frozenset[str]:
     return on
 
 
+def without(table: dict[str, float], excluded) -> dict[str, float]:
+    """``table`` less the features ``excluded`` and every feature that implies one of
+    them (``Feature.implies``): :func:`draw` turns on what a drawn feature implies, so a
+    table that kept ``func-grad`` would draw ``autograd`` back for a target that cannot
+    run it.  The draws of every other feature stay as they were (:func:`draw` reads its
+    stream whatever the weights)."""
+    excluded = set(excluded)
+    return {name: weight for name, weight in table.items()
+            if name not in excluded and not excluded & set(BY_NAME[name].implies)}
+
+
 def used_by(program) -> list[str]:
     """The features a program uses, read off its statements' forms and, for the others
     (``Feature.seen_in``), its mode and calls."""

@@ -38,11 +38,11 @@ import time
 
 import torch
 
-from fuzzer.judge.compiled_autograd import DECLINES, under_compiled_autograd
+from fuzzer.judge.compiled_autograd import under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.identity import BugClass
-from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.exporting import Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, Handover, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
 from fuzzer.render.spec import ReproSpec, Wanted, through_export
@@ -120,11 +120,9 @@ def _checks_fn(spec: ReproSpec, program, trace: dict, device: str, step, index: 
 
 def spec_asks(spec: ReproSpec) -> Asks:
     """What the program asks of the compiler as the spec records it (``trial.asks_of``),
-    and what its target declines."""
-    declines = (EXPORT_DECLINES if through_export(spec) else DECLINES if spec.get("target") == "compiled-autograd"
-                else frozenset())
+    and what its target declines (``Target.declines``, recorded in the spec)."""
     return Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
-                carry=bool(spec.get("carry")), declines=declines,
+                carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))),
                 unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
                 backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())))
 

@@ -24,6 +24,7 @@ import re
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
 from fuzzer.judge import (
+    artifacts,
     compiled_autograd,
     contract,
     death,
@@ -48,8 +49,8 @@ from fuzzer.render.spec import ReproSpec
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract, death,
-           reading, repro_spec, driver)
+CARRIED = (numeric, paths, raised, guarded, graphs, artifacts, observe, exporting, compiled_autograd, identity,
+           contract, death, reading, repro_spec, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -110,6 +111,9 @@ def spec(entry: Entry) -> ReproSpec:
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
         **({"target": entry.target} if entry.target != "compile" else {}),
+        # what the target declines (``Target.declines``): the script refuses what the trial refused
+        **({"declines": sorted(map(list, targets.get(entry.target).declines))}
+           if targets.get(entry.target).declines else {}),
         **({"mode": targets.get(entry.target).mode} if getattr(targets.get(entry.target), "mode", None) else {}),
     }
 

@@ -87,6 +87,9 @@ class ReproSpec(_Required, total=False):
     target: str
     #: ``torch.compile``'s ``mode=`` of its target, where it has one
     mode: str
+    #: ``[type, stage, pattern]`` for each failure its target declines (``Target.declines``),
+    #: where it declines any: refused, as the trial refused it
+    declines: list[list[str]]
 
 
 def through_export(spec: ReproSpec) -> bool:
