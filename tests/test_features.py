@@ -28,6 +28,12 @@ def test_the_features_are_drawn_in_order_with_the_weights_they_had():
     assert tuple(name for name, _ in DRAWN) == features.ORDER
 
 
+def test_a_family_appended_to_the_registry_draws_its_features_after_every_earlier_one():
+    new = type("Family", (), {"FEATURES": (Feature("late", 0.1, "a family's"), Feature("later", 0.1, "its second"))})
+    old = type("Family", (), {"FEATURES": (Feature("func-grad", 0.1, "named in the frozen order"),)})
+    assert features.draw_order(("a", "func-grad"), (new, old)) == ("a", "func-grad", "late", "later")
+
+
 def test_every_feature_is_declared_once_beside_what_it_turns_on():
     declared = [f.name for module in features.DECLARING for f in module.FEATURES]
     assert sorted(declared) == sorted(features.ORDER)

@@ -112,9 +112,9 @@ def test_l_default_is_off_where_the_release_gives_untagged_ops_other_strides():
     assert layout_tags.default_unavailable() is None  # 2.13.0 and 2.14.1: needs_exact_strides
     # (a config module is patched through its own ``patch``: pytest's monkeypatch loses the setting)
     with torch._functorch.config.patch(custom_op_default_layout_constraint="flexible_layout"):
-        assert "flexible_layout" in features.unavailable(features.LAYOUT_DEFAULT)
-        assert features.unavailable(features.LAYOUT_TAGS) is None
-        assert features.LAYOUT_DEFAULT not in features.draw(4, {features.LAYOUT_DEFAULT: 1.0})
+        assert "flexible_layout" in features.unavailable(layout_tags.DEFAULT_FEATURE)
+        assert features.unavailable(layout_tags.FEATURE) is None
+        assert layout_tags.DEFAULT_FEATURE not in features.draw(4, {layout_tags.DEFAULT_FEATURE: 1.0})
         assert "l_default" not in custom_ops.registrable() and "l_exact" in custom_ops.registrable()
     assert layout_tags.default_tag() == EXACT_STRIDES
 
@@ -128,7 +128,7 @@ def test_a_torch_without_the_tags_has_neither_feature(monkeypatch):
 
 
 def test_programs_with_the_features_call_every_op_over_inputs_laid_out_otherwise_and_stay_legal():
-    table = {features.LAYOUT_TAGS: 1.0, features.LAYOUT_DEFAULT: 1.0}
+    table = {layout_tags.FEATURE: 1.0, layout_tags.DEFAULT_FEATURE: 1.0}
     seen, laid_out = set(), 0
     for seed in range(80):
         assert features.LAYOUTS in features.draw(seed, table)  # implied
