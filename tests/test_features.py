@@ -94,3 +94,37 @@ def test_all_but_one_and_unknown_names():
         features.parse("no-such-feature")
     with pytest.raises(features.FeatureError, match="within"):
         features.parse("views=2")
+
+
+def test_an_empty_value_is_none_a_weight_must_be_a_number_and_a_table_describes_itself():
+    assert features.parse("") == features.parse("none") == features.NONE
+    with pytest.raises(features.FeatureError, match="not a number"):
+        features.parse("views=lots")
+    assert features.describe({"views": 0.5, "hops": 0.15}) == "views=0.5, hops=0.15"
+    assert features.describe({}) == "none"
+
+
+def test_features_are_drawn_by_weight_the_same_for_the_same_seed():
+    assert features.draw(5, {}) == frozenset()
+    assert all(features.draw(s, {"views": 1.0, "hops": 0.0}) == {"views"} for s in range(20))
+    drawn = [features.draw(s, {"views": 0.5}) for s in range(40)]
+    assert drawn == [features.draw(s, {"views": 0.5}) for s in range(40)] and 5 < sum(map(bool, drawn)) < 35
+
+
+def test_a_feature_of_no_form_is_read_off_the_calls_and_the_mode():
+    """``Feature.seen_in``: two calls at one site are identical calls; a module that
+    carries its state is module-carry, not module-state."""
+    p = prog({"x0": ("s0", "s1")}, [("p_sin", ["x0"], "v1", {"site": 0}), ("p_sin", ["x0"], "v2", {"site": 0})])
+    assert features.used_by(p) == [features.IDENTICAL_CALLS]
+    carried = dataclasses.replace(p, mode=Mode(module=("x0",), carry=True))
+    assert features.MODULE_CARRY in features.used_by(carried)
+    assert features.MODULE_STATE not in features.used_by(carried)
+
+
+def test_a_captured_size_and_a_write_beside_a_view_are_asked_for_by_their_features():
+    assert features.needs_capture(prog({"x0": ("s0",)}, [("p_pos", ["x0"], "v0", {"site": 0, "size": "u0"})]))
+    # a size from data in a form of another feature (int-tensors' nonzero) asks for it too
+    assert features.needs_capture(prog({"x0": ("s0",)}, [("nonzero", ["x0"], "v0", {"size": "u0"})]))
+    assert not features.needs_capture(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})]))
+    assert features.writes_beside({features.STRIDED_VIEWS}) and features.writes_beside({features.OVERLAPPING})
+    assert not features.writes_beside({features.VIEWS})
