@@ -19,12 +19,19 @@ DRAWN = [
     ("schema-alias", 0.3), ("op-calls", 0.3), ("hop-effects", 0.25), ("autograd-function", 0.25),
     ("strided-views", 0.25), ("layouts", 0.2), ("overlapping-inputs", 0.15), ("storage-swaps", 0.2),
     ("int-tensors", 0.25), ("dtype-views", 0.2), ("module-carry", 0.2), ("function-shapes", 0.2), ("func-grad", 0.15),
+    ("layout-tags", 0.3), ("layout-default", 0.2),
 ]
 
 
 def test_the_features_are_drawn_in_order_with_the_weights_they_had():
     assert [(f.name, f.weight) for f in features.FEATURES] == DRAWN
     assert tuple(name for name, _ in DRAWN) == features.ORDER
+
+
+def test_a_family_appended_to_the_registry_draws_its_features_after_every_earlier_one():
+    new = type("Family", (), {"FEATURES": (Feature("late", 0.1, "a family's"), Feature("later", 0.1, "its second"))})
+    old = type("Family", (), {"FEATURES": (Feature("func-grad", 0.1, "named in the frozen order"),)})
+    assert features.draw_order(("a", "func-grad"), (new, old)) == ("a", "func-grad", "late", "later")
 
 
 def test_every_feature_is_declared_once_beside_what_it_turns_on():

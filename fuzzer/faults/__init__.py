@@ -30,6 +30,7 @@ from fuzzer.faults import (
     export_mutation_lost,
     graph_break,
     internal_error,
+    layout_write_lost,
     mutation_lost,
     process,
     scoped,
@@ -41,7 +42,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped, export_mutation_lost, compiled_autograd)
+                   scoped, export_mutation_lost, compiled_autograd, layout_write_lost)
     for f in module.FAULTS
 }
 

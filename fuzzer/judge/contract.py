@@ -82,9 +82,25 @@ GRADIENTS: a program that takes gradients returns them after its own values
 (``codegen``'s ``step``), so clause 1 judges them like any returned value.
 
 ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
-order of non-effectful work, writes to intermediates never read again, strides,
-recompilations, and the call counts of mutating ops (only their visible writes
-are judged).
+order of non-effectful work, writes to intermediates never read again, strides
+(but those LAYOUT TAGS promise), recompilations, and the call counts of mutating ops
+(only their visible writes are judged).
+
+LAYOUT TAGS (torch's ``tags.yaml``): a custom op's layout tag says what strides compiled
+code hands its kernel, and where it promises some, eager's are the answer
+(:func:`layout_kept`): ``needs_exact_strides`` "the same strides as observed in eager"
+(those of the dims longer than 1: Inductor compares no others, ``significant_strides_equal``),
+``needs_fixed_stride_order`` "the same stride permutation" (each pair of dims eager lays
+out one outside the other stays so), ``needs_contiguous_strides`` contiguous ones;
+``flexible_layout`` any.  The most restrictive tag an op has governs; an untagged custom
+op has the release's ``custom_op_default_layout_constraint`` (:func:`layout_tag`).  A
+kernel may read what its tag promises, so compiled code that hands it anything else
+changes what it computes, and clauses 1, 2 and 4 judge that (its values, its writes, its
+result's strides as ``assert_size_stride`` checks them against its fake's).  A program
+hands a tagged op what its tag asks in eager (a contiguous op ``x.contiguous()``); an op
+whose result depends on more than its tag promises (a ``flexible_layout`` kernel that
+reads its strides) lies, and is never in a program (a user's op that does fails its
+declaration check, ``fuzzer.user.strides``).
 
 A BACKWARD ON ZEROS: autograd calls a backward with zeros for the outputs no gradient
 reached (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph
@@ -283,6 +299,61 @@ class Asks:
     unbacked: frozenset = frozenset()
     #: (op, site) of each effect event an op's backward logs (A BACKWARD ON ZEROS)
     backward_logs: frozenset = frozenset()
+
+
+# ------------------------------------------------------------------ layout tags
+
+#: the layout tags, most restrictive first: "only one of them can apply; if multiple are
+#: assigned then we assume the most restrictive one" (torch's ``tags.yaml``,
+#: ``torch._library.utils.tags_by_priority``)
+EXACT_STRIDES, CONTIGUOUS_STRIDES = "needs_exact_strides", "needs_contiguous_strides"
+FIXED_STRIDE_ORDER, FLEXIBLE_LAYOUT = "needs_fixed_stride_order", "flexible_layout"
+LAYOUT_TAGS = (EXACT_STRIDES, CONTIGUOUS_STRIDES, FIXED_STRIDE_ORDER, FLEXIBLE_LAYOUT)
+
+
+def layout_tag(tags, default: str) -> str:
+    """LAYOUT TAGS: the tag that governs an op declared with ``tags`` (their names): the
+    most restrictive of its layout tags, or ``default`` where it has none (a custom op:
+    the release's ``custom_op_default_layout_constraint``; an aten op: ``flexible_layout``)."""
+    return next((tag for tag in LAYOUT_TAGS if tag in set(tags)), default)
+
+
+def _significant(sizes, strides) -> dict[int, int]:
+    """The strides a layout is compared by: those of the dims longer than 1."""
+    return {d: stride for d, (size, stride) in enumerate(zip(sizes, strides)) if size > 1}
+
+
+def _contiguous(sizes) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return strides
+
+
+def layout_kept(tag: str, eager: tuple, handed: tuple) -> bool:
+    """LAYOUT TAGS: whether a kernel handed a tensor laid out ``handed`` gets what ``tag``
+    promises it, where eager handed it one laid out ``eager`` (each ``(sizes, strides)``
+    of one tensor; the same sizes, or nothing is kept; an empty one has no elements to
+    lay out, so any layout keeps it).  A ``needs_fixed_stride_order``
+    tensor keeps, for each two dims longer than 1, which of the two eager laid out
+    outside the other; two eager lays over one another (stride 0) it may order either
+    way, as the materialised copy Inductor makes does."""
+    (sizes, eager_strides), (handed_sizes, handed_strides) = eager, handed
+    if tuple(sizes) != tuple(handed_sizes):
+        return False
+    if 0 in tuple(sizes):
+        return True
+    was, now = _significant(sizes, eager_strides), _significant(sizes, handed_strides)
+    if tag == EXACT_STRIDES:
+        return was == now
+    if tag == CONTIGUOUS_STRIDES:
+        return now == _significant(sizes, _contiguous(sizes))
+    if tag == FIXED_STRIDE_ORDER:
+        return all(now[a] > now[b] for a in was for b in was if was[a] > was[b])
+    if tag == FLEXIBLE_LAYOUT:
+        return True
+    raise ValueError(f"unknown layout tag {tag!r}")
 
 
 # ------------------------------------------------------------------ clauses
