@@ -151,7 +151,8 @@ def render(entry: Entry) -> str:
         + "\n".join(entry.detail[:5]) + "\n\n"
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "")
-        + (f", through the {entry.target} target ({targets.get(entry.target).api})" if entry.target != "compile" else "")
+        + (f", through the {entry.target} target ({targets.get(entry.target).api})"
+           if entry.target != targets.DEFAULT else "")
         + ".\n"
         + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
         + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"

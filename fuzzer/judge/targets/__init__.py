@@ -16,9 +16,8 @@ report says it and a brief writes it (``through``), and its ``--target`` help.
 Each target is one module here (``compile``, ``export``, ``aoti``, ``compiled_autograd``,
 ``reduce_overhead``, ``func_grad``; a target's triage pieces beside it).  **To add one**:
 write its module (a class with the fields of :class:`Target`, usually a subclass of
-``CompileTarget`` or ``ExportTarget``) and add one line to :data:`TARGETS` below; no
-stage names a target (docs/extending.md).  The order of :data:`TARGETS` is the order of
-``--target``'s help.
+``CompileTarget`` or ``ExportTarget``; the module's ``TARGET`` and ``PIECES``) and add it
+to :data:`MODULES` below; no stage names a target (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -39,18 +38,22 @@ __all__ = ["AOTI", "COMPILE", "COMPILED_AUTOGRAD", "COMPILED_AUTOGRAD_PIECES", "
            "ReduceOverheadTarget", "Target", "UnknownTarget", "drawn_for", "every", "get", "help_text", "names",
            "of_program", "spread"]
 
-#: every target, by name, one line a target: the order of ``--target``'s help
-TARGETS: dict[str, Target] = {t.name: t for t in (
-    CompileTarget(),
-    ExportTarget(),
-    AotiTarget(),
-    CompiledAutogradTarget(),
-    ReduceOverheadTarget(),
-    FuncGradTarget(),
-)}
+#: the targets' modules, one line a target, each with its ``TARGET`` and the ``PIECES`` of
+#: its pipeline only triage runs: the order of ``--target``'s help and docs/targets.md
+MODULES = (
+    compile,
+    export,
+    aoti,
+    compiled_autograd,
+    reduce_overhead,
+    func_grad,
+)
+
+#: every target, by name
+TARGETS: dict[str, Target] = {module.TARGET.name: module.TARGET for module in MODULES}
 #: the pieces of a target's pipeline that only triage runs (``ExportPiece``,
 #: ``CompiledAutogradPiece``), by name
-PIECES: dict[str, Target] = {t.name: t for t in (*export.PIECES, *compiled_autograd.PIECES)}
+PIECES: dict[str, Target] = {piece.name: piece for module in MODULES for piece in module.PIECES}
 
 COMPILE, EXPORT, AOTI = compile.NAME, export.NAME, aoti.NAME
 COMPILED_AUTOGRAD, REDUCE_OVERHEAD, FUNC_GRAD = compiled_autograd.NAME, reduce_overhead.NAME, func_grad.NAME

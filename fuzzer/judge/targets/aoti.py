@@ -38,3 +38,8 @@ class AotiTarget(ExportTarget):
                       lambda own, args, backend: "exported",
                       exported("module = torch._inductor.aoti_load_package("
                                "torch._inductor.aoti_compile_and_package(ep))"))
+
+
+#: the target, as the registry holds it, and the pieces of its pipeline only triage runs (none)
+TARGET = AotiTarget()
+PIECES: tuple = ()

@@ -50,3 +50,8 @@ class CompileTarget:
 
     def unavailable(self, device: str) -> str | None:
         return None
+
+
+#: the target, as the registry holds it, and the pieces of its pipeline only triage runs (none)
+TARGET = CompileTarget()
+PIECES: tuple = ()

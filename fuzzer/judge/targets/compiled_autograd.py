@@ -66,7 +66,9 @@ class CompiledAutogradPiece(CompiledAutogradTarget):
         return compiled_autograd.under_compiled_autograd(forward, self.backward)
 
 
-#: compiled autograd's pieces, one a backend of the backward, in ``DEBUG_BACKENDS``' order,
+#: the target, as the registry holds it
+TARGET = CompiledAutogradTarget()
+#: the pieces of its pipeline only triage runs, one a backend of the backward, in ``DEBUG_BACKENDS``' order,
 #: with what each blames: its capture, AOTAutograd on its graph, the decompositions, Inductor
 PIECES: tuple[CompiledAutogradPiece, ...] = tuple(
     CompiledAutogradPiece(backward, f"{NAME}-{blame}") for backward, blame in zip(

@@ -77,7 +77,9 @@ class ExportPiece(ExportTarget):
         self.name, self.api, self.lowering, self.blame = name, api, lowering, blame
 
 
-#: export's pieces, in pipeline order
+#: the target, as the registry holds it
+TARGET = ExportTarget()
+#: the pieces of its pipeline only triage runs, in pipeline order (``aoti`` walks them too)
 PIECES: tuple[ExportPiece, ...] = (
     ExportPiece("export-graph", "torch.export.export, its graph called without .module()", exporting.GRAPH,
                 "export-trace"),

@@ -35,3 +35,8 @@ class FuncGradTarget(CompileTarget):
         import torch.func
 
         return None if callable(getattr(torch.func, "grad", None)) else "this torch has no torch.func.grad"
+
+
+#: the target, as the registry holds it, and the pieces of its pipeline only triage runs (none)
+TARGET = FuncGradTarget()
+PIECES: tuple = ()

@@ -26,3 +26,8 @@ class ReduceOverheadTarget(CompileTarget):
         if not device.startswith("cuda"):
             return f"mode='reduce-overhead' captures CUDA graphs, and the device is {device}, not CUDA"
         return None
+
+
+#: the target, as the registry holds it, and the pieces of its pipeline only triage runs (none)
+TARGET = ReduceOverheadTarget()
+PIECES: tuple = ()
