@@ -114,3 +114,12 @@ def test_a_fault_names_registered_targets_only():
     fault = next(iter(faults.CATALOGUE.values()))
     with pytest.raises(ValueError, match="no-such-target"):
         dataclasses.replace(fault, pipelines=("no-such-target",))
+
+
+def test_an_issue_is_tagged_with_the_area_of_the_piece_that_shows_its_bug():
+    """A bug a piece of a target's pipeline shows first is tagged with that piece's area:
+    compiled autograd's capture is compiled autograd's, not export's."""
+    assert area_of("compiled-autograd-capture", targets.COMPILED_AUTOGRAD) == "compiled autograd"
+    assert area_of("export-trace", targets.AOTI) == "export"
+    assert area_of("aot_eager", targets.EXPORT) == "aotdispatch"
+    assert (area_of(None, targets.COMPILE), area_of(None, targets.AOTI)) == ("torch.compile", "export")

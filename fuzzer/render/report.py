@@ -111,13 +111,13 @@ def raised_words(rest: str) -> str:
 
 def area_of(stage: str | None, target: str) -> str:
     """The area tag of an issue's title: the first debugging backend's that shows the bug
-    (:data:`AREA`), export's where a piece of a target's pipeline does (its ``blame``), else
-    the area of the target that found it (``Target.area``)."""
+    (:data:`AREA`), or the area of the piece of a target's pipeline that does (the
+    ``Target.area`` of the piece its ``blame`` names: export's pieces ``export``, compiled
+    autograd's ``compiled autograd``), else the area of the target that found it."""
     if stage in AREA:
         return AREA[stage]
-    if within.blamed(stage) is not None:
-        return "export"
-    return targets.get(target).area
+    piece = within.blamed(stage)
+    return targets.get(piece if piece is not None else target).area
 
 
 def _through(bug: Bug) -> Through:
