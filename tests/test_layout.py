@@ -35,7 +35,7 @@ def test_readme_module_table_matches_the_tree():
     readme = (ROOT / "README.md").read_text()
     table = readme.split("## How it works", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"`(fuzzer/[\w/]+\.py)`", table))
-    listed |= {f"{folder}/" for folder in re.findall(r"`(fuzzer/\w+)/`", table)}
+    listed |= {f"{folder}/" for folder in re.findall(r"`(fuzzer/[\w/]+)/`", table)}
     on_disk = {str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
                if p.name != "__init__.py" and p.name != "__main__.py"}
     folders = {m for m in listed if m.endswith("/")}

@@ -48,7 +48,7 @@ GUARD = Failure("AssertionError", "Guard failed: args_0.size()[0] // 2 != 1", ob
 # a guard that cannot be evaluated on a size the exported range excludes (s0 = 0 where it is [2, oo))
 UNEVALUATED = Failure("OutsideGuards", "ZeroDivisionError: integer division or modulo by zero", observe.RUNTIME)
 CONSTRAINT = Failure("UserError", "Constraints violated (s0)!", observe.COMPILE)
-EXPORT_ASKS = contract.Asks(declines=targets.EXPORT_DECLINES)
+EXPORT_ASKS = contract.Asks(declines=exporting.EXPORT_DECLINES)
 
 
 def _ran(failure):
@@ -211,7 +211,7 @@ def test_a_binding_outside_the_exported_guards_is_exported_anew_and_judged():
 def test_past_the_exports_a_target_allows_a_binding_outside_the_guards_stays_refused(monkeypatch):
     """``aoti`` packages once (an Inductor compile each): where no more exports are
     allowed, a binding outside the guards is refused, its cause the guard check's."""
-    monkeypatch.setitem(exporting.EXPORTS, targets.EXPORT, 1)
+    monkeypatch.setattr(targets.get(targets.EXPORT), "lowering", dataclasses.replace(exporting.MODULE, exports=1))
     result = _export(HALF)
     assert result.status == UNTESTED and result.untested == Gap(REFUSED, result.untested.message, "OutsideGuards")
     assert "Guard failed" in result.untested.message
@@ -235,9 +235,9 @@ def _packaged(monkeypatch, c, limit=None):
                 raise RuntimeError(f"input_handles[0]: dim value is too small, compiled for {made_for}")
             return module(x0, *rest)
         return run
-    monkeypatch.setitem(exporting.LOWERINGS, targets.AOTI, package)
-    if limit is not None:
-        monkeypatch.setitem(exporting.EXPORTS, targets.AOTI, limit)
+    lowering = dataclasses.replace(exporting.PACKAGE, lower=package)
+    monkeypatch.setattr(targets.get(targets.AOTI), "lowering",
+                        lowering if limit is None else dataclasses.replace(lowering, exports=limit))
     return run_trial(c, "cpu", target=targets.AOTI), examples
 
 
@@ -396,7 +396,8 @@ def test_a_script_refuses_what_its_target_declines(monkeypatch):
         def run(*inputs):
             raise RuntimeError("input_handles[0]: dim value is too small at 1, expected it to be >= 2, but got: 1")
         return run
-    monkeypatch.setitem(exporting.LOWERINGS, targets.AOTI, package)
+    monkeypatch.setitem(exporting.LOWERINGS, exporting.PACKAGE.name,
+                        dataclasses.replace(exporting.PACKAGE, lower=package))
     spec = repro.spec(entry(targets.AOTI))
     verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.LIB.TRACE, "cpu")
     assert verdict.kinds() == [] and {u.reason for u in verdict.untested} == {REFUSED}

@@ -17,7 +17,7 @@ from fuzzer import faults
 from fuzzer.campaign import entries
 from fuzzer.campaign.config import Config
 from fuzzer.corpus import bugs
-from fuzzer.judge import contract, exporting, targets
+from fuzzer.judge import compiled_autograd, contract, exporting, targets
 from fuzzer.judge.trial import CLEAN, FINDING, run_trial
 from fuzzer.limits import TRIAGE
 from fuzzer.triage import within
@@ -112,7 +112,7 @@ def test_compiled_autograds_walk_compiles_the_backward_by_each_backend_up_to_the
         _Pieces.shows, _Pieces.asked = shows, []
         assert (within.localise(entry, "cpu").blame, _Pieces.asked) == (blame, asked)
     compiled_by = []
-    monkeypatch.setattr(targets.compiled_autograd, "under_compiled_autograd",
+    monkeypatch.setattr(compiled_autograd, "under_compiled_autograd",
                         lambda fn, backend: compiled_by.append(backend))
     for piece in walked:
         targets.get(piece).build(EFFECTS, "eager")
@@ -182,12 +182,12 @@ def test_a_functional_program_never_runs_inputs_that_alias_otherwise_than_its_ex
     assert exporting.sharing((torch.ones(2), torch.ones(2))) == (0, 1)
     t = torch.ones(4)
     assert exporting.sharing((t, t[1:], torch.ones(0), torch.ones(0))) == (0, 0, 2, 3)
-    plain = exporting.Exported(fn, (None, None), targets.EXPORT)
+    plain = exporting.Exported(fn, (None, None), targets.get(targets.EXPORT).lowering)
     plain(torch.ones(3), torch.ones(3))
     same = torch.ones(3)
     assert plain(same, same).tolist() == [3.0] * 3 and len(plain.made) == 1
     for piece in ("export-decomposed", "export-decomposed-graph"):
-        decomposed = exporting.Exported(fn, (None, None), piece)
+        decomposed = exporting.Exported(fn, (None, None), targets.get(piece).lowering)
         decomposed(torch.ones(3), torch.ones(3))
         same = torch.ones(3)
         try:
@@ -195,7 +195,7 @@ def test_a_functional_program_never_runs_inputs_that_alias_otherwise_than_its_ex
         except exporting.ExportFailed:  # exporting the aliased example itself may fail
             got = None
         assert got in (None, [3.0] * 3) and len(decomposed.made) + (decomposed.error is not None) == 2
-    package = exporting.Exported(fn, (None, None), targets.AOTI)
+    package = exporting.Exported(fn, (None, None), targets.get(targets.AOTI).lowering)
     package.made = [exporting.Made(None, lambda *a: "the package", (0, 1), ((), ()))]
     lowered, rejected = package._accepting((same, same))
     assert lowered is None and isinstance(rejected, exporting.AliasedOtherwise)

@@ -153,21 +153,14 @@ def features_option(func):
                         help=features_help())(func)
 
 
-TARGETS_HELP = ("compile (torch.compile), export (torch.export.export, run as its .module()), aoti (exported, "
-                "then compiled by AOTInductor into a package, one for each set of sizes 0 and 1 a "
-                "binding needs, and loaded), compiled-autograd (torch.compile "
-                "with the backward under compiled autograd; programs that take gradients), reduce-overhead "
-                "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only) or func-grad "
-                "(torch.compile(torch.func.grad(program and its loss)); programs of feature func-grad)")
-
-
 def target_option(func):
     """``--target``: the pipeline programs are compiled and run through (``fuzzer.judge.targets``)."""
     from fuzzer.judge import targets
 
     return click.option("--target", type=click.Choice(targets.names()), default=targets.DEFAULT, show_default=True,
-                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; a program "
-                             "with a feature the target cannot run is not drawn for it (docs/targets.md).")(func)
+                        help=f"The pipeline each program is compiled and run through: {targets.help_text()}; "
+                             "a program with a feature the target cannot run is not drawn for it "
+                             "(docs/targets.md).")(func)
 
 
 def targets_option(func):
@@ -179,9 +172,9 @@ def targets_option(func):
                         help="Several targets at once, comma-separated: each program runs through one of "
                              "them, picked by its seed (the same program, the same target).")(func)
     return click.option("--target", "target", type=click.Choice(targets.names()), multiple=True,
-                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; "
-                             "repeatable, as --targets; default compile.  A program with a feature its target "
-                             "cannot run is not drawn for it (docs/targets.md).")(func)
+                        help=f"The pipeline each program is compiled and run through: {targets.help_text()}; "
+                             f"repeatable, as --targets; default {targets.DEFAULT}.  A program with a feature its "
+                             "target cannot run is not drawn for it (docs/targets.md).")(func)
 
 
 def chosen_targets(target: tuple, target_list: str | None) -> tuple[str, ...]:

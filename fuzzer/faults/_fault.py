@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fuzzer.faults import _patching
+from fuzzer.judge.targets import COMPILE, TARGETS
 
 EFFECT_DROPPED = "effect-dropped"
 MUTATION_LOST = "mutation-lost"
@@ -52,10 +53,16 @@ class Fault:
     #: part of ``dcefuzz selftest --quick``: one fault per bug class, each found in
     #: seconds, for a check that fits in CI
     quick: bool = False
-    #: the targets whose pipelines it plants a regression in (``fuzzer.judge.targets``),
-    #: each shown to meet it: ``selftest --target NAME`` runs its campaign through NAME,
-    #: and a plain self-test through the first
-    pipelines: tuple[str, ...] = ("compile",)
+    #: the targets whose pipelines it plants a regression in (``fuzzer.judge.targets``'
+    #: names, each registered), each shown to meet it: ``selftest --target NAME`` runs its
+    #: campaign through NAME, and a plain self-test through the first
+    pipelines: tuple[str, ...] = (COMPILE,)
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.pipelines if name not in TARGETS]
+        if unknown or not self.pipelines:
+            raise ValueError(f"fault {self.name}: pipelines {unknown or '()'} name no target; known: "
+                             f"{', '.join(TARGETS)}")
 
     def unavailable(self) -> str | None:
         """None when every target exists in this torch; else a one-line reason."""

@@ -24,6 +24,7 @@ import contextvars
 
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import MUTATION_LOST, Fault
+from fuzzer.judge.targets import AOTI, COMPILE
 
 DECOMPOSE = "torch._inductor.fx_passes.post_grad:decompose_auto_functionalized"
 DENSE = "torch._higher_order_ops.auto_functionalize:auto_functionalized_v2_dense"
@@ -78,7 +79,7 @@ def _fault(dynamic: bool) -> Fault:
         targets=(DECOMPOSE, DENSE),
         build=_build(dynamic),
         quick=not dynamic,
-        pipelines=("compile",) if dynamic else ("compile", "aoti"),
+        pipelines=(COMPILE,) if dynamic else (COMPILE, AOTI),
     )
 
 

@@ -42,10 +42,10 @@ from fuzzer.judge.compiled_autograd import under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.identity import BugClass
-from fuzzer.judge.exporting import Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.exporting import LOWERINGS, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, Handover, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
-from fuzzer.render.spec import ReproSpec, Wanted, through_export
+from fuzzer.render.spec import ReproSpec, Wanted
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -137,15 +137,15 @@ def judge(spec: ReproSpec, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    exporting = through_export(spec)
+    exporting = "lowering" in spec  # an exported target's run (``exporting.Lowering``)
     if exporting:
-        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
+        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), LOWERINGS[spec["lowering"]])
         compiled = _through(step, exported)
     else:
         how = {"mode": spec["mode"]} if spec.get("mode") else {}  # ``reduce-overhead``'s
         compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
                                                 backend=spec["backend"], **how))
-    backward = spec.get("target") == "compiled-autograd"  # the run under compiled autograd
+    backward = spec.get("compiled_autograd", False)  # the run under compiled autograd
     if backward:
         compiled = under_compiled_autograd(compiled, spec["backend"])
     if not any(br.eager.failure for br in runs):

@@ -5,7 +5,8 @@ through ``compile`` too (compiled autograd off) is localised there, with torch's
 debugging backends and switches (``entries.culprit_of``).  One that ``compile`` does
 not show is the target's own, and nothing of ``torch.compile``'s can place it; but
 each of these pipelines has pieces of its own, each runnable alone
-(``targets.PIECES``).  Export's (``exporting.LOWERINGS``):
+(``targets.PIECES``, each beside its target: ``Target.walk``).  Export's
+(``exporting.Lowering``):
 
 1. ``export-graph``: the exported program's graph (export's training IR: writes kept
    in place, effects inline), called without ``.module()`` (``exporting.GraphRun``):
@@ -45,7 +46,7 @@ autograd's: the piece of the finding's backend) is not run again: the case was j
 showing the bug there by a fresh run already (the trial's confirmation, or the
 shrink's oracle on the candidate it kept).
 
-The blame names the piece (:data:`BLAMES`), so a target's own bugs group by where in
+The blame names the piece (its ``Target.blame``, :func:`blames`), so a target's own bugs group by where in
 its pipeline they show, and, for a wrong value, by what the program does
 (``bugs.key_of``, as for a stage with no switch): not each entry a bug of its own.
 """
@@ -59,40 +60,34 @@ from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.triage.culprit import Culprit
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
-#: the pieces a target's own finding is walked over, in pipeline order, its own last
-#: (compiled autograd's: one a backend of the backward, cut at the finding's, :func:`pieces_for`)
-WALKS: dict[str, tuple[str, ...]] = {
-    "export": ("export-graph", "export"),
-    "aoti": ("export-graph", "export", "export-decomposed-graph", "export-decomposed", "aoti"),
-    "compiled-autograd": tuple(piece.name for piece in targets.COMPILED_AUTOGRAD_PIECES),
-}
-#: the pipeline a target's walk goes through, in words (a report's evidence)
-PIPELINES: dict[str, str] = {"export": "export's pipeline", "aoti": "export's pipeline",
-                             "compiled-autograd": "compiled autograd's pipeline"}
-#: what a culprit's stage says of each piece: where in the pipeline the bug is made
-BLAMES: dict[str, str] = {
-    "export-graph": "export-trace",
-    "export": "export-unlift",
-    "export-decomposed-graph": "export-decompositions",
-    "export-decomposed": "export-decomposed-unlift",
-    "aoti": "aoti",
-    "compiled-autograd-eager": "compiled-autograd-capture",
-    "compiled-autograd-aot_eager": "compiled-autograd-aot",
-    "compiled-autograd-aot_eager_decomp_partition": "compiled-autograd-decompositions",
-    "compiled-autograd-inductor": "compiled-autograd-inductor",
-}
+
+def blames() -> dict[str, str]:
+    """What a culprit's stage says of each piece, by piece (each one's ``Target.blame``):
+    where in the pipeline the bug is made."""
+    return {t.name: t.blame for t in targets.every() if t.blame}
+
+
+def blamed(stage: str | None) -> str | None:
+    """The piece a culprit's ``stage`` blames (None: no piece's)."""
+    return next((piece for piece, blame in blames().items() if blame == stage), None)
+
+
+def walk_of(target: str) -> tuple[str, ...]:
+    """The pieces a finding of ``target`` that ``compile`` does not show is walked over,
+    in pipeline order, its own last (``Target.walk``; (): none, or no such target)."""
+    return targets.get(target).walk if target in targets.TARGETS else ()
 
 
 def walks(target: str) -> bool:
     """Whether a finding of ``target`` that ``compile`` does not show is localised here."""
-    return target in WALKS
+    return bool(walk_of(target))
 
 
 def pieces_for(target: str, backend: str) -> tuple[str, ...]:
     """The pieces a finding of ``target`` found on ``backend`` is walked over, its own
     last: a piece that compiles with a backend of its own (``backward``: compiled
     autograd's) is walked up to the finding's backend, whose piece is the target itself."""
-    walk = WALKS[target]
+    walk = walk_of(target)
     backends = [getattr(targets.get(piece), "backward", None) for piece in walk]
     return walk[:backends.index(backend) + 1] if backend in backends else walk
 
@@ -109,5 +104,5 @@ def localise(entry, device: str, budget: OracleBudget = TRIAGE.budget) -> Culpri
                       if probe.outcome(entry.backend, target=piece) is Outcome.STAYS), pieces[-1])
     except BudgetSpent:
         pass
-    return Culprit(stage=BLAMES[found] if found else None, kind=entry.kind, oracle_calls=probe.calls,
+    return Culprit(stage=targets.get(found).blame if found else None, kind=entry.kind, oracle_calls=probe.calls,
                    seconds=probe.seconds, budget_exhausted=probe.exhausted, torch_version=torch.__version__)
