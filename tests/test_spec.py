@@ -1,5 +1,5 @@
 """What a repro script knows of its entry (``fuzzer.render.spec``): the keys of its
-``SPEC`` as ``repro.spec`` writes them, and which targets run through ``torch.export``;
+``SPEC`` as ``repro.spec`` writes them, and how each target runs the program;
 entries of drawn programs, nothing run."""
 
 import pytest
@@ -10,18 +10,19 @@ from fuzzer.judge import contract, targets
 from fuzzer.program import features
 from fuzzer.program.generate import generate
 from fuzzer.render import repro
-from fuzzer.render.spec import ReproSpec, through_export
+from fuzzer.render.spec import ReproSpec
 
 
 @pytest.mark.parametrize("target", targets.names())
-def test_a_target_runs_through_export_where_the_registry_says_it_exports(target):
-    """The spec names the exporting targets by hand (a script carries the standard
-    library only): they must be the registry's."""
-    assert through_export({"target": target}) == isinstance(targets.get(target), targets.ExportTarget)
-
-
-def test_no_target_is_compile_which_does_not_export():
-    assert not through_export({})
+def test_a_spec_says_how_its_target_runs_the_program_as_the_registry_says(target):
+    """A script carries the standard library only, so its driver reads how the target
+    runs the program from the spec: the lowering of a target that exports, and whether
+    runs go under compiled autograd, each exactly where the registry's target says so."""
+    found = Origin(seed=3, device="cpu", backend="inductor", target=target, threads=1)
+    spec = repro.spec(Entry.build(contract.EFFECT_LOG, generate(3), [divergence_on(0)], found))
+    lowering = targets.get(target).lowering
+    assert spec.get("lowering") == (lowering.name if lowering is not None else None)
+    assert spec.get("compiled_autograd", False) == targets.get(target).under_compiled_autograd
 
 
 def test_the_spec_of_every_drawn_program_holds_the_required_keys_and_only_keys_the_record_names():
