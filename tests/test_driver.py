@@ -75,7 +75,7 @@ def test_a_faithful_backend_judges_the_program_clean_and_a_dropped_log_reproduce
     import backends
 
     custom_ops.install()
-    trace = custom_ops.LIB.TRACE
+    trace = custom_ops.install().TRACE
     for backend, status in ((backends.FAITHFUL, driver.FIXED_EXIT), (backends.DROP_LOG, driver.REPRODUCES_EXIT)):
         e = _entry(backend=backend)
         spec = {**repro.spec(e), "bug_class": "effect-log|missing"}

@@ -69,7 +69,7 @@ def test_a_target_registered_in_one_line_reaches_every_stage(monkeypatch):
     assert "once more" in again.through.opening and "# again" in brief.render(_entry(again.name))
     spec = repro.spec(_entry(again.name))
     assert spec["target"] == again.name and spec["lowering"] == exporting.MODULE.name
-    verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.LIB.TRACE, "cpu")
+    verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.install().TRACE, "cpu")
     assert verdict.kinds() == [] and not verdict.untested
 
 

@@ -399,9 +399,9 @@ def test_a_script_refuses_what_its_target_declines(monkeypatch):
     monkeypatch.setitem(exporting.LOWERINGS, exporting.PACKAGE.name,
                         dataclasses.replace(exporting.PACKAGE, lower=package))
     spec = repro.spec(entry(targets.AOTI))
-    verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.LIB.TRACE, "cpu")
+    verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.install().TRACE, "cpu")
     assert verdict.kinds() == [] and {u.reason for u in verdict.untested} == {REFUSED}
-    without = driver.judge({**spec, "declines": []}, codegen.build(EFFECTS.program), custom_ops.LIB.TRACE, "cpu")
+    without = driver.judge({**spec, "declines": []}, codegen.build(EFFECTS.program), custom_ops.install().TRACE, "cpu")
     assert without.kinds() == [contract.RUNTIME_ERROR]
 
 

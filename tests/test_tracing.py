@@ -17,7 +17,7 @@ def test_an_effectful_ops_calls_are_logged_with_what_they_saw():
     library.load(OPSLIB)
     tracing.trace_effects(["opslib::log_sum"])
     tracing.trace_effects(["opslib::log_sum"])  # once is enough: not logged twice
-    trace = custom_ops.LIB.TRACE
+    trace = custom_ops.install().TRACE
     trace["calls"].clear()
     trace["effects"].clear()
     x = torch.tensor([1.0, 2.0])

@@ -46,7 +46,7 @@ class CompileTarget:
         return codegen.driven(step, torch.compile(fn, dynamic=dyn, backend=backend, **how))
 
     def run(self, fn, inputs: list) -> Run:
-        return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled=True)
+        return observe.run_once(fn, inputs, custom_ops.install().TRACE, compiled=True)
 
     def unavailable(self, device: str) -> str | None:
         return None

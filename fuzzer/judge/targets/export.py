@@ -58,7 +58,7 @@ class ExportTarget:
         return driven
 
     def run(self, fn, inputs: list) -> Run:
-        return run_exported(fn, getattr(fn, "exported", fn), inputs, custom_ops.LIB.TRACE)
+        return run_exported(fn, getattr(fn, "exported", fn), inputs, custom_ops.install().TRACE)
 
     def unavailable(self, device: str) -> str | None:
         return None
