@@ -13,6 +13,7 @@ from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
     Duration,
+    exit_with,
     fault_option,
     features_option,
     ops_options,
@@ -136,8 +137,7 @@ def _started(plan, config, setup: launching.Setup, resume: bool):
                              log=display.event, progress=display.status)
     except (BadState, WorkerStartError) as exc:
         display.close()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     display.close()
     return stats
 
@@ -201,8 +201,7 @@ def stats(folder, as_json, plot_path):
     try:
         state = cf.load()
     except BadState as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     lines = cf.stats_lines()
     found = _bugs(cf)
     if as_json:
@@ -219,17 +218,14 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
     from fuzzer.campaign.state import STATS_FILE
 
     if not lines:
-        click.echo(f"error: {cf.path / STATS_FILE} has no lines to plot", err=True)
-        sys.exit(2)
+        exit_with(f"error: {cf.path / STATS_FILE} has no lines to plot")
     try:
         out = plot(lines, path, title=f"{cf.path.resolve().name}: seed {state.seed}, "
                                       f"shard {state.shard}, {len(lines)} progress lines")
     except PlotUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     except OSError as exc:
-        click.echo(f"error: cannot write the plot: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: cannot write the plot: {exc}")
     click.echo(f"plot       {out}", err=quiet_stdout)  # keeps --json's stdout JSON
 
 
@@ -341,8 +337,7 @@ def merge(out, folders):
     try:
         merged = merge_folders(out, list(folders))
     except BadState as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     state = merged.state
     click.echo(f"merged {len(folders)} folders into {out}: {state.programs} programs, next program index "
                f"{state.next_index}, findings {dict(state.findings) or 'none'}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import NoReturn
 
 import click
 
@@ -197,6 +198,12 @@ def entry_target_option(func):
                              f"(the default): {', '.join(targets.names())} (docs/targets.md).")(func)
 
 
+def exit_with(message: str, code: int = 2) -> NoReturn:
+    """Stop the command: ``message`` on stderr, then exit with status ``code``."""
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
 def target_unavailable_or_exit(names: tuple[str, ...], device: str) -> None:
     """Exit 2 with a one-line reason when a target of ``names`` cannot run on ``device``
     here (``Target.unavailable``)."""
@@ -205,8 +212,7 @@ def target_unavailable_or_exit(names: tuple[str, ...], device: str) -> None:
     for name in names:
         reason = targets.get(name).unavailable(device)
         if reason is not None:
-            click.echo(f"error: target {name} cannot run here: {reason}", err=True)
-            sys.exit(2)
+            exit_with(f"error: target {name} cannot run here: {reason}")
 
 
 def load_or_exit(path: str):
@@ -215,8 +221,7 @@ def load_or_exit(path: str):
     try:
         return load(path)
     except BadEntry as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
 
 
 def triage_option(func):
@@ -242,8 +247,7 @@ def select_ops_or_exit(specs, only: bool, device: str = "cpu", check: bool = Tru
     try:
         chosen = selection.select(specs, only=only, device=device, check=check)
     except library.LoadError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     if not quiet:
         for line in chosen.lines():
             click.echo(line, err=True)
