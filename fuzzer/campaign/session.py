@@ -21,7 +21,6 @@ from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
-from fuzzer.campaign.state import targets_text
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -77,36 +76,6 @@ class Finished:
     timing: Timing | None = None
 
 
-
-def _resumed(folder: CampaignFolder | None, config: Config, shard: Shard) -> CampaignState:
-    """The state a resumed run continues, saved in ``folder``; BadState where its
-    programs were drawn otherwise than ``config``'s and ``shard``'s are."""
-    if folder is None:
-        raise BadState("resume needs a campaign folder")
-    state = folder.load()
-    if (state.seed, state.shard) != (config.seed, shard):
-        raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
-                       f"not seed {config.seed} shard {shard}")
-    _drawn_alike(folder, "features", state.features, config.feature_table, "none")
-    if state.targets != config.targets:
-        raise BadState(f"{folder.path} ran its programs through target {targets_text(state.targets)}: "
-                       f"resume with --target {targets_text(state.targets)}")
-    _drawn_alike(folder, "ops", state.ops, config.op_table, "dcefuzz")
-    if state.feedback != config.steered:
-        was = "with feedback" if state.feedback else "blind"
-        raise BadState(f"{folder.path} drew its programs {was}: resume with the same "
-                       f"{'--feedback' if state.feedback else '--blind'}")
-    return state
-
-
-def _drawn_alike(folder: CampaignFolder, option: str, saved: dict, given: dict, empty: str) -> None:
-    """BadState where the saved run drew its programs with other ``--<option>``
-    (``empty``: how none is said)."""
-    if saved != given:
-        raise BadState(f"{folder.path} drew its programs with {option} {saved or empty}, "
-                       f"not {given or empty}: resume with the same --{option}")
-
-
 class Session:
     """The bookkeeping one campaign run shares between its engines.
 
@@ -131,7 +100,9 @@ class Session:
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
                               ops=config.op_table, feedback=config.steered, targets=config.targets)
         if resume:
-            state = _resumed(folder, config, shard)
+            if folder is None:
+                raise BadState("resume needs a campaign folder")
+            state = folder.resume(state)
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
