@@ -19,6 +19,16 @@ pytest_plugins = ["pytester"]
 NO_INDUCTOR = Path(__file__).parent / "noinductor"
 #: where this run's refused compiles leave their files (stashed only in the fast tier)
 _FOLDER = pytest.StashKey[Path]()
+#: the most processes ``-n auto`` starts: each imports torch and compiles cold, so more
+#: than a few cost memory and repeated cold compiles for little gain
+MOST_WORKERS: int = 4
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (README's test command): one worker a core, at most ``MOST_WORKERS``;
+    ``--dist loadfile`` keeps a file's tests, and the compiles its fixtures share, on
+    one worker."""
+    return max(1, min(os.cpu_count() or 1, MOST_WORKERS))
 
 
 def pytest_configure(config) -> None:
