@@ -19,7 +19,9 @@ whether its graphs can be read for dead calls (``missed-dce``).
   calls, so ``missed-dce`` is not judged.  Programs with graph breaks (export traces
   one whole graph), modules with state and programs that take gradients (export traces
   the forward: a backward through ``.module()`` differentiates the traced ops, not an
-  ``autograd.Function``'s own backward) are not drawn for it.
+  ``autograd.Function``'s own backward) are not drawn for it, nor programs with opaque
+  objects (the step hands them to ``torch.compile``'s program; an export of them is
+  another pipeline, not run here).
 * ``func-grad``: ``compile`` of programs whose gradients ``torch.func.grad`` takes
   (feature ``func-grad``, ``codegen.program_grad``), eagerly and compiled alike: see
   :class:`FuncGradTarget`.
@@ -105,7 +107,8 @@ class ExportTarget:
     name = EXPORT
     api = "torch.export.export, run as its .module()"
     unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.MODULE_CARRY,
-                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION, features.FUNCTION_SHAPES)
+                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION, features.FUNCTION_SHAPES,
+                                    features.OPAQUE_OBJECTS)
     required: tuple[str, ...] = ()
     declines = EXPORT_DECLINES
     judges_dce = False

@@ -107,9 +107,15 @@ def source_for(names, replaced: dict | None = None, backward: bool = True) -> st
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
     replaced = replaced or {}
-    parts = [HEADER] + [replaced.get(op.name, with_backward(op) if backward else op.source)
-                        for op in CUSTOM_OPS if op.name in wanted]
+    parts = [HEADER] + preambles(wanted) + [replaced.get(op.name, with_backward(op) if backward else op.source)
+                                            for op in CUSTOM_OPS if op.name in wanted]
     return "\n\n".join(parts)
+
+
+def preambles(names) -> list[str]:
+    """The texts the named ops' snippets need before them (``CustomOp.preamble``: the
+    opaque classes their signatures name), each once, in library order."""
+    return list(dict.fromkeys(op.preamble for op in CUSTOM_OPS if op.name in names and op.preamble))
 
 
 #: the library's effect registration, which exists to reach the private API of torch
@@ -154,8 +160,10 @@ def brief_source(names, grad: bool = False, traced: bool = True) -> str:
     for a program that takes gradients; ``traced=False``: without the fuzzer's
     scaffolding (:func:`plain_snippet`)."""
     plain = (lambda text: text) if traced else plain_snippet
-    return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
-                     for n in BY_NAME if n in with_callees(names))
+    wanted = with_callees(names)
+    return "\n".join([brief_snippet(text) for text in preambles(wanted)]
+                     + [brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
+                        for n in BY_NAME if n in wanted])
 
 
 def registrable() -> list[str]:

@@ -111,7 +111,8 @@ class Form:
     ``dense_root``, ``unit_last``); how it renders and what its text calls
     (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
     ``site_traced``); what it asks of the compiler and the contract (``hop``,
-    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
+    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``,
+    ``object_class``);
     how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and
     what the shrinker may make of it (``shrink``).  They stay one flat record because
     each stage reads several groups by name; the shrinker's part, which this record
@@ -237,12 +238,16 @@ class Form:
     broadcasts: bool = False
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
+    #: the class (``fuzzer.program.objects.CLASSES``) of the opaque object a statement of
+    #: it names by its ``obj`` attribute, one of the program's objects (None: it takes none)
+    object_class: str | None = None
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:
         """The attributes a statement rewritten into this form keeps from the one it was:
-        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
-        return ("dim",) if self.draw is draw_dim else ()
+        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had, a form
+        that takes an opaque object the object it named."""
+        return (("dim",) if self.draw is draw_dim else ()) + (("obj",) if self.object_class else ())
 
     @property
     def is_view(self) -> bool:

@@ -24,6 +24,7 @@ from fuzzer.program import (
     drawn_mode,
     forms,
     layouts,
+    objects,
     sources,
     storage,
     strided_forms,
@@ -409,8 +410,8 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
                       outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
-                                           heads.windows),
+                      mode=objects.hold(drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense,
+                                                        written, heads.windows), st.body, inputs, seed),
                       imports=sources.imports_for(st.body, ops.imports))
     if heads.state is not None:
         program = buffers.carried(program, heads.state)
