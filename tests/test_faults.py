@@ -292,6 +292,10 @@ ON_PATH = {
     "mutation-lost-list": _on_path([("m_list", ["x0", "x1"], None, {"site": 0})]),
     "mutation-lost-half": _on_path(WRITE_X0, ["v0"], dtype="bfloat16"),
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
+    # sizes 4 and 6 hand over another Scale and another decay at the second call
+    "opaque-guard-dropped": _on_path([("o_scale", ["x0"], "v0", {"site": 0, "obj": "q0"}),
+                                      ("c_member", ["x1"], "v1", {"obj": "c0"})], ["v0", "v1"],
+                                     objects=(("q0", "Scale", "x0"), ("c0", "Cache", "x1"))),
 }
 
 

@@ -31,6 +31,7 @@ from fuzzer.faults import (
     graph_break,
     internal_error,
     mutation_lost,
+    opaque_guard,
     process,
     scoped,
 )
@@ -41,7 +42,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped, export_mutation_lost, compiled_autograd)
+                   scoped, export_mutation_lost, compiled_autograd, opaque_guard)
     for f in module.FAULTS
 }
 
