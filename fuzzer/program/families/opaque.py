@@ -27,7 +27,9 @@ guarded by the class's ``guard_fn``) and ``c_method`` (``c0.scaled(x)``: an
 
 A statement names its object by its ``obj`` attribute (``Form.object_class`` says of
 which class); several statements may name one object, and a program holds up to two of
-each class.  Each form shrinks toward the plain forms: a call on an object toward the
+each class.  The forms are drawn as a category of their own (``form_record.OBJECT``,
+weighted like the integer forms), so that a program with the feature holds objects
+more often than not, rather than now and then among the pure, effectful and aten forms.  Each form shrinks toward the plain forms: a call on an object toward the
 first library's op of its kind on the tensor alone (``o_put`` toward ``e_log``,
 ``o_read`` toward ``e_tap``, the pure ones toward ``p_sin``), a member read toward a
 multiplication by a constant.
@@ -40,6 +42,7 @@ from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
     NO_BACKWARD,
+    OBJECT,
     Form,
     Shrink,
     custom_form,
@@ -157,13 +160,13 @@ def _call(name: str, infer, cls: objects.ObjectClass, render, simpler: str, **fi
     """The form calling op ``name`` on one tensor and an object of ``cls``, shrinking to
     the plain op ``simpler`` on the tensor alone."""
     return custom_form(OP[name], 1, infer, feature=FEATURE, draw=_draw_object(cls), render=render(name),
-                       object_class=cls.name, shrink=Shrink((simpler,), OBJECT_COMPLEXITY), **fields)
+                       object_class=cls.name, drawn_as=OBJECT, shrink=Shrink((simpler,), OBJECT_COMPLEXITY), **fields)
 
 
 def _member(name: str, cls: objects.ObjectClass, render, shrink: Shrink) -> Form:
     """The form reading a member of an object of ``cls`` in the program's own text."""
     return Form(name, ATEN, 1, infer_same, render, feature=FEATURE, draw=_draw_object(cls), object_class=cls.name,
-                shrink=shrink)
+                drawn_as=OBJECT, shrink=shrink)
 
 
 FORMS: tuple[Form, ...] = (
