@@ -16,7 +16,7 @@ from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage
 from fuzzer.judge.spots import STATE, Spot, spots_of
 from fuzzer.judge.trial import asks_of, judge_case, judge_fresh
-from fuzzer.program import codegen, custom_ops, features, forms, generate
+from fuzzer.program import codegen, custom_ops, features, forms, generate, sources
 from fuzzer.program.ir import InvalidProgram, Mode, Program, check
 from fuzzer.reduce.order import simpler_forms
 from fuzzer.reduce.signature import normal_form
@@ -199,3 +199,14 @@ def test_the_shrinker_turns_each_object_call_into_the_plain_call_then_drops_the_
     kept = run_pass("rewrite", c, stays_while(lambda c: any(s.form == "o_put" for s in c.program.body))).best
     assert kept.program.body[0].form == "o_put" and "obj" in kept.program.body[0].attrs
     assert "c0=Cache(x0)" in normal_form(PROGRAM)
+
+
+def test_a_program_holding_objects_no_op_takes_still_defines_their_classes():
+    """A shrink may leave objects that no op of the program takes (until the mode pass
+    drops them): a script and a brief still define the classes its step makes them of."""
+    held = dataclasses.replace(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]),
+                               mode=Mode(objects=(("c0", "Cache", "x0"),)))
+    check(held)
+    for text in (sources.script(held), sources.script(held, brief=True)):
+        assert "class Cache(OpaqueBase):" in text and "_REGISTER(Cache" in text
+    assert "class Cache" not in sources.script(dataclasses.replace(held, mode=Mode()))
