@@ -298,6 +298,6 @@ def build_with_step(program: Program, name: str = FUNCTION_NAME):
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"torch": torch}
     # the classes its step makes objects of, as the library registered them
-    namespace.update({cls: getattr(custom_ops.LIB, cls) for _, cls, _ in program.mode.objects})
+    namespace.update({cls: getattr(custom_ops.install(), cls) for _, cls, _ in program.mode.objects})
     exec(compile(text, filename, "exec"), namespace)
     return namespace[entry_name(program, name)], namespace.get(STEP_NAME)
