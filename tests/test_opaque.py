@@ -16,7 +16,8 @@ from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import Coverage
 from fuzzer.judge.spots import STATE, Spot, spots_of
 from fuzzer.judge.trial import asks_of, judge_case, judge_fresh
-from fuzzer.program import codegen, custom_ops, features, forms, generate, sources
+from fuzzer.program import codegen, custom_ops, forms, generate, sources
+from fuzzer.program.families import opaque
 from fuzzer.program.ir import InvalidProgram, Mode, Program, check
 from fuzzer.reduce.order import simpler_forms
 from fuzzer.reduce.signature import normal_form
@@ -171,7 +172,7 @@ def test_torch_recompiles_for_an_unequal_object_and_keeps_every_clause():
 # ------------------------------------------------------------------ generation and shrinking
 
 def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():
-    drawn = [generate.generate(seed, features={features.OPAQUE_OBJECTS: 1.0}) for seed in range(40)]
+    drawn = [generate.generate(seed, features={opaque.FEATURE: 1.0}) for seed in range(40)]
     held = 0
     for c in drawn:
         c.validate()
@@ -180,9 +181,9 @@ def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():
         assert named == {name for name, _, _ in mode.objects}
         held += bool(mode.objects)
         if mode.objects:
-            assert features.OPAQUE_OBJECTS in c.program.features()
+            assert opaque.FEATURE in c.program.features()
     assert held >= 25
-    assert generate.generate(7, features={features.OPAQUE_OBJECTS: 1.0}) == drawn[7]
+    assert generate.generate(7, features={opaque.FEATURE: 1.0}) == drawn[7]
     assert not any(generate.generate(seed).program.mode.objects for seed in range(40))
 
 

@@ -43,7 +43,6 @@ import re
 from dataclasses import dataclass
 
 from fuzzer import __version__
-
 from fuzzer.program.form_record import Illegal
 from fuzzer.program.sizes import Dims
 
