@@ -2,6 +2,8 @@
 
 ``dcefuzz_test_eager`` runs dynamo's graph as is. ``dcefuzz_test_drop_log`` deletes
 every ``e_log`` call from the graph: the bug class the effect-log clause exists for.
+``dcefuzz_test_drop_object_writes`` deletes every ``o_put``: an opaque object's state
+is never written.
 Registered once per process, on import.  A process started with ``DCEFUZZ_TEST_FAULT``
 set (a repro script a test runs) also plants that test fault for its whole life.
 """
@@ -15,6 +17,7 @@ FAITHFUL = "dcefuzz_test_eager"
 DROP_LOG = "dcefuzz_test_drop_log"
 DROP_LOG_AND_MUTATION = "dcefuzz_test_drop_log_and_mutation"
 RAISE = "dcefuzz_test_raise"
+DROP_OBJECT_WRITES = "dcefuzz_test_drop_object_writes"
 
 
 def _is_e_log(target) -> bool:
@@ -41,6 +44,14 @@ def _drop_log_and_mutation(gm, example_inputs):
     return _drop_log(gm, example_inputs)
 
 
+def _drop_object_writes(gm, example_inputs):
+    for node in list(gm.graph.nodes):
+        if node.op == "call_function" and "o_put" in str(node.target):
+            gm.graph.erase_node(node)
+    gm.recompile()
+    return gm.forward
+
+
 def _raise(gm, example_inputs):
     raise RuntimeError("planted backend failure")
 
@@ -50,6 +61,7 @@ if FAITHFUL not in list_backends(exclude_tags=()):
     register_backend(_drop_log, name=DROP_LOG)
     register_backend(_drop_log_and_mutation, name=DROP_LOG_AND_MUTATION)
     register_backend(_raise, name=RAISE)
+    register_backend(_drop_object_writes, name=DROP_OBJECT_WRITES)
 
 
 if os.environ.get("DCEFUZZ_TEST_FAULT"):

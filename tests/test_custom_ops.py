@@ -39,7 +39,7 @@ FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | 
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
 #: the pure ops without a backward (none of the layout family has one)
-NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu"} | LAYOUT_OPS
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu", "o_scale", "o_decayed"} | LAYOUT_OPS
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 #: the ops that write a row at a position: their forms give them a first dim of 1 or more
@@ -48,6 +48,16 @@ ROWS = {"k_put"}
 MATRICES = {"l_cols"}
 #: the ops tagged ``needs_contiguous_strides``, which programs hand contiguous tensors only
 CONTIGUOUS = {"l_raw"}
+#: the ops that take an opaque object (``families.opaque``): their arguments, of x and the object
+OBJECT_OPS = {"o_scale": lambda x, o: (x, o, 0), "o_put": lambda x, o: (o, x, 0), "o_read": lambda x, o: (o, x, 0),
+              "o_decayed": lambda x, o: (x, o, 0)}
+
+
+def _seen(args):
+    """Call arguments as a test compares them: an opaque object by what it holds (a
+    Cache's state, a Scale's fields), which it has no ``__eq__`` to compare."""
+    lib = custom_ops.install()
+    return [a.data if isinstance(a, lib.Cache) else (a.k, a.b) if isinstance(a, lib.Scale) else a for a in args]
 
 
 def _args(op, x, y):
@@ -67,6 +77,9 @@ def _args(op, x, y):
         return (x, y, x.shape[0] - 1, 0)
     if op.name == "r_stat":
         return (x, y, 0.5, 0)
+    if op.name in OBJECT_OPS:  # an opaque object: a Scale, or a Cache over a copy of y
+        lib = custom_ops.install()
+        return OBJECT_OPS[op.name](x, lib.Scale(2.0, 1.0) if op.name == "o_scale" else lib.Cache.of(y))
     if op.name == "s_list":
         return ([x, y, x * y + 1.0], 0)
     if op.name == "s_optlist":
@@ -221,7 +234,8 @@ def test_every_op_written_plain_computes_what_the_traced_op_does():
     op does, its backward formula one gradient shorter (no site)."""
     plain = "\n\n".join(custom_ops.plain_snippet(custom_ops.with_backward(op)) for op in CUSTOM_OPS)
     assert not re.search(r"\bsite\b", plain) and "_hit" not in plain
-    namespace = {}
+    # the opaque classes the ops name are the library's, registered once already
+    namespace = {name: getattr(custom_ops.install(), name) for name in ("Scale", "Cache")}
     # the plain ops call each other (a kernel that calls another, a backward that logs)
     # in their own namespace
     plain = plain.replace('"dcefuzz::', '"dcefuzz_plain::').replace('Library("dcefuzz"', 'Library("dcefuzz_plain"')
@@ -237,7 +251,7 @@ def test_every_op_written_plain_computes_what_the_traced_op_does():
         keywords.pop("site", None)
         written = getattr(torch.ops.dcefuzz_plain, op.name)(*plain_args, **keywords)
         torch.testing.assert_close(written, traced, msg=op.name)
-        torch.testing.assert_close(plain_args, _unsited(op, traced_args), msg=f"{op.name}'s writes")
+        torch.testing.assert_close(_seen(plain_args), _seen(_unsited(op, traced_args)), msg=f"{op.name}'s writes")
         traced_kwargs.pop("site", None)
         torch.testing.assert_close(keywords, traced_kwargs, msg=f"{op.name}'s writes to its buffers")
         if op.declaration == PURE and op.name not in NO_BACKWARD:

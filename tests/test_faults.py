@@ -294,6 +294,10 @@ ON_PATH = {
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
     "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
                                   ["v0"], layouts=(("x0", "transposed"),)),
+    # sizes 4 and 6 hand over another Scale and another decay at the second call
+    "opaque-guard-dropped": _on_path([("o_scale", ["x0"], "v0", {"site": 0, "obj": "q0"}),
+                                      ("c_member", ["x1"], "v1", {"obj": "c0"})], ["v0", "v1"],
+                                     objects=(("q0", "Scale", "x0"), ("c0", "Cache", "x1"))),
 }
 
 

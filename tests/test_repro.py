@@ -41,6 +41,12 @@ MODULE = dataclasses.replace(
     mode=Mode(module=("x1",)))
 #: MODULE whose state carries over from call to call: each check run rebuilds it
 CARRIED = dataclasses.replace(MODULE, mode=Mode(module=("x1",), carry=True))
+#: a Cache's state written, then read, then a Scale applied: the script makes the objects
+OBJECTS = dataclasses.replace(
+    prog({"x0": ("s0",), "x1": ("s0",)}, [("o_put", ["x0"], None, {"site": 0, "obj": "c0"}),
+                                          ("o_read", ["x1"], "v0", {"site": 1, "obj": "c0"}),
+                                          ("o_scale", ["v0"], "v1", {"site": 2, "obj": "q0"})], outputs=["v1"]),
+    mode=Mode(objects=(("c0", "Cache", "x0"), ("q0", "Scale", "x1"))))
 NARROW = prog({"x0": ("s0",)}, [("narrow", ["x0"], "v0", {"dim": 0}),
                                  ("e_log", ["v0"], None, {"site": 0})], outputs=["v0"])
 
@@ -75,6 +81,10 @@ TABLE = [
      "wrong-mutation|values", FIXED),
     ("carried state, lost write", case(CARRIED, [{"s0": 5}] * 3), backends.DROP_LOG_AND_MUTATION,
      contract.WRONG_MUTATION, "wrong-mutation|values", REPRODUCES),
+    # opaque objects made by the step: the state never written is a wrong output
+    ("objects, faithful", case(OBJECTS), backends.FAITHFUL, contract.WRONG_OUTPUT, "wrong-output|values", FIXED),
+    ("object state lost", case(OBJECTS), backends.DROP_OBJECT_WRITES, contract.WRONG_OUTPUT, "wrong-output|values",
+     REPRODUCES),
     ("eager raises", case(NARROW, [{"s0": 3}, {"s0": 0}]), backends.DROP_LOG, contract.EFFECT_LOG,
      "effect-log|missing", ERROR),
 ]

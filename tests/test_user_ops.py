@@ -659,3 +659,36 @@ def test_check_ops_shows_an_op_that_writes_and_has_an_effect_as_both(tmp_path):
     assert op["kinds"] == ["mutating", "effectful"] and op["declaration"] == MUTATING
     row, = data["table"]
     assert row["kind"] == "mutating+effectful" and row["kinds"] == ["mutating", "effectful"]
+
+
+
+class Knob:
+    """A value-type opaque class a user's op takes (registered by the test that uses it)."""
+
+    def __init__(self, k):
+        self.k = k
+
+    def __eq__(self, other):
+        return isinstance(other, Knob) and other.k == self.k
+
+    def __hash__(self):
+        return hash(self.k)
+
+    def __fx_repr__(self):
+        return f"Knob({self.k!r})", {"Knob": Knob}
+
+
+def test_an_op_taking_an_opaque_object_is_skipped_naming_its_class_and_kind():
+    """A schema says ``PyObject`` of an opaque argument; the class is read off the
+    function the op was made from, with the kind the registry gives it."""
+    from torch._library.opaque_object import is_opaque_type, register_opaque_type
+
+    if not is_opaque_type(Knob):
+        register_opaque_type(Knob, typ="value")
+
+    def knobbed(x: torch.Tensor, knob: Knob) -> torch.Tensor:
+        return x * knob.k
+
+    torch.library.custom_op("dcefuzz_test_opaque::knobbed", knobbed, mutates_args=())
+    with pytest.raises(declared.Unsupported, match=r"argument 'knob' is an object of .*Knob, an opaque value type"):
+        declared.read("dcefuzz_test_opaque::knobbed")

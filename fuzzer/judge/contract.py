@@ -81,6 +81,23 @@ reference never widens a tolerance (:func:`judge_off_path`).
 GRADIENTS: a program that takes gradients returns them after its own values
 (``codegen``'s ``step``), so clause 1 judges them like any returned value.
 
+OPAQUE OBJECTS (``fuzzer.program.objects``, Note [Opaque Objects] of
+``torch._library.opaque_object``): a program's objects are made by its step at every
+call and handed over with its tensors; what a call computes is computed with them.
+- VALUE GUARD: a value-type object is a constant the graph specialises on, guarded on
+  its ``__eq__`` (Dynamo's ``CONSTANT_MATCH``); a call handed an unequal one must
+  compute with it (recompiled, or right anyway): a value computed with an earlier
+  call's object is wrong, by clause 1, 2 or 3.  A reference-type object's member read
+  at trace time (``MemberType.USE_REAL``) is baked into the graph and guarded only by
+  what the class's ``guard_fn`` returns: where that covers the member, a stale value is
+  a finding; a member no ``guard_fn`` covers may be stale by design (no program reads one).
+- OBJECT STATE: a reference-type object is a mutable black box handed to the graph; the
+  state each one is left in after each call (the step returns it after every other
+  value, ``Asks.states``, named so by :func:`object_states`) must equal eager's, judged
+  as a returned value.  torch orders and keeps only calls with an effect, and ops taking
+  opaque objects have none by default, so each op that writes or reads a state is
+  registered ORDERED (clause 3 judges its events, the state each saw among their data).
+
 ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
 order of non-effectful work, writes to intermediates never read again, strides
 (but those LAYOUT TAGS promise), recompilations, and the call counts of mutating ops
@@ -299,6 +316,9 @@ class Asks:
     unbacked: frozenset = frozenset()
     #: (op, site) of each effect event an op's backward logs (A BACKWARD ON ZEROS)
     backward_logs: frozenset = frozenset()
+    #: the reference objects whose states the step returns after every other value, in
+    #: order (OBJECT STATE)
+    states: tuple = ()
 
 
 # ------------------------------------------------------------------ layout tags
@@ -802,6 +822,21 @@ def _clauses(binding: int, names, binding_runs: BindingRuns, compiled: Run) -> _
     return _Judged(compiled, found, left=True, gap=gap)
 
 
+def object_states(divergences: list[Divergence], count: int, states) -> list[Divergence]:
+    """OBJECT STATE: ``divergences`` with those of the last ``len(states)`` of ``count``
+    returned values named as what they are, the state each of the program's reference
+    objects ``states`` was left in by the call (the step returns them after every other
+    value, ``objects.states``); judged as returned values (clause 1), where they stay."""
+    first = count - len(states)
+    out = []
+    for div in divergences:
+        at = div.at[0] if len(div.at) == 1 else None
+        if states and at is not None and at.what == OUTPUT and first <= at.key < count:
+            div = replace(div, where=f"state of {states[at.key - first]}")
+        out.append(div)
+    return out
+
+
 def _judge_binding(binding: int, names, binding_runs: BindingRuns, asks: Asks) -> _Judged | Verdict:
     """One binding that is no refusal: its compiled run as judged (events a backward ran
     on zeros for left out), the clauses where it differs from eager, and, on a binding
@@ -813,7 +848,8 @@ def _judge_binding(binding: int, names, binding_runs: BindingRuns, asks: Asks) -
         judged = _clauses(binding, names, binding_runs, compiled)
         if isinstance(judged, Verdict):
             return judged
-        judged = replace(judged, zero_backward=on_zeros)
+        judged = replace(judged, zero_backward=on_zeros,
+                         divergences=object_states(judged.divergences, len(binding_runs.eager.outputs), asks.states))
     edge = unbacked_edge(binding, binding_runs.eager, asks)
     if edge is None:
         return judged

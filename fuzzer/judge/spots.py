@@ -30,11 +30,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from fuzzer.judge.contract import CALL, INPUT, OUTPUT, Divergence, Place
-from fuzzer.program import forms
+from fuzzer.program import forms, objects
 from fuzzer.program.ir import Case, Program
 
-#: what a :class:`Spot` names
-VALUE, GRADIENT, WRITTEN, SITE, ANYWHERE = "value", "gradient", "written", "site", "anywhere"
+#: what a :class:`Spot` names (``STATE``: an opaque object's state, which the step returns
+#: after every other value)
+VALUE, GRADIENT, WRITTEN, SITE, STATE, ANYWHERE = "value", "gradient", "written", "site", "state", "anywhere"
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,9 @@ def _spot(program: Program, place: Place) -> Spot:
         index -= len(program.outputs)
         if program.mode.grad and index < len(program.inputs):
             return Spot(GRADIENT, program.inputs[index].name)  # ``step`` returns them after the values
-        return Spot(ANYWHERE, OUTPUT)
+        index -= len(program.inputs) if program.mode.grad else 0
+        states = objects.states(program.mode.objects)  # and the objects' states after them
+        return Spot(STATE, states[index]) if index < len(states) else Spot(ANYWHERE, OUTPUT)
     if place.what == INPUT:
         return Spot(WRITTEN, str(place.key))
     if place.what == CALL:

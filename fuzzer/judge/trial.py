@@ -33,7 +33,7 @@ from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_c
 from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, Gap, caches_off
 from fuzzer.judge.compiler_signal import RECORDER
-from fuzzer.program import features, forms
+from fuzzer.program import features, forms, objects
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
 
@@ -135,7 +135,8 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          carry=program.mode.carry,
                          unbacked=frozenset((names.index(name), dim) for name, dim, how in program.mode.marks
                                             if how == "unbacked"),
-                         backward_logs=logs if program.mode.grad else frozenset())
+                         backward_logs=logs if program.mode.grad else frozenset(),
+                         states=objects.states(program.mode.objects))
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

@@ -62,6 +62,8 @@ class Attrs(TypedDict, total=False):
     width: str
     #: a user's op's scalar arguments, by name (``fuzzer.user.form``)
     scalars: dict[str, Any]
+    #: the opaque object the statement hands its op or reads (``Mode.objects``'s name)
+    obj: str
 
 
 #: the keys that hold a call site: what a renumbering of sites rewrites

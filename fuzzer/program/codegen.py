@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import linecache
 
-from fuzzer.program import custom_ops, features, forms
+from fuzzer.program import custom_ops, features, forms, objects
 from fuzzer.program.form_record import REGION
 from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Program, check
@@ -119,7 +119,8 @@ def _step(program: Program) -> str:
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
     lines += _load_buffers(mode.module, mode.carry)
-    call = ", ".join(i.name for i in program.inputs if i.name not in mode.module)
+    lines += objects.step_lines(mode.objects)
+    call = ", ".join([i.name for i in program.inputs if i.name not in mode.module] + [o[0] for o in mode.objects])
     if backward:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
     settings = []
@@ -133,15 +134,16 @@ def _step(program: Program) -> str:
         lines.append(f"    outs = fn({call})")
     lines += [f"    {name}.copy_(fn.{name})  # the state the call left, judged as the input's contents"
               for name in mode.module]
+    states = objects.state_text(mode.objects)
+    if states:  # a reference object's state, after every other value
+        lines.append(f"    states = {states}  # what the objects show of the call, judged as returned values")
     if backward:
         lines += [f"    loss = {LOSS_NAME}(outs)",
                   "    if isinstance(loss, torch.Tensor):",
                   "        loss.backward()",
                   ("    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
-                   f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))"),
-                  "    return outs + grads"]
-    else:
-        lines.append("    return outs")
+                   f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))")]
+    lines.append("    return outs" + (" + grads" if backward else "") + (" + states" if states else ""))
     return "\n".join(lines) + "\n"
 
 
@@ -218,6 +220,8 @@ def header(program: Program) -> str:
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
     how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
     inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
+    inputs += [f"{n} = {objects.CLASSES[c].build(s)} at each call, handed over after the tensors"
+               for n, c, s in mode.objects]
     return (f"# compiled = torch.compile({entry_name(program)}, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
@@ -226,7 +230,7 @@ def header(program: Program) -> str:
 def _function(program: Program, name: str, plain: bool = False) -> str:
     typing = check(program)
     buffers = program.mode.module
-    params = ", ".join(i.name for i in program.inputs if i.name not in buffers)
+    params = ", ".join([i.name for i in program.inputs if i.name not in buffers] + [o[0] for o in program.mode.objects])
     lines = [f"def {'forward' if buffers else name}({'self, ' if buffers else ''}{params}".rstrip(", ") + "):"]
     lines += [f"    {b} = self.{b}" for b in buffers]
     for sym in program.symbols:
@@ -293,5 +297,7 @@ def build_with_step(program: Program, name: str = FUNCTION_NAME):
     # Let tracebacks and dynamo's messages quote the generated lines.
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"torch": torch}
+    # the classes its step makes objects of, as the library registered them
+    namespace.update({cls: getattr(custom_ops.install(), cls) for _, cls, _ in program.mode.objects})
     exec(compile(text, filename, "exec"), namespace)
     return namespace[entry_name(program, name)], namespace.get(STEP_NAME)

@@ -44,7 +44,7 @@ from fuzzer.program.op_record import (  # noqa: F401 - the library's names, as c
     PURE,
     CustomOp,
 )
-from fuzzer.program import families
+from fuzzer.program import families, objects
 from fuzzer.program.op_snippets import SAVED, BACKWARD, FIRST_LIBRARY
 
 #: the library in its order: the first library's ops, then each family's
@@ -93,23 +93,33 @@ def with_callees(names) -> set[str]:
     return wanted
 
 
-def source_for(names, replaced: dict | None = None, backward: bool = True) -> str:
+def source_for(names, replaced: dict | None = None, backward: bool = True, holding: bool = False) -> str:
     """The header plus the snippets of the named operators, in library order.
 
     ``replaced`` maps an op's name to the snippet to use instead of its own (a cache
     pair's declaration variant, ``fuzzer.cache.variants``); ``backward=False`` leaves
     out the backward formulas kept apart (a cache pair's library has them only when
     it takes gradients, as before they were part of the standard library).  The ops
-    their kernels call come too.
+    their kernels call come too, and the texts their snippets need first (their
+    preambles); ``holding``: the program holds opaque objects, whose classes' text
+    comes whatever ops it calls (its step makes them).
     """
     wanted = with_callees(names)
     unknown = wanted - set(BY_NAME)
     if unknown:
         raise KeyError(f"unknown custom ops: {sorted(unknown)}")
     replaced = replaced or {}
-    parts = [HEADER] + [replaced.get(op.name, with_backward(op) if backward else op.source)
-                        for op in CUSTOM_OPS if op.name in wanted]
+    parts = [HEADER] + preambles(wanted, holding) + [replaced.get(op.name, with_backward(op) if backward else op.source)
+                                                     for op in CUSTOM_OPS if op.name in wanted]
     return "\n\n".join(parts)
+
+
+def preambles(names, holding: bool = False) -> list[str]:
+    """The texts the named ops' snippets need before them (``CustomOp.preamble``: the
+    opaque classes their signatures name), each once, in library order; ``holding``:
+    the opaque classes first, whatever the ops (a program that holds objects)."""
+    held = [objects.SOURCE] if holding else []
+    return list(dict.fromkeys(held + [op.preamble for op in CUSTOM_OPS if op.name in names and op.preamble]))
 
 
 #: the library's effect registration, which exists to reach the private API of torch
@@ -149,13 +159,15 @@ def plain_snippet(source: str) -> str:
     return re.sub(r"^(def [^\n]*:\n)(?! )", r"\1    pass\n", "\n".join(out) + "\n", flags=re.MULTILINE)
 
 
-def brief_source(names, grad: bool = False, traced: bool = True) -> str:
+def brief_source(names, grad: bool = False, traced: bool = True, holding: bool = False) -> str:
     """The named ops' snippets as a brief shows them, with their backward formulas only
     for a program that takes gradients; ``traced=False``: without the fuzzer's
-    scaffolding (:func:`plain_snippet`)."""
+    scaffolding (:func:`plain_snippet`); ``holding``: with the opaque classes (:func:`preambles`)."""
     plain = (lambda text: text) if traced else plain_snippet
-    return "\n".join(brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
-                     for n in BY_NAME if n in with_callees(names))
+    wanted = with_callees(names)
+    return "\n".join([brief_snippet(text) for text in preambles(wanted, holding)]
+                     + [brief_snippet(plain(with_backward(BY_NAME[n]) if grad else BY_NAME[n].source))
+                        for n in BY_NAME if n in wanted])
 
 
 def registrable() -> list[str]:

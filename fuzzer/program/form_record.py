@@ -25,9 +25,10 @@ ATEN = "aten"          # fresh result, no writes
 VIEW = "view"          # result aliases operand 0
 INPLACE = "inplace"    # writes operand 0, no result
 CONTROL = "control"    # no operands: steers the compiler (a graph break)
-#: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
-#: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
+#: how the integer forms (``int-tensors``: their category is ATEN or VIEW) and those taking an opaque object
+#: (``opaque-objects``) are drawn: categories' weights of their own, so they are not lost among the aten forms
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+OBJECT = "object"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -104,18 +105,15 @@ class Shrink:
 class Form:
     """A statement form, all it knows of itself in one record.
 
-    The fields fall in groups, each read by its own stage: what the form is (``name``,
-    ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
-    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
-    (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``footprint``,
-    ``dense_root``, ``unit_last``); how it renders and what its text calls
-    (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
-    ``site_traced``); what it asks of the compiler and the contract (``hop``,
-    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
-    how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and
-    what the shrinker may make of it (``shrink``).  They stay one flat record because
-    each stage reads several groups by name; the shrinker's part, which this record
-    took over from the shrinker's own tables, is a record of its own.
+    The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
+    ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
+    ``result_dtype``, ``exact_result``) and what it does to memory (``mutates``, ``result_aliases``, ``dirty``,
+    ``consumes``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and what its text calls (``render``,
+    ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``); what it asks of the compiler and
+    the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``,
+    ``object_class``); how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and what the
+    shrinker may make of it (``shrink``).  They stay one flat record because each stage reads several groups by
+    name; the shrinker's part, which this record took over from the shrinker's own tables, is a record of its own.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -237,12 +235,14 @@ class Form:
     broadcasts: bool = False
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
+    #: the class (``objects.CLASSES``) of the program's opaque object a statement names by its ``obj`` (None: none)
+    object_class: str | None = None
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:
         """The attributes a statement rewritten into this form keeps from the one it was:
-        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
-        return ("dim",) if self.draw is draw_dim else ()
+        a view along a dim (its draw is :func:`draw_dim`) the dim it had, an object's form the object it named."""
+        return (("dim",) if self.draw is draw_dim else ()) + (("obj",) if self.object_class else ())
 
     @property
     def is_view(self) -> bool:

@@ -24,6 +24,7 @@ from fuzzer.program import (
     drawn_mode,
     forms,
     layouts,
+    objects,
     sources,
     storage,
     strided_forms,
@@ -32,7 +33,7 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, OBJECT, VIEW, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -46,10 +47,10 @@ CATEGORY_WEIGHTS = {
     ATEN: 4,
     VIEW: 3,
     INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms)
+    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects)
     CONTROL: 1,
     INTEGER: 8,
-    INTEGER_SOURCE: 3,
+    INTEGER_SOURCE: 3, OBJECT: 8,
 }
 
 
@@ -409,8 +410,8 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
                       outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
-                                           heads.windows),
+                      mode=objects.hold(drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense,
+                                                        written, heads.windows), st.body, inputs, seed),
                       imports=sources.imports_for(st.body, ops.imports))
     if heads.state is not None:
         program = buffers.carried(program, heads.state)

@@ -47,7 +47,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, layouts, sizes, sources, storage, windows
+from fuzzer.program import forms, layouts, objects, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
 from fuzzer.program.attrs import SITE_KEYS, Attrs
 from fuzzer.program.form_record import Illegal
@@ -324,6 +324,7 @@ class _Rules:
             if a not in t.dims:
                 raise Illegal(f"operand {a} is not defined")
         check_dtypes(stmt, form, t.dtypes, program.mode)
+        objects.check_named(form.object_class, stmt.attrs.get("obj"), program.mode.objects)
         if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):
             raise Illegal(f"{form.name} passes a size as a plain int, which a dim marked unbacked "
                                 "cannot be")

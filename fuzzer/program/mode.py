@@ -1,14 +1,14 @@
 """A program's mode: how it runs beyond its body (dynamic mode, marks, gradients,
-dtype, layouts, aliases, windows, a module's buffers), and what a mode may be for the inputs
-it names.  The IR (``fuzzer.program.ir``) holds a mode in each program and raises
-what :func:`problem` finds."""
+dtype, layouts, aliases, windows, a module's buffers, opaque objects), and what a mode
+may be for the inputs it names.  The IR (``fuzzer.program.ir``) holds a mode in each
+program and raises what :func:`problem` finds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import layouts
+from fuzzer.program import layouts, objects
 from fuzzer.program.sizes import Dims
 
 DTYPES, FIXED_DTYPES = dtypes_.DTYPES, dtypes_.FIXED_DTYPES
@@ -57,6 +57,9 @@ class Mode:
     #: the gradients are taken by ``torch.func.grad`` of the program and its loss
     #: (``codegen.program_grad``), not by ``backward()``; needs ``grad``
     func_grad: bool = False
+    #: (name, class, seed input): the opaque objects (``fuzzer.program.objects``) the step
+    #: makes from the seed at every call and hands to the program after its tensors
+    objects: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -75,6 +78,8 @@ class Mode:
             data["window_calls"] = self.window_calls
         if self.func_grad:
             data["func_grad"] = True
+        if self.objects:
+            data["objects"] = [list(o) for o in self.objects]
         return data
 
     @classmethod
@@ -87,7 +92,8 @@ class Mode:
                    module=tuple(str(n) for n in data.get("module", ())), carry=bool(data.get("carry", False)),
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
-                   window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)))
+                   window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)),
+                   objects=tuple((str(n), str(c), str(s)) for n, c, s in data.get("objects", ())))
 
     @property
     def is_default(self) -> bool:
@@ -118,6 +124,10 @@ def problem(mode: Mode, dims: dict[str, Dims], inputs, given: dict[str, str | No
         return "an input that is a view of another cannot be a leaf that requires grad"
     if (wrong := _module_problem(mode, dims)) is not None:
         return wrong
+    if (wrong := objects.problem(mode.objects, dims, given)) is not None:
+        return wrong
+    if mode.objects and mode.func_grad:
+        return "torch.func.grad takes the gradients of tensors only: no objects under it"
     for inp in inputs:
         if inp.dtype is not None and inp.dtype not in FIXED_DTYPES:
             return f"input {inp.name}: dtype {inp.dtype!r} not in {FIXED_DTYPES}"

@@ -66,6 +66,10 @@ class CustomOp:
     #: the library's ops its kernel calls (``fuzzer.program.families.calls``): a script
     #: that registers the op registers them too
     calls: tuple[str, ...] = ()
+    #: library text its snippet needs before it (the opaque classes its signature names,
+    #: ``fuzzer.program.objects.SOURCE``): a library or script holds each such text once,
+    #: after the header and before every snippet
+    preamble: str = ""
 
     @property
     def by_schema(self) -> bool:

@@ -59,11 +59,11 @@ class Builtin:
         return []
 
     def script(self, program, brief: bool = False, traced: bool = True) -> str:
-        names = program.custom_ops()
+        names, holding = program.custom_ops(), bool(program.mode.objects)
         if brief:
-            return custom_ops.brief_source(names, grad=program.mode.grad, traced=traced)
+            return custom_ops.brief_source(names, grad=program.mode.grad, traced=traced, holding=holding)
         # the header (the trace, the effect registration) always: other sources' text uses it
-        return custom_ops.source_for(names)
+        return custom_ops.source_for(names, holding=holding)
 
 
 BUILTIN = Builtin()

@@ -94,8 +94,9 @@ def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
     if stmt.attrs.get("no_grad"):
         attrs["no_grad"] = True
     attrs.update(form.shrink.start)
-    for key in form.kept_attrs:
-        attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS[key])
+    for key in form.kept_attrs:  # an object it named, or (past a dim) its simplest value
+        if key in stmt.attrs or key in SIMPLEST_ATTRS:
+            attrs[key] = stmt.attrs[key] if key in stmt.attrs else SIMPLEST_ATTRS[key]
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
@@ -132,7 +133,8 @@ def without_input(mode: Mode, name: str) -> Mode:
                                aliases=tuple(a for a in mode.aliases if name not in a),
                                module=tuple(n for n in mode.module if n != name),
                                carry=mode.carry and mode.module != (name,),
-                               layouts=tuple(x for x in mode.layouts if x[0] != name), **_windows_without(mode, name))
+                               layouts=tuple(x for x in mode.layouts if x[0] != name),
+                               objects=tuple(o for o in mode.objects if o[2] != name), **_windows_without(mode, name))
 
 
 def _windows_without(mode: Mode, name: str) -> dict:

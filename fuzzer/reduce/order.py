@@ -82,10 +82,10 @@ def complexity(case: Case) -> tuple:
 
 def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided, aliased, buffer, laid-out or windowed input, gradients, a
-    dtype other than float32, automatic dynamic and a carried state count one."""
+    dtype other than float32, automatic dynamic, a carried state and an opaque object count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
             + (mode.dynamic != "true") + len(mode.module) + mode.carry + len(mode.layouts) + len(mode.windows)
-            + bool(mode.window_calls))
+            + bool(mode.window_calls) + len(mode.objects))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -113,3 +113,5 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
     for w in mode.windows:  # a window toward an input of its own: the pair toward distinct inputs
         rest = tuple(y for y in mode.windows if y != w)
         yield dataclasses.replace(mode, windows=rest, window_calls=mode.window_calls if rest else "")
+    for o in mode.objects:  # an object no statement names any more
+        yield dataclasses.replace(mode, objects=tuple(x for x in mode.objects if x != o))

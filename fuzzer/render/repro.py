@@ -141,7 +141,8 @@ def _asked(program) -> dict:
             **({"hops": sorted(asks.hops)} if asks.hops else {}),
             **({"limits": sorted(asks.limits)} if asks.limits else {}),
             **({"unbacked": [list(pair) for pair in sorted(asks.unbacked)]} if asks.unbacked else {}),
-            **({"backward_logs": [list(pair) for pair in sorted(asks.backward_logs)]} if asks.backward_logs else {})}
+            **({"backward_logs": [list(pair) for pair in sorted(asks.backward_logs)]} if asks.backward_logs else {}),
+            **({"states": list(asks.states)} if asks.states else {})}
 
 
 def render(entry: Entry) -> str:

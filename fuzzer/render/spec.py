@@ -77,8 +77,10 @@ class ReproSpec(_Required, total=False):
     limits: list[str]
     #: ... the ``[input, dim]`` it marks unbacked ...
     unbacked: list[list]
-    #: ... and the ``[op, site]`` events a backward logs
+    #: ... the ``[op, site]`` events a backward logs ...
     backward_logs: list[list]
+    #: ... and the objects whose states the step returns after every other value
+    states: list[str]
     #: torch's intra-op threads of the process that found it
     threads: int
     #: the hash seed of the process that found it

@@ -341,4 +341,26 @@ def _argument(qualname: str, arg, given, letters: tuple[str, ...] = ()) -> Argum
     if kind in argtypes.DEFAULT_VALUES:
         raise Unsupported(f"{qualname}: argument {arg.name!r} of type {kind} needs values "
                           f"(give them in DCEFUZZ_SCALARS or a hints file)")
+    opaque = _opaque_class(qualname, arg.name) if kind == "PyObject" else None
+    if opaque is not None:
+        raise Unsupported(f"{qualname}: argument {arg.name!r} is an object of {opaque}; dcefuzz makes objects of "
+                          "its own opaque classes only (feature opaque-objects)")
     raise Unsupported(f"{qualname}: argument {arg.name!r} is a {kind}, a type dcefuzz cannot make")
+
+
+def _opaque_class(qualname: str, name: str) -> str | None:
+    """The registered opaque class (``torch._library.opaque_object``) that argument ``name``
+    of a ``custom_op`` is annotated with, and its kind, in words; None where the op is no
+    ``custom_op`` or the annotation no opaque class.  A schema says ``PyObject`` of every
+    opaque argument: the class is only in the function the op was made from."""
+    import inspect
+
+    try:
+        from torch._library import custom_ops, opaque_object
+    except ImportError:
+        return None
+    opdef = custom_ops.OPDEFS.get(qualname.split(".")[0])
+    fn = getattr(opdef, "_init_fn", None)
+    annotation = inspect.signature(fn).parameters[name].annotation if fn is not None else None
+    info = opaque_object.get_opaque_obj_info(annotation) if isinstance(annotation, type) else None
+    return None if info is None else f"{info.class_name}, an opaque {info.opaque_typ} type"

@@ -11,7 +11,9 @@ of a custom op's calls, so ``missed-dce`` is not judged.  Programs with graph br
 (export traces one whole graph), modules with state and programs that take gradients
 (export traces the forward: a backward through ``.module()`` differentiates the traced
 ops, not an ``autograd.Function``'s own backward) are not drawn for it, nor
-``func-grad``, which implies gradients (``drawn_for``).
+``func-grad``, which implies gradients (``drawn_for``), nor programs with opaque objects
+(the step hands them to ``torch.compile``'s program; an export of them is another
+pipeline, not run here).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, Lowering, export_d
 from fuzzer.judge.observe import Run
 from fuzzer.judge.targets.brief import EXPORT_OPENING, Through, exported
 from fuzzer.program import codegen, custom_ops, features
+from fuzzer.program.families import opaque
 from fuzzer.program.ir import Case
 
 NAME = "export"
@@ -33,7 +36,8 @@ class ExportTarget:
     api = "torch.export.export, run as its .module()"
     help = "torch.export.export, run as its .module()"
     unsupported: tuple[str, ...] = (features.GRAPH_BREAK, features.MODULE_STATE, features.MODULE_CARRY,
-                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION, features.FUNCTION_SHAPES)
+                                    features.AUTOGRAD, features.AUTOGRAD_FUNCTION, features.FUNCTION_SHAPES,
+                                    opaque.FEATURE)
     required: tuple[str, ...] = ()
     declines = EXPORT_DECLINES
     judges_dce = False

@@ -36,7 +36,8 @@ def _modules(*names: str) -> tuple[ModuleType, ...]:
 
 
 #: the family modules, in library order: a new family goes at the end
-MODULES = _modules("tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags")
+MODULES = _modules("tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags",
+                   "opaque")
 
 #: every family's ops, in library order
 OPS: tuple = tuple(op for module in MODULES for op in module.OPS)

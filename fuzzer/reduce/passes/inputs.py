@@ -1,5 +1,6 @@
 """Drop inputs nothing reads or returns, with their marks and the symbols no longer
-read; a window's base stays while the window does (its dims are the window's)."""
+read; a window's base stays while the window does (its dims are the window's), an
+opaque object's seed while the object does."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ class DropUnusedInputs:
         for inp in state.best.program.inputs:
             p = state.best.program
             if any(inp.name in s.args for s in p.body) or inp.name in p.outputs \
-                    or inp.name in {w[1] for w in p.mode.windows}:  # a window's base: the mode pass drops it first
-                continue
+                    or inp.name in {w[1] for w in p.mode.windows} | {o[2] for o in p.mode.objects}:
+                continue  # a window's base, an object's seed: the mode pass drops the window or object first
             yield drop_unused_symbols(with_program(state.best, inputs=tuple(i for i in p.inputs if i is not inp),
                                                    mode=without_input(p.mode, inp.name)))

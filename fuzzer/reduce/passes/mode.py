@@ -1,7 +1,7 @@
 """Simplify how the program runs: no gradients, dynamic=True, float32, no marks,
 contiguous inputs, no aliased inputs, no windows (each its own input, the same at
 every call), a function rather than a module (its buffers back to
-inputs); each kept only if the bug needs it."""
+inputs), no opaque object that no statement names; each kept only if the bug needs it."""
 
 from __future__ import annotations
 

@@ -1,0 +1,181 @@
+"""Opaque objects handed to custom ops (feature ``opaque-objects``).
+
+Serving and quantization libraries pass their ops Python objects the compiler never
+looks inside: a kernel's configuration, a cache's handle (``torch._library.opaque_object``,
+Note [Opaque Objects]; the classes and how a program makes its objects are
+``fuzzer.program.objects``).  The ops here are written as such a library writes them:
+``custom_op`` with the class in the signature, a fake impl that never touches the
+object (a fake object refuses every attribute), and an ORDERED effect registered on
+each op that writes or reads an object's state, since torch does not make ops with
+opaque arguments effectful by default (``EffectHolder._set_default_effect`` in
+``torch/_library/effects.py`` marks only a ``ClassType`` argument; an opaque object's
+is a ``PyObject``), and ``infer_schema`` refuses an opaque argument in
+``mutates_args``:
+
+* ``o_scale``: ``x * q.k + q.b`` with a value object ``q`` (``Scale``), pure;
+* ``o_put``: ``c.data = c.data * c.decay + sum(x)`` in place, with a reference object
+  ``c`` (``Cache``), ORDERED, returning nothing; its event sees ``x`` and the state;
+* ``o_read``: ``x * 0.5 + sum(c.data)``, ORDERED; its event sees ``x`` and the state;
+* ``o_decayed``: ``x * c.decay``, pure: it reads the object's guarded member only,
+  which no call changes.
+
+Three forms read an object in the program's own text, as Dynamo allows: ``q_member``
+(``x * q0.k``: a value object's field, a constant of the graph), ``c_member``
+(``x * c0.decay``: a reference object's ``USE_REAL`` member, read at trace time and
+guarded by the class's ``guard_fn``) and ``c_method`` (``c0.scaled(x)``: an
+``INLINED`` method).
+
+A statement names its object by its ``obj`` attribute (``Form.object_class`` says of
+which class); several statements may name one object, and a program holds up to two of
+each class.  The forms are drawn as a category of their own (``form_record.OBJECT``,
+weighted like the integer forms), so that a program with the feature holds objects
+more often than not, rather than now and then among the pure, effectful and aten forms.  Each form shrinks toward the plain forms: a call on an object toward the
+first library's op of its kind on the tensor alone (``o_put`` toward ``e_log``,
+``o_read`` toward ``e_tap``, the pure ones toward ``p_sin``), a member read toward a
+multiplication by a constant.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program import objects
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    ATEN,
+    NO_BACKWARD,
+    OBJECT,
+    Form,
+    Shrink,
+    custom_form,
+    infer_none,
+    infer_same,
+    op_text,
+)
+from fuzzer.program.op_record import EFFECTFUL, PURE, CustomOp
+
+FEATURE = "opaque-objects"
+#: how much likelier a program's first object of a class is named than its second
+FIRST_OBJECT_WEIGHT: int = 3
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(FEATURE, 0.2, "opaque objects handed to custom ops (torch._library.opaque_object): a value type the "
+            "graph specialises and guards on, another at a later call; a reference type whose state ORDERED ops "
+            "write and read in place, judged after each call, with a guarded member read at trace time and an "
+            "inlined method", unavailable=objects.unavailable, seen_in=lambda p: bool(p.mode.objects)),
+)
+
+
+def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
+    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE,
+                    preamble=objects.SOURCE)
+
+
+OPS: tuple[CustomOp, ...] = (
+    _op("o_scale", PURE, "x * q.k + q.b with a value-type opaque object q (Scale); fresh", '''
+@torch.library.custom_op("dcefuzz::o_scale", mutates_args=())
+def o_scale(x: torch.Tensor, q: Scale, site: int) -> torch.Tensor:
+    _hit("o_scale", site)
+    return (x * q.k + q.b).contiguous()
+
+
+@o_scale.register_fake
+def _(x, q, site):
+    return x.new_empty(x.shape)
+'''),
+    _op("o_put", EFFECTFUL, "c.data = c.data * c.decay + sum(x) in place, c a reference-type opaque object (Cache); "
+        "ORDERED, logs x and the state it found", '''
+@torch.library.custom_op("dcefuzz::o_put", mutates_args=())
+def o_put(c: Cache, x: torch.Tensor, site: int) -> None:
+    _hit("o_put", site, x, c.data, effect=True)
+    c.data.mul_(c.decay).add_(x.sum())
+
+
+@o_put.register_fake
+def _(c, x, site):
+    return None
+
+
+_register_ordered(o_put)
+'''),
+    _op("o_read", EFFECTFUL, "x * 0.5 + sum(c.data), c a reference-type opaque object (Cache); ORDERED, logs x and "
+        "the state it read; fresh", '''
+@torch.library.custom_op("dcefuzz::o_read", mutates_args=())
+def o_read(c: Cache, x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("o_read", site, x, c.data, effect=True)
+    return (x * 0.5 + c.data.sum()).contiguous()
+
+
+@o_read.register_fake
+def _(c, x, site):
+    return x.new_empty(x.shape)
+
+
+_register_ordered(o_read)
+'''),
+    _op("o_decayed", PURE, "x * c.decay, c a reference-type opaque object (Cache) whose guarded member it reads; "
+        "fresh", '''
+@torch.library.custom_op("dcefuzz::o_decayed", mutates_args=())
+def o_decayed(x: torch.Tensor, c: Cache, site: int) -> torch.Tensor:
+    _hit("o_decayed", site)
+    return (x * c.decay).contiguous()
+
+
+@o_decayed.register_fake
+def _(x, c, site):
+    return x.new_empty(x.shape)
+'''),
+)
+
+OP = {op.name: op for op in OPS}
+
+
+def _draw_object(cls: objects.ObjectClass):
+    """The attributes of a statement naming an object of ``cls``: one of the names a
+    program gives its objects of the class, the first likelier."""
+    names = cls.names()
+
+    def draw(rng, dims, fresh) -> dict:
+        return {"obj": rng.choices(names, weights=(FIRST_OBJECT_WEIGHT,) + (1,) * (len(names) - 1))[0]}
+    return draw
+
+
+def _object_first(name: str):
+    """The render of a call whose object comes first: ``op(obj, x, site)``."""
+    return lambda a, at, d: f"{op_text(name)}({at['obj']}, {a[0]}, {at['site']})"
+
+
+def _object_second(name: str):
+    """The render of a call whose object follows its tensor: ``op(x, obj, site)``."""
+    return lambda a, at, d: f"{op_text(name)}({a[0]}, {at['obj']}, {at['site']})"
+
+
+#: how complicated a form that takes an object reads: more than the plain form it
+#: shrinks to, so that a rewrite moves down the shrinker's order
+OBJECT_COMPLEXITY: int = 3
+#: a member read shrinks to a multiplication by a constant
+_TO_SCALE = Shrink(("scale",), OBJECT_COMPLEXITY)
+
+
+
+def _call(name: str, infer, cls: objects.ObjectClass, render, simpler: str, **fields) -> Form:
+    """The form calling op ``name`` on one tensor and an object of ``cls``, shrinking to
+    the plain op ``simpler`` on the tensor alone."""
+    return custom_form(OP[name], 1, infer, feature=FEATURE, draw=_draw_object(cls), render=render(name),
+                       object_class=cls.name, drawn_as=OBJECT, shrink=Shrink((simpler,), OBJECT_COMPLEXITY), **fields)
+
+
+def _member(name: str, cls: objects.ObjectClass, render, shrink: Shrink) -> Form:
+    """The form reading a member of an object of ``cls`` in the program's own text."""
+    return Form(name, ATEN, 1, infer_same, render, feature=FEATURE, draw=_draw_object(cls), object_class=cls.name,
+                drawn_as=OBJECT, shrink=shrink)
+
+
+FORMS: tuple[Form, ...] = (
+    _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin", grad=NO_BACKWARD),
+    _call("o_put", infer_none, objects.CACHE, _object_first, "e_log"),
+    _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
+    _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin", grad=NO_BACKWARD),
+    _member("q_member", objects.SCALE, lambda a, at, d: f"{a[0]} * {at['obj']}.k", _TO_SCALE),
+    _member("c_member", objects.CACHE, lambda a, at, d: f"{a[0]} * {at['obj']}.decay", _TO_SCALE),
+    _member("c_method", objects.CACHE, lambda a, at, d: f"{at['obj']}.scaled({a[0]})",
+            Shrink(("c_member", "scale"), OBJECT_COMPLEXITY + 1)),
+)
