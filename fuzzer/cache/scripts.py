@@ -26,6 +26,7 @@ from fuzzer.judge import (
     paths,
     raised,
     reading,
+    wrapped,
 )
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen, custom_ops
@@ -35,8 +36,8 @@ from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_line
 from fuzzer.render.repro import PREAMBLE, carried_source
 
 #: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract,
-                death, reading, repro_spec, driver, pair)
+PAIR_CARRIED = (numeric, paths, raised, guarded, graphs, wrapped, observe, exporting, compiled_autograd, identity,
+                contract, death, reading, repro_spec, driver, pair)
 
 
 def pair_spec(entry: Entry) -> dict:

@@ -238,7 +238,7 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
         form = forms.form(stmt.form)
         dims = [typing.dims[a] for a in stmt.args]
         # a region's or a helper's call names its site, not passes it
-        if plain and stmt.sites and form.hop != REGION and form.helpers is None:
+        if plain and stmt.sites and form.hop != REGION and (form.helpers is None or not form.helper_per_site):
             expr = _without_sites(stmt, form, list(stmt.args), dims)
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)

@@ -28,6 +28,13 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+#: how the tensor-subclass forms (``families.subclass``) are drawn, likewise: those that
+#: make a subclass value of plain tensors; those that read one
+SUBCLASS_SOURCE, SUBCLASS_USE = "subclass-source", "subclass"
+#: the category of the forms that read what a form drawn as each key just made, which the
+#: generator tries right after it: an integer or mask (made from floats, or from another: a
+#: mask's bytes, a count), read by the integer forms; a tensor subclass, by those that take one
+USED_BY = {INTEGER_SOURCE: INTEGER, INTEGER: INTEGER, SUBCLASS_SOURCE: SUBCLASS_USE}
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -190,6 +197,11 @@ class Form:
     #: form's text calls, emitted before the program: ``helpers(stmt, plain)`` gives
     #: {name: source}; ``plain``: their custom calls without call-site arguments
     helpers: Callable[..., dict[str, str]] | None = None
+    #: its helpers are one per call site, named by it (a branch, a loop body, an
+    #: ``autograd.Function``), so its text names its sites even where calls are written
+    #: without them; False: they are shared by every statement that has them (a tensor
+    #: subclass and the handlers of its ops), and its call passes its site as any does
+    helper_per_site: bool = True
     #: the library ops its text calls besides ``custom`` (in a helper, a backward)
     also_calls: tuple[str, ...] = ()
     #: the ORDERED effects its op's backward logs, at the statement's site: compiled

@@ -32,7 +32,8 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import (ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, SUBCLASS_SOURCE,
+                                        SUBCLASS_USE, USED_BY, VIEW, Form, Illegal)
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -50,6 +51,8 @@ CATEGORY_WEIGHTS = {
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
+    SUBCLASS_USE: 10,
+    SUBCLASS_SOURCE: 5,
 }
 
 
@@ -252,15 +255,10 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
-#: the forms after which the generator tries a use of the integer or mask just made: its
-#: makers from floats and the integer forms that make another (a mask's bytes, a count)
-INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
-
-
 def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
-    """A statement of one of ``users`` (the integer forms) that may read the integer or
-    mask ``stmt`` just made, as real code uses a mask or an index right away: each
-    form that takes its dtype tried once, in random order."""
+    """A statement of one of ``users`` (``form_record.USED_BY``) that may read the integer, mask or
+    tensor subclass ``stmt`` just made, as real code uses a mask, an index or a wrapped
+    value right away: each form that takes its dtype tried once, in random order."""
     fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
     return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
 
@@ -387,8 +385,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
-            elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(INTEGER, ()))
+            elif form.drawn_as in USED_BY and len(st.body) < target:  # a use of what it made
+                again = _use(stmt, st, by_category.get(USED_BY[form.drawn_as], ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None

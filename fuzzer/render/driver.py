@@ -126,7 +126,8 @@ def spec_asks(spec: ReproSpec) -> Asks:
     return Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
                 carry=bool(spec.get("carry")), declines=declines,
                 unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
-                backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())))
+                backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())),
+                subclass=bool(spec.get("subclass")))
 
 
 def judge(spec: ReproSpec, program, trace: dict, device: str, step=None):

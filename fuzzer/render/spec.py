@@ -77,8 +77,10 @@ class ReproSpec(_Required, total=False):
     limits: list[str]
     #: ... the ``[input, dim]`` it marks unbacked ...
     unbacked: list[list]
-    #: ... and the ``[op, site]`` events a backward logs
+    #: ... the ``[op, site]`` events a backward logs ...
     backward_logs: list[list]
+    #: ... and whether it holds a tensor subclass (what torch declines for one is refused)
+    subclass: bool
     #: torch's intra-op threads of the process that found it
     threads: int
     #: the hash seed of the process that found it
