@@ -10,6 +10,7 @@ to views and to dead intermediates, and results left unused.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -30,7 +31,7 @@ from fuzzer.program import (
     windows,
 )
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.dtypes import is_exact
+from fuzzer.program.dtypes import SUBCLASS, is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.form_record import (ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, SUBCLASS_SOURCE,
                                         SUBCLASS_USE, USED_BY, VIEW, Form, Illegal)
@@ -308,7 +309,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.exact.record(stmt, forms.form(stmt.form), st.root)
         st.mem.swaps.record(stmt, forms.form(stmt.form))
     st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
-                if st.mem.swaps.usable(v, st.root)]
+                if st.mem.swaps.usable(v, st.root) and v not in {p for _, p in program.mode.pairs}]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
         st.grad.add_input(name)
@@ -357,7 +358,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                 mem=storage.Tracker(feats.writes_beside(on)))
     heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
                               st.grad is not None)
-    inputs = _add_inputs(st, heads.shapes, heads.dtypes, heads.aliases, heads.windows)
+    inputs = _add_inputs(st, heads)
     _draw_body(st, on, by_category, weights, limits, heads.state)
     program = _program_of(seed, st, on, ops, heads, inputs, limits)
     drawn = bindings.draw(rng, heads.symbols, program.sym_min, limits)
@@ -405,10 +406,11 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
+    paired = {n for pair in heads.pairs for n in pair}  # handed over as a library's value is, as itself
+    mode = drawn_mode.draw(seed, on, [i for i in inputs if i.name not in paired], tuple(heads.aliases), swaps, dense,
+                           written, heads.windows)
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
-                      outputs=outputs,
-                      mode=drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense, written,
-                                           heads.windows),
+                      outputs=outputs, mode=dataclasses.replace(mode, pairs=heads.pairs),
                       imports=sources.imports_for(st.body, ops.imports))
     if heads.state is not None:
         program = buffers.carried(program, heads.state)
@@ -427,12 +429,11 @@ def _write_state(state, name: str, st: _State) -> None:
         _commit(stmt, st)
 
 
-def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
-                aliases: list[tuple[str, str]], drawn_windows=()) -> list[Input]:
-    """The program's inputs ``x0, x1, ...`` of ``shapes`` and ``dtypes``, entered in ``st``
-    as values statements may read (an alias's or a window's root is its base)."""
+def _add_inputs(st: _State, heads: drawn_inputs.DrawnInputs) -> list[Input]:
+    """The inputs ``x0, x1, ...`` of ``heads``, entered in ``st`` as values statements may read (an
+    alias's or a window's root is its base; a pair is of its kind, its partner none: ``pairs``)."""
     inputs: list[Input] = []
-    for i, (dims, dtype) in enumerate(zip(shapes, dtypes)):
+    for i, (dims, dtype) in enumerate(zip(heads.shapes, heads.dtypes)):
         inp = Input(f"x{i}", tuple(dims), dtype)
         inputs.append(inp)
         st.dims[inp.name], st.root[inp.name], st.dtypes[inp.name] = inp.dims, inp.name, dtype
@@ -441,7 +442,9 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
         if st.grad is not None:
             st.grad.add_input(inp.name)
     st.inputs = frozenset(i.name for i in inputs)
-    for name, base in aliases:
+    for name, base in heads.aliases:
         st.root[name] = base
-    windows.enter(drawn_windows, st.root, st.mem.prints, st.dims)
+    windows.enter(heads.windows, st.root, st.mem.prints, st.dims)
+    st.dtypes.update({name: SUBCLASS for name, _ in heads.pairs})
+    st.order = [v for v in st.order if v not in {partner for _, partner in heads.pairs}]
     return inputs

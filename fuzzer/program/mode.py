@@ -57,6 +57,9 @@ class Mode:
     #: the gradients are taken by ``torch.func.grad`` of the program and its loss
     #: (``codegen.program_grad``), not by ``backward()``; needs ``grad``
     func_grad: bool = False
+    #: (input, partner): the input is handed over as a tensor subclass whose parts are it
+    #: and the partner, which the program reads no other way (``fuzzer.program.pairs``)
+    pairs: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -75,6 +78,8 @@ class Mode:
             data["window_calls"] = self.window_calls
         if self.func_grad:
             data["func_grad"] = True
+        if self.pairs:
+            data["pairs"] = [list(p) for p in self.pairs]
         return data
 
     @classmethod
@@ -87,7 +92,8 @@ class Mode:
                    module=tuple(str(n) for n in data.get("module", ())), carry=bool(data.get("carry", False)),
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
-                   window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)))
+                   window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)),
+                   pairs=tuple((str(n), str(p)) for n, p in data.get("pairs", ())))
 
     @property
     def is_default(self) -> bool:

@@ -80,8 +80,9 @@ def unavailable() -> str | None:
 FEATURES: tuple[Feature, ...] = (
     Feature(FEATURE, 0.25, "a wrapper tensor subclass (two inner tensors, __tensor_flatten__, __torch_dispatch__) "
             "given to pure, mutating and effectful custom ops through handlers registered with "
-            "register_torch_dispatch, returned, written in place and read back part by part",
-            unavailable=unavailable),
+            "register_torch_dispatch, returned, written in place and read back part by part; an input handed "
+            "over as one (a module's buffer among them: Mode.pairs)",
+            unavailable=unavailable, seen_in=lambda program: bool(program.mode.pairs)),
 )
 
 #: the class, as a wrapper subclass of a library is written: two parts of one shape, every

@@ -1,5 +1,6 @@
 """Drop inputs nothing reads or returns, with their marks and the symbols no longer
-read; a window's base stays while the window does (its dims are the window's)."""
+read; a window's base stays while the window does (its dims are the window's), and a
+pair's input and partner while the pair does (``reduce.passes.plain`` ends it)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ class DropUnusedInputs:
         for inp in state.best.program.inputs:
             p = state.best.program
             if any(inp.name in s.args for s in p.body) or inp.name in p.outputs \
-                    or inp.name in {w[1] for w in p.mode.windows}:  # a window's base: the mode pass drops it first
+                    or inp.name in {w[1] for w in p.mode.windows} \
+                    or inp.name in {n for pair in p.mode.pairs for n in pair}:  # the mode and plain passes first
                 continue
             yield drop_unused_symbols(with_program(state.best, inputs=tuple(i for i in p.inputs if i is not inp),
                                                    mode=without_input(p.mode, inp.name)))
