@@ -105,6 +105,9 @@ class Shrink:
     #: the attributes a statement rewritten into this form starts with, beside its sites
     #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
     start: tuple[tuple[str, object], ...] = ()
+    #: a statement of it may become its operand 0, later reads of its result reading that
+    #: operand (a tensor subclass toward the plain tensor it wraps: ``reduce.passes.plain``)
+    to_operand: bool = False
 
 
 @dataclass(frozen=True)
