@@ -12,7 +12,7 @@ from helpers import case, prog, run_pass, stays_while
 from fuzzer.judge import contract
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import BindingRuns, Checks, Coverage, Failure, Run
-from fuzzer.judge.wrapped import Wrapped, kept
+from fuzzer.judge.wrapped import Wrapped, recorded
 from fuzzer.judge.trial import asks_of
 from fuzzer.judge.trial import judge_case as judge
 from fuzzer.program import codegen, features, generate
@@ -79,18 +79,18 @@ def test_the_handlers_say_what_a_call_on_a_pair_does():
 
 def test_a_run_keeps_a_subclass_by_its_parts():
     _, pair_class = _eager()
-    value = kept(pair_class(torch.ones(2), torch.zeros(2)))
+    value = recorded(pair_class(torch.ones(2), torch.zeros(2)))
     assert isinstance(value, Wrapped) and value.kind == subclass.CLASS and value.names == ("a", "b")
     assert [type(p) for p in value.parts] == [torch.Tensor, torch.Tensor] and value.context == "None"
 
 
 def test_the_feature_draws_pairs_and_their_uses_and_leaves_other_programs_alone():
-    on = [generate.generate(seed, features={features.TENSOR_SUBCLASS: 1.0}) for seed in range(40)]
+    on = [generate.generate(seed, features={subclass.FEATURE: 1.0}) for seed in range(40)]
     for c in on:
         c.validate()
     used = {s.form for c in on for s in c.program.body}
     assert {f.name for f in subclass.FORMS} <= used
-    assert generate.generate(5, features={features.TENSOR_SUBCLASS: 1.0}) == on[5]
+    assert generate.generate(5, features={subclass.FEATURE: 1.0}) == on[5]
     off = [generate.generate(seed) for seed in range(40)]
     assert not any(s.form in {f.name for f in subclass.FORMS} for c in off for s in c.program.body)
 
@@ -290,11 +290,11 @@ def test_two_pairs_one_call_reads_are_made_plain_together_and_a_part_read_back_i
 
 
 def test_the_feature_hands_inputs_over_as_pairs_and_modules_keep_them_as_state():
-    drawn = [generate.generate(seed, features={**features.ALL, features.TENSOR_SUBCLASS: 1.0}) for seed in range(60)]
+    drawn = [generate.generate(seed, features={**features.ALL, subclass.FEATURE: 1.0}) for seed in range(60)]
     paired = [c.program for c in drawn if c.program.mode.pairs]
     assert paired and any(n in p.mode.module for p in paired for n, _ in p.mode.pairs)
     for p in paired:
-        assert not p.mode.grad and features.TENSOR_SUBCLASS in p.features()
+        assert not p.mode.grad and subclass.FEATURE in p.features()
         partner = p.mode.pairs[0][1]
         assert not any(partner in s.args for s in p.body) and partner not in p.outputs
 

@@ -34,6 +34,7 @@ from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, Gap, caches_off
 from fuzzer.judge.compiler_signal import RECORDER
 from fuzzer.program import features, forms
+from fuzzer.program.families import subclass
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
 
@@ -136,7 +137,7 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          unbacked=frozenset((names.index(name), dim) for name, dim, how in program.mode.marks
                                             if how == "unbacked"),
                          backward_logs=logs if program.mode.grad else frozenset(),
-                         subclass=features.TENSOR_SUBCLASS in program.features())
+                         subclass=subclass.FEATURE in program.features())
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

@@ -1,7 +1,8 @@
 """A tensor subclass a run returned, as the run keeps it: its parts.
 
-Depends on torch and the standard library only: ``fuzzer.render.repro`` pastes this
-module's text into each script, before ``observe``, which keeps a run's values with it.
+Depends on torch and ``artifacts`` only: ``fuzzer.render.repro`` pastes this module's
+text into each script, after ``artifacts`` and before ``observe``, which keeps a run's
+values with it.
 
 Quantisation and distributed libraries return *wrapper subclasses*: tensors whose data
 lives in inner tensors they name (``__tensor_flatten__``), which ``torch.compile``
@@ -15,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
+
+from fuzzer.judge.artifacts import kept
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,19 +46,17 @@ def form_of(value):
     return value.form if isinstance(value, Wrapped) else None
 
 
-def kept(value):
+def recorded(value):
     """A value as a run keeps it: a wrapper subclass (a tensor whose class has
-    ``__tensor_flatten__``, as a quantisation or distributed library's has) as its
-    :class:`Wrapped` parts, a tensor detached and cloned, anything else as it is.  A
-    subclass's own ``clone`` would keep it whole, but what the contract reads of it is
-    its parts."""
-    if not isinstance(value, torch.Tensor):
-        return value
-    if hasattr(type(value), "__tensor_flatten__"):
+    ``__tensor_flatten__``, as a quantisation or distributed library's has; no tracing
+    artifact has one) as its :class:`Wrapped` parts, anything else as ``artifacts.kept``
+    keeps it (a real tensor copied, an artifact as it is).  A subclass's own ``clone``
+    would keep it whole, but what the contract reads of it is its parts."""
+    if isinstance(value, torch.Tensor) and hasattr(type(value), "__tensor_flatten__"):
         names, context = value.__tensor_flatten__()
         return Wrapped(type(value).__name__, repr(context), tuple(names),
-                       tuple(kept(getattr(value, name)) for name in names))
-    return value.detach().clone()
+                       tuple(recorded(getattr(value, name)) for name in names))
+    return kept(value)
 
 
 def leaves(value) -> list:

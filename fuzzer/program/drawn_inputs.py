@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from fuzzer.limits import GenLimits
 from fuzzer.program import buffers, pairs, windows
+from fuzzer.program.families import subclass
 from fuzzer.program import features as feats
 
 
@@ -63,5 +64,5 @@ def draw(seed: int, rng: random.Random, symbols: tuple[str, ...], sym_min: dict[
         symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
         shapes_drawn.append(list(state.dims))
         drawn_dtypes.append(None)
-    paired = pairs.draw(seed, shapes_drawn, drawn_dtypes, aliases, wins, grad) if feats.TENSOR_SUBCLASS in on else ()
+    paired = pairs.draw(seed, shapes_drawn, drawn_dtypes, aliases, wins, grad) if subclass.FEATURE in on else ()
     return DrawnInputs(symbols, shapes_drawn, drawn_dtypes, aliases, wins, state, paired)
