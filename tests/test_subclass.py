@@ -7,18 +7,18 @@ import dataclasses
 
 import pytest
 import torch
-from helpers import case, prog, run_pass, stays_while
+from helpers import case, prog
 
 from fuzzer.judge import contract
 from fuzzer.judge.execute import execute
 from fuzzer.judge.observe import BindingRuns, Checks, Coverage, Failure, Run
-from fuzzer.judge.wrapped import Wrapped, recorded
 from fuzzer.judge.trial import asks_of
 from fuzzer.judge.trial import judge_case as judge
-from fuzzer.program import codegen, features, generate
+from fuzzer.judge.wrapped import Wrapped
+from fuzzer.program import codegen, generate
 from fuzzer.program.dtypes import SUBCLASS
 from fuzzer.program.families import subclass
-from fuzzer.program.ir import InvalidProgram, Mode, Program, Stmt, check
+from fuzzer.program.ir import InvalidProgram, Stmt, check
 
 # x0 and x1 made a pair (x0 its part a), written in place, then a pair and a plain
 # tensor of it returned
@@ -75,13 +75,6 @@ def test_the_handlers_say_what_a_call_on_a_pair_does():
     assert torch.allclose(pair.a, torch.sin(a_written) + a_written * 0.5)
     assert torch.allclose(pair.b, torch.sin(b_written) + b_written * 0.5 + a_written)
     assert type(plain) is torch.Tensor and torch.allclose(plain, a_written * 2 - 1 + b_written)
-
-
-def test_a_run_keeps_a_subclass_by_its_parts():
-    _, pair_class = _eager()
-    value = recorded(pair_class(torch.ones(2), torch.zeros(2)))
-    assert isinstance(value, Wrapped) and value.kind == subclass.CLASS and value.names == ("a", "b")
-    assert [type(p) for p in value.parts] == [torch.Tensor, torch.Tensor] and value.context == "None"
 
 
 def test_the_feature_draws_pairs_and_their_uses_and_leaves_other_programs_alone():
@@ -189,122 +182,3 @@ def test_what_torch_says_it_does_not_support_for_a_subclass_is_refused_only_wher
     bare = Failure("RuntimeError", "Metadata mutations are currently not allowed on tensor subclasses", "compile")
     assert contract.refusal(Run(failure=bare), asks) is not None
     assert not asks_of(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], ["v0"])).subclass
-
-
-# ---------------------------------------------------------------- inputs handed over as a pair
-
-# x0 handed over as PairTensor(x0, x2): written in place through the pair, folded, returned
-HANDED = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",), "x2": ("s0",)}, [
-    ("w_update", ["x0"], None, {"site": 0}),
-    ("w_addto_plain", ["x0", "x1"], None, {"site": 1}),
-    ("w_fold", ["x0"], "v0", {"site": 2}),
-], outputs=["v0"]), mode=Mode(pairs=(("x0", "x2"),)))
-
-
-def test_a_paired_input_is_a_pair_and_its_partner_no_value_of_the_program():
-    typing = check(HANDED)
-    assert typing.dtypes["x0"] == SUBCLASS and typing.dtypes["x2"] is None
-    assert Program.from_json(HANDED.to_json()) == HANDED
-    for body, outputs in (([("p_sin", ["x2"], "v0", {"site": 0})], ["v0"]), ([], ["x2"])):
-        with pytest.raises(InvalidProgram):      # the partner is read as the pair's part only
-            check(dataclasses.replace(HANDED, body=tuple(Stmt(f, tuple(a), o, at) for f, a, o, at in body),
-                                      outputs=tuple(outputs)))
-    for mode in (Mode(pairs=(("x0", "x2"),), grad=True), Mode(pairs=(("x0", "x2"),), marks=(("x2", 0, "dynamic"),)),
-                 Mode(pairs=(("x0", "x2"),), module=("x2",)), Mode(pairs=(("x0", "x2"), ("x1", "x2")))):
-        with pytest.raises(InvalidProgram):
-            check(dataclasses.replace(HANDED, mode=mode))
-    assert "def program(x0, x1):" in codegen.source(HANDED) and "fn(PairTensor(x0, x2), x1)" in codegen.source(HANDED)
-
-
-def test_the_step_hands_the_pair_over_and_its_writes_reach_both_drawn_tensors():
-    fn, step = codegen.build_with_step(HANDED)
-    x0, x1, x2 = torch.randn(4), torch.randn(4), torch.randn(4)
-    a, b = x0.clone(), x2.clone()
-    (folded,) = step(fn, x0, x1, x2)
-    a = a * 1.5 - 0.5 + x1 * 0.5                    # w_update's part a, then w_addto's
-    b = b + (a - x1 * 0.5) - x1                     # b += a (as w_update left it), then b -= y
-    assert torch.allclose(x0, a) and torch.allclose(x2, b)
-    assert torch.allclose(folded, a * 2 - 1 + b)
-
-
-def test_a_module_s_buffer_that_is_a_pair_is_loaded_as_one_and_written_back_by_its_parts():
-    module = dataclasses.replace(HANDED, mode=Mode(pairs=(("x0", "x2"),), module=("x0",), carry=True))
-    fn, step = codegen.build_with_step(module)
-    x0, x1, x2 = torch.zeros(4), torch.zeros(4), torch.zeros(4)
-    step(fn, x0, x1, x2)
-    assert type(fn.x0).__name__ == subclass.CLASS
-    assert torch.equal(x0, fn.x0.a) and torch.equal(x2, fn.x0.b) and not torch.equal(x0, torch.zeros(4))
-    again = (x0.clone(), x2.clone())
-    step(fn, torch.full((4,), 9.0), x1, torch.full((4,), 9.0))   # carried: the draw is not loaded again
-    assert torch.allclose(fn.x0.a, again[0] * 1.5 - 0.5)
-
-
-def test_a_write_to_the_pair_s_second_part_lost_is_wrong_mutation_of_the_partner():
-    """The forbidden side: a 'compiled' step that hands the op a copy of the partner
-    loses what the pair's part b was written with (clause 2, judged as the input x2); the
-    allowed side: the same step writing the copy back."""
-    fn, step = codegen.build_with_step(HANDED)
-
-    def losing(write_back: bool):
-        def stand_in(x0, x1, x2):
-            kept_b = x2.clone()
-            outs = step(fn, x0, x1, kept_b)
-            if write_back:
-                x2.copy_(kept_b)
-            return outs
-        return stand_in
-
-    c = case(HANDED, [{"s0": n} for n in (4, 7, 2)])
-    v = verdict(losing(False), c)
-    assert v.kinds() == [contract.WRONG_MUTATION] and {d.where for d in v.divergences} == {"input x2"}
-    assert verdict(losing(True), c).kinds() == []
-
-
-# ---------------------------------------------------------------- shrinking toward plain tensors
-
-def _forms(c) -> list[str]:
-    return [s.form for s in c.program.body]
-
-
-def test_the_shrinker_makes_a_pair_the_plain_tensor_it_wraps_where_the_bug_allows():
-    made = run_pass("plain", CASE, stays_while(lambda c: True)).best.program
-    assert [s.form for s in made.body] == ["m_scale", "p_sin", "p_sin"]      # w_pair gone, its calls plain
-    assert made.body[0].args == ("x0",) and made.outputs == ("v1", "v2")
-    assert all(t is None for t in check(made).dtypes.values())
-    handed = run_pass("plain", case(HANDED), stays_while(lambda c: True)).best.program
-    assert handed.mode.pairs == () and [s.form for s in handed.body] == ["m_scale", "m_addto", "p_sin"]
-    kept = run_pass("plain", CASE, stays_while(lambda c: "w_update" in _forms(c))).best
-    assert _forms(kept) == _forms(CASE)                                      # a bug that needs the pair keeps it
-
-
-def test_two_pairs_one_call_reads_are_made_plain_together_and_a_part_read_back_is_its_tensor():
-    two = case(prog({"x0": ("s0",), "x1": ("s0",)}, [
-        ("w_pair", ["x0", "x1"], "v0", {"c": 0.5}),
-        ("w_mix", ["v0"], "v1", {"site": 0}),
-        ("w_addto", ["v1", "v0"], None, {"site": 1}),
-        ("w_second", ["v1"], "v2", {}),
-    ], outputs=["v2"]))
-    made = run_pass("plain", two, stays_while(lambda c: True)).best.program
-    assert [s.form for s in made.body] == ["p_sin", "m_addto"] and made.outputs == ("v1",)
-    assert made.body[1].args == ("v1", "x0")
-
-
-def test_the_feature_hands_inputs_over_as_pairs_and_modules_keep_them_as_state():
-    drawn = [generate.generate(seed, features={**features.ALL, subclass.FEATURE: 1.0}) for seed in range(60)]
-    paired = [c.program for c in drawn if c.program.mode.pairs]
-    assert paired and any(n in p.mode.module for p in paired for n, _ in p.mode.pairs)
-    for p in paired:
-        assert not p.mode.grad and subclass.FEATURE in p.features()
-        partner = p.mode.pairs[0][1]
-        assert not any(partner in s.args for s in p.body) and partner not in p.outputs
-
-
-def test_a_finding_at_a_pair_is_kept_when_the_pair_becomes_the_tensor_it_wraps():
-    """The shrink reads a pair's part a in its place: a finding that showed at the pair's
-    value shows at that tensor once plain (``spots.own_spots``)."""
-    from fuzzer.judge.spots import VALUE, Spot, own_spots
-
-    made = case(prog({"x0": ("s0",), "x1": ("s0",)}, [("w_pair", ["x0", "x1"], "v0", {"c": 0.5})], outputs=["v0"]))
-    div = contract.Divergence(contract.WRONG_OUTPUT, 0, "output 0", "x", (contract.VALUES,),
-                              (contract.Place(contract.OUTPUT, 0),))
-    assert own_spots(made, [div]) == {Spot(VALUE, "v0"), Spot(VALUE, "x0")}
