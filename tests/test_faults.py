@@ -294,6 +294,8 @@ ON_PATH = {
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
     "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
                                   ["v0"], layouts=(("x0", "transposed"),)),
+    "subclass-part-lost": _on_path([("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("w_mix", ["v0"], "v1", {"site": 0})],
+                                   ["v1"]),
 }
 
 
