@@ -101,7 +101,8 @@ def canonical(program: Program) -> Program:
                                  aliases=tuple((names[n], names[b]) for n, b in program.mode.aliases),
                                  module=tuple(names[n] for n in program.mode.module),
                                  layouts=tuple((names[n], how) for n, how in program.mode.layouts),
-                                 windows=tuple((names[n], names[b], d, k) for n, b, d, k in program.mode.windows)),
+                                 windows=tuple((names[n], names[b], d, k) for n, b, d, k in program.mode.windows),
+                                 pairs=tuple((names[n], names[p]) for n, p in program.mode.pairs)),
         imports=program.imports,
     )
 
@@ -118,6 +119,7 @@ def mode_text(program: Program) -> str:
     parts += [f"{how} {n}" for n, how in mode.layouts]
     parts += [f"{k} {n}={b}:{d}" for n, b, d, k in mode.windows] + ([f"windows {mode.window_calls}"]
                                                                     if mode.window_calls else [])
+    parts += [f"pair {n}={p}" for n, p in mode.pairs]
     return "[" + " ".join(parts) + "] "
 
 
