@@ -298,6 +298,8 @@ ON_PATH = {
     "opaque-guard-dropped": _on_path([("o_scale", ["x0"], "v0", {"site": 0, "obj": "q0"}),
                                       ("c_member", ["x1"], "v1", {"obj": "c0"})], ["v0", "v1"],
                                      objects=(("q0", "Scale", "x0"), ("c0", "Cache", "x1"))),
+    "subclass-part-lost": _on_path([("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("w_mix", ["v0"], "v1", {"site": 0})],
+                                   ["v1"]),
 }
 
 

@@ -37,6 +37,13 @@ def test_the_normal_form_reads_the_same_for_renamed_programs_and_writes_the_mode
     assert signature.normal_form(marked).startswith("[dynamic=auto mark x0:1:dynamic dtype=float32] x0[s0,s1];")
 
 
+def test_an_input_handed_over_as_a_pair_is_renamed_with_its_partner_and_written():
+    handed = dataclasses.replace(prog({"x3": ("s0",), "x7": ("s0",)}, [("w_fold", ["x3"], "v5", {"site": 4})],
+                                      outputs=["v5"]), mode=Mode(pairs=(("x3", "x7"),)))
+    assert signature.canonical(handed).mode.pairs == (("x0", "x1"),)
+    assert signature.normal_form(handed).startswith("[dynamic=true dtype=float32 pair x0=x1] x0[s0] x1[s0];")
+
+
 def test_a_signature_is_the_bug_class_and_the_normal_form_and_parses_back():
     divs = [contract.Divergence(contract.EFFECT_LOG, 0, "sequence", "missing", ("missing",))]
     made = signature.of(contract.EFFECT_LOG, case(A), divs)

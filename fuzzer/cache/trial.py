@@ -25,8 +25,9 @@ from fuzzer.judge.trial import CLEAN, FINDING, FLAKY, UNTESTED, Finding, TrialRe
 from fuzzer.limits import CACHE
 from fuzzer.program import codegen
 from fuzzer.program.custom_ops import EFFECTFUL, PURE
+from fuzzer.program.form_draw import CATEGORY_WEIGHTS
 from fuzzer.program.form_record import ATEN, VIEW
-from fuzzer.program.generate import CATEGORY_WEIGHTS, derive_seed, generate
+from fuzzer.program.generate import derive_seed, generate
 from fuzzer.program.ir import Case
 
 #: every on-disk cache a pair shares (triage turns them on one at a time)

@@ -38,10 +38,21 @@ def _by_name(modules: tuple[ModuleType, ...]) -> dict[str, Fault]:
 
 #: The self-test's faults, in catalogue order: a new fault is a module whose ``FAULTS``
 #: holds its :class:`Fault` records (``Fault.twins`` for a fault and its ``-dynamic``
-#: twin), and its module's name at the end of this line.
+#: twin), and its module's name on a line of its own at the end of this list.
 CATALOGUE: dict[str, Fault] = _by_name(_modules(
-    "effect_dropped", "mutation_lost", "effects_reordered", "dead_pure_kept", "compile_error", "cache_key",
-    "scoped", "export_mutation_lost", "compiled_autograd", "layout_write_lost", "opaque_guard"))
+    "effect_dropped",
+    "mutation_lost",
+    "effects_reordered",
+    "dead_pure_kept",
+    "compile_error",
+    "cache_key",
+    "scoped",
+    "export_mutation_lost",
+    "compiled_autograd",
+    "layout_write_lost",
+    "opaque_guard",
+    "subclass_part_lost",
+))
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's
 #: isolation), make Dynamo graph-break (for testing the untested rule) or break

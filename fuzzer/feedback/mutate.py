@@ -25,8 +25,9 @@ from fuzzer.limits import FEEDBACK, GEN, GenLimits
 from fuzzer.program import forms, generate, sizes, sources
 from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.custom_ops import MUTATING
+from fuzzer.program.form_draw import CATEGORY_WEIGHTS, FormDraw
 from fuzzer.program.form_record import INPLACE, VIEW, Illegal
-from fuzzer.program.generate import BUILTIN, CATEGORY_WEIGHTS, FormDraw, OpSet
+from fuzzer.program.generate import BUILTIN, OpSet
 from fuzzer.program.ir import DTYPES, MARKS, Case, Input, InvalidProgram, Mode, Program, Stmt
 from fuzzer.reduce.edits import remove_statements
 

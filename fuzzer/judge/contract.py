@@ -26,6 +26,18 @@ MUST MATCH (a difference is a finding), per binding:
 4. ``compile-error`` / ``runtime-error``: eager returns and compiled raises; the
    stage is where the exception came from (``fuzzer.judge.observe.stage_of``).
 
+SUBCLASS VALUES: a returned value that is a tensor subclass (a wrapper with
+``__tensor_flatten__``, as quantisation and distributed libraries write them, kept by
+its parts: ``wrapped.Wrapped``) is judged as what it is, then part by part.  Where
+eager's is one, compiled's must be one of the same class, flatten context and inner
+tensors' names (its parts' so too), and where eager's is plain, plain
+(:func:`subclass_difference`, symptom ``subclass``): AOTAutograd wraps a graph's
+outputs again in the class, with the context it traced
+(``subclass_utils.wrap_tensor_subclasses``).  Each inner tensor is then a value of
+clause 1, its symptoms clause 1's, its detail naming the part.  A subclass written in
+place is judged by what it wraps: an input the program wraps is a plain tensor of
+clause 2.  A wrapper's outer strides and storage hold no data, and are not judged.
+
 If eager raises, the program is *invalid* (a generator defect, never a finding).
 If eager run twice disagrees with itself, the case is *nondeterministic* (skipped).
 (Both by the check runs of each binding whose compiled run differs from eager at
@@ -48,6 +60,13 @@ reason.  A refusal needs the mark that asks for it; without one the same error i
 finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is a
 finding too: the front end accepted the program.  What a target other than
 ``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
+
+SUBCLASS LIMITS: in a program that holds a tensor subclass (``Asks.subclass``), a
+compile error by which AOTAutograd declines what it says "is not supported today" or
+"not allowed" for subclasses (:data:`SUBCLASS_DECLINES`: mutated graph inputs that
+alias one another where an input or output of the graph is a subclass, metadata
+mutations of a subclass input, a storage resized under one) is refused like a
+target's, untested and never a finding; the same error without a subclass is one.
 
 MARK_UNBACKED'S LIMITS (``torch._dynamo.decorators.mark_unbacked``'s documentation:
 the size "will always be reported as not equal to zero or one", assertions on it
@@ -179,12 +198,16 @@ from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
     COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
     REFUSED, REQUESTED_BREAK, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
+from fuzzer.judge.wrapped import Wrapped, form_of, leaves
 
 
 #: how an effect log can change (its symptoms; "data": an event saw other data)
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
 #: what about a value can differ
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
+#: what a value is, a tensor subclass of another class, context or parts, or none, where
+#: eager's is another (SUBCLASS VALUES)
+OTHER_FORM = "subclass"
 #: a value that is not a real tensor where eager's is one (``artifacts.not_real``)
 NOT_REAL = "not-real"
 
@@ -319,6 +342,9 @@ class Asks:
     #: the reference objects whose states the step returns after every other value, in
     #: order (OBJECT STATE)
     states: tuple = ()
+    #: it holds a tensor subclass: what torch documents it does not support for one is
+    #: refused (SUBCLASS LIMITS, :data:`SUBCLASS_DECLINES`)
+    subclass: bool = False
 
 
 # ------------------------------------------------------------------ layout tags
@@ -386,8 +412,45 @@ def artifact(eager, compiled) -> str | None:
     return not_real(compiled) if not_real(eager) is None else None
 
 
+def _form_text(value) -> str:
+    return value.text() if isinstance(value, Wrapped) else not_real(value) or "a plain tensor"
+
+
+def subclass_difference(eager, compiled) -> tuple[str, str] | None:
+    """SUBCLASS VALUES: (symptom, reason) when ``compiled`` is not what eager's value is
+    (``wrapped.form_of``): a tensor subclass of another class, flatten context or inner
+    tensors' names, or a plain tensor where eager's is a subclass, or the reverse."""
+    if form_of(compiled) == form_of(eager):
+        return None
+    return OTHER_FORM, f"{_form_text(compiled)} != eager {_form_text(eager)}"
+
+
+def _parts(value, k: int, form) -> object:
+    """Part ``k`` of ``value`` where it has the form ``form`` (None where it has another:
+    a noisy reference that made something else vouches for nothing there)."""
+    return value.parts[k] if isinstance(value, Wrapped) and value.form == form else None
+
+
+def _wrapped_value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
+    """SUBCLASS VALUES: a value that is a tensor subclass in eager or compiled is judged by
+    what it is (:func:`subclass_difference`), then part by part by the numeric rule,
+    against the reference's parts."""
+    other = subclass_difference(eager, compiled)
+    if other is not None:
+        return other
+    for k, name in enumerate(eager.names):
+        noisy_parts = [part for part in (_parts(n, k, eager.form) for n in noisy) if part is not None]
+        bad = _value(_parts(ref, k, eager.form), eager.parts[k], compiled.parts[k], noisy_parts)
+        if bad:
+            return bad[0], f"part {name}: {bad[1]}"
+    return None
+
+
 def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
-    """(symptom, reason) when compiled value ``compiled`` breaks the numeric rule."""
+    """(symptom, reason) when compiled value ``compiled`` breaks the numeric rule (a
+    tensor subclass: SUBCLASS VALUES)."""
+    if isinstance(eager, Wrapped) or isinstance(compiled, Wrapped):
+        return _wrapped_value(ref, eager, compiled, noisy)
     if (what := artifact(eager, compiled)) is not None:
         return NOT_REAL, f"{what} where eager returned a tensor"
     if tuple(compiled.shape) != tuple(eager.shape):
@@ -408,6 +471,23 @@ REFUSALS: dict[str, frozenset] = {
     "ConstraintViolationError": frozenset({"dynamic", "unbacked"}),
     "UserError": frozenset({"dynamic", "unbacked"}),
 }
+
+
+#: SUBCLASS LIMITS: what AOTAutograd says "is not supported today" or "not allowed" for
+#: tensor subclasses, as ``(exception type, stage, message pattern)`` triples read like a
+#: target's (``Asks.declines``): graph inputs that alias one another (or are one tensor
+#: given twice) and are mutated where an input or output of the graph is a subclass
+#: (``runtime_wrappers``' ``AOTDedupeWrapper`` and ``AOTSyntheticBaseWrapper``), a
+#: subclass input whose metadata is mutated (``collect_metadata_analysis``), a storage
+#: resized under one (``functional_utils``).  Raised by a backend, they arrive wrapped.
+_WRAPPED = r"(?:backend='\w+' raised:\s*RuntimeError:)?\s*"
+SUBCLASS_DECLINES: frozenset = frozenset(
+    (kind, COMPILE, _WRAPPED + pattern)
+    for kind in ("BackendCompilerFailed", "InductorError", "RuntimeError")
+    for pattern in (r"Encountered (?:aliased|duplicate) inputs that are mutated in the graph, but at least one "
+                    r"input/output\s+to the graph is a tensor subclass",
+                    r"Metadata mutations are currently not allowed on tensor subclasses",
+                    r"storage resizing is not supported on tensor subclass"))
 
 
 def asked_marked_size(f: Failure, asks: Asks) -> bool:
@@ -433,13 +513,15 @@ def asked_marked_size(f: Failure, asks: Asks) -> bool:
 def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
     """The refusal, its cause the failure's type (the guard's, for a guard on a size marked unbacked),
     when the compiled run failed because the compiler declined what the program asked with its marks,
-    or as its target declines (never a finding), else None."""
+    as its target declines, or as torch documents it declines a tensor subclass (SUBCLASS LIMITS)
+    (never a finding), else None."""
     if (f := compiled.failure) is None:
         return None
     if asked_marked_size(f, asks):
         return Gap(REFUSED, f.line(), GUARD_ERROR)
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
-    declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in asks.declines)
+    declines = asks.declines | (SUBCLASS_DECLINES if asks.subclass else frozenset())
+    declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 
 
@@ -662,17 +744,25 @@ def _tensor_pairs(first: Run, second: Run) -> list:
                     for pair in zip(ours.tensors, theirs.tensors)]
 
 
+def _bitwise(ours, theirs) -> bool:
+    """Bit-identical values (NaN equal NaN), a tensor subclass of the same form part by
+    part; an artifact where the other is real never (its elements cannot be read)."""
+    if form_of(ours) != form_of(theirs):
+        return False
+    return all(artifact(a, b) is None and bitwise_equal(a, b) for a, b in zip(leaves(ours), leaves(theirs)))
+
+
 def _same_record(first: Run, second: Run) -> bool:
     """Bit-identical records (NaN equal NaN): nothing any clause could flag."""
     if second.failure is not None or len(first.outputs) != len(second.outputs):
         return False
     if [event.call for event in first.effects] != [event.call for event in second.effects]:
         return False
-    return all(artifact(ours, theirs) is None and bitwise_equal(ours, theirs)
-               for ours, theirs in _tensor_pairs(first, second))
+    return all(_bitwise(ours, theirs) for ours, theirs in _tensor_pairs(first, second))
 
 
 def _tensors_of(run: Run) -> list:
+    """Every value a run recorded, a tensor subclass as itself (its parts: ``leaves``)."""
     seen = [tensor for event in run.effects for tensor in event.tensors]
     return list(run.outputs or []) + list(run.inputs_after) + seen
 
@@ -699,8 +789,12 @@ def another_path(eager: Run, ref: Run) -> str | None:
             or len(eager.effects) != len(ref.effects)):
         return "float64 returned or logged another number of values"
     for eager_value, ref_value in zip(eager_values, ref_values):
-        if tuple(eager_value.shape) != tuple(ref_value.shape):
-            return f"float64 made a value of shape {tuple(ref_value.shape)} where eager made {tuple(eager_value.shape)}"
+        if form_of(eager_value) != form_of(ref_value):
+            return f"float64 made {_form_text(ref_value)} where eager made {_form_text(eager_value)}"
+        for eager_leaf, ref_leaf in zip(leaves(eager_value), leaves(ref_value)):
+            if tuple(eager_leaf.shape) != tuple(ref_leaf.shape):
+                return (f"float64 made a value of shape {tuple(ref_leaf.shape)} where eager made "
+                        f"{tuple(eager_leaf.shape)}")
     return None
 
 
@@ -730,16 +824,36 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
                    in enumerate(zip(ref.effects, eager.effects, compiled.effects))
                    for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
-    for kind, where, place, ref_value, eager_value, compiled_value in values:
-        if (what := artifact(eager_value, compiled_value)) is not None:
+    for kind, where, place, ref_value, eager_value, compiled_value, other in _by_part(values):
+        if other is not None:
+            divs.append(Divergence(kind, binding, where, other, (OTHER_FORM,), (place,)))
+        elif (what := artifact(eager_value, compiled_value)) is not None:
             divs.append(Divergence(kind, binding, where, f"{what} where eager returned a tensor", (NOT_REAL,),
                                    (place,)))
         elif compiled_value.dtype != eager_value.dtype:
             divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
                                    (DTYPE,), (place,)))
-        elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):
+        elif not (agrees(eager_value, compiled_value)
+                  or (ref_value is not None and agrees(ref_value.to(compiled_value.dtype), compiled_value))):
             unjudged.append(where)
     return divs, unjudged
+
+
+def _by_part(values: list) -> list:
+    """Values to judge, ``(kind, where, place, reference, eager, compiled)``, with each
+    that is a tensor subclass in eager or compiled made its parts (SUBCLASS VALUES), and
+    last the reason one of another form than eager's differs by (None for the others)."""
+    out = []
+    for kind, where, place, ref_value, eager_value, compiled_value in values:
+        if not (isinstance(eager_value, Wrapped) or isinstance(compiled_value, Wrapped)):
+            out.append((kind, where, place, ref_value, eager_value, compiled_value, None))
+        elif (other := subclass_difference(eager_value, compiled_value)) is not None:
+            out.append((kind, where, place, ref_value, eager_value, compiled_value, other[1]))
+        else:
+            out += _by_part([(kind, f"{where} part {name}", place, _parts(ref_value, k, eager_value.form),
+                              eager_value.parts[k], compiled_value.parts[k])
+                             for k, name in enumerate(eager_value.names)])
+    return out
 
 
 def needs_checks(runs: list[BindingRuns], asks: Asks = Asks()) -> list[int]:

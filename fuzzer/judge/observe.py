@@ -2,16 +2,17 @@
 every repro script (``fuzzer.render.repro`` pastes this module's text into each, after
 the judge's modules it imports), so a repro records a run as the fuzzer did.
 
-A run records its returned values (one that is not a real tensor as it is:
-``artifacts``), the final contents of every input, the effect log (an :class:`Event` a
-call), the custom ops' call trace (the ``trace`` dict the op library fills), and how it
-failed, if it did.  A binding's runs are one :class:`BindingRuns`: eager, compiled and,
-where the contract asks for them (``contract.needs_checks``), its :class:`Checks`.  A
-compiled run also records its *coverage*: how much of it ran as compiled code.
-``torch.compile`` without ``fullgraph`` runs whatever Dynamo cannot trace eagerly (a
-graph break, a skipped frame, the eager fallback after the recompile limit), and eager
-code cannot show a compiler bug: a run that was not wholly compiled cannot be called
-clean.  Coverage is read from Dynamo's own counters, before and after the run.
+A run records its returned values (a tensor subclass by its parts: ``wrapped``; one that
+is not a real tensor as it is: ``artifacts``), the final contents of every input, the
+effect log (an :class:`Event` a call), the custom ops' call trace (the ``trace`` dict
+the op library fills), and how it failed, if it did.  A binding's runs are one
+:class:`BindingRuns`: eager, compiled and, where the contract asks for them
+(``contract.needs_checks``), its :class:`Checks`.  A compiled run also records its
+*coverage*: how much of it ran as compiled code.  ``torch.compile`` without ``fullgraph``
+runs whatever Dynamo cannot trace eagerly (a graph break, a skipped frame, the eager
+fallback after the recompile limit), and eager code cannot show a compiler bug: a run
+that was not wholly compiled cannot be called clean.  Coverage is read from Dynamo's own
+counters, before and after the run.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from fuzzer.judge.artifacts import kept
 from fuzzer.judge.graphs import GRAPHS
 from fuzzer.judge.paths import modes
 from fuzzer.judge.guarded import guarded_on
 from fuzzer.judge.raised import BackwardNodes, raised_at
+from fuzzer.judge.wrapped import recorded
 
 COMPILE = "compile"
 RUNTIME = "runtime"
@@ -431,7 +432,7 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     try:
         with within if within is not None else contextlib.nullcontext(), backward as failed:
             result = fn(*inputs)
-        run.outputs = [kept(value) for value in result]
+        run.outputs = [recorded(value) for value in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME
@@ -445,5 +446,5 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     run.effects = [Event(op, site, tensors) for op, site, tensors in trace["effects"]]
     trace["calls"].clear()
     trace["effects"].clear()
-    run.inputs_after = [t.detach().clone() for t in inputs]
+    run.inputs_after = [recorded(t) for t in inputs]
     return run

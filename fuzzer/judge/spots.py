@@ -19,7 +19,8 @@ two divergences of its class may be shrunk to either, each its own.
 
 A value a tagged op returns *is* its operand 0 (``Form.result_aliases``), and a shrink
 step may read that operand in its place (``rewire.read_as_operand``), so such a
-value's spot stands for the operand's too.  What shows nowhere in particular (an
+value's spot stands for the operand's too; so does a value the shrink may make its
+operand 0 (``Shrink.to_operand``: a tensor subclass toward the tensor it wraps).  What shows nowhere in particular (an
 error, a death, the number of values returned) has a spot of its kind alone, which
 every divergence of that kind meets.
 """
@@ -58,14 +59,16 @@ def spots_of(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
 
 
 def own_spots(case: Case, divergences: Iterable[Divergence]) -> frozenset[Spot]:
-    """A finding's spots (:func:`spots_of`), each value a tagged op returns standing for
-    its operand 0 too: the shrink may read the operand in its place."""
+    """A finding's spots (:func:`spots_of`), each value a tagged op returns (or one that may
+    become its operand) standing for its operand 0 too: the shrink may read the operand in
+    its place."""
     found = set(spots_of(case, divergences))
     made = {stmt.out: stmt for stmt in case.program.body if stmt.out is not None}
     todo = [spot.name for spot in found if spot.what == VALUE]
     while todo:
         stmt = made.get(todo.pop())
-        if stmt is not None and stmt.args and forms.form(stmt.form).result_aliases:
+        if stmt is not None and stmt.args and (forms.form(stmt.form).result_aliases
+                                               or forms.form(stmt.form).shrink.to_operand):
             operand = stmt.args[0]
             if Spot(VALUE, operand) not in found:
                 found.add(Spot(VALUE, operand))

@@ -34,6 +34,7 @@ from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, Gap, caches_off
 from fuzzer.judge.compiler_signal import RECORDER
 from fuzzer.program import features, forms, objects
+from fuzzer.program.families import subclass
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
 
@@ -124,8 +125,8 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
     and the dims marked unbacked, the higher-order ops its forms mean to have compiled,
     the limits torch documents for them that its forms go beyond (``Form.limit``),
     whether its state carries over from call to call, the events its ops' backwards log
-    (``Form.backward_logs``, where it takes gradients); and what ``target`` documents it
-    declines (``Target.declines``)."""
+    (``Form.backward_logs``, where it takes gradients), whether it holds a tensor subclass
+    (``families.subclass``); and what ``target`` documents it declines (``Target.declines``)."""
     used = [forms.form(s.form) for s in program.body]
     names = [i.name for i in program.inputs]
     logs = frozenset((op, stmt.site) for stmt in program.body for op in forms.form(stmt.form).backward_logs)
@@ -136,7 +137,8 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          unbacked=frozenset((names.index(name), dim) for name, dim, how in program.mode.marks
                                             if how == "unbacked"),
                          backward_logs=logs if program.mode.grad else frozenset(),
-                         states=objects.states(program.mode.objects))
+                         states=objects.states(program.mode.objects),
+                         subclass=subclass.FEATURE in program.features())
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

@@ -83,7 +83,7 @@ def as_module(program: Program, seed: int) -> Program:
     if mode.grad:
         return program
     held = ({n for pair in mode.aliases for n in pair} | {n for n, _, _ in mode.marks} | set(mode.strided)
-            | {n for n, _ in mode.layouts} | {n for w in mode.windows for n in w[:2]})
+            | {n for n, _ in mode.layouts} | {n for w in mode.windows for n in w[:2]} | {p for _, p in mode.pairs})
     eligible = [i.name for i in program.inputs if i.name not in held]
     typing = check(program)
     by_custom = {typing.root[s.args[w]] for s in program.body if forms.form(s.form).is_custom

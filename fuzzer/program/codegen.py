@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools
 import linecache
 
-from fuzzer.program import custom_ops, features, forms, objects
+from fuzzer.program import custom_ops, features, forms, objects, pairs
+from fuzzer.program.families import subclass
 from fuzzer.program.form_record import REGION
 from fuzzer.program.attrs import SITE_KEYS
 from fuzzer.program.ir import Program, check
@@ -93,7 +94,8 @@ def _regions(program: Program, plain: bool = False) -> list[str]:
     """The ``nested_compile_region`` functions the program calls, one per call site,
     and its forms' other helpers (``Form.helpers``: branches, loop bodies,
     ``autograd.Function`` classes)."""
-    out: dict[str, str] = {}
+    # a program handed a pair (``Mode.pairs``) has the pair's class, whatever its body calls
+    out: dict[str, str] = {subclass.CLASS: subclass.PAIR_SOURCE} if program.mode.pairs else {}
     for stmt in program.body:
         form = forms.form(stmt.form)
         if form.helpers is not None:
@@ -118,9 +120,10 @@ def _step(program: Program) -> str:
              f'    """One run of `program` (eager or compiled as `fn`): its mode applied{what}."""']
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
-    lines += _load_buffers(mode.module, mode.carry)
+    lines += _load_buffers(mode, mode.carry)
     lines += objects.step_lines(mode.objects)
-    call = ", ".join([i.name for i in program.inputs if i.name not in mode.module] + [o[0] for o in mode.objects])
+    call = ", ".join([pairs.value(i.name, mode) for i in program.inputs
+                      if i.name not in mode.module and i.name not in pairs.partners(mode)] + [o[0] for o in mode.objects])
     if backward:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
     settings = []
@@ -132,8 +135,8 @@ def _step(program: Program) -> str:
         lines += [f"    with {', '.join(settings)}:", f"        outs = fn({call})"]
     else:
         lines.append(f"    outs = fn({call})")
-    lines += [f"    {name}.copy_(fn.{name})  # the state the call left, judged as the input's contents"
-              for name in mode.module]
+    lines += [f"    {line}  # the state the call left, judged as the input's contents"
+              for name in mode.module for line in pairs.written_back(name, f"fn.{name}", mode)]
     states = objects.state_text(mode.objects)
     if states:  # a reference object's state, after every other value
         lines.append(f"    states = {states}  # what the objects show of the call, judged as returned values")
@@ -175,16 +178,17 @@ def _func_grad(program: Program, name: str) -> str:
     ]) + "\n"
 
 
-def _load_buffers(names: tuple[str, ...], carry: bool = False) -> list[str]:
-    """The step's lines that give a module's buffers their state before a call: each
-    buffer is the same tensor on every call (a cache's state lives on in place), its
-    values the binding's draw; a new buffer where the draw's shape or dtype is another.
-    ``carry``: the draw is loaded at the first call only (or where its shape or dtype
-    is another), and every later call starts from the state the call before left."""
-    if not names:
+def _load_buffers(mode, carry: bool = False) -> list[str]:
+    """The step's lines that give a module's buffers (``mode.module``) their state before a
+    call: each buffer is the same tensor on every call (a cache's state lives on in place),
+    its values the binding's draw (a pair of draws, ``Mode.pairs``); a new buffer where the
+    draw's shape or dtype is another.  ``carry``: the draw is loaded at the first call only
+    (or where its shape or dtype is another), and every later call starts from the state
+    the call before left."""
+    if not mode.module:
         return []
-    pairs = "".join(f"({n!r}, {n}), " for n in names)
-    head = [f"    for name, value in ({pairs.rstrip(' ')}):", "        buffer = getattr(fn, name)"]
+    drawn = "".join(f"({n!r}, {pairs.value(n, mode)}), " for n in mode.module)
+    head = [f"    for name, value in ({drawn.rstrip(' ')}):", "        buffer = getattr(fn, name)"]
     if carry:
         return head + ["        if buffer is None or buffer.shape != value.shape or buffer.dtype != value.dtype:",
                        "            setattr(fn, name, value.clone())  # the first call: the state starts from the draw"]
@@ -222,6 +226,7 @@ def header(program: Program) -> str:
     inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
     inputs += [f"{n} = {objects.CLASSES[c].build(s)} at each call, handed over after the tensors"
                for n, c, s in mode.objects]
+    inputs += [f"{n} = {pairs.value(n, mode)}" for n, _ in mode.pairs]
     return (f"# compiled = torch.compile({entry_name(program)}, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
             f"# inputs: {'; '.join(inputs)}\n")
@@ -230,19 +235,20 @@ def header(program: Program) -> str:
 def _function(program: Program, name: str, plain: bool = False) -> str:
     typing = check(program)
     buffers = program.mode.module
-    params = ", ".join([i.name for i in program.inputs if i.name not in buffers] + [o[0] for o in program.mode.objects])
+    hidden = set(buffers) | pairs.partners(program.mode)  # a pair's partner is read as its part
+    params = ", ".join([i.name for i in program.inputs if i.name not in hidden] + [o[0] for o in program.mode.objects])
     lines = [f"def {'forward' if buffers else name}({'self, ' if buffers else ''}{params}".rstrip(", ") + "):"]
     lines += [f"    {b} = self.{b}" for b in buffers]
     for sym in program.symbols:
         for inp in program.inputs:
-            if sym in inp.dims:
+            if sym in inp.dims and inp.name not in pairs.partners(program.mode):
                 lines.append(f"    {sym} = {inp.name}.shape[{inp.dims.index(sym)}]")
                 break
     for stmt in program.body:
         form = forms.form(stmt.form)
         dims = [typing.dims[a] for a in stmt.args]
         # a region's or a helper's call names its site, not passes it
-        if plain and stmt.sites and form.hop != REGION and form.helpers is None:
+        if plain and stmt.sites and form.hop != REGION and (form.helpers is None or not form.helper_per_site):
             expr = _without_sites(stmt, form, list(stmt.args), dims)
         else:
             expr = form.render(list(stmt.args), stmt.attrs, dims)

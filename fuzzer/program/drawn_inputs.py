@@ -1,7 +1,7 @@
 """The inputs a program is drawn with: their shapes over its symbols (every symbol the
 bare dim of some input), the inputs a user's ops take, an input that aliases another,
-windows of one input's storage and a module's carried state, where the features have
-them (``fuzzer.program.generate``, whose stream of draws this continues).
+windows of one input's storage, a module's carried state and an input handed over as a
+tensor subclass, where the features have them (``fuzzer.program.generate``, whose stream of draws this continues).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import random
 from dataclasses import dataclass
 
 from fuzzer.limits import GenLimits
-from fuzzer.program import buffers, windows
+from fuzzer.program import buffers, pairs, windows
+from fuzzer.program.families import subclass
 from fuzzer.program import features as feats
 
 
@@ -18,7 +19,8 @@ from fuzzer.program import features as feats
 class DrawnInputs:
     """What a program's body is drawn over: its symbols (a carried state's length among
     them), each input's dims and fixed dtype (None: the program's), which inputs alias
-    another, its windows, its carried state (``buffers.State``; None: none)."""
+    another, its windows, its carried state (``buffers.State``; None: none), the inputs
+    handed over as a pair."""
 
     symbols: tuple[str, ...]
     shapes: list[list[str]]
@@ -26,6 +28,8 @@ class DrawnInputs:
     aliases: list[tuple[str, str]]
     windows: tuple
     state: buffers.State | None
+    #: the inputs handed over as a tensor subclass, each with its partner (``Mode.pairs``)
+    pairs: tuple = ()
 
 
 def draw(seed: int, rng: random.Random, symbols: tuple[str, ...], sym_min: dict[str, int], on: frozenset,
@@ -60,4 +64,5 @@ def draw(seed: int, rng: random.Random, symbols: tuple[str, ...], sym_min: dict[
         symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
         shapes_drawn.append(list(state.dims))
         drawn_dtypes.append(None)
-    return DrawnInputs(symbols, shapes_drawn, drawn_dtypes, aliases, wins, state)
+    paired = pairs.draw(seed, shapes_drawn, drawn_dtypes, aliases, wins, grad) if subclass.FEATURE in on else ()
+    return DrawnInputs(symbols, shapes_drawn, drawn_dtypes, aliases, wins, state, paired)

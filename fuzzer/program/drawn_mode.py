@@ -36,7 +36,7 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
         dynamic = rng.choice(("true", "auto"))
         dims = [(i.name, k) for i in inputs for k in range(len(i.dims))]
         marks = [(n, k, mark()) for n, k in dims if rng.random() < GEN.mark_share]
-        if dynamic == "true" and not marks:
+        if dynamic == "true" and not marks and dims:  # none where every input is a pair's
             marks = [(*rng.choice(dims), mark())]
     strided: list[str] = []
     if feats.STRIDED in on:

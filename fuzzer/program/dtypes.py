@@ -8,11 +8,19 @@ its results): it is drawn in that dtype and keeps it in the reference too.  Of t
 the :data:`EXACT_DTYPES` (integers, bool, float8: a quantiser's codes) have no rounding
 to allow for and are compared exactly (``fuzzer.program.exact``); a fixed floating
 dtype (a kernel that takes float32 statistics only) is judged like any float.
+
+A value may also be a tensor *subclass* (:data:`SUBCLASS`, ``families.subclass``): no
+dtype, but what the IR's dtype rule keeps apart all the same, a kind of value that
+only the forms naming it take or give.  Its parts have the program's dtype.
 """
 
 DTYPES = ("float32", "float16", "bfloat16")
 EXACT_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float8_e4m3fn", "float8_e5m2")
 FIXED_DTYPES = EXACT_DTYPES + DTYPES
+#: a value that is a tensor subclass (``families.subclass``'s pair, whose parts have the
+#: program's dtype): the forms that take or give one name it where others name a fixed
+#: dtype, so the IR keeps it from every form that takes a plain tensor; no input has it
+SUBCLASS = "subclass"
 
 
 def is_exact(dtype: str | None) -> bool:

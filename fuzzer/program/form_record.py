@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from fuzzer.program import sizes
 from fuzzer.program.op_record import EFFECTFUL, NAMESPACE, PURE, CustomOp
+from fuzzer.program.shrink_record import DEFAULT_COMPLEXITY, Shrink  # noqa: F401 - forms import both from here
 from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; a custom form's category is what its op
@@ -29,6 +30,13 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: (``opaque-objects``) are drawn: categories' weights of their own, so they are not lost among the aten forms
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
 OBJECT = "object"
+#: how the tensor-subclass forms (``families.subclass``) are drawn, likewise: those that
+#: make a subclass value of plain tensors; those that read one
+SUBCLASS_SOURCE, SUBCLASS_USE = "subclass-source", "subclass"
+#: the category of the forms that read what a form drawn as each key just made, which the
+#: generator tries right after it: an integer or mask (made from floats, or from another: a
+#: mask's bytes, a count), read by the integer forms; a tensor subclass, by those that take one
+USED_BY = {INTEGER_SOURCE: INTEGER, INTEGER: INTEGER, SUBCLASS_SOURCE: SUBCLASS_USE}
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -76,29 +84,6 @@ def draw_fn(rng, dims, fresh) -> dict:
 def draw_size(rng, dims, fresh) -> dict:
     """The name of the size only the data knows (an unbacked symbol)."""
     return {"size": fresh}
-
-
-#: how complicated a form reads where it says nothing of it (``Shrink.complexity``)
-DEFAULT_COMPLEXITY = 2
-
-
-@dataclass(frozen=True)
-class Shrink:
-    """What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the
-    simpler forms it may become and how complicated the form reads.  A form without
-    ``simpler`` forms has no shrink path of its own: the shrinker only removes or
-    bypasses its statements.  Each simpler form ranks no higher (``complexity``), so a
-    rewrite moves down the shrinker's order (``fuzzer.reduce.order.complexity``)."""
-
-    #: simpler forms of the same declared kind, tried in order (arity may drop: extra
-    #: operands are discarded); a form that wraps a call (a branch, a loop, an
-    #: ``autograd.Function``) toward the bare call
-    simpler: tuple[str, ...] = ()
-    #: how complicated the form reads: the forms others shrink to rank lowest
-    complexity: int = DEFAULT_COMPLEXITY
-    #: the attributes a statement rewritten into this form starts with, beside its sites
-    #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
-    start: tuple[tuple[str, object], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -188,6 +173,9 @@ class Form:
     #: form's text calls, emitted before the program: ``helpers(stmt, plain)`` gives
     #: {name: source}; ``plain``: their custom calls without call-site arguments
     helpers: Callable[..., dict[str, str]] | None = None
+    #: its helpers are one per call site, named by it (a branch, a loop body), so its text names its sites
+    #: even where calls are written without them; False: shared (a subclass's handlers), its call passes its site
+    helper_per_site: bool = True
     #: the library ops its text calls besides ``custom`` (in a helper, a backward)
     also_calls: tuple[str, ...] = ()
     #: the ORDERED effects its op's backward logs, at the statement's site: compiled
@@ -227,7 +215,7 @@ class Form:
     #: element size): the operand is a view of an input handed over contiguous whose last
     #: dim walks the input's last dim one by one (``storage.Footprint.unit_last``)
     unit_last: bool = False
-    #: the category the generator draws it under (``generate.CATEGORY_WEIGHTS``), where
+    #: the category the generator draws it under (``form_draw.CATEGORY_WEIGHTS``), where
     #: that is not its own: the integer forms are drawn as a kind of their own
     drawn_as: str | None = None
     #: its second operand may broadcast into the first (a trailing suffix of its dims)

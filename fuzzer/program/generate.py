@@ -10,6 +10,7 @@ to views and to dead intermediates, and results left unused.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -30,29 +31,14 @@ from fuzzer.program import (
     strided_forms,
     windows,
 )
-from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.dtypes import is_exact
+from fuzzer.program.dtypes import SUBCLASS, is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, OBJECT, VIEW, Form, Illegal
+from fuzzer.program.form_draw import FormDraw
+from fuzzer.program.form_record import USED_BY, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
 from fuzzer.program.sizes import Dims
-
-#: Relative weights of statement categories.
-CATEGORY_WEIGHTS = {
-    PURE: 4,
-    MUTATING: 4,
-    EFFECTFUL: 3,
-    ATEN: 4,
-    VIEW: 3,
-    INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects)
-    CONTROL: 1,
-    INTEGER: 8,
-    INTEGER_SOURCE: 3, OBJECT: 8,
-}
-
 
 def derive_seed(*parts) -> int:
     """A 63-bit seed from any parts: stable across processes and platforms."""
@@ -92,28 +78,6 @@ class _State:
         """Prefer recent values, so statements chain rather than all read inputs."""
         weights = [1 + i for i in range(len(candidates))]
         return self.rng.choices(candidates, weights=weights)[0]
-
-
-@dataclass(frozen=True)
-class FormDraw:
-    """How a new statement's form is drawn, by the generator and by a mutation alike: a
-    category by its weight, then one of its forms, each as likely.  Only categories
-    with a weight and a form take part, in the order given."""
-
-    by_category: dict[str, list[Form]]
-    categories: tuple[str, ...]
-    weights: tuple[float, ...]
-
-    @classmethod
-    def of(cls, by_category: dict[str, list[Form]], categories=tuple(CATEGORY_WEIGHTS),
-           table: dict | None = None) -> FormDraw:
-        """``categories`` of ``by_category`` weighted by ``table`` (``CATEGORY_WEIGHTS``)."""
-        table = CATEGORY_WEIGHTS if table is None else table
-        usable = tuple(c for c in categories if table.get(c) and by_category.get(c))
-        return cls(by_category, usable, tuple(table[c] for c in usable))
-
-    def __call__(self, rng: random.Random) -> Form:
-        return rng.choice(self.by_category[rng.choices(self.categories, weights=self.weights)[0]])
 
 
 @dataclass(frozen=True)
@@ -253,15 +217,10 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
-#: the forms after which the generator tries a use of the integer or mask just made: its
-#: makers from floats and the integer forms that make another (a mask's bytes, a count)
-INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
-
-
 def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
-    """A statement of one of ``users`` (the integer forms) that may read the integer or
-    mask ``stmt`` just made, as real code uses a mask or an index right away: each
-    form that takes its dtype tried once, in random order."""
+    """A statement of one of ``users`` (``form_record.USED_BY``) that may read the integer, mask or
+    tensor subclass ``stmt`` just made, as real code uses a mask, an index or a wrapped
+    value right away: each form that takes its dtype tried once, in random order."""
     fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
     return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
 
@@ -311,7 +270,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.exact.record(stmt, forms.form(stmt.form), st.root)
         st.mem.swaps.record(stmt, forms.form(stmt.form))
     st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
-                if st.mem.swaps.usable(v, st.root)]
+                if st.mem.swaps.usable(v, st.root) and v not in {p for _, p in program.mode.pairs}]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
         st.grad.add_input(name)
@@ -339,7 +298,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     """The case for ``seed``: same seed, version and features, same program, bindings
     and inputs.
 
-    ``weights`` (of statement categories, default ``CATEGORY_WEIGHTS``) and ``limits``
+    ``weights`` (of statement categories, default ``form_draw.CATEGORY_WEIGHTS``) and ``limits``
     let another mode draw its own kind of program (``fuzzer.cache``: smaller ones,
     without effects), deterministically too.  ``features`` (name -> weight, see
     ``fuzzer.program.features``) says which features the program may have, and
@@ -360,7 +319,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
                 mem=storage.Tracker(feats.writes_beside(on)))
     heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
                               st.grad is not None)
-    inputs = _add_inputs(st, heads.shapes, heads.dtypes, heads.aliases, heads.windows)
+    inputs = _add_inputs(st, heads)
     _draw_body(st, on, by_category, weights, limits, heads.state)
     program = _program_of(seed, st, on, ops, heads, inputs, limits)
     drawn = bindings.draw(rng, heads.symbols, program.sym_min, limits)
@@ -388,8 +347,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
-            elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(INTEGER, ()))
+            elif form.drawn_as in USED_BY and len(st.body) < target:  # a use of what it made
+                again = _use(stmt, st, by_category.get(USED_BY[form.drawn_as], ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
@@ -408,10 +367,11 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
+    paired = {n for pair in heads.pairs for n in pair}  # handed over as a library's value is, as itself
+    mode = drawn_mode.draw(seed, on, [i for i in inputs if i.name not in paired], tuple(heads.aliases), swaps, dense,
+                           written, heads.windows)
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
-                      outputs=outputs,
-                      mode=objects.hold(drawn_mode.draw(seed, on, inputs, tuple(heads.aliases), swaps, dense,
-                                                        written, heads.windows), st.body, inputs, seed),
+                      outputs=outputs, mode=objects.hold(dataclasses.replace(mode, pairs=heads.pairs), st.body, inputs, seed),
                       imports=sources.imports_for(st.body, ops.imports))
     if heads.state is not None:
         program = buffers.carried(program, heads.state)
@@ -430,12 +390,11 @@ def _write_state(state, name: str, st: _State) -> None:
         _commit(stmt, st)
 
 
-def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
-                aliases: list[tuple[str, str]], drawn_windows=()) -> list[Input]:
-    """The program's inputs ``x0, x1, ...`` of ``shapes`` and ``dtypes``, entered in ``st``
-    as values statements may read (an alias's or a window's root is its base)."""
+def _add_inputs(st: _State, heads: drawn_inputs.DrawnInputs) -> list[Input]:
+    """The inputs ``x0, x1, ...`` of ``heads``, entered in ``st`` as values statements may read (an
+    alias's or a window's root is its base; a pair is of its kind, its partner none: ``pairs``)."""
     inputs: list[Input] = []
-    for i, (dims, dtype) in enumerate(zip(shapes, dtypes)):
+    for i, (dims, dtype) in enumerate(zip(heads.shapes, heads.dtypes)):
         inp = Input(f"x{i}", tuple(dims), dtype)
         inputs.append(inp)
         st.dims[inp.name], st.root[inp.name], st.dtypes[inp.name] = inp.dims, inp.name, dtype
@@ -444,7 +403,9 @@ def _add_inputs(st: _State, shapes: list[list[str]], dtypes: list[str | None],
         if st.grad is not None:
             st.grad.add_input(inp.name)
     st.inputs = frozenset(i.name for i in inputs)
-    for name, base in aliases:
+    for name, base in heads.aliases:
         st.root[name] = base
-    windows.enter(drawn_windows, st.root, st.mem.prints, st.dims)
+    windows.enter(heads.windows, st.root, st.mem.prints, st.dims)
+    st.dtypes.update({name: SUBCLASS for name, _ in heads.pairs})
+    st.order = [v for v in st.order if v not in {partner for _, partner in heads.pairs}]
     return inputs

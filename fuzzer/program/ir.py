@@ -47,7 +47,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, layouts, objects, sizes, sources, storage, windows
+from fuzzer.program import forms, layouts, objects, pairs, sizes, sources, storage, windows
 from fuzzer.program import mode as mode_
 from fuzzer.program.attrs import SITE_KEYS, Attrs
 from fuzzer.program.form_record import Illegal
@@ -211,6 +211,7 @@ class Typing:
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
     wrong = mode_.problem(program.mode, dims, program.inputs, dtypes_of(program))
     wrong = wrong or windows.problem(program.mode, dims, dtypes_of(program), program.sym_min)
+    wrong = wrong or pairs.problem(program.mode, dims, dtypes_of(program))
     if wrong is not None:
         raise InvalidProgram(wrong)
 
@@ -254,8 +255,8 @@ def check(program: Program) -> Typing:
     for n, stmt in enumerate(program.body):
         rules.admit(n, stmt)
     for o in program.outputs:
-        if o not in typing.dims or o in rules.swaps.swapped:
-            raise InvalidProgram(f"output {o} is not defined, or set_ swapped it onto another storage")
+        if o not in typing.dims or o in rules.swaps.swapped or o in rules.partners:
+            raise InvalidProgram(f"output {o} is not defined, swapped onto another storage, or a pair's part")
     return typing
 
 
@@ -286,7 +287,7 @@ def _typed_inputs(program: Program) -> Typing:
     for name, base in program.mode.aliases:
         root[name] = base
     windows.enter(program.mode.windows, root, prints, dims)
-    return Typing(dims=dims, root=root, dtypes=dtypes_of(program), prints=prints)
+    return Typing(dims=dims, root=root, dtypes={**dtypes_of(program), **pairs.kinds(program.mode)}, prints=prints)
 
 
 class _Rules:
@@ -302,8 +303,7 @@ class _Rules:
         self.calls: dict[int, Stmt] = {}
         self.dense = dense_inputs(program)
         self.unbacked: set[str] = set()
-        self.exact = ExactRules()
-        self.swaps = storage.Swaps()
+        self.exact, self.swaps, self.partners = ExactRules(), storage.Swaps(), pairs.partners(program.mode)
 
     def admit(self, n: int, stmt: Stmt) -> None:
         """Type statement ``n``, or raise :class:`InvalidProgram`."""
@@ -321,8 +321,8 @@ class _Rules:
         if len(stmt.args) != form.arity:
             raise Illegal(f"{form.name} takes {form.arity} operands")
         for a in stmt.args:
-            if a not in t.dims:
-                raise Illegal(f"operand {a} is not defined")
+            if a not in t.dims or a in self.partners:
+                raise Illegal(f"operand {a} is not defined, or is a pair's part only (Mode.pairs)")
         check_dtypes(stmt, form, t.dtypes, program.mode)
         objects.check_named(form.object_class, stmt.attrs.get("obj"), program.mode.objects)
         if form.specialises and any(how == "unbacked" for _, _, how in program.mode.marks):

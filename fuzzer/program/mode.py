@@ -1,6 +1,6 @@
 """A program's mode: how it runs beyond its body (dynamic mode, marks, gradients,
-dtype, layouts, aliases, windows, a module's buffers, opaque objects), and what a mode
-may be for the inputs it names.  The IR (``fuzzer.program.ir``) holds a mode in each
+dtype, layouts, aliases, windows, a module's buffers, opaque objects, inputs handed over
+as a tensor subclass), and what a mode may be for the inputs it names.  The IR (``fuzzer.program.ir``) holds a mode in each
 program and raises what :func:`problem` finds."""
 
 from __future__ import annotations
@@ -60,6 +60,9 @@ class Mode:
     #: (name, class, seed input): the opaque objects (``fuzzer.program.objects``) the step
     #: makes from the seed at every call and hands to the program after its tensors
     objects: tuple[tuple[str, str, str], ...] = ()
+    #: (input, partner): the input is handed over as a tensor subclass whose parts are it
+    #: and the partner, which the program reads no other way (``fuzzer.program.pairs``)
+    pairs: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict:
         data = {"dynamic": self.dynamic, "marks": [list(m) for m in self.marks], "grad": self.grad,
@@ -80,6 +83,8 @@ class Mode:
             data["func_grad"] = True
         if self.objects:
             data["objects"] = [list(o) for o in self.objects]
+        if self.pairs:
+            data["pairs"] = [list(p) for p in self.pairs]
         return data
 
     @classmethod
@@ -93,7 +98,8 @@ class Mode:
                    layouts=tuple((str(n), str(k)) for n, k in data.get("layouts", ())),
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
                    window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)),
-                   objects=tuple((str(n), str(c), str(s)) for n, c, s in data.get("objects", ())))
+                   objects=tuple((str(n), str(c), str(s)) for n, c, s in data.get("objects", ())),
+                   pairs=tuple((str(n), str(p)) for n, p in data.get("pairs", ())))
 
     @property
     def is_default(self) -> bool:

@@ -81,11 +81,11 @@ def complexity(case: Case) -> tuple:
 
 
 def mode_complexity(mode: Mode) -> int:
-    """How much of a mode there is: each mark, strided, aliased, buffer, laid-out or windowed input, gradients, a
-    dtype other than float32, automatic dynamic, a carried state and an opaque object count one."""
+    """How much of a mode there is: each mark, strided, aliased, buffer, laid-out, windowed or paired input,
+    gradients, a dtype other than float32, automatic dynamic, a carried state and an opaque object count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
             + (mode.dynamic != "true") + len(mode.module) + mode.carry + len(mode.layouts) + len(mode.windows)
-            + bool(mode.window_calls) + len(mode.objects))
+            + bool(mode.window_calls) + len(mode.objects) + len(mode.pairs))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:

@@ -102,7 +102,8 @@ def canonical(program: Program) -> Program:
                                  module=tuple(names[n] for n in program.mode.module),
                                  layouts=tuple((names[n], how) for n, how in program.mode.layouts),
                                  windows=tuple((names[n], names[b], d, k) for n, b, d, k in program.mode.windows),
-                                 objects=tuple((n, c, names[s]) for n, c, s in program.mode.objects)),
+                                 objects=tuple((n, c, names[s]) for n, c, s in program.mode.objects),
+                                 pairs=tuple((names[n], names[p]) for n, p in program.mode.pairs)),
         imports=program.imports,
     )
 
@@ -120,6 +121,7 @@ def mode_text(program: Program) -> str:
     parts += [f"{k} {n}={b}:{d}" for n, b, d, k in mode.windows] + ([f"windows {mode.window_calls}"]
                                                                     if mode.window_calls else [])
     parts += [f"{n}={c}({s})" for n, c, s in mode.objects]
+    parts += [f"pair {n}={p}" for n, p in mode.pairs]
     return "[" + " ".join(parts) + "] "
 
 

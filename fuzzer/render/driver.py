@@ -125,7 +125,8 @@ def spec_asks(spec: ReproSpec) -> Asks:
                 carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))),
                 unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
                 backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())),
-                states=tuple(spec.get("states", ())))
+                states=tuple(spec.get("states", ())),
+                subclass=bool(spec.get("subclass")))
 
 
 def judge(spec: ReproSpec, program, trace: dict, device: str, step=None):

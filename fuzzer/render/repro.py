@@ -2,7 +2,8 @@
 
 The script needs torch only.  It carries, as text, the very code the fuzzer judged
 with: the custom ops the program calls (the snippets ``custom_ops`` registered),
-the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``), a run
+the numeric rule (``fuzzer.judge.numeric``), the run record (``observe``, a tensor
+subclass kept by its parts: ``wrapped``), a run
 through ``torch.export`` (``exporting``, for an entry found through it), a run under
 compiled autograd (``compiled_autograd``, likewise), the
 contract (``contract``), how a verdict is read for a bug (``reading``), how a
@@ -38,6 +39,7 @@ from fuzzer.judge import (
     raised,
     reading,
     targets,
+    wrapped,
 )
 from fuzzer.judge.trial import asks_of
 from fuzzer.limits import REPORT, PoolLimits
@@ -49,8 +51,8 @@ from fuzzer.render.spec import ReproSpec
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, guarded, graphs, artifacts, observe, exporting, compiled_autograd, identity,
-           contract, death, reading, repro_spec, driver)
+CARRIED = (numeric, paths, raised, guarded, graphs, artifacts, wrapped, observe, exporting, compiled_autograd,
+           identity, contract, death, reading, repro_spec, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -142,7 +144,8 @@ def _asked(program) -> dict:
             **({"limits": sorted(asks.limits)} if asks.limits else {}),
             **({"unbacked": [list(pair) for pair in sorted(asks.unbacked)]} if asks.unbacked else {}),
             **({"backward_logs": [list(pair) for pair in sorted(asks.backward_logs)]} if asks.backward_logs else {}),
-            **({"states": list(asks.states)} if asks.states else {})}
+            **({"states": list(asks.states)} if asks.states else {}),
+            **({"subclass": True} if asks.subclass else {})}
 
 
 def render(entry: Entry) -> str:

@@ -79,8 +79,10 @@ class ReproSpec(_Required, total=False):
     unbacked: list[list]
     #: ... the ``[op, site]`` events a backward logs ...
     backward_logs: list[list]
-    #: ... and the objects whose states the step returns after every other value
+    #: ... the objects whose states the step returns after every other value ...
     states: list[str]
+    #: ... and whether it holds a tensor subclass (what torch declines for one is refused)
+    subclass: bool
     #: torch's intra-op threads of the process that found it
     threads: int
     #: the hash seed of the process that found it

@@ -12,6 +12,7 @@ from fuzzer.reduce.passes.bindings import FailingBindings
 from fuzzer.reduce.passes.inputs import DropUnusedInputs
 from fuzzer.reduce.passes.mode import SimplerMode
 from fuzzer.reduce.passes.outputs import DropOutputs
+from fuzzer.reduce.passes.plain import PlainValues
 from fuzzer.reduce.passes.rewrite import RewriteStatements
 from fuzzer.reduce.passes.sizes import SmallerSizes
 from fuzzer.reduce.passes.statements import DeleteStatements
@@ -19,8 +20,8 @@ from fuzzer.reduce.passes.statements import DeleteStatements
 #: every pass, by its name
 PASSES: dict[str, ShrinkPass] = {p.name: p for p in (
     FailingBindings(), DeleteStatements(), DropOutputs(), DropUnusedInputs(),
-    SimplerMode(), RewriteStatements(), SmallerSizes())}
+    SimplerMode(), PlainValues(), RewriteStatements(), SmallerSizes())}
 
 #: one round of the shrinker, in order (a name may come more than once)
 SCHEDULE: tuple[str, ...] = ("bindings", "statements", "outputs", "inputs",
-                             "mode", "rewrite", "statements", "sizes")
+                             "mode", "plain", "rewrite", "statements", "sizes")
