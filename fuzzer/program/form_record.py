@@ -28,6 +28,10 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+#: how the vmap and autocast forms (features ``vmap-rules``, ``autocast-rules``) are drawn:
+#: a category weight of their own, so a few forms are not lost among the pure and
+#: mutating calls of every family (their category is what their op declares)
+TRANSFORM = "transform"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -98,6 +102,10 @@ class Shrink:
     #: the attributes a statement rewritten into this form starts with, beside its sites
     #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
     start: tuple[tuple[str, object], ...] = ()
+    #: the attributes a statement rewritten into this form keeps from the one it was
+    #: (a vmap's batch dim and where its result puts it, kept by the loop it becomes);
+    #: none named: a view along a dim keeps its dim (``Form.kept_attrs``)
+    keeps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -225,6 +233,11 @@ class Form:
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
     exact_result: bool = False
+    #: its operands must be exact (``fuzzer.program.exact``: values eager and compiled
+    #: share bit for bit): an autocast rule rounds them to a lower precision, where a float
+    #: the compiler computed one ulp apart may round the other way and carry a whole ulp of
+    #: that precision into the result, which eager's own error at that element need not cover
+    exact_operands: bool = False
     #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
     #: element size): the operand is a view of an input handed over contiguous whose last
     #: dim walks the input's last dim one by one (``storage.Footprint.unit_last``)
@@ -241,7 +254,10 @@ class Form:
     @property
     def kept_attrs(self) -> tuple[str, ...]:
         """The attributes a statement rewritten into this form keeps from the one it was:
-        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
+        those its shrink names (``Shrink.keeps``), else, for a view along a dim (its draw
+        is :func:`draw_dim`), the dim it had."""
+        if self.shrink.keeps:
+            return self.shrink.keeps
         return ("dim",) if self.draw is draw_dim else ()
 
     @property

@@ -32,7 +32,7 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, TRANSFORM, VIEW, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -50,6 +50,8 @@ CATEGORY_WEIGHTS = {
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
+    # the vmap and autocast forms (``form_record.TRANSFORM``)
+    TRANSFORM: 4,
 }
 
 
@@ -163,7 +165,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             return None
         first = args[0]
     else:
-        typed = st.typed(st.order, None)
+        typed = [v for v in st.typed(st.order, None) if not form.exact_operands or st.exact.is_exact(v, st.root)]
         if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
@@ -178,7 +180,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
                 ok = d == want
             return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
                     and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
-        others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
+        others = [v for v in typed if v != first and fits(v)]
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
@@ -218,8 +220,8 @@ def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | N
         def ok(v: str) -> bool:
             if st.dtypes.get(v) != form.operand_dtype(k) or not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
-            if form.exact_result and not st.exact.is_exact(v, st.root):
-                return False  # it makes a fixed dtype (``fuzzer.program.exact``)
+            if (form.exact_result or form.exact_operands) and not st.exact.is_exact(v, st.root):
+                return False  # it makes a fixed dtype, or rounds (``fuzzer.program.exact``)
             return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
                        if j in form.mutates or k in form.mutates)
         candidates = [v for v in st.order if ok(v)]
@@ -263,6 +265,20 @@ def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
     form that takes its dtype tried once, in random order."""
     fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
     return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
+
+
+def _made_own_dtype(stmt: Stmt, form: Form, st: _State) -> bool:
+    """Whether ``stmt``, a transform's (``form_record.TRANSFORM``), made a value of a dtype
+    of its own (an autocast rule's), which only a transform that takes it may read."""
+    return form.drawn_as == TRANSFORM and stmt.out is not None and st.dtypes.get(stmt.out) is not None
+
+
+def _own_dtype_values(st: _State) -> set[str]:
+    """The values of a dtype of their own that transforms made (an autocast rule's
+    bfloat16): only a transform may read one (a write of it in a region), so unless it is
+    returned the dtype that shows whether compiled code kept the cast, and the write, are
+    never compared."""
+    return {s.out for s in st.body if _made_own_dtype(s, forms.form(s.form), st)}
 
 
 def _commit(stmt: Stmt, st: _State) -> None:
@@ -389,6 +405,9 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                 again = _repeat(stmt, st)
             elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
                 again = _use(stmt, st, by_category.get(INTEGER, ()))
+            elif (_made_own_dtype(stmt, form, st) and len(st.body) < target
+                  and rng.random() < limits.transform_use_share):
+                again = _use(stmt, st, by_category.get(TRANSFORM, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
@@ -404,7 +423,7 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     rng = st.rng
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
-    outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
+    outputs = tuple(sorted(set(rng.sample(produced, n_out)) | _own_dtype_values(st), key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
