@@ -31,7 +31,7 @@ from fuzzer.program import (
     tensor_forms,
     width_forms,
 )
-from fuzzer.program.families import calls, control, fnshapes, function, schemas, state, swaps, tagged
+from fuzzer.program.families import autocasts, calls, control, fnshapes, function, schemas, state, swaps, tagged, vmaps
 from fuzzer.program.feature_record import Feature
 
 #: the features in the order each program draws them, from a stream of its own: a new
@@ -41,7 +41,7 @@ ORDER: tuple[str, ...] = (
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
-    "func-grad",
+    "func-grad", "vmap-rules", "autocast-rules",
 )
 
 #: the modules that declare features: those of the form table, and the features of how
@@ -66,6 +66,7 @@ STRIDED_VIEWS, INT_TENSORS, DTYPE_VIEWS = strided_forms.STRIDED_VIEWS, int_forms
 TAGGED_OPS, SCHEMAS, SCHEMA_ALIAS, OP_CALLS = tagged.FEATURE, schemas.FEATURE, schemas.ALIAS_FEATURE, calls.FEATURE
 HOP_EFFECTS, AUTOGRAD_FUNCTION, FUNCTION_SHAPES = control.FEATURE, function.FEATURE, fnshapes.FEATURE
 STORAGE_SWAPS, MODULE_CARRY = swaps.FEATURE, state.FEATURE
+VMAP_RULES, AUTOCAST_RULES = vmaps.FEATURE, autocasts.FEATURE
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 

@@ -24,10 +24,21 @@ program's text stays as it was.
 
 from __future__ import annotations
 
-from fuzzer.program.families import calls, control, fnshapes, function, schemas, state, swaps, tagged
+from fuzzer.program.families import (
+    autocasts,
+    calls,
+    control,
+    fnshapes,
+    function,
+    schemas,
+    state,
+    swaps,
+    tagged,
+    vmaps,
+)
 
 #: the family modules, in library order: a new family goes at the end
-MODULES = (tagged, schemas, calls, control, function, swaps, state, fnshapes)
+MODULES = (tagged, schemas, calls, control, function, swaps, state, fnshapes, vmaps, autocasts)
 
 #: every family's ops, in library order
 OPS: tuple = tuple(op for module in MODULES for op in module.OPS)
