@@ -22,6 +22,7 @@ from contextlib import contextmanager
 
 from fuzzer.faults import (
     cache_key,
+    cast_dropped,
     compile_error,
     compiled_autograd,
     dead_pure_kept,
@@ -41,7 +42,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped, export_mutation_lost, compiled_autograd)
+                   scoped, export_mutation_lost, compiled_autograd, cast_dropped)
     for f in module.FAULTS
 }
 
