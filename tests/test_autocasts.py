@@ -11,9 +11,10 @@ import torch
 from helpers import case, prog, run_pass, stays_while
 
 from fuzzer import faults
-from fuzzer.judge import contract, trial
+from fuzzer.judge import contract, paths, trial
 from fuzzer.judge.execute import run_eager
-from fuzzer.program import codegen, features
+from fuzzer.judge.observe import Run
+from fuzzer.program import codegen, custom_ops, features
 from fuzzer.program.families import autocasts
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import InvalidProgram, Mode, check
@@ -53,7 +54,7 @@ def test_drawn_programs_are_legal_use_every_region_never_a_twin_and_return_every
 
 def test_without_the_feature_no_region_is_drawn():
     for seed in range(40):
-        body = generate(seed, features=features.ALL | {features.AUTOCAST_RULES: 0.0}).program.body
+        body = generate(seed, features=features.ALL | {autocasts.FEATURE: 0.0}).program.body
         assert not {s.form for s in body} & {f.name for f in autocasts.FORMS}
 
 
@@ -114,6 +115,32 @@ def test_a_region_shrinks_to_the_bare_call_then_to_the_first_librarys_op(form, a
     c = case(prog(DIMS, [(form, args, "v0", {"site": 0, "region": "bfloat16"})], outputs=["v0"]))
     run = run_pass("rewrite", c, stays_while(lambda cc: True))
     assert [s.form for s in run.best.program.body] == [simplest]
+
+
+def _path(dtype):
+    """The path eager takes through a call of ``a_square`` in a bfloat16 region, on
+    inputs of ``dtype`` (float64: the reference's)."""
+    custom_ops.install()
+    recorder, _ = paths.modes()
+    with recorder() as rec, torch.autocast("cpu", dtype=torch.bfloat16):
+        torch.ops.dcefuzz.a_square(torch.ones(3, 4, dtype=dtype), 0)
+    return tuple(rec.path)
+
+
+def test_allowed_the_reference_keeps_eagers_path_though_it_makes_none_of_the_casts():
+    """AUTOCAST'S CASTS: eager casts in and the float64 reference does not (autocast
+    never casts float64): the same path, casts aside."""
+    eager, ref = _path(torch.float32), _path(torch.float64)
+    assert contract.CAST in {step[0] for step in eager} and contract.CAST not in {step[0] for step in ref}
+    assert contract.another_path(Run(outputs=[], path=eager), Run(outputs=[], path=ref)) is None
+
+
+def test_forbidden_any_other_step_still_parts_the_reference_from_eagers_path():
+    eager, ref = _path(torch.float32), _path(torch.float64)
+    other = ref[:-1] + ((ref[-1][0], (3, 5)),)  # the op returned another shape
+    assert contract.another_path(Run(outputs=[], path=eager), Run(outputs=[], path=other)) is not None
+    more = ref + (("aten.sin", (3, 4)),)
+    assert contract.another_path(Run(outputs=[], path=eager), Run(outputs=[], path=more)) is not None
 
 
 # ------------------------------------------------------- real compiles

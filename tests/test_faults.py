@@ -284,6 +284,8 @@ def _on_path(body, outputs=(), **mode):
 
 WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
 UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
+#: a call in an autocast region whose rule casts to bfloat16: its result's dtype shows the cast
+AUTOCAST = [("autocast_square", ["x0"], "v0", {"site": 0, "region": "bfloat16"})]
 #: a program on each scoped fault's path: the fault must show there, and nowhere else
 ON_PATH = {
     "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
@@ -292,6 +294,10 @@ ON_PATH = {
     "mutation-lost-list": _on_path([("m_list", ["x0", "x1"], None, {"site": 0})]),
     "mutation-lost-half": _on_path(WRITE_X0, ["v0"], dtype="bfloat16"),
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
+    "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
+                                  ["v0"], layouts=(("x0", "transposed"),)),
+    "cast-dropped": _on_path(AUTOCAST, ["v0"]),
+    "cast-dropped-dynamic": _on_path(AUTOCAST, ["v0"]),
 }
 
 

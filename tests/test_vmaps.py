@@ -7,6 +7,7 @@ import pytest
 import torch
 from helpers import case, prog, run_pass, stays_while
 
+from fuzzer.faults import _patching
 from fuzzer.judge import trial
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import codegen, custom_ops, features, forms
@@ -42,7 +43,7 @@ def test_drawn_programs_are_legal_and_use_every_vmap_and_never_a_twin():
 
 def test_without_the_feature_no_vmap_is_drawn():
     for seed in range(40):
-        body = generate(seed, features=features.ALL | {features.VMAP_RULES: 0.0}).program.body
+        body = generate(seed, features=features.ALL | {vmaps.FEATURE: 0.0}).program.body
         assert not {s.form for s in body} & {f.name for f in vmaps.FORMS}
 
 
@@ -172,3 +173,26 @@ def test_every_vmap_compiles_to_what_eager_computes_under_the_same_vmap():
     result = trial.run_trial(case(EVERY, [{"s0": 3, "s1": 4, "s2": 5}, {"s0": 2, "s1": 6, "s2": 3}]), "cpu",
                              confirm=False)
     assert result.status == "clean", result.verdict
+
+
+@pytest.mark.compile
+def test_a_batch_dim_the_trace_misplaces_is_a_wrong_output(monkeypatch):
+    """The forbidden side: a rule's ``out_dims`` ignored while the program is traced
+    (``custom_function_call_vmap_helper`` wraps each result at batch dim 0, on fake
+    tensors only) leaves compiled code computing another value than eager's vmap."""
+    from torch._functorch import autograd_function
+    from torch._subclasses.fake_tensor import is_fake
+
+    original = autograd_function._add_batch_dim
+
+    def misplaced(output, out_dim, level):
+        return original(output, 0 if is_fake(output) else out_dim, level)
+
+    monkeypatch.setattr(autograd_function, "_add_batch_dim", misplaced)
+    program = _one("vmap_sin", ["x0"], {"dim": 1, "out": 0})
+    restore = _patching.caches_off()  # as a planted fault's: nothing compiled so is cached
+    try:
+        result = trial.run_trial(case(program, [{"s0": 3, "s1": 4, "s2": 5}]), "cpu", confirm=False)
+    finally:
+        restore()
+    assert {f.kind for f in result.findings} == {"wrong-output"}, result.verdict

@@ -21,6 +21,8 @@ are untouched.
 
 from __future__ import annotations
 
+import dataclasses
+
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import CAST_DROPPED, Fault
 
@@ -49,20 +51,18 @@ def _build(dynamic: bool):
     return build
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="cast-dropped-dynamic" if dynamic else "cast-dropped",
-        bug_class=CAST_DROPPED,
-        expected_kind="wrong-output",
-        dynamic_only=dynamic,
-        description=("a custom op's register_autocast rule (torch._library.custom_ops._cast) hands its inputs "
-                     "back uncast while the program is traced" + (" when an input has symbolic sizes" if dynamic
-                                                                   else "")
-                     + ", so compiled code computes the op in the region's input dtype and returns that dtype"),
-        targets=(CAST,),
-        build=_build(dynamic),
-        features=(("autocast-rules", 1.0),),
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+#: the twin draws its programs as the plain fault does: only programs with an autocast
+#: region meet it
+_PLAIN, _TWIN = Fault.twins(
+    _build,
+    " when an input has symbolic sizes",
+    name="cast-dropped",
+    bug_class=CAST_DROPPED,
+    expected_kind="wrong-output",
+    description=("a custom op's register_autocast rule (torch._library.custom_ops._cast) hands its inputs back "
+                 "uncast while the program is traced{scope}, so compiled code computes the op in the region's "
+                 "input dtype and returns that dtype"),
+    targets=(CAST,),
+    features=(("autocast-rules", 1.0),),
+)
+FAULTS = (_PLAIN, dataclasses.replace(_TWIN, features=_PLAIN.features))

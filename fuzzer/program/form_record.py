@@ -28,9 +28,7 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
-#: how the vmap and autocast forms (features ``vmap-rules``, ``autocast-rules``) are drawn:
-#: a category weight of their own, so a few forms are not lost among the pure and
-#: mutating calls of every family (their category is what their op declares)
+#: how the vmap and autocast forms are drawn: a weight of their own (a few among many calls)
 TRANSFORM = "transform"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
@@ -102,9 +100,7 @@ class Shrink:
     #: the attributes a statement rewritten into this form starts with, beside its sites
     #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
     start: tuple[tuple[str, object], ...] = ()
-    #: the attributes a statement rewritten into this form keeps from the one it was
-    #: (a vmap's batch dim and where its result puts it, kept by the loop it becomes);
-    #: none named: a view along a dim keeps its dim (``Form.kept_attrs``)
+    #: the attributes a statement rewritten into this form keeps (a vmap's loop: its dims)
     keeps: tuple[str, ...] = ()
 
 
@@ -114,7 +110,7 @@ class Form:
 
     The fields fall in groups, each read by its own stage: what the form is (``name``,
     ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
-    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
+    ``operand_dtypes``, ``result_dtype``, ``exact_result``, ``exact_operands``) and what it does to memory
     (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``footprint``,
     ``dense_root``, ``unit_last``); how it renders and what its text calls
     (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
@@ -233,10 +229,8 @@ class Form:
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
     exact_result: bool = False
-    #: its operands must be exact (``fuzzer.program.exact``: values eager and compiled
-    #: share bit for bit): an autocast rule rounds them to a lower precision, where a float
-    #: the compiler computed one ulp apart may round the other way and carry a whole ulp of
-    #: that precision into the result, which eager's own error at that element need not cover
+    #: its operands must be exact (``fuzzer.program.exact``): it rounds them to a lower
+    #: precision, where a float computed an ulp apart may round to a whole ulp of that one
     exact_operands: bool = False
     #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
     #: element size): the operand is a view of an input handed over contiguous whose last
@@ -253,12 +247,8 @@ class Form:
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:
-        """The attributes a statement rewritten into this form keeps from the one it was:
-        those its shrink names (``Shrink.keeps``), else, for a view along a dim (its draw
-        is :func:`draw_dim`), the dim it had."""
-        if self.shrink.keeps:
-            return self.shrink.keeps
-        return ("dim",) if self.draw is draw_dim else ()
+        """What a statement rewritten into this form keeps: ``Shrink.keeps``, else a dim view's dim."""
+        return self.shrink.keeps or (("dim",) if self.draw is draw_dim else ())
 
     @property
     def is_view(self) -> bool:
@@ -349,12 +339,7 @@ def const(attrs: dict) -> float:
 
 
 def replace_dim(dims: Dims, i: int, new: str | None) -> Dims:
-    out = list(dims)
-    if new is None:
-        del out[i]
-    else:
-        out[i] = new
-    return tuple(out)
+    return tuple(dims[:i]) + (() if new is None else (new,)) + tuple(dims[i + 1:])
 
 
 # A form's typing (``Form.infer``): ``infer(operand dims, attrs, least sizes)`` gives the
@@ -436,6 +421,18 @@ def infer_same2(result: bool):
         dims = same_dims(t[0], t[1])
         return dims if result else None
     return infer
+
+
+def attr_arguments(*names: str) -> Callable[[list[Dims], dict], str]:
+    """A plain call's ``extra``: the statement's attributes ``names``, as arguments."""
+    def extra(dims, attrs) -> str:
+        return ", ".join(str(attrs[name]) for name in names)
+    return extra
+
+
+def none_argument(dims, attrs) -> str:
+    """A plain call's ``extra``: ``None``, for an optional argument left out."""
+    return "None"
 
 
 def custom_form(op: CustomOp, arity: int, infer, *, form: str | None = None, render=None, extra=None,

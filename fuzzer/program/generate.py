@@ -50,8 +50,7 @@ CATEGORY_WEIGHTS = {
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
-    # the vmap and autocast forms (``form_record.TRANSFORM``)
-    TRANSFORM: 4,
+    TRANSFORM: 4,  # the vmap and autocast forms
 }
 
 
@@ -150,9 +149,10 @@ def _attrs_for(form: Form, st: _State, dims0: Dims) -> dict:
     return attrs
 
 
-def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` over the current values (``first``:
-    its first operand, where a mutation chooses it; the generator draws it)."""
+def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
+    """One attempt at a legal statement of ``form`` over the current values of ``st`` (a
+    mutation's: ``draft_at``; ``first``: its first operand, where a mutation chooses it;
+    the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
     if form.once and any(s.form == form.name for s in st.body):
@@ -264,21 +264,13 @@ def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
     mask ``stmt`` just made, as real code uses a mask or an index right away: each
     form that takes its dtype tried once, in random order."""
     fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
-    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
+    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := propose(f, st)) is not None), None)
 
 
-def _made_own_dtype(stmt: Stmt, form: Form, st: _State) -> bool:
-    """Whether ``stmt``, a transform's (``form_record.TRANSFORM``), made a value of a dtype
-    of its own (an autocast rule's), which only a transform that takes it may read."""
-    return form.drawn_as == TRANSFORM and stmt.out is not None and st.dtypes.get(stmt.out) is not None
-
-
-def _own_dtype_values(st: _State) -> set[str]:
-    """The values of a dtype of their own that transforms made (an autocast rule's
-    bfloat16): only a transform may read one (a write of it in a region), so unless it is
-    returned the dtype that shows whether compiled code kept the cast, and the write, are
-    never compared."""
-    return {s.out for s in st.body if _made_own_dtype(s, forms.form(s.form), st)}
+def _own_dtype(stmt: Stmt, st: _State) -> bool:
+    """Whether a transform's ``stmt`` made a value of a dtype of its own (an autocast rule's):
+    only a transform may read it, and it is returned, its dtype showing the cast compiled code kept."""
+    return forms.form(stmt.form).drawn_as == TRANSFORM and stmt.out is not None and st.dtypes.get(stmt.out) is not None
 
 
 def _commit(stmt: Stmt, st: _State) -> None:
@@ -298,7 +290,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
-def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
+def forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw, by category."""
     table: dict[str, list[Form]] = {}
     for f in forms.FORMS.values():
@@ -339,16 +331,6 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     return st
 
 
-def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
-    return _propose(form, draft, first)
-
-
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
-    """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
-    return _forms_by_category(on, ops)
-
-
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
              features: dict[str, float] = feats.NONE, ops: OpSet = BUILTIN) -> Case:
     """The case for ``seed``: same seed, version and features, same program, bindings
@@ -363,7 +345,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     the outputs (:func:`_program_of`), the bindings.
     """
     on = feats.draw(seed, features)
-    by_category = _forms_by_category(on, ops)
+    by_category = forms_by_category(on, ops)
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
     n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
@@ -396,7 +378,7 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
         form = draw_form(rng)
-        stmt = _propose(form, st)
+        stmt = propose(form, st)
         if stmt is not None:
             _commit(stmt, st)
             again = None
@@ -405,8 +387,7 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                 again = _repeat(stmt, st)
             elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
                 again = _use(stmt, st, by_category.get(INTEGER, ()))
-            elif (_made_own_dtype(stmt, form, st) and len(st.body) < target
-                  and rng.random() < limits.transform_use_share):
+            elif _own_dtype(stmt, st) and len(st.body) < target and rng.random() < limits.transform_use_share:
                 again = _use(stmt, st, by_category.get(TRANSFORM, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
@@ -423,7 +404,8 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     rng = st.rng
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
-    outputs = tuple(sorted(set(rng.sample(produced, n_out)) | _own_dtype_values(st), key=produced.index))
+    returned = set(rng.sample(produced, n_out)) | {s.out for s in st.body if _own_dtype(s, st)}
+    outputs = tuple(sorted(returned, key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
@@ -443,7 +425,7 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
 
 def _write_state(state, name: str, st: _State) -> None:
     """A write of a carried state (``buffers.STATE_WRITES``), where the program has one."""
-    stmt = None if state is None else _propose(forms.form(name), st, first=state.name)
+    stmt = None if state is None else propose(forms.form(name), st, first=state.name)
     if stmt is not None:
         _commit(stmt, st)
 
