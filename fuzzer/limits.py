@@ -61,6 +61,10 @@ class GenLimits:
     identical_call_share: float = 0.3
     #: chance each symbolic dim of a mode's inputs gets a mark (``mark_dynamic`` and kin)
     mark_share: float = 0.4
+    #: chance a transform's value of a dtype of its own (an autocast rule's bfloat16) is
+    #: followed by a transform that takes that dtype (a write of it in a region): drawn
+    #: on their own, the second would rarely meet the first
+    transform_use_share: float = 0.5
     #: chance each input of a strided mode is given as a strided view
     strided_share: float = 0.6
     #: chance that a program with user ops gets inputs shaped for one of them (the first

@@ -32,15 +32,19 @@ RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "
 FAMILY_OPS = {op.name for op in families.OPS}
 #: the ops whose kernels read their argument's layout (``families.layout_tags``): one operand
 LAYOUT_OPS = {op.name for op in families.layout_tags.OPS}
+#: the ops with a vmap or an autocast rule (``families.vmaps``, ``families.autocasts``): none has a backward
+TRANSFORM_OPS = {op.name for op in families.vmaps.OPS + families.autocasts.OPS}
 TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
               - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu", "w_mix", "w_fold", "w_update",
-                 "w_log"} - LAYOUT_OPS)
+                 "w_log"} - LAYOUT_OPS
+              - {"v_sin", "v_rowsum", "v_scale", "a_square", "a_scale"})
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
-#: the pure ops without a backward (none of the layout family has one)
-NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu", "o_scale", "o_decayed", "w_mix", "w_fold"} | LAYOUT_OPS
+#: the pure ops without a backward (none of the layout, vmap and autocast families has one)
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu", "o_scale", "o_decayed", "w_mix", "w_fold"} | LAYOUT_OPS \
+    | TRANSFORM_OPS
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 #: the ops that write a row at a position: their forms give them a first dim of 1 or more

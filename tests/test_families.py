@@ -13,7 +13,7 @@ def test_the_library_is_the_first_library_then_each_family_in_order():
     assert custom_ops.CUSTOM_OPS == FIRST_LIBRARY + tuple(op for m in families.MODULES for op in m.OPS)
     assert [m.__name__.rsplit(".", 1)[1] for m in families.MODULES] == [
         "tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags",
-        "opaque", "subclass"]
+        "opaque", "subclass", "vmaps", "autocasts"]
     names = [op.name for op in custom_ops.CUSTOM_OPS]
     assert len(names) == len(set(names)), "an op's name is its own"
 

@@ -284,6 +284,8 @@ def _on_path(body, outputs=(), **mode):
 
 WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
 UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
+#: a call in an autocast region whose rule casts to bfloat16: its result's dtype shows the cast
+AUTOCAST = [("autocast_square", ["x0"], "v0", {"site": 0, "region": "bfloat16"})]
 #: a program on each scoped fault's path: the fault must show there, and nowhere else
 ON_PATH = {
     "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
@@ -300,6 +302,8 @@ ON_PATH = {
                                      objects=(("q0", "Scale", "x0"), ("c0", "Cache", "x1"))),
     "subclass-part-lost": _on_path([("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("w_mix", ["v0"], "v1", {"site": 0})],
                                    ["v1"]),
+    "cast-dropped": _on_path(AUTOCAST, ["v0"]),
+    "cast-dropped-dynamic": _on_path(AUTOCAST, ["v0"]),
 }
 
 

@@ -52,6 +52,7 @@ CATALOGUE: dict[str, Fault] = _by_name(_modules(
     "layout_write_lost",
     "opaque_guard",
     "subclass_part_lost",
+    "cast_dropped",
 ))
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's

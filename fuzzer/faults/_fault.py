@@ -14,9 +14,11 @@ MUTATION_LOST = "mutation-lost"
 EFFECTS_REORDERED = "effects-reordered"
 DEAD_PURE_KEPT = "dead-pure-kept"
 COMPILE_ERROR = "compile-error"
+CAST_DROPPED = "cast-dropped"
 STALE_KEY = "stale-key"
 STALE_GUARD = "stale-guard"
-BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, STALE_KEY, STALE_GUARD)
+BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, CAST_DROPPED,
+               STALE_KEY, STALE_GUARD)
 #: the classes whose faults come in a dynamic-shapes-only variant too: a cache key's
 #: fault is the same whatever the shapes, and so is a guard on an opaque object
 SHAPE_CLASSES = tuple(c for c in BUG_CLASSES if c not in (STALE_KEY, STALE_GUARD))

@@ -117,6 +117,14 @@ call and handed over with its tensors; what a call computes is computed with the
   opaque objects have none by default, so each op that writes or reads a state is
   registered ORDERED (clause 3 judges its events, the state each saw among their data).
 
+AUTOCAST'S CASTS: autocast never casts a float64 tensor, so the float64 reference of
+a program with an autocast region (a custom op's ``register_autocast`` rule) makes
+none of the casts eager makes there: it computes the rule's op in float64, and eager's
+error against it includes the rule's rounding.  A cast decides no size and no branch,
+so the path the reference must share is compared without casts (:func:`without_casts`).
+A value of the rule's dtype (``bfloat16``) is judged by that dtype's tolerances, and
+compiled must give it that dtype: a cast compiled code drops or adds shows there.
+
 ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
 order of non-effectful work, writes to intermediates never read again, strides
 (but those LAYOUT TAGS promise), recompilations, and the call counts of mutating ops
@@ -772,16 +780,33 @@ def _step_text(step) -> str:
     return f"{op} gave {said!r}" if not isinstance(said, tuple) or said else op
 
 
+#: the op a cast records on a path (``observe.PathRecorder``): AUTOCAST'S CASTS
+CAST = "aten._to_copy"
+
+
+def without_casts(path: tuple) -> tuple:
+    """AUTOCAST'S CASTS: a path without its casts.  Autocast never casts a float64
+    tensor (a custom op's rule, ``torch._library.custom_ops._cast``, and aten's own
+    autocast kernels take only the floating dtypes below it), and ``Tensor.to`` the dtype
+    a tensor has already dispatches nothing, so the float64 reference makes none of the
+    casts eager makes in and out of an autocast region: a cast decides nothing (no size,
+    no branch), so it is no step of the path the reference must share."""
+    return tuple(step for step in path if step[0] != CAST)
+
+
 def another_path(eager: Run, ref: Run) -> str | None:
     """How the float64 reference ``ref`` left eager's path on a binding (None: it did
     not): another path recorded (``observe.PathRecorder``: a size from data, a
-    ``torch.cond`` branch), other call sites run, other counts or shapes of values.
-    Its values then say nothing of the error eager's path may carry."""
-    if eager.path is not None and ref.path is not None and eager.path != ref.path:
-        for eager_step, ref_step in zip(eager.path, ref.path):
+    ``torch.cond`` branch; casts aside, :func:`without_casts`), other call sites run,
+    other counts or shapes of values.  Its values then say nothing of the error eager's
+    path may carry."""
+    eager_path = None if eager.path is None else without_casts(eager.path)
+    ref_path = None if ref.path is None else without_casts(ref.path)
+    if eager_path is not None and ref_path is not None and eager_path != ref_path:
+        for eager_step, ref_step in zip(eager_path, ref_path):
             if eager_step != ref_step:
                 return f"eager's {_step_text(eager_step)}, float64's {_step_text(ref_step)}"
-        return f"eager's path has {len(eager.path)} ops, float64's {len(ref.path)}"
+        return f"eager's path has {len(eager_path)} ops, float64's {len(ref_path)}"
     if eager.calls != ref.calls:
         return "float64 ran other custom-op call sites"
     eager_values, ref_values = _tensors_of(eager), _tensors_of(ref)

@@ -24,8 +24,14 @@ class Attrs(TypedDict, total=False):
     size: str
     #: the statement runs under ``torch.no_grad()`` (a program that takes gradients only)
     no_grad: bool
-    #: the operand's dim the form works along
+    #: the operand's dim the form works along (a vmap's batch dim: its ``in_dims``)
     dim: int
+    #: where a vmap puts the batch dim in its result (its ``out_dims``)
+    out: int
+    #: the inner vmap's batch dim, of each example of the outer one (two levels of vmap)
+    inner: int
+    #: the dtype of an autocast region (``torch.autocast(..., dtype=...)``): ``bfloat16``, ``float16``
+    region: str
     #: a constant of ``form.CONSTANTS``
     c: float
     #: a unary function of ``form.UNARY_FUNCTIONS`` (``sin``, ``tanh``, ...)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.form_record import (ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, OBJECT, SUBCLASS_SOURCE,
-                                        SUBCLASS_USE, VIEW, Form)
+                                        SUBCLASS_USE, TRANSFORM, VIEW, Form)
 
 #: Relative weights of statement categories.
 CATEGORY_WEIGHTS = {
@@ -18,12 +18,13 @@ CATEGORY_WEIGHTS = {
     ATEN: 4,
     VIEW: 3,
     INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects)
+    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects, subclasses, transforms)
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
     OBJECT: 8,
     SUBCLASS_USE: 10, SUBCLASS_SOURCE: 5,
+    TRANSFORM: 4,  # the vmap and autocast forms
 }
 
 

@@ -37,6 +37,8 @@ SUBCLASS_SOURCE, SUBCLASS_USE = "subclass-source", "subclass"
 #: generator tries right after it: an integer or mask (made from floats, or from another: a
 #: mask's bytes, a count), read by the integer forms; a tensor subclass, by those that take one
 USED_BY = {INTEGER_SOURCE: INTEGER, INTEGER: INTEGER, SUBCLASS_SOURCE: SUBCLASS_USE}
+#: how the vmap and autocast forms are drawn: a weight of their own (a few among many calls)
+TRANSFORM = "transform"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -92,13 +94,14 @@ class Form:
 
     The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
     ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
-    ``result_dtype``, ``exact_result``) and what it does to memory (``mutates``, ``result_aliases``, ``dirty``,
-    ``consumes``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and what its text calls (``render``,
-    ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``); what it asks of the compiler and
-    the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``,
-    ``object_class``); how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and what the
-    shrinker may make of it (``shrink``).  They stay one flat record because each stage reads several groups by
-    name; the shrinker's part, which this record took over from the shrinker's own tables, is a record of its own.
+    ``result_dtype``, ``exact_result``, ``exact_operands``) and what it does to memory (``mutates``,
+    ``result_aliases``, ``dirty``, ``consumes``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and
+    what its text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``);
+    what it asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``,
+    ``backward_logs``, ``limit``, ``object_class``); how the generator draws it (``draw``, ``drawn_as``, ``once``,
+    ``broadcasts``); and what the shrinker may make of it (``shrink``).  They stay one flat record because each
+    stage reads several groups by name; the shrinker's part, which this record took over from the shrinker's own
+    tables, is a record of its own.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -211,6 +214,9 @@ class Form:
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
     exact_result: bool = False
+    #: its operands must be exact (``fuzzer.program.exact``): it rounds them to a lower
+    #: precision, where a float computed an ulp apart may round to a whole ulp of that one
+    exact_operands: bool = False
     #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
     #: element size): the operand is a view of an input handed over contiguous whose last
     #: dim walks the input's last dim one by one (``storage.Footprint.unit_last``)
@@ -228,9 +234,9 @@ class Form:
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:
-        """The attributes a statement rewritten into this form keeps from the one it was:
-        a view along a dim (its draw is :func:`draw_dim`) the dim it had, an object's form the object it named."""
-        return (("dim",) if self.draw is draw_dim else ()) + (("obj",) if self.object_class else ())
+        """What a statement rewritten into this form keeps: ``Shrink.keeps``, else a dim view's dim; and an
+        object's form the object it named."""
+        return (self.shrink.keeps or (("dim",) if self.draw is draw_dim else ())) + (("obj",) if self.object_class else ())
 
     @property
     def is_view(self) -> bool:
@@ -321,12 +327,7 @@ def const(attrs: dict) -> float:
 
 
 def replace_dim(dims: Dims, i: int, new: str | None) -> Dims:
-    out = list(dims)
-    if new is None:
-        del out[i]
-    else:
-        out[i] = new
-    return tuple(out)
+    return tuple(dims[:i]) + (() if new is None else (new,)) + tuple(dims[i + 1:])
 
 
 # A form's typing (``Form.infer``): ``infer(operand dims, attrs, least sizes)`` gives the

@@ -34,7 +34,7 @@ from fuzzer.program import (
 from fuzzer.program.dtypes import SUBCLASS, is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.form_draw import FormDraw
-from fuzzer.program.form_record import USED_BY, Form, Illegal
+from fuzzer.program.form_record import TRANSFORM, USED_BY, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -113,9 +113,10 @@ def _attrs_for(form: Form, st: _State, dims0: Dims) -> dict:
     return attrs
 
 
-def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` over the current values (``first``:
-    its first operand, where a mutation chooses it; the generator draws it)."""
+def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
+    """One attempt at a legal statement of ``form`` over the current values of ``st`` (a
+    mutation's: ``draft_at``; ``first``: its first operand, where a mutation chooses it;
+    the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
     if form.once and any(s.form == form.name for s in st.body):
@@ -128,7 +129,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             return None
         first = args[0]
     else:
-        typed = st.typed(st.order, None)
+        typed = [v for v in st.typed(st.order, None) if not form.exact_operands or st.exact.is_exact(v, st.root)]
         if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
@@ -143,7 +144,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
                 ok = d == want
             return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
                     and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
-        others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
+        others = [v for v in typed if v != first and fits(v)]
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
@@ -183,8 +184,8 @@ def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | N
         def ok(v: str) -> bool:
             if st.dtypes.get(v) != form.operand_dtype(k) or not form.fits([st.dims[a] for a in args] + [st.dims[v]]):
                 return False
-            if form.exact_result and not st.exact.is_exact(v, st.root):
-                return False  # it makes a fixed dtype (``fuzzer.program.exact``)
+            if (form.exact_result or form.exact_operands) and not st.exact.is_exact(v, st.root):
+                return False  # it makes a fixed dtype, or rounds (``fuzzer.program.exact``)
             return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
                        if j in form.mutates or k in form.mutates)
         candidates = [v for v in st.order if ok(v)]
@@ -222,7 +223,13 @@ def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
     tensor subclass ``stmt`` just made, as real code uses a mask, an index or a wrapped
     value right away: each form that takes its dtype tried once, in random order."""
     fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
-    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
+    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := propose(f, st)) is not None), None)
+
+
+def _own_dtype(stmt: Stmt, st: _State) -> bool:
+    """Whether a transform's ``stmt`` made a value of a dtype of its own (an autocast rule's):
+    only a transform may read it, and it is returned, its dtype showing the cast compiled code kept."""
+    return forms.form(stmt.form).drawn_as == TRANSFORM and stmt.out is not None and st.dtypes.get(stmt.out) is not None
 
 
 def _commit(stmt: Stmt, st: _State) -> None:
@@ -242,7 +249,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
-def _forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
+def forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
     """The forms a program with features ``on`` and custom ops ``ops`` may draw, by category."""
     table: dict[str, list[Form]] = {}
     for f in forms.FORMS.values():
@@ -283,16 +290,6 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     return st
 
 
-def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
-    return _propose(form, draft, first)
-
-
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
-    """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
-    return _forms_by_category(on, ops)
-
-
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
              features: dict[str, float] = feats.NONE, ops: OpSet = BUILTIN) -> Case:
     """The case for ``seed``: same seed, version and features, same program, bindings
@@ -307,7 +304,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
     the outputs (:func:`_program_of`), the bindings.
     """
     on = feats.draw(seed, features)
-    by_category = _forms_by_category(on, ops)
+    by_category = forms_by_category(on, ops)
     rng = random.Random(f"dcefuzz-{__version__}-{seed}")
     n_symbols = rng.randint(1, limits.max_symbols)
     symbols = tuple(f"s{i}" for i in range(n_symbols))
@@ -340,7 +337,7 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
     while len(st.body) < target and attempts < target * limits.attempts_per_statement:
         attempts += 1
         form = draw_form(rng)
-        stmt = _propose(form, st)
+        stmt = propose(form, st)
         if stmt is not None:
             _commit(stmt, st)
             again = None
@@ -349,6 +346,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                 again = _repeat(stmt, st)
             elif form.drawn_as in USED_BY and len(st.body) < target:  # a use of what it made
                 again = _use(stmt, st, by_category.get(USED_BY[form.drawn_as], ()))
+            elif _own_dtype(stmt, st) and len(st.body) < target and rng.random() < limits.transform_use_share:
+                again = _use(stmt, st, by_category.get(TRANSFORM, ()))
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
@@ -364,7 +363,8 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     rng = st.rng
     produced = [s.out for s in st.body if s.out is not None and s.out not in st.mem.swaps.swapped]
     n_out = min(len(produced), rng.randint(0, limits.max_outputs))
-    outputs = tuple(sorted(rng.sample(produced, n_out), key=produced.index))
+    returned = set(rng.sample(produced, n_out)) | {s.out for s in st.body if _own_dtype(s, st)}
+    outputs = tuple(sorted(returned, key=produced.index))
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     paired = {n for pair in heads.pairs for n in pair}  # handed over as a library's value is, as itself
@@ -385,7 +385,7 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
 
 def _write_state(state, name: str, st: _State) -> None:
     """A write of a carried state (``buffers.STATE_WRITES``), where the program has one."""
-    stmt = None if state is None else _propose(forms.form(name), st, first=state.name)
+    stmt = None if state is None else propose(forms.form(name), st, first=state.name)
     if stmt is not None:
         _commit(stmt, st)
 

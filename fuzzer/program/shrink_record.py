@@ -30,3 +30,5 @@ class Shrink:
     #: a statement of it may become its operand 0, later reads of its result reading that
     #: operand (a tensor subclass toward the plain tensor it wraps: ``reduce.passes.plain``)
     to_operand: bool = False
+    #: the attributes a statement rewritten into this form keeps (a vmap's loop: its dims)
+    keeps: tuple[str, ...] = ()

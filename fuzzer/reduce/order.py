@@ -21,7 +21,7 @@ from fuzzer.program.ir import Case, Mode
 
 #: the simplest value of each attribute a statement may have, whatever its form (a
 #: keyword-only scalar's simplest value is None: left to its default)
-SIMPLEST_ATTRS = {"c": CONSTANTS[0], "fn": UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None}
+SIMPLEST_ATTRS = {"c": CONSTANTS[0], "fn": UNARY_FUNCTIONS[0], "dim": 0, "alpha": None, "beta": None, "out": 0}
 
 
 def simpler_forms(name: str) -> tuple[str, ...]:
@@ -58,7 +58,7 @@ def complexity(case: Case) -> tuple:
             return CONSTANTS.index(v) if v in CONSTANTS else len(CONSTANTS)
         if k == "fn":
             return UNARY_FUNCTIONS.index(v) if v in UNARY_FUNCTIONS else len(UNARY_FUNCTIONS)
-        if k == "dim":
+        if k in ("dim", "out"):
             return v if isinstance(v, int) else 0
         if k in ("alpha", "beta"):
             return v is not None

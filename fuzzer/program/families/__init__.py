@@ -37,7 +37,7 @@ def _modules(*names: str) -> tuple[ModuleType, ...]:
 
 #: the family modules, in library order: a new family goes at the end
 MODULES = _modules("tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags",
-                   "opaque", "subclass")
+                   "opaque", "subclass", "vmaps", "autocasts")
 
 #: every family's ops, in library order
 OPS: tuple = tuple(op for module in MODULES for op in module.OPS)
