@@ -1,4 +1,5 @@
-"""The fault catalogue: injectable regressions of torch.compile's custom-op paths.
+"""The fault catalogue: injectable regressions of torch.compile's custom-op paths, and of
+the memory writes beside them (``index_put_overlap``: an aten index write).
 
 Each fault is a small monkeypatch of compiler internals that mimics a realistic
 regression (see each module's docstring for why), applied only in the process
@@ -29,6 +30,7 @@ from fuzzer.faults import (
     effects_reordered,
     export_mutation_lost,
     graph_break,
+    index_put_overlap,
     internal_error,
     mutation_lost,
     process,
@@ -41,7 +43,7 @@ __all__ = ["BUG_CLASSES", "CATALOGUE", "TEST_ONLY", "Fault", "FaultUnavailable",
 CATALOGUE: dict[str, Fault] = {
     f.name: f
     for module in (effect_dropped, mutation_lost, effects_reordered, dead_pure_kept, compile_error, cache_key,
-                   scoped, export_mutation_lost, compiled_autograd)
+                   scoped, export_mutation_lost, compiled_autograd, index_put_overlap)
     for f in module.FAULTS
 }
 
