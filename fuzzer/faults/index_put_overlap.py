@@ -20,10 +20,14 @@ Patched: ``torch._inductor.lowering.index_put_impl_``, which the lowerings of
 
 from __future__ import annotations
 
+import dataclasses
+
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import WRITE_ORDER, Fault
 
 IMPL = "torch._inductor.lowering:index_put_impl_"
+#: only programs of this feature write a tensor by index from values that read it
+FEATURES = (("index-writes", 1.0),)
 
 
 def _build(dynamic: bool):
@@ -39,19 +43,17 @@ def _build(dynamic: bool):
     return build
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="index-put-overlap-dynamic" if dynamic else "index-put-overlap",
-        bug_class=WRITE_ORDER,
-        expected_kind="wrong-mutation",
-        dynamic_only=dynamic,
-        description=("Inductor's index_put_ lowering (lowering.index_put_impl_) loads values that read the "
-                     "tensor it writes while it stores into it, without realizing them first (the fix of "
-                     "pytorch/pytorch#138908 undone)" + (" when the tensor has symbolic sizes" if dynamic else "")),
-        targets=(IMPL,),
-        build=_build(dynamic),
-        features=(("index-writes", 1.0),),
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+#: the fault and its twin, each drawing the programs of ``index-writes`` (the twin too:
+#: ``Fault.twins`` leaves it the default features)
+_PLAIN, _TWIN = Fault.twins(
+    _build, " when the tensor has symbolic sizes",
+    name="index-put-overlap",
+    bug_class=WRITE_ORDER,
+    expected_kind="wrong-mutation",
+    description=("Inductor's index_put_ lowering (lowering.index_put_impl_) loads values that read the tensor it "
+                 "writes while it stores into it, without realizing them first (the fix of pytorch/pytorch#138908 "
+                 "undone){scope}"),
+    targets=(IMPL,),
+    features=FEATURES,
+)
+FAULTS = (_PLAIN, dataclasses.replace(_TWIN, features=FEATURES))

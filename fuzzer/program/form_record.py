@@ -431,6 +431,18 @@ def infer_same2(result: bool):
     return infer
 
 
+def attr_arguments(*names: str) -> Callable[[list[Dims], dict], str]:
+    """A plain call's ``extra``: the statement's attributes ``names``, as arguments."""
+    def extra(dims, attrs) -> str:
+        return ", ".join(str(attrs[name]) for name in names)
+    return extra
+
+
+def none_argument(dims, attrs) -> str:
+    """A plain call's ``extra``: ``None``, for an optional argument left out."""
+    return "None"
+
+
 def custom_form(op: CustomOp, arity: int, infer, *, form: str | None = None, render=None, extra=None,
                 **fields) -> Form:
     """The form that calls library op ``op`` (its record, so that a family declares its
