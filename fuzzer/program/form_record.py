@@ -28,8 +28,6 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
-#: how an input's ``set_`` is drawn (``input_swaps``): a category of its own, not lost among the views
-INPUT_SWAP = "input-swap"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -106,18 +104,15 @@ class Shrink:
 class Form:
     """A statement form, all it knows of itself in one record.
 
-    The fields fall in groups, each read by its own stage: what the form is (``name``,
-    ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
-    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
-    (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``consumes_input``, ``footprint``,
-    ``dense_root``, ``unit_last``); how it renders and what its text calls
-    (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
-    ``site_traced``); what it asks of the compiler and the contract (``hop``,
-    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
-    how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``, ``then``); and
-    what the shrinker may make of it (``shrink``).  They stay one flat record because
-    each stage reads several groups by name; the shrinker's part, which this record
-    took over from the shrinker's own tables, is a record of its own.
+    The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
+    ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
+    ``result_dtype``, ``exact_result``) and what it does to memory (``mutates``, ``result_aliases``, ``dirty``,
+    ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and what its
+    text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``); what it
+    asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``,
+    ``backward_logs``, ``limit``); how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``,
+    ``then``); and what the shrinker may make of it (``shrink``, a record of its own). They stay one flat record
+    because each stage reads several groups by name.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -223,8 +218,7 @@ class Form:
     #: the swapped tensor, a view of operand 0; the operand's name is not read again
     #: and its old storage is never written again (``storage.Swaps``)
     consumes: tuple[int, ...] = ()
-    #: what it consumes is an input of a storage of its own (a parameter or buffer swapped
-    #: by ``set_``), not a fresh result (``storage.Swaps``)
+    #: what it swaps is an input (a parameter or buffer), not a fresh result (``storage.Swaps``)
     consumes_input: bool = False
     #: the compiler computes its result, but with nothing to round: a comparison, an
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
@@ -240,9 +234,7 @@ class Form:
     #: its second operand may broadcast into the first (a trailing suffix of its dims)
     #: where the generator picks it (``fits`` None); else the two have the same dims
     broadcasts: bool = False
-    #: the forms the generator tries right after a statement of it, on its operand 0 (on a
-    #: view made before of the storage it swapped away from, where it ``consumes``), as
-    #: real code reads what it just wrote or swapped (``fuzzer.program.follow_ups``)
+    #: the forms tried right after it, on what it wrote or read or left (``follow_ups``)
     then: tuple[str, ...] = ()
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()

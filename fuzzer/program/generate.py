@@ -33,7 +33,8 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INPUT_SWAP, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.input_swaps import INPUT_SWAP
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype

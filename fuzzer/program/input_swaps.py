@@ -28,7 +28,6 @@ from __future__ import annotations
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     INPLACE,
-    INPUT_SWAP,
     NO_BACKWARD,
     Form,
     Shrink,
@@ -39,6 +38,8 @@ from fuzzer.program.form_record import (
 )
 
 INPUT_SWAPS = "input-swaps"
+#: how its forms are drawn (``generate.CATEGORY_WEIGHTS``): a category of their own, not lost among the views
+INPUT_SWAP = "input-swap"
 
 FEATURES: tuple[Feature, ...] = (
     Feature(INPUT_SWAPS, 0.2, "an input (a module's buffer) swapped by set_ onto the storage of a value the "
