@@ -16,7 +16,7 @@ from helpers import case, prog
 from test_contract import verdict
 
 from fuzzer.judge import contract
-from fuzzer.program import codegen, features, forms
+from fuzzer.program import codegen, features, forms, input_swaps
 from fuzzer.program.generate import draft_at, generate
 from fuzzer.program.ir import InvalidProgram, Mode, check
 from fuzzer.reduce.passes.rewrite import statement_edits
@@ -139,7 +139,7 @@ def _module(program, swap):
 def test_a_module_s_buffer_is_swapped_through_the_helper_and_judged_after_the_call():
     program = _program([SCALED, ("p_sin", ["x1"], "v0", {"site": 0})], ["v0"], module=("x0",))
     text = codegen.source(program)
-    assert "def set_input(x, z):" in text and "set_input(x0, x0 * 2.0)" in text and "x0 = self.x0" in text
+    assert f"def {input_swaps.HELPER}(x, z):" in text and "set_input(x0, x0 * 2.0)" in text and "x0 = self.x0" in text
     assert verdict(_module(program, _set), case(program)).kinds() == []
     assert verdict(_module(program, lambda x, z: None), case(program)).kinds() == [contract.WRONG_MUTATION]
 
