@@ -34,6 +34,7 @@ from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.index_writes import INDEX_WRITE
 from fuzzer.program.input_swaps import INPUT_SWAP
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
@@ -53,6 +54,7 @@ CATEGORY_WEIGHTS = {
     INTEGER: 8,
     INTEGER_SOURCE: 3,
     INPUT_SWAP: 4,
+    INDEX_WRITE: 3,
 }
 
 

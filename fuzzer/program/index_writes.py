@@ -47,6 +47,9 @@ from fuzzer.program.form_record import (
 )
 
 INDEX_WRITES = "index-writes"
+#: how its writes of a second operand are drawn (``generate.CATEGORY_WEIGHTS``): a category
+#: of their own, not lost among the many in-place forms
+INDEX_WRITE = "index-write"
 
 FEATURES: tuple[Feature, ...] = (
     Feature(INDEX_WRITES, 0.25, "index writes (index_put_ by a permutation, index_copy_, scatter_, "
@@ -111,8 +114,11 @@ TO_COPY, TO_CLONE, TO_SCALE = Shrink(("copy_", "mul_"), 3), Shrink(("clone",), 3
 
 
 def _write(name: str, arity: int, infer, render, shrink: Shrink, then=AFTER_WRITE, **more) -> Form:
+    """An in-place form of the feature; a write of a second operand (``then`` its
+    follow-ups) is drawn as an index write."""
     return Form(name, INPLACE, arity, infer, render, mutates=(0,), returns=False, feature=INDEX_WRITES,
-                draw=more.pop("draw", draw_dim), shrink=shrink, then=then, **more)
+                draw=more.pop("draw", draw_dim), shrink=shrink, then=then,
+                drawn_as=INDEX_WRITE if then else None, **more)
 
 
 FORMS: tuple[Form, ...] = (
