@@ -284,6 +284,7 @@ def _on_path(body, outputs=(), **mode):
 
 WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
 UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
+SELF_INDEX_WRITE = [("put_flipped", ["x0"], None, {"dim": 0}), ("p_sin", ["x1"], "v0", {"site": 0})]
 #: a program on each scoped fault's path: the fault must show there, and nowhere else
 ON_PATH = {
     "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
@@ -294,6 +295,9 @@ ON_PATH = {
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
     "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
                                   ["v0"], layouts=(("x0", "transposed"),)),
+    # an input written by index from its own values reversed (x0[p] = x0.flip(0))
+    "index-put-overlap": _on_path(SELF_INDEX_WRITE, ["v0"]),
+    "index-put-overlap-dynamic": _on_path(SELF_INDEX_WRITE, ["v0"]),
 }
 
 

@@ -1,4 +1,5 @@
-"""The fault catalogue: injectable regressions of torch.compile's custom-op paths.
+"""The fault catalogue: injectable regressions of torch.compile's custom-op paths, and of
+the memory writes beside them (``index_put_overlap``: an aten index write).
 
 Each fault is a small monkeypatch of compiler internals that mimics a realistic
 regression (see each module's docstring for why), applied only in the process
@@ -41,7 +42,7 @@ def _by_name(modules: tuple[ModuleType, ...]) -> dict[str, Fault]:
 #: twin), and its module's name at the end of this line.
 CATALOGUE: dict[str, Fault] = _by_name(_modules(
     "effect_dropped", "mutation_lost", "effects_reordered", "dead_pure_kept", "compile_error", "cache_key",
-    "scoped", "export_mutation_lost", "compiled_autograd", "layout_write_lost"))
+    "scoped", "export_mutation_lost", "compiled_autograd", "layout_write_lost", "index_put_overlap"))
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's
 #: isolation), make Dynamo graph-break (for testing the untested rule) or break

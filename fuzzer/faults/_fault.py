@@ -14,8 +14,11 @@ MUTATION_LOST = "mutation-lost"
 EFFECTS_REORDERED = "effects-reordered"
 DEAD_PURE_KEPT = "dead-pure-kept"
 COMPILE_ERROR = "compile-error"
+#: a write and a read of one memory in the wrong order (an index write's values loaded
+#: while it stores into them)
+WRITE_ORDER = "write-order"
 STALE_KEY = "stale-key"
-BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, STALE_KEY)
+BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, WRITE_ORDER, STALE_KEY)
 #: the classes whose faults come in a dynamic-shapes-only variant too: a cache key's
 #: fault is the same whatever the shapes
 SHAPE_CLASSES = BUG_CLASSES[:-1]

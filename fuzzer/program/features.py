@@ -28,11 +28,15 @@ import random
 from fuzzer import __version__
 from fuzzer.program import (
     aten_forms,
+    dtype_reads,
     families,
     forms,
+    index_writes,
+    input_swaps,
     int_forms,
     library_forms,
     mode_features,
+    storage,
     strided_forms,
     tensor_forms,
     width_forms,
@@ -46,7 +50,7 @@ FROZEN_ORDER: tuple[str, ...] = (
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
-    "func-grad",
+    "func-grad", "index-writes", "dtype-reads", "input-swaps",
 )
 
 
@@ -86,6 +90,7 @@ TAGGED_OPS, SCHEMAS = families.tagged.FEATURE, families.schemas.FEATURE
 SCHEMA_ALIAS, OP_CALLS = families.schemas.ALIAS_FEATURE, families.calls.FEATURE
 HOP_EFFECTS, AUTOGRAD_FUNCTION = families.control.FEATURE, families.function.FEATURE
 FUNCTION_SHAPES, STORAGE_SWAPS, MODULE_CARRY = families.fnshapes.FEATURE, families.swaps.FEATURE, families.state.FEATURE
+INDEX_WRITES, DTYPE_READS, INPUT_SWAPS = index_writes.INDEX_WRITES, dtype_reads.DTYPE_READS, input_swaps.INPUT_SWAPS
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 
@@ -179,6 +184,15 @@ def writes_beside(on) -> bool:
     """Whether the generator may write a value beside a disjoint part of its own storage
     (``storage.Tracker``): with strided views, and with inputs that overlap."""
     return bool({STRIDED_VIEWS, OVERLAPPING} & set(on))
+
+
+def tracker(on, prints=None, dense=None) -> storage.Tracker:
+    """What the generator keeps of storage for a program with features ``on``
+    (``storage.Tracker``): whether a write may read a disjoint part of its own storage
+    (:func:`writes_beside`), and whether the views of a storage swapped away from are
+    read after the swap (``input-swaps``)."""
+    return storage.Tracker(writes_beside(on), dict(prints or {}), set(dense or ()),
+                           storage.Swaps(old_views=INPUT_SWAPS in set(on)))
 
 
 def needs_capture(program) -> bool:

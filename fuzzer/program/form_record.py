@@ -104,18 +104,15 @@ class Shrink:
 class Form:
     """A statement form, all it knows of itself in one record.
 
-    The fields fall in groups, each read by its own stage: what the form is (``name``,
-    ``category``, ``arity``, ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``,
-    ``operand_dtypes``, ``result_dtype``, ``exact_result``) and what it does to memory
-    (``mutates``, ``result_aliases``, ``dirty``, ``consumes``, ``footprint``,
-    ``dense_root``, ``unit_last``); how it renders and what its text calls
-    (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
-    ``site_traced``); what it asks of the compiler and the contract (``hop``,
-    ``effect``, ``opaque``, ``nested``, ``specialises``, ``backward_logs``, ``limit``);
-    how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``); and
-    what the shrinker may make of it (``shrink``).  They stay one flat record because
-    each stage reads several groups by name; the shrinker's part, which this record
-    took over from the shrinker's own tables, is a record of its own.
+    The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
+    ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
+    ``result_dtype``, ``exact_result``) and what it does to memory (``mutates``, ``result_aliases``, ``dirty``,
+    ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and what its
+    text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``); what it
+    asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``,
+    ``backward_logs``, ``limit``); how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``,
+    ``then``); and what the shrinker may make of it (``shrink``, a record of its own). They stay one flat record
+    because each stage reads several groups by name.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -221,6 +218,8 @@ class Form:
     #: the swapped tensor, a view of operand 0; the operand's name is not read again
     #: and its old storage is never written again (``storage.Swaps``)
     consumes: tuple[int, ...] = ()
+    #: what it swaps is an input (a parameter or buffer), not a fresh result (``storage.Swaps``)
+    consumes_input: bool = False
     #: the compiler computes its result, but with nothing to round: a comparison, an
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
@@ -235,6 +234,8 @@ class Form:
     #: its second operand may broadcast into the first (a trailing suffix of its dims)
     #: where the generator picks it (``fits`` None); else the two have the same dims
     broadcasts: bool = False
+    #: the forms tried right after it, on what it wrote or read or left (``follow_ups``)
+    then: tuple[str, ...] = ()
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
 

@@ -22,6 +22,7 @@ from fuzzer.program import (
     buffers,
     drawn_inputs,
     drawn_mode,
+    follow_ups,
     forms,
     layouts,
     sources,
@@ -33,6 +34,8 @@ from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.index_writes import INDEX_WRITE
+from fuzzer.program.input_swaps import INPUT_SWAP
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
 from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
@@ -50,6 +53,8 @@ CATEGORY_WEIGHTS = {
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
+    INPUT_SWAP: 4,
+    INDEX_WRITE: 3,
 }
 
 
@@ -177,7 +182,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             else:
                 ok = d == want
             return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
-                    and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
+                    and st.mem.swaps.takes(form, 1, v, [first], st.root, st.inputs))
         others = [v for v in st.typed(st.order, None) if v != first and fits(v)]
         if not others:
             return None
@@ -200,15 +205,16 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
     stmt = Stmt(form.name, tuple(args), out, attrs)
     try:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
+        st.mem.swaps.check(stmt, form, st.root, st.inputs)
     except Illegal:
         return None
     return stmt if _grad_admits(stmt, form, st) else None
 
 
 def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
-    """Operands for a form that says which fit (a user's op), picked one at a time:
-    each must fit with those before it, and a written operand shares storage with no
-    other (``first``: the first one, chosen by a mutation)."""
+    """Operands for a form that says which fit (a user's op, an input's swap), picked one
+    at a time: each must fit with those before it, a written operand shares storage with
+    no other, and a swap takes what it may (``first``: the first one, chosen by a mutation)."""
     args: list[str] = []
     if first is not None:
         if not form.fits([st.dims[first]]) or st.dtypes.get(first) != form.operand_dtype(0):
@@ -220,8 +226,8 @@ def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | N
                 return False
             if form.exact_result and not st.exact.is_exact(v, st.root):
                 return False  # it makes a fixed dtype (``fuzzer.program.exact``)
-            return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
-                       if j in form.mutates or k in form.mutates)
+            return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args) if j in form.mutates
+                       or k in form.mutates) and st.mem.swaps.takes(form, k, v, args, st.root, st.inputs)
         candidates = [v for v in st.order if ok(v)]
         if not candidates:
             return None
@@ -252,25 +258,13 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
-#: the forms after which the generator tries a use of the integer or mask just made: its
-#: makers from floats and the integer forms that make another (a mask's bytes, a count)
-INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
-
-
-def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
-    """A statement of one of ``users`` (the integer forms) that may read the integer or
-    mask ``stmt`` just made, as real code uses a mask or an index right away: each
-    form that takes its dtype tried once, in random order."""
-    fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
-    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := _propose(f, st)) is not None), None)
-
-
 def _commit(stmt: Stmt, st: _State) -> None:
     form = forms.form(stmt.form)
     st.body.append(stmt)
     if form.is_custom and st.next_site in stmt.sites:
         st.next_site += len(stmt.sites)
     st.exact.record(stmt, form, st.root)
+    st.mem.swaps.record(stmt, form, st.root)
     if stmt.out is not None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
@@ -278,7 +272,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dtypes[stmt.out] = result_dtype(form, stmt, st.dtypes)
         st.mem.add_result(stmt, form, st.dims[stmt.out])
         st.order.append(stmt.out)
-        if form.consumes:  # a swapped value and the views of its old storage are used no more
+        if form.consumes:  # a swapped value is used no more, nor the views of its old storage but to read them
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
@@ -305,10 +299,10 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=grad_rules(program.mode.func_grad) if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
-    st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
+    st.mem = feats.tracker(program.features(), dict(typing.prints), dense_inputs(program))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
-        st.mem.swaps.record(stmt, forms.form(stmt.form))
+        st.mem.swaps.record(stmt, forms.form(stmt.form), st.root)
     st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
                 if st.mem.swaps.usable(v, st.root)]
     st.inputs = frozenset(i.name for i in program.inputs)
@@ -356,7 +350,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=grad_rules(feats.FUNC_GRAD in on) if feats.AUTOGRAD in on else None,
-                mem=storage.Tracker(feats.writes_beside(on)))
+                mem=feats.tracker(on))
     heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
                               st.grad is not None)
     inputs = _add_inputs(st, heads.shapes, heads.dtypes, heads.aliases, heads.windows)
@@ -371,7 +365,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                state) -> None:
     """The body, statement by statement into ``st``: a form drawn, a legal statement of it
     proposed and committed, followed by the statement it asks for (an identical call, a
-    use of an integer made, a view's complement), between the writes of a carried state."""
+    use of an integer made, a read of what it wrote or swapped, a view's complement),
+    between the writes of a carried state."""
     rng = st.rng
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
@@ -387,8 +382,10 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
             if (feats.IDENTICAL_CALLS in on and form.is_custom and len(st.body) < target
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
-            elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(INTEGER, ()))
+            elif form.drawn_as in follow_ups.INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
+                again = follow_ups.use(stmt, st, by_category.get(INTEGER, ()), _propose)
+            elif form.then and len(st.body) < target:  # a read of what it wrote or swapped
+                again = follow_ups.then(stmt, form, st, on, _propose)
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None

@@ -362,7 +362,7 @@ class _Rules:
             t.dtypes[stmt.out] = result_dtype(form, stmt, t.dtypes)
             t.prints[stmt.out] = storage.result_footprint(form, t.prints[stmt.args[0]] if stmt.args else None,
                                                           stmt.attrs, out_dims)
-        self.swaps.record(stmt, form)
+        self.swaps.record(stmt, form, t.root)
 
 
 def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:

@@ -221,9 +221,26 @@ class Swaps:
     statement's result, and ``y``'s old storage is frozen: functionalization freezes the
     storage a tensor was set away from and refuses a write to it ("cannot mutate
     tensors with frozen storage"), so nothing writes it, while the views of it made
-    before may still be read."""
+    before may still be read.
+
+    An input swapped (``Form.consumes_input``: a parameter or buffer, by the one ``set_``
+    torch compiles on a graph input, aten's ``set_.source_Tensor`` under ``no_grad``; Note
+    [set_() Input Mutations in AOTAutograd]) is an input of a storage of its own (no other
+    input aliases it) that nothing wrote before (a write before the ``set_`` is the case
+    that Note says is not handled), set onto another storage (a value the program made, or
+    another input's: the Note's cases (1) and (2)).  That storage is frozen after the swap
+    too: AOTAutograd keeps a write to an input that saw a
+    ``set_`` only under ``no_grad`` and raises otherwise ("not supported today",
+    ``functional_utils._check_if_mutation_can_be_in_graph``)."""
 
     swapped: set = field(default_factory=set)
+    #: the storages an input was set onto: never written after
+    frozen: set = field(default_factory=set)
+    #: the storages written so far: an input written before is never swapped
+    written: set = field(default_factory=set)
+    #: the generator reads the views made before of a storage swapped away from (feature
+    #: ``input-swaps``); without it, as before, it uses none
+    old_views: bool = False
 
     def check(self, stmt, form, root: dict[str, str], inputs) -> None:
         """Raise ``Illegal`` where ``stmt`` breaks the rule."""
@@ -234,25 +251,59 @@ class Swaps:
         for w in form.mutates:
             if root[stmt.args[w]] in self.swapped:
                 raise Illegal(f"written operand {stmt.args[w]} is in a storage set_ swapped away from (frozen)")
+            if root[stmt.args[w]] in self.frozen:
+                raise Illegal(f"written operand {stmt.args[w]} is in a storage an input was set_ onto (AOTAutograd "
+                              "keeps only writes under no_grad to it)")
         for k in form.consumes:
-            y = stmt.args[k]
+            y, z = stmt.args[k], _other(stmt, k)
+            if form.consumes_input:
+                why = self._input_refused(y, z, root, inputs)
+                if why is not None:
+                    raise Illegal(why)
+                continue
             if root[y] != y or y in inputs:
                 raise Illegal(f"set_ swaps only a fresh result of its own storage, not {y}")
-            if root[stmt.args[0]] == y:
+            if root[z] == y:
                 raise Illegal(f"set_ swaps {y} onto its own storage")
 
-    def record(self, stmt, form) -> None:
-        self.swapped.update(stmt.args[k] for k in form.consumes)
+    def _input_refused(self, y: str, z: str | None, root: dict[str, str], inputs) -> str | None:
+        """Why input ``y`` may not be swapped onto ``z``'s storage (None: it may; ``z`` None:
+        onto a storage not chosen yet)."""
+        if y not in inputs or root[y] != y or any(root[i] == y for i in inputs if i != y):
+            return f"set_ swaps only an input of a storage of its own, not {y}"
+        if y in self.written:
+            return f"set_ swaps input {y}, written before (AOTAutograd does not handle a write before a set_)"
+        if z is not None and root[z] == y:
+            return f"set_ swaps input {y} onto its own storage"
+        return None
 
-    def takes(self, form, k: int, value: str, first: str, root: dict[str, str], inputs) -> bool:
-        """Whether ``value`` may be operand ``k`` of a new statement of ``form`` whose operand
-        0 is ``first`` (the generator's side of :meth:`check`)."""
-        return k not in form.consumes or (root[value] == value and value not in inputs and root[first] != value)
+    def record(self, stmt, form, root: dict[str, str]) -> None:
+        self.written.update(root[stmt.args[w]] for w in form.mutates)
+        self.swapped.update(stmt.args[k] for k in form.consumes)
+        if form.consumes_input:
+            self.frozen.update(root[z] for k in form.consumes if (z := _other(stmt, k)) is not None)
+
+    def takes(self, form, k: int, value: str, before: list[str], root: dict[str, str], inputs) -> bool:
+        """Whether ``value`` may be operand ``k`` of a new statement of ``form`` whose
+        operands before it are ``before`` (the generator's side of :meth:`check`)."""
+        consumed = [j for j in form.consumes if j < k]
+        if form.consumes_input and (k in form.consumes or consumed):
+            y, z = (value, None) if k in form.consumes else (before[consumed[0]], value)
+            return self._input_refused(y, z, root, inputs) is None
+        if k not in form.consumes:
+            return True
+        return root[value] == value and value not in inputs and root[before[0]] != value
 
     def usable(self, value: str, root: dict[str, str]) -> bool:
-        """Whether the generator may still use ``value``: neither swapped nor a view of a
-        storage swapped away from (it reads none, to keep what it draws simple)."""
-        return value not in self.swapped and root[value] not in self.swapped
+        """Whether the generator may still use ``value``: not swapped, nor, unless it reads
+        them (``old_views``), a view of a storage swapped away from."""
+        return value not in self.swapped and (self.old_views or root[value] not in self.swapped)
+
+
+def _other(stmt, k: int) -> str | None:
+    """The operand a swap's operand ``k`` is set onto: the other of two (None: the form
+    makes it in its text)."""
+    return stmt.args[1 - k] if len(stmt.args) == 2 else None
 
 
 @dataclass
@@ -294,4 +345,3 @@ class Tracker:
     def add_result(self, stmt, form, dims: Dims) -> None:
         self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
                                                  stmt.attrs, dims)
-        self.swaps.record(stmt, form)

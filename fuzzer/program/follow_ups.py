@@ -1,0 +1,49 @@
+"""The statement the generator tries right after one, where the one just made asks for
+it, as real code uses what it just made: an integer or a mask read at once
+(:func:`use`), a tensor just written read elsewhere or written again from its other
+positions, and the views of a storage just swapped away from read (:func:`then`, the
+forms ``Form.then`` names).
+
+Each proposes through the generator's own ``propose`` (``generate._propose``), so what it
+offers is held to every rule a drawn statement is; none draws from the stream of a
+program whose forms ask for nothing.
+"""
+
+from __future__ import annotations
+
+from fuzzer.program import forms
+from fuzzer.program.form_record import INTEGER, INTEGER_SOURCE
+
+#: the forms after which the generator tries a use of the integer or mask just made: its
+#: makers from floats and the integer forms that make another (a mask's bytes, a count)
+INTEGER_MAKERS = (INTEGER_SOURCE, INTEGER)
+
+
+def use(stmt, st, users, propose):
+    """A statement of one of ``users`` (the integer forms) that may read the integer or
+    mask ``stmt`` just made: each form that takes its dtype tried once, in random order."""
+    fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
+    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := propose(f, st)) is not None), None)
+
+
+def firsts(stmt, form, st) -> list[str]:
+    """The operands a follow-up of ``stmt`` may start from: its operand 0 (the tensor it
+    wrote or read), or, for a swap (``Form.consumes``), the views made before of the
+    storage it swapped away from that the generator may still read."""
+    if not form.consumes:
+        return [stmt.args[0]]
+    left = {st.root[stmt.args[k]] for k in form.consumes}
+    return [v for v in st.order if st.root[v] in left and st.mem.swaps.usable(v, st.root)]
+
+
+def then(stmt, form, st, on, propose):
+    """A statement of one of the forms ``form.then`` names that the program's features
+    ``on`` allow, over one of :func:`firsts`: each tried once, in random order, the first
+    legal one kept (None: none is)."""
+    starts = firsts(stmt, form, st)
+    names = [n for n in form.then if forms.form(n).feature in (None, *on)]
+    if not starts or not names:
+        return None
+    first = st.pick(starts)
+    return next((s for n in st.rng.sample(names, k=len(names)) if (s := propose(forms.form(n), st, first)) is not None),
+                None)
