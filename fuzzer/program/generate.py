@@ -32,10 +32,10 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, MEMORY, VIEW, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
+from fuzzer.program.ir import Case, Input, Program, Stmt, check, result_dtype
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -46,10 +46,10 @@ CATEGORY_WEIGHTS = {
     ATEN: 4,
     VIEW: 3,
     INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms)
-    CONTROL: 1,
+    CONTROL: 1,  # this and those below drawn only when a feature turns their forms on (graph breaks, integers, memory)
     INTEGER: 8,
     INTEGER_SOURCE: 3,
+    MEMORY: 8,
 }
 
 
@@ -81,7 +81,7 @@ class _State:
     #: each value's fixed dtype (None: the program's own), and which values are exact
     dtypes: dict[str, str | None] = field(default_factory=dict)
     exact: ExactRules = field(default_factory=ExactRules)
-    #: footprints, and whether a write may read a disjoint part of its storage (``strided-views``)
+    #: footprints, and whether a write may read a disjoint part of its storage (``features.writes_beside``)
     mem: storage.Tracker = field(default_factory=storage.Tracker)
 
     def typed(self, candidates, dtype: str | None) -> list[str]:
@@ -163,7 +163,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             return None
         first = args[0]
     else:
-        typed = st.typed(st.order, None)
+        typed = st.mem.operands(form, st.root, st.typed(st.order, None))
         if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
@@ -202,7 +202,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
     except Illegal:
         return None
-    return stmt if _grad_admits(stmt, form, st) else None
+    return stmt if st.mem.writable(stmt, form) and _grad_admits(stmt, form, st) else None
 
 
 def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
@@ -276,7 +276,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
         st.dtypes[stmt.out] = result_dtype(form, stmt, st.dtypes)
-        st.mem.add_result(stmt, form, st.dims[stmt.out])
+        st.mem.add_result(stmt, form, st.dims[stmt.out], st.root)
         st.order.append(stmt.out)
         if form.consumes:  # a swapped value and the views of its old storage are used no more
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
@@ -305,7 +305,8 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=grad_rules(program.mode.func_grad) if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
-    st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
+    st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), set(typing.dense),
+                             late=storage.LateStrided(set(typing.late)))
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
         st.mem.swaps.record(stmt, forms.form(stmt.form))
@@ -323,14 +324,12 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     return st
 
 
-def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
-    return _propose(form, draft, first)
+#: one attempt at a legal statement of a form in a draft (``draft_at``), its first operand given or drawn
+propose = _propose
 
 
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
-    """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
-    return _forms_by_category(on, ops)
+#: the forms a program with features ``on`` and custom ops ``ops`` may draw, by category
+forms_by_category = _forms_by_category
 
 
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
@@ -389,6 +388,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                 again = _repeat(stmt, st)
             elif form.drawn_as in INTEGER_MAKERS and len(st.body) < target:  # a use of what it made
                 again = _use(stmt, st, by_category.get(INTEGER, ()))
+            elif form.follow is not None and len(st.body) < target:  # what real code does next with it
+                again = next((s for name in form.follow(rng) if (s := _propose(forms.form(name), st, stmt.out))), None)
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None
