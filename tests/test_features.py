@@ -19,6 +19,7 @@ DRAWN = [
     ("schema-alias", 0.3), ("op-calls", 0.3), ("hop-effects", 0.25), ("autograd-function", 0.25),
     ("strided-views", 0.25), ("layouts", 0.2), ("overlapping-inputs", 0.15), ("storage-swaps", 0.2),
     ("int-tensors", 0.25), ("dtype-views", 0.2), ("module-carry", 0.2), ("function-shapes", 0.2), ("func-grad", 0.15),
+    ("base-offsets", 0.2), ("transposed-writes", 0.2),
 ]
 
 

@@ -27,8 +27,10 @@ from fuzzer.program import (
     int_forms,
     library_forms,
     mode_features,
+    offset_forms,
     strided_forms,
     tensor_forms,
+    transposed_forms,
     width_forms,
 )
 from fuzzer.program.families import calls, control, fnshapes, function, schemas, state, swaps, tagged
@@ -41,7 +43,7 @@ ORDER: tuple[str, ...] = (
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
-    "func-grad",
+    "func-grad", "base-offsets", "transposed-writes",
 )
 
 #: the modules that declare features: those of the form table, and the features of how
@@ -66,6 +68,7 @@ STRIDED_VIEWS, INT_TENSORS, DTYPE_VIEWS = strided_forms.STRIDED_VIEWS, int_forms
 TAGGED_OPS, SCHEMAS, SCHEMA_ALIAS, OP_CALLS = tagged.FEATURE, schemas.FEATURE, schemas.ALIAS_FEATURE, calls.FEATURE
 HOP_EFFECTS, AUTOGRAD_FUNCTION, FUNCTION_SHAPES = control.FEATURE, function.FEATURE, fnshapes.FEATURE
 STORAGE_SWAPS, MODULE_CARRY = swaps.FEATURE, state.FEATURE
+BASE_OFFSETS, TRANSPOSED_WRITES = offset_forms.BASE_OFFSETS, transposed_forms.TRANSPOSED_WRITES
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 
@@ -146,8 +149,9 @@ def used_by(program) -> list[str]:
 
 def writes_beside(on) -> bool:
     """Whether the generator may write a value beside a disjoint part of its own storage
-    (``storage.Tracker``): with strided views, and with inputs that overlap."""
-    return bool({STRIDED_VIEWS, OVERLAPPING} & set(on))
+    (``storage.Tracker``): with strided views, inputs that overlap, offsets into the base
+    and transposed writes."""
+    return bool({STRIDED_VIEWS, OVERLAPPING, BASE_OFFSETS, TRANSPOSED_WRITES} & set(on))
 
 
 def needs_capture(program) -> bool:
