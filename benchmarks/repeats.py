@@ -2,7 +2,7 @@
 older ``campaign/entries.py`` and this one, side by side.
 
     python benchmarks/repeats.py --old TREE [--whole] [--repeats 10] [--seed 100] [--features all]
-        [--max-programs 150 | --programs 43,52,...] [--known CORPUS]
+        [--max-programs 150 | --programs 43,52,...] [--known CORPUS [--known-old OLD_CORPUS]]
 
 ``throughput.py --costs-only`` divides the difference of two whole-campaign times by
 the findings (two, in its 20 blind programs): on a shared machine one slow minute in
@@ -28,7 +28,8 @@ With ``--known CORPUS`` the campaign holds that corpus's bugs from the start, as
 ``--known-upstream`` makes it (each key whose entries tell causes apart, its examples
 full at any size): only the findings of their families are classified and timed, and
 nothing is shrunk as a new finding, so a loaded machine can afford it; ``--programs``
-tries only the programs listed.
+tries only the programs listed.  Where the two versions key the corpus differently (a new
+identity), ``--known-old`` gives the older version its own copy of it, as it was keyed then.
 
 It stops after ``--repeats`` repeat candidates (or ``--max-programs``) and prints, per
 candidate, the seconds beyond its trial under each version and whether it was only
@@ -70,7 +71,8 @@ def child(args) -> None:
     module = _old_entries(args.old) if args.child == "old" and not args.whole else this
     config = Config(seed=args.seed, device="cpu", corpus_dir="unused",
                     features=tuple(feats.parse(args.features).items()))
-    full: dict = _known(args.known) if args.known else {}
+    known = args.known_old if args.child == "old" and args.known_old else args.known
+    full: dict = _known(known) if known else {}
     config = dataclasses.replace(config, known=tuple(full))  # counted at any size, as --known-upstream's
     measured = 0
     programs = [int(i) for i in args.programs.split(",")] if args.programs else range(args.max_programs)
@@ -115,6 +117,22 @@ def _known(folder: str) -> dict:
     return {key_of(entry): 0 for entry in map(load, entries_in([folder])[0]) if separates(entry)}
 
 
+def _child_command(name: str, args) -> list[str]:
+    """The script and arguments of one version's process: with ``--whole``, the older
+    version runs its own copy of this script where its tree has one (its records are
+    its own: a key may be text there), handed the corpus as it keyed it."""
+    own = os.path.join(os.path.abspath(args.old), "benchmarks", "repeats.py")
+    argv = list(sys.argv[1:])
+    if "--known-old" in argv:
+        at = argv.index("--known-old")
+        del argv[at:at + 2]
+    if name != "old" or not args.whole or not os.path.exists(own):
+        return [__file__, *sys.argv[1:]]
+    if args.known_old and "--known" in argv:
+        argv[argv.index("--known") + 1] = args.known_old
+    return [own, *argv]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--old", required=True, help="a worktree of the older version")
@@ -125,12 +143,14 @@ def main() -> int:
     ap.add_argument("--max-programs", type=int, default=150)
     ap.add_argument("--programs", help="only these programs, comma-separated")
     ap.add_argument("--known", help="a corpus whose bugs the campaign holds from the start")
+    ap.add_argument("--known-old", help="the older version's own copy of that corpus, where the two key it "
+                    "differently (the older version reads it, the newer --known)")
     ap.add_argument("--child", choices=("old", "new"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
         child(args)
         return 0
-    procs, outs = {}, {}
+    procs, outs, errs = {}, {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("old", "new"):
             env = dict(os.environ, TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0",
@@ -138,11 +158,13 @@ def main() -> int:
             if name == "old" and args.whole:
                 env["PYTHONPATH"] = os.path.abspath(args.old)
             outs[name] = open(os.path.join(tmp, f"{name}.jsonl"), "w+")
-            procs[name] = subprocess.Popen([sys.executable, __file__, *sys.argv[1:], "--child", name],
-                                           env=env, stdout=outs[name], stderr=subprocess.DEVNULL)
+            errs[name] = open(os.path.join(tmp, f"{name}.err"), "w+")
+            procs[name] = subprocess.Popen([sys.executable, *_child_command(name, args), "--child", name],
+                                           env=env, stdout=outs[name], stderr=errs[name])
         for name, proc in procs.items():
             if proc.wait() != 0:
-                print(f"{name}: exited {proc.returncode}")
+                errs[name].seek(0)
+                print(f"{name}: exited {proc.returncode}; its last words:\n{''.join(errs[name].readlines()[-15:])}")
         rows = {}
         for name, out in outs.items():
             out.seek(0)

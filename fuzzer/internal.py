@@ -26,6 +26,23 @@ TRIAL, SHRINK, TRIAGE, WORKER = "trial", "shrink", "triage", "worker"
 TRACEBACK_CHARS = 6000
 
 
+#: the words of torch's CUDA (and HIP) runtime errors.  A kernel that faults (an illegal
+#: address, a device-side assert, a misaligned access, a launch failure) leaves the
+#: process's context in a sticky error state: the fault is reported by whatever CUDA
+#: call comes next, here or in any later program, and every call after that raises it
+#: again.  Such an error met outside the runs a trial observes (creating the next
+#: binding's inputs, the judge's copy to the CPU) is recorded as dcefuzz's own error,
+#: and the process can test nothing more
+DEVICE_ERROR_WORDS = ("CUDA error", "CUDA driver error", "HIP error")
+
+
+def device_lost(type_name: str, message: str) -> bool:
+    """An error of the device's runtime: the process can run nothing more on it.
+    torch raises ``torch.AcceleratorError`` for them (2.8 and later), a ``RuntimeError``
+    with the same words before."""
+    return type_name == "AcceleratorError" or any(w in message for w in DEVICE_ERROR_WORDS)
+
+
 @dataclass(frozen=True)
 class InternalError:
     """One exception of dcefuzz's own code: where it happened, what it was."""
@@ -43,6 +60,11 @@ class InternalError:
 
     def line(self) -> str:
         return f"{self.stage}: {self.type}: {self.message}"
+
+    @property
+    def device_lost(self) -> bool:
+        """Whether the process's device is unusable after this error (:func:`device_lost`)."""
+        return device_lost(self.type, self.message)
 
     def to_json(self) -> dict:
         return {"stage": self.stage, "type": self.type, "message": self.message, "traceback": self.traceback}

@@ -103,6 +103,118 @@ def first_stage(case_: Case, kind: str, bug_class: str, device: str, stages=None
     return walk(probe, stages), probe.calls
 
 
+def divergence_on(binding: int):
+    """An effect-log divergence on ``binding`` (what a pass reads off the best case)."""
+    from fuzzer.judge import contract
+
+    return contract.Divergence(contract.EFFECT_LOG, binding, "sequence", "reordered (..)", ("reordered",))
+
+
+@dataclass
+class _Best:
+    """The shrinker as a pass sees it (``passes.base.State``), with no rules of its own."""
+
+    best: Case
+    best_divs: list
+
+
+def offered_by(shrink_pass, c: Case, take, divergences=()) -> tuple[list, Case]:
+    """(every candidate ``shrink_pass`` offers over ``c``, the case it ends on) where
+    ``take(candidate)`` alone says which are taken: what a pass proposes, apart from the
+    oracle and the shrinker's rules."""
+    from fuzzer.reduce.passes.base import drive
+
+    state = _Best(c, list(divergences))
+    offered: list[Case] = []
+
+    def consider(candidate: Case) -> bool:
+        offered.append(candidate)
+        if take(candidate):
+            state.best = candidate
+            return True
+        return False
+
+    drive(shrink_pass, consider, state)
+    return offered, state.best
+
+
+def one_statement(form: str, operands: list, attrs: dict, sym_min=None, binding=None) -> Case:
+    """A case of one statement of ``form`` over inputs ``x0``.. of ``operands`` ((dims,
+    fixed dtype or None) each), returning its result where it has one."""
+    from fuzzer.program import forms
+
+    inputs = tuple(Input(f"x{k}", tuple(dims), dtype) for k, (dims, dtype) in enumerate(operands))
+    out = "v0" if forms.form(form).returns else None
+    symbols = sorted({d for i in inputs for d in i.dims if d.startswith("s")})
+    program = Program(symbols=tuple(symbols), sym_min=dict(sym_min or {s: 1 for s in symbols}), inputs=inputs,
+                      body=(Stmt(form, tuple(i.name for i in inputs), out, dict(attrs)),),
+                      outputs=(out,) if out else ())
+    return Case(program=program, bindings=(binding or {s: 5 for s in symbols},), input_seed=7)
+
+
+def eager_agrees_with_typing(c: Case) -> None:
+    """Run ``c`` eagerly and assert that what its statement left is what the IR typed:
+    the result's shape and dtype, its storage shared with its operand's where the IR
+    says it aliases, and only the operands the form writes written."""
+    import torch
+
+    from fuzzer.judge import execute
+    from fuzzer.program import codegen, forms, sizes
+    from fuzzer.program.ir import check
+
+    typing, stmt = check(c.program), c.program.body[0]
+    form = forms.form(stmt.form)
+    binding = c.bindings[0]
+    inputs = execute.make_inputs(c, 0, "cpu")
+    before = [x.clone() for x in inputs]
+    outs = codegen.build(c.program)(*inputs)
+    if stmt.out is not None:
+        out = outs[0]
+        assert tuple(out.shape) == sizes.concrete(typing.dims[stmt.out], binding), (stmt.form, out.shape)
+        want = typing.dtypes[stmt.out] or c.program.mode.dtype
+        assert out.dtype == getattr(torch, want), (stmt.form, out.dtype, want)
+        shares = out.untyped_storage().data_ptr() == inputs[0].untyped_storage().data_ptr()
+        assert shares == (typing.root[stmt.out] == typing.root[stmt.args[0]]), (stmt.form, "aliasing")
+    for k, (x, old) in enumerate(zip(inputs, before)):
+        if k not in form.mutates:
+            assert torch.equal(x, old), (stmt.form, f"operand {k} written")
+
+
+def family_holds_its_word(module, seeds: int = 60) -> None:
+    """What a family module (``fuzzer.program.families``) declares holds: each of its ops
+    is registered as it is declared (a write in its schema where it says mutating, an
+    ORDERED effect where effectful), each of its forms is registered, of one feature the
+    family declares (and the feature registry holds), and calls only the library's ops;
+    and a program drawn with that feature on uses its forms, legal and running eagerly on
+    every binding."""
+    import torch
+
+    from fuzzer.faults._patching import op_effect
+    from fuzzer.judge import execute
+    from fuzzer.program import custom_ops, features, forms
+    from fuzzer.program.generate import generate
+
+    custom_ops.install()
+    for op in module.OPS:
+        overload = getattr(torch.ops.dcefuzz, op.name).default
+        assert overload._schema.is_mutable == (op.declaration == custom_ops.MUTATING), op.name
+        assert (op_effect(overload) is not None) == (op.declaration == custom_ops.EFFECTFUL), op.name
+    names = {f.name for f in module.FORMS}
+    (feature,) = {f.feature for f in module.FORMS} - {None} or {None}
+    assert feature in {f.name for f in module.FEATURES}, feature
+    for f in module.FORMS:
+        assert forms.form(f.name) is f and set(f.ops) <= set(custom_ops.BY_NAME), f.name
+    for declared in module.FEATURES:
+        assert features.BY_NAME[declared.name] is declared, declared.name
+    for seed in range(seeds):
+        c = generate(seed, features={feature: 1.0})
+        if names & {s.form for s in c.program.body}:
+            c.validate()
+            assert all(run.eager.failure is None for run in execute.run_eager(c, "cpu")), seed
+            return
+    raise AssertionError(f"no program of {seeds} drawn with {feature} uses a form of {module.__name__}")
+
+
 def klass(text: str):
     """A bug class as a test writes it (``kind|symptoms``): the record its text reads as."""
     from fuzzer.judge.identity import BugClass

@@ -120,6 +120,17 @@ def test_dcefuzzs_own_error_is_counted_and_shown_never_a_finding(tmp_path):
     assert "internal   2" in CliRunner().invoke(main, ["stats", str(folder.path)]).output
 
 
+def test_an_in_process_campaign_stops_when_its_device_is_lost(tmp_path):
+    """A sticky CUDA error (a kernel that faulted) leaves the process unable to test
+    anything: the campaign stops there instead of counting every later program."""
+    config = Config(seed=0, device="cpu", corpus_dir=str(tmp_path / "corpus"), backend=backends.FAITHFUL,
+                    fault="test-device-lost")
+    lines = []
+    stats = run_campaign(Session(config, Budget(programs=3), log=lines.append))
+    assert stats.programs == 1 and stats.statuses["internal-error"] == 1 and not stats.findings
+    assert any("CUDA error" in line and "the device is lost" in line for line in lines)
+
+
 def _tap_after_scale(c):
     """Stand-in bug (no compile): m_scale writes an input that e_tap then reads."""
     from fuzzer.judge import contract

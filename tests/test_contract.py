@@ -143,6 +143,54 @@ def test_wrong_output_shape_and_count():
     assert kinds(count) == [contract.WRONG_OUTPUT]
 
 
+def _fake(t):
+    """``t`` as a ``FakeTensor``: what ``torch.export`` of a program under
+    ``torch.func.grad`` returned from its ``.module()`` (2.13.0)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    return FakeTensorMode().from_tensor(t)
+
+
+def _leaked(t):
+    """``t`` as a functorch wrapper whose transform is over: what escapes ``torch.func.grad``."""
+    out = []
+
+    def loss(x):
+        out.append(x * 1.0)
+        return x.sum()
+    torch.func.grad(loss)(t)
+    return out[0]
+
+
+NOT_REAL = {"fake": _fake, "none": lambda t: None, "meta": lambda t: t.to("meta"),
+            "functional": torch._to_functional_tensor, "functorch": _leaked}
+
+
+@pytest.mark.parametrize("make", NOT_REAL.values(), ids=list(NOT_REAL))
+def test_forbidden_a_returned_value_that_is_not_a_real_tensor(make):
+    """A tracing artifact where eager returned a tensor is a ``wrong-output`` of its own
+    symptom, not our crash: its sizes are symbols and its elements cannot be compared."""
+    def stand_in(x0):
+        (v2,) = faithful(x0)
+        return (make(v2),)
+    v = verdict(stand_in)
+    assert v.status == contract.OK and v.kinds() == [contract.WRONG_OUTPUT]
+    assert {d.symptoms for d in v.divergences} == {(contract.NOT_REAL,)}
+    assert contract.bug_class(contract.WRONG_OUTPUT, v.divergences).text == "wrong-output|not-real"
+
+
+def test_allowed_a_real_tensor_in_another_layout_and_a_real_wrong_value_is_values():
+    def laid_otherwise(x0):
+        (v2,) = faithful(x0)
+        return (v2.mT.contiguous().mT,)
+
+    def wrong(x0):
+        (v2,) = faithful(x0)
+        return (v2 + 1.0,)
+    assert kinds(laid_otherwise) == []
+    assert [d.symptoms for d in verdict(wrong).divergences] == [(contract.VALUES,)] * len(CASE.bindings)
+
+
 # ------------------------------------------------------------------ clause 2
 
 def test_lost_input_mutation_is_flagged():
@@ -976,6 +1024,17 @@ def test_eagers_path_judged_where_float64_left_it_is_no_crash():
         return (v3 + torch.finfo(v3.dtype).eps * v3,)  # within assert_close of eager
     v = verdict(eagers_path_nudged, c)
     assert v.status == contract.OK and v.kinds() == [] and v.untested == [] and v.diverged == [0]
+
+
+def test_a_value_that_is_not_a_real_tensor_is_judged_where_float64_left_eagers_path():
+    c = case(SELECT, [{"s0": 200}], seed=ROUNDED)
+
+    def fake_of_eagers_path(x0, x1):
+        v2 = torch.sin(x0) + torch.tanh(x1)
+        return (_fake(torch.masked_select(v2, v2 > 0)),)
+    v = verdict(fake_of_eagers_path, c)
+    assert v.status == contract.OK and v.diverged == [0]
+    assert [(d.kind, d.symptoms) for d in v.divergences] == [(contract.WRONG_OUTPUT, (contract.NOT_REAL,))]
 
 
 def test_a_reference_on_another_branch_widens_no_tolerance():

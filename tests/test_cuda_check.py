@@ -26,3 +26,15 @@ def test_the_dry_run_runs_every_step(tmp_path):
     assert "programs   2 in" in summary
     assert (tmp_path / "figures.json").exists() and (tmp_path / "campaign" / "state.json").exists()
     assert (tmp_path / "overhead" / "state.json").exists() and "Replay through aoti on the device: {" in summary
+
+
+def test_the_gpu_limits_end_within_the_lease():
+    """The GPU branch's step limits, each with the 5 s a step has to die after it, end
+    within 560 s, whatever hangs (docs/cuda.md)."""
+    import re
+
+    script = (ROOT / "scripts" / "cuda-check.sh").read_text()
+    gpu = script.split("else\n", 1)[1].split("\nfi\n", 1)[0]
+    limits = {name: int(n) for name, n in re.findall(r"\b([A-Z]+)_LIMIT=(\d+)", gpu)}
+    assert set(limits) == {"INSTALL", "TESTS", "SELFTEST", "CAMPAIGN", "OVERHEAD", "REPLAY", "AOTI", "FIGURES"}
+    assert sum(limits.values()) + 5 * len(limits) <= 560, limits

@@ -30,18 +30,24 @@ RANK_0 = {"p_sin", "p_mix", "m_addto", "m_scale", "e_log", "e_tap", "t_scale", "
           "t_split_out"}
 #: the ops of the op families (``fuzzer.program.families``)
 FAMILY_OPS = {op.name for op in families.OPS}
+#: the ops whose kernels read their argument's layout (``families.layout_tags``): one operand
+LAYOUT_OPS = {op.name for op in families.layout_tags.OPS}
 TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
-              - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu"})
+              - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu"} - LAYOUT_OPS)
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
-#: the pure ops without a backward
-NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu"}
+#: the pure ops without a backward (none of the layout family has one)
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu"} | LAYOUT_OPS
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
 #: the ops that write a row at a position: their forms give them a first dim of 1 or more
 ROWS = {"k_put"}
+#: the layout ops whose forms give them a matrix or more (rank 2 or more)
+MATRICES = {"l_cols"}
+#: the ops tagged ``needs_contiguous_strides``, which programs hand contiguous tensors only
+CONTIGUOUS = {"l_raw"}
 
 
 def _args(op, x, y):
@@ -91,6 +97,8 @@ def _shapes(op):
     ranks = (1, 2, 3) if op.name not in RANK_0 else (0, 1, 2, 3)
     if op.name in FEATURE_OPS:
         ranks = (1, 2)
+    if op.name in LAYOUT_OPS:  # what they read of a layout shows on every rank
+        ranks = (2, 3) if op.name in MATRICES else (0, 1, 2, 3)
     return [s for r in ranks for s in itertools.product(SIZES, repeat=r)
             if (r < 3 or len(set(s)) == 3) and (op.name not in ROWS or s[0] >= 1)]  # rank 3: the orders of 0, 1, 2
 
@@ -107,6 +115,7 @@ def _layout(shape, how):
 def _samples(op):
     for shape in _shapes(op):
         layouts = ["contiguous"] + (["offset"] if shape else []) + (["transposed"] if len(shape) >= 2 else [])
+        layouts = [a for a in layouts if a != "transposed" or op.name not in CONTIGUOUS]
         pairs = [(a, a) for a in layouts] + ([("contiguous", "transposed")] if "transposed" in layouts else [])
         for lx, ly in pairs if op.name in TWO_INPUTS else [(a, a) for a in layouts]:
             x, y = _layout(shape, lx), _layout(shape, ly)

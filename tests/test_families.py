@@ -12,7 +12,9 @@ from fuzzer.program.op_snippets import FIRST_LIBRARY
 def test_the_library_is_the_first_library_then_each_family_in_order():
     assert custom_ops.CUSTOM_OPS == FIRST_LIBRARY + tuple(op for m in families.MODULES for op in m.OPS)
     assert [m.__name__.rsplit(".", 1)[1] for m in families.MODULES] == [
-        "tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes"]
+        "tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags"]
+    names = [op.name for op in custom_ops.CUSTOM_OPS]
+    assert len(names) == len(set(names)), "an op's name is its own"
 
 
 def test_every_family_form_and_feature_reaches_the_registries():

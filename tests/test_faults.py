@@ -292,6 +292,8 @@ ON_PATH = {
     "mutation-lost-list": _on_path([("m_list", ["x0", "x1"], None, {"site": 0})]),
     "mutation-lost-half": _on_path(WRITE_X0, ["v0"], dtype="bfloat16"),
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
+    "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
+                                  ["v0"], layouts=(("x0", "transposed"),)),
 }
 
 

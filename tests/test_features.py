@@ -20,12 +20,19 @@ DRAWN = [
     ("strided-views", 0.25), ("layouts", 0.2), ("overlapping-inputs", 0.15), ("storage-swaps", 0.2),
     ("int-tensors", 0.25), ("dtype-views", 0.2), ("module-carry", 0.2), ("function-shapes", 0.2), ("func-grad", 0.15),
     ("base-offsets", 0.2), ("transposed-writes", 0.2),
+    ("layout-tags", 0.3), ("layout-default", 0.2),
 ]
 
 
 def test_the_features_are_drawn_in_order_with_the_weights_they_had():
     assert [(f.name, f.weight) for f in features.FEATURES] == DRAWN
     assert tuple(name for name, _ in DRAWN) == features.ORDER
+
+
+def test_a_family_appended_to_the_registry_draws_its_features_after_every_earlier_one():
+    new = type("Family", (), {"FEATURES": (Feature("late", 0.1, "a family's"), Feature("later", 0.1, "its second"))})
+    old = type("Family", (), {"FEATURES": (Feature("func-grad", 0.1, "named in the frozen order"),)})
+    assert features.draw_order(("a", "func-grad"), (new, old)) == ("a", "func-grad", "late", "later")
 
 
 def test_every_feature_is_declared_once_beside_what_it_turns_on():
@@ -88,3 +95,37 @@ def test_all_but_one_and_unknown_names():
         features.parse("no-such-feature")
     with pytest.raises(features.FeatureError, match="within"):
         features.parse("views=2")
+
+
+def test_an_empty_value_is_none_a_weight_must_be_a_number_and_a_table_describes_itself():
+    assert features.parse("") == features.parse("none") == features.NONE
+    with pytest.raises(features.FeatureError, match="not a number"):
+        features.parse("views=lots")
+    assert features.describe({"views": 0.5, "hops": 0.15}) == "views=0.5, hops=0.15"
+    assert features.describe({}) == "none"
+
+
+def test_features_are_drawn_by_weight_the_same_for_the_same_seed():
+    assert features.draw(5, {}) == frozenset()
+    assert all(features.draw(s, {"views": 1.0, "hops": 0.0}) == {"views"} for s in range(20))
+    drawn = [features.draw(s, {"views": 0.5}) for s in range(40)]
+    assert drawn == [features.draw(s, {"views": 0.5}) for s in range(40)] and 5 < sum(map(bool, drawn)) < 35
+
+
+def test_a_feature_of_no_form_is_read_off_the_calls_and_the_mode():
+    """``Feature.seen_in``: two calls at one site are identical calls; a module that
+    carries its state is module-carry, not module-state."""
+    p = prog({"x0": ("s0", "s1")}, [("p_sin", ["x0"], "v1", {"site": 0}), ("p_sin", ["x0"], "v2", {"site": 0})])
+    assert features.used_by(p) == [features.IDENTICAL_CALLS]
+    carried = dataclasses.replace(p, mode=Mode(module=("x0",), carry=True))
+    assert features.MODULE_CARRY in features.used_by(carried)
+    assert features.MODULE_STATE not in features.used_by(carried)
+
+
+def test_a_captured_size_and_a_write_beside_a_view_are_asked_for_by_their_features():
+    assert features.needs_capture(prog({"x0": ("s0",)}, [("p_pos", ["x0"], "v0", {"site": 0, "size": "u0"})]))
+    # a size from data in a form of another feature (int-tensors' nonzero) asks for it too
+    assert features.needs_capture(prog({"x0": ("s0",)}, [("nonzero", ["x0"], "v0", {"size": "u0"})]))
+    assert not features.needs_capture(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})]))
+    assert features.writes_beside({features.STRIDED_VIEWS}) and features.writes_beside({features.OVERLAPPING})
+    assert not features.writes_beside({features.VIEWS})

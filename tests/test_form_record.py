@@ -1,21 +1,35 @@
 """The statement form's record (``fuzzer.program.form_record``): a custom op's form built
-from the op's record, the typing rules forms share, and what a form says of shrinking."""
+from the op's record, what a form is read as, the typing rules forms share, and what a
+form says of shrinking."""
+
+import dataclasses
 
 import pytest
 
+from fuzzer.program import forms
 from fuzzer.program.form_record import (
     BACKWARD,
+    CONSTANTS,
     DEFAULT_COMPLEXITY,
     NO_BACKWARD,
     Illegal,
     Shrink,
+    broadcast_into,
+    const,
     custom_form,
+    data_size,
+    dim_attr,
     draw_const,
     draw_dim,
     infer_inplace_unary,
     infer_none,
     infer_same,
     infer_scaled,
+    known_dim,
+    need_rank,
+    py_dim,
+    replace_dim,
+    same_dims,
 )
 from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.op_snippets import FIRST
@@ -61,3 +75,28 @@ def test_the_shared_typing_rules():
     assert infer_inplace_unary(dims, {"fn": "sin"}, {}) is None
     with pytest.raises(Illegal, match="unknown function"):
         infer_inplace_unary(dims, {"fn": "cos"}, {})
+
+
+def test_what_a_form_is_read_as():
+    head, m_swap, cond = forms.form("head"), forms.form("m_swap"), forms.form("cond_sin")
+    assert head.is_view and head.aliases_operand and not head.is_custom and head.ops == ()
+    assert m_swap.is_custom and m_swap.mutates == (0, 1) and m_swap.ops == ("m_swap",)
+    assert cond.sites == 2 and forms.form("p_sin").sites == 1
+    assert forms.form("e_log").is_effectful and not forms.form("p_sin").is_effectful
+    fixed = dataclasses.replace(head, operand_dtypes=("int8",))
+    assert fixed.operand_dtype(0) == "int8" and fixed.operand_dtype(3) is None and fixed.fixes_dtypes
+
+
+def test_the_operand_rules_refuse_what_eager_would():
+    assert same_dims(("s0",), ("s0",)) == ("s0",) and broadcast_into(("s0", "s1"), ("s1",)) == ("s0", "s1")
+    for rule, args in ((same_dims, (("s0",), ("s1",))), (broadcast_into, (("s1",), ("s0", "s1"))),
+                       (need_rank, (("s0",), 2)), (dim_attr, ({"dim": 2}, ("s0", "s1"))), (const, ({"c": 3.25},)),
+                       (known_dim, ("u0 + 1",)), (data_size, ({},))):
+        with pytest.raises(Illegal):
+            rule(*args)
+    assert replace_dim(("s0", "s1"), 0, None) == ("s1",) and replace_dim(("s0", "s1"), 1, "2") == ("s0", "2")
+    assert data_size({"size": "u3"}) == ("u3",) and const({"c": CONSTANTS[0]}) == CONSTANTS[0]
+
+
+def test_dims_are_written_as_code_with_parentheses_where_needed():
+    assert py_dim("s0") == "s0" and py_dim("4") == "4" and py_dim("s0 // 2") == "(s0 // 2)"

@@ -2,8 +2,10 @@
 pyproject.toml), README's module table names exactly the modules that exist, no
 function is over its size, and identities are parsed only where they are read."""
 
+import ast
 import re
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -33,7 +35,7 @@ def test_readme_module_table_matches_the_tree():
     readme = (ROOT / "README.md").read_text()
     table = readme.split("## How it works", 1)[1].split("\n## ", 1)[0]
     listed = set(re.findall(r"`(fuzzer/[\w/]+\.py)`", table))
-    listed |= {f"{folder}/" for folder in re.findall(r"`(fuzzer/\w+)/`", table)}
+    listed |= {f"{folder}/" for folder in re.findall(r"`(fuzzer/[\w/]+)/`", table)}
     on_disk = {str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
                if p.name != "__init__.py" and p.name != "__main__.py"}
     folders = {m for m in listed if m.endswith("/")}
@@ -54,6 +56,92 @@ def test_the_registries_find_what_pyproject_registers(group):
     assert set(declared) <= set(installed), "reinstall the package: pip install -e ."
     for name in declared:
         assert installed[name].load().name == name
+
+
+# ----------------------------------------------------------- module-named tests
+#: the modules with logic that have no test file named after them yet (tests/README.md
+#: says how one is named): this list only shrinks; a new module comes with its tests
+WITHOUT_MODULE_TESTS: frozenset[str] = frozenset()
+
+
+class Module(NamedTuple):
+    """A module of the package: its path, its dotted name and its parts below ``fuzzer``
+    as a test file is named by them (a package is its folder, a ``__main__`` is
+    ``<package>_main``)."""
+
+    path: str
+    dotted: str
+    parts: tuple[str, ...]
+
+
+def _module(path: Path) -> Module:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    dotted = ".".join(("fuzzer", *parts)).removesuffix(".__init__")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    elif parts[-1] == "__main__":
+        parts = (*parts[:-1], f"{parts[-2]}_main")
+    return Module(str(path.relative_to(ROOT)), dotted, parts)
+
+
+def _has_logic(path: Path) -> bool:
+    """A module with a function or method; a bare ``__init__``, a table of constants
+    or a record without methods has nothing of its own to test."""
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(ast.parse(path.read_text())))
+
+
+def modules_with_logic() -> list[Module]:
+    return [_module(p) for p in sorted(PACKAGE.rglob("*.py")) if p != PACKAGE / "__init__.py" and _has_logic(p)]
+
+
+def test_file_name(module: Module, modules: list[Module]) -> str:
+    """``test_<module>.py``, or, where two modules (or a module and a package) share the
+    name, ``test_<folder>_<module>.py``; a leading underscore is left out."""
+    packages = {p.name for p in PACKAGE.rglob("*") if p.is_dir() and (p / "__init__.py").exists()}
+    own = module.parts[-1]
+    clash = sum(m.parts[-1] == own for m in modules) > 1 or (own in packages and len(module.parts) > 1
+                                                            and not module.path.endswith("__init__.py"))
+    return "test_" + "_".join(p.lstrip("_") for p in module.parts[-2 if clash else -1:]) + ".py"
+
+
+test_file_name.__test__ = False  # a helper, not a test
+
+
+def _imports(test_file: Path, dotted: str) -> bool:
+    """Whether ``test_file`` imports the module ``dotted`` itself (``import a.b``,
+    ``from a.b import x`` or ``from a import b``)."""
+    parent, _, last = dotted.rpartition(".")
+    for node in ast.walk(ast.parse(test_file.read_text())):
+        if isinstance(node, ast.Import) and any(a.name == dotted or a.name.startswith(dotted + ".")
+                                                for a in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom) and (node.module == dotted
+                                                 or (node.module == parent and any(a.name == last
+                                                                                   for a in node.names))):
+            return True
+    return False
+
+
+def test_each_module_has_a_test_file_name_of_its_own():
+    modules = modules_with_logic()
+    names = [test_file_name(m, modules) for m in modules]
+    assert len(set(names)) == len(names), "two modules map to one test file name"
+    assert test_file_name(_module(PACKAGE / "cache" / "trial.py"), modules) == "test_cache_trial.py"
+    assert test_file_name(_module(PACKAGE / "reduce" / "order.py"), modules) == "test_order.py"
+
+
+def test_every_module_with_logic_has_a_test_file_named_after_it_that_imports_it():
+    """A newcomer changing ``reduce/order.py`` finds the tests that pin it in
+    ``tests/test_order.py``: every module with logic has one that imports it, but those
+    still listed in WITHOUT_MODULE_TESTS, which may only shrink."""
+    modules = modules_with_logic()
+    without = set()
+    for m in modules:
+        test_file = ROOT / "tests" / test_file_name(m, modules)
+        if not (test_file.exists() and _imports(test_file, m.dotted)):
+            without.add(m.path)
+    assert without - WITHOUT_MODULE_TESTS == set(), "modules with logic and no module-named test file (tests/README.md)"
+    assert WITHOUT_MODULE_TESTS - without == set(), "these have module-named tests now: take them off the list"
 
 
 #: the modules that read an identity's text back (a bug class, a signature): where it is

@@ -102,3 +102,41 @@ def test_the_shrinker_drops_each_layout():
     simpler = list(simpler_modes(mode))
     assert Mode(layouts=(("x1", "channels_last"),)) in simpler and Mode(layouts=(("x0", "transposed"),)) in simpler
     assert all(mode_complexity(m) < mode_complexity(mode) for m in simpler)
+
+
+# ------------------------------------------------------ the module's own rules
+def test_layouts_problem_names_a_layout_its_input_cannot_take():
+    from fuzzer.program import layouts
+
+    dims = {"x0": ("s0", "s1"), "x2": ("s1",)}
+    assert layouts.problem(Mode(layouts=(("x0", "transposed"),)), dims, {}) is None
+    assert "bad layout" in layouts.problem(Mode(layouts=(("x2", "transposed"),)), dims, {})   # rank 1
+    assert "bad layout" in layouts.problem(Mode(layouts=(("x0", "diagonal"),)), dims, {})
+    assert "not strided" in layouts.problem(Mode(layouts=(("x0", "expanded"),), strided=("x0",)), dims, {})
+    assert "of the program's dtype" in layouts.problem(Mode(layouts=(("x0", "expanded"),)), dims, {"x0": "int8"})
+    assert "gradients" in layouts.problem(Mode(layouts=(("x0", "expanded"),), grad=True), dims, {})
+
+
+def test_layouts_a_write_into_an_expanded_storage_is_named_and_held_inputs_are_read_off_the_body():
+    from fuzzer.program import layouts
+    from fuzzer.program.ir import Stmt
+
+    mode = Mode(layouts=(("x0", "expanded"), ("x1", "transposed")))
+    root = {"x0": "x0", "v0": "x0", "x1": "x1"}
+    assert layouts.written_expanded(Stmt("mul_", ("v0",), None, {"c": 2.0}), forms.form("mul_"), root, mode) == "v0"
+    assert layouts.written_expanded(Stmt("mul_", ("x1",), None, {"c": 2.0}), forms.form("mul_"), root, mode) is None
+    body = (Stmt("as_strided", ("x0",), "v0", {}), Stmt("m_scale", ("x1",), None, {"site": 0}))
+    assert layouts.held(body, {"x0": "x0", "x1": "x1", "v0": "x0"}, forms.form) == ({"x0"}, {"x1"})
+
+
+def test_layouts_are_drawn_only_with_the_feature_and_never_over_what_is_held():
+    import random
+
+    from fuzzer.program import layouts
+    from fuzzer.program.ir import Input
+
+    inputs = [Input("x0", ("s0", "s1")), Input("x1", ("s0", "s1", "s0", "s1")), Input("x2", ("s1",), "int8")]
+    assert layouts.draw(random.Random(0), inputs, (), (), set(), set(), False, on=False) == ()
+    for seed in range(30):
+        drawn = dict(layouts.draw(random.Random(seed), inputs, ("x1",), (), set(), {"x0"}, False, on=True))
+        assert set(drawn) <= {"x0"} and drawn.get("x0") in (None, "transposed")  # x0 written: not expanded

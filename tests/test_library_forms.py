@@ -26,7 +26,7 @@ def _one(form, seed: int):
 
 @pytest.mark.parametrize("form", library_forms.FORMS, ids=lambda f: f.name)
 def test_each_form_calls_its_op_and_does_what_its_typing_says(form):
-    trace = custom_ops.LIB.TRACE["calls"]
+    trace = custom_ops.install().TRACE["calls"]
     for seed in range(3):
         program = _one(form, seed)
         typing = check(program)

@@ -14,6 +14,7 @@ from fuzzer.judge.execute import run_eager
 from fuzzer.program import features, forms, sizes
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Mode, check
+from fuzzer.program.offset_forms import BASE_OFFSETS
 
 X = {"x0": ("s0", "s1"), "x1": ("s0", "s1")}
 
@@ -39,7 +40,7 @@ def test_footprints_of_offset_views_are_what_torch_reads():
                                                                                                (1, 0), ("s1", "s0"))),
                     ("head", ["x1"], "v4", {"dim": 1}), ("as_strided_fn", ["v4"], "v5", _box(["all", "back"]))],
                 sym_min={"s0": 1, "s1": 1})
-    drawn = [generate(seed, features={features.BASE_OFFSETS: 1.0, "views": 1.0}).program for seed in range(60)]
+    drawn = [generate(seed, features={BASE_OFFSETS: 1.0, "views": 1.0}).program for seed in range(60)]
     outside = 0
     for program in [hand] + drawn:
         for binding in ({s: 5 for s in program.symbols}, {s: max(2, program.sym_min[s]) for s in program.symbols}):
@@ -60,15 +61,15 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
     input, of a row-major copy) are many; without it none draws a form of it."""
     over_view = over_copy = 0
     for seed in range(120):
-        program = generate(seed, features=features.ALL | {features.BASE_OFFSETS: 1.0}).program
+        program = generate(seed, features=features.ALL | {BASE_OFFSETS: 1.0}).program
         t = check(program)
         for stmt in program.body:
             if stmt.form == "as_strided_fn":
                 over_view += t.root[stmt.args[0]] != stmt.args[0]
                 over_copy += t.root[stmt.args[0]] not in {i.name for i in program.inputs}
     assert over_view >= 65 and over_copy >= 40, (over_view, over_copy)  # 85 and 79 when written
-    off = features.ALL | {features.BASE_OFFSETS: 0.0}
-    assert not any(forms.form(s.form).feature == features.BASE_OFFSETS
+    off = features.ALL | {BASE_OFFSETS: 0.0}
+    assert not any(forms.form(s.form).feature == BASE_OFFSETS
                    for seed in range(80) for s in generate(seed, features=off).program.body)
 
 
@@ -76,8 +77,8 @@ def test_generated_offset_views_run_eagerly_on_every_binding():
     """Eager raising would make a program ``invalid``: a generator defect."""
     ran = 0
     for seed in range(120):
-        c = generate(seed, features=features.ALL | {features.BASE_OFFSETS: 1.0})
-        if not any(forms.form(s.form).feature == features.BASE_OFFSETS for s in c.program.body):
+        c = generate(seed, features=features.ALL | {BASE_OFFSETS: 1.0})
+        if not any(forms.form(s.form).feature == BASE_OFFSETS for s in c.program.body):
             continue
         for runs in run_eager(c, "cpu"):
             assert runs.eager.failure is None, (seed, runs.eager.failure)

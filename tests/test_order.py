@@ -7,13 +7,16 @@ them, so shrinking is what it was.  A form added since says its own (its module 
 one place), and the rules every form keeps hold for it too.
 """
 
+import dataclasses
+
 import pytest
 from helpers import case, prog
 
 from fuzzer.program import forms
-from fuzzer.program.form_record import DEFAULT_COMPLEXITY
+from fuzzer.program.form_record import CONSTANTS, DEFAULT_COMPLEXITY
+from fuzzer.program.ir import Mode
 from fuzzer.reduce.edits import simpler_stmt
-from fuzzer.reduce.order import complexity, form_complexity, simpler_forms
+from fuzzer.reduce.order import complexity, form_complexity, mode_complexity, simpler_forms, simpler_modes
 
 SIMPLER = {
     "p_mix": ("p_sin",), "p_head": ("p_sin",), "p_rowsum": ("p_sin",), "m_swap": ("m_addto", "m_scale"),
@@ -107,3 +110,40 @@ def test_a_statement_rewritten_into_a_form_starts_with_its_attributes_and_keeps_
     assert simpler_stmt(tail, "head").attrs == {"dim": 1}
     tap = prog({"x0": ("s0",)}, [("cond_tap", ["x0"], "v0", {"site": 3, "site2": 4})]).body[0]
     assert simpler_stmt(tap, "e_tap").attrs == {"site": 3}
+
+
+P = prog({"x0": ("s0", "s1")}, [("p_mix", ["x0", "x0"], "v0", {"site": 0}), ("scale", ["v0"], "v1",
+                                                                           {"c": CONSTANTS[-1]})],
+         outputs=["v1"])
+
+
+def test_fewer_statements_outrank_everything_after_them():
+    shorter = prog({"x0": ("s0", "s1")}, [("p_mix", ["x0", "x0"], "v0", {"site": 0})], outputs=["v0"])
+    many_bindings = case(shorter, [{"s0": 9, "s1": 9}] * 1 + [{"s0": n, "s1": n} for n in (2, 3, 4, 5)])
+    assert complexity(many_bindings) < complexity(case(P))
+    one_returning_two = prog({"x0": ("s0", "s1")}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0", "x0"])
+    two_returning_none = prog({"x0": ("s0", "s1")}, [("p_sin", ["x0"], "v0", {"site": 0}),
+                                                     ("p_sin", ["x0"], "v1", {"site": 1})])
+    assert complexity(case(one_returning_two)) < complexity(case(two_returning_none))
+
+
+def test_a_simpler_form_an_earlier_operand_a_simpler_constant_and_smaller_sizes_each_order_lower():
+    base = complexity(case(P))
+    simpler_op = dataclasses.replace(P, body=(P.body[0].__class__("p_sin", ("x0",), "v0", {"site": 0}), P.body[1]))
+    simpler_c = dataclasses.replace(P, body=(P.body[0], dataclasses.replace(P.body[1],
+                                                                            attrs={"c": CONSTANTS[0]})))
+    assert complexity(case(simpler_op)) < base
+    assert complexity(case(simpler_c)) < base
+    assert complexity(case(P, [{"s0": 2, "s1": 2}] * 3)) < complexity(case(P, [{"s0": 3, "s1": 3}] * 3))
+
+
+def test_each_simplification_of_a_mode_is_one_step_down():
+    mode = Mode(dynamic="auto", dtype="float16", marks=(("x0", 0, "dynamic"),), strided=("x0",), grad=True,
+                layouts=(("x1", "transposed"),), windows=(("x2", "x3", 0, "row"),), window_calls="later")
+    assert mode_complexity(Mode()) == 0 and mode_complexity(mode) == 8
+    simpler = list(simpler_modes(mode))
+    assert len(simpler) == 8
+    assert all(mode_complexity(m) < mode_complexity(mode) for m in simpler)
+    assert list(simpler_modes(Mode())) == []
+    carried = Mode(module=("x0",), carry=True)
+    assert list(simpler_modes(carried)) == [Mode(module=("x0",))]  # carried first: a buffer stays till then

@@ -94,6 +94,20 @@ def test_an_error_of_dcefuzz_in_a_worker_is_counted_not_a_crash(tmp_path):
     assert (tmp_path / "state" / "internal-errors.jsonl").exists()
 
 
+def test_a_worker_whose_device_is_lost_is_replaced_at_once(tmp_path):
+    """A CUDA kernel that faulted leaves the process's context unusable: every later
+    program of that worker would raise the same error, be counted, and test nothing
+    (500 programs of a reduce-overhead campaign on an H100 did, 2026-12-06). The
+    program is dcefuzz's own error, and its worker is replaced before the next one."""
+    limits = PoolLimits(program_seconds=60, poll_seconds=0.1)   # no recycling by count
+    stats, state, entries = _campaign(tmp_path, "test-device-lost", limits, programs=2)
+    assert stats.programs == 2 and state.statuses == {"internal-error": 2} and entries == []
+    last = json.loads((tmp_path / "state" / "stats.jsonl").read_text().splitlines()[-1])
+    assert last["devices_lost"] == 2 and last["workers_replaced"] == 2   # one fresh worker per program
+    assert "2 of them dcefuzz's own errors, tested by nothing" in stats.summary()
+    assert stats.mostly_internal
+
+
 def test_a_crash_is_shrunk_in_child_processes_and_replaces_its_unshrunk_entry(tmp_path):
     # program 0 of seed 0 calls e_log, so the fault kills the worker compiling it
     assert any(s.form == "e_log" for s in generate(program_seed(0, 0)).program.body)

@@ -29,7 +29,7 @@ SETTING = {"bug-72ca8569a7": "stale-cache-59fc43d2c229"}
 RAISING = {"bug-a5abdd27c9": "stale-cache-e5ad2999bb7c"}
 #: a bug of each target whose brief is not a plain torch.compile: export (a guard
 #: missing from `.module()`), compiled autograd, torch.func.grad
-TARGETED = {"bug-8b4ca801d7": "runtime-error-a812959dad2a", "bug-a2077b8bd3": "compile-error-8670a9d59c2b",
+TARGETED = {"bug-8b4ca801d7": "runtime-error-a812959dad2a", "bug-1fbce7ea9b": "compile-error-8670a9d59c2b",
             "bug-ed6bbb917f": "wrong-output-8e18f568ef81"}
 #: every bug a test here names, with its smallest entry
 NAMED = {**BUGS, **STALE, **SETTING, **RAISING, **TARGETED}
@@ -379,18 +379,18 @@ def test_the_opening_and_the_brief_run_the_program_through_its_target(corpus):
     a func-grad one compiles program_grad; a program of automatic dynamic shapes is
     compiled with dynamic=None.  Every target has its words and its brief."""
     from fuzzer.judge import targets
-    from fuzzer.render import through
+    from fuzzer.judge.targets.brief import Through
     from fuzzer.render.report import happens
 
-    assert set(targets.TARGETS) <= set(through.THROUGH)
+    assert all(isinstance(targets.get(name).through, Through) for name in targets.TARGETS)
     bug, export = _picked(corpus, "bug-8b4ca801d7")
     assert _opening(corpus, bug.id).startswith("Exported with `torch.export.export`")
     code = kinds.brief(export)
     assert "torch.export.export(Program(), inputs, dynamic_shapes=(shapes,))" in code
     assert "torch.compile(" not in code
     assert happens(export)[1].startswith("exported: raises")
-    _, backward = _picked(corpus, "bug-a2077b8bd3")
-    assert "under compiled autograd" in _opening(corpus, "bug-a2077b8bd3")
+    _, backward = _picked(corpus, "bug-1fbce7ea9b")
+    assert "under compiled autograd" in _opening(corpus, "bug-1fbce7ea9b")
     code = kinds.brief(backward)
     assert "with torch._dynamo.compiled_autograd._enable(BACKWARD_COMPILER):" in code
     assert "under_compiled_autograd(functools.partial(step, torch.compile(program, " in code
@@ -404,8 +404,8 @@ def test_the_opening_and_the_brief_run_the_program_through_its_target(corpus):
 
 def test_where_no_stage_is_named_the_report_says_why(corpus):
     """Not triaged, not localised, a death, a target with no pieces to walk: each is said
-    as what it is; a piece of export's pipeline is named as one, not as a debugging
-    backend."""
+    as what it is; a piece of export's pipeline or compiled autograd's is named as one,
+    not as a debugging backend."""
     import dataclasses
 
     from fuzzer.render.evidence import culprit_lines
@@ -416,9 +416,13 @@ def test_where_no_stage_is_named_the_report_says_why(corpus):
     assert culprit_lines(dataclasses.replace(crash, culprit=None)) == [
         "Not triaged: a process that dies is walked over torch's debugging backends each in a fresh process, and "
         "this entry's walk has not run; its recorded stack holds no frame of torch."]
-    backward, _ = _picked(corpus, "bug-a2077b8bd3")
-    assert culprit_lines(backward)[0].startswith("No stage is named: the fuzzer's triage places a finding of the "
-                                                 "`compiled-autograd` target only where plain `torch.compile` shows")
+    backward, _ = _picked(corpus, "bug-1fbce7ea9b")
+    assert culprit_lines(backward)[0] == (
+        "- **Stage**: `compiled-autograd-capture` (torch.compile, the backward under torch._dynamo.compiled_autograd "
+        "compiled by 'eager') is the first piece of compiled autograd's pipeline, each run alone, that shows it.")
+    grad = dataclasses.replace(backward, targets=("func-grad",), culprit=None)
+    assert culprit_lines(grad)[0].startswith("No stage is named: the fuzzer's triage places a finding of the "
+                                             "`func-grad` target only where plain `torch.compile` shows")
     plain, _ = _picked(corpus, "bug-b48a6076d9")
     assert culprit_lines(dataclasses.replace(plain, culprit=None))[0].startswith("Not triaged:")
     unseen = Culprit(stage=None, kind=plain.culprit.kind)

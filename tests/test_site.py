@@ -230,3 +230,36 @@ def test_a_real_browser_runs_the_index_script_and_draws_the_pages(corpus_site, t
         subprocess.run([CHROMIUM, *flags, "--window-size=1400,1000", f"--screenshot={shot}", page.as_uri()],
                        capture_output=True, timeout=120)
         assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+# ------------------------------------------------ the command (``fuzzer.cli.site``)
+def _one_entry_corpus(folder):
+    from helpers import case, divergence_on, prog
+
+    from fuzzer.corpus import store
+    from fuzzer.corpus.entry import Entry, Origin
+    from fuzzer.judge import contract
+
+    c = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
+    store.save(Entry.build(contract.EFFECT_LOG, c, [divergence_on(0)],
+                           Origin(seed=1, device="cpu", backend="inductor")),
+               folder)
+
+
+def test_the_site_command_renders_a_corpus_to_a_folder(tmp_path):
+    from fuzzer.cli import site as site_cli
+
+    _one_entry_corpus(tmp_path / "corpus")
+    result = CliRunner().invoke(main, ["site", str(tmp_path / "corpus"), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 0 and result.output == f"wrote {tmp_path / 'site' / 'index.html'} (1 bugs, 2 pages)\n"
+    assert site_cli.site.name == "site"
+
+
+def test_the_site_command_without_the_sites_libraries_says_so_and_exits_2(tmp_path, monkeypatch):
+    def unavailable():
+        raise site_build.SiteUnavailable("the site needs Jinja2")
+
+    monkeypatch.setattr(site_build, "_libraries", unavailable)
+    (tmp_path / "corpus").mkdir()
+    result = CliRunner().invoke(main, ["site", str(tmp_path / "corpus"), "--out", str(tmp_path / "site")])
+    assert result.exit_code == 2 and "the site needs Jinja2" in result.output

@@ -241,3 +241,13 @@ def test_programs_calling_a_users_tagged_ops_are_legal(user_ops):
                 called.add(s.form)
                 assert typing.root[s.out] == typing.root[s.args[0]]
     assert called == {"tagusr::axpy_", "tagusr::sincos_out", "tagusr::sincos_out[1]"}  # either buffer taken
+
+
+# ------------------------------------------------------ the family module itself
+def test_the_tagged_family_holds_its_word_and_this_torch_runs_it():
+    from helpers import family_holds_its_word
+
+    from fuzzer.program.families import tagged
+
+    assert tagged.unavailable() is None
+    family_holds_its_word(tagged)

@@ -48,7 +48,7 @@ GUARD = Failure("AssertionError", "Guard failed: args_0.size()[0] // 2 != 1", ob
 # a guard that cannot be evaluated on a size the exported range excludes (s0 = 0 where it is [2, oo))
 UNEVALUATED = Failure("OutsideGuards", "ZeroDivisionError: integer division or modulo by zero", observe.RUNTIME)
 CONSTRAINT = Failure("UserError", "Constraints violated (s0)!", observe.COMPILE)
-EXPORT_ASKS = contract.Asks(declines=targets.EXPORT_DECLINES)
+EXPORT_ASKS = contract.Asks(declines=exporting.EXPORT_DECLINES)
 
 
 def _ran(failure):
@@ -143,6 +143,41 @@ def test_export_is_not_drawn_what_it_cannot_run():
     assert targets.drawn_for(targets.COMPILE, features.ALL) == features.ALL
 
 
+def test_no_program_drawn_for_export_or_aoti_has_what_they_cannot_run():
+    """``func-grad`` implies ``autograd``: kept in export's table, it drew ``autograd``
+    back (about one program in seven took gradients).  Over the same seeds ``compile``
+    draws both, so the seeds do reach them."""
+    seeds = range(300)
+    for name in (targets.EXPORT, targets.AOTI):
+        table, excluded = targets.drawn_for(name, features.ALL), set(targets.get(name).unsupported)
+        assert not any(excluded & features.draw(seed, table) for seed in seeds), name
+        assert not any(excluded & set(features.used_by(generate(seed, features=table).program)) for seed in seeds)
+    compiled = [features.draw(seed, targets.drawn_for(targets.COMPILE, features.ALL)) for seed in seeds]
+    assert sum(features.FUNC_GRAD in on for on in compiled) > 10
+    assert sum(features.AUTOGRAD in on for on in compiled) > 50
+
+
+def test_a_feature_is_dropped_with_what_it_implies():
+    assert features.without({features.FUNC_GRAD: 1.0, features.DTYPES: 0.2}, [features.AUTOGRAD]) == {
+        features.DTYPES: 0.2}
+    assert features.without({features.FUNC_GRAD: 1.0}, [features.DTYPES]) == {features.FUNC_GRAD: 1.0}
+    assert features.draw(0, {features.FUNC_GRAD: 1.0}) >= {features.FUNC_GRAD, features.AUTOGRAD}
+
+
+# ``torch.func.grad`` inside an exported program (never drawn for export: it implies
+# ``autograd``): non-strict export lifts the transform's wrapper of the input as a
+# constant, so ``.module()`` returns FakeTensors (2.13.0, aten alone)
+EXPORTED_GRAD = case(dataclasses.replace(prog({"x0": ("s0", "s1")}, [("transpose", ["x0"], "v0", {})],
+                                              outputs=["v0"]), mode=Mode(grad=True, func_grad=True)),
+                     [{"s0": 4, "s1": 3}, {"s0": 5, "s1": 2}])
+
+
+def test_an_exported_program_that_returns_fake_tensors_is_a_finding_not_our_crash():
+    result = _export(EXPORTED_GRAD)
+    assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_OUTPUT]
+    assert {d.symptoms for d in result.findings[0].divergences} == {(contract.NOT_REAL,)}
+
+
 def test_an_unknown_target_names_the_known_ones():
     with pytest.raises(targets.UnknownTarget, match="compile, compiled-autograd, export"):
         targets.get("nope")
@@ -176,12 +211,60 @@ def test_a_binding_outside_the_exported_guards_is_exported_anew_and_judged():
 def test_past_the_exports_a_target_allows_a_binding_outside_the_guards_stays_refused(monkeypatch):
     """``aoti`` packages once (an Inductor compile each): where no more exports are
     allowed, a binding outside the guards is refused, its cause the guard check's."""
-    monkeypatch.setitem(exporting.EXPORTS, targets.EXPORT, 1)
+    monkeypatch.setattr(targets.get(targets.EXPORT), "lowering", dataclasses.replace(exporting.MODULE, exports=1))
     result = _export(HALF)
     assert result.status == UNTESTED and result.untested == Gap(REFUSED, result.untested.message, "OutsideGuards")
     assert "Guard failed" in result.untested.message
     # the first binding, inside them, was judged: cut to it, the case is clean
     assert _export(dataclasses.replace(HALF, bindings=HALF.bindings[:1])).status == CLEAN
+
+
+def _packaged(monkeypatch, c, limit=None):
+    """``c`` through ``aoti``, each package the exported module itself (no C++ compile)
+    checking its first input's sizes as a package does (``AOTI_RUNTIME_CHECK_INPUTS``):
+    a size of 0 or 1 only where its example had that size, and no such size where it
+    had none; the trial, and the sizes of the example each package was made on."""
+    examples = []
+
+    def package(program, module):
+        made_for = tuple(int(d) for d in program.example_inputs[0][0].shape)
+        examples.append(made_for)
+
+        def run(x0, *rest):
+            if any(min(size, 2) != min(example, 2) for size, example in zip(x0.shape, made_for)):
+                raise RuntimeError(f"input_handles[0]: dim value is too small, compiled for {made_for}")
+            return module(x0, *rest)
+        return run
+    lowering = dataclasses.replace(exporting.PACKAGE, lower=package)
+    monkeypatch.setattr(targets.get(targets.AOTI), "lowering",
+                        lowering if limit is None else dataclasses.replace(lowering, exports=limit))
+    return run_trial(c, "cpu", target=targets.AOTI), examples
+
+
+def test_aoti_makes_a_package_for_each_specialisation_a_call_needs(monkeypatch):
+    """A package is compiled for the sizes its example had: a dynamic dim of 0 or 1
+    specialised, every other over the range above 1.  A binding whose dims of 0 or 1 no
+    package was made for gets one of its own, exported on its inputs, and is judged; a
+    binding of a specialisation made already runs that package."""
+    assert exporting.specialisation((torch.ones(4, 1), torch.ones(0), torch.ones(3)),
+                                    ({0: "auto", 1: "auto"}, {0: "auto"}, None)) == ((None, 1), (0,), ())
+    c = dataclasses.replace(EFFECTS, bindings=({"s0": 4}, {"s0": 1}, {"s0": 7}, {"s0": 0}, {"s0": 1}))
+    result, examples = _packaged(monkeypatch, c)
+    assert result.status == CLEAN, result.verdict.untested
+    assert examples == [(4,), (1,), (0,)]
+
+
+def test_aoti_refuses_a_binding_of_a_specialisation_packaged_already_outside_its_guards(monkeypatch):
+    """``x[: s0 // 2]`` guards the first package to ``s0 // 2 != 1``: a binding of 2 (no
+    dim of 0 or 1) is of the package's specialisation and outside its guards, so it is
+    refused, never packaged again; past the packages allowed a new specialisation is
+    refused too."""
+    result, examples = _packaged(monkeypatch, HALF)
+    assert result.status == UNTESTED and result.untested.cause == "OutsideGuards" and examples == [(8,)]
+    c = dataclasses.replace(EFFECTS, bindings=({"s0": 4}, {"s0": 1}, {"s0": 0}))
+    result, examples = _packaged(monkeypatch, c, limit=2)
+    assert result.status == UNTESTED and "SpecialisedOtherwise" in result.untested.message
+    assert examples == [(4,), (1,)]
 
 
 # an input of a derived dim (``s0 // 2``): export was given no hint for it and kept it
@@ -294,6 +377,34 @@ def test_an_export_entrys_script_exports_and_judges_as_the_package(tmp_path):
     assert honest.returncode == 0, honest.stdout + honest.stderr
 
 
+def test_a_script_refuses_what_its_target_declines(monkeypatch):
+    """An ``aoti`` entry's script judged with export's declines made the package's input
+    check a ``runtime-error``: a script reads its target's declines from its spec, every
+    target's, and refuses what the trial refused."""
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.program import codegen, custom_ops
+    from fuzzer.render import driver, repro
+
+    def entry(target):
+        return Entry(id="e", kind=contract.RUNTIME_ERROR, signature=Signature.parse("runtime-error|x :: t"),
+                     seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=EFFECTS,
+                     detail=[], target=target)
+    for name in targets.names():
+        assert frozenset(map(tuple, repro.spec(entry(name)).get("declines", ()))) == targets.get(name).declines, name
+
+    def package(program, module):
+        def run(*inputs):
+            raise RuntimeError("input_handles[0]: dim value is too small at 1, expected it to be >= 2, but got: 1")
+        return run
+    monkeypatch.setitem(exporting.LOWERINGS, exporting.PACKAGE.name,
+                        dataclasses.replace(exporting.PACKAGE, lower=package))
+    spec = repro.spec(entry(targets.AOTI))
+    verdict = driver.judge(spec, codegen.build(EFFECTS.program), custom_ops.install().TRACE, "cpu")
+    assert verdict.kinds() == [] and {u.reason for u in verdict.untested} == {REFUSED}
+    without = driver.judge({**spec, "declines": []}, codegen.build(EFFECTS.program), custom_ops.install().TRACE, "cpu")
+    assert without.kinds() == [contract.RUNTIME_ERROR]
+
+
 def test_an_entry_records_its_target_and_reads_back_without_one():
     from fuzzer.corpus.entry import Entry, Origin
 
@@ -345,6 +456,26 @@ def test_aoti_honest_is_clean_and_catches_inductors_planted_mutation_lost():
         undo()
     assert planted.status == FINDING and contract.WRONG_MUTATION in [f.kind for f in planted.findings]
     assert exported.status == CLEAN
+
+
+@pytest.mark.compile
+def test_an_aoti_script_packages_a_binding_of_size_one_and_judges_it(tmp_path):
+    """A package compiled for sizes from 2 up rejects a size of 1 (its input check): the
+    script of an ``aoti`` entry makes a package for that binding too, as the trial does,
+    so an honest run is judged whole and says fixed (0), not "cannot judge" (125)."""
+    import subprocess
+
+    from fuzzer.corpus.entry import Entry
+    from fuzzer.corpus.store import save
+
+    c = dataclasses.replace(EFFECTS, bindings=({"s0": 4}, {"s0": 1}))
+    entry = Entry(id="aoti-one", kind=contract.EFFECT_LOG, signature=Signature.parse("effect-log|missing :: aoti"),
+                  seed=None, device="cpu", backend="inductor", torch_version=torch.__version__, case=c,
+                  detail=["[effect-log] binding 1, sequence: missing"], target=targets.AOTI)
+    path, _ = save(entry, tmp_path)
+    honest = subprocess.run([sys.executable, str(path.with_suffix(".py"))], capture_output=True, text=True,
+                            timeout=600)
+    assert honest.returncode == 0, honest.stdout[-3000:] + honest.stderr[-3000:]
 
 
 # ------------------------------------------------------------------ several targets, the command line
@@ -568,9 +699,11 @@ def test_a_finding_of_another_target_that_compile_shows_is_compiles_bug_with_its
     monkeypatch.setattr(within, "localise", lambda entry, device, budget: Culprit("export-trace", kind=entry.kind))
     exported.culprit = entries.culprit_of(exported, "cpu", TRIAGE.budget)
     assert exported.culprit.blame == "export-trace" and len(bugs.group([compiled, exported])) == 2
-    # a target with no pieces to walk: nothing localises it
+    # compiled autograd's own finding is walked within its pipeline too; a target with no
+    # pieces to walk (func-grad's is compile's, with the transform): nothing localises it
     assert entries.culprit_of(dataclasses.replace(exported, target=targets.COMPILED_AUTOGRAD), "cpu",
-                              TRIAGE.budget) is None
+                              TRIAGE.budget).blame == "export-trace"
+    assert entries.culprit_of(dataclasses.replace(exported, target=targets.FUNC_GRAD), "cpu", TRIAGE.budget) is None
     # compile raises an error its class names otherwise (an aoti package's error, classed
     # by its message): compile does not show this class, and nothing is dcefuzz's error
     _Shows.answer = OutdatedClass(contract.BugClass.parse("compile-error|InductorError: AssertionError: x"),

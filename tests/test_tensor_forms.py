@@ -1,12 +1,15 @@
 """The view and indexing forms (features ``views`` and ``indexing``): each does what its
 typing says in eager torch, and a program of each feature compiles clean."""
 
+import random
+
 import pytest
 import torch
-from helpers import case, prog
+from helpers import case, eager_agrees_with_typing, one_statement, prog
 
 from fuzzer.judge.trial import CLEAN, run_trial
 from fuzzer.program import codegen, forms, tensor_forms
+from fuzzer.program.form_record import Illegal
 from fuzzer.program.ir import InvalidProgram, check
 
 NEW_FORMS = {f.name for f in tensor_forms.FORMS}
@@ -99,6 +102,29 @@ def test_every_new_form_is_exercised_here():
     seen = {n for n, _ in VIEW_CASES} | {n for n, _, _ in INPLACE_CASES} | {n for n, _, _ in FRESH_CASES}
     seen |= {"diagonal", "squeeze"}
     assert seen == NEW_FORMS
+
+
+@pytest.mark.parametrize("form", tensor_forms.FORMS, ids=lambda f: f.name)
+def test_each_form_with_the_attributes_it_draws_does_what_its_typing_says(form):
+    """Shape, dtype, storage shared where the IR says it aliases, and only the operands
+    it writes written (``helpers.eager_agrees_with_typing``)."""
+    dims = ("s0", "s0", "s1")
+    attrs = form.draw(random.Random(3), dims, "u0") if form.draw else {}
+    c = one_statement(form.name, [(dims, None)] * form.arity, attrs, binding={"s0": 4, "s1": 3})
+    eager_agrees_with_typing(c)
+
+
+def test_the_views_of_the_table_are_views_of_their_feature_and_the_indexing_forms_are_not():
+    assert all(f.is_view for f in tensor_forms.VIEW_FORMS)
+    assert not any(f.is_view for f in tensor_forms.INDEXING_FORMS)
+    assert {f.feature for f in tensor_forms.VIEW_FORMS} == {tensor_forms.VIEWS}
+    assert {f.feature for f in tensor_forms.INDEXING_FORMS} == {tensor_forms.INDEXING}
+
+
+def test_a_permute_needs_rank_two_and_reverses_the_dims():
+    assert tensor_forms._infer_permute([("s0", "s1", "2")], {}, {}) == ("2", "s1", "s0")
+    with pytest.raises(Illegal, match="rank"):
+        tensor_forms._infer_permute([("s0",)], {}, {})
 
 
 VIEWS_PROGRAM = prog(

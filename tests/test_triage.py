@@ -450,7 +450,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 62
+    assert len(found) == 63
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -481,6 +481,9 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "runtime-error-4545a98033ee"}
     # a map around a body without an effect fails Inductor's compile on its own: no cause said
     assert by_entry["compile-error-658e8d42aa30"].entries == ("compile-error-658e8d42aa30",)
+    # ... where a map's effect found so (on CUDA, then on the CPU) is keyed by its cause
+    assert set(by_entry["effect-log-b41d23478e05"].entries) == {"effect-log-b41d23478e05", "compile-error-04b176fb0daa"}
+    assert by_entry["effect-log-b41d23478e05"].key.text == "cause @ effect-in-map"
     # a tagged op's result not its argument: a wrong value returned and one written, one cause
     assert set(by_entry["wrong-mutation-db8779b2c287"].entries) == {
         "wrong-mutation-db8779b2c287", "wrong-output-f0160a62dc5b"}

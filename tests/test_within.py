@@ -1,20 +1,23 @@
 """A target's own finding localised within its pipeline (``fuzzer.triage.within``): the
 pieces of export's pipeline each run a program as the contract judges it, the walk
-blames the first that shows the bug, and a target's own bugs group by that blame.
+blames the first that shows the bug (over export's pieces and compiled autograd's), and
+a target's own bugs group by that blame.
 
 Real ``torch.export.export`` (no Inductor) on the hand-written programs of
-``test_targets``: a fraction of a second each.
+``test_targets``: a fraction of a second each; the one test of compiled autograd's
+pieces on a real compile is marked ``compile``.
 """
 
 import dataclasses
 
+import pytest
 from test_targets import EFFECTS, HALF, WRITES
 
 from fuzzer import faults
 from fuzzer.campaign import entries
 from fuzzer.campaign.config import Config
 from fuzzer.corpus import bugs
-from fuzzer.judge import contract, exporting, targets
+from fuzzer.judge import compiled_autograd, contract, exporting, targets
 from fuzzer.judge.trial import CLEAN, FINDING, run_trial
 from fuzzer.limits import TRIAGE
 from fuzzer.triage import within
@@ -30,7 +33,7 @@ def test_the_exported_graph_run_without_module_is_judged_clean_and_writes_its_in
     its graph, called with a token for each effect, returns what it writes, and
     ``GraphRun`` copies each back as ``.module()`` would; without the copies back a
     written input is a finding."""
-    for piece in targets.PIECES:
+    for piece in [name for name, it in targets.PIECES.items() if isinstance(it, targets.ExportPiece)]:
         for c in (WRITES, EFFECTS, HALF):
             result = run_trial(c, "cpu", target=piece)
             assert result.status == CLEAN, (piece, [d.line() for d in result.verdict.divergences])
@@ -91,6 +94,31 @@ def test_the_walk_blames_the_first_piece_that_shows_the_bug_and_never_reruns_the
         assert (within.localise(entry, "cpu").blame, _Pieces.asked) == (blame, asked)
 
 
+def test_compiled_autograds_walk_compiles_the_backward_by_each_backend_up_to_the_findings(monkeypatch):
+    """Its pieces compile the forward with the finding's backend and the backward graph
+    with their own; the walk goes up to the finding's backend (that piece is the target
+    itself, never run again) and blames the first piece that shows the bug."""
+    monkeypatch.setattr(within, "Probe", _Pieces)
+    with faults.planted("mutation-lost-export"):
+        [finding] = run_trial(WRITES, "cpu", target=targets.EXPORT).findings
+    inductor = dataclasses.replace(_entry(finding), target=targets.COMPILED_AUTOGRAD)
+    aot_eager = dataclasses.replace(inductor, backend="aot_eager")
+    walked = ["compiled-autograd-eager", "compiled-autograd-aot_eager", "compiled-autograd-aot_eager_decomp_partition"]
+    cases = [(inductor, {"compiled-autograd-eager"}, "compiled-autograd-capture", walked[:1]),
+             (inductor, {"compiled-autograd-aot_eager"}, "compiled-autograd-aot", walked[:2]),
+             (inductor, set(), "compiled-autograd-inductor", walked),
+             (aot_eager, set(), "compiled-autograd-aot", walked[:1])]
+    for entry, shows, blame, asked in cases:
+        _Pieces.shows, _Pieces.asked = shows, []
+        assert (within.localise(entry, "cpu").blame, _Pieces.asked) == (blame, asked)
+    compiled_by = []
+    monkeypatch.setattr(compiled_autograd, "under_compiled_autograd",
+                        lambda fn, backend: compiled_by.append(backend))
+    for piece in walked:
+        targets.get(piece).build(EFFECTS, "eager")
+    assert compiled_by == ["eager", "aot_eager", "aot_eager_decomp_partition"]
+
+
 def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(monkeypatch):
     """Not each entry a bug of its own: two findings of one program and piece are one
     bug, another piece is another, and a program doing otherwise is another."""
@@ -110,6 +138,20 @@ def test_a_targets_own_wrong_values_group_by_piece_and_by_what_the_program_does(
     assert bugs.key_of(graph) != bugs.key_of(first)
     other = dataclasses.replace(first, id="other", case=EFFECTS)
     assert bugs.key_of(other) != bugs.key_of(first)
+
+
+@pytest.mark.compile
+def test_compiled_autograds_cond_bug_is_placed_in_its_capture():
+    """``bug-1fbce7ea9b``'s entry (``bug-a2077b8bd3`` before it was placed):
+    ``torch.cond``'s backward under compiled autograd cannot be captured, so the first
+    piece (the backward compiled by ``eager``) shows it: one probe, blamed on the capture."""
+    from pathlib import Path
+
+    from fuzzer.corpus.store import load
+
+    entry = load(Path(__file__).parent.parent / "corpus" / "compile-error-8670a9d59c2b.json")
+    culprit = within.localise(entry, "cpu")
+    assert culprit.blame == "compiled-autograd-capture" and culprit.oracle_calls == 1
 
 
 def test_the_graphs_own_input_check_keeps_a_bug_of_modules_guard_function_off_the_trace():
@@ -140,12 +182,12 @@ def test_a_functional_program_never_runs_inputs_that_alias_otherwise_than_its_ex
     assert exporting.sharing((torch.ones(2), torch.ones(2))) == (0, 1)
     t = torch.ones(4)
     assert exporting.sharing((t, t[1:], torch.ones(0), torch.ones(0))) == (0, 0, 2, 3)
-    plain = exporting.Exported(fn, (None, None), targets.EXPORT)
+    plain = exporting.Exported(fn, (None, None), targets.get(targets.EXPORT).lowering)
     plain(torch.ones(3), torch.ones(3))
     same = torch.ones(3)
     assert plain(same, same).tolist() == [3.0] * 3 and len(plain.made) == 1
     for piece in ("export-decomposed", "export-decomposed-graph"):
-        decomposed = exporting.Exported(fn, (None, None), piece)
+        decomposed = exporting.Exported(fn, (None, None), targets.get(piece).lowering)
         decomposed(torch.ones(3), torch.ones(3))
         same = torch.ones(3)
         try:
@@ -153,8 +195,8 @@ def test_a_functional_program_never_runs_inputs_that_alias_otherwise_than_its_ex
         except exporting.ExportFailed:  # exporting the aliased example itself may fail
             got = None
         assert got in (None, [3.0] * 3) and len(decomposed.made) + (decomposed.error is not None) == 2
-    package = exporting.Exported(fn, (None, None), targets.AOTI)
-    package.made = [(None, lambda *a: "the package", (0, 1))]
+    package = exporting.Exported(fn, (None, None), targets.get(targets.AOTI).lowering)
+    package.made = [exporting.Made(None, lambda *a: "the package", (0, 1), ((), ()))]
     lowered, rejected = package._accepting((same, same))
     assert lowered is None and isinstance(rejected, exporting.AliasedOtherwise)
     lowered, rejected = package._accepting((torch.ones(3), same))

@@ -13,30 +13,13 @@ from fuzzer.cache import pair
 from fuzzer.cache.trial import ALL_CACHES, spec_of
 from fuzzer.cache.variants import Variant
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import (
-    compiled_autograd,
-    contract,
-    death,
-    exporting,
-    graphs,
-    guarded,
-    identity,
-    numeric,
-    observe,
-    paths,
-    raised,
-    reading,
-)
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen, custom_ops
-from fuzzer.render import driver
-from fuzzer.render import spec as repro_spec
 from fuzzer.render.brief import HOOKS, binding_index, check_of, fold, input_lines, run_lines
-from fuzzer.render.repro import PREAMBLE, carried_source
+from fuzzer.render.repro import CARRIED, PREAMBLE, carried_source
 
-#: the modules a stale-cache script carries (its pair too), in the order their names are needed
-PAIR_CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract,
-                death, reading, repro_spec, driver, pair)
+#: the modules a stale-cache script carries: a plain script's, then its pair
+PAIR_CARRIED = CARRIED + (pair,)
 
 
 def pair_spec(entry: Entry) -> dict:

@@ -16,6 +16,9 @@ or lose a finding, so the parent watches every worker:
   candidate becomes the ``crash`` or ``timeout`` finding, and the findings the trial
   confirmed (also reported first) are saved unshrunk, so neither the death nor the
   findings are lost;
+* a worker whose program met a sticky error of its device (``fuzzer.internal.device_lost``:
+  a CUDA kernel faulted, and every later CUDA call in the process raises it again) is
+  replaced at once; the program is dcefuzz's own error, counted as such;
 * a worker is recycled (stopped and replaced) after a number of programs, or when
   its memory has grown past a factor (1.1) of what it used once warm (after its
   first 20 programs), so memory stays flat over long campaigns: torch keeps a little
@@ -156,6 +159,8 @@ class Pool:
         self.started = itertools.count()
         self.workers = [self.start(i) for i in range(len(launcher.slots))]
         self.replaced = 0
+        #: workers replaced since their device was lost (``InternalError.device_lost``)
+        self.devices_lost = 0
         self.failed_starts = 0
         #: casualty title -> the entry that stands for it (see ``_title``)
         self.titles: dict[tuple[str, str, str], str] = {}
@@ -257,7 +262,7 @@ class Pool:
     def details(self) -> dict:
         """The pool's part of each stats line."""
         return {"workers_alive": sum(1 for w in self.workers if w.process.is_alive()),
-                "workers_replaced": self.replaced,
+                "workers_replaced": self.replaced, "devices_lost": self.devices_lost,
                 "worker_rss_mb": [round(w.rss_kb / 1024) for w in self.workers]}
 
     # -- what a worker says
@@ -282,10 +287,21 @@ class Pool:
         """The program is over; the worker is recycled after a number of programs or
         when its memory has grown past a factor of what it used once warm."""
         report, limits = message.report, self.limits
+        errors = tuple(report.internal_errors())
         self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, _gap(report),
-                                tuple(report.internal_errors()), report.reached, tuple(report.signal),
+                                errors, report.reached, tuple(report.signal),
                                 Timing.of(report.trial_seconds, report.seconds)))
         w.programs += 1
+        lost = next((e for e in errors if e.device_lost), None)
+        if lost is not None:
+            # a sticky CUDA error: every later program of this worker would raise it
+            # again, as dcefuzz's own error, and be counted without being tested
+            self.devices_lost += 1
+            self.session.log(f"[{self.session.elapsed():6.0f}s] program {message.index}: the worker's device is "
+                             f"lost ({lost.type}: {lost.message}); the worker is replaced")
+            w.stop()
+            self.replace(w)
+            return
         w.rss_kb = report.rss_kb
         if w.programs == limits.recycle_baseline_programs:
             w.base_rss_kb = report.rss_kb

@@ -21,7 +21,6 @@ from fuzzer import faults
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
-from fuzzer.campaign.state import targets_text
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
@@ -103,23 +102,7 @@ class Session:
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
-            state = folder.load()
-            if (state.seed, state.shard) != (config.seed, shard):
-                raise BadState(f"{folder.path} holds seed {state.seed} shard {state.shard}, "
-                               f"not seed {config.seed} shard {shard}")
-            if state.features != config.feature_table:
-                raise BadState(f"{folder.path} drew its programs with features {state.features or 'none'}, "
-                               f"not {config.feature_table or 'none'}: resume with the same --features")
-            if state.targets != config.targets:
-                raise BadState(f"{folder.path} ran its programs through target {targets_text(state.targets)}: "
-                               f"resume with --target {targets_text(state.targets)}")
-            if state.ops != config.op_table:
-                raise BadState(f"{folder.path} drew its programs with ops {state.ops or 'dcefuzz'}, "
-                               f"not {config.op_table or 'dcefuzz'}: resume with the same --ops")
-            if state.feedback != config.steered:
-                was = "with feedback" if state.feedback else "blind"
-                raise BadState(f"{folder.path} drew its programs {was}: resume with the same "
-                               f"{'--feedback' if state.feedback else '--blind'}")
+            state = folder.resume(state)
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
@@ -192,8 +175,8 @@ class Session:
             seed = None if index is None else program_seed(self.config.seed, index)
             self.stats.internal_log = str(self.folder.log_internal(index, seed, error))
             where = f" (traceback in {self.stats.internal_log})"
-        on = "" if index is None else f"program {index}: "
-        self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}")
+        on, lost = "" if index is None else f"program {index}: ", "; the device is lost" if error.device_lost else ""
+        self.log(f"[{self.elapsed():6.0f}s] {on}dcefuzz's own error, not a finding: {error.line()}{where}{lost}")
 
     def finished(self, program: Finished) -> list[str | None]:
         """Take a finished program, the one way a program's end reaches the campaign:
@@ -420,8 +403,10 @@ def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = No
                 try:
                     result = trial_of(pseed, config, recipe.case)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
-                    session.finished(Finished(index, INTERNAL_ERROR, errors=(InternalError.of(TRIAL_STAGE, exc),)))
+                    session.finished(Finished(index, INTERNAL_ERROR, errors=((e := InternalError.of(TRIAL_STAGE, exc)),)))
                     session.tick()
+                    if e.device_lost:  # a sticky CUDA error: every later program would raise it (logged)
+                        break
                     continue
                 tried = time.perf_counter() - start
                 entries, errors = [], []

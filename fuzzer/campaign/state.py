@@ -292,6 +292,32 @@ class CampaignFolder:
         data = read_json(self.path / STATE_FILE, BadState, "no campaign state to resume")
         return CampaignState.from_json(data)
 
+    def resume(self, fresh: CampaignState) -> CampaignState:
+        """The state saved here, which a run that would start as ``fresh`` continues;
+        BadState where its programs were drawn otherwise (seed and shard, features,
+        targets, ops, feedback)."""
+        state = self.load()
+        if (state.seed, state.shard) != (fresh.seed, fresh.shard):
+            raise BadState(f"{self.path} holds seed {state.seed} shard {state.shard}, "
+                           f"not seed {fresh.seed} shard {fresh.shard}")
+        self._drawn_alike("features", state.features, fresh.features, "none")
+        if state.targets != fresh.targets:
+            raise BadState(f"{self.path} ran its programs through target {targets_text(state.targets)}: "
+                           f"resume with --target {targets_text(state.targets)}")
+        self._drawn_alike("ops", state.ops, fresh.ops, "dcefuzz")
+        if state.feedback != fresh.feedback:
+            was = "with feedback" if state.feedback else "blind"
+            raise BadState(f"{self.path} drew its programs {was}: resume with the same "
+                           f"{'--feedback' if state.feedback else '--blind'}")
+        return state
+
+    def _drawn_alike(self, option: str, saved: dict, given: dict, empty: str) -> None:
+        """BadState where the saved run drew its programs with other ``--<option>``
+        (``empty``: how none is said)."""
+        if saved != given:
+            raise BadState(f"{self.path} drew its programs with {option} {saved or empty}, "
+                           f"not {given or empty}: resume with the same --{option}")
+
     def save(self, state: CampaignState) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         atomic_write(self.path / STATE_FILE, json.dumps(state.to_json(), indent=2) + "\n")

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from fuzzer.campaign.state import CampaignState, Withdrawal, untested_text, withdrawn_text
 from fuzzer.corpus.entry import Entry
+from fuzzer.internal import INTERNAL_ERROR
 from fuzzer.judge.trial import FLAKY
 
 
@@ -94,6 +95,11 @@ class Stats:
             withdrawn=b.withdrawn + self.withdrawn)
 
     @property
+    def mostly_internal(self) -> bool:
+        """More than half of this run's programs were dcefuzz's own errors: tested by nothing."""
+        return self.statuses[INTERNAL_ERROR] * 2 > self.run_programs > 0
+
+    @property
     def mostly_untested(self) -> bool:
         """More than half of this run's programs were not wholly compiled."""
         return sum(self.untested.values()) * 2 > self.run_programs > 0
@@ -101,7 +107,9 @@ class Stats:
     def summary(self) -> str:
         kinds = ", ".join(f"{k} {n}" for k, n in sorted(self.findings.items())) or "none"
         lines = [
-            f"programs   {self.programs} in {self.seconds:.0f}s ({self.rate * 60:.1f}/min)",
+            f"programs   {self.programs} in {self.seconds:.0f}s ({self.rate * 60:.1f}/min)"
+            + (f", {self.statuses[INTERNAL_ERROR]} of them dcefuzz's own errors, tested by nothing (`internal`)"
+               if self.statuses[INTERNAL_ERROR] else ""),
             f"findings   {kinds}",
             f"flaky      {self.statuses[FLAKY]}",
             f"invalid    {self.statuses['invalid']} (generator defects)",

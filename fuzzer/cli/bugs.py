@@ -11,6 +11,7 @@ import click
 from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     ENTRY_DEVICE_HELP,
+    exit_with,
     load_or_exit,
     resolve_entry_device,
     triage_option,
@@ -235,8 +236,7 @@ def report(bug, folder, out, output_code, collect_env):
     try:
         chosen, entry = pick(found, entries, bug)
     except NoSuchBug as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     known = _upstream_of([where]).of(chosen.entries)
     code, environment = _evidence(entry, output_code, collect_env)
     if out is None:

@@ -13,6 +13,7 @@ from fuzzer.cli.app import main
 from fuzzer.cli.options import (
     DEVICE_HELP,
     Duration,
+    exit_with,
     fault_option,
     features_option,
     ops_options,
@@ -21,6 +22,7 @@ from fuzzer.cli.options import (
     targets_option,
     triage_option,
 )
+from fuzzer.internal import INTERNAL_ERROR
 from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
 
 
@@ -92,13 +94,9 @@ def run(**given):
     program saved as a crash or timeout finding.  The campaign's state is saved
     regularly, so --resume carries on where a stopped campaign left off.
 
-    Programs are drawn with --features (docs/features.md): autograd, graph breaks,
-    dynamic-shape modes, sizes from data, richer op signatures, identical calls,
-    float16/bfloat16, strided inputs, torch.cond and nested_compile_region, views,
-    indexing, a module's buffers, tagged in-place and out= ops, hand-written schemas,
-    ops calling ops, effects inside control flow and backward, autograd.Function,
-    strided views, input layouts, inputs that overlap and storage swaps (set_,
-    resize_).  Cache pairs draw programs without features.
+    Programs are drawn with --features, each a kind of code real programs write
+    (its help below lists every one, with its chance per program; docs/features.md
+    says what each draws).  Cache pairs draw programs without features.
 
     By default (--blind) every program is drawn from (seed, index) alone.  With
     --feedback the campaign learns from what the compiler did with each program (its
@@ -139,8 +137,7 @@ def _started(plan, config, setup: launching.Setup, resume: bool):
                              log=display.event, progress=display.status)
     except (BadState, WorkerStartError) as exc:
         display.close()
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     display.close()
     return stats
 
@@ -156,6 +153,9 @@ def _print_summary(stats, folder, corpus_dir: str, chosen) -> None:
     if chosen.findings:
         click.echo(f"declarations {len(chosen.findings)} finding(s) in the user's ops, left out: "
                    f"{', '.join(chosen.left_out)} ({folder.path / DECLARATIONS_FILE})")
+    if stats.mostly_internal:
+        click.echo(f"warning: {stats.statuses[INTERNAL_ERROR]} of {stats.programs} programs were dcefuzz's own "
+                   "errors: they tested nothing (`internal`)", err=True)
     if stats.mostly_untested:
         click.echo(f"warning: {sum(stats.untested.values())} of {stats.programs} programs did not run "
                    "wholly compiled (graph breaks, skipped frames): they tested nothing", err=True)
@@ -201,8 +201,7 @@ def stats(folder, as_json, plot_path):
     try:
         state = cf.load()
     except BadState as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     lines = cf.stats_lines()
     found = _bugs(cf)
     if as_json:
@@ -219,17 +218,14 @@ def _plot(cf, state, lines, path, quiet_stdout: bool) -> None:
     from fuzzer.campaign.state import STATS_FILE
 
     if not lines:
-        click.echo(f"error: {cf.path / STATS_FILE} has no lines to plot", err=True)
-        sys.exit(2)
+        exit_with(f"error: {cf.path / STATS_FILE} has no lines to plot")
     try:
         out = plot(lines, path, title=f"{cf.path.resolve().name}: seed {state.seed}, "
                                       f"shard {state.shard}, {len(lines)} progress lines")
     except PlotUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     except OSError as exc:
-        click.echo(f"error: cannot write the plot: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: cannot write the plot: {exc}")
     click.echo(f"plot       {out}", err=quiet_stdout)  # keeps --json's stdout JSON
 
 
@@ -286,7 +282,9 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
     click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
-    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)")
+    lost = state.statuses.get(INTERNAL_ERROR, 0)
+    click.echo(f"programs   {state.programs} in {state.seconds:.0f}s ({rate:.1f}/min)"
+               + (f", {lost} of them dcefuzz's own errors, tested by nothing (`internal`)" if lost else ""))
     click.echo(f"findings   {kinds}")
     click.echo(f"saved      {state.saved} entries, {state.repeats} repeat hits")
     click.echo(f"recompiles {state.recompiles}")
@@ -339,8 +337,7 @@ def merge(out, folders):
     try:
         merged = merge_folders(out, list(folders))
     except BadState as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     state = merged.state
     click.echo(f"merged {len(folders)} folders into {out}: {state.programs} programs, next program index "
                f"{state.next_index}, findings {dict(state.findings) or 'none'}")

@@ -15,6 +15,7 @@ from fuzzer.cli.options import (
     ENTRY_DEVICE_HELP,
     budget_option,
     entry_target_option,
+    exit_with,
     features_option,
     load_or_exit,
     ops_options,
@@ -57,9 +58,8 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops, target):
     dev = resolve_entry_device(device) or e.device
     reason = device_unavailable(dev)
     if reason is not None:
-        click.echo(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
-                   "(--device cpu shrinks it on the CPU)", err=True)
-        sys.exit(2)
+        exit_with(f"error: {e.id} was found on {dev}, which cannot run here: {reason} "
+                  "(--device cpu shrinks it on the CPU)")
     target_unavailable_or_exit((target or e.target,), dev)
     path = Path(entry).with_suffix(".json")
     # the child loads the user's ops again: its op registry starts empty
@@ -67,16 +67,13 @@ def shrink_entry(entry, device, shrink_budget, op_specs, only_user_ops, target):
     try:
         result = reshrink_apart(e, path, dev, shrink_budget, prepare=again, target=target)
     except ShrinkerDied as exc:
-        click.echo(f"error: the process shrinking {e.id} died ({exc}) on a candidate "
-                   f"program: one of them takes the process down (it may corrupt memory); "
-                   f"{path} is as it was", err=True)
-        sys.exit(1)
+        exit_with(f"error: the process shrinking {e.id} died ({exc}) on a candidate "
+                  f"program: one of them takes the process down (it may corrupt memory); "
+                  f"{path} is as it was", 1)
     except ShrinkerFailed as exc:
-        click.echo(f"internal error (dcefuzz's own, not a finding) while shrinking {e.id}:\n{exc}", err=True)
-        sys.exit(1)
+        exit_with(f"internal error (dcefuzz's own, not a finding) while shrinking {e.id}:\n{exc}", 1)
     if result is None:
-        click.echo(f"error: {e.id} does not reproduce here; nothing to shrink", err=True)
-        sys.exit(1)
+        exit_with(f"error: {e.id} does not reproduce here; nothing to shrink", 1)
     path, before, after = result
     click.echo(f"{e.id}: {before} -> {after} statements, saved {path}")
 
@@ -134,8 +131,7 @@ def replay(paths, device, python, as_json, target):
         where = f"torch {version}: "
     found, bad = entries_in(paths)
     if not found and not bad:
-        click.echo("no corpus entries found in " + ", ".join(paths), err=True)
-        sys.exit(2)
+        exit_with("no corpus entries found in " + ", ".join(paths))
     results = []
     for p in found:
         r = run(p, dev)
@@ -176,8 +172,7 @@ def reclass(paths, device):
     dev = resolve_entry_device(device)
     found, bad = entries_in(paths)
     if not found and not bad:
-        click.echo("no corpus entries found in " + ", ".join(paths), err=True)
-        sys.exit(2)
+        exit_with("no corpus entries found in " + ", ".join(paths))
     renamed: dict[Path, dict[str, str]] = {}
     left = 0
     for p in found:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 from dataclasses import dataclass
 
 import click
@@ -18,7 +17,7 @@ import click
 from fuzzer import __version__
 from fuzzer.cache.kind import NAME as PAIRS
 from fuzzer.campaign.state import DECLARATIONS_FILE
-from fuzzer.cli.options import chosen_targets, resolve_device, select_ops_or_exit, target_unavailable_or_exit
+from fuzzer.cli.options import chosen_targets, exit_with, resolve_device, select_ops_or_exit, target_unavailable_or_exit
 from fuzzer.files import atomic_write
 from fuzzer.judge.kinds import PROGRAM
 from fuzzer.limits import OracleBudget
@@ -158,9 +157,8 @@ def ops_or_exit(options: RunOptions, setup: Setup):
         folder.path.mkdir(parents=True, exist_ok=True)
         atomic_write(folder.path / DECLARATIONS_FILE, json.dumps(chosen.to_json(), indent=2) + "\n")
         if options.strict_declarations:
-            click.echo(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
-                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", err=True)
-            sys.exit(1)
+            exit_with(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
+                      f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", 1)
     return chosen
 
 
@@ -187,8 +185,7 @@ def _ray_device(address: str, device: str | None) -> str:
     try:
         seconds = ray_pool.connect(address)
     except ray_pool.RayUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     gpus = ray_pool.cluster_gpus()
     click.echo(f"ray cluster {address} reached in {seconds:.1f}s: {gpus} GPUs", err=True)
     with usage_errors():

@@ -8,7 +8,7 @@ import sys
 import click
 
 from fuzzer.cli.app import main
-from fuzzer.cli.options import DEVICE_HELP, resolve_device
+from fuzzer.cli.options import DEVICE_HELP, exit_with, resolve_device
 
 
 @main.command("check-ops")
@@ -37,8 +37,7 @@ def check_ops(specs, device, as_json):
     try:
         chosen = selection.select(specs, device=resolve_device(device))
     except library.LoadError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     rows = chosen.table()
     if as_json:
         ops = [{"op": op.qualname, "module": lib.ref.name, "declaration": op.declaration, "kinds": list(op.kinds),

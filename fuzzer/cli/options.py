@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import NoReturn
 
 import click
 
@@ -153,20 +154,14 @@ def features_option(func):
                         help=features_help())(func)
 
 
-TARGETS_HELP = ("compile (torch.compile), export (torch.export.export, run as its .module()), aoti (exported, "
-                "then compiled once by AOTInductor into a package and loaded), compiled-autograd (torch.compile "
-                "with the backward under compiled autograd; programs that take gradients), reduce-overhead "
-                "(torch.compile with mode='reduce-overhead', CUDA graphs; CUDA only) or func-grad "
-                "(torch.compile(torch.func.grad(program and its loss)); programs of feature func-grad)")
-
-
 def target_option(func):
     """``--target``: the pipeline programs are compiled and run through (``fuzzer.judge.targets``)."""
     from fuzzer.judge import targets
 
     return click.option("--target", type=click.Choice(targets.names()), default=targets.DEFAULT, show_default=True,
-                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; a program "
-                             "with a feature the target cannot run is not drawn for it (docs/targets.md).")(func)
+                        help=f"The pipeline each program is compiled and run through: {targets.help_text()}; "
+                             "a program with a feature the target cannot run is not drawn for it "
+                             "(docs/targets.md).")(func)
 
 
 def targets_option(func):
@@ -178,9 +173,9 @@ def targets_option(func):
                         help="Several targets at once, comma-separated: each program runs through one of "
                              "them, picked by its seed (the same program, the same target).")(func)
     return click.option("--target", "target", type=click.Choice(targets.names()), multiple=True,
-                        help=f"The pipeline each program is compiled and run through: {TARGETS_HELP}; "
-                             "repeatable, as --targets; default compile.  A program with a feature its target "
-                             "cannot run is not drawn for it (docs/targets.md).")(func)
+                        help=f"The pipeline each program is compiled and run through: {targets.help_text()}; "
+                             f"repeatable, as --targets; default {targets.DEFAULT}.  A program with a feature its "
+                             "target cannot run is not drawn for it (docs/targets.md).")(func)
 
 
 def chosen_targets(target: tuple, target_list: str | None) -> tuple[str, ...]:
@@ -203,6 +198,12 @@ def entry_target_option(func):
                              f"(the default): {', '.join(targets.names())} (docs/targets.md).")(func)
 
 
+def exit_with(message: str, code: int = 2) -> NoReturn:
+    """Stop the command: ``message`` on stderr, then exit with status ``code``."""
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
 def target_unavailable_or_exit(names: tuple[str, ...], device: str) -> None:
     """Exit 2 with a one-line reason when a target of ``names`` cannot run on ``device``
     here (``Target.unavailable``)."""
@@ -211,8 +212,7 @@ def target_unavailable_or_exit(names: tuple[str, ...], device: str) -> None:
     for name in names:
         reason = targets.get(name).unavailable(device)
         if reason is not None:
-            click.echo(f"error: target {name} cannot run here: {reason}", err=True)
-            sys.exit(2)
+            exit_with(f"error: target {name} cannot run here: {reason}")
 
 
 def load_or_exit(path: str):
@@ -221,8 +221,7 @@ def load_or_exit(path: str):
     try:
         return load(path)
     except BadEntry as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
 
 
 def triage_option(func):
@@ -248,8 +247,7 @@ def select_ops_or_exit(specs, only: bool, device: str = "cpu", check: bool = Tru
     try:
         chosen = selection.select(specs, only=only, device=device, check=check)
     except library.LoadError as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     if not quiet:
         for line in chosen.lines():
             click.echo(line, err=True)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
 
 from fuzzer.cli.app import main
+from fuzzer.cli.options import exit_with
 
 
 @main.command()
@@ -46,11 +46,9 @@ def site(folder, out, port, host):
         server = Server(source, out, port=port, host=host,
                         on_render=lambda b: click.echo(f"rendered again ({b.bugs} bugs)", err=True)).start()
     except SiteUnavailable as exc:
-        click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: {exc}")
     except OSError as exc:
-        click.echo(f"error: cannot serve on {host}:{port}: {exc}", err=True)
-        sys.exit(2)
+        exit_with(f"error: cannot serve on {host}:{port}: {exc}")
     click.echo(f"serving {server.url} ({server.built.bugs} bugs); Ctrl-C stops", err=True)
     try:
         while True:

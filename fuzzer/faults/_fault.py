@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fuzzer.faults import _patching
+from fuzzer.judge.targets import COMPILE, TARGETS
 
 EFFECT_DROPPED = "effect-dropped"
 MUTATION_LOST = "mutation-lost"
@@ -52,10 +53,35 @@ class Fault:
     #: part of ``dcefuzz selftest --quick``: one fault per bug class, each found in
     #: seconds, for a check that fits in CI
     quick: bool = False
-    #: the targets whose pipelines it plants a regression in (``fuzzer.judge.targets``),
-    #: each shown to meet it: ``selftest --target NAME`` runs its campaign through NAME,
-    #: and a plain self-test through the first
-    pipelines: tuple[str, ...] = ("compile",)
+    #: the targets whose pipelines it plants a regression in (``fuzzer.judge.targets``'
+    #: names, each registered), each shown to meet it: ``selftest --target NAME`` runs its
+    #: campaign through NAME, and a plain self-test through the first
+    pipelines: tuple[str, ...] = (COMPILE,)
+
+    def __post_init__(self) -> None:
+        unknown = [name for name in self.pipelines if name not in TARGETS]
+        if unknown or not self.pipelines:
+            raise ValueError(f"fault {self.name}: pipelines {unknown or '()'} name no target; known: "
+                             f"{', '.join(TARGETS)}")
+
+    @classmethod
+    def twins(cls, build: Callable[[bool], Builder], scope: str, dynamic_targets: tuple[str, ...] = (),
+              **fields: Any) -> tuple[Fault, Fault]:
+        """A fault and its ``-dynamic`` twin (``dynamic_only``), built the same way.
+
+        ``fields`` are the plain fault's (``name``, ``bug_class``, ``expected_kind``,
+        ``targets``, and any of ``quick``, ``pipelines``, ...), its ``description`` with
+        ``{scope}`` where the twin's says when it misbehaves (``scope``).  ``build(dynamic)``
+        is each one's builder.  The twin patches ``dynamic_targets`` too and keeps the
+        defaults of the fields that say how a self-test runs it (``quick``, ``pipelines``,
+        ``features``, ``seconds``).
+        """
+        description = fields.pop("description")
+        plain = cls(**fields, dynamic_only=False, description=description.format(scope=""), build=build(False))
+        twin = cls(name=f"{plain.name}-dynamic", bug_class=plain.bug_class, expected_kind=plain.expected_kind,
+                   dynamic_only=True, description=description.format(scope=scope),
+                   targets=plain.targets + dynamic_targets, build=build(True))
+        return plain, twin
 
     def unavailable(self) -> str | None:
         """None when every target exists in this torch; else a one-line reason."""

@@ -165,21 +165,35 @@ def op_effect(op: Any) -> Any:
         return None
 
 
-def has_free_unbacked_symbols(value: Any) -> bool:
-    """Whether a value's sizes mention a size only the data knows (``u0``): the same
-    walk as :func:`has_free_symbols`, for unbacked symbols."""
+def _mentions(value: Any, symbols: Callable[[Any], Any], ir_sizes: bool) -> bool:
+    """Whether ``symbols`` finds any symbol in a value's (fake) tensors and SymInts, the
+    nodes' ``meta["val"]`` of FX nodes and, with ``ir_sizes``, the ``get_size()`` of
+    Inductor IR nodes, through any nesting of lists, tuples and dicts of those."""
     import torch
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
     if isinstance(value, (list, tuple)):
-        return any(has_free_unbacked_symbols(v) for v in value)
+        return any(_mentions(v, symbols, ir_sizes) for v in value)
     if isinstance(value, dict):
-        return any(has_free_unbacked_symbols(v) for v in value.values())
+        return any(_mentions(v, symbols, ir_sizes) for v in value.values())
     if isinstance(value, torch.fx.Node):
-        return has_free_unbacked_symbols(value.meta.get("val"))
+        return _mentions(value.meta.get("val"), symbols, ir_sizes)
     if isinstance(value, (torch.Tensor, torch.SymInt)):
-        return bool(free_unbacked_symbols(value))
+        return bool(symbols(value))
+    get_size = getattr(value, "get_size", None)
+    if ir_sizes and callable(get_size):
+        try:
+            return any(bool(getattr(d, "free_symbols", ())) for d in get_size())
+        except Exception:  # noqa: BLE001 - IR nodes without a size (e.g. NoneLayout)
+            return False
     return False
+
+
+def has_free_unbacked_symbols(value: Any) -> bool:
+    """Whether a value's sizes mention a size only the data knows (``u0``): the same
+    walk as :func:`has_free_symbols`, for unbacked symbols (IR nodes' sizes unread)."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    return _mentions(value, free_unbacked_symbols, ir_sizes=False)
 
 
 def has_free_symbols(value: Any) -> bool:
@@ -189,21 +203,6 @@ def has_free_symbols(value: Any) -> bool:
     (through ``meta["val"]``), Inductor IR nodes (through ``get_size()``), and any
     nesting of lists, tuples and dicts of those.
     """
-    import torch
     from torch.fx.experimental.symbolic_shapes import free_symbols
 
-    if isinstance(value, (list, tuple)):
-        return any(has_free_symbols(v) for v in value)
-    if isinstance(value, dict):
-        return any(has_free_symbols(v) for v in value.values())
-    if isinstance(value, torch.fx.Node):
-        return has_free_symbols(value.meta.get("val"))
-    if isinstance(value, (torch.Tensor, torch.SymInt)):
-        return bool(free_symbols(value))
-    get_size = getattr(value, "get_size", None)
-    if callable(get_size):
-        try:
-            return any(bool(getattr(d, "free_symbols", ())) for d in get_size())
-        except Exception:  # noqa: BLE001 - IR nodes without a size (e.g. NoneLayout)
-            return False
-    return False
+    return _mentions(value, free_symbols, ir_sizes=True)

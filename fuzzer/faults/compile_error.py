@@ -64,20 +64,13 @@ def _build(dynamic: bool):
     return build
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="compile-error-dynamic" if dynamic else "compile-error",
-        bug_class=COMPILE_ERROR,
-        expected_kind="compile-error",
-        dynamic_only=dynamic,
-        description=(
-            "torch._inductor.ir.FallbackKernel.create raises for a mutating custom op "
-            "whose mutated argument is a view"
-            + (" with symbolic sizes" if dynamic else "")),
-        targets=(TARGET,),
-        build=_build(dynamic),
-        quick=not dynamic,
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+FAULTS = Fault.twins(
+    _build, " with symbolic sizes",
+    name="compile-error",
+    bug_class=COMPILE_ERROR,
+    expected_kind="compile-error",
+    description=("torch._inductor.ir.FallbackKernel.create raises for a mutating custom op "
+                 "whose mutated argument is a view{scope}"),
+    targets=(TARGET,),
+    quick=True,
+)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import COMPILE_ERROR, Fault
 from fuzzer.faults.compile_error import TARGET
+from fuzzer.judge.targets import COMPILED_AUTOGRAD
 
 
 class UnsupportedInCompiledAutograd(NotImplementedError):
@@ -59,7 +60,7 @@ FAULTS = (
         targets=(TARGET,),
         build=_build,
         features=(("autograd", 1.0), ("autograd-function", 1.0)),
-        pipelines=("compiled-autograd",),
+        pipelines=(COMPILED_AUTOGRAD,),
         # one program in eight of seed 0 reaches it (its eighth, 135 s into the campaign):
         # a backward runs only where an output requires grad, and compiled autograd's runs
         # cost some 10 s a program on two shared cores

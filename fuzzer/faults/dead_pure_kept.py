@@ -54,21 +54,16 @@ def _build(dynamic: bool):
     return build
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="dead-pure-kept-dynamic" if dynamic else "dead-pure-kept",
-        bug_class=DEAD_PURE_KEPT,
-        expected_kind="missed-dce",
-        dynamic_only=dynamic,
-        description=(
-            "torch._library.utils.is_impure reports pure custom ops as impure"
-            + (" when an argument has symbolic sizes (plus the same rule in "
-               "torch._inductor.ir.FallbackKernel.has_side_effects)" if dynamic else "")
-            + ", so FX DCE and Inductor's scheduler both keep dead calls"),
-        targets=(IS_IMPURE, HAS_SIDE_EFFECTS) if dynamic else (IS_IMPURE,),
-        build=_build(dynamic),
-        quick=not dynamic,
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+FAULTS = Fault.twins(
+    _build,
+    " when an argument has symbolic sizes (plus the same rule in "
+    "torch._inductor.ir.FallbackKernel.has_side_effects)",
+    dynamic_targets=(HAS_SIDE_EFFECTS,),
+    name="dead-pure-kept",
+    bug_class=DEAD_PURE_KEPT,
+    expected_kind="missed-dce",
+    description=("torch._library.utils.is_impure reports pure custom ops as impure{scope}, "
+                 "so FX DCE and Inductor's scheduler both keep dead calls"),
+    targets=(IS_IMPURE,),
+    quick=True,
+)

@@ -78,21 +78,15 @@ def _build(dynamic: bool):
     return build_with(lambda op, args, kwargs: not dynamic or _patching.has_free_symbols((args, kwargs)))
 
 
-def _fault(dynamic: bool) -> Fault:
-    scope = " when an argument has symbolic sizes" if dynamic else ""
-    return Fault(
-        name="effect-dce-dynamic" if dynamic else "effect-dce",
-        bug_class=EFFECT_DROPPED,
-        expected_kind="effect-log",
-        dynamic_only=dynamic,
-        description=(
-            f"handle_effects (torch/_higher_order_ops/effects.py) calls an effectful custom op "
-            f"without an effect token and torch._library.utils.is_impure calls it pure{scope}, "
-            "so FX DCE deletes calls whose result is unused"),
-        targets=(HANDLE_EFFECTS, IS_IMPURE),
-        build=_build(dynamic),
-        quick=not dynamic,
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+FAULTS = Fault.twins(
+    _build, " when an argument has symbolic sizes",
+    name="effect-dce",
+    bug_class=EFFECT_DROPPED,
+    expected_kind="effect-log",
+    description=(
+        "handle_effects (torch/_higher_order_ops/effects.py) calls an effectful custom op "
+        "without an effect token and torch._library.utils.is_impure calls it pure{scope}, "
+        "so FX DCE deletes calls whose result is unused"),
+    targets=(HANDLE_EFFECTS, IS_IMPURE),
+    quick=True,
+)

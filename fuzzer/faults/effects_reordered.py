@@ -55,22 +55,15 @@ def _build(dynamic: bool):
     return build
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="effects-reordered-dynamic" if dynamic else "effects-reordered",
-        bug_class=EFFECTS_REORDERED,
-        expected_kind="effect-log",
-        dynamic_only=dynamic,
-        description=(
-            "torch._inductor.scheduler.Scheduler.topological_sort_schedule walks from the "
-            "newest node when the graph has effectful custom kernels"
-            + (" with symbolic input sizes" if dynamic else "")
-            + "; the effect-order StarDep is not followed, so independent effect calls "
-            "run in reverse"),
-        targets=(TOPO_SORT,),
-        build=_build(dynamic),
-        quick=not dynamic,
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+FAULTS = Fault.twins(
+    _build, " with symbolic input sizes",
+    name="effects-reordered",
+    bug_class=EFFECTS_REORDERED,
+    expected_kind="effect-log",
+    description=(
+        "torch._inductor.scheduler.Scheduler.topological_sort_schedule walks from the "
+        "newest node when the graph has effectful custom kernels{scope}; the effect-order "
+        "StarDep is not followed, so independent effect calls run in reverse"),
+    targets=(TOPO_SORT,),
+    quick=True,
+)

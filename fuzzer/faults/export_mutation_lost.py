@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import MUTATION_LOST, Fault
+from fuzzer.judge.targets import EXPORT
 
 MODULE = "torch.export.exported_program:ExportedProgram.module"
 
@@ -54,6 +55,6 @@ FAULTS = (
                      "a mutating custom op whose result has no users, so its write to a program input is lost"),
         targets=(MODULE,),
         build=_build,
-        pipelines=("export",),
+        pipelines=(EXPORT,),
     ),
 )

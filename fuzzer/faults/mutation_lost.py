@@ -24,6 +24,7 @@ import contextvars
 
 from fuzzer.faults import _patching
 from fuzzer.faults._fault import MUTATION_LOST, Fault
+from fuzzer.judge.targets import AOTI, COMPILE
 
 DECOMPOSE = "torch._inductor.fx_passes.post_grad:decompose_auto_functionalized"
 DENSE = "torch._higher_order_ops.auto_functionalize:auto_functionalized_v2_dense"
@@ -63,23 +64,17 @@ def _build(dynamic: bool):
     return build_with(lambda op, bases: not dynamic or _patching.has_free_symbols(bases))
 
 
-def _fault(dynamic: bool) -> Fault:
-    return Fault(
-        name="mutation-lost-dynamic" if dynamic else "mutation-lost",
-        bug_class=MUTATION_LOST,
-        expected_kind="wrong-mutation",
-        dynamic_only=dynamic,
-        description=(
-            "Inductor's decompose_auto_functionalized (fx_passes/post_grad.py, via "
-            "auto_functionalized_v2_dense) clones the mutated bases of a custom op but "
-            "returns the unwritten originals"
-            + (" when a base has symbolic sizes" if dynamic else "")
-            + ", so the epilogue copy_ writes the old value back into the input"),
-        targets=(DECOMPOSE, DENSE),
-        build=_build(dynamic),
-        quick=not dynamic,
-        pipelines=("compile",) if dynamic else ("compile", "aoti"),
-    )
-
-
-FAULTS = (_fault(False), _fault(True))
+FAULTS = Fault.twins(
+    _build, " when a base has symbolic sizes",
+    name="mutation-lost",
+    bug_class=MUTATION_LOST,
+    expected_kind="wrong-mutation",
+    description=(
+        "Inductor's decompose_auto_functionalized (fx_passes/post_grad.py, via "
+        "auto_functionalized_v2_dense) clones the mutated bases of a custom op but "
+        "returns the unwritten originals{scope}, so the epilogue copy_ writes the old "
+        "value back into the input"),
+    targets=(DECOMPOSE, DENSE),
+    quick=True,
+    pipelines=(COMPILE, AOTI),
+)

@@ -13,6 +13,11 @@ MUST MATCH (a difference is a finding), per binding:
    element by :func:`fuzzer.judge.numeric.tensor_difference` against an fp64 eager
    reference (NaN/inf aware); a tensor of a fixed dtype (integers, bool, float8: a
    user's op's codes) exactly, which the IR makes sound (``fuzzer.program.exact``).
+   A value that is not a real tensor where eager's is one (``artifacts.not_real``: a
+   ``FakeTensor`` or other subclass tracing left, a functorch or functionalization
+   wrapper, a meta tensor, no tensor at all) is symptom ``not-real``, judged before
+   anything is read of it: a tracing artifact, never a value (the same rule holds a
+   written input and an effect's data).
 2. ``wrong-mutation`` the final contents of every program input, same judgement; a module's
    buffers are inputs, its state after each call (STATE CARRIED: ``Asks.carry``).
 3. ``effect-log``     the exact sequence of (op, call site) events of ORDERED
@@ -77,9 +82,25 @@ GRADIENTS: a program that takes gradients returns them after its own values
 (``codegen``'s ``step``), so clause 1 judges them like any returned value.
 
 ALLOWED TO DIFFER (never a finding): whether and how often a pure op runs, the
-order of non-effectful work, writes to intermediates never read again, strides,
-recompilations, and the call counts of mutating ops (only their visible writes
-are judged).
+order of non-effectful work, writes to intermediates never read again, strides
+(but those LAYOUT TAGS promise), recompilations, and the call counts of mutating ops
+(only their visible writes are judged).
+
+LAYOUT TAGS (torch's ``tags.yaml``): a custom op's layout tag says what strides compiled
+code hands its kernel, and where it promises some, eager's are the answer
+(:func:`layout_kept`): ``needs_exact_strides`` "the same strides as observed in eager"
+(those of the dims longer than 1: Inductor compares no others, ``significant_strides_equal``),
+``needs_fixed_stride_order`` "the same stride permutation" (each pair of dims eager lays
+out one outside the other stays so), ``needs_contiguous_strides`` contiguous ones;
+``flexible_layout`` any.  The most restrictive tag an op has governs; an untagged custom
+op has the release's ``custom_op_default_layout_constraint`` (:func:`layout_tag`).  A
+kernel may read what its tag promises, so compiled code that hands it anything else
+changes what it computes, and clauses 1, 2 and 4 judge that (its values, its writes, its
+result's strides as ``assert_size_stride`` checks them against its fake's).  A program
+hands a tagged op what its tag asks in eager (a contiguous op ``x.contiguous()``); an op
+whose result depends on more than its tag promises (a ``flexible_layout`` kernel that
+reads its strides) lies, and is never in a program (a user's op that does fails its
+declaration check, ``fuzzer.user.strides``).
 
 A BACKWARD ON ZEROS: autograd calls a backward with zeros for the outputs no gradient
 reached (``set_materialize_grads``, on by default), and AOTAutograd compiles a graph
@@ -131,6 +152,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from fuzzer.judge.artifacts import not_real
 from fuzzer.judge.guarded import GUARD_ERROR, GUARD_ON_MARKED, GUARD_ON_UNKNOWN
 from fuzzer.judge.identity import (
     CACHE_KINDS, COMPILE_ERROR, CORRECTNESS_KINDS, CRASH, EFFECT_LOG, ERROR_KINDS, INVALID, KINDS, MISSED_DCE,
@@ -146,6 +168,8 @@ from fuzzer.judge.observe import (
 MISSING, EXTRA, DUPLICATED, REORDERED, DATA = "missing", "extra", "duplicated", "reordered", "data"
 #: what about a value can differ
 COUNT, SHAPE, DTYPE, NON_FINITE, VALUES = "count", "shape", "dtype", "non-finite", "values"
+#: a value that is not a real tensor where eager's is one (``artifacts.not_real``)
+NOT_REAL = "not-real"
 
 _NUMBER = re.compile(r"\b\d+(\.\d+)?\b")
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")  # an object's address in a repr: another in every process
@@ -277,10 +301,75 @@ class Asks:
     backward_logs: frozenset = frozenset()
 
 
+# ------------------------------------------------------------------ layout tags
+
+#: the layout tags, most restrictive first: "only one of them can apply; if multiple are
+#: assigned then we assume the most restrictive one" (torch's ``tags.yaml``,
+#: ``torch._library.utils.tags_by_priority``)
+EXACT_STRIDES, CONTIGUOUS_STRIDES = "needs_exact_strides", "needs_contiguous_strides"
+FIXED_STRIDE_ORDER, FLEXIBLE_LAYOUT = "needs_fixed_stride_order", "flexible_layout"
+LAYOUT_TAGS = (EXACT_STRIDES, CONTIGUOUS_STRIDES, FIXED_STRIDE_ORDER, FLEXIBLE_LAYOUT)
+
+
+def layout_tag(tags, default: str) -> str:
+    """LAYOUT TAGS: the tag that governs an op declared with ``tags`` (their names): the
+    most restrictive of its layout tags, or ``default`` where it has none (a custom op:
+    the release's ``custom_op_default_layout_constraint``; an aten op: ``flexible_layout``)."""
+    return next((tag for tag in LAYOUT_TAGS if tag in set(tags)), default)
+
+
+def _significant(sizes, strides) -> dict[int, int]:
+    """The strides a layout is compared by: those of the dims longer than 1."""
+    return {d: stride for d, (size, stride) in enumerate(zip(sizes, strides)) if size > 1}
+
+
+def _contiguous(sizes) -> list[int]:
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return strides
+
+
+def layout_kept(tag: str, eager: tuple, handed: tuple) -> bool:
+    """LAYOUT TAGS: whether a kernel handed a tensor laid out ``handed`` gets what ``tag``
+    promises it, where eager handed it one laid out ``eager`` (each ``(sizes, strides)``
+    of one tensor; the same sizes, or nothing is kept; an empty one has no elements to
+    lay out, so any layout keeps it).  A ``needs_fixed_stride_order``
+    tensor keeps, for each two dims longer than 1, which of the two eager laid out
+    outside the other; two eager lays over one another (stride 0) it may order either
+    way, as the materialised copy Inductor makes does."""
+    (sizes, eager_strides), (handed_sizes, handed_strides) = eager, handed
+    if tuple(sizes) != tuple(handed_sizes):
+        return False
+    if 0 in tuple(sizes):
+        return True
+    was, now = _significant(sizes, eager_strides), _significant(sizes, handed_strides)
+    if tag == EXACT_STRIDES:
+        return was == now
+    if tag == CONTIGUOUS_STRIDES:
+        return now == _significant(sizes, _contiguous(sizes))
+    if tag == FIXED_STRIDE_ORDER:
+        return all(now[a] > now[b] for a in was for b in was if was[a] > was[b])
+    if tag == FLEXIBLE_LAYOUT:
+        return True
+    raise ValueError(f"unknown layout tag {tag!r}")
+
+
 # ------------------------------------------------------------------ clauses
+
+def artifact(eager, compiled) -> str | None:
+    """What ``compiled`` is instead of a real tensor, where eager's value ``eager`` is
+    one (None: it is real too, or eager's is not): clause 1's ``not-real``, asked
+    before any size or element of it is read (a ``FakeTensor``'s sizes are symbols,
+    and comparing its elements raises)."""
+    return not_real(compiled) if not_real(eager) is None else None
+
 
 def _value(ref, eager, compiled, noisy=()) -> tuple[str, str] | None:
     """(symptom, reason) when compiled value ``compiled`` breaks the numeric rule."""
+    if (what := artifact(eager, compiled)) is not None:
+        return NOT_REAL, f"{what} where eager returned a tensor"
     if tuple(compiled.shape) != tuple(eager.shape):
         return SHAPE, f"shape {tuple(compiled.shape)} != eager {tuple(eager.shape)}"
     if compiled.dtype != eager.dtype:
@@ -559,7 +648,8 @@ def _same_record(first: Run, second: Run) -> bool:
         return False
     if [event.call for event in first.effects] != [event.call for event in second.effects]:
         return False
-    return all(bitwise_equal(ours, theirs) for ours, theirs in _tensor_pairs(first, second))
+    return all(artifact(ours, theirs) is None and bitwise_equal(ours, theirs)
+               for ours, theirs in _tensor_pairs(first, second))
 
 
 def _tensors_of(run: Run) -> list:
@@ -598,13 +688,14 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
     """A binding whose reference left eager's path (``another_path``): what still can
     be judged, and the values that cannot.
 
-    The effect sequence, the number of returned values and every dtype are judged as
-    anywhere.  A value is right when it agrees with eager's (``numeric.agrees``, the
-    dtype's ``assert_close`` tolerances: compiled took eager's path) or with the
-    reference's (compiled took the float64 path: a size or branch off by eager's
-    rounding); one that does neither is not judged, since compiled may have taken a
-    path of its own through the same rounding, and no reference says what error that
-    path may carry.  The reference never widens a tolerance here."""
+    The effect sequence, the number of returned values, every dtype and every value
+    that is not a real tensor (``not-real``) are judged as anywhere.  A value is right
+    when it agrees with eager's (``numeric.agrees``, the dtype's ``assert_close``
+    tolerances: compiled took eager's path) or with the reference's (compiled took the
+    float64 path: a size or branch off by eager's rounding); one that does neither is
+    not judged, since compiled may have taken a path of its own through the same
+    rounding, and no reference says what error that path may carry.  The reference
+    never widens a tolerance here."""
     eager, ref = binding_runs.eager, binding_runs.checks.reference
     divs = check_sequence(binding, eager, compiled)
     if len(compiled.outputs) != len(eager.outputs):
@@ -620,7 +711,10 @@ def judge_off_path(binding: int, names, binding_runs: BindingRuns, compiled: Run
                    for index, seen in enumerate(zip(ref_event.tensors, eager_event.tensors, compiled_event.tensors))]
     unjudged = []
     for kind, where, place, ref_value, eager_value, compiled_value in values:
-        if compiled_value.dtype != eager_value.dtype:
+        if (what := artifact(eager_value, compiled_value)) is not None:
+            divs.append(Divergence(kind, binding, where, f"{what} where eager returned a tensor", (NOT_REAL,),
+                                   (place,)))
+        elif compiled_value.dtype != eager_value.dtype:
             divs.append(Divergence(kind, binding, where, f"dtype {compiled_value.dtype} != eager {eager_value.dtype}",
                                    (DTYPE,), (place,)))
         elif not (agrees(eager_value, compiled_value) or agrees(ref_value.to(compiled_value.dtype), compiled_value)):

@@ -94,7 +94,7 @@ def make_inputs(case: Case, index: int, device: str, reference: bool = False) ->
 
 def run_once(fn, inputs: list[torch.Tensor], compiled: bool = False) -> Run:
     """Call ``fn`` on ``inputs`` (mutated in place) and record the aftermath."""
-    return observe.run_once(fn, inputs, custom_ops.LIB.TRACE, compiled)
+    return observe.run_once(fn, inputs, custom_ops.install().TRACE, compiled)
 
 
 def eager_fn(case: Case):
@@ -127,8 +127,8 @@ def checks_fn(case: Case, index: int = 0, device: str = "cpu"):
         module = type(program)()
         for drawn in earlier:
             step(module, *drawn)
-        custom_ops.LIB.TRACE["calls"].clear()
-        custom_ops.LIB.TRACE["effects"].clear()
+        custom_ops.install().TRACE["calls"].clear()
+        custom_ops.install().TRACE["effects"].clear()
         return step(module, *inputs)
     return run, make
 
@@ -151,7 +151,7 @@ def run_checks(case: Case, device: str, runs: list[BindingRuns], bindings) -> li
     dtype = getattr(torch, case.program.mode.dtype)
     record = not forms.eager_traces(case.program.body)
     for i in bindings:
-        runs[i].checks = observe.reference_runs(*checks_fn(case, i, device), custom_ops.LIB.TRACE, dtype,
+        runs[i].checks = observe.reference_runs(*checks_fn(case, i, device), custom_ops.install().TRACE, dtype,
                                                 case.input_seed + i, record)
     return runs
 

@@ -1,14 +1,14 @@
 """A program run through ``torch.export``, the same way in the package and in every
 standalone repro script.
 
-Depends on torch, the standard library, ``observe`` and ``raised`` only: ``fuzzer.render.repro``
-pastes this module's text into the script of an entry found through the ``export``
-target (``fuzzer.judge.targets``), so the script exports and runs exactly as the
-fuzzer did.
+Depends on torch, the standard library, ``observe`` and ``raised`` only:
+``fuzzer.render.repro`` pastes this module's text into the script of an entry found through an exported
+target (``fuzzer.judge.targets``: ``export``, ``aoti``), so the script exports and runs
+exactly as the fuzzer did.
 
 The program is exported (not strict) on its first call's inputs, every dim of an input
-that holds a symbol (``s0``, ``s0 // 2``) given as ``Dim.AUTO``, and lowered
-(:data:`LOWERINGS`): every call runs the exported program's ``.module()`` (``export``)
+that holds a symbol (``s0``, ``s0 // 2``) given as ``Dim.AUTO``, and lowered as its
+target says (its :class:`Lowering`; a script's, by name: :data:`LOWERINGS`): every call runs the exported program's ``.module()`` (``export``)
 or the AOTInductor package compiled from it and loaded (``aoti``), after its guard
 check; a call outside the guards is exported anew on its own inputs (:class:`Exported`).
 What exporting or lowering raised is raised again on every later call that needs an
@@ -21,6 +21,8 @@ import os
 import re
 import tempfile
 import traceback
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
 
@@ -168,34 +170,74 @@ def _token():
     return torch.ops.prims._make_token()
 
 
-#: how an exported program (and its ``.module()``) is made into what every call runs, by
-#: target; the others are pieces of export's pipeline that triage runs a target's own
-#: finding through (``fuzzer.triage.within``): the exported graph without ``.module()``
-#: (:class:`GraphRun`: export's training IR, which keeps writes in place and effects
-#: inline), and the program after ``run_decompositions()`` (functionalized, to the core
-#: ATen set, as AOTInductor lowers it: writes become outputs copied back, effects thread
-#: tokens), its graph without ``.module()`` and as its ``.module()``
-LOWERINGS = {"export": lambda program, module: module, "aoti": aoti_package,
-             "export-graph": lambda program, module: GraphRun(program),
-             "export-decomposed-graph": lambda program, module: GraphRun(program.run_decompositions()),
-             "export-decomposed": lambda program, module: program.run_decompositions().module()}
-#: the most programs one run exports, by target: a call whose inputs no exported
-#: program's guards accept is exported anew on them, as ``torch.compile`` recompiles
-#: (export's programs are sound for the inputs their guards accept, so a user exports
-#: for each shape they serve outside them); ``aoti`` once, an Inductor C++ compile a package
-EXPORTS = {"export": 8, "aoti": 1, "export-graph": 8, "export-decomposed-graph": 8, "export-decomposed": 8}
+@dataclass(frozen=True)
+class Lowering:
+    """How an exported program (and its ``.module()``) is made into what every call
+    runs, and what calls one export serves: the ``lowering`` of an exported target
+    (``fuzzer.judge.targets``), and, by its name, of a repro script (:data:`LOWERINGS`)."""
+
+    #: the name a script's ``SPEC`` gives it (``lowering``)
+    name: str
+    #: the lowered program, from the exported program and its ``.module()``
+    lower: Callable[[Any, Any], Any]
+    #: the most programs one run exports: a call whose inputs no exported program's
+    #: guards accept is exported anew on them, as ``torch.compile`` recompiles (export's
+    #: programs are sound for the inputs their guards accept, so a user exports for each
+    #: shape they serve outside them)
+    exports: int = 8
+    #: whether it is made once a specialisation (:func:`specialisation`): a package is
+    #: compiled for the sizes its example had, a dynamic dim of 0 or 1 specialised to that
+    #: size and every other dim to the range above 1 (it checks sizes below that range
+    #: only under :data:`AOTI_CHECK_INPUTS`, and rejects them), so a call of another
+    #: specialisation runs a package made for it, exported on its own inputs, and never
+    #: another; one of the same specialisation outside the package's guards is refused
+    specialised: bool = False
+    #: whether its program is functional (writes made outputs and copied back, as
+    #: ``run_decompositions()`` and AOTInductor make them): sound only for inputs that
+    #: alias one another as the example exported did, which export guards nowhere, so a
+    #: call whose inputs share storage otherwise is exported anew, or refused
+    #: (:class:`AliasedOtherwise`).  ``.module()`` of export's training IR keeps writes in
+    #: place: any aliasing runs as eager
+    functional: bool = False
 
 
-#: the lowerings whose program is functional (writes made outputs and copied back, as
-#: ``run_decompositions()`` and AOTInductor make them): sound only for inputs that alias
-#: one another as the example exported did, which export guards nowhere, so a call whose
-#: inputs share storage otherwise is exported anew, or refused (:class:`AliasedOtherwise`).
-#: ``.module()`` of export's training IR keeps writes in place: any aliasing runs as eager
-FUNCTIONAL = frozenset({"aoti", "export-decomposed-graph", "export-decomposed"})
+#: the exported program's ``.module()``: ``export``'s
+MODULE = Lowering("module", lambda program, module: module)
+#: the package AOTInductor compiles and loads: ``aoti``'s, one package a specialisation,
+#: an Inductor C++ compile each: the first binding's, and those of the edge bindings
+#: (``bindings.draw``: sizes 0, 1 or 2, and each symbol's least) where they hold a 0 or a
+#: 1 (at most two more)
+PACKAGE = Lowering("package", aoti_package, exports=3, specialised=True, functional=True)
+#: pieces of export's pipeline that triage runs a target's own finding through
+#: (``fuzzer.triage.within``): the exported graph without ``.module()`` (:class:`GraphRun`:
+#: export's training IR, which keeps writes in place and effects inline), and the
+#: program after ``run_decompositions()`` (functionalized, to the core ATen set, as
+#: AOTInductor lowers it: writes become outputs copied back, effects thread tokens), its
+#: graph without ``.module()`` and as its ``.module()``
+GRAPH = Lowering("graph", lambda program, module: GraphRun(program))
+DECOMPOSED_GRAPH = Lowering("decomposed-graph", lambda program, module: GraphRun(program.run_decompositions()),
+                            functional=True)
+DECOMPOSED = Lowering("decomposed", lambda program, module: program.run_decompositions().module(), functional=True)
+#: the lowerings a repro script can run, by name: every exported target's (a script
+#: carries this module, not the target's)
+LOWERINGS: dict[str, Lowering] = {lowering.name: lowering for lowering in (MODULE, PACKAGE)}
+
+
+def specialisation(inputs, dynamic_shapes) -> tuple:
+    """Which of ``inputs``' dynamic dims (``dynamic_shapes``) are 0 or 1, and which:
+    per input, per dynamic dim in order, its size where it is under 2, else None (every
+    size from 2 up is one range)."""
+    return tuple(tuple(int(value.shape[k]) if value.shape[k] < 2 else None for k in sorted(dims or {}))
+                 for value, dims in zip(inputs, dynamic_shapes))
 
 
 class AliasedOtherwise(Exception):
     """A call's inputs share storage otherwise than the exported example's did."""
+
+
+class SpecialisedOtherwise(Exception):
+    """A call's dynamic dims of 0 or 1 (:func:`specialisation`) are not those a
+    lowering made once a specialisation (``Lowering.specialised``) was made for."""
 
 
 def sharing(inputs) -> tuple[int, ...]:
@@ -209,24 +251,43 @@ def sharing(inputs) -> tuple[int, ...]:
     return tuple(out)
 
 
-class Exported:
-    """``fn`` exported on its first call's inputs, lowered as ``target`` lowers it
-    (:data:`LOWERINGS`), and run so on every call whose inputs the exported module's
-    guard check accepts; a call outside the guards of every program exported so far is
-    exported anew on its own inputs (up to :data:`EXPORTS`), and refused past that
-    (:class:`OutsideGuards`).  What exporting or lowering raised is raised again on
-    every later call that no exported program accepts."""
+@dataclass(frozen=True)
+class Made:
+    """One export of an :class:`Exported`, lowered, and what calls it serves."""
 
-    def __init__(self, fn, dynamic_shapes, target: str = "export") -> None:
-        self.fn, self.dynamic_shapes, self.lower = fn, dynamic_shapes, LOWERINGS[target]
-        self.limit = EXPORTS[target]
-        self.functional = target in FUNCTIONAL
-        #: (guard check or None, lowered program, the inputs' sharing where the lowered
-        #: program is functional, else None) of each export so far, in order
-        self.made: list = []
+    #: the check ``.module()`` runs first, or the lowered program's own (None: none)
+    guards: Callable | None
+    lowered: Any
+    #: the example's inputs' sharing (``sharing``) where the lowering is functional, else None
+    shared: tuple | None
+    #: the example's specialisation (``specialisation``) where the lowering is made once
+    #: one, else None
+    made_for: tuple | None
+
+
+class Exported:
+    """``fn`` exported on its first call's inputs, lowered by ``lowering`` (an exported
+    target's: :class:`Lowering`), and run so on every call whose inputs the exported
+    module's guard check accepts; a call outside the guards of every program exported so
+    far is exported anew on its own inputs (up to the lowering's ``exports``), and
+    refused past that (:class:`OutsideGuards`).  A lowering made once a specialisation
+    (``aoti``'s package) runs only the calls of its own, and a call of a specialisation
+    none was made for is exported anew, whatever the guards say.  What exporting or
+    lowering raised is raised again on every later call that no exported program accepts."""
+
+    def __init__(self, fn, dynamic_shapes, lowering: Lowering = MODULE) -> None:
+        self.fn, self.dynamic_shapes, self.lower = fn, dynamic_shapes, lowering.lower
+        self.limit = lowering.exports
+        self.functional = lowering.functional
+        self.specialised = lowering.specialised
+        #: each export so far, in order
+        self.made: list[Made] = []
         self.error: BaseException | None = None
         #: whether the last call exported (its graph counts once)
         self.exported_now = False
+
+    def _specialisation(self, inputs) -> tuple | None:
+        return specialisation(inputs, self.dynamic_shapes) if self.specialised else None
 
     def _export(self, inputs) -> None:
         fn = self.fn
@@ -241,7 +302,8 @@ class Exported:
             lowered = self.lower(program, module)
             # the check ``.module()`` runs first, or the lowered program's own
             guards = getattr(lowered, "guards", None) or getattr(module, "_guards_fn", None)
-            self.made.append((guards, lowered, sharing(inputs) if self.functional else None))
+            self.made.append(Made(guards, lowered, sharing(inputs) if self.functional else None,
+                                  self._specialisation(inputs)))
         except Exception as exc:  # noqa: BLE001 - the program's failure, recorded
             self.error = exc
 
@@ -250,25 +312,37 @@ class Exported:
         does), and what the last check that rejected them raised."""
         rejected = None
         shares = sharing(inputs) if self.functional else None
-        for guards, lowered, shared in self.made:
-            if shared != shares:
-                rejected = AliasedOtherwise(f"inputs share storage as {shares}, where the example "
-                                            f"exported shared it as {shared}")
+        special = self._specialisation(inputs)
+        for made in self.made:
+            if made.made_for != special:
+                rejected = SpecialisedOtherwise(f"dynamic dims of 0 or 1 {special}, where the package was made "
+                                                f"for {made.made_for}")
                 continue
-            if guards is None:
-                return lowered, None
+            if made.shared != shares:
+                rejected = AliasedOtherwise(f"inputs share storage as {shares}, where the example "
+                                            f"exported shared it as {made.shared}")
+                continue
+            if made.guards is None:
+                return made.lowered, None
             try:
-                guards(*inputs)
+                made.guards(*inputs)
             except Exception as exc:  # noqa: BLE001 - any failure of the check rejects the inputs
                 rejected = exc
                 continue
-            return lowered, None
+            return made.lowered, None
         return None, rejected
+
+    def _may_export(self, inputs) -> bool:
+        """Whether a call no lowered program accepts is exported anew: below the
+        limit, and, for a lowering made once a specialisation, of one not made yet."""
+        if self.error is not None or len(self.made) >= self.limit:
+            return False
+        return not self.specialised or self._specialisation(inputs) not in {made.made_for for made in self.made}
 
     def __call__(self, *inputs):
         self.exported_now = False
         lowered, rejected = self._accepting(inputs)
-        if lowered is None and self.error is None and len(self.made) < self.limit:
+        if lowered is None and self._may_export(inputs):
             self._export(inputs)
             self.exported_now = self.error is None
             lowered, rejected = self._accepting(inputs) if self.error is None else (None, None)

@@ -1,19 +1,17 @@
 """What one run of a program observes, recorded the same way in the package and in
-every standalone repro script.
+every repro script (``fuzzer.render.repro`` pastes this module's text into each, after
+the judge's modules it imports), so a repro records a run as the fuzzer did.
 
-Depends on torch and the standard library only: ``fuzzer.render.repro`` pastes this
-module's text into each script, so a repro records a run exactly as the fuzzer did.
-
-A run records its returned values, the final contents of every input, the effect
-log (an :class:`Event` a call) and the call trace of the custom ops (from the
-``trace`` dict the op library fills), and how it failed, if it did.  A binding's
-runs are one :class:`BindingRuns`: eager, compiled and, where the contract asks for
-them (``contract.needs_checks``), its :class:`Checks`.  A compiled run also records its *coverage*: how much
-of it ran as compiled code.  ``torch.compile`` without ``fullgraph`` runs whatever
-Dynamo cannot trace eagerly (a graph break, a skipped frame, the eager fallback
-after the recompile limit), and eager code cannot show a compiler bug: a run that
-was not wholly compiled cannot be called clean.  Coverage is read from Dynamo's own
-counters (``torch._dynamo.utils.counters``), before and after the run.
+A run records its returned values (one that is not a real tensor as it is:
+``artifacts``), the final contents of every input, the effect log (an :class:`Event` a
+call), the custom ops' call trace (the ``trace`` dict the op library fills), and how it
+failed, if it did.  A binding's runs are one :class:`BindingRuns`: eager, compiled and,
+where the contract asks for them (``contract.needs_checks``), its :class:`Checks`.  A
+compiled run also records its *coverage*: how much of it ran as compiled code.
+``torch.compile`` without ``fullgraph`` runs whatever Dynamo cannot trace eagerly (a
+graph break, a skipped frame, the eager fallback after the recompile limit), and eager
+code cannot show a compiler bug: a run that was not wholly compiled cannot be called
+clean.  Coverage is read from Dynamo's own counters, before and after the run.
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from fuzzer.judge.artifacts import kept
 from fuzzer.judge.graphs import GRAPHS
 from fuzzer.judge.paths import modes
 from fuzzer.judge.guarded import guarded_on
@@ -432,7 +431,7 @@ def run_once(fn, inputs: list, trace: dict, compiled: bool = False,
     try:
         with within if within is not None else contextlib.nullcontext(), backward as failed:
             result = fn(*inputs)
-        run.outputs = [t.detach().clone() if isinstance(t, torch.Tensor) else t for t in result]
+        run.outputs = [kept(value) for value in result]
     except Exception as exc:  # noqa: BLE001 - any failure is an observation
         after = Counts.now() if compiled else None
         stage = stage_of(exc, before, after) if compiled else RUNTIME

@@ -186,7 +186,10 @@ def install(source: str | None = None) -> types.ModuleType:
     A process registers its ops once and for good (torch has no way to redefine an
     op), so the library is installed on first use rather than at import: the side
     processes of a cache pair (``fuzzer.cache``) install a *variant* of it under the
-    same names before anything else asks for it.
+    same names before anything else asks for it.  It returns the namespace the
+    generated programs run in: every op callable by its bare name, plus ``torch`` and
+    ``TRACE`` (what the ops log); each caller asks for it by this call, so where the
+    ops are registered is never a side effect of reading an attribute.
     """
     global _installed
     if _installed is None:
@@ -194,11 +197,3 @@ def install(source: str | None = None) -> types.ModuleType:
     elif source is not None:
         raise RuntimeError("the op library is already registered in this process")
     return _installed
-
-
-def __getattr__(name: str):
-    # ``LIB``: the namespace the generated programs run in, every op callable by its
-    # bare name, plus ``torch`` and ``TRACE``; registered on first use (``install``)
-    if name == "LIB":
-        return install()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -34,7 +34,9 @@ class Feature:
     weight: float
     #: what a program with it has (``dcefuzz run --help``, docs/features.md)
     doc: str
-    #: the features a program with it has too (``func-grad`` takes gradients)
+    #: the features a program with it has too (``func-grad`` takes gradients): a table
+    #: without one of them (a target that cannot run it, ``features.without``) never
+    #: draws this one either
     implies: tuple[str, ...] = ()
     #: the features a program with it never has: dropped where it is drawn
     excludes: tuple[str, ...] = ()

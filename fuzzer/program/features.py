@@ -9,7 +9,12 @@ program actually uses, so a reader, a grep or a report can tell.
 
 Each feature is a :class:`~fuzzer.program.feature_record.Feature` declared beside what
 it turns on (the modules of the form table, ``forms.MODULES``, the op families among
-them, and ``mode_features``); this registry reads them in the draw order ``ORDER``.
+them, and ``mode_features``); this registry reads them in the draw order ``ORDER``:
+the features named in ``FROZEN_ORDER``, then those of each op family of
+``families.MODULES`` in registry order, so a family joins with its one registry line
+and draws after every earlier feature.  (A feature outside the families is named at the
+end of ``FROZEN_ORDER``: the programs without it draw as before, those with a family's
+feature drawn after it may draw it on other seeds.)
 
 ``--features`` (``parse``) switches features by name: ``all``, ``none``, a list of
 names (those on, at their weights), ``-name`` to drop one from all, and
@@ -23,6 +28,7 @@ import random
 from fuzzer import __version__
 from fuzzer.program import (
     aten_forms,
+    families,
     forms,
     int_forms,
     library_forms,
@@ -33,18 +39,29 @@ from fuzzer.program import (
     transposed_forms,
     width_forms,
 )
-from fuzzer.program.families import calls, control, fnshapes, function, schemas, state, swaps, tagged
 from fuzzer.program.feature_record import Feature
 
-#: the features in the order each program draws them, from a stream of its own: a new
-#: feature goes at the end, so every earlier program draws as before
-ORDER: tuple[str, ...] = (
+#: the draw order of the features declared before the op families' features were read
+#: from their registry: frozen, so every program of those features draws as before
+FROZEN_ORDER: tuple[str, ...] = (
     "autograd", "graph-break", "dynamic-mode", "data-dependent", "signatures", "identical-calls", "dtypes",
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
     "func-grad", "base-offsets", "transposed-writes",
 )
+
+
+def draw_order(frozen: tuple[str, ...], family_modules) -> tuple[str, ...]:
+    """``frozen``, then the features of the op families (``families.MODULES``) it does not
+    name, in registry order: a family appended there draws after every earlier feature,
+    without a line here."""
+    later = tuple(f.name for module in family_modules for f in module.FEATURES if f.name not in frozen)
+    return frozen + later
+
+
+#: the features in the order each program draws them, from a stream of its own
+ORDER: tuple[str, ...] = draw_order(FROZEN_ORDER, families.MODULES)
 
 #: the modules that declare features: those of the form table, and the features of how
 #: a program runs
@@ -65,9 +82,12 @@ GRAPH_BREAK, DATA_DEPENDENT = aten_forms.GRAPH_BREAK, aten_forms.DATA_DEPENDENT
 SIGNATURES, HOPS = library_forms.SIGNATURES, library_forms.HOPS
 VIEWS, INDEXING = tensor_forms.VIEWS, tensor_forms.INDEXING
 STRIDED_VIEWS, INT_TENSORS, DTYPE_VIEWS = strided_forms.STRIDED_VIEWS, int_forms.INT_TENSORS, width_forms.DTYPE_VIEWS
-TAGGED_OPS, SCHEMAS, SCHEMA_ALIAS, OP_CALLS = tagged.FEATURE, schemas.FEATURE, schemas.ALIAS_FEATURE, calls.FEATURE
-HOP_EFFECTS, AUTOGRAD_FUNCTION, FUNCTION_SHAPES = control.FEATURE, function.FEATURE, fnshapes.FEATURE
-STORAGE_SWAPS, MODULE_CARRY = swaps.FEATURE, state.FEATURE
+# (the families' features that code here and in the tests named before: a new family's
+# callers read its module's FEATURE)
+TAGGED_OPS, SCHEMAS = families.tagged.FEATURE, families.schemas.FEATURE
+SCHEMA_ALIAS, OP_CALLS = families.schemas.ALIAS_FEATURE, families.calls.FEATURE
+HOP_EFFECTS, AUTOGRAD_FUNCTION = families.control.FEATURE, families.function.FEATURE
+FUNCTION_SHAPES, STORAGE_SWAPS, MODULE_CARRY = families.fnshapes.FEATURE, families.swaps.FEATURE, families.state.FEATURE
 BASE_OFFSETS, TRANSPOSED_WRITES = offset_forms.BASE_OFFSETS, transposed_forms.TRANSPOSED_WRITES
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
@@ -137,6 +157,17 @@ def draw(seed: int, table: dict[str, float]) -> frozenset[str]:
         if feature.name in on:
             on = (on | set(feature.implies)) - set(feature.excludes)
     return on
+
+
+def without(table: dict[str, float], excluded) -> dict[str, float]:
+    """``table`` less the features ``excluded`` and every feature that implies one of
+    them (``Feature.implies``): :func:`draw` turns on what a drawn feature implies, so a
+    table that kept ``func-grad`` would draw ``autograd`` back for a target that cannot
+    run it.  The draws of every other feature stay as they were (:func:`draw` reads its
+    stream whatever the weights)."""
+    excluded = set(excluded)
+    return {name: weight for name, weight in table.items()
+            if name not in excluded and not excluded & set(BY_NAME[name].implies)}
 
 
 def used_by(program) -> list[str]:

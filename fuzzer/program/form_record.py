@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from fuzzer.program import sizes
 from fuzzer.program.op_record import EFFECTFUL, NAMESPACE, PURE, CustomOp
+from fuzzer.program.shrink_record import DEFAULT_COMPLEXITY, Shrink  # noqa: F401 - the forms' modules read them here
 from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; a custom form's category is what its op
@@ -77,31 +78,6 @@ def draw_fn(rng, dims, fresh) -> dict:
 def draw_size(rng, dims, fresh) -> dict:
     """The name of the size only the data knows (an unbacked symbol)."""
     return {"size": fresh}
-
-
-#: how complicated a form reads where it says nothing of it (``Shrink.complexity``)
-DEFAULT_COMPLEXITY = 2
-
-
-@dataclass(frozen=True)
-class Shrink:
-    """What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the
-    simpler forms it may become and how complicated the form reads.  A form without
-    ``simpler`` forms has no shrink path of its own: the shrinker only removes or
-    bypasses its statements.  Each simpler form ranks no higher (``complexity``), so a
-    rewrite moves down the shrinker's order (``fuzzer.reduce.order.complexity``)."""
-
-    #: simpler forms of the same declared kind, tried in order (arity may drop: extra
-    #: operands are discarded); a form that wraps a call (a branch, a loop, an
-    #: ``autograd.Function``) toward the bare call
-    simpler: tuple[str, ...] = ()
-    #: how complicated the form reads: the forms others shrink to rank lowest
-    complexity: int = DEFAULT_COMPLEXITY
-    #: the attributes a statement rewritten into this form starts with, beside its sites
-    #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
-    start: tuple[tuple[str, object], ...] = ()
-    #: the attributes a statement rewritten into this form keeps from the one it was, where it has them
-    keeps: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -432,6 +408,18 @@ def infer_same2(result: bool):
         dims = same_dims(t[0], t[1])
         return dims if result else None
     return infer
+
+
+def attr_arguments(*names: str) -> Callable[[list[Dims], dict], str]:
+    """A plain call's ``extra``: the statement's attributes ``names``, as arguments."""
+    def extra(dims, attrs) -> str:
+        return ", ".join(str(attrs[name]) for name in names)
+    return extra
+
+
+def none_argument(dims, attrs) -> str:
+    """A plain call's ``extra``: ``None``, for an optional argument left out."""
+    return "None"
 
 
 def custom_form(op: CustomOp, arity: int, infer, *, form: str | None = None, render=None, extra=None,

@@ -21,6 +21,7 @@ from fuzzer.program.form_record import (
     Form,
     Illegal,
     Shrink,
+    attr_arguments,
     const,
     custom_form,
     data_size,
@@ -30,6 +31,7 @@ from fuzzer.program.form_record import (
     infer_same2,
     known_dim,
     need_rank,
+    none_argument,
     op_text,
     py_dim,
     same_dims,
@@ -120,14 +122,6 @@ def _render_pair(a, at, d):
     return f"{op_text('p_pair')}({a[0]}, {at['site']})[{at['take']}]"
 
 
-def _render_opt_none(a, at, d):
-    return f"{op_text('p_opt')}({a[0]}, None, {at['site']})"
-
-
-def _render_affine(a, at, d):
-    return f"{op_text('p_affine')}({a[0]}, {at['a']}, {at['k']}, {at['flag']}, {at['site']})"
-
-
 def _render_list(a, at, d):
     return f"{op_text('m_list')}([{a[0]}, {a[1]}], {at['site']})"
 
@@ -186,10 +180,10 @@ FORMS: tuple[Form, ...] = (
     custom_form(FIRST["p_pair"], 1, _infer_take, feature=SIGNATURES, render=_render_pair, draw=_draw_take,
                 shrink=TO_SIN),
     custom_form(FIRST["p_opt"], 2, infer_same2(True), feature=SIGNATURES, shrink=Shrink(("p_opt_none", "p_sin"))),
-    custom_form(FIRST["p_opt"], 1, infer_same, form="p_opt_none", feature=SIGNATURES, render=_render_opt_none,
+    custom_form(FIRST["p_opt"], 1, infer_same, form="p_opt_none", feature=SIGNATURES, extra=none_argument,
                 shrink=TO_SIN),
-    custom_form(FIRST["p_affine"], 1, _infer_affine, feature=SIGNATURES, render=_render_affine, draw=_draw_affine,
-                shrink=TO_SIN),
+    custom_form(FIRST["p_affine"], 1, _infer_affine, feature=SIGNATURES, extra=attr_arguments("a", "k", "flag"),
+                draw=_draw_affine, shrink=TO_SIN),
     custom_form(FIRST["p_pos"], 1, _infer_pos, feature=DATA_DEPENDENT, grad=NO_BACKWARD, draw=draw_size),
     custom_form(FIRST["m_list"], 2, infer_same2(False), mutates=(0, 1), feature=SIGNATURES, render=_render_list,
                 shrink=Shrink(("m_scale",))),

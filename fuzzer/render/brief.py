@@ -5,7 +5,7 @@ and a float64 reference, so that it can judge any torch and drive ``git bisect
 run``.  A PyTorch developer reading an issue needs less, and needs it at a glance:
 the custom ops the program calls, the program, the inputs of the one binding the
 divergence first showed on, one run through the program's target and one plain
-assertion.  The run is the target's, as the finding's was (``fuzzer.render.through``):
+assertion.  The run is the target's, as the finding's was (``Target.through``):
 a ``torch.compile`` of the program (of ``program_grad`` under ``torch.func.grad``), an
 export on the first binding's inputs run as its ``.module()``, or the compiled step
 run under compiled autograd; a brief that compiled an export's finding with
@@ -39,12 +39,11 @@ from dataclasses import dataclass
 import torch
 
 from fuzzer.corpus.entry import Entry
-from fuzzer.judge import contract, observe
+from fuzzer.judge import contract, observe, targets
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
 from fuzzer.program import codegen, forms, sizes, sources, windows
 from fuzzer.program.liveness import dead_pure_sites
-from fuzzer.render import through
 
 #: what the ops' ``_hit`` hook keeps: the effects' order, the data each effect saw,
 #: the call trace, or nothing
@@ -216,9 +215,9 @@ def _own(program) -> str:
 
 
 def _compile_call(entry: Entry, grads: bool = False) -> str:
-    """The compiled function, through the entry's target (``through``)."""
+    """The compiled function, through the entry's target (``Target.through``)."""
     program = entry.case.program
-    way = through.of(entry.target)
+    way = targets.get(entry.target).through
     call = way.call(_own(program), codegen.compile_args(program), entry.backend)
     if grads:  # the outputs, then the gradients of their sum
         call = f"with_grads({call})"
@@ -239,6 +238,7 @@ def _warm_up(entry: Entry) -> list[str]:
         return []
     lines = [f"compiled_fn = {_compile_call(entry)}"]
     params = ", ".join(i.name for i in entry.case.program.inputs)
+    other = targets.get(entry.target).through.other
     for k in range(index):
         lines += input_lines(entry, k)
         if entry.case.program.mode.carry:  # eager's state carries over from this binding too
@@ -247,7 +247,7 @@ def _warm_up(entry: Entry) -> list[str]:
         if _redrawn(entry):
             lines.append("compiled_fn(*inputs())")
         else:
-            lines.append(f"compiled_fn({params})  # an earlier binding: {through.of(entry.target).other} on it first")
+            lines.append(f"compiled_fn({params})  # an earlier binding: {other} on it first")
     return lines
 
 
@@ -305,7 +305,7 @@ def render(entry: Entry) -> str:
     hook = HOOKS[check.records] if trace or "_hit(" in ops else ""
     parts = [head + ("\n" if head else "") + "import torch\n", hook, ops,
              codegen.source(entry.case.program, plain=not trace),
-             through.of(entry.target).helper(entry.case.program, entry.backend),
+             targets.get(entry.target).through.helper(entry.case.program, entry.backend),
              "\n".join(warm + input_lines(entry, binding_index(entry)) + run_lines(entry, check, warmed=bool(warm))
                        + list(check.assertion)) + "\n"]
     return "\n".join(fold(p) for p in parts if p.strip())

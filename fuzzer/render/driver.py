@@ -38,14 +38,14 @@ import time
 
 import torch
 
-from fuzzer.judge.compiled_autograd import DECLINES, under_compiled_autograd
+from fuzzer.judge.compiled_autograd import under_compiled_autograd
 from fuzzer.judge.contract import Asks, judge_runs, needs_checks
 from fuzzer.judge.death import death_name
 from fuzzer.judge.identity import BugClass
-from fuzzer.judge.exporting import EXPORT_DECLINES, Exported, export_dynamic_shapes, run_exported
+from fuzzer.judge.exporting import LOWERINGS, Exported, export_dynamic_shapes, run_exported
 from fuzzer.judge.observe import BindingRuns, Handover, caches_off, draw_inputs, reference_runs, run_once
 from fuzzer.judge.reading import Reading, read_death, read_verdict
-from fuzzer.render.spec import ReproSpec, Wanted, through_export
+from fuzzer.render.spec import ReproSpec, Wanted
 
 REPRODUCES_EXIT = 1
 FIXED_EXIT = 0
@@ -120,11 +120,9 @@ def _checks_fn(spec: ReproSpec, program, trace: dict, device: str, step, index: 
 
 def spec_asks(spec: ReproSpec) -> Asks:
     """What the program asks of the compiler as the spec records it (``trial.asks_of``),
-    and what its target declines."""
-    declines = (EXPORT_DECLINES if through_export(spec) else DECLINES if spec.get("target") == "compiled-autograd"
-                else frozenset())
+    and what its target declines (``Target.declines``, recorded in the spec)."""
     return Asks(frozenset(spec.get("marks", ())), frozenset(spec.get("hops", ())), frozenset(spec.get("limits", ())),
-                carry=bool(spec.get("carry")), declines=declines,
+                carry=bool(spec.get("carry")), declines=frozenset(map(tuple, spec.get("declines", ()))),
                 unbacked=frozenset(tuple(pair) for pair in spec.get("unbacked", ())),
                 backward_logs=frozenset(tuple(pair) for pair in spec.get("backward_logs", ())))
 
@@ -139,15 +137,15 @@ def judge(spec: ReproSpec, program, trace: dict, device: str, step=None):
     done = os.environ.get(EAGER_DONE_ENV)
     if done and not any(br.eager.failure for br in runs):
         open(done, "w").close()
-    exporting = through_export(spec)
+    exporting = "lowering" in spec  # an exported target's run (``exporting.Lowering``)
     if exporting:
-        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), spec["target"])
+        exported = Exported(_own(program), export_dynamic_shapes(spec["input_dims"]), LOWERINGS[spec["lowering"]])
         compiled = _through(step, exported)
     else:
         how = {"mode": spec["mode"]} if spec.get("mode") else {}  # ``reduce-overhead``'s
         compiled = _through(step, torch.compile(_own(program), dynamic=spec.get("dynamic", True),
                                                 backend=spec["backend"], **how))
-    backward = spec.get("target") == "compiled-autograd"  # the run under compiled autograd
+    backward = spec.get("compiled_autograd", False)  # the run under compiled autograd
     if backward:
         compiled = under_compiled_autograd(compiled, spec["backend"])
     if not any(br.eager.failure for br in runs):

@@ -31,7 +31,7 @@ def unplaced(bug: Bug) -> str:
     if c is not None:
         if c.budget_exhausted:
             return "Not localised: the fuzzer's triage ran out of budget before any stage showed the bug."
-        where = ("the pieces of export's pipeline, each run alone" if within.walks(target)
+        where = (f"the pieces of {targets.get(target).pipeline}, each run alone" if within.walks(target)
                  and not c.via else "torch's debugging backends")
         return f"Not localised: the fuzzer's triage did not see the bug again on {where}."
     if any(kind in contract.PROCESS_KINDS for kind in bug.kinds):
@@ -48,21 +48,21 @@ def unplaced(bug: Bug) -> str:
 
 
 def _piece(name: str) -> str:
-    """What a piece of export's pipeline runs, in words (``targets.PIECES``, or the
+    """What a piece of a target's pipeline runs, in words (``targets.PIECES``, or the
     target that is the walk's last piece)."""
-    return targets.PIECES[name].api if name in targets.PIECES else targets.get(name).api
+    return targets.get(name).api
 
 
 def _stage_line(bug: Bug) -> str:
     """Which stage shows the bug first, and which before it do not."""
     c = bug.culprit
-    pieces = {stage: piece for piece, stage in within.BLAMES.items()}
-    if c.stage in pieces:  # a piece of export's pipeline (``fuzzer.triage.within``)
-        walk = within.WALKS.get(target_of(bug), ())
-        piece = pieces[c.stage]
+    piece = within.blamed(c.stage)
+    if piece is not None:  # a piece of a target's pipeline (``fuzzer.triage.within``)
+        walk = within.walk_of(target_of(bug))
         earlier = walk[:walk.index(piece)] if piece in walk else ()
-        return (f"- **Stage**: `{c.stage}` ({_piece(piece)}) is the first piece of export's pipeline, each run "
-                "alone, that shows it" + (f"; {', '.join(f'`{within.BLAMES[p]}` ({_piece(p)})' for p in earlier)} "
+        pipeline = (targets.get(target_of(bug)).pipeline if walk else "") or "its target's pipeline"
+        return (f"- **Stage**: `{c.stage}` ({_piece(piece)}) is the first piece of {pipeline}, each run "
+                "alone, that shows it" + (f"; {', '.join(f'`{targets.get(p).blame}` ({_piece(p)})' for p in earlier)} "
                                           f"{'does' if len(earlier) == 1 else 'do'} not." if earlier else "."))
     earlier = STAGES[:STAGES.index(c.stage)] if c.stage in STAGES else ()
     clean = [s for s in earlier if s not in c.otherwise]

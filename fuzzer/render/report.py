@@ -13,7 +13,7 @@ binding with the fuzzer's own contract and exits 1 / 0 / 125 for ``git bisect
 run``, is named as an attachment rather than pasted: it is some 400 lines.
 
 A report says only what is true of its program.  How the program ran is its
-target's (``fuzzer.render.through``: ``torch.compile`` with the program's own
+target's (``Target.through``: ``torch.compile`` with the program's own
 ``dynamic``, an export and its ``.module()``, compiled autograd); what its custom ops
 promise is said only of the ops it calls (``fuzzer.render.makeup``), and not at all
 of a program that calls none; where no stage is named, it says why (not triaged, a
@@ -41,18 +41,17 @@ from fuzzer.corpus.upstream import Reading
 from fuzzer.judge import contract, kinds, targets
 from fuzzer.judge.contract import BugClass
 from fuzzer.judge.raised import SITE_PREFIX
+from fuzzer.judge.targets.brief import Through
 from fuzzer.limits import REPORT
 from fuzzer.program import codegen, sizes
-from fuzzer.render import brief, makeup, through
+from fuzzer.render import brief, makeup
 from fuzzer.render.evidence import culprit_lines, target_of
 from fuzzer.triage import causes, within
 
-#: the area tag of an issue title, by the first debugging backend (or piece of export's
-#: pipeline: ``fuzzer.triage.within``) that shows the bug
+#: the area tag of an issue title, by the first debugging backend that shows the bug (a
+#: piece of a target's pipeline, ``fuzzer.triage.within``: :func:`area_of`)
 AREA = {"eager": "dynamo", "aot_eager": "aotdispatch", "aot_eager_decomp_partition": "inductor",
-        "inductor": "inductor", **{stage: "export" for stage in within.BLAMES.values()}}
-#: the area tag of a bug no stage places, by the target that found it
-TARGET_AREA = {targets.EXPORT: "export", targets.AOTI: "export", targets.COMPILED_AUTOGRAD: "compiled autograd"}
+        "inductor": "inductor"}
 #: where a corrupted value lands, by the kind of entry that saw it
 LANDS = {contract.EFFECT_LOG: "seen by an effectful op", contract.WRONG_MUTATION: "written to an input",
          contract.WRONG_OUTPUT: "returned"}
@@ -110,11 +109,22 @@ def raised_words(rest: str) -> str:
     return f"{error} in {where.partition(':')[2] or where}" + (f": {message}" if message else "")
 
 
-def _through(bug: Bug) -> through.Through:
+def area_of(stage: str | None, target: str) -> str:
+    """The area tag of an issue's title: the first debugging backend's that shows the bug
+    (:data:`AREA`), or the area of the piece of a target's pipeline that does (the
+    ``Target.area`` of the piece its ``blame`` names: export's pieces ``export``, compiled
+    autograd's ``compiled autograd``), else the area of the target that found it."""
+    if stage in AREA:
+        return AREA[stage]
+    piece = within.blamed(stage)
+    return targets.get(piece if piece is not None else target).area
+
+
+def _through(bug: Bug) -> Through:
     """How the bug's programs ran: their target's, where all of its entries were found
     through one target, else ``torch.compile``'s (one bug of several targets shows
     through ``compile`` too: ``campaign.entries.shows_through_compile``)."""
-    return through.of(target_of(bug))
+    return targets.get(target_of(bug)).through
 
 
 def subject(bug: Bug) -> str:
@@ -170,7 +180,7 @@ def issue_title(bug: Bug) -> str:
     """``[area] what goes wrong under dynamic shapes (switch or pass)``; a bug that
     static shapes show too is not said to be one of dynamic shapes."""
     stage = bug.culprit.stage if bug.culprit is not None else None
-    area = AREA.get(stage) or TARGET_AREA.get(target_of(bug), "torch.compile")
+    area = area_of(stage, target_of(bug))
     inner = _inner(bug)
     shapes = ("" if bug.culprit is not None and bug.culprit.dynamic_only is False
               else " under dynamic shapes")
@@ -179,7 +189,7 @@ def issue_title(bug: Bug) -> str:
 
 def says(entry: Entry) -> str:
     """One sentence of what the compiled program does wrong."""
-    exported = through.of(entry.target).other == "exported"
+    exported = targets.get(entry.target).through.other == "exported"
     code, verb = ("the exported module", "export") if exported else ("compiled code", "compile")
     return SAYS.get(brief.check_key(entry), "differs from eager").format(code=code, verb=verb)
 
@@ -188,7 +198,7 @@ def plain_issue(bug: Bug, entry: Entry) -> Issue:
     """An issue's words for a program run once through its target and judged against
     eager: how it ran (``through``), what it does wrong, and what its custom ops
     promise, each said only of what the program has (``makeup``)."""
-    way, made = through.of(entry.target), makeup.Makeup.of(entry.case.program)
+    way, made = targets.get(entry.target).through, makeup.Makeup.of(entry.case.program)
     how = way.opening.format(args=codegen.compile_args(entry.case.program), backend=entry.backend,
                              device=entry.device)
     honest = makeup.honesty(made)
@@ -227,7 +237,7 @@ def happens(entry: Entry) -> list[str]:
     said = [s for s in map(Said.read, entry.detail) if s is not None and s.binding == index]
     if entry.kind in contract.ERROR_KINDS:
         what = brief.without_site(said[0].detail if said else entry.detail[0])
-        other = through.of(entry.target).other
+        other = targets.get(entry.target).through.other
         return ["eager: runs", f"{other}: {brief.check_of(entry).failure or _code(what)}"
                 if entry.kind in contract.PROCESS_KINDS else f"{other}: raises {_code(what)}"]
     out = []
@@ -235,7 +245,7 @@ def happens(entry: Entry) -> list[str]:
         orders = _ORDERS.search(s.detail)
         if s.where == "sequence" and orders:
             out += [f"eager calls the effectful ops in the order `{orders['eager']}`",
-                    f"{through.of(entry.target).other} calls them in the order `{orders['compiled']}`"]
+                    f"{targets.get(entry.target).through.other} calls them in the order `{orders['compiled']}`"]
         else:
             out.append(f"{s.where}: {s.detail}")
     return out or list(entry.detail[:REPORT.detail_lines])
@@ -341,7 +351,7 @@ def render(bug: Bug, entry: Entry, full_script: str, known=(), code: list[str] =
         opening, "",
         "```python", kinds.brief(entry).rstrip("\n"), "```", "",
         fails, "",
-        f"What eager and {through.of(entry.target).other} do" + (f" ({on})" if on else "") + ":", "",
+        f"What eager and {targets.get(entry.target).through.other} do" + (f" ({on})" if on else "") + ":", "",
         *[f"- {line}" for line in happens(entry)], "",
         "### Where it goes wrong", "",
         *issue.evidence,

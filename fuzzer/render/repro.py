@@ -24,6 +24,7 @@ import re
 from fuzzer.corpus.entry import Entry
 from fuzzer.isolation import process
 from fuzzer.judge import (
+    artifacts,
     compiled_autograd,
     contract,
     death,
@@ -48,8 +49,8 @@ from fuzzer.render.spec import ReproSpec
 
 
 #: the modules a script carries, in the order their names are needed
-CARRIED = (numeric, paths, raised, guarded, graphs, observe, exporting, compiled_autograd, identity, contract, death,
-           reading, repro_spec, driver)
+CARRIED = (numeric, paths, raised, guarded, graphs, artifacts, observe, exporting, compiled_autograd, identity,
+           contract, death, reading, repro_spec, driver)
 
 #: first lines of every script: an uncaught exception (no torch, a torch too old
 #: for the program's ops) means "cannot judge", never Python's exit status 1
@@ -109,9 +110,19 @@ def spec(entry: Entry) -> ReproSpec:
         "time_limit_s": REPORT.script_child_seconds,
         **({"threads": entry.threads} if entry.threads is not None else {}),
         **({"hash_seed": entry.hash_seed} if entry.hash_seed is not None else {}),
-        **({"target": entry.target} if entry.target != "compile" else {}),
-        **({"mode": targets.get(entry.target).mode} if getattr(targets.get(entry.target), "mode", None) else {}),
+        **({"target": entry.target} if entry.target != targets.DEFAULT else {}),
+        **_run_through(targets.get(entry.target)),
     }
+
+
+def _run_through(target: targets.Target) -> dict:
+    """How the script runs the program through ``target``, as the target says: what it
+    declines (the script refuses what the trial refused), ``torch.compile``'s mode, how its
+    exported program is lowered, whether its runs go under compiled autograd."""
+    return {**({"declines": sorted(map(list, target.declines))} if target.declines else {}),
+            **({"mode": target.mode} if target.mode else {}),
+            **({"lowering": target.lowering.name} if target.lowering is not None else {}),
+            **({"compiled_autograd": True} if target.under_compiled_autograd else {})}
 
 
 def _windows(program) -> list:
@@ -140,7 +151,8 @@ def render(entry: Entry) -> str:
         + "\n".join(entry.detail[:5]) + "\n\n"
         + f"Found with torch {entry.torch_version} on {entry.device}"
         + (f" with fault {entry.fault!r} planted" if entry.fault else "")
-        + (f", through the {entry.target} target ({targets.get(entry.target).api})" if entry.target != "compile" else "")
+        + (f", through the {entry.target} target ({targets.get(entry.target).api})"
+           if entry.target != targets.DEFAULT else "")
         + ".\n"
         + f"Run: python {entry.id}.py [cpu|cuda]   (default: {entry.device})\n"
         + "Exit 1: reproduces, 0: does not, 125: cannot judge (for git bisect run).\n"

@@ -87,8 +87,11 @@ class ReproSpec(_Required, total=False):
     target: str
     #: ``torch.compile``'s ``mode=`` of its target, where it has one
     mode: str
-
-
-def through_export(spec: ReproSpec) -> bool:
-    """Whether the entry runs through ``torch.export`` (``exporting``)."""
-    return spec.get("target") in ("export", "aoti")
+    #: ``[type, stage, pattern]`` for each failure its target declines (``Target.declines``),
+    #: where it declines any: refused, as the trial refused it
+    declines: list[list[str]]
+    #: how its target lowers the program it exports (``Target.lowering``'s name, one of
+    #: ``exporting.LOWERINGS``), where its target exports
+    lowering: str
+    #: every run, its backward included, under compiled autograd (``Target.under_compiled_autograd``)
+    compiled_autograd: bool

@@ -170,20 +170,22 @@ def _shown_edge(probe: Probe, stage: str) -> bool:
 #: what the probes of an effect in a body show, in words
 BODY_PROBES = ("gone with the effect's bare call in its place, and gone with the same higher-order op around a "
                "body without an effect")
+
+
+def _effect_in(name: str, form: str, where: str) -> Cause:
+    """``effect-in-<name>``: the token of an ORDERED effect inside ``where``, the body
+    of form ``form``'s higher-order op, is not threaded through the call."""
+    hop = forms.form(form).hop
+    return Cause(f"effect-in-{name}", f"the effect token of an ORDERED custom op inside {where} is not threaded",
+                 f"an ORDERED effect inside {where}: the token its functionalized body discovers is not "
+                 "threaded through the call", BODY_PROBES, _effect_in_body(hop), _shown_in_body(hop))
+
+
 #: every cause, in the order they are asked; the first shown is the key
 CAUSES: tuple[Cause, ...] = (
-    Cause("effect-in-cond", "the effect token of an ORDERED custom op inside a torch.cond branch is not threaded",
-          "an ORDERED effect inside a torch.cond branch: the token its functionalized body "
-          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("cond_tap").hop),
-          _shown_in_body(forms.form("cond_tap").hop)),
-    Cause("effect-in-while_loop", "the effect token of an ORDERED custom op inside a while_loop body is not threaded",
-          "an ORDERED effect inside a while_loop body: the token its functionalized body "
-          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("while_tap").hop),
-          _shown_in_body(forms.form("while_tap").hop)),
-    Cause("effect-in-map", "the effect token of an ORDERED custom op inside a map body is not threaded",
-          "an ORDERED effect inside a map body: the token its functionalized body "
-          "discovers is not threaded through the call", BODY_PROBES, _effect_in_body(forms.form("map_tap").hop),
-          _shown_in_body(forms.form("map_tap").hop)),
+    _effect_in("cond", "cond_tap", "a torch.cond branch"),
+    _effect_in("while_loop", "while_tap", "a while_loop body"),
+    _effect_in("map", "map_tap", "a map body"),
     Cause("tagged-result", "a tagged custom op's result is not an alias of the argument it writes",
           "a tagged custom op's result (Tag.inplace's argument, Tag.out's buffer, a schema's "
           "-> Tensor(a!)) is returned from functionalization as a fresh tensor, not as an alias of what it wrote, "

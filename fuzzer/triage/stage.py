@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fuzzer.judge import contract
+from fuzzer.judge import contract, targets
 from fuzzer.triage.probe import Outcome, Probe
 
 #: torch's debugging backends, from the least of the compiler to all of it
-STAGES: tuple[str, ...] = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+STAGES: tuple[str, ...] = targets.DEBUG_BACKENDS
 
 
 #: the stages that run Dynamo's graph without removing a dead call, so that say nothing

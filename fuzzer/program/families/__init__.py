@@ -17,17 +17,26 @@ write it now, and carries all of it:
 A family imports the record modules, ``op_snippets`` and ``sizes``, never the library
 (``custom_ops``), the form table or the feature registry: those read the families.
 
-``MODULES`` lists each family once; the library's order is the first library's ops,
-then each family's, in this order, so a new family goes at the end and every earlier
-program's text stays as it was.
+``MODULES`` lists each family once, by its module's name: the registry line a new
+family adds its name to, at the end.  The library's order is the first library's ops,
+then each family's, in this order, and the feature registry
+(``fuzzer.program.features``) draws a new family's features after every earlier
+feature, so every earlier program's text and draws stay as they were.
 """
 
 from __future__ import annotations
 
-from fuzzer.program.families import calls, control, fnshapes, function, schemas, state, swaps, tagged
+import importlib
+from types import ModuleType
+
+
+def _modules(*names: str) -> tuple[ModuleType, ...]:
+    """The family modules of this package called ``names``, in that order."""
+    return tuple(importlib.import_module(f"{__name__}.{name}") for name in names)
+
 
 #: the family modules, in library order: a new family goes at the end
-MODULES = (tagged, schemas, calls, control, function, swaps, state, fnshapes)
+MODULES = _modules("tagged", "schemas", "calls", "control", "function", "swaps", "state", "fnshapes", "layout_tags")
 
 #: every family's ops, in library order
 OPS: tuple = tuple(op for module in MODULES for op in module.OPS)

@@ -111,26 +111,27 @@ def _infer_rows(t, attrs, m):
     return t[0]
 
 
+def _helper(name: str, params: str, *lines: str) -> tuple[str, str]:
+    """A helper function of a statement's text, by name: ``def name(params):`` over ``lines``."""
+    return name, f"def {name}({params}):\n" + "".join(f"    {line}\n" for line in lines)
+
+
 def _cond_log_helpers(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
-    return {f"log_then_sin{s}": (f"def log_then_sin{s}(t):\n    {call('e_log', 't', s, plain)}\n"
-                                 "    return t.sin()\n"),
-            f"log_then_cos{s2}": (f"def log_then_cos{s2}(t):\n    {call('e_log', 't * 0.5', s2, plain)}\n"
-                                  "    return t.cos()\n")}
+    return dict((_helper(f"log_then_sin{s}", "t", call("e_log", "t", s, plain), "return t.sin()"),
+                 _helper(f"log_then_cos{s2}", "t", call("e_log", "t * 0.5", s2, plain), "return t.cos()")))
 
 
 def _cond_scale_helpers(stmt, plain: bool) -> dict[str, str]:
     s, s2 = stmt.attrs["site"], stmt.attrs["site2"]
-    return {f"scale_double{s}": (f"def scale_double{s}(t):\n    u = t * 2.0\n    {call('m_scale', 'u', s, plain)}\n"
-                               "    return u\n"),
-            f"scale_half{s2}": (f"def scale_half{s2}(t):\n    u = t * 0.5\n    {call('m_scale', 'u', s2, plain)}\n"
-                                "    return u\n")}
+    return dict((_helper(f"scale_double{s}", "t", "u = t * 2.0", call("m_scale", "u", s, plain), "return u"),
+                 _helper(f"scale_half{s2}", "t", "u = t * 0.5", call("m_scale", "u", s2, plain), "return u")))
 
 
 def _while_scale_helpers(stmt, plain: bool) -> dict[str, str]:
     s = stmt.attrs["site"]
-    return {f"scale_step{s}": (f"def scale_step{s}(i, t):\n    u = t.clone()\n    {call('m_scale', 'u', s, plain)}\n"
-                               "    return i + 1, u\n")}
+    return dict((_helper(f"scale_step{s}", "i, t", "u = t.clone()", call("m_scale", "u", s, plain),
+                         "return i + 1, u"),))
 
 
 def _loop(a: str, body: str) -> str:

@@ -48,11 +48,13 @@ from fuzzer.program.form_record import (
     Form,
     Illegal,
     Shrink,
+    attr_arguments,
     const,
     custom_form,
     fits_same_dims,
     infer_same,
     infer_same2,
+    none_argument,
     op_text,
     same_dims,
 )
@@ -305,10 +307,6 @@ def _infer_optlist(t, attrs, m):
     return same_dims(t[0], t[2])
 
 
-def _render_scale(a, at, d):
-    return f"{op_text('s_scale')}({a[0]}, {at['c']}, {at['site']})"
-
-
 def _render_list(a, at, d):
     return f"{op_text('s_list')}([{a[0]}, {a[1]}, {a[2]}], {at['site']})"
 
@@ -317,16 +315,8 @@ def _render_pair(a, at, d):
     return f"{op_text('s_pair')}({a[0]}, {a[1]}, {a[2]}, {at['site']})[{at['take']}]"
 
 
-def _render_opt_none(a, at, d):
-    return f"{op_text('s_opt')}({a[0]}, None, {at['site']})"
-
-
 def _render_optlist(a, at, d):
     return f"{op_text('s_optlist')}({a[0]}, [{a[1]}, {a[2]}], {at['site']})"
-
-
-def _render_optlist_none(a, at, d):
-    return f"{op_text('s_optlist')}({a[0]}, None, {at['site']})"
 
 
 def _render_silu_out(a, at, d):
@@ -342,21 +332,21 @@ FORMS: tuple[Form, ...] = (
                 shrink=Shrink(("p_mix", "p_sin"), 3)),
     custom_form(OP["s_addto"], 2, infer_same2(False), mutates=(0,), feature=FEATURE,
                 shrink=Shrink(("m_addto", "m_scale"), 3)),
-    custom_form(OP["s_scale"], 1, _infer_scale, mutates=(0,), feature=FEATURE, draw=_draw_c, render=_render_scale,
-                shrink=Shrink(("m_scale",), 3)),
+    custom_form(OP["s_scale"], 1, _infer_scale, mutates=(0,), feature=FEATURE, draw=_draw_c,
+                extra=attr_arguments("c"), shrink=Shrink(("m_scale",), 3)),
     custom_form(OP["s_list"], 3, _infer_list, mutates=(0, 1, 2), feature=FEATURE, render=_render_list,
                 fits=fits_same_dims, shrink=Shrink(("m_list", "m_scale"), 3)),
     custom_form(OP["s_pair"], 3, _infer_take3, mutates=(0, 1), feature=FEATURE, draw=_draw_take, render=_render_pair,
                 fits=fits_same_dims, shrink=Shrink(("m_shift", "m_addto", "m_scale"), 3)),
     custom_form(OP["s_opt"], 2, infer_same2(True), mutates=(1,), feature=FEATURE, shrink=Shrink(("s_opt_none",), 3)),
-    custom_form(OP["s_opt"], 1, infer_same, form="s_opt_none", feature=FEATURE, render=_render_opt_none),
+    custom_form(OP["s_opt"], 1, infer_same, form="s_opt_none", feature=FEATURE, extra=none_argument),
     custom_form(OP["s_inplace"], 2, infer_same2(True), mutates=(0,), feature=ALIAS_FEATURE, result_aliases=True,
                 shrink=Shrink(("s_addto", "m_addto", "m_scale"), 4)),
     # an optional written list: given two tensors (operands 1 and 2), or None
     custom_form(OP["s_optlist"], 3, _infer_optlist, mutates=(1, 2), feature=FEATURE, render=_render_optlist,
                 fits=fits_same_dims, shrink=Shrink(("s_opt", "s_optlist_none"), 4)),
     custom_form(OP["s_optlist"], 1, infer_same, form="s_optlist_none", feature=FEATURE,
-                render=_render_optlist_none, shrink=Shrink(("s_opt_none",), 3)),
+                extra=none_argument, shrink=Shrink(("s_opt_none",), 3)),
     # a functional op with an out overload: the op, which the compiler may lower to
     # the overload, and the overload called with a buffer (operand 0, its result)
     custom_form(OP["s_silu"], 1, infer_same, feature=FEATURE, grad=NO_BACKWARD, shrink=Shrink(("p_sin",), 3)),

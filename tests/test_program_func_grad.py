@@ -250,3 +250,41 @@ def test_a_repro_script_of_a_clean_program_says_it_does_not_reproduce(tmp_path):
     path.write_text(repro.render(_entry(CLEAN_CASE)))
     run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# ------------------------------------------------------ the module's own rules
+def test_func_grad_rules_refuse_a_custom_op_on_a_value_that_requires_grad_and_a_refused_features_form():
+    from fuzzer.program import func_grad
+    from fuzzer.program.forms import Illegal
+    from fuzzer.program.ir import Stmt
+
+    rules = func_grad.grad_rules(True)
+    assert isinstance(rules, func_grad.FuncGradRules) and not isinstance(func_grad.grad_rules(False),
+                                                                         func_grad.FuncGradRules)
+    rules.add_input("x0")
+    root = {"x0": "x0", "v0": "v0"}
+    with pytest.raises(Illegal, match="custom op"):
+        rules.admit(Stmt("p_sin", ("x0",), "v0", {"site": 0}), forms.form("p_sin"), root, {"x0"})
+    rules.admit(Stmt("p_sin", ("x0",), "v0", {"site": 0, "no_grad": True}), forms.form("p_sin"), root, {"x0"})
+    refused = next(f for f in forms.FORMS.values() if f.feature in func_grad.REFUSED)
+    with pytest.raises(Illegal, match="cannot run"):
+        rules.admit(Stmt(refused.name, ("x0",) * refused.arity, None, {"no_grad": True}), refused, root, {"x0"})
+
+
+def test_func_grad_rules_let_a_write_of_values_that_require_grad_make_its_storage_require_grad():
+    from fuzzer.program import func_grad
+    from fuzzer.program.forms import Illegal
+    from fuzzer.program.ir import Stmt
+
+    rules = func_grad.FuncGradRules()
+    rules.add_input("x0")
+    root = {"x0": "x0", "v0": "v0", "v1": "v0"}
+    rules.admit(Stmt("clone", ("x0",), "v0", {"no_grad": True}), forms.form("clone"), root, {"x0"})
+    rules.admit(Stmt("head", ("v0",), "v1", {"dim": 0}), forms.form("head"), root, {"x0"})
+    assert not rules.requires["v0"]
+    rules.admit(Stmt("add_", ("v0", "x0"), None, {}), forms.form("add_"), root, {"x0"})
+    assert rules.requires["v0"] and rules.requires["v1"] and "v1" in rules.stale_views
+    with pytest.raises(Illegal, match="view made before its base required grad"):
+        rules.admit(Stmt("mul_", ("v1",), None, {"c": 2.0}), forms.form("mul_"), root, {"x0"})
+    with pytest.raises(Illegal, match="forbids writing x0"):
+        rules.admit(Stmt("mul_", ("x0",), None, {"c": 2.0}), forms.form("mul_"), root, {"x0"})

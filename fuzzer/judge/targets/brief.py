@@ -1,15 +1,16 @@
-"""A target (``fuzzer.judge.targets``) as a report says it and a brief writes it.
+"""How a target is said in an issue and written in its brief repro: a :class:`Through`
+record, which every target carries (``Target.through``).
 
 A finding of ``export`` is a bug of ``torch.export`` and its ``.module()``, one of
 ``compiled-autograd`` a bug of the backward compiled autograd traces: a report that
 said "with ``torch.compile``" of them, or a brief that compiled the program with
 ``torch.compile`` alone, would describe a run that is not the one that failed, and
-the brief would not fail.  So each target has here the words of an issue's opening
-and the code a brief runs it with: the compiled function (``call``) and the helper
-that call needs (``helper``), both written as the full script's driver runs the
-target (``fuzzer.render.driver``) but in a few lines a reader takes in at once.
-
-Every target of ``targets.TARGETS`` has one (``tests/test_report.py`` checks it).
+the brief would not fail.  So each target has the words of an issue's opening and the
+code a brief runs it with: the compiled function (``call``) and the helper that call
+needs (``helper``), both written as the full script's driver runs the target
+(``fuzzer.render.driver``) but in a few lines a reader takes in at once.  The report and
+the brief (``fuzzer.render``) read them off the target; this module holds the record and
+the pieces of text targets share.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fuzzer.judge import compiled_autograd, targets
+from fuzzer.judge import compiled_autograd
 from fuzzer.program import codegen
 from fuzzer.program.ir import Program
 
@@ -47,12 +48,14 @@ class Through:
     wraps_step: bool = False
 
 
-def _compile(own: str, args: str, backend: str, mode: str = "") -> str:
+def compile_call(own: str, args: str, backend: str, mode: str = "") -> str:
+    """A brief's ``torch.compile`` of the program's function ``own``."""
     extra = f", mode={mode!r}" if mode else ""
     return f"torch.compile({own}, {args}, backend={backend!r}{extra})"
 
 
-def _under_compiled_autograd(program: Program, backend: str) -> str:
+def compiled_autograd_helper(program: Program, backend: str) -> str:
+    """A brief's helper that runs a step, its backward included, under compiled autograd."""
     enable = getattr(compiled_autograd.entry_point(), "__name__", "_enable")
     return (f"BACKWARD_COMPILER = torch.compile(backend={backend!r})  # compiles what compiled autograd traces\n"
             "def under_compiled_autograd(fn):\n"
@@ -72,7 +75,7 @@ def dynamic_shapes(program: Program) -> str:
     return "(" + ", ".join(per_input) + ("," if len(per_input) == 1 else "") + ")"
 
 
-def _exported(lowering: str) -> Callable[[Program, str], str]:
+def exported(lowering: str) -> Callable[[Program, str], str]:
     """The brief's ``exported``: the program exported on its first call's inputs, as
     ``exporting.Exported`` exports it, then lowered (``lowering``: a line that makes
     ``module`` of ``ep``) and run on every call."""
@@ -92,33 +95,6 @@ def _exported(lowering: str) -> Callable[[Program, str], str]:
     return helper
 
 
-_EXPORT_OPENING = ("exported with `torch.export.export` (each dim that holds a size symbol `Dim.AUTO`, on the "
-                   "first binding's inputs)")
-
-#: by target name: every target of ``targets.TARGETS``
-THROUGH: dict[str, Through] = {
-    targets.COMPILE: Through("with `torch.compile({args})` (backend `{backend}`, {device})", "compiled",
-                             "torch.compile", _compile),
-    targets.FUNC_GRAD: Through("with `torch.compile({args})` of the program and its loss under `torch.func.grad` "
-                               "(backend `{backend}`, {device})", "compiled", "torch.compile", _compile),
-    targets.REDUCE_OVERHEAD: Through("with `torch.compile({args}, mode='reduce-overhead')` (backend `{backend}`, "
-                                     "{device}; CUDA graphs)", "compiled", "torch.compile",
-                                     lambda own, args, backend: _compile(own, args, backend, "reduce-overhead")),
-    targets.COMPILED_AUTOGRAD: Through("with `torch.compile({args})` (backend `{backend}`, {device}), each run, its "
-                                       "backward included, under compiled autograd "
-                                       "(`torch._dynamo.compiled_autograd`, the backward compiled with the same "
-                                       "backend)", "compiled", "torch.compile", _compile,
-                                       _under_compiled_autograd, wraps_step=True),
-    targets.EXPORT: Through(_EXPORT_OPENING + " and run as its `.module()` ({device})", "exported",
-                            "torch.export.export", lambda own, args, backend: "exported",
-                            _exported("module = ep.module()")),
-    targets.AOTI: Through(_EXPORT_OPENING + ", compiled by AOTInductor (`torch._inductor.aoti_compile_and_package`) "
-                          "and run as the loaded package ({device})", "exported", "torch.export.export",
-                          lambda own, args, backend: "exported",
-                          _exported("module = torch._inductor.aoti_load_package("
-                                    "torch._inductor.aoti_compile_and_package(ep))")),
-}
-
-
-def of(target: str) -> Through:
-    return THROUGH[target]
+#: how an exported target's opening begins
+EXPORT_OPENING = ("exported with `torch.export.export` (each dim that holds a size symbol `Dim.AUTO`, on the "
+                  "first binding's inputs)")
