@@ -294,6 +294,11 @@ ON_PATH = {
     "mutation-lost-strided": _on_path(WRITE_X0, ["v0"], strided=("x0",)),
     "layout-write-lost": _on_path([("l_exact_", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})],
                                   ["v0"], layouts=(("x0", "transposed"),)),
+    # torch.as_strided(x0.narrow(0, 1, s0 - 1), ...) of x0's first rows, read (feature base-offsets)
+    "view-offset-added": _on_path([("narrow", ["x0"], "v0", {"dim": 0}),
+                                   ("as_strided_fn", ["v0"], "v1", {"base": ["s0", "s1"], "pieces": ["head", "all"],
+                                                                    "order": [0, 1]}),
+                                   ("add", ["v1", "v1"], "v2", {})], ["v2"]),
 }
 
 
