@@ -298,6 +298,11 @@ ON_PATH = {
     # an input written by index from its own values reversed (x0[p] = x0.flip(0))
     "index-put-overlap": _on_path(SELF_INDEX_WRITE, ["v0"]),
     "index-put-overlap-dynamic": _on_path(SELF_INDEX_WRITE, ["v0"]),
+    # torch.as_strided(x0.narrow(0, 1, s0 - 1), ...) of x0's first rows, read (feature base-offsets)
+    "view-offset-added": _on_path([("narrow", ["x0"], "v0", {"dim": 0}),
+                                   ("as_strided_fn", ["v0"], "v1", {"base": ["s0", "s1"], "pieces": ["head", "all"],
+                                                                    "order": [0, 1]}),
+                                   ("add", ["v1", "v1"], "v2", {})], ["v2"]),
 }
 
 

@@ -42,7 +42,8 @@ def _by_name(modules: tuple[ModuleType, ...]) -> dict[str, Fault]:
 #: twin), and its module's name at the end of this line.
 CATALOGUE: dict[str, Fault] = _by_name(_modules(
     "effect_dropped", "mutation_lost", "effects_reordered", "dead_pure_kept", "compile_error", "cache_key",
-    "scoped", "export_mutation_lost", "compiled_autograd", "layout_write_lost", "index_put_overlap"))
+    "scoped", "export_mutation_lost", "compiled_autograd", "layout_write_lost", "index_put_overlap",
+    "view_offset_added"))
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's
 #: isolation), make Dynamo graph-break (for testing the untested rule) or break

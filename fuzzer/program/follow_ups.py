@@ -2,7 +2,9 @@
 it, as real code uses what it just made: an integer or a mask read at once
 (:func:`use`), a tensor just written read elsewhere or written again from its other
 positions, and the views of a storage just swapped away from read (:func:`then`, the
-forms ``Form.then`` names).
+forms ``Form.then`` names); and what real code does next with a result just made, a
+write through a view of it or a read of it (:func:`follow`, the forms ``Form.follow``
+names).
 
 Each proposes through the generator's own ``propose`` (``generate._propose``), so what it
 offers is held to every rule a drawn statement is; none draws from the stream of a
@@ -46,4 +48,11 @@ def then(stmt, form, st, on, propose):
         return None
     first = st.pick(starts)
     return next((s for n in st.rng.sample(names, k=len(names)) if (s := propose(forms.form(n), st, first)) is not None),
+                None)
+
+
+def follow(stmt, form, st, propose):
+    """A statement on ``stmt``'s result of the first of the forms ``form.follow(rng)``
+    names, in its order, that is legal there (None: none is)."""
+    return next((s for name in form.follow(st.rng) if (s := propose(forms.form(name), st, stmt.out)) is not None),
                 None)

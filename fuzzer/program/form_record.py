@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from fuzzer.program import sizes
 from fuzzer.program.op_record import EFFECTFUL, NAMESPACE, PURE, CustomOp
+from fuzzer.program.shrink_record import DEFAULT_COMPLEXITY, Shrink  # noqa: F401 - the forms' modules read them here
 from fuzzer.program.sizes import Dims
 
 # Categories of the ordinary (aten) forms; a custom form's category is what its op
@@ -28,6 +29,8 @@ CONTROL = "control"    # no operands: steers the compiler (a graph break)
 #: how the integer forms (feature ``int-tensors``) are drawn: categories' weights of
 #: their own, so they are not lost among the aten forms (their category is ATEN or VIEW)
 INTEGER, INTEGER_SOURCE = "integer", "integer-source"  # those that read integers; those that make the first
+#: how the memory forms (``base-offsets``, ``transposed-writes``) are drawn: a category of their own
+MEMORY = "memory"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -77,29 +80,6 @@ def draw_size(rng, dims, fresh) -> dict:
     return {"size": fresh}
 
 
-#: how complicated a form reads where it says nothing of it (``Shrink.complexity``)
-DEFAULT_COMPLEXITY = 2
-
-
-@dataclass(frozen=True)
-class Shrink:
-    """What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the
-    simpler forms it may become and how complicated the form reads.  A form without
-    ``simpler`` forms has no shrink path of its own: the shrinker only removes or
-    bypasses its statements.  Each simpler form ranks no higher (``complexity``), so a
-    rewrite moves down the shrinker's order (``fuzzer.reduce.order.complexity``)."""
-
-    #: simpler forms of the same declared kind, tried in order (arity may drop: extra
-    #: operands are discarded); a form that wraps a call (a branch, a loop, an
-    #: ``autograd.Function``) toward the bare call
-    simpler: tuple[str, ...] = ()
-    #: how complicated the form reads: the forms others shrink to rank lowest
-    complexity: int = DEFAULT_COMPLEXITY
-    #: the attributes a statement rewritten into this form starts with, beside its sites
-    #: (``mul_`` and ``scale``: the simplest constant), as (name, value) pairs
-    start: tuple[tuple[str, object], ...] = ()
-
-
 @dataclass(frozen=True)
 class Form:
     """A statement form, all it knows of itself in one record.
@@ -107,12 +87,12 @@ class Form:
     The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
     ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
     ``result_dtype``, ``exact_result``) and what it does to memory (``mutates``, ``result_aliases``, ``dirty``,
-    ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and what its
-    text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``); what it
-    asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``,
-    ``backward_logs``, ``limit``); how the generator draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``,
-    ``then``); and what the shrinker may make of it (``shrink``, a record of its own). They stay one flat record
-    because each stage reads several groups by name.
+    ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``dense_result``, ``unit_last``); how it
+    renders and what its text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``,
+    ``site_traced``); what it asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``,
+    ``specialises``, ``backward_logs``, ``limit``); how the generator draws it (``draw``, ``drawn_as``, ``once``,
+    ``broadcasts``, ``over_views``, ``then``, ``follow``); and what the shrinker may make of it (``shrink``, a
+    record of its own). They stay one flat record because each stage reads several groups by name.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -210,10 +190,13 @@ class Form:
     #: ``footprint(operand's footprint, attrs, result dims)``; None: a view that may
     #: cover all of its root (a write beside it reads nothing of that root)
     footprint: Callable | None = None
-    #: the view is laid over its operand's root storage as the root is laid out: the
-    #: root must be an input handed over contiguous (``as_strided``), its dims the
-    #: ``base`` attribute; the generator draws the attributes from the root's dims
+    #: the view is laid over its operand's root storage as the root is laid out: an input handed
+    #: over contiguous or a ``dense_result`` (``as_strided``), its dims the ``base`` attribute; the
+    #: generator draws the attributes from the root's dims
     dense_root: bool = False
+    #: its result is fresh, laid out row-major from offset 0 whatever its operand's layout
+    #: (``x.clone(memory_format=torch.contiguous_format)``): a root an ``as_strided`` may be laid over
+    dense_result: bool = False
     #: operands the statement swaps onto another storage (``y.set_(z)``): the result is
     #: the swapped tensor, a view of operand 0; the operand's name is not read again
     #: and its old storage is never written again (``storage.Swaps``)
@@ -234,16 +217,21 @@ class Form:
     #: its second operand may broadcast into the first (a trailing suffix of its dims)
     #: where the generator picks it (``fits`` None); else the two have the same dims
     broadcasts: bool = False
-    #: the forms tried right after it, on what it wrote or read or left (``follow_ups``)
+    #: the generator picks its first operand among views of roots it may be laid over (``as_strided_fn``)
+    over_views: bool = False
+    #: the forms tried right after it, on what it wrote or read or left (``follow_ups.then``)
     then: tuple[str, ...] = ()
+    #: ``follow(rng)`` names the forms tried right after it on its result, in order until one is legal
+    #: (``follow_ups.follow``); None: nothing
+    follow: Callable | None = None
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:
         """The attributes a statement rewritten into this form keeps from the one it was:
-        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had."""
-        return ("dim",) if self.draw is draw_dim else ()
+        a view along a dim (its draw is :func:`draw_dim`) keeps the dim it had, others ``Shrink.keeps``."""
+        return ("dim",) if self.draw is draw_dim else self.shrink.keeps
 
     @property
     def is_view(self) -> bool:

@@ -33,12 +33,12 @@ from fuzzer.program import (
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
 from fuzzer.program.dtypes import is_exact
 from fuzzer.program.exact import ExactRules
-from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, VIEW, Form, Illegal
+from fuzzer.program.form_record import ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, MEMORY, VIEW, Form, Illegal
 from fuzzer.program.index_writes import INDEX_WRITE
 from fuzzer.program.input_swaps import INPUT_SWAP
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
+from fuzzer.program.ir import Case, Input, Program, Stmt, check, result_dtype
 from fuzzer.program.sizes import Dims
 
 #: Relative weights of statement categories.
@@ -49,12 +49,12 @@ CATEGORY_WEIGHTS = {
     ATEN: 4,
     VIEW: 3,
     INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms)
-    CONTROL: 1,
+    CONTROL: 1,  # this and those below drawn only when a feature turns their forms on (graph breaks, integers, memory)
     INTEGER: 8,
     INTEGER_SOURCE: 3,
     INPUT_SWAP: 4,
     INDEX_WRITE: 3,
+    MEMORY: 8,
 }
 
 
@@ -86,7 +86,7 @@ class _State:
     #: each value's fixed dtype (None: the program's own), and which values are exact
     dtypes: dict[str, str | None] = field(default_factory=dict)
     exact: ExactRules = field(default_factory=ExactRules)
-    #: footprints, and whether a write may read a disjoint part of its storage (``strided-views``)
+    #: footprints, and whether a write may read a disjoint part of its storage (``features.writes_beside``)
     mem: storage.Tracker = field(default_factory=storage.Tracker)
 
     def typed(self, candidates, dtype: str | None) -> list[str]:
@@ -168,7 +168,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             return None
         first = args[0]
     else:
-        typed = st.typed(st.order, None)
+        typed = st.mem.operands(form, st.root, st.typed(st.order, None))
         if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
@@ -208,7 +208,7 @@ def _propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
         st.mem.swaps.check(stmt, form, st.root, st.inputs)
     except Illegal:
         return None
-    return stmt if _grad_admits(stmt, form, st) else None
+    return stmt if st.mem.writable(stmt, form) and _grad_admits(stmt, form, st) else None
 
 
 def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
@@ -270,7 +270,7 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
         st.dtypes[stmt.out] = result_dtype(form, stmt, st.dtypes)
-        st.mem.add_result(stmt, form, st.dims[stmt.out])
+        st.mem.add_result(stmt, form, st.dims[stmt.out], st.root)
         st.order.append(stmt.out)
         if form.consumes:  # a swapped value is used no more, nor the views of its old storage but to read them
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
@@ -299,7 +299,7 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=grad_rules(program.mode.func_grad) if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
-    st.mem = feats.tracker(program.features(), dict(typing.prints), dense_inputs(program))
+    st.mem = feats.tracker(program.features(), typing.prints, typing.dense, typing.late)
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
         st.mem.swaps.record(stmt, forms.form(stmt.form), st.root)
@@ -317,14 +317,12 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     return st
 
 
-def propose(form: Form, draft: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` in ``draft`` (``draft_at``)."""
-    return _propose(form, draft, first)
+#: one attempt at a legal statement of a form in a draft (``draft_at``), its first operand given or drawn
+propose = _propose
 
 
-def forms_by_category(on: frozenset, ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
-    """The forms a program with features ``on`` and custom ops ``ops`` may draw."""
-    return _forms_by_category(on, ops)
+#: the forms a program with features ``on`` and custom ops ``ops`` may draw, by category
+forms_by_category = _forms_by_category
 
 
 def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
@@ -386,6 +384,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                 again = follow_ups.use(stmt, st, by_category.get(INTEGER, ()), _propose)
             elif form.then and len(st.body) < target:  # a read of what it wrote or swapped
                 again = follow_ups.then(stmt, form, st, on, _propose)
+            elif form.follow is not None and len(st.body) < target:  # what real code does next with it
+                again = follow_ups.follow(stmt, form, st, _propose)
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None

@@ -210,6 +210,26 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
                 raise Illegal(f"written operand {target} shares storage with {other}, and their elements may overlap")
 
 
+def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str], prints: dict) -> None:
+    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, or a
+    result laid out row-major (``Form.dense_result``), by its dims; a view to another
+    element size (``Form.unit_last``) a view of one whose last dim has stride 1.  Raises
+    ``form_record.Illegal``."""
+    from fuzzer.program.form_record import Illegal
+    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
+                               and prints[stmt.args[0]].unit_last()):
+        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+                      "over contiguous, along its last dim")
+    if not form.dense_root:
+        return
+    base = root[stmt.args[0]]
+    if base not in dense:
+        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+                      "contiguous, nor a result laid out row-major")
+    if stmt.attrs.get("base") != list(dims[base]):
+        raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+
+
 @dataclass
 class Swaps:
     """The rule of ``set_`` swaps (``Form.consumes``), as statements are checked in order.
@@ -307,16 +327,51 @@ def _other(stmt, k: int) -> str | None:
 
 
 @dataclass
+class LateStrided:
+    """The rule of aten writes through an ``as_strided`` taken of a view.
+
+    Functionalization replays a write through a view by the view's chain of views from
+    its storage's base, and refuses a chain with an ``as_strided`` after its first view:
+    "as_strided() is non-compositional, and therefore is not possible to functionalize
+    properly today, so this behavior is banned in compile" (``FunctionalStorageImpl::
+    add_update``, pytorch#104505).  A custom op's write is functionalized through its
+    base (``auto_functionalized_v2``: the base and the view's sizes, strides and
+    offset), not through the chain, and is not refused.  So an ``as_strided``
+    (``Form.dense_root``) of a value that is a view (its root is another value: a
+    view, a window or an alias of an input) makes its result, and every value that is
+    that result or a view of it, one that no aten form writes; reading it, and writing
+    what it reads through other views, stay legal."""
+
+    values: set = field(default_factory=set)
+
+    def record(self, stmt, form, root: dict[str, str]) -> None:
+        if stmt.out is None or not stmt.args or not form.aliases_operand:
+            return
+        first = stmt.args[0]
+        if first in self.values or (form.dense_root and root[first] != first):
+            self.values.add(stmt.out)
+
+    def refused(self, stmt, form) -> str | None:
+        """The operand ``stmt`` writes, not by a custom op, through such a chain, or None."""
+        if form.is_custom:
+            return None
+        return next((stmt.args[w] for w in form.mutates if stmt.args[w] in self.values), None)
+
+
+@dataclass
 class Tracker:
     """What the generator keeps of storage while it grows a program: each value's
-    footprint, the inputs an ``as_strided`` may be laid over, and whether a write may
-    read a disjoint part of its own storage (without the rule, as before it existed,
-    nothing written shares a root with another operand)."""
+    footprint, the roots an ``as_strided`` may be laid over (inputs handed over
+    contiguous, ``Form.dense_result`` results), the values no aten form writes
+    (:class:`LateStrided`), and whether a write may read a disjoint part of its own
+    storage (without the rule, as before it existed, nothing written shares a root
+    with another operand)."""
 
     overlap_rule: bool = False
     prints: dict = field(default_factory=dict)
     dense: set = field(default_factory=set)
     swaps: Swaps = field(default_factory=Swaps)
+    late: LateStrided = field(default_factory=LateStrided)
 
     def apart(self, root: dict[str, str], a: str, b: str, sym_min: dict[str, int]) -> bool:
         """Whether ``a`` may be written while ``b`` is read, in one statement."""
@@ -342,6 +397,20 @@ class Tracker:
         if dense:
             self.dense.add(name)
 
-    def add_result(self, stmt, form, dims: Dims) -> None:
+    def operands(self, form, root: dict[str, str], values: list[str]) -> list[str]:
+        """The values a new statement of ``form`` may take as its first operand: for one laid
+        over views (``Form.over_views``), those that are views of a root it may be laid over."""
+        if not form.over_views:
+            return values
+        return [v for v in values if root[v] != v and root[v] in self.dense]
+
+    def writable(self, stmt, form) -> bool:
+        """Whether ``stmt`` writes nothing :class:`LateStrided` refuses."""
+        return self.late.refused(stmt, form) is None
+
+    def add_result(self, stmt, form, dims: Dims, root: dict[str, str]) -> None:
         self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
                                                  stmt.attrs, dims)
+        self.late.record(stmt, form, root)
+        if form.dense_result:
+            self.dense.add(stmt.out)

@@ -95,7 +95,8 @@ def simpler_stmt(stmt: Stmt, simpler: str) -> Stmt:
         attrs["no_grad"] = True
     attrs.update(form.shrink.start)
     for key in form.kept_attrs:
-        attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS[key])
+        if key in stmt.attrs or key in SIMPLEST_ATTRS:
+            attrs[key] = stmt.attrs.get(key, SIMPLEST_ATTRS.get(key))
     # a form without a result can replace a call only if the call's result is unused
     out = stmt.out if form.returns else None
     return Stmt(simpler, stmt.args[:form.arity], out, attrs)
