@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fuzzer.program.ir import Case, Input, Program, Stmt
+from fuzzer.program.ir import Case, Input, Program, Stmt, check
 
 
 def prog(inputs: dict[str, tuple[str, ...]], body: list[tuple], outputs=(), sym_min=None) -> Program:
@@ -228,3 +228,50 @@ def key(text: str):
 
     family, _, blame = text.rpartition(" @ ")
     return BugKey(klass(family), blame)
+
+
+def run_views(program: Program, binding: dict):
+    """The program's typing, and its views of roots run eagerly where every root holds its
+    own flat indices: the inputs, and each fresh result laid out row-major
+    (``Form.dense_result``), which is a root of its own."""
+    import torch
+
+    from fuzzer.program import forms, sizes
+    t = check(program)
+    env = dict(binding)
+
+    def indices(dims):
+        shape = sizes.concrete(dims, binding)
+        return torch.arange(int(torch.tensor(shape).prod()), dtype=torch.float64).reshape(shape)
+
+    for inp in program.inputs:
+        env[inp.name] = indices(inp.dims)
+    views = {i.name for i in program.inputs}
+    for stmt in program.body:
+        form = forms.form(stmt.form)
+        if form.dense_result:
+            env[stmt.out] = indices(t.dims[stmt.out])
+            views.add(stmt.out)
+        elif form.is_view and stmt.args[0] in views and not sizes.has_unbacked("".join(t.dims[stmt.out])):
+            text = form.render(list(stmt.args), stmt.attrs, [t.dims[a] for a in stmt.args])
+            env[stmt.out] = eval(text, {"torch": torch}, env)  # noqa: S307 - our own forms
+            views.add(stmt.out)
+    return t, {v: env[v] for v in views}
+
+
+def footprint_indices(print_, root_shape, binding):
+    """The root element (its flat index) at every index of a view, by its footprint."""
+    import torch
+
+    from fuzzer.program import sizes
+    shape = [sizes.evaluate(d, binding) for d in print_.dims]
+    flat = torch.zeros(shape, dtype=torch.int64)
+    for j in range(len(root_shape)):
+        terms = [str(print_.base[j].const)] + [f"{c} * ({a})" for a, c in print_.base[j].terms]
+        index = torch.full(shape, sizes.evaluate(" + ".join(terms), binding), dtype=torch.int64)
+        for i, moves in enumerate(print_.moves):
+            for jj, c in moves:
+                if jj == j:
+                    index = index + c * torch.arange(shape[i]).reshape([-1 if k == i else 1 for k in range(len(shape))])
+        flat = flat + index * int(torch.tensor(root_shape[j + 1:], dtype=torch.int64).prod())
+    return flat

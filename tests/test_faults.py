@@ -286,6 +286,7 @@ WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"si
 UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
 #: a call in an autocast region whose rule casts to bfloat16: its result's dtype shows the cast
 AUTOCAST = [("autocast_square", ["x0"], "v0", {"site": 0, "region": "bfloat16"})]
+SELF_INDEX_WRITE = [("put_flipped", ["x0"], None, {"dim": 0}), ("p_sin", ["x1"], "v0", {"site": 0})]
 #: a program on each scoped fault's path: the fault must show there, and nowhere else
 ON_PATH = {
     "effect-dce-training": _on_path(UNUSED_EFFECT, ["v0"], grad=True),
@@ -304,6 +305,14 @@ ON_PATH = {
                                    ["v1"]),
     "cast-dropped": _on_path(AUTOCAST, ["v0"]),
     "cast-dropped-dynamic": _on_path(AUTOCAST, ["v0"]),
+    # an input written by index from its own values reversed (x0[p] = x0.flip(0))
+    "index-put-overlap": _on_path(SELF_INDEX_WRITE, ["v0"]),
+    "index-put-overlap-dynamic": _on_path(SELF_INDEX_WRITE, ["v0"]),
+    # torch.as_strided(x0.narrow(0, 1, s0 - 1), ...) of x0's first rows, read (feature base-offsets)
+    "view-offset-added": _on_path([("narrow", ["x0"], "v0", {"dim": 0}),
+                                   ("as_strided_fn", ["v0"], "v1", {"base": ["s0", "s1"], "pieces": ["head", "all"],
+                                                                    "order": [0, 1]}),
+                                   ("add", ["v1", "v1"], "v2", {})], ["v2"]),
 }
 
 

@@ -1,11 +1,12 @@
 """The rule for writes beside a view of their own storage (``fuzzer.program.storage``),
 and the strided views (``fuzzer.program.strided_forms``) it knows."""
 
+import dataclasses
 import itertools
 
 import pytest
 import torch
-from helpers import prog
+from helpers import footprint_indices, prog, run_views
 
 from fuzzer.program import forms, sizes, storage
 from fuzzer.program.generate import generate
@@ -137,39 +138,66 @@ def test_each_piece_stays_inside_its_dim_for_every_size():
                 assert 0 <= first and first + (count - 1) * step <= d - 1, (name, d)
 
 
+def test_as_strided_is_laid_over_a_row_major_copy_and_not_over_a_plain_one():
+    """A ``dense_clone`` is row-major from offset 0 whatever its operand's layout (a
+    transposed input, a view), so a box by its dims reads what the IR says; a plain
+    ``clone`` keeps its operand's strides, so none is laid over it."""
+    box = _box(["all", "evens"])
+    for first in ([], [("mT", ["x0"], "vt", {})]):
+        operand = first[0][2] if first else "x0"
+        dims = ["s1", "s0"] if first else ["s0", "s1"]
+        body = first + [("dense_clone", [operand], "v0", {}), ("head", ["v0"], "v1", {"dim": 0}),
+                        ("as_strided_fn", ["v1"], "v2", _box(["all", "evens"], base=dims))]
+        check(dataclasses.replace(prog(X, body), mode=Mode(layouts=(("x0", "transposed"),))))
+    with pytest.raises(InvalidProgram, match="not an input handed over contiguous"):
+        check(prog(X, [("clone", ["x0"], "v0", {}), ("as_strided_fn", ["v0"], "v1", box)]))
+    with pytest.raises(InvalidProgram, match="base"):  # by the copy's dims, not another's
+        check(prog(X, [("mT", ["x0"], "v0", {}), ("dense_clone", ["v0"], "v1", {}),
+                       ("as_strided_fn", ["v1"], "v2", box)]))
+
+
+# ------------------------------------------- an as_strided of a view, written by aten
+
+#: a box of all of x0's rows and the first half of its columns
+HALF = _box(["all", "head"])
+
+
+@pytest.mark.parametrize("body", [
+    # the second half of the rows, reached back out of by the method's spelling, then written
+    [("narrow", ["x0"], "v0", {"dim": 0}), ("as_strided", ["v0"], "v1", HALF), ("mul_", ["v1"], None, {"c": 2.0})],
+    # the function's spelling, and a view of it written
+    [("head", ["x0"], "v0", {"dim": 1}), ("as_strided_fn", ["v0"], "v1", HALF), ("select", ["v1"], "v2", {"dim": 0}),
+     ("zero_", ["v2"], None, {})],
+    # over a view of a row-major copy (an intermediate)
+    [("dense_clone", ["x0"], "v0", {}), ("head", ["v0"], "v1", {"dim": 1}), ("as_strided_fn", ["v1"], "v2", HALF),
+     ("fill_", ["v2"], None, {"c": 2.0})],
+    # an as_strided of an as_strided: the second is after the first view of the chain
+    [("as_strided", ["x0"], "v0", HALF), ("as_strided_fn", ["v0"], "v1", HALF), ("mul_", ["v1"], None, {"c": 2.0})],
+])
+def test_an_aten_write_through_an_as_strided_of_a_view_is_refused(body):
+    """Functionalization refuses it in compile ("as_strided() is non-compositional",
+    ``FunctionalStorageImpl::add_update``): never drawn, so never a compile error."""
+    with pytest.raises(InvalidProgram, match="non-compositional"):
+        check(prog(X, body, sym_min={"s0": 1, "s1": 1}))
+
+
+@pytest.mark.parametrize("body", [
+    # an as_strided of the root itself, written by aten, and a view of one
+    [("as_strided_fn", ["x0"], "v0", HALF), ("mul_", ["v0"], None, {"c": 2.0}), ("head", ["v0"], "v1", {"dim": 0}),
+     ("zero_", ["v1"], None, {})],
+    # of a view, written by a custom op (functionalized through its base)
+    [("narrow", ["x0"], "v0", {"dim": 0}), ("as_strided", ["v0"], "v1", HALF), ("m_scale", ["v1"], None, {"site": 0})],
+    # of a view, read after the base it reaches into was written, and the base written after
+    [("narrow", ["x0"], "v0", {"dim": 0}), ("mul_", ["x0"], None, {"c": 2.0}), ("as_strided_fn", ["v0"], "v1", HALF),
+     ("add", ["v1", "v1"], "v2", {}), ("mul_", ["v0"], None, {"c": 0.5})],
+    # of a row-major copy itself
+    [("dense_clone", ["x0"], "v0", {}), ("as_strided_fn", ["v0"], "v1", HALF), ("zero_", ["v1"], None, {})],
+])
+def test_a_write_functionalization_takes_is_legal_beside_an_as_strided_of_a_view(body):
+    check(prog(X, body, sym_min={"s0": 1, "s1": 1}))
+
+
 # ------------------------------------------------ footprints against torch itself
-
-def _run_views(program, binding):
-    """The views of the inputs, run eagerly over inputs that hold their own indices."""
-    t = check(program)
-    env = dict(binding)
-    for inp in program.inputs:
-        shape = sizes.concrete(inp.dims, binding)
-        env[inp.name] = torch.arange(int(torch.tensor(shape).prod()), dtype=torch.float64).reshape(shape)
-    views = {i.name for i in program.inputs}
-    for stmt in program.body:
-        form = forms.form(stmt.form)
-        if form.is_view and stmt.args[0] in views and not sizes.has_unbacked("".join(t.dims[stmt.out])):
-            text = form.render(list(stmt.args), stmt.attrs, [t.dims[a] for a in stmt.args])
-            env[stmt.out] = eval(text, {"torch": torch}, env)  # noqa: S307 - our own forms
-            views.add(stmt.out)
-    return t, {v: env[v] for v in views}
-
-
-def _predicted(print_, root_shape, binding):
-    """The root element (its flat index) at every index of the view, by the footprint."""
-    shape = [sizes.evaluate(d, binding) for d in print_.dims]
-    flat = torch.zeros(shape, dtype=torch.int64)
-    for j in range(len(root_shape)):
-        terms = [str(print_.base[j].const)] + [f"{c} * ({a})" for a, c in print_.base[j].terms]
-        index = torch.full(shape, sizes.evaluate(" + ".join(terms), binding), dtype=torch.int64)
-        for i, moves in enumerate(print_.moves):
-            for jj, c in moves:
-                if jj == j:
-                    index = index + c * torch.arange(shape[i]).reshape([-1 if k == i else 1 for k in range(len(shape))])
-        flat = flat + index * int(torch.tensor(root_shape[j + 1:], dtype=torch.int64).prod())
-    return flat
-
 
 #: every view form of the feature, over views of views
 HAND = prog({"x0": ("s0", "s1", "s2")}, [
@@ -191,11 +219,10 @@ def test_footprints_are_what_torch_reads_and_disjoint_views_are():
     for program in [HAND] + drawn:
         seed = program.digest()[:8]
         for binding in ({s: 5 for s in program.symbols}, {s: max(2, program.sym_min[s]) for s in program.symbols}):
-            t, views = _run_views(program, binding)
+            t, views = run_views(program, binding)
             for v, tensor in views.items():
-                root = {i.name: i for i in program.inputs}[t.root[v]]
                 if t.prints[v] is not None:
-                    predicted = _predicted(t.prints[v], sizes.concrete(root.dims, binding), binding)
+                    predicted = footprint_indices(t.prints[v], sizes.concrete(t.dims[t.root[v]], binding), binding)
                     assert torch.equal(predicted, tensor.long()), (seed, v)
             for a, b in itertools.combinations(sorted(views), 2):
                 if t.root[a] == t.root[b] and storage.disjoint(t.prints[a], t.prints[b], program.sym_min):

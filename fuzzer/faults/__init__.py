@@ -1,4 +1,5 @@
-"""The fault catalogue: injectable regressions of torch.compile's custom-op paths.
+"""The fault catalogue: injectable regressions of torch.compile's custom-op paths, and of
+the memory writes beside them (``index_put_overlap``: an aten index write).
 
 Each fault is a small monkeypatch of compiler internals that mimics a realistic
 regression (see each module's docstring for why), applied only in the process
@@ -53,6 +54,8 @@ CATALOGUE: dict[str, Fault] = _by_name(_modules(
     "opaque_guard",
     "subclass_part_lost",
     "cast_dropped",
+    "index_put_overlap",
+    "view_offset_added",
 ))
 
 #: Faults that kill or stall the compiling process (for testing the worker pool's

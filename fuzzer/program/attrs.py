@@ -58,8 +58,13 @@ class Attrs(TypedDict, total=False):
     base: list[str]
     #: an ``as_strided`` view's pieces, one for each dim of its base (``strided_forms.PIECES``)
     pieces: list[str]
-    #: the order an ``as_strided`` view takes its base's dims in
+    #: an order of dims: the one an ``as_strided`` view takes its base's dims in, the one
+    #: ``permute_to`` and a write back (``transposed_forms``) read their operand's in
     order: list[int]
+    #: the order a write back (``transposed_forms``) takes what it read in, to its operand's dims
+    back: list[int]
+    #: how a write back makes a fresh tensor of what it read (``transposed_forms.VIA``)
+    via: str
     #: an ``unfold``'s window size
     size_w: int
     #: an ``unfold``'s step

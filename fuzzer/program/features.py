@@ -28,13 +28,19 @@ import random
 from fuzzer import __version__
 from fuzzer.program import (
     aten_forms,
+    dtype_reads,
     families,
     forms,
+    index_writes,
+    input_swaps,
     int_forms,
     library_forms,
     mode_features,
+    offset_forms,
+    storage,
     strided_forms,
     tensor_forms,
+    transposed_forms,
     width_forms,
 )
 from fuzzer.program.feature_record import Feature
@@ -46,7 +52,7 @@ FROZEN_ORDER: tuple[str, ...] = (
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
-    "func-grad",
+    "func-grad", "index-writes", "dtype-reads", "input-swaps", "base-offsets", "transposed-writes",
 )
 
 
@@ -86,6 +92,8 @@ TAGGED_OPS, SCHEMAS = families.tagged.FEATURE, families.schemas.FEATURE
 SCHEMA_ALIAS, OP_CALLS = families.schemas.ALIAS_FEATURE, families.calls.FEATURE
 HOP_EFFECTS, AUTOGRAD_FUNCTION = families.control.FEATURE, families.function.FEATURE
 FUNCTION_SHAPES, STORAGE_SWAPS, MODULE_CARRY = families.fnshapes.FEATURE, families.swaps.FEATURE, families.state.FEATURE
+INDEX_WRITES, DTYPE_READS, INPUT_SWAPS = index_writes.INDEX_WRITES, dtype_reads.DTYPE_READS, input_swaps.INPUT_SWAPS
+BASE_OFFSETS, TRANSPOSED_WRITES = offset_forms.BASE_OFFSETS, transposed_forms.TRANSPOSED_WRITES
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 
@@ -177,8 +185,19 @@ def used_by(program) -> list[str]:
 
 def writes_beside(on) -> bool:
     """Whether the generator may write a value beside a disjoint part of its own storage
-    (``storage.Tracker``): with strided views, and with inputs that overlap."""
-    return bool({STRIDED_VIEWS, OVERLAPPING} & set(on))
+    (``storage.Tracker``): with strided views, inputs that overlap, offsets into the base
+    and transposed writes."""
+    return bool({STRIDED_VIEWS, OVERLAPPING, BASE_OFFSETS, TRANSPOSED_WRITES} & set(on))
+
+
+def tracker(on, prints=None, dense=None, late=None) -> storage.Tracker:
+    """What the generator keeps of storage for a program with features ``on``
+    (``storage.Tracker``): whether a write may read a disjoint part of its own storage
+    (:func:`writes_beside`), whether the views of a storage swapped away from are read
+    after the swap (``input-swaps``), and the values no aten form writes (``late``,
+    ``storage.LateStrided``)."""
+    return storage.Tracker(writes_beside(on), dict(prints or {}), set(dense or ()),
+                           storage.Swaps(old_views=INPUT_SWAPS in set(on)), storage.LateStrided(set(late or ())))
 
 
 def needs_capture(program) -> bool:

@@ -7,8 +7,10 @@ import random
 from dataclasses import dataclass
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.program.form_record import (ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, OBJECT, SUBCLASS_SOURCE,
-                                        SUBCLASS_USE, TRANSFORM, VIEW, Form)
+from fuzzer.program.form_record import (ATEN, CONTROL, INPLACE, INTEGER, INTEGER_SOURCE, MEMORY, OBJECT,
+                                        SUBCLASS_SOURCE, SUBCLASS_USE, TRANSFORM, VIEW, Form)
+from fuzzer.program.index_writes import INDEX_WRITE
+from fuzzer.program.input_swaps import INPUT_SWAP
 
 #: Relative weights of statement categories.
 CATEGORY_WEIGHTS = {
@@ -18,13 +20,17 @@ CATEGORY_WEIGHTS = {
     ATEN: 4,
     VIEW: 3,
     INPLACE: 3,
-    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects, subclasses, transforms)
+    # only drawn when a feature turns its forms on (graph breaks, integer forms, objects, subclasses, transforms,
+    # input swaps, index writes, memory forms)
     CONTROL: 1,
     INTEGER: 8,
     INTEGER_SOURCE: 3,
     OBJECT: 8,
     SUBCLASS_USE: 10, SUBCLASS_SOURCE: 5,
     TRANSFORM: 4,  # the vmap and autocast forms
+    INPUT_SWAP: 4,
+    INDEX_WRITE: 3,
+    MEMORY: 8,
 }
 
 

@@ -37,8 +37,9 @@ SUBCLASS_SOURCE, SUBCLASS_USE = "subclass-source", "subclass"
 #: generator tries right after it: an integer or mask (made from floats, or from another: a
 #: mask's bytes, a count), read by the integer forms; a tensor subclass, by those that take one
 USED_BY = {INTEGER_SOURCE: INTEGER, INTEGER: INTEGER, SUBCLASS_SOURCE: SUBCLASS_USE}
-#: how the vmap and autocast forms are drawn: a weight of their own (a few among many calls)
-TRANSFORM = "transform"
+#: how the vmap and autocast forms (a few among many calls) and the memory forms (``base-offsets``,
+#: ``transposed-writes``) are drawn: a category and weight of their own
+TRANSFORM, MEMORY = "transform", "memory"
 #: what a form no program draws is drawn as (no category weight names it): a twin only
 #: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
 #: without an effect)
@@ -95,13 +96,13 @@ class Form:
     The fields fall in groups, each read by its own stage: what the form is (``name``, ``category``, ``arity``,
     ``custom``, ``returns``, ``feature``, ``grad``); how it types (``infer``, ``fits``, ``operand_dtypes``,
     ``result_dtype``, ``exact_result``, ``exact_operands``) and what it does to memory (``mutates``,
-    ``result_aliases``, ``dirty``, ``consumes``, ``footprint``, ``dense_root``, ``unit_last``); how it renders and
-    what its text calls (``render``, ``helpers``, ``also_calls``, ``branches``, ``site_count``, ``site_traced``);
-    what it asks of the compiler and the contract (``hop``, ``effect``, ``opaque``, ``nested``, ``specialises``,
-    ``backward_logs``, ``limit``, ``object_class``); how the generator draws it (``draw``, ``drawn_as``, ``once``,
-    ``broadcasts``); and what the shrinker may make of it (``shrink``).  They stay one flat record because each
-    stage reads several groups by name; the shrinker's part, which this record took over from the shrinker's own
-    tables, is a record of its own.
+    ``result_aliases``, ``dirty``, ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``dense_result``,
+    ``unit_last``); how it renders and what its text calls (``render``, ``helpers``, ``also_calls``, ``branches``,
+    ``site_count``, ``site_traced``); what it asks of the compiler and the contract (``hop``, ``effect``, ``opaque``,
+    ``nested``, ``specialises``, ``backward_logs``, ``limit``, ``object_class``); how the generator draws it
+    (``draw``, ``drawn_as``, ``once``, ``broadcasts``, ``over_views``, ``then``, ``follow``); and what the shrinker
+    may make of it (``shrink``, a record of its own).  They stay one flat record because each stage reads several
+    groups by name.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -202,14 +203,18 @@ class Form:
     #: ``footprint(operand's footprint, attrs, result dims)``; None: a view that may
     #: cover all of its root (a write beside it reads nothing of that root)
     footprint: Callable | None = None
-    #: the view is laid over its operand's root storage as the root is laid out: the
-    #: root must be an input handed over contiguous (``as_strided``), its dims the
-    #: ``base`` attribute; the generator draws the attributes from the root's dims
+    #: the view is laid over its operand's root storage as the root is laid out: an input handed
+    #: over contiguous or a ``dense_result`` (``as_strided``), its dims the ``base`` attribute; the
+    #: generator draws the attributes from the root's dims
     dense_root: bool = False
-    #: operands the statement swaps onto another storage (``y.set_(z)``): the result is
-    #: the swapped tensor, a view of operand 0; the operand's name is not read again
-    #: and its old storage is never written again (``storage.Swaps``)
+    #: its result is fresh, laid out row-major from offset 0 whatever its operand's layout
+    #: (``x.clone(memory_format=torch.contiguous_format)``): a root an ``as_strided`` may be laid over
+    dense_result: bool = False
+    #: operands the statement swaps onto another storage (``y.set_(z)``): the result is the swapped tensor, a view
+    #: of operand 0; the operand's name is not read again, its old storage never written again (``storage.Swaps``)
     consumes: tuple[int, ...] = ()
+    #: what it swaps is an input (a parameter or buffer), not a fresh result (``storage.Swaps``)
+    consumes_input: bool = False
     #: the compiler computes its result, but with nothing to round: a comparison, an
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
@@ -227,6 +232,13 @@ class Form:
     #: its second operand may broadcast into the first (a trailing suffix of its dims)
     #: where the generator picks it (``fits`` None); else the two have the same dims
     broadcasts: bool = False
+    #: the generator picks its first operand among views of roots it may be laid over (``as_strided_fn``)
+    over_views: bool = False
+    #: the forms tried right after it, on what it wrote or read or left (``follow_ups.then``)
+    then: tuple[str, ...] = ()
+    #: ``follow(rng)`` names the forms tried right after it on its result, in order until one is legal
+    #: (``follow_ups.follow``); None: nothing
+    follow: Callable | None = None
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
     #: the class (``objects.CLASSES``) of the program's opaque object a statement names by its ``obj`` (None: none)

@@ -23,6 +23,7 @@ from fuzzer.program import (
     buffers,
     drawn_inputs,
     drawn_mode,
+    follow_ups,
     forms,
     layouts,
     objects,
@@ -37,7 +38,7 @@ from fuzzer.program.form_draw import FormDraw
 from fuzzer.program.form_record import TRANSFORM, USED_BY, Form, Illegal
 from fuzzer.program.func_grad import grad_rules
 from fuzzer.program.grad import GradRules
-from fuzzer.program.ir import Case, Input, Program, Stmt, check, dense_inputs, result_dtype
+from fuzzer.program.ir import Case, Input, Program, Stmt, check, result_dtype
 from fuzzer.program.sizes import Dims
 
 def derive_seed(*parts) -> int:
@@ -68,7 +69,7 @@ class _State:
     #: each value's fixed dtype (None: the program's own), and which values are exact
     dtypes: dict[str, str | None] = field(default_factory=dict)
     exact: ExactRules = field(default_factory=ExactRules)
-    #: footprints, and whether a write may read a disjoint part of its storage (``strided-views``)
+    #: footprints, and whether a write may read a disjoint part of its storage (``features.writes_beside``)
     mem: storage.Tracker = field(default_factory=storage.Tracker)
 
     def typed(self, candidates, dtype: str | None) -> list[str]:
@@ -129,7 +130,8 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             return None
         first = args[0]
     else:
-        typed = [v for v in st.typed(st.order, None) if not form.exact_operands or st.exact.is_exact(v, st.root)]
+        exact = [v for v in st.typed(st.order, None) if not form.exact_operands or st.exact.is_exact(v, st.root)]
+        typed = st.mem.operands(form, st.root, exact)
         if (first is None and not typed) or (first is not None and st.dtypes.get(first) is not None):
             return None
         first = st.pick(typed) if first is None else first
@@ -143,8 +145,8 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
             else:
                 ok = d == want
             return (ok and (not form.mutates or st.mem.apart(st.root, v, first, st.sym_min))
-                    and st.mem.swaps.takes(form, 1, v, first, st.root, st.inputs))
-        others = [v for v in typed if v != first and fits(v)]
+                    and st.mem.swaps.takes(form, 1, v, [first], st.root, st.inputs))
+        others = [v for v in exact if v != first and fits(v)]
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
@@ -166,15 +168,16 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
     stmt = Stmt(form.name, tuple(args), out, attrs)
     try:
         st.exact.check(stmt, form, st.root, {a for a in args if is_exact(st.dtypes.get(a))})
+        st.mem.swaps.check(stmt, form, st.root, st.inputs)
     except Illegal:
         return None
-    return stmt if _grad_admits(stmt, form, st) else None
+    return stmt if st.mem.writable(stmt, form) and _grad_admits(stmt, form, st) else None
 
 
 def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
-    """Operands for a form that says which fit (a user's op), picked one at a time:
-    each must fit with those before it, and a written operand shares storage with no
-    other (``first``: the first one, chosen by a mutation)."""
+    """Operands for a form that says which fit (a user's op, an input's swap), picked one
+    at a time: each must fit with those before it, a written operand shares storage with
+    no other, and a swap takes what it may (``first``: the first one, chosen by a mutation)."""
     args: list[str] = []
     if first is not None:
         if not form.fits([st.dims[first]]) or st.dtypes.get(first) != form.operand_dtype(0):
@@ -186,8 +189,8 @@ def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | N
                 return False
             if (form.exact_result or form.exact_operands) and not st.exact.is_exact(v, st.root):
                 return False  # it makes a fixed dtype, or rounds (``fuzzer.program.exact``)
-            return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args)
-                       if j in form.mutates or k in form.mutates)
+            return all(st.mem.apart(st.root, v, a, st.sym_min) for j, a in enumerate(args) if j in form.mutates
+                       or k in form.mutates) and st.mem.swaps.takes(form, k, v, args, st.root, st.inputs)
         candidates = [v for v in st.order if ok(v)]
         if not candidates:
             return None
@@ -218,14 +221,6 @@ def _repeat(stmt: Stmt, st: _State) -> Stmt | None:
     return again if _grad_admits(again, form, st) else None
 
 
-def _use(stmt: Stmt, st: _State, users) -> Stmt | None:
-    """A statement of one of ``users`` (``form_record.USED_BY``) that may read the integer, mask or
-    tensor subclass ``stmt`` just made, as real code uses a mask, an index or a wrapped
-    value right away: each form that takes its dtype tried once, in random order."""
-    fitting = [f for f in users if st.dtypes[stmt.out] in f.operand_dtypes]
-    return next((s for f in st.rng.sample(fitting, k=len(fitting)) if (s := propose(f, st)) is not None), None)
-
-
 def _own_dtype(stmt: Stmt, st: _State) -> bool:
     """Whether a transform's ``stmt`` made a value of a dtype of its own (an autocast rule's):
     only a transform may read it, and it is returned, its dtype showing the cast compiled code kept."""
@@ -238,14 +233,15 @@ def _commit(stmt: Stmt, st: _State) -> None:
     if form.is_custom and st.next_site in stmt.sites:
         st.next_site += len(stmt.sites)
     st.exact.record(stmt, form, st.root)
+    st.mem.swaps.record(stmt, form, st.root)
     if stmt.out is not None:
         st.next_value += 1
         st.dims[stmt.out] = form.infer([st.dims[a] for a in stmt.args], stmt.attrs, st.sym_min)
         st.root[stmt.out] = st.root[stmt.args[0]] if form.aliases_operand else stmt.out
         st.dtypes[stmt.out] = result_dtype(form, stmt, st.dtypes)
-        st.mem.add_result(stmt, form, st.dims[stmt.out])
+        st.mem.add_result(stmt, form, st.dims[stmt.out], st.root)
         st.order.append(stmt.out)
-        if form.consumes:  # a swapped value and the views of its old storage are used no more
+        if form.consumes:  # a swapped value is used no more, nor the views of its old storage but to read them
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
 
 
@@ -272,10 +268,10 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
     st = _State(rng=rng, sym_min=dict(program.sym_min), max_rank=limits.max_rank,
                 grad=grad_rules(program.mode.func_grad) if program.mode.grad else None)
     st.dims, st.root, st.dtypes = dict(typing.dims), dict(typing.root), dict(typing.dtypes)
-    st.mem = storage.Tracker(feats.writes_beside(program.features()), dict(typing.prints), dense_inputs(program))
+    st.mem = feats.tracker(program.features(), typing.prints, typing.dense, typing.late)
     for stmt in prefix.body:
         st.exact.record(stmt, forms.form(stmt.form), st.root)
-        st.mem.swaps.record(stmt, forms.form(stmt.form))
+        st.mem.swaps.record(stmt, forms.form(stmt.form), st.root)
     st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
                 if st.mem.swaps.usable(v, st.root) and v not in {p for _, p in program.mode.pairs}]
     st.inputs = frozenset(i.name for i in program.inputs)
@@ -313,7 +309,7 @@ def generate(seed: int, weights: dict | None = None, limits: GenLimits = GEN,
         sym_min = {s: max(1, m) for s, m in sym_min.items()}
     st = _State(rng=rng, sym_min=sym_min, max_rank=limits.max_rank,
                 grad=grad_rules(feats.FUNC_GRAD in on) if feats.AUTOGRAD in on else None,
-                mem=storage.Tracker(feats.writes_beside(on)))
+                mem=feats.tracker(on))
     heads = drawn_inputs.draw(seed, rng, symbols, sym_min, on, sources.input_shapes(seed, ops, symbols), limits,
                               st.grad is not None)
     inputs = _add_inputs(st, heads)
@@ -328,7 +324,8 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                state) -> None:
     """The body, statement by statement into ``st``: a form drawn, a legal statement of it
     proposed and committed, followed by the statement it asks for (an identical call, a
-    use of an integer made, a view's complement), between the writes of a carried state."""
+    use of an integer, a subclass or a cast made, a read of what it wrote or swapped, a
+    view's complement), between the writes of a carried state."""
     rng = st.rng
     target = rng.randint(limits.min_statements, limits.max_statements)
     draw_form = FormDraw.of(by_category, table=weights)
@@ -345,9 +342,13 @@ def _draw_body(st: _State, on: frozenset, by_category: dict, weights: dict | Non
                     and rng.random() < limits.identical_call_share):
                 again = _repeat(stmt, st)
             elif form.drawn_as in USED_BY and len(st.body) < target:  # a use of what it made
-                again = _use(stmt, st, by_category.get(USED_BY[form.drawn_as], ()))
+                again = follow_ups.use(stmt, st, by_category.get(USED_BY[form.drawn_as], ()), propose)
             elif _own_dtype(stmt, st) and len(st.body) < target and rng.random() < limits.transform_use_share:
-                again = _use(stmt, st, by_category.get(TRANSFORM, ()))
+                again = follow_ups.use(stmt, st, by_category.get(TRANSFORM, ()), propose)
+            elif form.then and len(st.body) < target:  # a read of what it wrote or swapped
+                again = follow_ups.then(stmt, form, st, on, propose)
+            elif form.follow is not None and len(st.body) < target:  # what real code does next with it
+                again = follow_ups.follow(stmt, form, st, propose)
             elif form.is_view and len(st.body) < target:  # its complement, for a write beside it
                 again = strided_forms.companion(stmt, f"v{st.next_value}", rng, st.mem.overlap_rule)
                 again = again if again is not None and _grad_admits(again, form, st) else None

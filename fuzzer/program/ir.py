@@ -13,10 +13,12 @@ entry's) is held to the same legality rules as a freshly generated one:
 * a value ``set_`` swapped onto another storage is read only as that statement's
   result, and its old storage is not written again (``storage.Swaps``);
 * an ``as_strided`` view (``Form.dense_root``) is laid over the storage of an input
-  handed over contiguous, whose dims its ``base`` attribute gives, and a view to a dtype
-  of another element size (``Form.unit_last``) over a view of one whose last dim has
-  stride 1; nothing writes the storage of an input handed over expanded
-  (``fuzzer.program.layouts``);
+  handed over contiguous or of a result laid out row-major (``Form.dense_result``),
+  whose dims its ``base`` attribute gives, and a view to a dtype of another element
+  size (``Form.unit_last``) over a view of one whose last dim has stride 1; nothing
+  writes the storage of an input handed over expanded (``fuzzer.program.layouts``);
+  no aten form writes an ``as_strided`` of a view, nor a view of one, which
+  functionalization refuses in compile (``storage.LateStrided``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -206,6 +208,12 @@ class Typing:
     dtypes: dict[str, str | None] = field(default_factory=dict)
     #: the elements of its root's storage each value covers (None: maybe all)
     prints: dict[str, storage.Footprint | None] = field(default_factory=dict)
+    #: the roots laid out row-major from offset 0, that an ``as_strided`` may be laid
+    #: over: inputs handed over contiguous (:func:`dense_inputs`), ``Form.dense_result``
+    #: results
+    dense: set[str] = field(default_factory=set)
+    #: the values no aten form writes (``storage.LateStrided``)
+    late: set[str] = field(default_factory=set)
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
@@ -227,25 +235,6 @@ def dense_inputs(program: Program) -> set[str]:
     apart = {w[1] for w in program.mode.windows} if program.mode.window_calls else set()
     return {i.name for i in program.inputs
             if i.name not in program.mode.strided and i.name not in dict(program.mode.layouts) and i.name not in apart}
-
-
-def check_dense_root(stmt: Stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str],
-                     prints: dict) -> None:
-    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, by
-    its dims; a view to another element size (``Form.unit_last``) a view of one whose
-    last dim has stride 1.  Raises ``form_record.Illegal``."""
-    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
-                               and prints[stmt.args[0]].unit_last()):
-        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
-                            "over contiguous, along its last dim")
-    if not form.dense_root:
-        return
-    base = root[stmt.args[0]]
-    if base not in dense:
-        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
-                            "contiguous")
-    if stmt.attrs.get("base") != list(dims[base]):
-        raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
 
 
 def check(program: Program) -> Typing:
@@ -287,7 +276,8 @@ def _typed_inputs(program: Program) -> Typing:
     for name, base in program.mode.aliases:
         root[name] = base
     windows.enter(program.mode.windows, root, prints, dims)
-    return Typing(dims=dims, root=root, dtypes={**dtypes_of(program), **pairs.kinds(program.mode)}, prints=prints)
+    return Typing(dims=dims, root=root, dtypes={**dtypes_of(program), **pairs.kinds(program.mode)}, prints=prints,
+                  dense=dense_inputs(program))
 
 
 class _Rules:
@@ -301,9 +291,9 @@ class _Rules:
         for name in self.inputs if self.grad else ():
             self.grad.add_input(name)
         self.calls: dict[int, Stmt] = {}
-        self.dense = dense_inputs(program)
         self.unbacked: set[str] = set()
         self.exact, self.swaps, self.partners = ExactRules(), storage.Swaps(), pairs.partners(program.mode)
+        self.late = storage.LateStrided(typing.late)
 
     def admit(self, n: int, stmt: Stmt) -> None:
         """Type statement ``n``, or raise :class:`InvalidProgram`."""
@@ -333,7 +323,10 @@ class _Rules:
         self.swaps.check(stmt, form, t.root, self.inputs)
         if (target := layouts.written_expanded(stmt, form, t.root, program.mode)) is not None:
             raise Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
-        check_dense_root(stmt, form, t.root, t.dims, self.dense, t.prints)
+        if (target := self.late.refused(stmt, form)) is not None:
+            raise Illegal(f"written operand {target} is an as_strided of a view (or a view of one), which "
+                          "functionalization refuses to write in compile (as_strided is non-compositional)")
+        storage.check_dense_root(stmt, form, t.root, t.dims, t.dense, t.prints)
         _check_sites(stmt, form, self.calls)
         if form.once and any(s.form == stmt.form for s in program.body[:n]):
             raise Illegal(f"{form.name} is called once at most")
@@ -363,7 +356,10 @@ class _Rules:
             t.dtypes[stmt.out] = result_dtype(form, stmt, t.dtypes)
             t.prints[stmt.out] = storage.result_footprint(form, t.prints[stmt.args[0]] if stmt.args else None,
                                                           stmt.attrs, out_dims)
-        self.swaps.record(stmt, form)
+            self.late.record(stmt, form, t.root)
+            if form.dense_result:
+                t.dense.add(stmt.out)
+        self.swaps.record(stmt, form, t.root)
 
 
 def result_dtype(form, stmt: Stmt, dtypes: dict[str, str | None]) -> str | None:

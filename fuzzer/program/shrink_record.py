@@ -1,6 +1,7 @@
-"""What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the record a
-form carries (``Form.shrink``), apart from the rest of the form since only the shrinker
-and its order read it."""
+"""What the shrinker (``fuzzer.reduce``) may make of a statement of a form: the part of
+the form record (``fuzzer.program.form_record.Form.shrink``) the shrinker reads, a record
+of its own.  ``form_record`` exports it beside the form record, where the forms' modules
+read it."""
 
 from __future__ import annotations
 
@@ -30,5 +31,6 @@ class Shrink:
     #: a statement of it may become its operand 0, later reads of its result reading that
     #: operand (a tensor subclass toward the plain tensor it wraps: ``reduce.passes.plain``)
     to_operand: bool = False
-    #: the attributes a statement rewritten into this form keeps (a vmap's loop: its dims)
+    #: the attributes a statement rewritten into this form keeps from the one it was, where
+    #: it has them (a vmap's loop: its dims)
     keeps: tuple[str, ...] = ()

@@ -210,6 +210,26 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
                 raise Illegal(f"written operand {target} shares storage with {other}, and their elements may overlap")
 
 
+def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str], prints: dict) -> None:
+    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, or a
+    result laid out row-major (``Form.dense_result``), by its dims; a view to another
+    element size (``Form.unit_last``) a view of one whose last dim has stride 1.  Raises
+    ``form_record.Illegal``."""
+    from fuzzer.program.form_record import Illegal
+    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
+                               and prints[stmt.args[0]].unit_last()):
+        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+                      "over contiguous, along its last dim")
+    if not form.dense_root:
+        return
+    base = root[stmt.args[0]]
+    if base not in dense:
+        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+                      "contiguous, nor a result laid out row-major")
+    if stmt.attrs.get("base") != list(dims[base]):
+        raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
+
+
 @dataclass
 class Swaps:
     """The rule of ``set_`` swaps (``Form.consumes``), as statements are checked in order.
@@ -221,9 +241,26 @@ class Swaps:
     statement's result, and ``y``'s old storage is frozen: functionalization freezes the
     storage a tensor was set away from and refuses a write to it ("cannot mutate
     tensors with frozen storage"), so nothing writes it, while the views of it made
-    before may still be read."""
+    before may still be read.
+
+    An input swapped (``Form.consumes_input``: a parameter or buffer, by the one ``set_``
+    torch compiles on a graph input, aten's ``set_.source_Tensor`` under ``no_grad``; Note
+    [set_() Input Mutations in AOTAutograd]) is an input of a storage of its own (no other
+    input aliases it) that nothing wrote before (a write before the ``set_`` is the case
+    that Note says is not handled), set onto another storage (a value the program made, or
+    another input's: the Note's cases (1) and (2)).  That storage is frozen after the swap
+    too: AOTAutograd keeps a write to an input that saw a
+    ``set_`` only under ``no_grad`` and raises otherwise ("not supported today",
+    ``functional_utils._check_if_mutation_can_be_in_graph``)."""
 
     swapped: set = field(default_factory=set)
+    #: the storages an input was set onto: never written after
+    frozen: set = field(default_factory=set)
+    #: the storages written so far: an input written before is never swapped
+    written: set = field(default_factory=set)
+    #: the generator reads the views made before of a storage swapped away from (feature
+    #: ``input-swaps``); without it, as before, it uses none
+    old_views: bool = False
 
     def check(self, stmt, form, root: dict[str, str], inputs) -> None:
         """Raise ``Illegal`` where ``stmt`` breaks the rule."""
@@ -234,38 +271,107 @@ class Swaps:
         for w in form.mutates:
             if root[stmt.args[w]] in self.swapped:
                 raise Illegal(f"written operand {stmt.args[w]} is in a storage set_ swapped away from (frozen)")
+            if root[stmt.args[w]] in self.frozen:
+                raise Illegal(f"written operand {stmt.args[w]} is in a storage an input was set_ onto (AOTAutograd "
+                              "keeps only writes under no_grad to it)")
         for k in form.consumes:
-            y = stmt.args[k]
+            y, z = stmt.args[k], _other(stmt, k)
+            if form.consumes_input:
+                why = self._input_refused(y, z, root, inputs)
+                if why is not None:
+                    raise Illegal(why)
+                continue
             if root[y] != y or y in inputs:
                 raise Illegal(f"set_ swaps only a fresh result of its own storage, not {y}")
-            if root[stmt.args[0]] == y:
+            if root[z] == y:
                 raise Illegal(f"set_ swaps {y} onto its own storage")
 
-    def record(self, stmt, form) -> None:
-        self.swapped.update(stmt.args[k] for k in form.consumes)
+    def _input_refused(self, y: str, z: str | None, root: dict[str, str], inputs) -> str | None:
+        """Why input ``y`` may not be swapped onto ``z``'s storage (None: it may; ``z`` None:
+        onto a storage not chosen yet)."""
+        if y not in inputs or root[y] != y or any(root[i] == y for i in inputs if i != y):
+            return f"set_ swaps only an input of a storage of its own, not {y}"
+        if y in self.written:
+            return f"set_ swaps input {y}, written before (AOTAutograd does not handle a write before a set_)"
+        if z is not None and root[z] == y:
+            return f"set_ swaps input {y} onto its own storage"
+        return None
 
-    def takes(self, form, k: int, value: str, first: str, root: dict[str, str], inputs) -> bool:
-        """Whether ``value`` may be operand ``k`` of a new statement of ``form`` whose operand
-        0 is ``first`` (the generator's side of :meth:`check`)."""
-        return k not in form.consumes or (root[value] == value and value not in inputs and root[first] != value)
+    def record(self, stmt, form, root: dict[str, str]) -> None:
+        self.written.update(root[stmt.args[w]] for w in form.mutates)
+        self.swapped.update(stmt.args[k] for k in form.consumes)
+        if form.consumes_input:
+            self.frozen.update(root[z] for k in form.consumes if (z := _other(stmt, k)) is not None)
+
+    def takes(self, form, k: int, value: str, before: list[str], root: dict[str, str], inputs) -> bool:
+        """Whether ``value`` may be operand ``k`` of a new statement of ``form`` whose
+        operands before it are ``before`` (the generator's side of :meth:`check`)."""
+        consumed = [j for j in form.consumes if j < k]
+        if form.consumes_input and (k in form.consumes or consumed):
+            y, z = (value, None) if k in form.consumes else (before[consumed[0]], value)
+            return self._input_refused(y, z, root, inputs) is None
+        if k not in form.consumes:
+            return True
+        return root[value] == value and value not in inputs and root[before[0]] != value
 
     def usable(self, value: str, root: dict[str, str]) -> bool:
-        """Whether the generator may still use ``value``: neither swapped nor a view of a
-        storage swapped away from (it reads none, to keep what it draws simple)."""
-        return value not in self.swapped and root[value] not in self.swapped
+        """Whether the generator may still use ``value``: not swapped, nor, unless it reads
+        them (``old_views``), a view of a storage swapped away from."""
+        return value not in self.swapped and (self.old_views or root[value] not in self.swapped)
+
+
+def _other(stmt, k: int) -> str | None:
+    """The operand a swap's operand ``k`` is set onto: the other of two (None: the form
+    makes it in its text)."""
+    return stmt.args[1 - k] if len(stmt.args) == 2 else None
+
+
+@dataclass
+class LateStrided:
+    """The rule of aten writes through an ``as_strided`` taken of a view.
+
+    Functionalization replays a write through a view by the view's chain of views from
+    its storage's base, and refuses a chain with an ``as_strided`` after its first view:
+    "as_strided() is non-compositional, and therefore is not possible to functionalize
+    properly today, so this behavior is banned in compile" (``FunctionalStorageImpl::
+    add_update``, pytorch#104505).  A custom op's write is functionalized through its
+    base (``auto_functionalized_v2``: the base and the view's sizes, strides and
+    offset), not through the chain, and is not refused.  So an ``as_strided``
+    (``Form.dense_root``) of a value that is a view (its root is another value: a
+    view, a window or an alias of an input) makes its result, and every value that is
+    that result or a view of it, one that no aten form writes; reading it, and writing
+    what it reads through other views, stay legal."""
+
+    values: set = field(default_factory=set)
+
+    def record(self, stmt, form, root: dict[str, str]) -> None:
+        if stmt.out is None or not stmt.args or not form.aliases_operand:
+            return
+        first = stmt.args[0]
+        if first in self.values or (form.dense_root and root[first] != first):
+            self.values.add(stmt.out)
+
+    def refused(self, stmt, form) -> str | None:
+        """The operand ``stmt`` writes, not by a custom op, through such a chain, or None."""
+        if form.is_custom:
+            return None
+        return next((stmt.args[w] for w in form.mutates if stmt.args[w] in self.values), None)
 
 
 @dataclass
 class Tracker:
     """What the generator keeps of storage while it grows a program: each value's
-    footprint, the inputs an ``as_strided`` may be laid over, and whether a write may
-    read a disjoint part of its own storage (without the rule, as before it existed,
-    nothing written shares a root with another operand)."""
+    footprint, the roots an ``as_strided`` may be laid over (inputs handed over
+    contiguous, ``Form.dense_result`` results), the values no aten form writes
+    (:class:`LateStrided`), and whether a write may read a disjoint part of its own
+    storage (without the rule, as before it existed, nothing written shares a root
+    with another operand)."""
 
     overlap_rule: bool = False
     prints: dict = field(default_factory=dict)
     dense: set = field(default_factory=set)
     swaps: Swaps = field(default_factory=Swaps)
+    late: LateStrided = field(default_factory=LateStrided)
 
     def apart(self, root: dict[str, str], a: str, b: str, sym_min: dict[str, int]) -> bool:
         """Whether ``a`` may be written while ``b`` is read, in one statement."""
@@ -291,7 +397,20 @@ class Tracker:
         if dense:
             self.dense.add(name)
 
-    def add_result(self, stmt, form, dims: Dims) -> None:
+    def operands(self, form, root: dict[str, str], values: list[str]) -> list[str]:
+        """The values a new statement of ``form`` may take as its first operand: for one laid
+        over views (``Form.over_views``), those that are views of a root it may be laid over."""
+        if not form.over_views:
+            return values
+        return [v for v in values if root[v] != v and root[v] in self.dense]
+
+    def writable(self, stmt, form) -> bool:
+        """Whether ``stmt`` writes nothing :class:`LateStrided` refuses."""
+        return self.late.refused(stmt, form) is None
+
+    def add_result(self, stmt, form, dims: Dims, root: dict[str, str]) -> None:
         self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
                                                  stmt.attrs, dims)
-        self.swaps.record(stmt, form)
+        self.late.record(stmt, form, root)
+        if form.dense_result:
+            self.dense.add(stmt.out)

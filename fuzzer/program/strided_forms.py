@@ -75,7 +75,8 @@ def _box(attrs: dict) -> tuple[list[str], list[str], list[tuple[str, str, int]],
     return base, pieces, cuts, tuple(order)
 
 
-def _infer_as_strided(t, attrs, m):
+def infer_box(t, attrs, m):
+    """An ``as_strided`` box's dims: each root dim's piece, in the box's order."""
     _, _, cuts, order = _box(attrs)
     return tuple(cuts[k][1] for k in order)
 
@@ -84,17 +85,24 @@ def _row_major(base: list[str], j: int) -> str:
     return " * ".join(py_dim(b) for b in base[j + 1:]) or "1"
 
 
-def _render_as_strided(a, at, d):
+def box_text(at) -> str:
+    """An ``as_strided`` box's sizes, strides and storage offset as the call's arguments
+    (the strides and the offset of the row-major root whose dims are its ``base``)."""
     base, _, cuts, order = _box(at)
     size = ", ".join(py_dim(cuts[k][1]) for k in order)
     stride = ", ".join(f"{cuts[k][2]} * {_row_major(base, k)}" for k in order)
     offset = " + ".join(f"{py_dim(cuts[j][0])} * {_row_major(base, j)}" for j in range(len(base)))
-    return f"{a[0]}.as_strided(({size},), ({stride},), {offset})"
+    return f"({size},), ({stride},), {offset}"
 
 
-def _footprint_as_strided(f, attrs, dims):
+def footprint_box(f, attrs, dims):
+    """An ``as_strided`` box's elements: each root dim's piece, whatever its operand covers."""
     _, _, cuts, order = _box(attrs)
     return Footprint(tuple(Affine.of(c[0]) for c in cuts), tuple(((k, cuts[k][2]),) for k in order), tuple(dims))
+
+
+#: the attributes of a box, kept by a statement rewritten from one ``as_strided`` to another
+BOX_KEYS = ("base", "pieces", "order")
 
 
 def draw_box(rng, base, fresh) -> dict:
@@ -149,8 +157,9 @@ def _swap_last(n: int) -> tuple[int, ...]:
 #: the strided views, each toward the plain views (an ``as_strided`` to a slice or the
 #: whole), ranking above them
 FORMS: tuple[Form, ...] = (
-    Form("as_strided", VIEW, 1, _infer_as_strided, _render_as_strided, feature=STRIDED_VIEWS, draw=draw_box,
-         footprint=_footprint_as_strided, dense_root=True, shrink=Shrink(("head", "alias"), 4)),
+    Form("as_strided", VIEW, 1, infer_box, lambda a, at, d: f"{a[0]}.as_strided({box_text(at)})",
+         feature=STRIDED_VIEWS, draw=draw_box, footprint=footprint_box, dense_root=True,
+         shrink=Shrink(("head", "alias"), 4, keeps=BOX_KEYS)),
     Form("unfold_gap", VIEW, 1, _infer_unfold,
          lambda a, at, d: f"{a[0]}.unfold({at['dim']}, {at['size_w']}, {at['step']})", feature=STRIDED_VIEWS,
          draw=_draw_unfold, shrink=Shrink(("slice_step",), 3),
@@ -177,11 +186,12 @@ SWAPS = {"head": "back", "back": "head", "evens": "odd", "odd": "evens"}
 
 def complement(stmt, out: str):
     """A view of ``stmt``'s operand with its dims, disjoint from it (``head`` and
-    ``tail``; an ``as_strided`` with its pieces swapped), as statement ``out``; or None."""
+    ``tail``; an ``as_strided`` box, of either spelling, with its pieces swapped), as
+    statement ``out``; or None."""
     if stmt.form in ("head", "tail"):
         return dataclasses.replace(stmt, form="tail" if stmt.form == "head" else "head", out=out,
                                    attrs={"dim": stmt.attrs.get("dim", 0)})
-    if stmt.form == "as_strided" and any(p in SWAPS for p in stmt.attrs["pieces"]):
+    if isinstance(stmt.attrs.get("pieces"), list) and any(p in SWAPS for p in stmt.attrs["pieces"]):
         return dataclasses.replace(stmt, out=out,
                                    attrs={**stmt.attrs, "pieces": [SWAPS.get(p, p) for p in stmt.attrs["pieces"]]})
     return None

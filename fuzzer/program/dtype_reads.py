@@ -1,0 +1,97 @@
+"""Reads through ``view(dtype)`` across later writes (the ``dtype-reads`` feature).
+
+Real code reads a float's bits through an integer view of it (a sign cleared, a copy of
+the bits) and then writes the tensor through another view of it (a slice assignment).
+The read made a value of its own, so its value is the one before the write, whatever
+view the write goes through; a compiler that reads the bits lazily must not read them
+after the write.  The forms:
+
+* ``sign_clear``: ``(x.view(<int of x's size>) & <all bits but the sign>).view(x.dtype)``,
+  ``|x|`` read through the integer view: an integer view of the same element size
+  (``Tensor.view(dtype)``), so it takes any strides;
+* ``bits_copy``: ``x.view(<int of x's size>).clone().view(x.dtype)``, a copy made of
+  the bits;
+* ``slice_set``: ``x[..., :h] = y[..., :h]`` along ``dim``, ``h`` half of it: a write
+  of a second operand of ``x``'s dims through a slice;
+* ``slice_fill``: ``x[..., h:] = c``: a constant through the other half.
+
+After a read the generator tries a slice write of the tensor it read (``Form.then``).
+Neither read has a backward (``NO_BACKWARD``: a view to an integer dtype is not
+differentiable), so neither reads a value that requires grad.  A slice write whose
+second operand overlaps the memory it writes is the IR's overlap rule's
+(``fuzzer.program.storage``).
+"""
+
+from __future__ import annotations
+
+from fuzzer.program.feature_record import Feature
+from fuzzer.program.form_record import (
+    ATEN,
+    INPLACE,
+    NO_BACKWARD,
+    Form,
+    Shrink,
+    const,
+    dim_attr,
+    draw_const,
+    draw_dim,
+    infer_same,
+    same_dims,
+)
+from fuzzer.program.strided_forms import INT_OF_SIZE
+
+DTYPE_READS = "dtype-reads"
+
+FEATURES: tuple[Feature, ...] = (
+    Feature(DTYPE_READS, 0.2, "reads through view(dtype) to an integer of the same size (a sign bit cleared, a "
+            "copy of the bits) followed by writes of the same tensor through a slice"),
+)
+#: every bit but the sign of an integer of each element size, as the program's text writes it
+SIGN_CLEAR = "{2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}"
+
+
+def _bits(arg: str) -> str:
+    return f"{arg}.view({INT_OF_SIZE}[{arg}.element_size()])"
+
+
+def _half(arg: str, dim: int) -> str:
+    return f"{arg}.size({dim}) // 2"
+
+
+def _along(arg: str, dim: int) -> str:
+    return f"{arg}[{':, ' * dim}"
+
+
+def _infer_set(t, attrs, m):
+    dim_attr(attrs, t[0])
+    same_dims(t[0], t[1])
+    return None
+
+
+def _infer_fill(t, attrs, m):
+    dim_attr(attrs, t[0])
+    const(attrs)
+    return None
+
+
+def _draw_fill(rng, dims, fresh) -> dict:
+    return {**draw_dim(rng, dims, fresh), **draw_const(rng, dims, fresh)}
+
+
+#: what a read tries next on the tensor it read: a write of it through a slice
+AFTER_READ = ("slice_set", "slice_fill")
+
+FORMS: tuple[Form, ...] = (
+    Form("sign_clear", ATEN, 1, infer_same,
+         lambda a, at, d: f"({_bits(a[0])} & {SIGN_CLEAR}[{a[0]}.element_size()]).view({a[0]}.dtype)",
+         feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ, shrink=Shrink(("bits_copy", "clone"), 4)),
+    Form("bits_copy", ATEN, 1, infer_same, lambda a, at, d: f"{_bits(a[0])}.clone().view({a[0]}.dtype)",
+         feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ, shrink=Shrink(("clone",), 3)),
+    Form("slice_set", INPLACE, 2, _infer_set,
+         lambda a, at, d: (f"{_along(a[0], at['dim'])}:{_half(a[0], at['dim'])}] = "
+                           f"{_along(a[1], at['dim'])}:{_half(a[0], at['dim'])}]"),
+         mutates=(0,), returns=False, feature=DTYPE_READS, draw=draw_dim, shrink=Shrink(("copy_", "mul_"), 3)),
+    Form("slice_fill", INPLACE, 1, _infer_fill,
+         lambda a, at, d: f"{_along(a[0], at['dim'])}{_half(a[0], at['dim'])}:] = {at['c']}",
+         mutates=(0,), returns=False, feature=DTYPE_READS, draw=_draw_fill, shrink=Shrink(("mul_",), 3)),
+)

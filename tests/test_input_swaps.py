@@ -1,0 +1,165 @@
+"""An input swapped onto new storage by ``set_`` (feature ``input-swaps``,
+``fuzzer.program.input_swaps``; its rule in ``storage.Swaps``).
+
+What the IR allows of a swapped input, both sides of each rule; the generator reading the
+views of the storage an input left; the contract judging values, not storages
+(stand-ins, as in ``test_contract``); shrinking; one real compile, which the three
+memory-write features share (index writes, dtype reads, an input's swap).
+"""
+
+import dataclasses
+import random
+
+import pytest
+import torch
+from helpers import case, prog
+from test_contract import verdict
+
+from fuzzer.judge import contract
+from fuzzer.program import codegen, features, forms, input_swaps
+from fuzzer.program.generate import draft_at, generate
+from fuzzer.program.ir import InvalidProgram, Mode, check
+from fuzzer.reduce.passes.rewrite import statement_edits
+
+X = {"x0": ("s0", "s1"), "x1": ("s0", "s1")}
+SCALED = ("set_scaled", ["x0"], None, {"c": 2.0})
+
+
+def _program(body, outputs=(), **mode):
+    p = prog(X, body, outputs=outputs)
+    return dataclasses.replace(p, mode=Mode(**mode)) if mode else p
+
+
+# ------------------------------------------------------------- the IR's rule
+
+def test_an_input_of_a_storage_of_its_own_is_swapped_and_nothing_else():
+    check(_program([("clone", ["x1"], "v0", {}), ("set_input", ["x0", "v0"], None, {})]))
+    check(_program([("set_input", ["x0", "x1"], None, {})]))  # onto another input's storage (the Note's case 2)
+    with pytest.raises(InvalidProgram, match="only an input of a storage of its own"):
+        check(_program([("clone", ["x1"], "v0", {}), ("set_input", ["v0", "x1"], None, {})]))
+    aliased = prog({**X, "x2": ("s0", "s1")}, [("set_scaled", ["x0"], None, {"c": 2.0})])
+    with pytest.raises(InvalidProgram, match="only an input of a storage of its own"):
+        check(dataclasses.replace(aliased, mode=Mode(aliases=(("x2", "x0"),))))
+
+
+def test_an_input_written_before_is_never_swapped():
+    """AOTAutograd's Note [set_() Input Mutations]: a write before the set_ is not handled."""
+    check(_program([("m_scale", ["x1"], None, {"site": 0}), SCALED]))
+    with pytest.raises(InvalidProgram, match="written before"):
+        check(_program([("m_scale", ["x0"], None, {"site": 0}), SCALED]))
+
+
+def test_the_storage_an_input_was_set_onto_is_read_after_but_never_written():
+    """AOTAutograd keeps a write to an input that saw a set_ only under no_grad."""
+    swapped = [("clone", ["x1"], "v0", {}), ("set_input", ["x0", "v0"], None, {})]
+    check(_program(swapped + [("p_sin", ["v0"], "v1", {"site": 0})], ["v1"]))
+    with pytest.raises(InvalidProgram, match="an input was set_ onto"):
+        check(_program(swapped + [("mul_", ["v0"], None, {"c": 2.0})]))
+
+
+def test_a_swapped_input_is_not_read_again_and_its_old_storage_is_read_not_written():
+    old = [("head", ["x0"], "v0", {"dim": 0}), SCALED]
+    check(_program(old + [("clone", ["v0"], "v1", {})], ["v1", "v0"]))
+    with pytest.raises(InvalidProgram, match="swapped onto another storage"):
+        check(_program(old + [("clone", ["x0"], "v1", {})]))
+    with pytest.raises(InvalidProgram, match="frozen"):
+        check(_program(old + [("mul_", ["v0"], None, {"c": 2.0})]))
+
+
+# ------------------------------------------------------------- the generator
+
+def test_the_generator_reads_the_views_of_the_storage_an_input_left():
+    """With the feature, a view made before the swap stays readable; the input does not."""
+    program = _program([("head", ["x0"], "v0", {"dim": 0}), SCALED])
+    assert draft_at(program, 2, random.Random(0)).order == ["x1", "v0"]
+
+
+def test_generated_programs_with_the_feature_are_legal_and_read_old_views_after_a_swap():
+    table = features.parse("input-swaps=1.0")
+    used, read_after = set(), 0
+    for seed in range(80):
+        program = generate(seed, features=table).program
+        check(program)
+        used |= {s.form for s in program.body}
+        for n, stmt in enumerate(program.body):
+            if stmt.form in ("set_input", "set_scaled"):
+                old = {s.out for s in program.body[:n] if s.out and s.args and s.args[0] == stmt.args[0]}
+                read_after += any(set(s.args) & old for s in program.body[n + 1:])
+    assert {"set_input", "set_scaled"} <= used and read_after >= 5
+
+
+@pytest.mark.parametrize("form,plain", [("set_input", "copy_"), ("set_scaled", "mul_")])
+def test_a_swap_shrinks_toward_a_write_of_its_values(form, plain):
+    body = [SCALED] if form == "set_scaled" else [("clone", ["x1"], "v0", {}), ("set_input", ["x0", "v0"], None, {})]
+    c = case(_program(body))
+    assert plain in {s.form for e in statement_edits(c) for s in e.program.body}
+
+
+# ------------------------------------------------------------- the contract
+
+#: x0's head read, x0 swapped onto 2 * x0; the head returned (it still reads the old storage)
+OLD_VIEW = case(_program([("head", ["x0"], "v0", {"dim": 0}), SCALED], ["v0"]))
+
+
+def _set(x, z):
+    with torch.no_grad():
+        torch.ops.aten.set_.source_Tensor(x, z)
+
+
+def _faithful(x0, x1):
+    v0 = x0[:x0.size(0) // 2]
+    _set(x0, x0 * 2.0)
+    return (v0,)
+
+
+def _in_place(x0, x1):
+    v0 = x0[:x0.size(0) // 2].clone()
+    x0.mul_(2.0)  # the input written in place, its storage kept: the same values
+    return (v0,)
+
+
+def _regenerated(x0, x1):
+    _set(x0, x0 * 2.0)
+    return (x0[:x0.size(0) // 2],)  # the view made again of the input as it now is
+
+
+def test_a_swap_is_judged_by_the_values_the_input_and_its_old_views_hold():
+    assert verdict(_faithful, OLD_VIEW).kinds() == []
+    assert verdict(_in_place, OLD_VIEW).kinds() == []  # values, not storages
+    assert verdict(_regenerated, OLD_VIEW).kinds() == [contract.WRONG_OUTPUT]
+
+
+def _module(program, swap):
+    """A 'compiled' module: the program's own, run eagerly, its helper ``swap``."""
+    module, step = codegen.build_with_step(program)
+    module.forward.__func__.__globals__["set_input"] = swap
+    return codegen.driven(step, module)
+
+
+def test_a_module_s_buffer_is_swapped_through_the_helper_and_judged_after_the_call():
+    program = _program([SCALED, ("p_sin", ["x1"], "v0", {"site": 0})], ["v0"], module=("x0",))
+    text = codegen.source(program)
+    assert f"def {input_swaps.HELPER}(x, z):" in text and "set_input(x0, x0 * 2.0)" in text and "x0 = self.x0" in text
+    assert verdict(_module(program, _set), case(program)).kinds() == []
+    assert verdict(_module(program, lambda x, z: None), case(program)).kinds() == [contract.WRONG_MUTATION]
+
+
+# ------------------------------------------------------------- a real compile
+
+@pytest.mark.compile
+def test_the_memory_write_forms_compile_whole_and_as_eager_runs_them():
+    """An index write read rolled, a self-reading write, a dtype read before a slice
+    write, a buffer swapped and its old view read: one graph, no finding (aten's set_ on
+    an input is traced, Tensor.set_ would break the graph)."""
+    from fuzzer.judge.execute import execute
+    from fuzzer.judge.trial import judge_case
+    body = [("clone", ["x1"], "v0", {}), ("put_perm", ["v0", "x1"], None, {"dim": 1}),
+            ("roll", ["v0"], "v1", {"dim": 0}), ("flip_copy_", ["v0"], None, {"dim": 0}),
+            ("sign_clear", ["v0"], "v2", {}), ("slice_fill", ["v0"], None, {"dim": 1, "c": 0.5}),
+            ("head", ["x0"], "v3", {"dim": 1}), ("set_input", ["x0", "v1"], None, {}), ("clone", ["v3"], "v4", {})]
+    program = _program(body, ["v0", "v2", "v4"], module=("x0",))
+    assert {forms.form(s.form).feature for s in program.body} >= {
+        features.INDEX_WRITES, features.DTYPE_READS, features.INPUT_SWAPS}
+    c = case(program, [{"s0": 3, "s1": 4}, {"s0": 5, "s1": 2}])
+    found = judge_case(c, execute(c, "cpu"), "cpu")
+    assert found.status == contract.OK and found.divergences == [] and found.untested == [], found
