@@ -248,6 +248,8 @@ def _renamed(donor: Program, prefix_values: int, prefix_sites: int, symbols: dic
                 attrs[key] += prefix_sites
         if isinstance(attrs.get("size"), str):
             attrs["size"] = value(attrs["size"])
+        if isinstance(attrs.get("base"), list):  # an as_strided's root dims (``strided_forms.BOX_KEYS``)
+            attrs["base"] = [sizes.rename(d, symbols) for d in attrs["base"]]
         body.append(Stmt(s.form, tuple(value(a) for a in s.args), None if s.out is None else value(s.out), attrs))
     return tuple(body), value
 
