@@ -42,13 +42,18 @@ def _patch(module) -> None:
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    """Patches the module right after it is first executed."""
+    """Patches the module right after it is first executed.  This file may be loaded
+    twice in one process, as ``sitecustomize`` at start-up and by conftest under another
+    name (a pytest-xdist worker starts with the folder on ``PYTHONPATH``): a finder is
+    known by its ``refuses_inductor`` mark, not its class, so two never ask each other."""
+
+    refuses_inductor = True
 
     def find_spec(self, name, path=None, target=None):
         if name != MODULE:
             return None
         for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+            if getattr(finder, "refuses_inductor", False) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(name, path, target)
             if spec is not None:
@@ -68,7 +73,7 @@ class _Finder(importlib.abc.MetaPathFinder):
 def install() -> None:
     if MODULE in sys.modules:
         _patch(sys.modules[MODULE])
-    elif not any(isinstance(f, _Finder) for f in sys.meta_path):
+    elif not any(getattr(f, "refuses_inductor", False) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
 
 
