@@ -70,3 +70,17 @@ def test_a_function_that_marks_its_input_dirty_may_write_a_computed_value_that_r
     assert rules.requires["v1"]
     with pytest.raises(forms.Illegal, match="forbids writing x0"):
         _admit(rules, "fn_dirty", ["x0"], "v2", {"site": 2}, root={"x0": "x0", "v2": "x0"})
+
+
+@pytest.mark.parametrize("fn", ["sigmoid", "tanh", "relu"])
+def test_a_result_its_own_backward_keeps_is_never_marked_dirty(fn):
+    """``sigmoid``, ``tanh`` and ``relu`` save their output for backward: a Function that
+    writes it, dirty or not, makes eager's backward raise, so it is never drawn; ``sin``
+    keeps its input only, and its result may be written so."""
+    rules = _rules()
+    _admit(rules, "unary", ["x0"], "v0", {"fn": fn})
+    with pytest.raises(forms.Illegal, match="forbids writing v0"):
+        _admit(rules, "fn_dirty", ["v0"], "v1", {"site": 1}, root={"v0": "v0", "v1": "v0"})
+    rules = _rules()
+    _admit(rules, "unary", ["x0"], "v0", {"fn": "sin"})
+    _admit(rules, "fn_dirty", ["v0"], "v1", {"site": 1}, root={"v0": "v0", "v1": "v0"})

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from fuzzer.program.form_record import NO_BACKWARD, Illegal
 
+#: the forms whose backward keeps their own result, by form and its ``fn``: autograd
+#: saves ``tanh``'s, ``relu``'s and ``sigmoid``'s output (``derivatives.yaml``: their
+#: formulas read ``result``), so a write of it, even one that marks it dirty, makes
+#: backward raise ("modified by an inplace operation")
+KEEPS_RESULT: dict[str, frozenset[str]] = {"unary": frozenset({"tanh", "relu", "sigmoid"})}
+
 
 class GradRules:
     """What autograd allows a program whose inputs require grad, tracked value by value.
@@ -27,7 +33,8 @@ class GradRules:
     * except that an ``autograd.Function`` that marks its input dirty (``Form.dirty``)
       may write, outside ``no_grad``, a value that requires grad and is neither an
       input nor a view and that nothing requiring grad has read: autograd rebases its
-      history onto the Function (``ctx.mark_dirty``).
+      history onto the Function (``ctx.mark_dirty``); the result of a form that keeps
+      it for its own backward (:data:`KEEPS_RESULT`) counts as read.
     """
 
     def __init__(self) -> None:
@@ -68,5 +75,7 @@ class GradRules:
             result = self.requires[stmt.args[0]]
         if result:
             self.read_by_grad |= {root[a] for a in stmt.args}
+            if stmt.out is not None and stmt.attrs.get("fn") in KEEPS_RESULT.get(form.name, ()):
+                self.read_by_grad.add(stmt.out)
         if stmt.out is not None:
             self.requires[stmt.out] = result
