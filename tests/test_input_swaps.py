@@ -16,6 +16,7 @@ from helpers import case, prog
 from test_contract import verdict
 
 from fuzzer.judge import contract
+from fuzzer.judge.observe import Failure
 from fuzzer.program import codegen, features, forms, input_swaps
 from fuzzer.program.generate import draft_at, generate
 from fuzzer.program.ir import InvalidProgram, Mode, check
@@ -163,3 +164,26 @@ def test_the_memory_write_forms_compile_whole_and_as_eager_runs_them():
     c = case(program, [{"s0": 3, "s1": 4}, {"s0": 5, "s1": 2}])
     found = judge_case(c, execute(c, "cpu"), "cpu")
     assert found.status == contract.OK and found.divergences == [] and found.untested == [], found
+
+
+# ---------------------------------------------------------------- INPUT SWAP LIMITS
+
+#: AOTAutograd's word on a set_ of a graph input whose mutations it cannot keep in the
+#: graph, as a compiled run under a backend records it (a campaign of 2026-12-06)
+DECLINED = Failure("BackendCompilerFailed", "backend='aot_eager_decomp_partition' raised:\nAssertionError: "
+                   "Encountered a set_ on a graph input, but the input has other mutations that we cannot\nkeep in "
+                   "the graph. This is not supported today. Current state:\n  keep_input_mutations=False", "compile")
+
+
+def test_what_torch_says_it_does_not_support_for_a_swapped_input_is_refused_only_where_one_is():
+    from fuzzer.judge.observe import Run
+    from fuzzer.judge.trial import asks_of
+
+    asks = asks_of(prog({"x0": ("s0",)}, [SCALED], []))
+    assert asks.swaps
+    gap = contract.refusal(Run(failure=DECLINED), asks)
+    assert gap is not None and gap.reason == contract.REFUSED
+    assert contract.refusal(Run(failure=DECLINED), dataclasses.replace(asks, swaps=False)) is None
+    other = dataclasses.replace(DECLINED, message="backend='inductor' raised:\nAssertionError: something else")
+    assert contract.refusal(Run(failure=other), asks) is None
+    assert not asks_of(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], ["v0"])).swaps

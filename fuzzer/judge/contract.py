@@ -61,6 +61,11 @@ finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is 
 finding too: the front end accepted the program.  What a target other than
 ``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
 
+INPUT SWAP LIMITS: in a program that swaps an input's storage by ``set_``
+(``Asks.swaps``), the compile error by which AOTAutograd says a ``set_`` of a graph
+input whose mutations it cannot keep in the graph "is not supported today"
+(:data:`SWAP_DECLINES`) is refused, untested; the same error without a swap is a finding.
+
 SUBCLASS LIMITS: in a program that holds a tensor subclass (``Asks.subclass``), a
 compile error by which AOTAutograd declines what it says "is not supported today" or
 "not allowed" for subclasses (:data:`SUBCLASS_DECLINES`: mutated graph inputs that
@@ -353,6 +358,8 @@ class Asks:
     #: it holds a tensor subclass: what torch documents it does not support for one is
     #: refused (SUBCLASS LIMITS, :data:`SUBCLASS_DECLINES`)
     subclass: bool = False
+    #: whether it swaps an input's storage by ``set_`` (INPUT SWAP LIMITS)
+    swaps: bool = False
 
 
 # ------------------------------------------------------------------ layout tags
@@ -498,6 +505,17 @@ SUBCLASS_DECLINES: frozenset = frozenset(
                     r"storage resizing is not supported on tensor subclass"))
 
 
+#: INPUT SWAP LIMITS: AOTAutograd's own word on a ``set_`` (or ``resize_``) of a graph
+#: input whose mutations it cannot keep in the graph: "This is not supported today"
+#: (``functional_utils._check_if_mutation_can_be_in_graph``, Note [set_() Input
+#: Mutations in AOTAutograd]), read like a target's declines. Raised by a backend, it
+#: arrives wrapped.
+SWAP_DECLINES: frozenset = frozenset(
+    (kind, COMPILE, r"(?:backend='\w+' raised:\s*AssertionError:)?\s*Encountered a (?:set_|resize_) on a graph "
+     r"input, but the input has other mutations that we cannot\s+keep in the graph\. This is not supported today")
+    for kind in ("BackendCompilerFailed", "InductorError", "AssertionError"))
+
+
 def asked_marked_size(f: Failure, asks: Asks) -> bool:
     """Whether failure ``f`` is what ``mark_unbacked`` documents for a dim it marks:
     "attempting to get the real value of this dimension will raise an exception".
@@ -528,7 +546,8 @@ def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
     if asked_marked_size(f, asks):
         return Gap(REFUSED, f.line(), GUARD_ERROR)
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
-    declines = asks.declines | (SUBCLASS_DECLINES if asks.subclass else frozenset())
+    declines = (asks.declines | (SUBCLASS_DECLINES if asks.subclass else frozenset())
+                | (SWAP_DECLINES if asks.swaps else frozenset()))
     declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 

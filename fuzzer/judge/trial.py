@@ -138,7 +138,8 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                                             if how == "unbacked"),
                          backward_logs=logs if program.mode.grad else frozenset(),
                          states=objects.states(program.mode.objects),
-                         subclass=subclass.FEATURE in program.features())
+                         subclass=subclass.FEATURE in program.features(),
+                         swaps=features.INPUT_SWAPS in program.features())
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:
