@@ -495,14 +495,21 @@ REFUSALS: dict[str, frozenset] = {
 #: (``runtime_wrappers``' ``AOTDedupeWrapper`` and ``AOTSyntheticBaseWrapper``), a
 #: subclass input whose metadata is mutated (``collect_metadata_analysis``), a storage
 #: resized under one (``functional_utils``).  Raised by a backend, they arrive wrapped.
-_WRAPPED = r"(?:backend='\w+' raised:\s*RuntimeError:)?\s*"
-SUBCLASS_DECLINES: frozenset = frozenset(
-    (kind, COMPILE, _WRAPPED + pattern)
-    for kind in ("BackendCompilerFailed", "InductorError", "RuntimeError")
-    for pattern in (r"Encountered (?:aliased|duplicate) inputs that are mutated in the graph, but at least one "
-                    r"input/output\s+to the graph is a tensor subclass",
-                    r"Metadata mutations are currently not allowed on tensor subclasses",
-                    r"storage resizing is not supported on tensor subclass"))
+def _declined(raised: str, *patterns: str) -> frozenset:
+    """``(exception type, stage, message pattern)`` triples of what torch says it does not
+    support, read like a target's declines: raised as ``raised`` while compiling, or by
+    a backend, which wraps it (``BackendCompilerFailed``, ``InductorError``)."""
+    wrapped = rf"(?:backend='\w+' raised:\s*{raised}:)?\s*"
+    return frozenset((kind, COMPILE, wrapped + pattern)
+                     for kind in ("BackendCompilerFailed", "InductorError", raised) for pattern in patterns)
+
+
+SUBCLASS_DECLINES: frozenset = _declined(
+    "RuntimeError",
+    r"Encountered (?:aliased|duplicate) inputs that are mutated in the graph, but at least one "
+    r"input/output\s+to the graph is a tensor subclass",
+    r"Metadata mutations are currently not allowed on tensor subclasses",
+    r"storage resizing is not supported on tensor subclass")
 
 
 #: INPUT SWAP LIMITS: AOTAutograd's own word on a ``set_`` (or ``resize_``) of a graph
@@ -510,10 +517,10 @@ SUBCLASS_DECLINES: frozenset = frozenset(
 #: (``functional_utils._check_if_mutation_can_be_in_graph``, Note [set_() Input
 #: Mutations in AOTAutograd]), read like a target's declines. Raised by a backend, it
 #: arrives wrapped.
-SWAP_DECLINES: frozenset = frozenset(
-    (kind, COMPILE, r"(?:backend='\w+' raised:\s*AssertionError:)?\s*Encountered a (?:set_|resize_) on a graph "
-     r"input, but the input has other mutations that we cannot\s+keep in the graph\. This is not supported today")
-    for kind in ("BackendCompilerFailed", "InductorError", "AssertionError"))
+SWAP_DECLINES: frozenset = _declined(
+    "AssertionError",
+    r"Encountered a (?:set_|resize_) on a graph input, but the input has other mutations that we cannot\s+keep in "
+    r"the graph\. This is not supported today")
 
 
 def asked_marked_size(f: Failure, asks: Asks) -> bool:
