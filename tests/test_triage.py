@@ -450,7 +450,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 63
+    assert len(found) == 67
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -496,9 +496,12 @@ def test_the_committed_corpus_groups_into_its_bugs():
     assert pending is not elided and pending.blame == elided.blame == "inductor:reinplace_inplaceable_ops"
     assert pending.entries == ("wrong-mutation-3e93a770411a", "wrong-mutation-f9942229fe58",
                                "wrong-mutation-a2d9fba1a9e4")
+    # ... and so is an index copy whose source is its destination's elided clone
+    # (x.index_copy_(d, perm, x.clone()), the index-writes form: three entries of one program)
     assert set(elided.entries) == {"wrong-output-f3c62d095431", "wrong-mutation-7af4eaf56306",
-                                   "wrong-output-df0291e0c749"}
-    assert elided.kinds == ("wrong-mutation", "wrong-output")
+                                   "wrong-output-df0291e0c749", "wrong-mutation-b29f4272d359",
+                                   "wrong-output-a4066721a40f", "effect-log-16948910b9cf"}
+    assert elided.kinds == ("effect-log", "wrong-mutation", "wrong-output")
     # the bug no switch alone removes: the pair of the no-op removal and reinplacing does
     assert by_entry["wrong-mutation-e9ffcc1687e2"].blame == "inductor:remove_noop_ops+reinplace_inplaceable_ops"
     assert len(by_entry["compile-error-745793b265f9"].entries) == 3
@@ -536,7 +539,11 @@ def test_the_committed_corpus_groups_into_its_bugs():
         # the one-hour campaign on 2.14.1's: inputs that alias at a later call only (#139789)
         "wrong-mutation-e5d2d06841ad",
         # a func-grad campaign's: a stale requires_grad in Dynamo
-        "wrong-output-8e18f568ef81"])
+        "wrong-output-8e18f568ef81",
+        # the subclass, vmap and base-offset campaigns of 2026-12-06 (the offset's two
+        # stages are two bugs of one cause)
+        "compile-error-cb05a471fd91", "compile-error-0f85b1cbb3ae", "wrong-output-6f9891386514",
+        "runtime-error-34e7c9e6e5be"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
