@@ -84,3 +84,22 @@ def test_a_result_its_own_backward_keeps_is_never_marked_dirty(fn):
     rules = _rules()
     _admit(rules, "unary", ["x0"], "v0", {"fn": "sin"})
     _admit(rules, "fn_dirty", ["v0"], "v1", {"site": 1}, root={"v0": "v0", "v1": "v0"})
+
+
+@pytest.mark.parametrize("form", ["as_strided", "as_strided_fn"])
+def test_an_as_strided_box_under_grad_is_taken_of_its_root_not_of_a_view_of_it(form):
+    """The box is over the root's storage: of a view that requires grad it may read what
+    the view does not cover, which as_strided's backward gives no gradient (eager drops
+    it, a compiled program regenerating the alias from the base does not): the
+    campaign entry wrong-output-5b6c3a7f7669, x[:n].as_strided((n,), (2,), 0)."""
+    box = {"base": ["s0"], "pieces": ["evens"], "order": [0]}
+    rules = _rules()
+    _admit(rules, "head", ["x0"], "v0", {"dim": 0}, root={"x0": "x0", "v0": "x0"})
+    root = {"x0": "x0", "v0": "x0", "v1": "x0"}
+    with pytest.raises(forms.Illegal, match="outside the view v0"):
+        _admit(rules, form, ["v0"], "v1", box, root=root)
+    _admit(rules, form, ["x0"], "v1", box, root=root)  # of the root itself: inside it
+    # a view that requires no grad (made from a value computed under no_grad) may have its box
+    _admit(rules, "p_sin", ["x0"], "v2", {"site": 0, "no_grad": True})
+    _admit(rules, "head", ["v2"], "v3", {"dim": 0}, root={"v2": "v2", "v3": "v2"})
+    _admit(rules, form, ["v3"], "v4", box, root={"v2": "v2", "v3": "v2", "v4": "v2"})

@@ -34,7 +34,13 @@ class GradRules:
       may write, outside ``no_grad``, a value that requires grad and is neither an
       input nor a view and that nothing requiring grad has read: autograd rebases its
       history onto the Function (``ctx.mark_dirty``); the result of a form that keeps
-      it for its own backward (:data:`KEEPS_RESULT`) counts as read.
+      it for its own backward (:data:`KEEPS_RESULT`) counts as read;
+    * an ``as_strided`` box of a root (``Form.dense_root``) is taken of a value that
+      requires grad only where that value is the root itself: of a view, the box may
+      read elements outside the view, to which ``as_strided``'s backward gives no
+      gradient (``as_strided_backward`` in ``FunctionsManual.cpp`` views its scratch
+      storage with the input's geometry and drops them, with a TODO to raise instead),
+      so the gradient has no defined meaning.
     """
 
     def __init__(self) -> None:
@@ -59,6 +65,9 @@ class GradRules:
         if form.is_view and no_grad and reads_grad:
             raise Illegal("a view made under no_grad of a value that requires grad has no documented "
                                 "meaning in a loss")
+        if form.dense_root and reads_grad and not no_grad and root[stmt.args[0]] != stmt.args[0]:
+            raise Illegal(f"an as_strided box of {stmt.args[0]}'s root may reach outside the view {stmt.args[0]}, "
+                          "whose gradient as_strided's backward does not define")
         if form.mutates:
             for w in form.mutates:
                 target = stmt.args[w]
