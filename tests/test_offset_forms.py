@@ -67,7 +67,9 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
             if stmt.form == "as_strided_fn":
                 over_view += t.root[stmt.args[0]] != stmt.args[0]
                 over_copy += t.root[stmt.args[0]] not in {i.name for i in program.inputs}
-    assert over_view >= 65 and over_copy >= 40, (over_view, over_copy)  # 85 and 79 when written
+    # 85 and 79 when written; 63 and 82 since a box of a view that requires grad is never
+    # drawn (program.grad: its gradient is not defined)
+    assert over_view >= 50 and over_copy >= 40, (over_view, over_copy)
     off = features.ALL | {BASE_OFFSETS: 0.0}
     assert not any(forms.form(s.form).feature == BASE_OFFSETS
                    for seed in range(80) for s in generate(seed, features=off).program.body)
