@@ -93,3 +93,13 @@ class CustomOp:
         if schema is None:
             raise ValueError(f"op {self.name}: no signature to read its results from")
         return schema.group(1).strip() != "()"
+
+
+def op_maker(feature: str | None = None, **more):
+    """A family module's ``_op``: an op of ``feature`` (and ``more`` of ``CustomOp``'s
+    fields) from its snippet as the module writes it, a triple-quoted string whose
+    leading and trailing blank lines are dropped."""
+    def make(name: str, declaration: str, doc: str, source: str) -> CustomOp:
+        return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc,
+                        feature=feature, **more)
+    return make

@@ -70,7 +70,7 @@ from fuzzer.program.form_record import (
     infer_same,
     infer_same2,
 )
-from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+from fuzzer.program.op_record import MUTATING, PURE, CustomOp, op_maker
 
 FEATURE = "autocast-rules"
 #: the dtypes a region is drawn with: those CPU and CUDA autocast both take
@@ -94,8 +94,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE)
+_op = op_maker(FEATURE)
 
 
 OPS: tuple[CustomOp, ...] = (

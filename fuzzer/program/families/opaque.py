@@ -50,7 +50,7 @@ from fuzzer.program.form_record import (
     infer_same,
     op_text,
 )
-from fuzzer.program.op_record import EFFECTFUL, PURE, CustomOp
+from fuzzer.program.op_record import EFFECTFUL, PURE, CustomOp, op_maker
 
 FEATURE = "opaque-objects"
 #: how much likelier a program's first object of a class is named than its second
@@ -64,9 +64,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE,
-                    preamble=objects.SOURCE)
+_op = op_maker(FEATURE, preamble=objects.SOURCE)
 
 
 OPS: tuple[CustomOp, ...] = (

@@ -58,7 +58,7 @@ from fuzzer.program.form_record import (
     op_text,
     same_dims,
 )
-from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+from fuzzer.program.op_record import MUTATING, PURE, CustomOp, op_maker
 
 #: the features of the family: the schemas, and a schema's result that is its argument
 FEATURE, ALIAS_FEATURE = "schemas", "schema-alias"
@@ -85,8 +85,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc)
+_op = op_maker()
 
 
 OPS: tuple[CustomOp, ...] = (

@@ -55,7 +55,7 @@ from fuzzer.program.form_record import (
     infer_same2,
     infer_scaled,
 )
-from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp
+from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp, op_maker
 
 FEATURE = "tensor-subclass"
 #: the class the family's values are, as the program's text names it
@@ -178,8 +178,7 @@ def _w_log_of_pair(cls, func, types, args, kwargs):
 }
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE)
+_op = op_maker(FEATURE)
 
 
 OPS: tuple[CustomOp, ...] = (

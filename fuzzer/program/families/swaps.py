@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import NO_BACKWARD, Form, Shrink, custom_form, infer_none, infer_same, infer_same2
-from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+from fuzzer.program.op_record import MUTATING, PURE, CustomOp, op_maker
 
 FEATURE = "storage-swaps"
 
@@ -37,8 +37,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE)
+_op = op_maker(FEATURE)
 
 
 OPS: tuple[CustomOp, ...] = (

@@ -61,7 +61,7 @@ from fuzzer.program.form_record import (
     op_text,
     same_dims,
 )
-from fuzzer.program.op_record import MUTATING, PURE, CustomOp
+from fuzzer.program.op_record import MUTATING, PURE, CustomOp, op_maker
 
 FEATURE = "vmap-rules"
 
@@ -83,8 +83,7 @@ FEATURES: tuple[Feature, ...] = (
 )
 
 
-def _op(name: str, declaration: str, doc: str, source: str) -> CustomOp:
-    return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc, feature=FEATURE)
+_op = op_maker(FEATURE)
 
 
 OPS: tuple[CustomOp, ...] = (
