@@ -187,3 +187,19 @@ def test_what_torch_says_it_does_not_support_for_a_swapped_input_is_refused_only
     other = dataclasses.replace(DECLINED, message="backend='inductor' raised:\nAssertionError: something else")
     assert contract.refusal(Run(failure=other), asks) is None
     assert not asks_of(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], ["v0"])).swaps
+
+
+def test_a_swap_of_a_value_made_before_a_graph_break_swaps_a_graph_input():
+    """``y.new_empty(0).resize_(...)`` breaks the graph: the graph that resumes takes the
+    grown buffer as an input, so ``v0.set_(x0)`` is a ``set_`` of a graph input to
+    AOTAutograd (its "not supported today" is refused); a value made after the break,
+    or a swap with no break before it, is not one."""
+    from fuzzer.judge.trial import asks_of
+
+    grown = ("resize_copy", ["x0"], "v0", {})
+    swap = ("swap", ["x0", "v0"], "v1", {})
+    assert asks_of(prog({"x0": ("s0",)}, [grown, swap, ("mul_", ["x0"], None, {"c": 0.5})], [])).swaps
+    made = ("clone", ["x0"], "v0", {})
+    assert asks_of(prog({"x0": ("s0",)}, [made, ("graph_break", [], None, {}), swap], [])).swaps
+    assert not asks_of(prog({"x0": ("s0",)}, [made, swap], [])).swaps
+    assert not asks_of(prog({"x0": ("s0",)}, [("graph_break", [], None, {}), made, swap], [])).swaps

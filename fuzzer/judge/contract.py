@@ -61,8 +61,8 @@ finding.  The same error from a backend (wrapped by Inductor or AOTAutograd) is 
 finding too: the front end accepted the program.  What a target other than
 ``torch.compile`` documents it declines (``Asks.declines``: ``fuzzer.judge.targets``) is refused too.
 
-INPUT SWAP LIMITS: in a program that swaps an input's storage by ``set_``
-(``Asks.swaps``), the compile error by which AOTAutograd says a ``set_`` of a graph
+INPUT SWAP LIMITS: in a program that swaps an input's storage by ``set_``, or a value
+a graph break made an input of the graph that resumes (``Asks.swaps``), the compile error by which AOTAutograd says a ``set_`` of a graph
 input whose mutations it cannot keep in the graph "is not supported today"
 (:data:`SWAP_DECLINES`) is refused, untested; the same error without a swap is a finding.
 
@@ -358,7 +358,8 @@ class Asks:
     #: it holds a tensor subclass: what torch documents it does not support for one is
     #: refused (SUBCLASS LIMITS, :data:`SUBCLASS_DECLINES`)
     subclass: bool = False
-    #: whether it swaps an input's storage by ``set_`` (INPUT SWAP LIMITS)
+    #: whether it swaps an input's storage by ``set_``, or a value that a graph break
+    #: made an input of the graph that resumes (INPUT SWAP LIMITS)
     swaps: bool = False
 
 

@@ -33,7 +33,7 @@ from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_c
 from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, Gap, caches_off
 from fuzzer.judge.compiler_signal import RECORDER
-from fuzzer.program import features, forms, objects
+from fuzzer.program import features, forms, objects, swap_forms
 from fuzzer.program.families import subclass
 from fuzzer.program.ir import Case, Program
 from fuzzer.program.liveness import dead_site_causes
@@ -139,7 +139,8 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          backward_logs=logs if program.mode.grad else frozenset(),
                          states=objects.states(program.mode.objects),
                          subclass=subclass.FEATURE in program.features(),
-                         swaps=features.INPUT_SWAPS in program.features())
+                         swaps=(features.INPUT_SWAPS in program.features()
+                                or swap_forms.swaps_graph_input(program, forms.form)))
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

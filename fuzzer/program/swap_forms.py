@@ -22,15 +22,20 @@ Dynamo traces ``set_`` on a value the function made, never on an input (an in-pl
 view of a graph input breaks the graph), so no form swaps an input or a buffer
 itself; ``resize_`` it does not trace at all (``Tensor.resize_`` breaks the graph), so a
 program with a ``resize_`` form runs in two graphs and is untested where nothing else
-is found, like any break the program did not ask for.  None has a backward
-(``NO_BACKWARD``): a swap reads no value that requires grad.
+is found, like any break the program did not ask for.  A graph break makes every value
+made before it an input of the graph that resumes (the resized tensor too): a ``swap`` of
+such a value is a ``set_`` of a graph input as AOTAutograd sees it, and what it says it
+does not support for one is refused as for an input swapped on purpose
+(:func:`swaps_graph_input`, INPUT SWAP LIMITS in ``fuzzer.judge.contract``).  None has a
+backward (``NO_BACKWARD``): a swap reads no value that requires grad.
 """
 
 from __future__ import annotations
 
 from fuzzer.program import sizes
 from fuzzer.program.families.swaps import FEATURE as STORAGE_SWAPS
-from fuzzer.program.form_record import ATEN, NO_BACKWARD, VIEW, Form, Shrink, infer_same, known_dim, need_rank, py_dim
+from fuzzer.program.form_record import (ATEN, CONTROL, NO_BACKWARD, VIEW, Form, Shrink, infer_same, known_dim,
+                                        need_rank, py_dim)
 
 #: the feature is declared with the custom ops that swap storage (``families.swaps``)
 FEATURES: tuple = ()
@@ -67,3 +72,27 @@ FORMS: tuple[Form, ...] = (
     _form("resize_head", ATEN, 1, _infer_head, _render_head, shrink=Shrink(("head",), 3)),
 )
 
+
+
+#: the forms Dynamo does not trace (``Tensor.resize_`` breaks the graph): the graph that
+#: resumes after one takes the resized tensor, and every value made before it, as inputs
+RESIZES: frozenset = frozenset({"resize_copy", "resize_head"})
+
+
+def swaps_graph_input(program, form_of) -> bool:
+    """Whether a ``swap`` of ``program`` sets a value that a graph break before it (a
+    ``resize_`` form, the one that made the value included, or a ``CONTROL`` form) turned
+    into an input of the graph that resumes: a ``set_`` of a graph input to AOTAutograd,
+    though the program swaps only values it made.  ``form_of`` maps a form's name to its
+    record (``fuzzer.program.forms.form``)."""
+    made: dict[str, int] = {}
+    breaks: list[int] = []
+    for i, stmt in enumerate(program.body):
+        if stmt.form == "swap" and stmt.args[1] in made:
+            if any(made[stmt.args[1]] <= b < i for b in breaks):
+                return True
+        if stmt.form in RESIZES or form_of(stmt.form).category == CONTROL:
+            breaks.append(i)
+        if stmt.out is not None:
+            made[stmt.out] = i
+    return False
