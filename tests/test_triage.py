@@ -450,7 +450,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 76
+    assert len(found) == 82
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -545,7 +545,10 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "compile-error-cb05a471fd91", "compile-error-0f85b1cbb3ae", "wrong-output-6f9891386514",
         "runtime-error-34e7c9e6e5be", "compile-error-4f02c24059f0", "compile-error-421e9286e0a8",
         "wrong-output-9dd095d84ef4", "compile-error-ba6255afc7f0", "runtime-error-05973cc9804b",
-        "runtime-error-97577e53f499", "wrong-output-8f97bac2c0b8", "wrong-output-0ff8c9c07af8"])
+        "runtime-error-97577e53f499", "wrong-output-8f97bac2c0b8", "wrong-output-0ff8c9c07af8",
+        # the 500 programs of seed 653: a subclass's lifted part, a cond operand's layout
+        "effect-log-944d5d199aec", "wrong-output-dd9e054b4afb", "wrong-output-f475e3b87d85",
+        "runtime-error-f0dbe4fa696f"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
