@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from fuzzer.program.form_record import BACKWARD, NO_BACKWARD, Form, Illegal, known_dim
+from fuzzer.program.form_record import BACKWARD, NO_BACKWARD, Form, Illegal, Shrink, known_dim
 from fuzzer.user.declared import UserOp
 from fuzzer.user.gufunc import Mismatch
 
@@ -153,4 +153,5 @@ def form_of(op: UserOp, take: int | None = None) -> Form:
         operand_dtypes=tuple(a.dtype for a in tensors),
         result_dtype=_result_dtype(op) if fixed and op.results else None, opaque=op.opaque,
         specialises=any(a.type == "List[int]" and any(isinstance(v, str) for vs in a.values for v in vs)
-                        for a in op.scalars))
+                        for a in op.scalars),
+        shrink=Shrink(keeps=(SCALARS,)))  # a transform's form (``fuzzer.user.transforms``) shrinks to it

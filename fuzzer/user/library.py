@@ -24,7 +24,7 @@ from pathlib import Path
 import fnmatch
 
 from fuzzer.program import forms
-from fuzzer.user import declared, gufunc, hints, tracing
+from fuzzer.user import declared, gufunc, hints, tracing, transforms
 from fuzzer.user.declared import UserOp
 from fuzzer.user.form import forms_of
 
@@ -171,7 +171,7 @@ def load(ref) -> Library:
                         "(it lacks torch.library.get_kernel)")
     tracing.trace_effects(effectful)
     for op in library.ops:
-        for form in forms_of(op):
+        for form in forms_of(op) + transforms.forms_of(op):
             forms.add(form)
     _loaded[ref] = library
     return library
@@ -283,7 +283,7 @@ def adjust(audited: UserOp) -> None:
         for k, candidate in enumerate(library.ops):
             if candidate.qualname == audited.qualname:
                 library.ops[k] = audited
-                for form in forms_of(audited):
+                for form in forms_of(audited) + transforms.forms_of(audited):
                     forms.add(form)
                 return
     raise KeyError(f"{audited.qualname} is not an op of a loaded module")

@@ -56,7 +56,7 @@ class Selection:
         out = []
         for lib in self.libraries:
             out.append(f"ops {lib.ref.name} ({lib.ref.root}): " + ", ".join(
-                f"{op.qualname} [{op.kind}{', ' + op.gufunc.text if op.gufunc.text else ''}]"
+                f"{op.qualname} [{op.kind}{', ' + op.gufunc.text if op.gufunc.text else ''}{_rules(op)}]"
                 for op in lib.ops))
             out += [f"skipped {q}: {why}" for q, why in lib.skipped]
         out += [f"declaration {p.line}" for p in self.problems]
@@ -66,6 +66,12 @@ class Selection:
 
     def to_json(self) -> list[dict]:
         return [p.to_json() for p in self.problems]
+
+
+def _rules(op) -> str:
+    """The transforms' rules its library registered, as ``lines`` names them."""
+    said = [name for name, has in (("vmap rule", op.vmap_rule), ("autocast rule", op.autocast_rule)) if has]
+    return "".join(", " + name for name in said)
 
 
 def select(specs, only: bool = False, device: str = "cpu", check: bool = True,

@@ -150,7 +150,7 @@ a_scale.register_autocast("cuda", torch.bfloat16)
 OP = {op.name: op for op in OPS}
 
 
-def _draw_region(rng, dims, fresh) -> dict:
+def draw_region(rng, dims, fresh) -> dict:
     return {"region": rng.choice(REGIONS)}
 
 
@@ -161,7 +161,7 @@ def _region(attrs) -> str:
     return region
 
 
-def _typed(infer):
+def typed(infer):
     """``infer`` after the region's dtype is checked."""
     def typed(t, attrs, m):
         _region(attrs)
@@ -195,7 +195,7 @@ class Region:
         return {f"{self.prefix}{s}": "\n".join(text) + "\n"}
 
 
-def _apply(prefix: str):
+def helper_call(prefix: str):
     def render(a, at, d):
         return f"{prefix}{at['site']}({', '.join(a)})"
     return render
@@ -233,8 +233,8 @@ def _any_dims(operands) -> bool:
 def _region_form(op: str, arity: int, infer, region: Region, simpler: str, **fields) -> Form:
     """A form calling ``op`` in an autocast region (``region``'s helper): drawn as a
     transform, no backward, of exact operands only where the region casts."""
-    return custom_form(OP[op], arity, _typed(infer), form=region.prefix, feature=FEATURE,
-                       render=_apply(region.prefix), helpers=region.helpers, draw=_draw_region, grad=NO_BACKWARD,
+    return custom_form(OP[op], arity, typed(infer), form=region.prefix, feature=FEATURE,
+                       render=helper_call(region.prefix), helpers=region.helpers, draw=draw_region, grad=NO_BACKWARD,
                        drawn_as=TRANSFORM, exact_operands=not region.off, shrink=Shrink((simpler,), 4), **fields)
 
 
