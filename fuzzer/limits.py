@@ -57,6 +57,10 @@ class GenLimits:
     primes: tuple[int, ...] = (3, 5, 7, 11, 13)
     #: chance a statement of a program that takes gradients runs under ``no_grad``
     no_grad_share: float = 0.2
+    #: the share of a category's draws that go to a user's ops (``--ops``) beside
+    #: dcefuzz's own forms of that category: however many families there are, most
+    #: programs call a user's op
+    user_form_share: float = 0.5
     #: chance a custom call (feature ``identical-calls``) is followed by the same call again
     identical_call_share: float = 0.3
     #: chance each symbolic dim of a mode's inputs gets a mark (``mark_dynamic`` and kin)

@@ -692,3 +692,14 @@ def test_an_op_taking_an_opaque_object_is_skipped_naming_its_class_and_kind():
     torch.library.custom_op("dcefuzz_test_opaque::knobbed", knobbed, mutates_args=())
     with pytest.raises(declared.Unsupported, match=r"argument 'knob' is an object of .*Knob, an opaque value type"):
         declared.read("dcefuzz_test_opaque::knobbed")
+
+
+def test_most_programs_call_a_users_op_beside_every_family_of_dcefuzzs_own(opslib):
+    """``--ops`` with dcefuzz's own ops and every feature on: a user's five ops take
+    ``user_form_share`` of their categories' draws, so most programs call one."""
+    from fuzzer.program import features
+
+    ops = selection.select([OPSLIB], check=False).ops
+    calling = sum(bool(generate(seed, features=features.parse("all"), ops=ops).program.user_ops())
+                  for seed in range(20))
+    assert calling >= 10, calling

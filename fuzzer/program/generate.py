@@ -251,7 +251,20 @@ def forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict
     for f in forms.FORMS.values():
         if (f.feature is None or f.feature in on) and ops.admits(f):
             table.setdefault(f.drawn_as or f.category, []).append(f)
-    return table
+    return {category: _users_share(listed, ops) for category, listed in table.items()}
+
+
+def _users_share(listed: list[Form], ops: OpSet) -> list[Form]:
+    """``listed`` with a user's forms (``--ops``) repeated until they take about
+    ``GenLimits.user_form_share`` of the category's draws (a form is drawn by its place
+    in the list): one op among dozens of dcefuzz's own would be drawn in few programs."""
+    users = [f for f in listed if f.custom in ops.user]
+    others = len(listed) - len(users)
+    if not users or not others:
+        return listed
+    share = GEN.user_form_share
+    times = max(1, round(share * others / ((1 - share) * len(users))))
+    return [f for f in listed if f.custom not in ops.user] + users * times
 
 
 # ------------------------------------------------------------------ for mutations
