@@ -146,3 +146,17 @@ def test_an_entry_that_may_not_show_every_time_is_judged_more_than_once(tmp_path
     result = versions.replay_under(path, str(counting(tmp_path, exits)), "9.9.9")
     assert load(path).versions["9.9.9"] == outcome, result.detail
     assert int((tmp_path / "count").read_text()) == runs
+
+
+def test_a_verdict_recorded_by_another_replay_meanwhile_is_kept(tmp_path):
+    """Two releases replayed side by side: each adds its verdict to what is on disk when
+    it ends, not to what it read when it began."""
+    path = copy_entry(tmp_path, {"2.13.0+cpu": "reproduces"})
+    other = tmp_path / "other_release.py"  # what the other replay records while this one runs
+    other.write_text(f"import json\nd = json.load(open({str(path)!r}))\nd['versions']['8.8.8+other'] = 'fixed'\n"
+                     f"json.dump(d, open({str(path)!r}, 'w'))\n")
+    python = stand_in(tmp_path, "9.9.9+fake",
+                      f'{sys.executable} {other}; echo "does not reproduce (saw no wrong-mutation)"; exit 0')
+    r = invoke("replay", "--python", python, path)
+    assert r.exit_code == 0, r.output
+    assert load(path).versions == {"2.13.0+cpu": "reproduces", "8.8.8+other": "fixed", "9.9.9+fake": "fixed"}

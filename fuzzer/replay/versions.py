@@ -168,6 +168,12 @@ def replay_under(path: Path, python: str, version: str, device: str | None = Non
     detail = said.detail
     if allowed > 1:
         detail += f" (run {len(runs)} of at most {allowed}: {', '.join(r.outcome for r in runs)})"
+    # another replay of the entry (another release's, run beside this one) may have
+    # recorded its verdict while this one ran: add to what is on disk now
+    try:
+        entry = store.load(path)
+    except BadEntry:
+        pass  # broken meanwhile: what this replay read is written back whole
     entry.versions[version] = RECORDED[said.outcome]
     store.update(path, entry)
     return VersionResult(str(path), entry.id, entry.kind, said.outcome, detail, said.judged,
