@@ -101,12 +101,18 @@ class UserOp:
     #: it is, as the schema's alias annotations say (``Tensor(a!) x -> Tensor(a!)``):
     #: an op tagged ``torch.Tag.inplace`` or ``torch.Tag.out``; empty: fresh results
     aliases: tuple[int, ...] = ()
-    #: its library registered a vmap rule for it (``register_vmap``: a kernel at
-    #: ``FuncTorchBatched``): programs may call it under ``torch.func.vmap``
-    vmap_rule: bool = False
-    #: its library registered an autocast rule for it (``register_autocast``: a kernel
-    #: at ``AutocastCPU`` or ``AutocastCUDA``): programs may call it in an autocast region
-    autocast_rule: bool = False
+
+    @property
+    def vmap_rule(self) -> bool:
+        """Its library registered a vmap rule for it (``register_vmap``: a kernel at
+        ``FuncTorchBatched``): programs may call it under ``torch.func.vmap``."""
+        return has_kernel(self.qualname, "FuncTorchBatched")
+
+    @property
+    def autocast_rule(self) -> bool:
+        """Its library registered an autocast rule for it (``register_autocast``: a kernel
+        at ``AutocastCPU`` or ``AutocastCUDA``): programs may call it in an autocast region."""
+        return any(has_kernel(self.qualname, key) for key in ("AutocastCPU", "AutocastCUDA"))
 
     @property
     def opaque(self) -> bool:
@@ -250,9 +256,7 @@ def read(qualname: str, signature: str | None = None, scalars: dict | None = Non
     return UserOp(qualname=qualname, declaration=declaration, arguments=tuple(arguments),
                   results=len(schema.returns), gufunc=parsed, effect=effect,
                   backward=declaration == PURE and bool(schema.returns) and has_backward(qualname),
-                  takes=takes, compiled=treatment(op), aliases=aliases,
-                  vmap_rule=has_kernel(qualname, "FuncTorchBatched"),
-                  autocast_rule=any(has_kernel(qualname, key) for key in ("AutocastCPU", "AutocastCUDA")))
+                  takes=takes, compiled=treatment(op), aliases=aliases)
 
 
 def has_kernel(qualname: str, key: str) -> bool:
