@@ -34,8 +34,18 @@ from __future__ import annotations
 
 from fuzzer.program import sizes
 from fuzzer.program.families.swaps import FEATURE as STORAGE_SWAPS
-from fuzzer.program.form_record import (ATEN, CONTROL, NO_BACKWARD, VIEW, Form, Shrink, infer_same, known_dim,
-                                        need_rank, py_dim)
+from fuzzer.program.form_record import (
+    ATEN,
+    CONTROL,
+    NO_BACKWARD,
+    VIEW,
+    Form,
+    Shrink,
+    infer_same,
+    known_dim,
+    need_rank,
+    py_dim,
+)
 
 #: the feature is declared with the custom ops that swap storage (``families.swaps``)
 FEATURES: tuple = ()
@@ -71,7 +81,6 @@ FORMS: tuple[Form, ...] = (
           lambda a, at, d: f"{a[0]}.new_empty(0).resize_({a[0]}.shape).copy_({a[0]})", shrink=Shrink(("clone",), 3)),
     _form("resize_head", ATEN, 1, _infer_head, _render_head, shrink=Shrink(("head",), 3)),
 )
-
 
 
 #: the forms Dynamo does not trace (``Tensor.resize_`` breaks the graph): the graph that

@@ -303,8 +303,6 @@ def has_backward(qualname: str) -> bool:
     """Whether a backward formula is registered for the op: ``register_autograd`` on a
     ``custom_op``, an autograd kernel registered for another op, or a composite kernel
     (differentiable through the ops it is made of)."""
-    import torch
-
     try:
         from torch._library.custom_ops import _maybe_get_opdef
     except ImportError:  # pragma: no cover - every supported torch has it
@@ -312,8 +310,7 @@ def has_backward(qualname: str) -> bool:
     opdef = _maybe_get_opdef(qualname) if _maybe_get_opdef is not None else None
     if opdef is not None:
         return getattr(opdef, "_backward_fn", None) is not None
-    return any(torch._C._dispatch_has_kernel_for_dispatch_key(qualname, key)
-               for key in ("Autograd", "CompositeImplicitAutograd"))
+    return any(has_kernel(qualname, key) for key in ("Autograd", "CompositeImplicitAutograd"))
 
 
 def _tensor_list(arg) -> bool:
