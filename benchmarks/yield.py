@@ -42,18 +42,24 @@ import argparse
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import timesplit  # noqa: E402 - the benchmark's sibling, read for the known-bug share
 
 #: configuration name -> the ``dcefuzz run`` flags it adds
 CONFIGS = {
     "blind": ["--blind"],
     "feedback": ["--feedback"],
+    "avoid": ["--blind", "--avoid-held"],
 }
 #: resolution of the discovery curve, in seconds
 STEP = 10.0
@@ -87,12 +93,36 @@ def arms(state: Path) -> dict[str, dict]:
     return dict(out)
 
 
+def known_share(state: Path) -> float | None:
+    """The share of a campaign's seconds spent on programs that hit only known bugs:
+    bugs its corpus held at the start (``bugs.jsonl``'s ``new`` false), or hit by a
+    program finished before (``timesplit.kinds``)."""
+    path = state / timesplit.PROGRAMS_FILE
+    if not path.exists():
+        return None
+    firsts = state / "bugs.jsonl"
+    held = {b["bug"] for b in map(json.loads, firsts.read_text().splitlines() if firsts.exists() else [])
+            if not b.get("new")}
+    lines = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
+    total = known = 0.0
+    for line, kind in timesplit.kinds(lines):
+        seconds = line.get("seconds") or 0.0
+        total += seconds
+        bugs = [bug for bug, _ in line.get("bugs", [])]
+        known += seconds if kind == timesplit.KNOWN or (bugs and all(bug in held for bug in bugs)) else 0.0
+    return round(known / total, 4) if total else None
+
+
 def run_trial(python: str, config: str, trial: int, seed: int, minutes: float, jobs: int,
-              keep: Path | None, features: str) -> dict:
-    """One campaign of one configuration; its record."""
+              keep: Path | None, features: str, held: Path | None = None) -> dict:
+    """One campaign of one configuration; its record.  ``held``: a corpus copied in
+    before the campaign starts, whose bugs are not counted as found (a record's
+    ``bugs`` are those new to it; ``held_hit`` how many of its bugs were hit)."""
     with tempfile.TemporaryDirectory(prefix="dcefuzz-yield-") as tmp:
         base = Path(keep) / f"{config}-trial{trial}" if keep else Path(tmp)
         state = base / "state"
+        if held is not None:
+            shutil.copytree(held, base / "corpus", dirs_exist_ok=True)
         cache = Path(tmp) / "inductor-cache"
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache), TRITON_CACHE_DIR=str(cache / "triton"))
         cmd = [python, "-m", "fuzzer", "run", "--time", f"{minutes * 60:.0f}s", "--jobs", str(jobs),
@@ -101,8 +131,9 @@ def run_trial(python: str, config: str, trial: int, seed: int, minutes: float, j
         start = time.time()
         done = subprocess.run(cmd, env=env, capture_output=True, text=True)
         wall = time.time() - start
-        bugs = [json.loads(line) for line in (state / "bugs.jsonl").read_text().splitlines()] \
+        hits = [json.loads(line) for line in (state / "bugs.jsonl").read_text().splitlines()] \
             if (state / "bugs.jsonl").exists() else []
+        bugs = [b for b in hits if held is None or b.get("new")]
         st = json.loads((state / "state.json").read_text()) if (state / "state.json").exists() else {}
         version = subprocess.run([python, "-c", "import torch; print(torch.__version__)"],
                                  capture_output=True, text=True).stdout.strip()
@@ -114,22 +145,41 @@ def run_trial(python: str, config: str, trial: int, seed: int, minutes: float, j
                 "keys": {b["bug"]: b.get("key", "") for b in bugs},
                 "kinds": {b["bug"]: b["kind"] for b in bugs},
                 "arms": arms(state),
+                "held": str(held) if held is not None else None, "held_hit": len(hits) - len(bugs),
+                "known_share": known_share(state),
+                "avoided": _avoided(state),
                 "tail": done.stdout[-1500:] if done.returncode else ""}
+
+
+def _avoided(state: Path) -> int:
+    """Draws a campaign set aside for holding a held bug's example (``--avoid-held``)."""
+    path = state / "programs.jsonl"
+    lines = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.exists() else []
+    return sum(len(line.get("avoided", ())) for line in lines)
 
 
 def benchmark(args) -> None:
     order = list(args.configs)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    held = Path(args.held) if args.held else None
     for k in range(args.first_trial, args.first_trial + args.trials):
         rotation = order[k % len(order):] + order[:k % len(order)]
-        for config in rotation:
-            record = run_trial(args.python, config, k, args.seed + k, args.minutes, args.jobs,
-                               Path(args.keep) if args.keep else None, args.features)
+
+        def one(config: str, k: int = k) -> dict:
+            return run_trial(args.python, config, k, args.seed + k, args.minutes, args.jobs,
+                             Path(args.keep) if args.keep else None, args.features, held)
+
+        if args.side_by_side:  # every configuration of the trial at once, on the same machine
+            with ThreadPoolExecutor(len(rotation)) as pool:
+                records = list(pool.map(one, rotation))
+        else:
+            records = [one(config) for config in rotation]
+        for record in records:
             with open(out, "a") as fh:
                 fh.write(json.dumps(record) + "\n")
-            print(f"trial {k} {config:10s}: {record['programs']} programs, {len(record['bugs'])} bugs "
-                  f"(exit {record['exit']}, {record['wall']:.0f}s)", flush=True)
+            print(f"trial {k} {record['config']:10s}: {record['programs']} programs, {len(record['bugs'])} bugs "
+                  f"(exit {record['exit']}, {record['wall']:.0f}s, known share {record['known_share']})", flush=True)
 
 
 def load(paths: list[str]) -> list[dict]:
@@ -217,6 +267,18 @@ def report(records: list[dict], plot: str | None = None) -> None:
         print(f"{c:14s} {len(rs):6d} {statistics.median(counts):18.1f} {min(counts):4d} {max(counts):4d} "
               f"{statistics.median([auc(r) for r in rs]):6.1f} {statistics.median([unlocalised(r) for r in rs]):11.1f} "
               f"{statistics.median([r['programs'] for r in rs]):9.0f}")
+    if any(r.get("held") for r in records):
+        print("(bugs: those the held corpus lacks; per CPU hour: bugs over minutes x jobs)")
+        for c in configs:
+            rs = by[c]
+            rate = [len(r["bugs"]) / (r["minutes"] * r["jobs"] / 60) for r in rs]
+            shares = [r["known_share"] for r in rs if r.get("known_share") is not None]
+            print(f"  {c:14s} new bugs per CPU hour, median {statistics.median(rate):.2f} "
+                  f"(min {min(rate):.2f}, max {max(rate):.2f}); known-bug share of time, median "
+                  + (f"{100 * statistics.median(shares):.1f} % (min {100 * min(shares):.1f}, max {100 * max(shares):.1f})"
+                     if shares else "-")
+                  + f"; held bugs hit, median {statistics.median([r.get('held_hit', 0) for r in rs]):.0f}"
+                  + f"; draws set aside, median {statistics.median([r.get('avoided', 0) for r in rs]):.0f}")
     base = configs[0]
     for fraction in OWN_GAIN_AT:
         gains = [g for g in (own_gain(r, fraction) for r in by[base]) if g is not None]
@@ -325,6 +387,10 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=100, help="campaign seed of trial 0 (trial k: seed + k)")
     ap.add_argument("--features", default="all")
+    ap.add_argument("--held", default=None, metavar="CORPUS",
+                    help="a corpus copied into each trial's before it starts (e.g. corpus): only bugs it lacks count")
+    ap.add_argument("--side-by-side", action="store_true",
+                    help="run the configurations of a trial at once (each with --jobs workers), not one after another")
     ap.add_argument("--python", default=sys.executable, help="the interpreter whose torch and dcefuzz run")
     ap.add_argument("--out", default="yield.jsonl")
     ap.add_argument("--keep", default=None, help="keep each trial's campaign folder and corpus here")
@@ -337,6 +403,8 @@ def main() -> int:
     unknown = [c for c in args.configs if c not in CONFIGS]
     if unknown:
         ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
+    if args.held and not Path(args.held).is_dir():
+        ap.error(f"--held {args.held}: no such folder")
     if args.arms_from and not Path(args.arms_from).is_dir():
         ap.error(f"--arms-from {args.arms_from}: no such folder")
     if args.report:

@@ -116,6 +116,12 @@ class CampaignLimits:
     #: the plot's smoothed rate averages over at least this many seconds (and ~1/20 of
     #: the run)
     smooth_min_seconds: float = 60.0
+    #: with ``--avoid-held``, draws of an index (its own and its redraws) while each
+    #: holds a held bug's example (``fuzzer.campaign.avoidance``)
+    avoid_draws: int = 8
+    #: with ``--avoid-held``, the share of indices whose first draw runs whatever it
+    #: holds: a new bug in a held one's company is slowed, never hidden for good
+    avoid_explore: float = 0.1
 
 
 @dataclass(frozen=True)

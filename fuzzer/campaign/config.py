@@ -58,6 +58,11 @@ class Config:
     #: keys of the bugs known upstream (``fuzzer.corpus.upstream``, ``--known-upstream``):
     #: their findings are classified, to be recognised, and counted, never shrunk in full
     known: tuple[BugKey, ...] = ()
+    #: the folder the keys known upstream came from (``--known-upstream``)
+    known_dir: str | None = None
+    #: draw again a program that holds an example of a bug held when the campaign
+    #: started (``fuzzer.campaign.avoidance``, ``--avoid-held``)
+    avoid_held: bool = False
 
     @property
     def feature_table(self) -> dict[str, float]:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzzer import faults
+from fuzzer.campaign.avoidance import Avoidance, Drawn
 from fuzzer.campaign.config import Budget, Config
-from fuzzer.campaign.entries import counted_only, entry_for, masked_entries, trial_of
+from fuzzer.campaign.entries import case_of, counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
 from fuzzer.campaign.stats import Stats, progress_line
 from fuzzer.corpus import store
@@ -29,6 +30,7 @@ from fuzzer.corpus.examples import Examples, Kept, Saved
 from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
+from fuzzer.judge import kinds
 from fuzzer.judge.observe import Gap
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import CAMPAIGN
@@ -116,6 +118,8 @@ class Session:
             self.stats.findings["declaration"] += config.declarations
         self.examples = Examples(config.corpus_dir, config.examples_per_bug)
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
+        #: the held bugs' examples a program is drawn again for holding (``--avoid-held``)
+        self.avoidance = self._avoidance(resume)
         # the watermark is always one of this shard's own indices
         self.stats.next_index = next(shard.indices(state.next_index))
         self.done = set(state.done_above)
@@ -125,6 +129,35 @@ class Session:
         self.last_report = self.start
         #: each program in flight: when it was handed out and how it was made
         self.issued: dict[int, tuple[float, Recipe]] = {}
+
+    def _avoidance(self, resume: bool) -> Avoidance | None:
+        """The examples avoided: read back on ``--resume``, else those of the bugs held
+        now (the corpus's, and the keys known upstream in their folder), saved in the
+        campaign folder; with feedback, they are what its triggers know from the start."""
+        config = self.config
+        if not config.avoid_held or not kinds.get(config.trial).steerable:
+            return None
+        saved = Avoidance.load(self.folder.path) if resume and self.folder is not None else None
+        if saved is not None:
+            return saved
+        held = set(self.held())
+        avoidance = Avoidance.of_folders([config.corpus_dir, *([config.known_dir] if config.known_dir else [])],
+                                         held.__contains__, self._found_alike)
+        if self.folder is not None:
+            avoidance.save(self.folder.path)
+        if self.director is not None:
+            for example in avoidance.examples:
+                self.director.triggers.learn(example.bug, example.program)
+        self.log(f"avoiding programs that hold one of {len(avoidance.examples)} examples of "
+                 f"{len({e.bug for e in avoidance.examples})} held bugs")
+        return avoidance
+
+    def _found_alike(self, entry: Entry) -> bool:
+        """Whether this campaign's trials could have found ``entry``: a program trial (no
+        cache pair's variant) through one of its targets, on its device, under its fault."""
+        origin, config = entry.origin, self.config
+        return (origin.variant is None and origin.target in config.targets and origin.fault == config.fault
+                and origin.device == config.device)
 
     def _fresh_indices(self, start: int):
         for i in self.shard.indices(start):
@@ -161,7 +194,12 @@ class Session:
         """What the next program is: its index, seed and, with feedback, its case."""
         index = next(self.pending)
         pseed = program_seed(self.config.seed, index)
-        recipe = Recipe(index, pseed, "blind") if self.director is None else self.director.next(index, pseed)
+        if self.director is None:
+            drawn = Drawn(pseed) if self.avoidance is None else self.avoidance.draw(
+                self.config.seed, index, pseed, lambda seed: case_of(seed, self.config).program)
+            recipe = Recipe(index, drawn.seed, "blind", draws=1 + len(drawn.avoided), avoided=drawn.avoided)
+        else:
+            recipe = self.director.next(index, pseed)
         self.issued[index] = (self.elapsed(), recipe)
         return recipe
 
@@ -172,7 +210,9 @@ class Session:
         self.stats.internal[error.stage] += 1
         where = ""
         if self.folder is not None:
-            seed = None if index is None else program_seed(self.config.seed, index)
+            issued = self.issued.get(index) if index is not None else None
+            seed = issued[1].seed if issued is not None else (
+                None if index is None else program_seed(self.config.seed, index))
             self.stats.internal_log = str(self.folder.log_internal(index, seed, error))
             where = f" (traceback in {self.stats.internal_log})"
         on, lost = "" if index is None else f"program {index}: ", "; the device is lost" if error.device_lost else ""
@@ -292,7 +332,11 @@ class Session:
             if recipe.parent is not None:
                 line["parent"] = recipe.parent
             if recipe.draws > 1 or recipe.risk:
-                line.update(draws=recipe.draws, risk=round(recipe.risk, 3))
+                line["draws"] = recipe.draws
+                if recipe.arm != "blind":
+                    line["risk"] = round(recipe.risk, 3)
+            if recipe.avoided:
+                line["avoided"] = [list(bugs) for bugs in recipe.avoided]
         self.folder.log_program(line)
 
     def replace(self, old: Entry, path: str, new: Entry) -> str:

@@ -41,6 +41,11 @@ from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
                    "new, mutated, as well as fresh, in shares that follow what pays (docs/campaigns.md); "
                    "opt-in until benchmarks/yield.py shows it finds more bugs than blind. "
                    "Blind: every program is drawn from (seed, index) alone.  Cache pairs are blind.")
+@click.option("--avoid-held/--no-avoid-held", default=False, show_default=True,
+              help="Draw again a program that holds an example of a bug the corpus (or --known-upstream) "
+                   "holds at the start: its statements wired alike, under its mode (docs/campaigns.md, "
+                   "'Avoiding held bugs'); the campaign folder's avoid.json keeps the examples, "
+                   "programs.jsonl says which draws were set aside and why.")
 @click.option("--device", default=None, help=DEVICE_HELP)
 @click.option("--corpus", "corpus_dir", default=None, type=click.Path(file_okay=False),
               help="Folder for findings (default: corpus/ in the campaign folder).")

@@ -56,6 +56,7 @@ class RunOptions:
     triage_budget: OracleBudget
     examples_per_bug: int
     known_dir: str | None
+    avoid_held: bool
 
 
 @dataclass(frozen=True)
@@ -127,7 +128,8 @@ def config_of(options: RunOptions, setup: Setup, chosen, side_threads: int | Non
                   triage_budget=options.triage_budget, examples_per_bug=options.examples_per_bug,
                   trial=PAIRS if options.cache_pairs else PROGRAM, side_threads=side_threads, targets=setup.targets,
                   features=tuple(setup.feature_table.items()), ops=chosen.ops,
-                  declarations=len(chosen.findings), feedback=setup.feedback, known=known_keys_of(options.known_dir))
+                  declarations=len(chosen.findings), feedback=setup.feedback, known=known_keys_of(options.known_dir),
+                  known_dir=options.known_dir, avoid_held=options.avoid_held)
 
 
 def known_keys_of(folder: str | None) -> tuple:

@@ -55,6 +55,8 @@ class Recipe:
     draws: int = 1
     #: how likely it was, by the triggers, to hit a bug found before
     risk: float = 0.0
+    #: the bugs whose held examples each draw set aside held (``fuzzer.campaign.avoidance``)
+    avoided: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
