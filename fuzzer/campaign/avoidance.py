@@ -71,6 +71,12 @@ class Drawn:
     seed: int
     avoided: tuple[tuple[str, ...], ...] = ()
 
+    @property
+    def draws(self) -> int:
+        """Programs drawn for the index: those set aside, and the one run where it is
+        none of them."""
+        return len(self.avoided) + (len(self.avoided) < CAMPAIGN.avoid_draws)
+
 
 @dataclass(frozen=True)
 class Avoidance:

@@ -197,7 +197,7 @@ class Session:
         if self.director is None:
             drawn = Drawn(pseed) if self.avoidance is None else self.avoidance.draw(
                 self.config.seed, index, pseed, lambda seed: case_of(seed, self.config).program)
-            recipe = Recipe(index, drawn.seed, "blind", draws=1 + len(drawn.avoided), avoided=drawn.avoided)
+            recipe = Recipe(index, drawn.seed, "blind", draws=drawn.draws, avoided=drawn.avoided)
         else:
             recipe = self.director.next(index, pseed)
         self.issued[index] = (self.elapsed(), recipe)

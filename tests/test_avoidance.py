@@ -1,0 +1,89 @@
+"""Avoidance (``fuzzer.campaign.avoidance``, ``--avoid-held``): a campaign draws again a
+program that holds a held bug's example, deterministically, says so in its log, and
+keeps the examples it started with across ``--resume``.  No program is run here."""
+
+import shutil
+from pathlib import Path
+
+from helpers import prog
+
+from fuzzer.campaign.avoidance import AVOID_FILE, Avoidance, Drawn, HeldExample
+from fuzzer.campaign.config import Budget, Config
+from fuzzer.campaign.entries import case_of
+from fuzzer.campaign.session import Session
+from fuzzer.campaign.state import CampaignFolder
+from fuzzer.corpus import store
+from fuzzer.limits import CAMPAIGN
+from fuzzer.program.generate import derive_seed, program_seed
+from fuzzer.program.features import ALL
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+EXAMPLE = prog({"x0": ("s0",)}, [("while_tap", ["x0"], "v0", {"site": 0})], outputs=["v0"])
+HOLDS = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}), ("while_tap", ["v0"], "v1", {"site": 1})],
+             outputs=["v1"])
+CLEAN = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])
+AVOID = Avoidance((HeldExample("bug-while", "effect-log-1", EXAMPLE),))
+
+
+def _explores(index: int, seed: int = 5) -> bool:
+    from random import Random
+
+    return Random(derive_seed("avoid-explore", seed, index)).random() < CAMPAIGN.avoid_explore
+
+
+def test_a_draw_that_holds_an_example_is_drawn_again_from_a_seed_of_its_own():
+    index = next(i for i in range(100) if not _explores(i))
+    pseed = program_seed(5, index)
+    drawn = AVOID.draw(5, index, pseed, lambda seed: HOLDS if seed == pseed else CLEAN)
+    assert drawn == Drawn(derive_seed("avoid", pseed, 1), (("bug-while",),))
+    # a clean first draw is run as drawn
+    assert AVOID.draw(5, index, pseed, lambda seed: CLEAN) == Drawn(pseed)
+
+
+def test_every_draw_holding_one_runs_the_first_and_an_exploring_index_runs_it_whatever_it_holds():
+    index = next(i for i in range(100) if not _explores(i))
+    pseed = program_seed(5, index)
+    drawn = AVOID.draw(5, index, pseed, lambda seed: HOLDS)
+    assert drawn.seed == pseed and len(drawn.avoided) == CAMPAIGN.avoid_draws
+    exploring = next(i for i in range(100) if _explores(i))
+    assert AVOID.draw(5, exploring, program_seed(5, exploring), lambda seed: HOLDS) == Drawn(program_seed(5, exploring))
+
+
+def test_only_examples_of_held_bugs_found_as_the_campaign_finds_them_are_avoided():
+    everything = Avoidance.of_folders([CORPUS], lambda key: True, lambda entry: True)
+    alike = Avoidance.of_folders([CORPUS], lambda key: True, lambda entry: entry.origin.variant is None)
+    kinds = {store.load(p).kind for p in store.entries_in([str(CORPUS)])[0]}
+    assert "stale-cache" in kinds
+    assert {e.entry.rsplit("-", 1)[0] for e in everything.examples} >= {"stale-cache"}
+    assert all(not e.entry.startswith("stale-cache") for e in alike.examples) and alike.examples
+    assert Avoidance.of_folders([CORPUS], lambda key: False, lambda entry: True).examples == ()
+
+
+def _session(tmp_path: Path, resume: bool = False) -> Session:
+    config = Config(seed=100, device="cpu", corpus_dir=str(tmp_path / "corpus"), features=tuple(ALL.items()),
+                    avoid_held=True)
+    return Session(config, Budget(programs=400), folder=CampaignFolder(tmp_path / "state"), resume=resume,
+                   log=lambda line: None)
+
+
+def test_a_campaign_sets_aside_the_draws_holding_held_examples_and_keeps_its_examples_on_resume(tmp_path):
+    shutil.copytree(CORPUS, tmp_path / "corpus")
+    session = _session(tmp_path)
+    recipes = [session.next_program() for _ in range(60)]
+    aside = [r for r in recipes if r.avoided]
+    assert aside, "some of seed 100's first 60 programs hold a held bug's example"
+    for r in recipes:
+        redrawn = bool(r.avoided) and len(r.avoided) < CAMPAIGN.avoid_draws
+        assert (r.seed != program_seed(100, r.index)) == redrawn
+        assert r.draws == len(r.avoided) + (len(r.avoided) < CAMPAIGN.avoid_draws)
+        if redrawn:  # what runs holds none, and each draw set aside held what the log says
+            assert session.avoidance.held_by(case_of(r.seed, session.config).program) == ()
+            assert session.avoidance.held_by(case_of(program_seed(100, r.index), session.config).program) \
+                == r.avoided[0]
+    examples = session.avoidance.examples
+    assert (tmp_path / "state" / AVOID_FILE).is_file()
+    session.checkpoint()
+    # a resumed campaign avoids what it started with, whatever the corpus holds since
+    for path in (tmp_path / "corpus").glob("*"):
+        path.unlink()
+    assert _session(tmp_path, resume=True).avoidance.examples == examples
