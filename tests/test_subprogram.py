@@ -6,7 +6,7 @@ import dataclasses
 
 from helpers import prog
 
-from fuzzer.program.subprogram import holds
+from fuzzer.corpus.subprogram import holds
 
 #: the effect-edge example: ``v0 = x0.clone(); e_log(v0); v1 = e_tap(x0)``
 EXAMPLE = prog({"x0": ("s0",)}, [("clone", ["x0"], "v0", {}), ("e_log", ["v0"], None, {"site": 0}),

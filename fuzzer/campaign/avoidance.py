@@ -9,7 +9,7 @@ recognition cannot win that back: the trial is spent whatever comes after it.
 
 So, with ``--avoid-held``, program ``i`` is drawn as always (``program_seed(S, i)``);
 where it *holds* an example of a bug the corpus held when the campaign started
-(``fuzzer.program.subprogram.holds``: the example's statements, wired as there, under
+(``fuzzer.corpus.subprogram.holds``: the example's statements, wired as there, under
 a mode with every part of the example's), it is drawn again from a seed of its own
 (``derive_seed("avoid", seed, k)``), up to ``CampaignLimits.avoid_draws`` draws, and
 the first that holds none is run; where every draw holds one, the first is.  A draw
@@ -31,20 +31,47 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fuzzer.campaign.config import Config
 from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.files import atomic_write
+from fuzzer.judge import kinds
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import derive_seed
 from fuzzer.program.ir import Program
-from fuzzer.program.subprogram import holds
+from fuzzer.corpus.subprogram import holds
 
 #: the campaign folder's file of the examples avoided
 AVOID_FILE = "avoid.json"
+
+
+def start(config: Config, held: Collection[bugs.BugKey], folder: Path | None, resume: bool,
+          log: Callable[[str], None]) -> Avoidance | None:
+    """What a campaign of ``config`` avoids (None: not ``--avoid-held``, or a trial kind
+    whose programs are not drawn so): on ``--resume``, the examples its ``folder`` kept;
+    else those of the bugs ``held`` now (``Session.held``), kept in ``folder``."""
+    if not config.avoid_held or not kinds.get(config.trial).steerable:
+        return None
+    if resume and folder is not None and (saved := Avoidance.load(folder)) is not None:
+        return saved
+    avoidance = Avoidance.of_campaign(config, held)
+    if folder is not None:
+        avoidance.save(folder)
+    log(f"avoiding programs that hold one of {len(avoidance.examples)} examples of "
+        f"{len({e.bug for e in avoidance.examples})} held bugs")
+    return avoidance
+
+
+def found_alike(entry: Entry, config: Config) -> bool:
+    """Whether a campaign of ``config`` could have found ``entry``: a program trial (no
+    cache pair's variant) through one of its targets, on its device, under its fault."""
+    origin = entry.origin
+    return (origin.variant is None and origin.target in config.targets and origin.fault == config.fault
+            and origin.device == config.device)
 
 
 @dataclass(frozen=True)
@@ -104,6 +131,14 @@ class Avoidance:
             seen.add(entry.id)
             out.append(HeldExample(bugs.bug_id(key), entry.id, entry.case.program))
         return cls(tuple(sorted(out, key=lambda e: (e.bug, e.entry))))
+
+    @classmethod
+    def of_campaign(cls, config: Config, held: Collection[bugs.BugKey]) -> Avoidance:
+        """The examples a campaign of ``config`` avoids: in its corpus (and the folder of
+        the keys known upstream), of the bugs ``held`` (``Session.held``), found as it
+        finds them (:func:`found_alike`)."""
+        folders = [config.corpus_dir, *([config.known_dir] if config.known_dir else [])]
+        return cls.of_folders(folders, held.__contains__, lambda entry: found_alike(entry, config))
 
     def held_by(self, program: Program) -> tuple[str, ...]:
         """The bugs an example of which ``program`` holds (each once, sorted)."""

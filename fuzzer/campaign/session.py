@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzzer import faults
-from fuzzer.campaign.avoidance import Avoidance, Drawn
+from fuzzer.campaign import avoidance
+from fuzzer.campaign.avoidance import Drawn
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import case_of, counted_only, entry_for, masked_entries, trial_of
 from fuzzer.campaign.state import UNCONFIRMED_FOLDER, BadState, CampaignFolder, CampaignState, Shard, Withdrawal
@@ -30,7 +31,6 @@ from fuzzer.corpus.examples import Examples, Kept, Saved
 from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
-from fuzzer.judge import kinds
 from fuzzer.judge.observe import Gap
 from fuzzer.judge.trial import Finding
 from fuzzer.limits import CAMPAIGN
@@ -119,7 +119,9 @@ class Session:
         self.examples = Examples(config.corpus_dir, config.examples_per_bug)
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         #: the held bugs' examples a program is drawn again for holding (``--avoid-held``)
-        self.avoidance = self._avoidance(resume)
+        self.avoidance = avoidance.start(config, set(self.held()), folder and folder.path, resume, self.log)
+        for example in (self.avoidance.examples if self.avoidance and self.director and not resume else ()):
+            self.director.triggers.learn(example.bug, example.program)  # with feedback: known from the start
         # the watermark is always one of this shard's own indices
         self.stats.next_index = next(shard.indices(state.next_index))
         self.done = set(state.done_above)
@@ -129,35 +131,6 @@ class Session:
         self.last_report = self.start
         #: each program in flight: when it was handed out and how it was made
         self.issued: dict[int, tuple[float, Recipe]] = {}
-
-    def _avoidance(self, resume: bool) -> Avoidance | None:
-        """The examples avoided: read back on ``--resume``, else those of the bugs held
-        now (the corpus's, and the keys known upstream in their folder), saved in the
-        campaign folder; with feedback, they are what its triggers know from the start."""
-        config = self.config
-        if not config.avoid_held or not kinds.get(config.trial).steerable:
-            return None
-        saved = Avoidance.load(self.folder.path) if resume and self.folder is not None else None
-        if saved is not None:
-            return saved
-        held = set(self.held())
-        avoidance = Avoidance.of_folders([config.corpus_dir, *([config.known_dir] if config.known_dir else [])],
-                                         held.__contains__, self._found_alike)
-        if self.folder is not None:
-            avoidance.save(self.folder.path)
-        if self.director is not None:
-            for example in avoidance.examples:
-                self.director.triggers.learn(example.bug, example.program)
-        self.log(f"avoiding programs that hold one of {len(avoidance.examples)} examples of "
-                 f"{len({e.bug for e in avoidance.examples})} held bugs")
-        return avoidance
-
-    def _found_alike(self, entry: Entry) -> bool:
-        """Whether this campaign's trials could have found ``entry``: a program trial (no
-        cache pair's variant) through one of its targets, on its device, under its fault."""
-        origin, config = entry.origin, self.config
-        return (origin.variant is None and origin.target in config.targets and origin.fault == config.fault
-                and origin.device == config.device)
 
     def _fresh_indices(self, start: int):
         for i in self.shard.indices(start):
