@@ -53,7 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import timesplit  # noqa: E402 - the benchmark's sibling, read for the known-bug share
+import timesplit
 
 #: configuration name -> the ``dcefuzz run`` flags it adds
 CONFIGS = {

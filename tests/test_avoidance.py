@@ -14,8 +14,8 @@ from fuzzer.campaign.session import Session
 from fuzzer.campaign.state import CampaignFolder
 from fuzzer.corpus import store
 from fuzzer.limits import CAMPAIGN
-from fuzzer.program.generate import derive_seed, program_seed
 from fuzzer.program.features import ALL
+from fuzzer.program.generate import derive_seed, program_seed
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 EXAMPLE = prog({"x0": ("s0",)}, [("while_tap", ["x0"], "v0", {"site": 0})], outputs=["v0"])

@@ -38,12 +38,12 @@ from pathlib import Path
 from fuzzer.campaign.config import Config
 from fuzzer.corpus import bugs, store
 from fuzzer.corpus.entry import BadEntry, Entry
+from fuzzer.corpus.subprogram import holds
 from fuzzer.files import atomic_write
 from fuzzer.judge import kinds
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import derive_seed
 from fuzzer.program.ir import Program
-from fuzzer.corpus.subprogram import holds
 
 #: the campaign folder's file of the examples avoided
 AVOID_FILE = "avoid.json"

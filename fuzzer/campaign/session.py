@@ -36,7 +36,6 @@ from fuzzer.judge.trial import Finding
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import program_seed
 
-
 #: what became of a finding when it is a new entry of the corpus
 FRESH = (Kept.NEW, Kept.REPLACED)
 
