@@ -104,3 +104,19 @@ def test_a_repeats_cost_after_its_trial_is_split_by_what_became_of_it(capsys):
     assert out[3].split()[-4:] == ["3", "9", "7", "2.0"]                   # known, counted only
     timesplit._beyond_trial(timesplit.kinds([{k: v for k, v in ln.items() if k != "after_trial"} for ln in lines]))
     assert capsys.readouterr().out == ""                                   # an older log: nothing to say
+
+
+def test_the_known_bug_share_counts_the_held_bugs_from_the_first_program(tmp_path):
+    """A campaign on a held corpus: a program that hits only a bug the corpus held
+    (``bugs.jsonl``'s ``new`` false) is known though no earlier program hit it; a new
+    bug's first hit is not, its later hits are."""
+    bench = _yield_module()
+    _write(tmp_path / "programs.jsonl", [
+        {"index": 0, "done": 1.0, "status": "finding", "seconds": 5.0, "bugs": [["bug-held", "new"]]},
+        {"index": 1, "done": 2.0, "status": "finding", "seconds": 3.0, "bugs": [["bug-new", "new"]]},
+        {"index": 2, "done": 3.0, "status": "finding", "seconds": 2.0, "bugs": [["bug-new", "counted"]]},
+        {"index": 3, "done": 4.0, "status": "clean", "seconds": 10.0, "bugs": []},
+    ])
+    _write(tmp_path / "bugs.jsonl", [{"program": 0, "bug": "bug-held", "new": False},
+                                     {"program": 1, "bug": "bug-new", "new": True}])
+    assert bench.known_share(tmp_path) == 0.35
