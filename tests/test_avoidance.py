@@ -49,6 +49,20 @@ def test_every_draw_holding_one_runs_the_first_and_an_exploring_index_runs_it_wh
     assert AVOID.draw(5, exploring, program_seed(5, exploring), lambda seed: HOLDS) == Drawn(program_seed(5, exploring))
 
 
+def test_a_held_cause_is_held_by_every_program_with_what_its_probes_showed_it_needs():
+    """An effect inside a ``torch.cond`` branch, whichever form puts it there, holds the
+    cause; the same higher-order op around a body without an effect does not."""
+    avoid = Avoidance((), (("bug-cond", "effect-in-cond"),))
+    for form in ("cond_tap", "cond_log"):
+        assert avoid.held_by(prog({"x0": ("s0",)}, [(form, ["x0"], "v0", {"site": 0})], outputs=["v0"])) \
+            == ("bug-cond",)
+    assert avoid.held_by(prog({"x0": ("s0",)}, [("cond_sin", ["x0"], "v0", {"site": 0})], outputs=["v0"])) == ()
+    assert avoid.held_by(HOLDS) == ()  # an effect in a while_loop body: another cause
+    # the committed corpus holds both effect-in-body causes of the compile target
+    held = Avoidance.of_folders([CORPUS], lambda key: True, lambda entry: entry.origin.variant is None)
+    assert {name for _, name in held.causes} >= {"effect-in-cond", "effect-in-while_loop"}
+
+
 def test_only_examples_of_held_bugs_found_as_the_campaign_finds_them_are_avoided():
     everything = Avoidance.of_folders([CORPUS], lambda key: True, lambda entry: True)
     alike = Avoidance.of_folders([CORPUS], lambda key: True, lambda entry: entry.origin.variant is None)
@@ -80,10 +94,11 @@ def test_a_campaign_sets_aside_the_draws_holding_held_examples_and_keeps_its_exa
             assert session.avoidance.held_by(case_of(r.seed, session.config).program) == ()
             assert session.avoidance.held_by(case_of(program_seed(100, r.index), session.config).program) \
                 == r.avoided[0]
-    examples = session.avoidance.examples
+    examples = session.avoidance
+    assert examples.causes and examples.examples
     assert (tmp_path / "state" / AVOID_FILE).is_file()
     session.checkpoint()
     # a resumed campaign avoids what it started with, whatever the corpus holds since
     for path in (tmp_path / "corpus").glob("*"):
         path.unlink()
-    assert _session(tmp_path, resume=True).avoidance.examples == examples
+    assert _session(tmp_path, resume=True).avoidance == examples

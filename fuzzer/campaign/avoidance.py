@@ -44,6 +44,7 @@ from fuzzer.judge import kinds
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.generate import derive_seed
 from fuzzer.program.ir import Program
+from fuzzer.triage import causes
 
 #: the campaign folder's file of the examples avoided
 AVOID_FILE = "avoid.json"
@@ -62,7 +63,7 @@ def start(config: Config, held: Collection[bugs.BugKey], folder: Path | None, re
     if folder is not None:
         avoidance.save(folder)
     log(f"avoiding programs that hold one of {len(avoidance.examples)} examples of "
-        f"{len({e.bug for e in avoidance.examples})} held bugs")
+        f"{len({e.bug for e in avoidance.examples})} held bugs, or one of {len(avoidance.causes)} held causes")
     return avoidance
 
 
@@ -108,6 +109,10 @@ class Drawn:
 @dataclass(frozen=True)
 class Avoidance:
     examples: tuple[HeldExample, ...]
+    #: (bug, cause name): held bugs keyed by a cause whose probes say what a program
+    #: needs to have it (``Cause.held_by``: an ORDERED effect inside that higher-order
+    #: op's body, whichever form puts it there)
+    causes: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of_folders(cls, folders: Iterable[str | Path], keys: Callable[[bugs.BugKey], bool],
@@ -119,7 +124,7 @@ class Avoidance:
         paths = sorted({str(p) for folder in folders if Path(folder).is_dir()
                         for p in store.entries_in([str(folder)])[0]})
         seen: set[str] = set()
-        out = []
+        out, held_causes = [], set()
         for path in paths:
             try:
                 entry = store.load(path)
@@ -130,7 +135,10 @@ class Avoidance:
                 continue
             seen.add(entry.id)
             out.append(HeldExample(bugs.bug_id(key), entry.id, entry.case.program))
-        return cls(tuple(sorted(out, key=lambda e: (e.bug, e.entry))))
+            cause = causes.named(key.blame) if key.family == causes.FAMILY else None
+            if cause is not None and cause.held_by is not None:
+                held_causes.add((bugs.bug_id(key), cause.name))
+        return cls(tuple(sorted(out, key=lambda e: (e.bug, e.entry))), tuple(sorted(held_causes)))
 
     @classmethod
     def of_campaign(cls, config: Config, held: Collection[bugs.BugKey]) -> Avoidance:
@@ -141,15 +149,18 @@ class Avoidance:
         return cls.of_folders(folders, held.__contains__, lambda entry: found_alike(entry, config))
 
     def held_by(self, program: Program) -> tuple[str, ...]:
-        """The bugs an example of which ``program`` holds (each once, sorted)."""
-        return tuple(sorted({e.bug for e in self.examples if holds(program, e.program)}))
+        """The bugs an example of which ``program`` holds, or whose cause it holds (each
+        once, sorted)."""
+        held = {e.bug for e in self.examples if holds(program, e.program)}
+        held.update(bug for bug, name in self.causes if causes.named(name).held_by(program))
+        return tuple(sorted(held))
 
     def draw(self, campaign_seed: int, index: int, pseed: int, program_of: Callable[[int], Program]) -> Drawn:
         """Index ``index``'s program: its own seed ``pseed`` unless that program holds an
         example, then the first of its redraws that holds none (the first draw where
         all do, or where the index's coin says to explore)."""
         explore = random.Random(derive_seed("avoid-explore", campaign_seed, index)).random() < CAMPAIGN.avoid_explore
-        if not self.examples or explore:
+        if not (self.examples or self.causes) or explore:
             return Drawn(pseed)
         avoided: list[tuple[str, ...]] = []
         for k in range(CAMPAIGN.avoid_draws):
@@ -163,7 +174,8 @@ class Avoidance:
     # ------------------------------------------------------------------ as data
     def save(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        atomic_write(folder / AVOID_FILE, json.dumps([e.to_json() for e in self.examples]) + "\n")
+        atomic_write(folder / AVOID_FILE, json.dumps({"examples": [e.to_json() for e in self.examples],
+                                                      "causes": [list(c) for c in self.causes]}) + "\n")
 
     @classmethod
     def load(cls, folder: Path) -> Avoidance | None:
@@ -171,4 +183,6 @@ class Avoidance:
         path = folder / AVOID_FILE
         if not path.is_file():
             return None
-        return cls(tuple(HeldExample.from_json(d) for d in json.loads(path.read_text())))
+        data = json.loads(path.read_text())
+        return cls(tuple(HeldExample.from_json(d) for d in data["examples"]),
+                   tuple((str(bug), str(name)) for bug, name in data.get("causes", ())))

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from fuzzer.judge import contract
 from fuzzer.judge.identity import BugClass
 from fuzzer.program import forms
-from fuzzer.program.ir import Case, InvalidProgram, Stmt
+from fuzzer.program.ir import Case, InvalidProgram, Program, Stmt
 from fuzzer.program.rewire import read_as_operand
 from fuzzer.triage import edges
 from fuzzer.triage.family import VALUE_KINDS
@@ -74,12 +74,23 @@ class Cause:
     applies: Callable[[Case, str, str], bool]
     #: whether the probes show it, on ``stage``
     shown: Callable[[Probe, str], bool]
+    #: whether a program holds what the probes showed the cause needs, before it runs
+    #: (None: what it needs shows only in a run, as a reordering on Inductor does); a
+    #: campaign avoiding held bugs draws again a program that holds a held cause
+    #: (``fuzzer.campaign.avoidance``)
+    held_by: Callable[[Program], bool] | None = None
 
 
 def _effect_in_body(hop: str) -> Callable[[Case, str, str], bool]:
     def applies(case: Case, kind: str, stage: str) -> bool:
         return kind not in contract.PROCESS_KINDS and any(_in_body(stmt, hop) for stmt in case.program.body)
     return applies
+
+
+def _body_holds(hop: str) -> Callable[[Program], bool]:
+    def held_by(program: Program) -> bool:
+        return any(_in_body(stmt, hop) for stmt in program.body)
+    return held_by
 
 
 def _in_body(stmt: Stmt, hop: str) -> bool:
@@ -178,7 +189,12 @@ def _effect_in(name: str, form: str, where: str) -> Cause:
     hop = forms.form(form).hop
     return Cause(f"effect-in-{name}", f"the effect token of an ORDERED custom op inside {where} is not threaded",
                  f"an ORDERED effect inside {where}: the token its functionalized body discovers is not "
-                 "threaded through the call", BODY_PROBES, _effect_in_body(hop), _shown_in_body(hop))
+                 "threaded through the call", BODY_PROBES, _effect_in_body(hop), _shown_in_body(hop), _body_holds(hop))
+
+
+def named(name: str) -> Cause | None:
+    """The cause of that name (a cause key's blame), None for none."""
+    return next((c for c in CAUSES if c.name == name), None)
 
 
 #: every cause, in the order they are asked; the first shown is the key
