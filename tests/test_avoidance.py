@@ -102,3 +102,16 @@ def test_a_campaign_sets_aside_the_draws_holding_held_examples_and_keeps_its_exa
     for path in (tmp_path / "corpus").glob("*"):
         path.unlink()
     assert _session(tmp_path, resume=True).avoidance == examples
+
+
+def test_with_known_upstream_the_public_bugs_of_that_folder_are_avoided_beside_an_empty_corpus(tmp_path):
+    from fuzzer.corpus.bugs import bug_id
+    from fuzzer.corpus.known import known_keys
+
+    keys = known_keys(str(CORPUS)).keys
+    config = Config(seed=1, device="cpu", corpus_dir=str(tmp_path / "corpus"), known=keys, known_dir=str(CORPUS),
+                    avoid_held=True)
+    avoided = {e.bug for e in Session(config, Budget(programs=1), log=lambda line: None).avoidance.examples}
+    assert avoided and avoided <= {bug_id(k) for k in keys}
+    alone = Config(seed=1, device="cpu", corpus_dir=str(tmp_path / "corpus"), avoid_held=True)
+    assert Session(alone, Budget(programs=1), log=lambda line: None).avoidance.examples == ()
