@@ -18,10 +18,11 @@ one seed and torch side by side:
 
     python benchmarks/timesplit.py BLIND_FOLDER FEEDBACK_FOLDER
 
-A campaign started on a corpus that holds bugs already (``--corpus`` a copy of one,
-``--examples-per-bug 1``) meets known bugs from its first program: with ``--held``, a
-bug the campaign only counted, or whose example it replaced (``Kept``: ``counted``,
-``repeat``, ``replaced``), is known too, though no earlier program of its log hit it:
+A campaign started on a corpus that holds bugs already (``--corpus`` a copy of one)
+meets known bugs from its first program: with ``--held``, a bug the corpus held before
+the campaign (its first hit logged ``new`` false in ``bugs.jsonl``; in older logs, a
+bug only counted, or whose example was replaced: ``Kept``'s ``counted``, ``repeat``,
+``replaced``) is known too, though no earlier program of its log hit it:
 
     python benchmarks/timesplit.py --held BASE_FOLDER NEW_FOLDER
 
@@ -54,10 +55,11 @@ RISK_BANDS = (0.0, 0.1, 0.3, 1.0)
 HELD = ("counted", "repeat", "replaced")
 
 
-def kinds(lines: list[dict], held: bool = False) -> list[tuple[dict, str]]:
+def kinds(lines: list[dict], held: bool = False, before: set[str] = frozenset()) -> list[tuple[dict, str]]:
     """Each program with its kind, in the order the campaign finished them (``held``:
-    a bug the campaign's corpus held before any program hit it is known)."""
-    seen: set[str] = set()
+    a bug the campaign's corpus held before any program hit it is known: those in
+    ``before``, and those a finding only counted or replaced an example of)."""
+    seen: set[str] = set(before) if held else set()
     out = []
     for line in sorted(lines, key=lambda ln: ln["done"]):
         hit = [bug for bug, _ in line.get("bugs", [])]
@@ -69,6 +71,14 @@ def kinds(lines: list[dict], held: bool = False) -> list[tuple[dict, str]]:
             out.append((line, CLEAN if line.get("status") == "clean" else UNTESTED))
         seen.update(hit)
     return out
+
+
+def held_before(folder: Path) -> set[str]:
+    """The bugs the campaign's corpus held before it started: their first hits logged
+    ``new`` false (``bugs.jsonl``)."""
+    path = folder / "bugs.jsonl"
+    lines = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()] if path.is_file() else []
+    return {line["bug"] for line in lines if line.get("new") is False}
 
 
 def read(folder: Path) -> list[dict]:
@@ -115,7 +125,7 @@ def _band(risk: float) -> float:
 
 
 def report(folder: Path, held: bool = False) -> None:
-    rows = kinds(read(folder), held)
+    rows = kinds(read(folder), held, held_before(folder))
     bugs = {bug for line, _ in rows for bug, _ in line.get("bugs", [])}
     t = _tally(rows)
     seconds = sum(s for _, s in t.values()) or 1.0

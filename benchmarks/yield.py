@@ -95,21 +95,15 @@ def arms(state: Path) -> dict[str, dict]:
 
 def known_share(state: Path) -> float | None:
     """The share of a campaign's seconds spent on programs that hit only known bugs:
-    bugs its corpus held at the start (``bugs.jsonl``'s ``new`` false), or hit by a
-    program finished before (``timesplit.kinds``)."""
+    bugs its corpus held at the start, or hit by a program finished before
+    (``timesplit.kinds`` with ``held``)."""
     path = state / timesplit.PROGRAMS_FILE
     if not path.exists():
         return None
-    firsts = state / "bugs.jsonl"
-    held = {b["bug"] for b in map(json.loads, firsts.read_text().splitlines() if firsts.exists() else [])
-            if not b.get("new")}
     lines = [json.loads(ln) for ln in path.read_text().splitlines() if ln.strip()]
-    total = known = 0.0
-    for line, kind in timesplit.kinds(lines):
-        seconds = line.get("seconds") or 0.0
-        total += seconds
-        bugs = [bug for bug, _ in line.get("bugs", [])]
-        known += seconds if kind == timesplit.KNOWN or (bugs and all(bug in held for bug in bugs)) else 0.0
+    rows = timesplit.kinds(lines, True, timesplit.held_before(state))
+    total = sum(line.get("seconds") or 0.0 for line, _ in rows)
+    known = sum(line.get("seconds") or 0.0 for line, kind in rows if kind == timesplit.KNOWN)
     return round(known / total, 4) if total else None
 
 
