@@ -11,7 +11,7 @@ from fuzzer.campaign.avoidance import AVOID_FILE, Avoidance, Drawn, HeldExample
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.entries import case_of
 from fuzzer.campaign.session import Session
-from fuzzer.campaign.state import CampaignFolder
+from fuzzer.campaign.state import CampaignFolder, Shard
 from fuzzer.corpus import store
 from fuzzer.limits import CAMPAIGN
 from fuzzer.program.features import ALL
@@ -73,10 +73,10 @@ def test_only_examples_of_held_bugs_found_as_the_campaign_finds_them_are_avoided
     assert Avoidance.of_folders([CORPUS], lambda key: False, lambda entry: True).examples == ()
 
 
-def _session(tmp_path: Path, resume: bool = False) -> Session:
+def _session(tmp_path: Path, resume: bool = False, shard: Shard = Shard(), state: str = "state") -> Session:
     config = Config(seed=100, device="cpu", corpus_dir=str(tmp_path / "corpus"), features=tuple(ALL.items()),
                     avoid_held=True)
-    return Session(config, Budget(programs=400), folder=CampaignFolder(tmp_path / "state"), resume=resume,
+    return Session(config, Budget(programs=400), shard, folder=CampaignFolder(tmp_path / state), resume=resume,
                    log=lambda line: None)
 
 
@@ -102,6 +102,11 @@ def test_a_campaign_sets_aside_the_draws_holding_held_examples_and_keeps_its_exa
     for path in (tmp_path / "corpus").glob("*"):
         path.unlink()
     assert _session(tmp_path, resume=True).avoidance == examples
+    # two shards of the same seed draw, index for index, what the whole campaign drew
+    shutil.copytree(CORPUS, tmp_path / "corpus", dirs_exist_ok=True)
+    halves = [_session(tmp_path, shard=Shard(k, 2), state=f"shard{k}") for k in (1, 2)]
+    by_index = {d.index: d for half in halves for d in (half.next_program() for _ in range(30))}
+    assert [by_index[r.index] for r in recipes] == recipes
 
 
 def test_with_known_upstream_the_public_bugs_of_that_folder_are_avoided_beside_an_empty_corpus(tmp_path):
