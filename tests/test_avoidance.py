@@ -73,10 +73,10 @@ def test_only_examples_of_held_bugs_found_as_the_campaign_finds_them_are_avoided
     assert Avoidance.of_folders([CORPUS], lambda key: False, lambda entry: True).examples == ()
 
 
-def _session(tmp_path: Path, resume: bool = False, shard: Shard = Shard(), state: str = "state") -> Session:
+def _session(tmp_path: Path, resume: bool = False, shard: Shard | None = None, state: str = "state") -> Session:
     config = Config(seed=100, device="cpu", corpus_dir=str(tmp_path / "corpus"), features=tuple(ALL.items()),
                     avoid_held=True)
-    return Session(config, Budget(programs=400), shard, folder=CampaignFolder(tmp_path / state), resume=resume,
+    return Session(config, Budget(programs=400), shard or Shard(), folder=CampaignFolder(tmp_path / state), resume=resume,
                    log=lambda line: None)
 
 
