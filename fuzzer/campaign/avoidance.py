@@ -10,11 +10,11 @@ recognition cannot win that back: the trial is spent whatever comes after it.
 So, with ``--avoid-held``, program ``i`` is drawn as always (``program_seed(S, i)``);
 where it *holds* an example of a bug the corpus held when the campaign started
 (``fuzzer.corpus.subprogram.holds``: the example's statements, wired as there, under
-a mode with every part of the example's), it is drawn again from a seed of its own
+the example's mode), it is drawn again from a seed of its own
 (``derive_seed("avoid", seed, k)``), up to ``CampaignLimits.avoid_draws`` draws, and
 the first that holds none is run; where every draw holds one, the first is.  A draw
-is never set aside for a bug it only resembles (the same forms, other data flow, a
-mode without the example's parts), so a held bug's forms stay in every other
+is never set aside for a bug it only resembles (the same forms, other data flow,
+another mode), so a held bug's forms stay in every other
 combination; and a share of indices (``CampaignLimits.avoid_explore``, by a coin of
 the seed and index) runs its first draw whatever it holds, so that a new bug in a
 held one's company is slowed, never hidden for good.

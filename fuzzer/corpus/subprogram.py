@@ -2,13 +2,16 @@
 
 A held bug's example is a program that shows it, shrunk until no one-step cut still
 does; a drawn program that holds those statements, reading one another as they do
-there, under a mode with every part of the example's, runs the example's calls in the
-example's order on the example's data flow. That is more than resembling the bug (the
+there, under the example's mode, runs the example's calls in the example's order on the
+example's data flow. That is more than resembling the bug (the
 same forms somewhere, as ``fuzzer.feedback.triggers`` matches them): it is the bug's
 own program with more around it. What the relation leaves free is what the shrinker
 frees: an example's input may be any tensor of the larger program (the shrinker moves
 operands to inputs), its sizes, scalars and call sites (``Stmt.attrs``) any, since a
-shrunk example keeps whichever of them it was drawn with.
+shrunk example keeps whichever of them it was drawn with.  The mode is not freed: a part
+the example lacks (gradients, a mark, a dtype) takes the compile down another path,
+where the same statements have shown other bugs (``head_pos`` alone is a held error in
+Dynamo; with gradients, the same call met an error of Inductor's lowering no corpus held).
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ def holds(program: Program, part: Program) -> bool:
     is a statement of ``program``'s of the same form and arity, reading what the
     statement it stands for reads under one renaming (``part``'s inputs to distinct
     values or inputs of ``program``, each value to the value its statement makes), and
-    ``program``'s mode says every word of ``part``'s (``bugs.mode_words``). An empty
-    ``part`` is held by nothing: it says nothing of a bug."""
-    if not part.body or not set(mode_words(part.mode)) <= set(mode_words(program.mode)):
+    ``program``'s mode says what ``part``'s says (``bugs.mode_words``, the same words).
+    An empty ``part`` is held by nothing: it says nothing of a bug."""
+    if not part.body or set(mode_words(part.mode)) != set(mode_words(program.mode)):
         return False
     return _placed(program.body, part.body, 0, 0, {})
 
