@@ -203,3 +203,33 @@ def test_a_swap_of_a_value_made_before_a_graph_break_swaps_a_graph_input():
     assert asks_of(prog({"x0": ("s0",)}, [made, ("graph_break", [], None, {}), swap], [])).swaps
     assert not asks_of(prog({"x0": ("s0",)}, [made, swap], [])).swaps
     assert not asks_of(prog({"x0": ("s0",)}, [("graph_break", [], None, {}), made, swap], [])).swaps
+
+
+#: AOTAutograd's word on mutated graph inputs that share storage without being views of
+#: one another, as a campaign of 2026-12-06 recorded it (``set_alias`` before a
+#: ``resize_`` form's graph break, then a custom op writing the view)
+MERGE_DECLINED = Failure("BackendCompilerFailed", "backend='inductor' raised:\nAssertionError: aot_autograd() does not "
+                         "yet handle non-differentiable view input mutations. Aliased inputs share storage but have "
+                         "mixed autograd ._base states: ['input 2 (v0)'] have ._base set, while ['input 1 (v1)'] have "
+                         "._base=None (and are not the synthetic base).", "compile")
+
+
+def test_what_torch_says_it_does_not_handle_for_an_alias_that_is_no_view_is_refused_only_where_one_is():
+    """ALIAS MERGE LIMITS: refused in a program that sets a tensor onto another's storage
+    (``set_alias``, ``swap``, an input swap), a finding in one that does not."""
+    from fuzzer.judge.observe import Run
+    from fuzzer.judge.trial import asks_of
+
+    program = prog({"x0": ("s0",)}, [("head", ["x0"], "v0", {"dim": 0}), ("set_alias", ["v0"], "v1", {}),
+                                     ("resize_copy", ["v1"], "v2", {}), ("m_swap", ["v2", "v0"], None, {"site": 0})],
+                   [])
+    asks = asks_of(program)
+    assert asks.set_aliases and not asks.swaps
+    gap = contract.refusal(Run(failure=MERGE_DECLINED), asks)
+    assert gap is not None and gap.reason == contract.REFUSED
+    assert asks_of(prog({"x0": ("s0",)}, [SCALED], [])).set_aliases  # an input swap
+    plain = asks_of(prog({"x0": ("s0",)}, [("head", ["x0"], "v0", {"dim": 0}),
+                                           ("m_swap", ["x0", "v0"], None, {"site": 0})], []))
+    assert not plain.set_aliases and contract.refusal(Run(failure=MERGE_DECLINED), plain) is None
+    # SWAP_DECLINES' own message is not refused by an alias alone
+    assert contract.refusal(Run(failure=DECLINED), dataclasses.replace(asks, swaps=False)) is None

@@ -66,6 +66,14 @@ a graph break made an input of the graph that resumes (``Asks.swaps``), the comp
 input whose mutations it cannot keep in the graph "is not supported today"
 (:data:`SWAP_DECLINES`) is refused, untested; the same error without a swap is a finding.
 
+ALIAS MERGE LIMITS: in a program that sets a tensor onto another's storage
+(``set_alias``, ``swap``, an input swap: an alias that is no view, ``Asks.set_aliases``),
+the compile error by which AOTAutograd's ``merge_view_inputs`` says it "does not yet
+handle non-differentiable view input mutations" (:data:`MERGE_DECLINES`: mutated graph
+inputs that share storage without being differentiable views of one another, a case its
+source says is "not currently handled") is refused, untested; without such an alias it
+is a finding.
+
 SUBCLASS LIMITS: in a program that holds a tensor subclass (``Asks.subclass``), a
 compile error by which AOTAutograd declines what it says "is not supported today" or
 "not allowed" for subclasses (:data:`SUBCLASS_DECLINES`: mutated graph inputs that
@@ -361,6 +369,9 @@ class Asks:
     #: whether it swaps an input's storage by ``set_``, or a value that a graph break
     #: made an input of the graph that resumes (INPUT SWAP LIMITS)
     swaps: bool = False
+    #: whether it sets a tensor onto another's storage, making an alias that is no view
+    #: (ALIAS MERGE LIMITS)
+    set_aliases: bool = False
 
 
 # ------------------------------------------------------------------ layout tags
@@ -524,6 +535,15 @@ SWAP_DECLINES: frozenset = _declined(
     r"the graph\. This is not supported today")
 
 
+#: ALIAS MERGE LIMITS: AOTAutograd's word on mutated graph inputs that share storage but
+#: are not differentiable views of one another: "does not yet handle non-differentiable
+#: view input mutations" (``runtime_wrappers.merge_view_inputs``, whose comment says the
+#: case is "not currently handled"; its sibling for views of another dtype is asked for
+#: as an enhancement, pytorch#194747). Raised by a backend, it arrives wrapped.
+MERGE_DECLINES: frozenset = _declined(
+    "AssertionError", r"aot_autograd\(\) does not yet handle non-differentiable view input mutations")
+
+
 def asked_marked_size(f: Failure, asks: Asks) -> bool:
     """Whether failure ``f`` is what ``mark_unbacked`` documents for a dim it marks:
     "attempting to get the real value of this dimension will raise an exception".
@@ -555,7 +575,8 @@ def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
         return Gap(REFUSED, f.line(), GUARD_ERROR)
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declines = (asks.declines | (SUBCLASS_DECLINES if asks.subclass else frozenset())
-                | (SWAP_DECLINES if asks.swaps else frozenset()))
+                | (SWAP_DECLINES if asks.swaps else frozenset())
+                | (MERGE_DECLINES if asks.set_aliases else frozenset()))
     declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 

@@ -140,7 +140,9 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          states=objects.states(program.mode.objects),
                          subclass=subclass.FEATURE in program.features(),
                          swaps=(features.INPUT_SWAPS in program.features()
-                                or swap_forms.swaps_graph_input(program, forms.form)))
+                                or swap_forms.swaps_graph_input(program, forms.form)),
+                         set_aliases=(features.INPUT_SWAPS in program.features()
+                                      or any(s.form in swap_forms.SET_ALIASES for s in program.body)))
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

@@ -88,6 +88,12 @@ FORMS: tuple[Form, ...] = (
 RESIZES: frozenset = frozenset({"resize_copy", "resize_head"})
 
 
+#: the forms that set a tensor onto another's storage: an alias of it that is no view
+#: (``_base`` None), which AOTAutograd's merging of aliased inputs does not handle
+#: (ALIAS MERGE LIMITS, ``fuzzer.judge.contract``)
+SET_ALIASES = frozenset({"set_alias", "swap"})
+
+
 def swaps_graph_input(program, form_of) -> bool:
     """Whether a ``swap`` of ``program`` sets a value that a graph break before it (a
     ``resize_`` form, the one that made the value included, or a ``CONTROL`` form) turned
