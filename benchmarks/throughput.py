@@ -11,17 +11,15 @@ its own import and cold compile):
 
   a  a bare loop: generate, compile with torch.compile(dynamic=True), run eager and
      compiled once per binding; no judging, no confirmation, nothing saved;
-  b  dcefuzz: ``dcefuzz run --jobs 1 --blind --no-shrink --no-triage`` (a warm worker
+  b  dcefuzz: ``dcefuzz run --jobs 1 --no-shrink --no-triage`` (a warm worker
      does what a campaign does per program: judging every binding, the second eager
      and fp64 runs where the compiled run differs, confirming findings after a fresh
      compile, saving entries), like for like with a: no shrink, no triage;
-  bf the same with feedback (``--feedback``: the signal recorded, the director's
-     programs): the signal's cost;
   b2 ``b`` with ``--jobs 2``;
   c  one fresh subprocess per program (the design of most fuzzers), on
      ``--fresh-programs`` programs spread over the same range.
 
-a, b, bf and b2 each run on programs 0..N-1 and 0..2N-1.  Programs/min are reported
+a, b and b2 each run on programs 0..N-1 and 0..2N-1.  Programs/min are reported
 end to end (the 2N run: process starts and the first cold compile included) and
 marginal (N programs over the difference of the two times: the fixed costs cancel,
 leaving the steady state a long campaign runs at).  c has no fixed cost to cancel:
@@ -44,15 +42,14 @@ finding costs, run it under each, one right after the other.
 Rounds: this machine's timings of identical work drift by 5-10% from one minute to the
 next, more than the margin the targets leave, so the whole set of variants runs
 ``--rounds`` times, interleaved (each round starts with a different variant), and each
-round gives its own ratios b/a, bf/b, b/c, b2/b (targets 0.9, 0.9, 5, 1.8).  The
+round gives its own ratios b/a, b/c, b2/b (targets 0.9, 5, 1.8).  The
 script prints every round and the median of each ratio over the rounds.
 
 Caches: every variant runs with Inductor's whole-graph caches off (FX graph cache,
 AOTAutograd cache), since a real campaign rarely compiles the same program twice and
 the variants run the same programs in turn; the kernel code cache stays on and is
 warmed by one untimed pass of the bare loop first, so no variant pays cold kernel
-builds that an earlier one already paid.  A dcefuzz without ``--blind`` (older than
-feedback) runs b, b2, d and e as it is, and bf is left out.
+builds that an earlier one already paid.
 
 ``--memory N`` measures worker memory over N programs: first the worker's own loop
 (``run_trial`` and its per-program reset) in this process without recycling, which
@@ -113,11 +110,11 @@ def _timed(cmd: list[str]) -> float:
 
 
 #: the variants timed on N and 2N programs, and the labels they print under
-RUNS = (("a", "bare loop"), ("b", "dcefuzz --jobs 1"), ("bf", "dcefuzz --feedback"), ("b2", "dcefuzz --jobs 2"))
-LABELS = {"a": "a bare loop", "b": "b dcefuzz, 1 warm worker", "bf": "bf the same, with feedback",
+RUNS = (("a", "bare loop"), ("b", "dcefuzz --jobs 1"), ("b2", "dcefuzz --jobs 2"))
+LABELS = {"a": "a bare loop", "b": "b dcefuzz, 1 warm worker",
           "b2": "b2 dcefuzz, 2 warm workers", "c": "c fresh process per program"}
 #: (name, numerator, denominator, target)
-RATIOS = (("b/a", "b", "a", 0.9), ("bf/b", "bf", "b", 0.9), ("b/c", "b", "c", 5), ("b2/b", "b2", "b", 1.8))
+RATIOS = (("b/a", "b", "a", 0.9), ("b/c", "b", "c", 5), ("b2/b", "b2", "b", 1.8))
 
 
 def _rates(times: dict, n: int, fresh: tuple[int, float]) -> tuple[dict, dict]:
@@ -128,24 +125,18 @@ def _rates(times: dict, n: int, fresh: tuple[int, float]) -> tuple[dict, dict]:
     return end_to_end, marginal
 
 
-def _has_blind(py: str) -> bool:
-    out = subprocess.run([py, "-m", "fuzzer", "run", "--help"], capture_output=True, text=True, env=ENV).stdout
-    return "--blind" in out
-
-
 def _findings(state: str) -> int:
     with open(os.path.join(state, "state.json")) as fh:
         return sum(json.load(fh)["findings"].values())
 
 
 def throughput(programs: int, rounds: int, fresh_programs: int, seed: int, costs_only: bool = False) -> None:
-    """Each round times a, b, bf, b2 on N and 2N programs, c on a few, and the costs
+    """Each round times a, b, b2 on N and 2N programs, c on a few, and the costs
     of a finding and of a repeat; see the docstring."""
     py = sys.executable
     n, n2 = programs, 2 * programs
     spread = [i * n2 // fresh_programs for i in range(fresh_programs)]
-    blind = ["--blind"] if _has_blind(py) else []
-    runs_of = RUNS if blind else tuple(r for r in RUNS if r[0] != "bf")
+    runs_of = RUNS
     per_round, costs = [], []
     with tempfile.TemporaryDirectory() as tmp:
         runs = itertools.count()
@@ -162,16 +153,15 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int, costs
         def bare(count: int) -> float:
             return _timed([py, "-c", BARE, str(seed), "0", str(count)])
 
-        variants = {"a": bare, "b": lambda c: dcefuzz(1, c, *quick, *blind)[0],
-                    "bf": lambda c: dcefuzz(1, c, *quick, "--feedback")[0],
-                    "b2": lambda c: dcefuzz(2, c, *quick, *blind)[0]}
+        variants = {"a": bare, "b": lambda c: dcefuzz(1, c, *quick)[0],
+                    "b2": lambda c: dcefuzz(2, c, *quick)[0]}
         warm = bare(n2)
         print(f"(warm-up pass of the bare loop over {n2} programs: {warm:.1f}s, not counted)", flush=True)
         for r in range(rounds):
             if costs_only:
                 times = {"b": (variants["b"](n), None)}
                 print(f"round {r + 1}:\n   b  dcefuzz --jobs 1   {n} programs in {times['b'][0]:6.1f}s", flush=True)
-                _costs(dcefuzz, n, blind, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
+                _costs(dcefuzz, n, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
                 continue
             order = [key for key, _ in runs_of[r % len(runs_of):] + runs_of[:r % len(runs_of)]]
             first = {key: variants[key](n) for key in order}
@@ -183,10 +173,10 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int, costs
                       f"{n2} in {times[key][1]:6.1f}s", flush=True)
             print(f"   c  process per program {fresh_programs} programs in {fresh:.1f}s", flush=True)
             per_round.append(_rates(times, n, (fresh_programs, fresh)))
-            _costs(dcefuzz, n, blind, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
+            _costs(dcefuzz, n, times["b"][0], os.path.join(tmp, f"costs{r}"), costs)
 
     if not costs_only:
-        _rate_table(per_round, rounds, blind)
+        _rate_table(per_round, rounds)
     print(f"seconds beyond the trial, median of {rounds} rounds: a new finding (shrink, triage) "
           f"{statistics.median(c[0] for c in costs):.1f}, a repeat of a bug with its examples "
           f"{statistics.median(c[1] for c in costs):.1f}")
@@ -194,10 +184,10 @@ def throughput(programs: int, rounds: int, fresh_programs: int, seed: int, costs
           f"{statistics.median(c[2] for c in costs):.1f}, a repeat {statistics.median(c[3] for c in costs):.1f}")
 
 
-def _costs(dcefuzz, n: int, blind: list[str], base: float, run: str, costs: list) -> None:
+def _costs(dcefuzz, n: int, base: float, run: str, costs: list) -> None:
     """d and e of one round (see the docstring): what a new finding and a repeat cost."""
-    d, d_state = dcefuzz(1, n, *blind, run=run)
-    e, e_state = dcefuzz(1, n, *blind, "--examples-per-bug", "1", run=run)
+    d, d_state = dcefuzz(1, n, run=run)
+    e, e_state = dcefuzz(1, n, "--examples-per-bug", "1", run=run)
     fd, fe = _findings(d_state), _findings(e_state)
     per_new = (d - base) / fd if fd else float("nan")
     per_repeat = (e - base) / fe if fe else float("nan")
@@ -230,19 +220,15 @@ def _said(after: list[float]) -> str:
     return f"; per program after its trial: median {_median(after):.1f}s, max {max(after):.1f}s ({len(after)})"
 
 
-def _rate_table(per_round: list, rounds: int, blind: list[str]) -> None:
+def _rate_table(per_round: list, rounds: int) -> None:
     print()
     print(f"{'variant':30s} {'end to end':>11s} {'marginal':>9s}  (programs/min, median of {rounds} rounds)")
     for key, label in LABELS.items():
-        if key == "bf" and not blind:
-            continue
         print(f"{label:30s} {statistics.median([e[key] for e, _ in per_round]):11.1f} "
               f"{statistics.median([m[key] for _, m in per_round]):9.1f}")
     print()
     print(f"{'ratio':6s} {'end to end':>11s} {'marginal':>9s}  target   (each round: end to end / marginal)")
     for name, top, bottom, target in RATIOS:
-        if "bf" in (top, bottom) and not blind:
-            continue
         ends = [e[top] / e[bottom] for e, _ in per_round]
         margins = [m[top] / m[bottom] for _, m in per_round]
         rows = ", ".join(f"{x:.2f}/{y:.2f}" for x, y in zip(ends, margins))
@@ -317,7 +303,7 @@ def per_target(names: list[str], programs: int, seed: int) -> None:
             for through in (name, targets.COMPILE):
                 state = os.path.join(tmp, f"{name}-{through}")
                 subprocess.run([py, "-m", "fuzzer", "run", "--programs", str(programs), "--seed", str(seed),
-                                "--jobs", "1", "--blind", "--no-shrink", "--no-triage", "--features", spec,
+                                "--jobs", "1", "--no-shrink", "--no-triage", "--features", spec,
                                 "--target", through, "--state", state], check=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, env=ENV)
                 with open(os.path.join(state, "state.json")) as fh:

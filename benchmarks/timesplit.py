@@ -1,8 +1,9 @@
 """Where a finished campaign's time went: clean programs, first hits of bugs, and
 findings of bugs an earlier program had hit.
 
-A feedback campaign is meant to find more bugs at equal CPU time by spending less of it
-on bugs it already knows.  Whether it does is in its program log (``programs.jsonl``):
+A campaign that avoids held bugs (``--avoid-held``) is meant to find more bugs at equal
+CPU time by spending less of it on bugs it already knows.  Whether it does is in its
+program log (``programs.jsonl``):
 each program's status, seconds (trial, confirmation, shrink, triage) and bugs.  In the
 order the campaign finished them, a program is
 
@@ -11,12 +12,10 @@ order the campaign finished them, a program is
 - ``clean`` or ``untested`` otherwise.
 
 It prints each folder's split in programs and seconds, the known-bug programs a hundred
-programs, and, for a feedback campaign, the same per arm and per band of the risk the
-triggers put on a fresh program when it was drawn (``Schedule.risk_limit``): how much
-of the known-bug time the triggers saw coming.  Give a blind and a feedback campaign of
-one seed and torch side by side:
+programs, and the draws an avoiding campaign set aside.  Give a campaign with and one
+without ``--avoid-held`` of one seed and torch side by side:
 
-    python benchmarks/timesplit.py BLIND_FOLDER FEEDBACK_FOLDER
+    python benchmarks/timesplit.py --held BLIND_FOLDER AVOID_FOLDER
 
 A campaign started on a corpus that holds bugs already (``--corpus`` a copy of one)
 meets known bugs from its first program: with ``--held``, a bug the corpus held before
@@ -46,9 +45,6 @@ from pathlib import Path
 
 PROGRAMS_FILE = "programs.jsonl"
 FIRST, KNOWN, CLEAN, UNTESTED = "first", "known", "clean", "untested"
-#: upper ends of the bands of a fresh program's risk (``Schedule.risk_limit`` is 0.3; a
-#: program above it was taken to explore, or as the least risky of its draws)
-RISK_BANDS = (0.0, 0.1, 0.3, 1.0)
 
 
 #: what became of a finding whose bug the corpus held examples of (``Kept``)
@@ -120,10 +116,6 @@ def _beyond_trial(rows: list[tuple[dict, str]]) -> None:
         print(f"    {label:36s} {len(lines):6d} {sum(ln['trial'] for ln in lines):8.0f} {sum(after):8.0f} {median}")
 
 
-def _band(risk: float) -> float:
-    return next(top for top in RISK_BANDS if risk <= top)
-
-
 def report(folder: Path, held: bool = False) -> None:
     rows = kinds(read(folder), held, held_before(folder))
     bugs = {bug for line, _ in rows for bug, _ in line.get("bugs", [])}
@@ -137,28 +129,10 @@ def report(folder: Path, held: bool = False) -> None:
               + (f"  {s / n:5.1f} s each" if n else ""))
     print(f"  known-bug programs a hundred programs: {100 * t[KNOWN][0] / max(1, len(rows)):.1f}")
     _beyond_trial(rows)
-    by_arm: dict[str, list] = defaultdict(list)
-    for line, kind in rows:
-        by_arm[line.get("arm", "blind")].append((line, kind))
-    if set(by_arm) != {"blind"}:
-        print("  per arm:   programs   known  first  a hundred: known   seconds each")
-        for arm, rs in sorted(by_arm.items(), key=lambda kv: -len(kv[1])):
-            a = _tally(rs)
-            print(f"    {arm:10s} {len(rs):6d} {a[KNOWN][0]:7d} {a[FIRST][0]:6d} {100 * a[KNOWN][0] / len(rs):17.1f}"
-                  f" {sum(s for _, s in a.values()) / len(rs):14.1f}")
-    # a line leaves out a risk of 0 drawn at the first try
-    fresh = by_arm.get("fresh", [])
-    if fresh:
-        print("  fresh programs by the risk the triggers put on them:")
-        lower = None
-        for top in RISK_BANDS:
-            rs = [(ln, k) for ln, k in fresh if _band(ln.get("risk", 0.0)) == top]
-            if rs:
-                a = _tally(rs)
-                span = "0" if top == 0.0 else f"({lower:g}, {top:g}]"
-                print(f"    risk {span:11s} {len(rs):5d} programs, {a[KNOWN][0]:4d} known "
-                      f"({100 * a[KNOWN][0] / len(rs):4.1f} a hundred), {a[FIRST][0]:3d} first")
-            lower = top
+    aside = [bugs for line, _ in rows for bugs in line.get("avoided", ())]
+    if aside:
+        print(f"  draws set aside for holding a held bug's example: {len(aside)} "
+              f"(in {sum(1 for line, _ in rows if line.get('avoided'))} programs' indices)")
 
 
 def main() -> int:

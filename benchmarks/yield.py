@@ -1,12 +1,12 @@
 """Distinct bugs per CPU-hour: configurations of dcefuzz compared as fuzzers are
 compared (FuzzBench, Magma), trial by trial.
 
-    python benchmarks/yield.py --configs blind,feedback --trials 3 --minutes 15 --jobs 2 \\
-        --out benchmarks/results/yield-2.13.jsonl [--python PATH] [--plot yield.png]
+    python benchmarks/yield.py --configs blind,avoid --trials 3 --minutes 15 --jobs 1 --side-by-side \\
+        --held corpus --out benchmarks/results/yield-2.13.jsonl [--python PATH] [--plot yield.png]
     python benchmarks/yield.py --report benchmarks/results/yield-2.13.jsonl [--plot yield.png]
 
 A *configuration* is a name and the ``dcefuzz run`` flags it adds (``CONFIGS``:
-``blind`` is ``--blind``, ``feedback`` is ``--feedback``).  Trial ``k`` of every
+``blind`` adds none, ``avoid`` is ``--avoid-held``).  Trial ``k`` of every
 configuration runs with campaign seed ``--seed + k`` for ``--minutes`` wall-clock
 minutes with ``--jobs`` workers, in a fresh campaign folder and corpus and with fresh
 compile caches (a ``TORCHINDUCTOR_CACHE_DIR`` of its own), every feature on.  The
@@ -27,13 +27,6 @@ the ratio of medians), saying so plainly when the trials are too few for any tes
 to tell; and which bugs the first configuration found in most trials that another
 missed in all.  ``--plot`` draws the median discovery curves with their min-max band
 (matplotlib: the ``plot`` extra).
-
-Each record also carries its trial's *arms* (``arms``): per arm of the campaign
-(``blind``; ``fresh`` and each mutation with feedback) its programs, their seconds from
-hand-out to being learnt from (``programs.jsonl``) and the bugs whose first hit was one
-of its programs (``bugs.jsonl``), so the report can say where new bugs came from per
-second spent.  Records written before arms were recorded get them from the trials'
-kept folders: ``--report A --arms-from KEEP`` (the ``--keep`` of that run).
 """
 
 from __future__ import annotations
@@ -57,9 +50,8 @@ import timesplit
 
 #: configuration name -> the ``dcefuzz run`` flags it adds
 CONFIGS = {
-    "blind": ["--blind"],
-    "feedback": ["--feedback"],
-    "avoid": ["--blind", "--avoid-held"],
+    "blind": [],
+    "avoid": ["--avoid-held"],
 }
 #: resolution of the discovery curve, in seconds
 STEP = 10.0
@@ -70,27 +62,6 @@ RESAMPLES = 2000
 #: worth that much CPU); at 0.7, what all of a blind trial's time on repeats of known
 #: bugs (about 30 %) would have given it, were none spent there
 OWN_GAIN_AT = (0.5, 0.7)
-
-
-def arms(state: Path) -> dict[str, dict]:
-    """Per arm of one campaign folder: programs, their seconds, and the bugs first hit
-    by one of its programs (each bug once, so the arms' bugs add up to the trial's)."""
-    programs = state / "programs.jsonl"
-    if not programs.exists():
-        return {}
-    arm_of: dict[int, str] = {}
-    out: dict[str, dict] = defaultdict(lambda: {"programs": 0, "seconds": 0.0, "bugs": 0})
-    for line in programs.read_text().splitlines():
-        row = json.loads(line)
-        arm = row.get("arm") or "?"
-        arm_of[row["index"]] = arm
-        out[arm]["programs"] += 1
-        out[arm]["seconds"] = round(out[arm]["seconds"] + (row.get("seconds") or 0.0), 2)
-    firsts = state / "bugs.jsonl"
-    for line in (firsts.read_text().splitlines() if firsts.exists() else []):
-        hit = json.loads(line)
-        out[arm_of.get(hit["program"], "?")]["bugs"] += 1
-    return dict(out)
 
 
 def known_share(state: Path) -> float | None:
@@ -138,7 +109,6 @@ def run_trial(python: str, config: str, trial: int, seed: int, minutes: float, j
                 "bugs": {b["bug"]: b["seconds"] for b in bugs},
                 "keys": {b["bug"]: b.get("key", "") for b in bugs},
                 "kinds": {b["bug"]: b["kind"] for b in bugs},
-                "arms": arms(state),
                 "held": str(held) if held is not None else None, "held_hit": len(hits) - len(bugs),
                 "known_share": known_share(state),
                 "avoided": _avoided(state),
@@ -304,36 +274,8 @@ def report(records: list[dict], plot: str | None = None) -> None:
             cells.append(f"{c} {statistics.median(hits):6.0f}s {len(hits)}/{len(by[c])}" if hits
                          else f"{c}      - 0/{len(by[c])}")
         print(f"  {bug}  " + "   ".join(cells))
-    _report_arms(by, configs)
     if plot:
         _plot(by, configs, plot)
-
-
-def _report_arms(by: dict[str, list[dict]], configs: list[str]) -> None:
-    """New bugs a hundred seconds per arm, over all trials of each configuration (a
-    program's seconds run from hand-out to being learnt from, its findings' shrink and
-    triage included)."""
-    if not any(r.get("arms") for rs in by.values() for r in rs):
-        return
-    print("\nper arm, all trials together (seconds from hand-out to learning, findings' cost included):")
-    print(f"  {'configuration':14s} {'arm':12s} {'programs':>8s} {'seconds':>8s} {'new bugs':>8s} {'per 100 s':>9s}")
-    for c in configs:
-        total: dict[str, dict] = defaultdict(lambda: {"programs": 0, "seconds": 0.0, "bugs": 0})
-        for r in by[c]:
-            for arm, t in (r.get("arms") or {}).items():
-                for k in total[arm]:
-                    total[arm][k] += t[k]
-        for arm, t in sorted(total.items(), key=lambda kv: -kv[1]["seconds"]):
-            rate = 100 * t["bugs"] / t["seconds"] if t["seconds"] else 0.0
-            print(f"  {c:14s} {arm:12s} {t['programs']:8d} {t['seconds']:8.0f} {t['bugs']:8d} {rate:9.2f}")
-
-
-def with_arms(records: list[dict], keep: Path) -> list[dict]:
-    """Records without arms, given them from their trials' kept campaign folders."""
-    for r in records:
-        if not r.get("arms"):
-            r["arms"] = arms(keep / f"{r['config']}-trial{r['trial']}" / "state")
-    return records
 
 
 def _common(records: list[dict]) -> list[str]:
@@ -373,7 +315,7 @@ def _plot(by: dict, configs: list[str], path: str) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--configs", type=lambda s: s.split(","), default=["blind", "feedback"])
+    ap.add_argument("--configs", type=lambda s: s.split(","), default=["blind", "avoid"])
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--first-trial", type=int, default=0,
                     help="index of the first trial (to add trials to an earlier run's file)")
@@ -390,8 +332,6 @@ def main() -> int:
     ap.add_argument("--keep", default=None, help="keep each trial's campaign folder and corpus here")
     ap.add_argument("--report", nargs="+", default=None, metavar="JSONL",
                     help="only report on these records (no new trials)")
-    ap.add_argument("--arms-from", default=None, metavar="KEEP",
-                    help="with --report: the --keep folder of the run, for records written before arms were recorded")
     ap.add_argument("--plot", default=None, metavar="PNG")
     args = ap.parse_args()
     unknown = [c for c in args.configs if c not in CONFIGS]
@@ -399,11 +339,9 @@ def main() -> int:
         ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(CONFIGS)}")
     if args.held and not Path(args.held).is_dir():
         ap.error(f"--held {args.held}: no such folder")
-    if args.arms_from and not Path(args.arms_from).is_dir():
-        ap.error(f"--arms-from {args.arms_from}: no such folder")
     if args.report:
         records = load(args.report)
-        report(with_arms(records, Path(args.arms_from)) if args.arms_from else records, args.plot)
+        report(records, args.plot)
         return 0
     benchmark(args)
     report(load([args.out]), args.plot)

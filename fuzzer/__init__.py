@@ -5,7 +5,7 @@ The folders are the pipeline, and its layers: each imports only the ones below i
 bottom up:
 
     program -> judge -> faults -> isolation -> reduce | triage -> corpus -> render
-            -> replay -> trials | cache | user | feedback -> campaign -> site -> cli
+            -> replay -> trials | cache | user -> campaign -> site -> cli
 
 ``program`` holds the custom-op library (as source text, so that a repro script
 carries exactly the code the fuzzer ran), the statement forms, the typed IR, its
@@ -19,8 +19,7 @@ child processes that may die.  ``reduce`` shrinks a finding and names it;
 ``render`` writes their repro scripts, briefs and issues; ``replay`` runs saved
 entries again (here, under another torch, or to shrink them again).  ``trials``
 (a program compiled once), ``cache`` (a cache pair) and ``user`` (a user's op
-library) plug into the registries below them without being named there, and
-``feedback`` (the pool, mutations and schedule) tells a campaign what to try next.
+library) plug into the registries below them without being named there.
 ``campaign`` is the long-running driver (sessions, state, the worker pool, the
 self-test), ``site`` renders a campaign's results as HTML, and ``cli`` is the
 command line.

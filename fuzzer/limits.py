@@ -77,29 +77,6 @@ class GenLimits:
 
 
 @dataclass(frozen=True)
-class FeedbackLimits:
-    #: how many statements, inputs, symbols and outputs a mutant may have: splicing
-    #: grows programs, and a long program is slow to compile and to shrink
-    max_statements: int = 2 * GenLimits.max_statements
-    max_inputs: int = 2 * GenLimits.max_inputs + 2
-    max_symbols: int = 2 * GenLimits.max_symbols
-    max_outputs: int = 2 * GenLimits.max_outputs
-    #: attempts at a legal statement of a drawn form before a mutation gives up
-    attempts: int = 8
-    #: sizes a mutation may give a symbol: the edges Inductor specialises, small primes,
-    #: the generator's typical sizes
-    sizes: tuple[int, ...] = (0, 1, 2, 3, 5, 7, 4, 6, 8, 9, 11, 13)
-    #: attempts at a legal mutant before the director draws a fresh program instead
-    mutant_attempts: int = 4
-    #: characters of a counter key kept as a signal (a graph break's reason is a
-    #: paragraph; its first line names it)
-    counter_key_chars: int = 80
-    #: examples a feedback campaign's triggers keep per bug (the least, by traits): a
-    #: bug hit many ways keeps the ways it was hit most simply
-    examples_per_bug: int = 12
-
-
-@dataclass(frozen=True)
 class ShrinkLimits:
     #: oracle calls and seconds one finding's shrink may spend (``--shrink-budget``):
     #: enough for the statement halvings and the passes after them on a program of 12
@@ -330,7 +307,6 @@ class CacheLimits:
 
 
 GEN = GenLimits()
-FEEDBACK = FeedbackLimits()
 SHRINK = ShrinkLimits()
 CACHE = CacheLimits()
 CAMPAIGN = CampaignLimits()

@@ -35,9 +35,9 @@ def test_a_draw_that_holds_an_example_is_drawn_again_from_a_seed_of_its_own():
     index = next(i for i in range(100) if not _explores(i))
     pseed = program_seed(5, index)
     drawn = AVOID.draw(5, index, pseed, lambda seed: HOLDS if seed == pseed else CLEAN)
-    assert drawn == Drawn(derive_seed("avoid", pseed, 1), (("bug-while",),))
+    assert drawn == Drawn(index, derive_seed("avoid", pseed, 1), (("bug-while",),))
     # a clean first draw is run as drawn
-    assert AVOID.draw(5, index, pseed, lambda seed: CLEAN) == Drawn(pseed)
+    assert AVOID.draw(5, index, pseed, lambda seed: CLEAN) == Drawn(index, pseed)
 
 
 def test_every_draw_holding_one_runs_the_first_and_an_exploring_index_runs_it_whatever_it_holds():
@@ -46,7 +46,7 @@ def test_every_draw_holding_one_runs_the_first_and_an_exploring_index_runs_it_wh
     drawn = AVOID.draw(5, index, pseed, lambda seed: HOLDS)
     assert drawn.seed == pseed and len(drawn.avoided) == CAMPAIGN.avoid_draws
     exploring = next(i for i in range(100) if _explores(i))
-    assert AVOID.draw(5, exploring, program_seed(5, exploring), lambda seed: HOLDS) == Drawn(program_seed(5, exploring))
+    assert AVOID.draw(5, exploring, program_seed(5, exploring), lambda seed: HOLDS) == Drawn(exploring, program_seed(5, exploring))
 
 
 def test_a_held_cause_is_held_by_every_program_with_what_its_probes_showed_it_needs():

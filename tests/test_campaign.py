@@ -215,7 +215,7 @@ def test_a_bug_a_found_one_masks_is_found_on_its_stage_as_a_finding_of_its_own(m
                                 ("raised AssertionError in torch._inductor:GraphLowering.run_node",))
     tried = []
 
-    def trial(case_, device, backend="inductor", confirm=True, signal=False):
+    def trial(case_, device, backend="inductor", confirm=True):
         tried.append(backend)
         return TrialResult("finding", contract.Verdict(contract.OK, [wrong]),
                            [Finding(contract.WRONG_OUTPUT, case_, [wrong], device, backend)])
@@ -280,7 +280,7 @@ def test_a_campaign_saves_the_new_bug_a_known_one_masks(monkeypatch, tmp_path):
                                 otherwise={"aot_eager": (contract.WRONG_OUTPUT,)})
         return entry
 
-    def stage_trial(case_, device, backend="inductor", confirm=True, signal=False):
+    def stage_trial(case_, device, backend="inductor", confirm=True):
         return TrialResult("finding", contract.Verdict(contract.OK, [wrong]),
                            [Finding(contract.WRONG_OUTPUT, case_, [wrong], device, backend)])
 

@@ -13,7 +13,7 @@ from helpers import case, prog
 
 from fuzzer.campaign.config import Budget, Config
 from fuzzer.campaign.session import Session, run_campaign
-from fuzzer.campaign.state import BadState, CampaignFolder, Shard, new_run_folder
+from fuzzer.campaign.state import BadState, CampaignFolder, CampaignState, Shard, new_run_folder
 from fuzzer.cli import main
 from fuzzer.judge.trial import run_trial
 
@@ -203,7 +203,7 @@ def test_corpus_and_state_can_each_be_put_elsewhere(tmp_path, cheap_run):
     (run,) = (tmp_path / ".dcefuzz" / "runs").iterdir()
     names = {p.name for p in run.iterdir()}  # its state and logs, and no corpus
     assert {"state.json", "stats.jsonl"} <= names and "corpus" not in names
-    assert names <= {"state.json", "stats.jsonl", "bugs.jsonl", "programs.jsonl", "feedback.json", "torch.log"}
+    assert names <= {"state.json", "stats.jsonl", "bugs.jsonl", "programs.jsonl", "torch.log"}
     saved = _saved(r)
     assert saved and all(Path(p).parent == Path("found") for p in saved)
     r = cheap_run("--state", "mine", "--corpus", "found")
@@ -224,16 +224,14 @@ def _saved(result):
     return re.findall(r"^saved (\S+\.json)$", result.stdout, re.M)
 
 
-def test_a_resume_without_either_flag_carries_on_as_the_campaign_ran(tmp_path, cheap_run):
-    """Blind is the default; a feedback campaign resumed with neither --feedback nor
-    --blind goes on with feedback (naming the other flag is refused)."""
-    first = cheap_run("--state", "fb", "--feedback")
-    assert first.exit_code == 0, first.output
-    assert CampaignFolder(tmp_path / "fb").load().feedback
-    again = cheap_run("--state", "fb", "--resume", "--programs", "2")
-    assert again.exit_code == 0, again.output
-    assert CampaignFolder(tmp_path / "fb").load_feedback()["played"] == 3  # 1, then 2 more, steered
-    refused = cheap_run("--state", "fb", "--resume", "--blind", "--programs", "3")
-    assert refused.exit_code == 2 and "--feedback" in refused.output
-    blind = cheap_run("--state", "plain")
-    assert blind.exit_code == 0 and not CampaignFolder(tmp_path / "plain").load().feedback
+def test_a_campaign_run_with_feedback_is_not_resumed(tmp_path):
+    """dcefuzz drew programs with feedback until 2026-12: such a folder is refused on
+    resume, saying so, and a blind one carries on."""
+    for feedback in (True, False):
+        folder = CampaignFolder(tmp_path / str(feedback))
+        folder.save(CampaignState(seed=0, shard=Shard(), feedback=feedback))
+        if feedback:
+            with pytest.raises(BadState, match="feedback, which dcefuzz no longer has"):
+                folder.resume(CampaignState(seed=0, shard=Shard()))
+        else:
+            assert folder.resume(CampaignState(seed=0, shard=Shard())).seed == 0

@@ -19,9 +19,3 @@ def test_the_settings_as_the_state_records_them():
     user = Config(seed=1, device="cpu", corpus_dir="c", ops=OpSet(builtin=False, user=("lib::op",)))
     assert user.op_table == {"builtin": False, "user": ["lib::op"]}
     assert BUILTIN.builtin
-
-
-def test_only_a_steerable_trial_with_feedback_on_is_steered():
-    assert Config(seed=1, device="cpu", corpus_dir="c", feedback=True).steered
-    assert not Config(seed=1, device="cpu", corpus_dir="c").steered
-    assert not Config(seed=1, device="cpu", corpus_dir="c", feedback=True, trial="cache-pair").steered

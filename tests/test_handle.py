@@ -57,10 +57,10 @@ def test_a_program_is_handed_over_with_the_time_left_and_a_deadline_cut_to_the_c
     w = _worker()
     assert w.process.started and not w.ready and w.index is None
     ends_at = time.monotonic() + 30
-    recipe = SimpleNamespace(index=4, seed=99, case=None)
-    w.assign(recipe, LIMITS, ends_at)
+    drawn = SimpleNamespace(index=4, seed=99)
+    w.assign(drawn, LIMITS, ends_at)
     (run,) = w.conn.sent
-    assert isinstance(run, Run) and (run.index, run.seed, run.case) == (4, 99, None) and 0 < run.seconds_left <= 30
+    assert isinstance(run, Run) and (run.index, run.seed) == (4, 99) and 0 < run.seconds_left <= 30
     assert w.deadline == ends_at  # the program's 100 s are cut to the campaign's end
     w.limit(LIMITS, None, extra=5.0)
     assert w.deadline > time.monotonic() + 100
@@ -69,7 +69,7 @@ def test_a_program_is_handed_over_with_the_time_left_and_a_deadline_cut_to_the_c
 
 def test_what_the_worker_was_running_is_its_candidate_else_its_program():
     w = _worker()
-    w.assign(SimpleNamespace(index=2, seed=7, case=None), LIMITS, None)
+    w.assign(SimpleNamespace(index=2, seed=7), LIMITS, None)
     assert w.running() == case_of(7, CONFIG)
     candidate = case(prog({"x0": ("s0",)}, [("e_log", ["x0"], None, {"site": 0})]))
     w.candidate = candidate.to_json()

@@ -3,8 +3,6 @@ its own drawing, and each question handed to the cache modules; pairs stood in."
 
 from types import SimpleNamespace
 
-import pytest
-
 from fuzzer.cache import kind, trial
 from fuzzer.cache.kind import KIND
 from fuzzer.cache.variants import Variant
@@ -16,15 +14,13 @@ CONFIG = Config(seed=1, device="cpu", corpus_dir="c", trial=kind.NAME)
 
 
 def test_it_owns_the_stale_cache_findings_and_plants_faults_in_its_sides():
-    assert KIND.findings == (contract.STALE_CACHE,) and KIND.fault_in_sides and not KIND.steerable
+    assert KIND.findings == (contract.STALE_CACHE,) and KIND.fault_in_sides
     assert kinds.of(contract.STALE_CACHE).name == kind.NAME
     assert KIND.shrink_budget(CONFIG) == CACHE.shrink
 
 
-def test_a_case_is_its_own_and_feedback_cannot_steer_it():
+def test_a_case_is_its_own():
     assert KIND.case(4, CONFIG) == trial.cache_case(4)
-    with pytest.raises(ValueError, match="feedback does not steer"):
-        KIND.trial(4, CONFIG, case=trial.cache_case(4))
 
 
 def test_a_program_no_variant_applies_to_is_untested(monkeypatch):

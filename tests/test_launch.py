@@ -1,14 +1,11 @@
 """How a campaign is launched (``fuzzer.campaign.launch``): each decision on its own,
 without the command line and without a compile."""
 
-import json
 
 import pytest
 
 from fuzzer.campaign import launch
 from fuzzer.campaign.launch import Launch, PlanError
-from fuzzer.campaign.state import STATE_FILE, CampaignFolder, CampaignState, Shard
-from fuzzer.files import atomic_write
 from fuzzer.limits import CACHE, PoolLimits
 
 
@@ -66,27 +63,6 @@ def test_cache_pairs_take_no_user_ops():
         launch.check_cache_pairs(True, ["mine.py"])
     launch.check_cache_pairs(True, [])
     launch.check_cache_pairs(False, ["mine.py"])
-
-
-def _folder(tmp_path, feedback: bool) -> CampaignFolder:
-    folder = CampaignFolder(tmp_path / "campaign")
-    folder.path.mkdir()
-    state = CampaignState(seed=0, shard=Shard(), feedback=feedback)
-    atomic_write(folder.path / STATE_FILE, json.dumps(state.to_json()))
-    assert folder.load().feedback is feedback
-    return folder
-
-
-def test_a_resume_given_neither_flag_carries_on_as_the_campaign_was_run(tmp_path):
-    steered = _folder(tmp_path, feedback=True)
-    assert launch.feedback(None, True, steered) is True
-    assert launch.feedback(False, True, steered) is False  # --blind given: blind
-    assert launch.feedback(None, False, steered) is False  # no resume: the default, blind
-    assert launch.feedback(True, False, CampaignFolder(tmp_path / "none")) is True
-
-
-def test_a_resume_of_an_unreadable_folder_is_blind(tmp_path):
-    assert launch.feedback(None, True, CampaignFolder(tmp_path / "none")) is False
 
 
 def test_a_campaign_given_no_bound_runs_a_minute():

@@ -588,7 +588,7 @@ def test_kill_9_of_the_parent_leaves_a_corpus_that_replays_and_no_worker(tmp_pat
     proc = subprocess.Popen(
         [sys.executable, "-m", "fuzzer", "run", "--time", "5m", "--corpus", str(corpus_dir),
          "--state", str(tmp_path / "state"), "--inject-fault", "effect-dce", "--no-shrink",
-         "--blind", "--features", "none"],  # the stream whose first finding is the fault's
+         "--features", "none"],  # the stream whose first finding is the fault's
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     deadline = time.monotonic() + 240
     workers: list[int] = []
@@ -623,13 +623,13 @@ import multiprocessing, os, signal, sys, time
 from fuzzer.campaign.handle import WorkerHandle as _Worker
 from fuzzer.campaign.config import Config
 from fuzzer.limits import PoolLimits
-from fuzzer.feedback.director import Recipe
+from fuzzer.campaign.avoidance import Drawn
 from fuzzer.program.generate import program_seed
 if __name__ == "__main__":
     config = Config(seed=0, device="cpu", corpus_dir=sys.argv[1], fault="test-hang")
     w = _Worker(multiprocessing.get_context("spawn"), config, PoolLimits(), 0, None)
     assert w.conn.recv()[0] == "ready"
-    w.assign(Recipe(0, program_seed(0, 0), "blind"), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
+    w.assign(Drawn(0, program_seed(0, 0)), PoolLimits(), None)   # program 0 calls e_log: its compile hangs
     print(w.process.pid, flush=True)
     time.sleep(3)
     os.kill(os.getpid(), signal.SIGKILL)

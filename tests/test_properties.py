@@ -1,27 +1,23 @@
-"""Properties of the IR's rules (``fuzzer.program.ir.check``) and the mutations.
+"""Properties of the IR's rules (``fuzzer.program.ir.check``).
 
 - every program the generator makes passes ``check``, with any set of features;
-- every mutant passes ``check`` and is the same again for the same seed;
 - every program ``check`` accepts renders and runs eagerly on cpu.
 
 The last is the claim that makes ``check`` worth having: its candidates are programs
-``check`` may well reject (a statement dropped or moved without repair, a mutation's
-raw result before it is validated), so a rule missing from ``check`` shows as a
+``check`` may well reject (a statement dropped or moved without repair), so a rule
+missing from ``check`` shows as a
 program it accepts that eager torch refuses.  Examples are derandomized and few, so a
 run is the same everywhere and cheap; no Inductor compile (the fast tier).
 """
 
 import dataclasses
-import random
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from fuzzer.feedback.mutate import MUTATIONS, Context, mutate
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import codegen
 from fuzzer.program import features as feats
-from fuzzer.program.form_record import Illegal
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import Case, InvalidProgram, check
 
@@ -38,33 +34,12 @@ features = st.one_of(st.just(feats.NONE), st.just(feats.ALL),
                      .map(lambda names: {name: 1.0 for name in names}))
 
 
-def _mutant(seed: int, table: dict, name: str, rng_seed: int) -> tuple[Case, Context, Case | None]:
-    case = generate(seed, features=table)
-    ctx = Context(on=frozenset(table), donor=generate(seed + 1, features=table))
-    return case, ctx, mutate(name, case, random.Random(rng_seed), ctx)
-
-
 @PROPERTY
 @given(seeds, features)
 def test_every_generated_program_passes_check(seed, table):
     case = generate(seed, features=table)
     check(case.program)
     case.validate()
-
-
-@PROPERTY
-@given(seeds, features, seeds)
-def test_every_mutant_passes_check_and_is_the_same_for_its_seed(seed, table, rng_seed):
-    applied = 0
-    for name in sorted(MUTATIONS):
-        case, ctx, mutant = _mutant(seed, table, name, rng_seed)
-        if mutant is None:  # nothing to change, or its result broke a rule and was discarded
-            continue
-        applied += 1
-        check(mutant.program)
-        mutant.validate()
-        assert _mutant(seed, table, name, rng_seed)[2] == mutant, name
-    event(f"mutations that applied: {applied} of {len(MUTATIONS)}")
 
 
 def _drop(case: Case, k: int) -> Case:
@@ -85,24 +60,13 @@ def _move(case: Case, k: int, j: int) -> Case:
     return dataclasses.replace(case, program=dataclasses.replace(case.program, body=tuple(body)))
 
 
-def _raw_mutant(case: Case, name: str, rng_seed: int, table: dict) -> Case | None:
-    """A mutation's own result, before ``mutate`` validates it."""
-    ctx = Context(on=frozenset(table), donor=case)
-    try:
-        return MUTATIONS[name].apply(case, random.Random(rng_seed), ctx)
-    except (InvalidProgram, Illegal):
-        return None
-
-
 @st.composite
 def candidates(draw) -> Case | None:
     """A generated case, or one edited without regard to the IR's rules."""
     table = draw(features)
     case = generate(draw(seeds), features=table)
-    edit = draw(st.sampled_from(["none", "drop", "move", "mutation"]))
-    if edit == "mutation":
-        case = _raw_mutant(case, draw(st.sampled_from(sorted(MUTATIONS))), draw(seeds), table)
-    elif edit != "none" and case.program.body:
+    edit = draw(st.sampled_from(["none", "drop", "move"]))
+    if edit != "none" and case.program.body:
         if edit == "drop":
             case = _drop(case, draw(st.integers(0, 3)))
         else:

@@ -30,7 +30,7 @@ def test_a_shard_runs_its_own_indices_each_with_its_programs_seed(tmp_path):
     s = _session(tmp_path, shard=Shard(2, 3))
     recipes = [s.next_program() for _ in range(3)]
     assert [r.index for r in recipes] == [1, 4, 7]
-    assert [r.seed for r in recipes] == [program_seed(5, i) for i in (1, 4, 7)] and recipes[0].arm == "blind"
+    assert [r.seed for r in recipes] == [program_seed(5, i) for i in (1, 4, 7)] and not recipes[0].avoided
 
 
 def test_a_finished_program_is_counted_its_entries_saved_and_the_watermark_moved(tmp_path):

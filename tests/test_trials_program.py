@@ -19,8 +19,8 @@ def _entry(kind=contract.EFFECT_LOG):
     return Entry.build(kind, c, [divergence], Origin(seed=1, device="cpu", backend="inductor"))
 
 
-def test_it_is_the_plain_steerable_kind_that_owns_no_finding_of_its_own():
-    assert KIND.name == kinds.PROGRAM and KIND.findings == () and KIND.steerable and not KIND.fault_in_sides
+def test_it_is_the_plain_kind_that_owns_no_finding_of_its_own():
+    assert KIND.name == kinds.PROGRAM and KIND.findings == () and not KIND.fault_in_sides
     assert kinds.get(kinds.PROGRAM).name == KIND.name
 
 

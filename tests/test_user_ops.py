@@ -257,46 +257,6 @@ def test_programs_without_user_ops_are_drawn_as_before(chosen):
     assert forms.form("opslib::matmul").site_traced is False
 
 
-#: reads a case's JSON in a process that has loaded no user module, and prints the
-#: user ops it calls: only the program's imports can register them there
-READ_CASE = """
-import json, sys
-from fuzzer.program.ir import Case
-print(' '.join(Case.from_json(json.load(open(sys.argv[1]))).program.user_ops()))
-"""
-
-
-@pytest.mark.compile
-def test_a_mutant_that_brings_a_users_op_in_imports_its_module(chosen, tmp_path):
-    """A program that called no user op, grown by a mutation into one that does, carries
-    the op's module, and a fresh process reads it; a mutant that still calls none
-    imports nothing."""
-    import random
-    import subprocess
-    import sys
-
-    from fuzzer.feedback.mutate import Context, mutate
-
-    ctx = Context(ops=chosen.ops)
-    with_user, without = [], []
-    for seed in range(6):
-        parent = generate(seed)
-        assert not parent.program.user_ops() and parent.program.imports == ()
-        for r in range(4):
-            mutant = mutate("insert", parent, random.Random(f"imports-{seed}-{r}"), ctx)
-            if mutant is not None:
-                (with_user if mutant.program.user_ops() else without).append(mutant)
-    assert with_user and without
-    assert all(m.program.imports == chosen.ops.imports for m in with_user)
-    assert all(m.program.imports == () for m in without)
-    path = tmp_path / "mutant.json"
-    path.write_text(json.dumps(with_user[0].to_json()))
-    done = subprocess.run([sys.executable, "-c", READ_CASE, str(path)], capture_output=True, text=True,
-                          cwd=ROOT, check=False)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == with_user[0].program.user_ops()
-
-
 # --------------------------------------------------- what a declaration says, all of it
 
 TRICKY = textwrap.dedent('''

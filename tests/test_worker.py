@@ -21,7 +21,7 @@ LOG = contract.Divergence(contract.EFFECT_LOG, 0, "sequence", "x", ("missing",))
 
 def _trial(findings=()):
     return SimpleNamespace(status="finding" if findings else "clean", findings=list(findings), flaky_kinds=[],
-                           recompiles=1, untested=None, reached={}, signal=["graph:a"])
+                           recompiles=1, untested=None, reached={})
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def test_a_clean_program_reports_at_once_and_a_finding_says_so_before_its_shrink
     said = []
     monkeypatch.setattr(entries, "trial_of", lambda *a: _trial())
     clean = worker._program(said.append, 3, 99, config, None)
-    assert clean.status == "clean" and clean.entries == [] and said == [] and clean.signal == ["graph:a"]
+    assert clean.status == "clean" and clean.entries == [] and said == []
     monkeypatch.setattr(entries, "trial_of", lambda *a: _trial([Finding(contract.EFFECT_LOG, C, [LOG], "cpu",
                                                                          "inductor")]))
     found = worker._program(said.append, 3, 99, config, None)

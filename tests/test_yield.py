@@ -1,5 +1,5 @@
-"""benchmarks/yield.py's accounting per arm: each bug is credited once, to the arm of
-the program that first hit it, so the arms' bugs add up to the trial's distinct bugs."""
+"""The benchmarks' accounting: yield.py's curves and known-bug share, rejudge.py's
+choice of programs, timesplit.py's split of a campaign's time."""
 
 import importlib.util
 import json
@@ -17,31 +17,6 @@ def _yield_module():
 
 def _write(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-
-
-def test_each_bug_is_credited_once_to_the_arm_of_its_first_hit(tmp_path):
-    bench = _yield_module()
-    state = tmp_path / "feedback-trial0" / "state"
-    state.mkdir(parents=True)
-    _write(state / "programs.jsonl", [
-        {"index": 0, "arm": "fresh", "seconds": 2.0, "bugs": []},
-        {"index": 1, "arm": "splice", "seconds": 10.0, "bugs": [["bug-a", "new"]]},
-        {"index": 2, "arm": "fresh", "seconds": 4.0, "bugs": [["bug-a", "repeat"], ["bug-b", "new"]]},
-        {"index": 3, "arm": "fresh", "seconds": 3.0, "bugs": [["bug-a", "repeat"]]},
-    ])
-    _write(state / "bugs.jsonl", [{"program": 1, "bug": "bug-a"}, {"program": 2, "bug": "bug-b"}])
-
-    got = bench.arms(state)
-
-    assert got == {"fresh": {"programs": 3, "seconds": 9.0, "bugs": 1},
-                   "splice": {"programs": 1, "seconds": 10.0, "bugs": 1}}
-    # records written before arms were recorded take them from the kept folders
-    records = bench.with_arms([{"config": "feedback", "trial": 0}], tmp_path)
-    assert records[0]["arms"] == got
-
-
-def test_a_folder_without_a_program_log_has_no_arms(tmp_path):
-    assert _yield_module().arms(tmp_path) == {}
 
 
 def test_rejudge_takes_the_programs_whose_every_finding_an_earlier_program_hit():

@@ -28,15 +28,11 @@ class CachePairs:
     findings = (STALE_CACHE,)
     # a pair's sides plant the campaign's fault themselves
     fault_in_sides = True
-    # blind: a pair costs two cold processes, too few a campaign for a pool to learn from
-    steerable = False
 
     def case(self, program_seed: int, config):
         return trial.cache_case(program_seed)
 
-    def trial(self, program_seed: int, config, case=None):
-        if case is not None:
-            raise ValueError("cache pairs draw their own programs: feedback does not steer them")
+    def trial(self, program_seed: int, config):
         case = self.case(program_seed, config)
         variant = trial.variant_for(case, program_seed)
         if variant is None:

@@ -55,7 +55,7 @@ def start(config: Config, held: Collection[bugs.BugKey], folder: Path | None, re
     """What a campaign of ``config`` avoids (None: not ``--avoid-held``, or a trial kind
     whose programs are not drawn so): on ``--resume``, the examples its ``folder`` kept;
     else those of the bugs ``held`` now (``Session.held``), kept in ``folder``."""
-    if not config.avoid_held or not kinds.get(config.trial).steerable:
+    if not config.avoid_held or config.trial != kinds.PROGRAM:
         return None
     if resume and folder is not None and (saved := Avoidance.load(folder)) is not None:
         return saved
@@ -93,9 +93,10 @@ class HeldExample:
 
 @dataclass(frozen=True)
 class Drawn:
-    """What an index's draws gave: the seed of the program run, and for each draw set
-    aside, the bugs whose examples it held."""
+    """What program ``index`` of a campaign is: the seed of the program run, and for each
+    draw set aside, the bugs whose examples it held."""
 
+    index: int
     seed: int
     avoided: tuple[tuple[str, ...], ...] = ()
 
@@ -161,15 +162,15 @@ class Avoidance:
         all do, or where the index's coin says to explore)."""
         explore = random.Random(derive_seed("avoid-explore", campaign_seed, index)).random() < CAMPAIGN.avoid_explore
         if not (self.examples or self.causes) or explore:
-            return Drawn(pseed)
+            return Drawn(index, pseed)
         avoided: list[tuple[str, ...]] = []
         for k in range(CAMPAIGN.avoid_draws):
             seed = pseed if k == 0 else derive_seed("avoid", pseed, k)
             held = self.held_by(program_of(seed))
             if not held:
-                return Drawn(seed, tuple(avoided))
+                return Drawn(index, seed, tuple(avoided))
             avoided.append(held)
-        return Drawn(pseed, tuple(avoided))
+        return Drawn(index, pseed, tuple(avoided))
 
     # ------------------------------------------------------------------ as data
     def save(self, folder: Path) -> None:

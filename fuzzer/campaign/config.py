@@ -48,10 +48,6 @@ class Config:
     features: tuple = ()
     #: the custom ops programs may call: dcefuzz's own and the user's (``--ops``)
     ops: OpSet = BUILTIN
-    #: feedback-directed generation (``fuzzer.feedback``): programs from a pool of those
-    #: that reached something rare, as well as fresh; False: every program is drawn
-    #: from its seed alone (``--blind``)
-    feedback: bool = False
     #: the user ops' declaration findings (``fuzzer.user.audit``), counted once
     #: when the campaign starts
     declarations: int = 0
@@ -73,11 +69,6 @@ class Config:
         picked by its seed (``targets.of_program``, which reads them as ``targets.spread``
         writes them)."""
         return targets.of_program(",".join(self.targets), program_seed)
-
-    @property
-    def steered(self) -> bool:
-        """Whether this campaign's programs come from a feedback director."""
-        return self.feedback and kinds.get(self.trial).steerable
 
     @property
     def op_table(self) -> dict:

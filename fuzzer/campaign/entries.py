@@ -38,10 +38,9 @@ def case_of(pseed: int, config: Config) -> Case:
     return kinds.get(config.trial).case(pseed, config)
 
 
-def trial_of(pseed: int, config: Config, case: Case | None = None) -> TrialResult:
-    """Program ``pseed`` (or ``case``, what feedback made of that index) tried as the
-    config's trial kind tries it."""
-    return kinds.get(config.trial).trial(pseed, config, case)
+def trial_of(pseed: int, config: Config) -> TrialResult:
+    """Program ``pseed`` tried as the config's trial kind tries it."""
+    return kinds.get(config.trial).trial(pseed, config)
 
 
 def oracle_of(finding: Finding | Entry, config: Config) -> Callable[[Case], Verdict]:

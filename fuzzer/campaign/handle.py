@@ -54,8 +54,6 @@ class WorkerHandle:
         self.deadline = time.monotonic() + limits.start_seconds
         self.index: int | None = None
         self.pseed: int | None = None
-        #: the program's case as feedback made it (JSON; None: drawn from ``pseed``)
-        self.case: dict | None = None
         #: the program's trial, reported before its findings are shrunk (unshrunk entries)
         self.tried: Report | None = None
         #: the shrink candidate the worker announced last (a case, as JSON)
@@ -66,14 +64,12 @@ class WorkerHandle:
         self.base_rss_kb = 0
         self.rss_kb = 0
 
-    def assign(self, recipe, limits: PoolLimits, ends_at: float | None, held: dict | None = None) -> None:
-        """Hand the worker a program (a ``fuzzer.feedback.director.Recipe``: its index, seed
-        and, with feedback, its case); ``held``: the bugs held (``Examples.held``)."""
-        self.index, self.pseed = recipe.index, recipe.seed
-        self.case = None if recipe.case is None else recipe.case.to_json()
+    def assign(self, drawn, limits: PoolLimits, ends_at: float | None, held: dict | None = None) -> None:
+        """Hand the worker a program (a ``fuzzer.campaign.avoidance.Drawn``: its index and
+        seed); ``held``: the bugs held (``Examples.held``)."""
+        self.index, self.pseed = drawn.index, drawn.seed
         self.limit(limits, ends_at)
-        self.send(Run(recipe.index, recipe.seed, None if ends_at is None else ends_at - time.monotonic(),
-                      held or {}, self.case))
+        self.send(Run(drawn.index, drawn.seed, None if ends_at is None else ends_at - time.monotonic(), held or {}))
 
     def send(self, message: Run) -> None:
         self.conn.send(message)
@@ -91,14 +87,14 @@ class WorkerHandle:
 
     def release(self) -> None:
         """The program is over (reported, or counted as a casualty)."""
-        self.index = self.pseed = self.tried = self.candidate = self.case = None
+        self.index = self.pseed = self.tried = self.candidate = None
         self.triaging = False
 
     def running(self) -> Case:
         """What the worker was running: the candidate it announced, else its program."""
         if self.candidate is not None:
             return Case.from_json(self.candidate)
-        return Case.from_json(self.case) if self.case is not None else case_of(self.pseed, self.config)
+        return case_of(self.pseed, self.config)
 
     def kill(self) -> None:
         if self.process.is_alive():

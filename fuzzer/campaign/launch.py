@@ -110,23 +110,6 @@ def check_resume(resume: bool, state_dir: str | None) -> None:
                         "(a run without --state starts in a new folder)")
 
 
-def feedback(chosen: bool | None, resume: bool, folder) -> bool:
-    """Feedback is opt-in (``chosen``: ``--feedback`` or ``--blind``; None: neither
-    given).  A resumed campaign given neither carries on as it was run, so a resume
-    does not switch a feedback campaign to blind; a folder whose state cannot be read
-    leaves it off, and the session says what is wrong with the folder."""
-    from fuzzer.campaign.state import BadState
-
-    if chosen is not None:
-        return chosen
-    if not resume:
-        return False
-    try:
-        return folder.load().feedback
-    except BadState:
-        return False
-
-
 def check_cache_pairs(cache_pairs: bool, op_specs, targets: tuple[str, ...] = DEFAULT_TARGETS) -> None:
     """Cache pairs vary the declarations of dcefuzz's own ops, so they take no user ops;
     they pair two ``torch.compile``s, so they take no other target."""

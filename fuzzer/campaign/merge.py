@@ -18,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fuzzer.feedback.director import merged as merged_feedback
 from fuzzer.campaign.state import (
     DECLARATIONS_FILE,
     INTERNAL_FILE,
@@ -60,9 +59,6 @@ def merge(out: str | Path, folders: list[str | Path]) -> Merged:
     states = _shards(folders)
     total = _total(states, _ran_once(folders, states))
     result = Merged(total)
-    pools = [d for d in (CampaignFolder(folder).load_feedback() for folder in folders) if d is not None]
-    if pools:
-        target.save_feedback(merged_feedback(pools))
     for folder in folders:
         entries, bad = store.load_all([CampaignFolder(folder).corpus]) if CampaignFolder(folder).corpus.exists() \
             else ([], [])

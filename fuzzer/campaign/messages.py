@@ -36,8 +36,6 @@ class Report:
     errors: list[dict] = field(default_factory=list)
     #: what the program reached (``fuzzer.judge.trial.reached``)
     reached: dict = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), when feedback asks
-    signal: list[str] = field(default_factory=list)
     #: the seconds of the trial alone (run, judge, confirm); ``seconds`` is the whole
     #: program's, shrink and triage included, so the difference is what its findings cost
     trial_seconds: float | None = None
@@ -51,14 +49,12 @@ class Report:
 @dataclass(frozen=True)
 class Run:
     """Run program ``index`` of seed ``seed``; ``seconds_left``: the campaign's time
-    (None: no time budget); ``held``: the bugs held (``Examples.held``); ``case``: the
-    program as a feedback campaign made it (JSON; None: drawn from ``seed``)."""
+    (None: no time budget); ``held``: the bugs held (``Examples.held``)."""
 
     index: int
     seed: int
     seconds_left: float | None
     held: dict
-    case: dict | None = None
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,7 @@ Three panels over elapsed time answer what a runner asks of a long campaign: is 
 still finding things (distinct bugs and corpus entries, the discovery curve), has it
 slowed down (programs per minute between progress lines, raw and smoothed), and is a
 worker growing toward its memory cap (resident MiB per worker, with the moments a
-worker was replaced).  A feedback campaign's log has a fourth: the pool's size and the
-distinct tokens of signal seen, which flatten when generation stops reaching new
-compiler behaviour.
+worker was replaced).
 
 matplotlib is an optional extra (``pip install 'dcefuzz[plot]'``): a fuzzing machine
 needs none of it, so it is imported here only, when a plot is asked for, and drawn with
@@ -74,12 +72,9 @@ def series(lines: list[dict]) -> dict:
         now = ln.get("workers_replaced", 0)
         replaced_at += [m] * max(0, now - before)
         before = now
-    has_pool = any("pool" in ln for ln in lines)
-    pool = [ln.get("pool", nan) for ln in lines] if has_pool else None
-    tokens = [ln.get("tokens", nan) for ln in lines] if has_pool else None
     return {"minutes": minutes, "bugs": bugs, "entries": entries, "rate": rate,
             "smooth": smooth, "window_s": window, "mean_rate": total, "rss": rss,
-            "replaced_at": replaced_at, "pool": pool, "tokens": tokens}
+            "replaced_at": replaced_at}
 
 
 def _figure_api():
@@ -92,27 +87,22 @@ def _figure_api():
 
 
 def plot(lines: list[dict], out: str | Path, title: str = "") -> Path:
-    """Draw the three panels of ``lines`` (a stats log, at least one line) into ``out``
-    (a fourth, the pool and its signal, for a feedback campaign's)."""
+    """Draw the three panels of ``lines`` (a stats log, at least one line) into ``out``."""
     if not lines:
         raise ValueError("no stats lines to plot")
     Figure, FigureCanvasAgg = _figure_api()
     s = series(lines)
     x = s["minutes"]
 
-    steered = s["pool"] is not None
-    fig = Figure(figsize=(9, 13 if steered else 10), dpi=100, layout="constrained")
+    fig = Figure(figsize=(9, 10), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
-    panels = fig.subplots(4 if steered else 3, 1, sharex=True)
-    found, speed, memory = panels[:3]
+    panels = fig.subplots(3, 1, sharex=True)
+    found, speed, memory = panels
     if title:
         fig.suptitle(title)
     _discovery(found, x, s)
     _throughput(speed, x, s)
     _memory(memory, x, s)
-    if steered:
-        memory.set_xlabel("")
-        _signal(panels[3], x, s)
     for ax in panels:
         ax.grid(True, alpha=0.3)
     out = Path(out)
@@ -163,18 +153,3 @@ def _memory(memory, x, s: dict) -> None:
         memory.legend(loc="upper left", ncol=min(4, len(s["rss"]) + 1), fontsize="small")
     memory.set_xlabel("elapsed minutes")
     memory.set_xlim(left=0, right=max(x[-1], 1 / 6))
-
-
-def _signal(signal, x, s: dict) -> None:
-    """A feedback campaign's pool and the distinct tokens of signal it has seen."""
-    signal.plot(x, s["pool"], drawstyle="steps-post", color="tab:purple", label="programs in the pool")
-    signal.set_ylabel("pool")
-    signal.set_ylim(bottom=0)
-    tokens = signal.twinx()
-    tokens.plot(x, s["tokens"], drawstyle="steps-post", color="tab:orange", label="distinct tokens of signal")
-    tokens.set_ylabel("tokens")
-    tokens.set_ylim(bottom=0)
-    signal.set_title("Feedback: the pool and the signal it has seen", loc="left")
-    handles = signal.get_legend_handles_labels()[0] + tokens.get_legend_handles_labels()[0]
-    signal.legend(handles, [h.get_label() for h in handles], loc="upper left")
-    signal.set_xlabel("elapsed minutes")

@@ -139,7 +139,7 @@ def _as_tried(index: int, tried: Report | None, more: tuple[Entry, ...] = (),
               errors: tuple[InternalError, ...] = (), untried: str = INTERNAL_ERROR) -> Finished:
     """Program ``index`` cut short, as its trial reported it (``tried``; None: it had
     not, and its status is ``untried``), with ``more`` entries: its findings unshrunk
-    (or untriaged), and none of what it reached or its signal."""
+    (or untriaged), and none of what it reached."""
     if tried is None:
         return Finished(index, untried, more, errors=errors)
     return Finished(index, tried.status, _entries(tried) + more, tried.recompiles, _gap(tried), errors)
@@ -289,7 +289,7 @@ class Pool:
         report, limits = message.report, self.limits
         errors = tuple(report.internal_errors())
         self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, _gap(report),
-                                errors, report.reached, tuple(report.signal),
+                                errors, report.reached,
                                 Timing.of(report.trial_seconds, report.seconds)))
         w.programs += 1
         lost = next((e for e in errors if e.device_lost), None)

@@ -1,9 +1,9 @@
 """A campaign: generate, try, shrink and save, program after program, within a budget.
 
-Program ``i`` of a blind campaign with seed ``S`` is ``generate(program_seed(S, i))``:
-any program can be regenerated from the seed and its index alone.  A feedback
-campaign's programs come from its director (``fuzzer.feedback.director``), which
-learns from each program's outcome here; its entries carry their whole programs.  Each confirmed
+Program ``i`` of a campaign with seed ``S`` is ``generate(program_seed(S, i))``, or
+with ``--avoid-held`` the first of its redraws that holds no held bug's example
+(``fuzzer.campaign.avoidance``): any program can be regenerated from the seed, its
+index and the examples the campaign started with.  Each confirmed
 finding is shrunk (unless disabled) and saved the moment it is ready, atomically,
 one entry per signature, so stopping the campaign at any point loses nothing
 already found.
@@ -28,7 +28,6 @@ from fuzzer.corpus import store
 from fuzzer.corpus.bugs import key_of as bug_key
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.corpus.examples import Examples, Kept, Saved
-from fuzzer.feedback.director import Director, Outcome, Recipe
 from fuzzer.internal import INTERNAL_ERROR, InternalError
 from fuzzer.internal import TRIAL as TRIAL_STAGE
 from fuzzer.judge.observe import Gap
@@ -71,8 +70,6 @@ class Finished:
     errors: tuple[InternalError, ...] = ()
     #: what the program reached (``trial.reached``)
     reached: Mapping[str, object] = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), which the director learns from
-    signal: tuple[str, ...] = ()
     #: what it cost its worker, the trial apart (None: not measured, a program cut short)
     timing: Timing | None = None
 
@@ -99,7 +96,7 @@ class Session:
         self.log = log or (lambda line: print(line, file=sys.stderr, flush=True))
         self.progress = progress or self.log
         state = CampaignState(seed=config.seed, shard=shard, features=config.feature_table,
-                              ops=config.op_table, feedback=config.steered, targets=config.targets)
+                              ops=config.op_table, targets=config.targets)
         if resume:
             if folder is None:
                 raise BadState("resume needs a campaign folder")
@@ -107,20 +104,12 @@ class Session:
         elif folder is not None:
             folder.check_unused()
         self.stats = Stats(base=state)
-        #: the feedback campaign's director (None: blind), restored on resume
-        self.director = Director(config.seed, config.feature_table, config.ops) if config.steered else None
-        if self.director is not None and resume:
-            saved = folder.load_feedback()
-            if saved is not None:
-                self.director.load(saved)
         if config.declarations and not resume:
             self.stats.findings["declaration"] += config.declarations
         self.examples = Examples(config.corpus_dir, config.examples_per_bug)
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         #: the held bugs' examples a program is drawn again for holding (``--avoid-held``)
         self.avoidance = avoidance.start(config, set(self.held()), folder and folder.path, resume, self.log)
-        for example in (self.avoidance.examples if self.avoidance and self.director and not resume else ()):
-            self.director.triggers.learn(example.bug, example.program)  # with feedback: known from the start
         # the watermark is always one of this shard's own indices
         self.stats.next_index = next(shard.indices(state.next_index))
         self.done = set(state.done_above)
@@ -129,7 +118,7 @@ class Session:
         self.start = time.monotonic()
         self.last_report = self.start
         #: each program in flight: when it was handed out and how it was made
-        self.issued: dict[int, tuple[float, Recipe]] = {}
+        self.issued: dict[int, tuple[float, Drawn]] = {}
 
     def _fresh_indices(self, start: int):
         for i in self.shard.indices(start):
@@ -162,18 +151,14 @@ class Session:
         left = self.seconds_left()
         return left is not None and left <= 0
 
-    def next_program(self) -> Recipe:
-        """What the next program is: its index, seed and, with feedback, its case."""
+    def next_program(self) -> Drawn:
+        """What the next program is: its index and seed (and the draws set aside for it)."""
         index = next(self.pending)
         pseed = program_seed(self.config.seed, index)
-        if self.director is None:
-            drawn = Drawn(pseed) if self.avoidance is None else self.avoidance.draw(
-                self.config.seed, index, pseed, lambda seed: case_of(seed, self.config).program)
-            recipe = Recipe(index, drawn.seed, "blind", draws=drawn.draws, avoided=drawn.avoided)
-        else:
-            recipe = self.director.next(index, pseed)
-        self.issued[index] = (self.elapsed(), recipe)
-        return recipe
+        drawn = Drawn(index, pseed) if self.avoidance is None else self.avoidance.draw(
+            self.config.seed, index, pseed, lambda seed: case_of(seed, self.config).program)
+        self.issued[index] = (self.elapsed(), drawn)
+        return drawn
 
     def internal_error(self, index: int | None, error: InternalError) -> None:
         """Count one of dcefuzz's own errors met on program ``index`` (None: on no one
@@ -192,8 +177,8 @@ class Session:
 
     def finished(self, program: Finished) -> list[str | None]:
         """Take a finished program, the one way a program's end reaches the campaign:
-        count it, save its entries (dedup by signature), log it, teach the director
-        what it gave, and move the watermark past it.
+        count it, save its entries (dedup by signature), log it, and move the watermark
+        past it.
 
         Returns, per entry, the path of a new entry, or None for a repeat hit.
         """
@@ -202,8 +187,7 @@ class Session:
         self.stats.corpus_bugs, self.stats.corpus_entries = self.examples.bugs, self.examples.entries
         compiles = compiles_of(program.recompiles, program.entries)
         self._log_program(program.index, program.status, [[s.bug, s.kept.value] for s in saved],
-                          len(program.signal), compiles, program.untested, program.timing)
-        self._teach(program, saved, compiles)
+                          compiles, program.untested, program.timing)
         self._move_watermark(program.index)
         return [str(s.path) if s.kept in FRESH else None for s in saved]
 
@@ -249,25 +233,6 @@ class Session:
         stats.last_entry = entry
         return saved
 
-    def _teach(self, program: Finished, saved: list[Saved], compiles: int) -> None:
-        """Tell a feedback campaign's director what the program gave, as it was saved."""
-        if self.director is None:
-            return
-        new_bugs = known = 0
-        found_here: set[str] = set()  # bugs new with this program
-        for s in saved:
-            if s.new_bug:
-                found_here.add(s.bug)
-                new_bugs += 1
-            # any finding of a bug found before this program is one to steer away from:
-            # another example costs a full shrink and shows nothing new, a counted one
-            # its classification
-            known += s.bug not in found_here
-        examples = tuple((s.bug, e.case.program, s.new_bug) for s, e in zip(saved, program.entries))
-        self.director.observe(program.index, Outcome(program.status, tuple(program.signal),
-                                                     tuple(e.kind for e in program.entries),
-                                                     new_bugs, known, examples, compiles))
-
     def _move_watermark(self, index: int) -> None:
         """Mark program ``index`` done; the watermark: every index of this shard below it is done."""
         self.done.add(index)
@@ -278,37 +243,30 @@ class Session:
         self.stats.next_index = mark
         self.stats.done_above = sorted(self.done)
 
-    def _log_program(self, index: int, status: str, bugs: list[list], tokens: int, compiles: int,
+    def _log_program(self, index: int, status: str, bugs: list[list], compiles: int,
                      untested: Gap | None = None, timing: Timing | None = None) -> None:
-        """One line in the folder's ``programs.jsonl``: the program's arm (``blind``,
-        ``fresh`` or a mutation) and parent, the programs drawn for its index and the
-        risk of the one taken (``Director.next``), its seconds from being handed out to
-        being counted (trial, shrink, triage: what it cost the campaign) and its compiles
-        (``compiles_of``), its status and each finding's bug with what became of it
-        (``Kept``), why an untested one was (its first :class:`Gap`: reason, cause, message),
-        and its :class:`Timing` (``trial``, ``after_trial``) where it was measured."""
+        """One line in the folder's ``programs.jsonl``: the program's index and the seed
+        of the draw that ran, the draws set aside for its index and the held bugs each
+        held (``draws``, ``avoided``: ``--avoid-held``), its seconds from being handed
+        out to being counted (trial, shrink, triage: what it cost the campaign) and its
+        compiles (``compiles_of``), its status and each finding's bug with what became of
+        it (``Kept``), why an untested one was (its first :class:`Gap`: reason, cause,
+        message), and its :class:`Timing` (``trial``, ``after_trial``) where it was measured."""
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
-        # the seed its recipe carried (the stream's own is drawn once per program)
         seed = issued[1].seed if issued is not None else program_seed(self.config.seed, index)
         line = {"index": index, "seed": seed, "status": status,
-                "done": round(self.elapsed(), 2), "bugs": bugs, "tokens": tokens, "compiles": compiles}
+                "done": round(self.elapsed(), 2), "bugs": bugs, "compiles": compiles}
         if untested is not None:
             line["untested"] = untested.to_json()
         if timing is not None:
             line.update(trial=round(timing.trial, 2), after_trial=round(timing.after_trial, 2))
         if issued is not None:  # a program of the run before a resume has none
-            start, recipe = issued
-            line.update(seconds=round(self.elapsed() - start, 2), arm=recipe.arm)
-            if recipe.parent is not None:
-                line["parent"] = recipe.parent
-            if recipe.draws > 1 or recipe.risk:
-                line["draws"] = recipe.draws
-                if recipe.arm != "blind":
-                    line["risk"] = round(recipe.risk, 3)
-            if recipe.avoided:
-                line["avoided"] = [list(bugs) for bugs in recipe.avoided]
+            start, drawn = issued
+            line["seconds"] = round(self.elapsed() - start, 2)
+            if drawn.avoided:
+                line.update(draws=drawn.draws, avoided=[list(bugs) for bugs in drawn.avoided])
         self.folder.log_program(line)
 
     def replace(self, old: Entry, path: str, new: Entry) -> str:
@@ -370,18 +328,11 @@ class Session:
 
     def checkpoint(self, details: dict | None = None) -> None:
         self.stats.seconds = self.elapsed()
-        feedback = {}
-        if self.director is not None:
-            self.stats.feedback = self.director.line()
-            summary = self.director.summary()
-            feedback = {"pool": summary["pool"], "tokens": summary["tokens"], "arms": summary["arms"]}
         if self.folder is not None:
             snapshot = self.stats.to_state()
             self.folder.save(snapshot)
-            if self.director is not None:
-                self.folder.save_feedback(self.director.to_json())
             self.folder.log_stats(snapshot, bugs=self.stats.corpus_bugs, entries=self.stats.corpus_entries,
-                                  run_bugs=len(self.stats.bugs), **feedback, **(details or {}))
+                                  run_bugs=len(self.stats.bugs), **(details or {}))
 
 
 def compiles_of(recompiles: int, entries: list[Entry]) -> int:
@@ -413,11 +364,11 @@ def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = No
     with faults.planted(config.fault):
         try:
             while not session.spent():
-                recipe = session.next_program()
-                index, pseed = recipe.index, recipe.seed
+                drawn = session.next_program()
+                index, pseed = drawn.index, drawn.seed
                 start = time.perf_counter()
                 try:
-                    result = trial_of(pseed, config, recipe.case)
+                    result = trial_of(pseed, config)
                 except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
                     session.finished(Finished(index, INTERNAL_ERROR, errors=((e := InternalError.of(TRIAL_STAGE, exc)),)))
                     session.tick()
@@ -438,7 +389,7 @@ def run_campaign(session: Session, accept: Callable[[Finding], bool] | None = No
                 entries += masked_entries(entries, pseed, config, session.held(), session.seconds_left, errors)
                 session.finished(Finished(index, result.status, tuple(entries), result.recompiles,
                                           result.untested, tuple(errors), result.reached,
-                                          tuple(result.signal), Timing.of(tried, time.perf_counter() - start)))
+                                          Timing.of(tried, time.perf_counter() - start)))
                 session.tick()
                 if stop_after_findings is not None and sum(stats.findings.values()) >= stop_after_findings:
                     break

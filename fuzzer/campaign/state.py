@@ -37,8 +37,6 @@ STATS_FILE = "stats.jsonl"
 INTERNAL_FILE = "internal-errors.jsonl"
 #: the user ops' declaration findings (``fuzzer.user.audit``), beside the state
 DECLARATIONS_FILE = "declarations.json"
-#: a feedback campaign's pool and schedule (``fuzzer.feedback.director``)
-FEEDBACK_FILE = "feedback.json"
 #: one line per bug as the run first hits it: when, on which program, whether new
 BUGS_FILE = "bugs.jsonl"
 #: one line per program as it finishes: how it was made, what it cost, what it found
@@ -184,8 +182,9 @@ class CampaignState:
     internal: Counter = field(default_factory=Counter)
     #: what the programs reached that the contract judges apart (``judge.trial.reached``)
     reached: Counter = field(default_factory=Counter)
-    #: whether the programs came from a feedback director (``fuzzer.feedback``): a
-    #: resumed campaign must keep to the same
+    #: whether the programs came from a feedback director, which dcefuzz had until
+    #: 2026-12 (docs/campaigns.md, "Feedback, measured and removed"): such a campaign
+    #: is not resumed
     feedback: bool = False
     #: the pipelines its programs are compiled and run through (``fuzzer.judge.targets``,
     #: ``Config.targets``): a resumed campaign must keep to the same (in the JSON: their
@@ -295,7 +294,7 @@ class CampaignFolder:
     def resume(self, fresh: CampaignState) -> CampaignState:
         """The state saved here, which a run that would start as ``fresh`` continues;
         BadState where its programs were drawn otherwise (seed and shard, features,
-        targets, ops, feedback)."""
+        targets, ops; a campaign run with feedback is not resumed)."""
         state = self.load()
         if (state.seed, state.shard) != (fresh.seed, fresh.shard):
             raise BadState(f"{self.path} holds seed {state.seed} shard {state.shard}, "
@@ -305,10 +304,9 @@ class CampaignFolder:
             raise BadState(f"{self.path} ran its programs through target {targets_text(state.targets)}: "
                            f"resume with --target {targets_text(state.targets)}")
         self._drawn_alike("ops", state.ops, fresh.ops, "dcefuzz")
-        if state.feedback != fresh.feedback:
-            was = "with feedback" if state.feedback else "blind"
-            raise BadState(f"{self.path} drew its programs {was}: resume with the same "
-                           f"{'--feedback' if state.feedback else '--blind'}")
+        if state.feedback:
+            raise BadState(f"{self.path} drew its programs with feedback, which dcefuzz no longer has: "
+                           "start a new campaign")
         return state
 
     def _drawn_alike(self, option: str, saved: dict, given: dict, empty: str) -> None:
@@ -328,16 +326,6 @@ class CampaignFolder:
         line.pop("schema", None)
         with open(self.path / STATS_FILE, "a") as fh:
             fh.write(json.dumps(line) + "\n")
-
-    def save_feedback(self, data: dict) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        atomic_write(self.path / FEEDBACK_FILE, json.dumps(data) + "\n")
-
-    def load_feedback(self) -> dict | None:
-        """The saved feedback state, or None where the campaign has none yet."""
-        if not (self.path / FEEDBACK_FILE).exists():
-            return None
-        return read_json(self.path / FEEDBACK_FILE, BadState, "no feedback state")
 
     def log_bug(self, seconds: float, index: int, bug: str, key: str, kind: str, new: bool) -> None:
         """Append a bug's first hit in this run (``new``: new to the corpus too)."""

@@ -59,8 +59,6 @@ class Stats:
     reached: Counter = field(default_factory=Counter)
     #: seconds into this run at which each bug it hit was first hit
     bug_first: dict = field(default_factory=dict)
-    #: the feedback director's line (pool, tokens, arms), as of the last checkpoint
-    feedback: str = ""
     #: casualties this run took out of the corpus, with why (``Session.withdraw``)
     withdrawn: list[Withdrawal] = field(default_factory=list)
 
@@ -130,8 +128,6 @@ class Stats:
             + (": " + ", ".join(f"{k} {n}" for k, n in sorted(self.internal.items())) if self.internal else "")
             + (f"; tracebacks in {self.internal_log}" if self.internal_log and self.internal else "") + ")",
         ]
-        if self.feedback:
-            lines.append(f"feedback   {self.feedback}")
         if self.base.programs:
             total = self.to_state()
             lines.append(f"resumed    {total.programs} programs in all, next program index {total.next_index}")
@@ -145,4 +141,4 @@ def progress_line(stats: Stats, extra: str = "") -> str:
             + f", {len(stats.bugs)} bugs, {len(stats.signatures)} signatures, {len(stats.saved)} saved, "
             f"{stats.recompiles} recompiles, {sum(stats.untested.values())} untested"
             + (f", {sum(stats.internal.values())} internal errors" if stats.internal else "")
-            + (f", {stats.feedback.split(';')[0]}" if stats.feedback else "") + extra)
+            + extra)

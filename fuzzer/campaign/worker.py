@@ -8,7 +8,7 @@ worker that dies mid-program loses nothing that was already reported.
 
 Messages (``fuzzer.campaign.messages``), on top of the child protocol's "ready" and "stop":
 
-    parent -> worker   Run(index, seed, seconds_left, held, case)
+    parent -> worker   Run(index, seed, seconds_left, held)
     worker -> parent   Tried(index, Report)      the trial's findings, unshrunk
                        Candidate(index, case)    a shrink candidate it is about to run (JSON)
                        Triaging(index, Report)   the program's entries, shrunk, before triage
@@ -21,8 +21,7 @@ from ``Tried`` and blames the death on the candidate, not on the program (which 
 trial just ran without dying).  Each candidate starts a new program time limit:
 shrinking a finding legitimately takes longer than running a program, and the shrink
 budget (checked between candidates) bounds the whole.  ``seconds_left`` is the time
-the campaign has left (None: no time budget); ``case`` the program as a feedback
-campaign made it (JSON; None: the worker draws it from ``program_seed``); the shrink budget is cut to it, since the
+the campaign has left (None: no time budget); the shrink budget is cut to it, since the
 parent kills a worker still holding a program at the campaign's deadline.
 
 Triage (``fuzzer.triage``) compiles the shrunk findings again with Inductor's switches
@@ -89,7 +88,7 @@ class Worker:
         index = message.index
         end = None if message.seconds_left is None else time.monotonic() + message.seconds_left
         try:
-            report = _program(send, index, message.seed, self.config, end, message.held, message.case)
+            report = _program(send, index, message.seed, self.config, end, message.held)
         except Exception as exc:  # noqa: BLE001 - our error: reported, never a crash of the program
             report = Report(INTERNAL_ERROR, 0.0, errors=[InternalError.of(WORKER, exc).to_json()], rss_kb=rss_kb())
         send(Done(index, report))
@@ -98,17 +97,16 @@ class Worker:
             freeze_heap()
 
 
-def _program(send, index: int, pseed: int, config, end: float | None, held: dict | None = None,
-             case: dict | None = None) -> Report:
+def _program(send, index: int, pseed: int, config, end: float | None, held: dict | None = None) -> Report:
     """Run, judge, confirm (and shrink and triage, until ``end`` at most) one program;
     nothing of it outlives the call.  ``held``: the corpus's bugs (``Examples.held``), whose
     findings are not shrunk in full where that can be told
-    cheaply (``session.counted_only``); ``case``: the program feedback made (JSON)."""
+    cheaply (``session.counted_only``)."""
     from fuzzer.campaign.entries import counted_only, masked_entries, oracle_of, shrunk_entry, triaged
     from fuzzer.campaign.hints import hints_for
 
     start = time.perf_counter()
-    result, report = _tried(pseed, config, case, start)
+    result, report = _tried(pseed, config, start)
     if result is None or not ((config.shrink or config.triage) and result.findings):
         return report
     send(Tried(index, report))
@@ -141,15 +139,14 @@ def _program(send, index: int, pseed: int, config, end: float | None, held: dict
                                errors=[e.to_json() for e in errors])
 
 
-def _tried(pseed: int, config, case: dict | None, start: float):
-    """(the trial of program ``pseed``, or of ``case`` where feedback made it, its report):
+def _tried(pseed: int, config, start: float):
+    """(the trial of program ``pseed``, its report):
     (None, the report of dcefuzz's own error) where our code failed."""
     from fuzzer.campaign.entries import found_entry, trial_of
     from fuzzer.internal import INTERNAL_ERROR, TRIAL, InternalError
-    from fuzzer.program.ir import Case
 
     try:
-        result = trial_of(pseed, config, None if case is None else Case.from_json(case))
+        result = trial_of(pseed, config)
     except Exception as exc:  # noqa: BLE001 - dcefuzz's own error, never a finding
         return None, Report(INTERNAL_ERROR, time.perf_counter() - start, rss_kb=rss_kb(),
                             errors=[InternalError.of(TRIAL, exc).to_json()])
@@ -158,4 +155,4 @@ def _tried(pseed: int, config, case: dict | None, start: float):
                           [found_entry(f, pseed, config).to_json() for f in result.findings],
                           list(result.flaky_kinds), rss_kb(), result.recompiles,
                           None if result.untested is None else result.untested.to_json(),
-                          reached=dict(result.reached), signal=list(result.signal), trial_seconds=tried)
+                          reached=dict(result.reached), trial_seconds=tried)

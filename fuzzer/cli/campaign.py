@@ -32,15 +32,10 @@ from fuzzer.limits import CACHE, CAMPAIGN, TRIAGE, PoolLimits
 @click.option("--programs", type=click.IntRange(min=1), default=None,
               help="Fuzz this many programs.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Campaign seed: with --blind, program i is a pure function of (seed, i).")
+              help="Campaign seed: program i is a pure function of (seed, i) and, with --avoid-held, the bugs held.")
 @click.option("--known-upstream", "known_dir", type=click.Path(file_okay=False, exists=True), default=None,
               help="A corpus folder with an upstream.json (e.g. corpus): findings of the bugs it names as "
                    "public are classified, to be recognised, and counted, never shrunk in full.")
-@click.option("--feedback/--blind", default=False, show_default=True,
-              help="Feedback: programs come from a pool of those that made the compiler do something "
-                   "new, mutated, as well as fresh, in shares that follow what pays (docs/campaigns.md); "
-                   "opt-in until benchmarks/yield.py shows it finds more bugs than blind. "
-                   "Blind: every program is drawn from (seed, index) alone.  Cache pairs are blind.")
 @click.option("--avoid-held/--no-avoid-held", default=False, show_default=True,
               help="Draw again a program that holds an example of a bug the corpus (or --known-upstream) "
                    "holds at the start: its statements wired alike, under its mode (docs/campaigns.md, "
@@ -103,13 +98,8 @@ def run(**given):
     (its help below lists every one, with its chance per program; docs/features.md
     says what each draws).  Cache pairs draw programs without features.
 
-    By default (--blind) every program is drawn from (seed, index) alone.  With
-    --feedback the campaign learns from what the compiler did with each program (its
-    graphs, passes, counters): programs that did something new join a pool, and
-    later programs are mutants of them as well as fresh ones (docs/campaigns.md);
-    with --jobs 0 the same seed gives the same programs, with workers the pool
-    follows the order reports arrive in.  Feedback is opt-in: measured so far, it
-    has not found more bugs per CPU-hour than blind.
+    Every program is drawn from (seed, index) alone: with --avoid-held, drawn again
+    where it holds a held bug's example (docs/campaigns.md).
 
     Each campaign gets a folder of its own (printed at start and in the summary):
     its state, its stats log and, unless --corpus names another, its corpus/.
@@ -212,7 +202,7 @@ def stats(folder, as_json, plot_path):
     if as_json:
         click.echo(json.dumps({**state.to_json(), "bugs": found}, indent=2))
     else:
-        _print_stats(state, lines, cf.load_feedback())
+        _print_stats(state, lines)
         _print_bugs(cf, found)
     if plot_path is not None:
         _plot(cf, state, lines, plot_path, quiet_stdout=as_json)
@@ -255,35 +245,7 @@ def _print_bugs(cf, found: list[dict]) -> None:
                    f"last {b['last_seen']}  {b['title']}")
 
 
-def _print_feedback(saved: dict) -> None:
-    """What a feedback campaign's director holds: the pool, the signal, each arm's plays
-    and mean reward, the feature weights fresh programs get now."""
-    from fuzzer.feedback.director import Director
-
-    tallies = saved.get("features", {})
-    names = tallies.get("tally", {}) if "tally" in tallies else tallies  # older states: tallies by name
-    director = Director(int(saved.get("seed", 0)), {f: 0.5 for f in names})
-    director.load(saved)
-    summary = director.summary()
-    click.echo(f"feedback   pool {summary['pool']} programs, {summary['tokens']} distinct tokens of signal, "
-               f"{director.played} programs learnt from")
-    arms = ", ".join(f"{name} {plays} ({mean:+.2f}, {cost:.1f}s)"
-                     for name, (plays, mean, cost) in summary["arms"].items() if plays)
-    click.echo(f"arms       {arms or 'none played'} (programs, mean reward, seconds a program)")
-    mix = director.mix
-    click.echo(f"mix        mutants {mix.share():.0%} of programs now; new bugs a thousand compiles: "
-               f"fresh {mix.rate('fresh') * 1000:.2f}, mutants {mix.rate('mutant') * 1000:.2f} (estimates)")
-    triggers = director.triggers
-    if triggers.examples:
-        click.echo(f"triggers   {len(triggers.examples)} bugs, {sum(map(len, triggers.examples.values()))} examples; "
-                   f"{sum(run for run, _ in triggers.runs.values())} matching programs run, "
-                   f"{sum(hit for _, hit in triggers.runs.values())} of them hit the bug matched")
-    if summary["discarded"]:
-        click.echo("discarded  " + ", ".join(f"{k} {v}" for k, v in sorted(summary["discarded"].items()))
-                   + " (mutants the IR refused: a fresh program instead)")
-
-
-def _print_stats(state, lines, feedback: dict | None = None) -> None:
+def _print_stats(state, lines) -> None:
     rate = state.programs / state.seconds * 60 if state.seconds else 0.0
     kinds = ", ".join(f"{k} {n}" for k, n in sorted(state.findings.items())) or "none"
     click.echo(f"campaign   seed {state.seed}, shard {state.shard}, next program index {state.next_index}")
@@ -302,18 +264,16 @@ def _print_stats(state, lines, feedback: dict | None = None) -> None:
                + (f": {internal}; tracebacks in {INTERNAL_FILE}" if internal else "") + ")")
     click.echo(f"statuses   {', '.join(f'{k} {n}' for k, n in sorted(state.statuses.items()))}")
     click.echo(f"withdrawn  {withdrawn_text(state.withdrawn)}")
-    if feedback is not None:
-        _print_feedback(feedback)
     if lines:
         click.echo(f"{'elapsed':>8s} {'programs':>9s} {'per min':>8s} {'findings':>9s} {'bugs':>5s} "
-                   f"{'workers':>8s} {'max rss MiB':>12s}" + (f" {'pool':>5s} {'tokens':>6s}" if feedback else ""))
+                   f"{'workers':>8s} {'max rss MiB':>12s}")
         step = max(1, len(lines) // 10)
         for ln in lines[::step] + ([lines[-1]] if (len(lines) - 1) % step else []):
             per_min = ln["programs"] / ln["seconds"] * 60 if ln["seconds"] else 0.0
             rss = max(ln.get("worker_rss_mb") or [0])
             click.echo(f"{ln['seconds']:8.0f} {ln['programs']:9d} {per_min:8.1f} "
                        f"{sum(ln['findings'].values()):9d} {ln.get('bugs', ''):>5} {ln.get('workers_alive', ''):>8} "
-                       f"{rss or '':>12}" + (f" {ln.get('pool', ''):>5} {ln.get('tokens', ''):>6}" if feedback else ""))
+                       f"{rss or '':>12}")
         # past the workers' warm-up, so the range shows growth, not start-up
         warm = [mb for ln in lines if ln["seconds"] >= CAMPAIGN.stats_warm_up_seconds
                 for mb in ln.get("worker_rss_mb") or [] if mb]

@@ -2,7 +2,7 @@
 
 Click hands ``run`` its 28 options; they arrive here as one record (:class:`RunOptions`),
 and what they decide (how the workers are launched, on which device, which shard,
-targets and folder, whether with feedback: :class:`Setup`) is decided once, a usage
+targets and folder: :class:`Setup`) is decided once, a usage
 error exiting 2 as click's, before the campaign's config is made from both.
 """
 
@@ -31,7 +31,6 @@ class RunOptions:
     seconds: float | None
     programs: int | None
     seed: int
-    feedback: bool
     device: str | None
     corpus_dir: str | None
     shard: str
@@ -73,7 +72,6 @@ class Setup:
     targets: tuple[str, ...]
     #: the campaign's folder (``fuzzer.campaign.state.CampaignFolder``)
     folder: object
-    feedback: bool
     corpus_dir: str
     feature_table: dict
 
@@ -95,10 +93,9 @@ def set_up(options: RunOptions) -> Setup:
         launch.check_resume(options.resume, options.state_dir)
         state_dir = options.state_dir
         folder = CampaignFolder(state_dir if state_dir is not None else new_run_folder(options.seed, sh))
-        feedback = launch.feedback(_given("feedback", options.feedback), options.resume, folder)
         launch.check_cache_pairs(options.cache_pairs, options.op_specs, targets)
     target_unavailable_or_exit(targets, dev)
-    return Setup(how=how, gpus=gpus, device=dev, shard=sh, targets=targets, folder=folder, feedback=feedback,
+    return Setup(how=how, gpus=gpus, device=dev, shard=sh, targets=targets, folder=folder,
                  corpus_dir=options.corpus_dir if options.corpus_dir is not None else str(folder.corpus),
                  feature_table=feats.NONE if options.cache_pairs else options.feature_table)
 
@@ -110,7 +107,6 @@ def announce(options: RunOptions, setup: Setup) -> None:
     from fuzzer.program import features as feats
 
     click.echo(f"dcefuzz {__version__}: seed {options.seed}, shard {setup.shard}, device {setup.device}"
-               + (", feedback" if setup.feedback and not options.cache_pairs else ", blind")
                + (f", fault {options.fault} planted" if options.fault else "")
                + (f", target {targets_text(setup.targets)}" if setup.targets != DEFAULT_TARGETS else "")
                + f"\nfeatures {feats.describe(setup.feature_table)}"
@@ -128,7 +124,7 @@ def config_of(options: RunOptions, setup: Setup, chosen, side_threads: int | Non
                   triage_budget=options.triage_budget, examples_per_bug=options.examples_per_bug,
                   trial=PAIRS if options.cache_pairs else PROGRAM, side_threads=side_threads, targets=setup.targets,
                   features=tuple(setup.feature_table.items()), ops=chosen.ops,
-                  declarations=len(chosen.findings), feedback=setup.feedback, known=known_keys_of(options.known_dir),
+                  declarations=len(chosen.findings), known=known_keys_of(options.known_dir),
                   known_dir=options.known_dir, avoid_held=options.avoid_held)
 
 
@@ -162,12 +158,6 @@ def ops_or_exit(options: RunOptions, setup: Setup):
             exit_with(f"error: {len(chosen.left_out)} op(s) failed their declaration check "
                       f"({folder.path / DECLARATIONS_FILE}); --strict-declarations refuses to start", 1)
     return chosen
-
-
-def _given(name: str, value):
-    """``value`` where the option ``name`` was given, None where it took its default."""
-    source = click.get_current_context().get_parameter_source(name)
-    return None if source == click.core.ParameterSource.DEFAULT else value
 
 
 def _shard(text: str):

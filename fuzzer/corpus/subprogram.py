@@ -3,12 +3,11 @@
 A held bug's example is a program that shows it, shrunk until no one-step cut still
 does; a drawn program that holds those statements, reading one another as they do
 there, under the example's mode, runs the example's calls in the example's order on the
-example's data flow. That is more than resembling the bug (the
-same forms somewhere, as ``fuzzer.feedback.triggers`` matches them): it is the bug's
-own program with more around it. What the relation leaves free is what the shrinker
-frees: an example's input may be any tensor of the larger program (the shrinker moves
-operands to inputs), its sizes, scalars and call sites (``Stmt.attrs``) any, since a
-shrunk example keeps whichever of them it was drawn with.  The mode is not freed: a part
+example's data flow. That is more than resembling the bug (the same forms somewhere): it
+is the bug's own program with more around it. What the relation leaves free is what the
+shrinker frees: an example's input may be any tensor of the larger program (the shrinker
+moves operands to inputs), its sizes, scalars and call sites (``Stmt.attrs``) any, since
+a shrunk example keeps whichever of them it was drawn with.  The mode is not freed: a part
 the example lacks (gradients, a mark, a dtype) takes the compile down another path,
 where the same statements have shown other bugs (``head_pos`` alone is a held error in
 Dynamo; with gradients, the same call met an error of Inductor's lowering no corpus held).

@@ -42,16 +42,12 @@ class TrialKind(Protocol):
     #: its oracle plants a campaign's fault in processes of its own (so whoever runs
     #: it must not plant it here too)
     fault_in_sides: bool
-    #: feedback (``fuzzer.feedback``) may steer it: its trial takes any legal case (a
-    #: mutant) and records the compiler's signal when the campaign asks
-    steerable: bool
 
     def case(self, program_seed: int, config) -> Any:
         """The case program ``program_seed`` of a campaign is, as this kind draws it."""
 
-    def trial(self, program_seed: int, config, case=None) -> Any:
-        """Try program ``program_seed`` (or ``case``, which feedback made for that index,
-        where the kind is steerable): a ``fuzzer.judge.trial.TrialResult``."""
+    def trial(self, program_seed: int, config) -> Any:
+        """Try program ``program_seed``: a ``fuzzer.judge.trial.TrialResult``."""
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None,
                threads: int | None = None) -> Callable[[Any], Any]:

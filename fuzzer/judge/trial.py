@@ -32,7 +32,6 @@ from fuzzer.judge.contract import Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import BindingRuns, Gap, caches_off
-from fuzzer.judge.compiler_signal import RECORDER
 from fuzzer.program import features, forms, objects, swap_forms
 from fuzzer.program.families import subclass
 from fuzzer.program.ir import Case, Program
@@ -106,8 +105,6 @@ class TrialResult:
     recompiles: int = 0
     #: what the program reached that the contract treats apart (``reached``), as counts
     reached: dict = field(default_factory=dict)
-    #: what the compiler did with it (``fuzzer.judge.compiler_signal``), when asked for
-    signal: tuple[str, ...] = ()
 
     @property
     def untested(self) -> Gap | None:
@@ -223,31 +220,20 @@ def reached(case: Case, runs: list[BindingRuns], verdict: Verdict) -> dict[str, 
 
 
 def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool = True,
-              signal: bool = False, target: str = targets.DEFAULT) -> TrialResult:
+              target: str = targets.DEFAULT) -> TrialResult:
     """Judge ``case`` (the on-disk caches may serve this first compile) and confirm
     each kind it shows on a fresh, uncached compile.
 
-    ``signal``: record what the compiler did (``fuzzer.judge.compiler_signal``) in the first
-    compile, made then without the on-disk caches: a cached graph runs none of the
-    passes the signal reads, and what a program's signal is must not depend on what
-    an earlier run left on disk (feedback's pool, and so its programs, follow it).
     ``target``: the pipeline compiled and run (``fuzzer.judge.targets``)."""
     start = time.perf_counter()
     fresh_compile_state()
-    tokens: tuple[str, ...] = ()
-    if signal:
-        with caches_off(), RECORDER.recording() as recording:
-            runs = execute(case, device, backend=backend, target=target)
-            verdict = judge_case(case, runs, device, target)
-        tokens = tuple(sorted(recording.signal))
-    else:
-        runs = execute(case, device, backend=backend, target=target)
-        verdict = judge_case(case, runs, device, target)
+    runs = execute(case, device, backend=backend, target=target)
+    verdict = judge_case(case, runs, device, target)
     recompiles = _recompiles(runs)
 
     def done(status: str, findings=(), flaky=()) -> TrialResult:
         return TrialResult(status, verdict, list(findings), list(flaky), time.perf_counter() - start,
-                           recompiles, reached(case, runs, verdict), tokens)
+                           recompiles, reached(case, runs, verdict))
 
     if verdict.status != contract.OK:
         return done(verdict.status)

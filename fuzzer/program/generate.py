@@ -115,9 +115,8 @@ def _attrs_for(form: Form, st: _State, dims0: Dims) -> dict:
 
 
 def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
-    """One attempt at a legal statement of ``form`` over the current values of ``st`` (a
-    mutation's: ``draft_at``; ``first``: its first operand, where a mutation chooses it;
-    the generator draws it)."""
+    """One attempt at a legal statement of ``form`` over the current values of ``st``
+    (``first``: its first operand, where a caller chooses it; the generator draws it)."""
     if form.arity == 0:
         return Stmt(form.name, (), None, {})
     if form.once and any(s.form == form.name for s in st.body):
@@ -267,14 +266,14 @@ def _users_share(listed: list[Form], ops: OpSet) -> list[Form]:
     return [f for f in listed if f.custom not in ops.user] + users * times
 
 
-# ------------------------------------------------------------------ for mutations
+# ------------------------------------------------------------------ part of a program
 
 def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = GEN) -> _State:
-    """The generator's state after the first ``k`` statements of ``program``, for a
-    mutation (``fuzzer.feedback.mutate``) that grows the program there: every value
-    defined by then with its dims and storage root, what autograd allows, and value
-    names and call sites past every one the program uses, so nothing new clashes with
-    the statements that follow."""
+    """The generator's state after the first ``k`` statements of ``program``, as a
+    statement drawn there sees it (``propose``; the tests of what a form is offered):
+    every value defined by then with its dims and storage root, what autograd allows, and
+    value names and call sites past every one the program uses, so nothing new clashes
+    with the statements that follow."""
     prefix = Program(program.symbols, program.sym_min, program.inputs, program.body[:k], (), program.mode,
                      program.imports)
     typing = check(prefix)

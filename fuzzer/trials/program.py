@@ -26,15 +26,13 @@ class ProgramTrials:
     name = PROGRAM
     findings: tuple[str, ...] = ()
     fault_in_sides = False
-    steerable = True
 
     def case(self, program_seed: int, config):
         target = config.target_of(program_seed)
         return generate(program_seed, features=targets.drawn_for(target, config.feature_table), ops=config.ops)
 
-    def trial(self, program_seed: int, config, case=None):
-        case = self.case(program_seed, config) if case is None else case
-        return run_trial(case, config.device, config.backend, signal=config.feedback,
+    def trial(self, program_seed: int, config):
+        return run_trial(self.case(program_seed, config), config.device, config.backend,
                          target=config.target_of(program_seed))
 
     def oracle(self, found, device: str, backend: str, fault: str | None = None, threads: int | None = None):

@@ -205,9 +205,6 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
         if s["rss"]:
             charts.append(svg.chart("worker memory (MiB)", s["minutes"],
                                     {f"worker {k}": slot for k, slot in enumerate(s["rss"])}))
-        if s["pool"] is not None:
-            charts.append(svg.chart("feedback: pool and signal", s["minutes"],
-                                    {"pool": s["pool"], "distinct tokens": s["tokens"]}))
     last = lines[-1] if lines else {}
     log_cut = ""
     if cf.torch_log.is_file():
@@ -218,11 +215,8 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
         log_cut = f"{SITE.log_bytes // (1024 * 1024)} MiB" if size > SITE.log_bytes else ""
     seconds = state.get("seconds") or 0
     programs = state.get("programs", 0)
-    # [plays, mean reward, seconds a program]; lines written before the seconds were kept have two
-    arms = [(name, row[0], f"{row[1]:.2f}", f"{row[2]:.1f}" if len(row) > 2 else "-")
-            for name, row in (last.get("arms") or {}).items()]
     return {"folder": str(cf.path), "seed": state.get("seed"), "shard": state.get("shard"),
-            "feedback": state.get("feedback", False), "programs": programs,
+            "programs": programs,
             "minutes": f"{seconds / 60:.1f}", "rate": f"{programs / seconds * 60:.1f}" if seconds else "-",
             "findings": sorted((state.get("findings") or {}).items()),
             "statuses": sorted((state.get("statuses") or {}).items()),
@@ -234,7 +228,7 @@ def _campaign(cf: CampaignFolder, out: Path) -> dict:
             "withdrawn": [Withdrawal.from_json(w) for w in state.get("withdrawn") or []],
             "features": ", ".join(f"{k}={v}" for k, v in (state.get("features") or {}).items()) or "none",
             "bugs": last.get("bugs", "-"), "entries": last.get("entries", last.get("saved", "-")),
-            "charts": charts, "arms": arms, "pool": last.get("pool"), "tokens": last.get("tokens"),
+            "charts": charts,
             "torch_log": str(cf.torch_log) if cf.torch_log.is_file() else "", "log_cut": log_cut}
 
 
