@@ -52,8 +52,8 @@ AVOID_FILE = "avoid.json"
 
 def start(config: Config, held: Collection[bugs.BugKey], folder: Path | None, resume: bool,
           log: Callable[[str], None]) -> Avoidance | None:
-    """What a campaign of ``config`` avoids (None: not ``--avoid-held``, or a trial kind
-    whose programs are not drawn so): on ``--resume``, the examples its ``folder`` kept;
+    """What a campaign of ``config`` avoids (None: not ``--avoid-held``, or cache pairs,
+    which draw programs of their own): on ``--resume``, the examples its ``folder`` kept;
     else those of the bugs ``held`` now (``Session.held``), kept in ``folder``."""
     if not config.avoid_held or config.trial != kinds.PROGRAM:
         return None
@@ -109,6 +109,9 @@ class Drawn:
 
 @dataclass(frozen=True)
 class Avoidance:
+    """The held bugs a campaign draws again for: their examples, and their causes where a
+    program can be told to have one before it runs."""
+
     examples: tuple[HeldExample, ...]
     #: (bug, cause name): held bugs keyed by a cause whose probes say what a program
     #: needs to have it (``Cause.held_by``: an ORDERED effect inside that higher-order
