@@ -160,6 +160,12 @@ class Session:
         self.issued[index] = (self.elapsed(), drawn)
         return drawn
 
+    def _seed_of(self, index: int) -> int:
+        """The seed of program ``index``'s draw that ran (its stream's own where it was
+        handed out before a resume)."""
+        issued = self.issued.get(index)
+        return issued[1].seed if issued is not None else program_seed(self.config.seed, index)
+
     def internal_error(self, index: int | None, error: InternalError) -> None:
         """Count one of dcefuzz's own errors met on program ``index`` (None: on no one
         program, as in shrinking a casualty), and keep its traceback in the campaign
@@ -167,9 +173,7 @@ class Session:
         self.stats.internal[error.stage] += 1
         where = ""
         if self.folder is not None:
-            issued = self.issued.get(index) if index is not None else None
-            seed = issued[1].seed if issued is not None else (
-                None if index is None else program_seed(self.config.seed, index))
+            seed = None if index is None else self._seed_of(index)
             self.stats.internal_log = str(self.folder.log_internal(index, seed, error))
             where = f" (traceback in {self.stats.internal_log})"
         on, lost = "" if index is None else f"program {index}: ", "; the device is lost" if error.device_lost else ""
@@ -252,10 +256,10 @@ class Session:
         compiles (``compiles_of``), its status and each finding's bug with what became of
         it (``Kept``), why an untested one was (its first :class:`Gap`: reason, cause,
         message), and its :class:`Timing` (``trial``, ``after_trial``) where it was measured."""
+        seed = self._seed_of(index)
         issued = self.issued.pop(index, None)
         if self.folder is None:
             return
-        seed = issued[1].seed if issued is not None else program_seed(self.config.seed, index)
         line = {"index": index, "seed": seed, "status": status,
                 "done": round(self.elapsed(), 2), "bugs": bugs, "compiles": compiles}
         if untested is not None:
