@@ -82,8 +82,10 @@ class Cause:
 
 
 def _effect_in_body(hop: str) -> Callable[[Case, str, str], bool]:
+    held_by = _body_holds(hop)
+
     def applies(case: Case, kind: str, stage: str) -> bool:
-        return kind not in contract.PROCESS_KINDS and any(_in_body(stmt, hop) for stmt in case.program.body)
+        return kind not in contract.PROCESS_KINDS and held_by(case.program)
     return applies
 
 
