@@ -229,12 +229,13 @@ def _trial(known: Known) -> dict:
     each finding shrunk and triaged (``entries.entry_for``) and keyed."""
     from fuzzer.campaign import entries
     from fuzzer.campaign.config import Config
+    from fuzzer.judge.trial import run_trial
     from fuzzer.program.ir import Case
 
     case = Case.from_json(known.case)
     case.validate()
     config = Config(seed=0, device="cpu", corpus_dir="")
-    result = entries.trial_of(0, config, case)
+    result = run_trial(case, config.device, config.backend)
     if not result.findings:
         detail = result.untested_reason or ""
         return {"status": str(result.status), **({"detail": detail} if detail else {}), "how": "a trial here"}

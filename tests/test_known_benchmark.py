@@ -1,5 +1,6 @@
 """benchmarks/known.py: which public bugs a campaign rediscovered, matched by the key a
-campaign logs (no compile: fabricated campaign folders and the committed records)."""
+campaign logs (fabricated campaign folders and the committed records), and one
+hand-written record tried here (one compile)."""
 
 import importlib.util
 import json
@@ -134,3 +135,15 @@ def test_what_a_campaign_could_rediscover_is_counted_on_its_release_and_its_kind
     pairs = known.report(bench, [camp], "2.13.0+cpu", pairs=True).splitlines()[2]
     assert pairs.endswith("1 of them of the symptoms a campaign of cache pairs shows; rediscovered 0 of 1 (0 %)")
     assert known.report(bench, [camp]).splitlines()[2] == ""      # no release known: no such line
+
+
+@pytest.mark.compile
+def test_a_hand_written_record_is_tried_here(tmp_path):
+    """``--check`` of a hand-written record runs its case as a campaign's trial does: a
+    program with no bug comes back clean, not as a crash of the benchmark."""
+    x = {"symbols": ["s0"], "sym_min": {"s0": 1}, "inputs": [{"name": "x0", "dims": ["s0"]}],
+         "body": [{"form": "scale", "args": ["x0"], "out": "v0", "attrs": {"c": 2.0}}], "outputs": ["v0"]}
+    record = _record()
+    record["entry"]["case"] = {"program": x, "bindings": [{"s0": 3}], "input_seed": 1}
+    seen = known.observe(_bench(tmp_path, {"1": record})[0])
+    assert seen["status"] == "clean" and seen["how"] == "a trial here"
