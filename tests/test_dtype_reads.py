@@ -41,6 +41,28 @@ def test_the_reads_are_the_values_read_through_an_integer_view(dtype):
     assert cleared.untyped_storage().data_ptr() != x.untyped_storage().data_ptr() != copied.untyped_storage().data_ptr()
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32])
+def test_trim_clears_two_mantissa_bits_of_each_word_and_the_reference_clears_the_same(dtype):
+    """The float32's bits with the two lowest of each 16-bit word cleared: sign and
+    exponent kept, a fresh tensor; the float64 reference of the same exact input (the
+    program's values raised to float64) gives the same numbers."""
+    x = torch.randn(4, 6).to(dtype)
+    trimmed = _eval("trim_bits", x)
+    words = x.float().view(torch.int16).clone()
+    expected = (words & ~3).view(torch.float32).to(dtype)
+    assert torch.equal(trimmed, expected) and not torch.equal(trimmed.float(), x.float())
+    assert torch.equal(trimmed.float().sign(), x.float().sign()) and torch.isfinite(trimmed).all()
+    assert trimmed.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    assert torch.equal(_eval("trim_bits", x.double()).to(dtype), trimmed)
+
+
+def test_trim_reads_exact_values_only():
+    """A computed float one ulp off eager's may truncate across a cleared bit."""
+    check(prog(X, [("trim_bits", ["x0"], "v0", {})], outputs=["v0"]))
+    with pytest.raises(InvalidProgram, match="exact"):
+        check(prog(X, [("scale", ["x0"], "v0", {"c": 1.5}), ("trim_bits", ["v0"], "v1", {})], outputs=["v1"]))
+
+
 def test_the_slice_writes_write_halves_of_the_dim():
     x = _eval("slice_set", torch.zeros(4, 3), torch.ones(4, 3), {"dim": 0})
     assert x[:2].eq(1).all() and x[2:].eq(0).all()
@@ -85,6 +107,31 @@ def test_a_read_through_an_integer_view_moved_below_a_later_write_is_a_wrong_out
     assert verdict(_read_after_the_write, READ_THEN_WRITTEN).kinds() == [contract.WRONG_OUTPUT]
 
 
+#: x0's bits trimmed through 16-bit words, then the half of x0 along its last dim written
+TRIMMED_THEN_FILLED = case(prog(X, [("trim_bits", ["x0"], "v0", {}),
+                                    ("slice_fill", ["x0"], None, {"dim": 1, "c": 2.0})], outputs=["v0"]))
+
+
+def _trim(x):
+    return x.float().view(torch.int16).bitwise_and(-2).bitwise_and_(-3).view(torch.float32).to(x.dtype)
+
+
+def _trimmed_faithful(x0, x1):
+    v0 = _trim(x0)
+    x0[:, x0.size(1) // 2:] = 2.0
+    return (v0,)
+
+
+def _trimmed_after_the_fill(x0, x1):
+    x0[:, x0.size(1) // 2:] = 2.0
+    return (_trim(x0),)  # the words read late, as Inductor did (pytorch/pytorch#198101)
+
+
+def test_a_trim_through_16_bit_words_moved_below_a_later_write_is_a_wrong_output():
+    assert verdict(_trimmed_faithful, TRIMMED_THEN_FILLED).kinds() == []
+    assert verdict(_trimmed_after_the_fill, TRIMMED_THEN_FILLED).kinds() == [contract.WRONG_OUTPUT]
+
+
 # ------------------------------------------------------------- generation, shrinking
 
 def test_generated_programs_with_the_feature_are_legal_use_every_form_and_write_what_they_read():
@@ -99,7 +146,8 @@ def test_generated_programs_with_the_feature_are_legal_use_every_form_and_write_
     assert followed >= 10
 
 
-@pytest.mark.parametrize("form,plain", [("sign_clear", "bits_copy"), ("bits_copy", "clone"), ("slice_set", "copy_"),
+@pytest.mark.parametrize("form,plain", [("sign_clear", "bits_copy"), ("bits_copy", "clone"), ("trim_bits", "bits_copy"),
+                                        ("slice_set", "copy_"),
                                         ("slice_fill", "mul_")])
 def test_a_dtype_read_or_slice_write_shrinks_toward_the_plain_form(form, plain):
     f = forms.form(form)

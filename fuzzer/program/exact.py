@@ -29,8 +29,9 @@ compiled program and eager share bit for bit:
 
 A statement that makes or writes a fixed-dtype tensor from a value that is not exact,
 or whose fixed-dtype result the compiler itself computes (an op that is not opaque),
-is illegal; so is one of a form that rounds its operands to a lower precision
-(``Form.exact_operands``: a custom op's autocast rule) on a value that is not exact.
+is illegal; so is one of a form that rounds its operands to a lower precision or
+truncates their bits (``Form.exact_operands``: a custom op's autocast rule,
+``dtype_reads``' ``trim_bits``) on a value that is not exact.
 Such a form's casts are conversions rounded to nearest even, eager's and compiled
 code's alike, so what it makes from exact values is exact.
 """
@@ -62,8 +63,8 @@ class ExactRules:
         inexactly (``fixed``: its operands of such a dtype)."""
         exact = all(self.is_exact(a, root) for a in stmt.args)
         if form.exact_operands and not exact:
-            raise Illegal(f"{form.name} rounds its operands to a lower precision: a value the compiler "
-                          "computes may round the other way")
+            raise Illegal(f"{form.name} rounds or truncates its operands: a value the compiler computes "
+                          "may round the other way, so it reads exact values only")
         makes_fixed = is_exact(form.dtype_of_result(stmt.attrs)) and stmt.out is not None
         writes_fixed = any(stmt.args[w] in fixed for w in form.mutates)
         if makes_fixed or writes_fixed:

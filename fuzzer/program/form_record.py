@@ -219,8 +219,8 @@ class Form:
     #: index, a count, integer arithmetic, a view (``fuzzer.program.exact``): the
     #: result is as exact as its operands, so it may have a fixed dtype
     exact_result: bool = False
-    #: its operands must be exact (``fuzzer.program.exact``): it rounds them to a lower
-    #: precision, where a float computed an ulp apart may round to a whole ulp of that one
+    #: its operands must be exact (``fuzzer.program.exact``): it rounds or truncates them,
+    #: where a float computed an ulp apart may round (or truncate) another way
     exact_operands: bool = False
     #: the view needs its operand's last dim at stride 1 (``view`` to a dtype of another
     #: element size): the operand is a view of an input handed over contiguous whose last
