@@ -15,11 +15,13 @@ def test_a_wrong_value_is_blamed_on_the_last_switch_in_pipeline_order_that_remov
     assert c.key == "inductor:reinplace_inplaceable_ops (also gone with remove_noop_ops off)"
 
 
-def test_without_a_switch_the_bisected_pass_is_blamed_and_a_lowering_by_its_subsystem():
+def test_without_a_switch_the_bisected_pass_is_blamed_and_a_lowering_by_its_op_for_a_wrong_value_only():
     assert Culprit("inductor", kind=contract.WRONG_OUTPUT, subsystem="post_grad_passes",
                    pass_name="decompose_auto_functionalized").blame == "inductor:decompose_auto_functionalized"
     assert Culprit("inductor", kind=contract.WRONG_OUTPUT, subsystem="lowerings",
-                   pass_name="aten.add").blame == "inductor:lowerings"
+                   pass_name="as_strided_1").blame == "inductor:lowerings[as_strided]"
+    assert Culprit("inductor", kind=contract.COMPILE_ERROR, subsystem="lowerings",
+                   pass_name="as_strided_1").blame == "inductor:lowerings"
     assert Culprit("aot_eager", kind=contract.WRONG_OUTPUT).blame == "aot_eager"
     assert Culprit(None).blame is None and Culprit(None).key is None
 

@@ -14,7 +14,7 @@ from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
 from fuzzer.triage import bisect, family, lookup, rules, switches
-from fuzzer.triage.culprit import Culprit, localise
+from fuzzer.triage.culprit import Culprit, keyed_subsystems, localise
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.triage.probe import Probe
 from fuzzer.triage.stage import STAGES, stages_for, walk
@@ -169,7 +169,7 @@ class _ClearedBy(_StaysProbe):
 @pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
 @pytest.mark.parametrize("subsystem, counted", [("lowerings", False), ("post_grad_passes", True)])
 def test_without_applications_only_a_pass_subsystem_is_bisected_down_to_its_application(subsystem, counted):
-    """A key reads a pass subsystem's application (the pass's name) and never a
+    """A key reads a pass subsystem's application (the pass's name), and an error's never a
     lowering's: without ``applications``, the bisector stops where disabling the
     lowerings cleared the bug, and still bisects the post-grad passes' count."""
     whole = _ClearedBy(subsystem)
@@ -180,6 +180,18 @@ def test_without_applications_only_a_pass_subsystem_is_bisected_down_to_its_appl
     beyond = [state for _, name, state in quick.asked if name == subsystem and state != "test_disable"]
     assert bool(beyond) is counted
     assert quick.asked == whole.asked[:len(quick.asked)]
+
+
+@pytest.mark.skipif(not bisect.available(), reason="this torch has no CompilerBisector")
+@pytest.mark.parametrize("kind, counted", [(contract.COMPILE_ERROR, False), (contract.WRONG_OUTPUT, True)])
+def test_a_wrong_values_key_reads_the_op_its_lowering_lowered_and_an_errors_does_not(kind, counted):
+    """Two wrong values Inductor lowers wrong are told apart by the op lowered (an
+    as_strided over the wrong storage, a dtype view's consumer read after a write): a
+    key-only triage of a wrong value bisects the lowerings' count, an error's stops."""
+    quick = _ClearedBy("lowerings")
+    found = bisect.bisect(quick, "inductor", applications=False, keyed=keyed_subsystems(kind))
+    beyond = [state for _, name, state in quick.asked if name == "lowerings" and state != "test_disable"]
+    assert found.subsystem == "lowerings" and bool(beyond) is counted and (found.application is not None) is counted
 
 
 # -- culprit: switches, bisector, budget (real compiles of committed corpus entries) --
@@ -234,6 +246,21 @@ def test_a_lowerings_key_alone_is_not_bisected_down_to_its_lowering():
 
 
 @pytest.mark.compile
+def test_a_wrong_value_of_another_lowering_is_not_keyed_as_the_held_as_strided_one():
+    """A dtype view's consumer computed after a later write of the input (the
+    ``trim_bits`` read, then a fill: pytorch/pytorch#198101) and the corpus's as_strided
+    over the wrong storage are both wrong values the lowerings make: a key-only triage,
+    as a repeat gets, bisects down to the op and keys them apart."""
+    held = load(CORPUS / "wrong-output-6f9891386514.json")
+    x = {"x0": ("s0", "s1")}
+    trimmed = case(prog(x, [("trim_bits", ["x0"], "v0", {}), ("slice_fill", ["x0"], None, {"dim": 1, "c": 2.0})],
+                        outputs=["v0"]), [{"s0": 4, "s1": 6}])
+    quick = localise(trimmed, contract.WRONG_OUTPUT, held.bug_class, "cpu", key_only=True)
+    assert quick.key == "inductor:lowerings[bitwise_and]" and quick.key_only
+    assert held.culprit.key == "inductor:lowerings[as_strided]"
+
+
+@pytest.mark.compile
 def test_a_triage_stops_at_its_budget_and_says_so():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     c = localise(entry.case, entry.kind, entry.bug_class, "cpu",
@@ -251,8 +278,11 @@ def test_the_blame_is_the_last_switch_in_pipeline_order_that_removes_the_bug():
     bisected = Culprit("inductor", "post_grad_passes", "decompose_auto_functionalized",
                        {"decompose_auto_functionalized": "changed"})
     assert bisected.blame == "inductor:decompose_auto_functionalized"
-    # a lowering names the program's op, not a cause: only the subsystem is kept
+    # a lowering names the program's op: a wrong value keeps it, an error (or a culprit
+    # saved without its kind) only the subsystem
     assert Culprit("inductor", "lowerings", "unsqueeze").blame == "inductor:lowerings"
+    assert Culprit("inductor", "lowerings", "unsqueeze_2", kind=contract.WRONG_OUTPUT).blame \
+        == "inductor:lowerings[unsqueeze]"
     assert Culprit("aot_eager").blame == "aot_eager"
     # an error is blamed where it is raised: a switch that avoids it only reshaped its input
     crash = Culprit("inductor", "post_grad_passes", "decompose_auto_functionalized",

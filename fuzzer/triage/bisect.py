@@ -37,8 +37,11 @@ from dataclasses import dataclass
 from fuzzer.triage.probe import Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops,
-#: or are a config change): only theirs is part of a bug's blame (``Culprit.blame``)
+#: or are a config change): theirs is part of every bug's blame (``Culprit.blame``)
 PASS_SUBSYSTEMS = ("pre_grad_passes", "joint_graph_passes", "post_grad_passes")
+#: the subsystem whose application is the program op it lowered: part of a wrong
+#: value's blame (an error's is where it is raised)
+LOWERINGS = "lowerings"
 
 
 class _Named(Exception):
@@ -100,16 +103,18 @@ def inert(backend: str, subsystem: str | None) -> bool:
     return not config.triton.cudagraphs
 
 
-def bisect(probe: Probe, stage: str, applications: bool = True) -> Bisection | None:
+def bisect(probe: Probe, stage: str, applications: bool = True,
+           keyed: tuple[str, ...] = PASS_SUBSYSTEMS) -> Bisection | None:
     """Bisect the subsystems of ``stage`` (the first backend showing the bug).
 
     None: no bisector in this torch, or a stage it has no subsystems for.  Raises
     :class:`~fuzzer.triage.probe.BudgetSpent` when the probe's budget runs out.
 
-    Unless ``applications``, a subsystem that is not a pass's (``PASS_SUBSYSTEMS``:
-    lowerings, decompositions) is not bisected down to its application, which a
-    bug's key never reads: the subsystem phase alone names it (the application is
-    None), one compile for its upper bound and the bisection's halvings less.
+    Unless ``applications``, a subsystem not in ``keyed`` (by default a pass's,
+    ``PASS_SUBSYSTEMS``; a wrong value's key reads the lowering too) is not bisected
+    down to its application, which the bug's key does not read: the subsystem phase
+    alone names it (the application is None), one compile for its upper bound and the
+    bisection's halvings less.
     """
     bisector, backends = _bisector()
     if bisector is None or not backends.get(stage):
@@ -126,7 +131,7 @@ def bisect(probe: Probe, stage: str, applications: bool = True) -> Bisection | N
             return True  # the stage walk saw no bug there
         subsystem = bisector.get_subsystem()
         if subsystem is not None and bisector.get_run_state(backend, subsystem) != "test_disable":
-            if not applications and subsystem not in PASS_SUBSYSTEMS:
+            if not applications and subsystem not in keyed:
                 raise _Named(subsystem)  # its disabling cleared the bug: that is all a key reads
             return not probe.shows(backend)  # a count being bisected: asked once anyway
         if (backend, subsystem) not in answers:

@@ -26,12 +26,17 @@ decomposes ``auto_functionalized`` (it is where the op's in-place call appears),
 on the corpus it names the same pass for a compile error, a storage offset
 dropped under symbolic shapes and a copy-back read after a mutation; the static
 probe tells those apart.  A lowering the
-bisector names is the op the program happened to lower, so only "lowerings" is
-kept of it.  A culprit whose stage walk found nothing (the bug did not show again)
+bisector names is an op of the program: an error keeps only "lowerings" of it (its
+class names where it is raised), while a wrong value, which has nothing else to tell
+two lowerings' bugs apart, keeps the op too, ``lowerings[as_strided]``
+(:func:`keyed_subsystems`): one cause met through two consumer ops is then two keys,
+a duplicate to merge by hand, where the coarser key called a new bug a held one.  A culprit whose stage walk found nothing (the bug did not show again)
 blames nothing and groups with nothing.
 """
 
 from __future__ import annotations
+
+import re
 
 from dataclasses import dataclass, field
 
@@ -41,10 +46,26 @@ from fuzzer.judge import contract
 from fuzzer.limits import TRIAGE, OracleBudget
 from fuzzer.program.ir import Case
 from fuzzer.triage import aliasing, bisect, causes, lookup, rules, stage, switches
+from fuzzer.triage.family import VALUE_KINDS
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
 #: bisector subsystems whose application is a named pass (the rest name program ops)
 PASS_SUBSYSTEMS = bisect.PASS_SUBSYSTEMS
+
+
+def lowered_op(application: str) -> str:
+    """The op a lowerings application lowered, from the graph node's name the bisector
+    gives (``as_strided_1`` is the second ``as_strided``: the count is the program's)."""
+    return re.sub(r"_\d+$", "", application)
+
+
+def keyed_subsystems(kind: str) -> tuple[str, ...]:
+    """The bisector subsystems whose application a key of ``kind`` reads: a pass's for
+    every kind, and for a wrong value the op the lowerings lowered, the one place that
+    tells apart two values Inductor's lowering gets wrong (an as_strided over the
+    wrong storage, a dtype view's consumer read after a write): an error's is where it
+    is raised, read off its class."""
+    return PASS_SUBSYSTEMS + (bisect.LOWERINGS,) if kind in VALUE_KINDS else PASS_SUBSYSTEMS
 
 
 @dataclass(frozen=True)
@@ -94,6 +115,8 @@ class Culprit:
         named = None
         if self.subsystem is not None:
             named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
+            if self.subsystem == bisect.LOWERINGS and self.pass_name and self.kind in VALUE_KINDS:
+                named = f"{self.subsystem}[{lowered_op(self.pass_name)}]"
         if self.kind in contract.ERROR_KINDS:
             # an error is where it is raised: the bisector's last application is the pass
             # that raises, and its class names torch's raising frame; a switch that avoids
@@ -212,7 +235,7 @@ def localise(case: Case, kind: str, bug_class: contract.BugClass, device: str,
                 found_switches.update(switches.probe_pairs(probe, found_switches))
                 found_switches.update(rules.probe_rules(probe, found_switches))
         if found_stage is not None and not (key_only and (error or switches.blamed(found_switches))) and inside:
-            bisection = bisect.bisect(probe, found_stage, applications=not key_only)
+            bisection = bisect.bisect(probe, found_stage, applications=not key_only, keyed=keyed_subsystems(kind))
     except BudgetSpent:
         pass
     return Culprit(stage=found_stage, kind=kind,

@@ -30,7 +30,7 @@ Four shapes of key are checked so (:func:`shape_of`):
 - an error first shown on Inductor: the stage walk, static shapes (and the lookup
   probe), then the bisection as a key-only triage makes it, its application
   bisected only for a pass's subsystem (``bisect.bisect(applications=False)``: a
-  lowering's is never part of a key); no switch, since none is part of an error's
+  lowering's is never part of an error's key); no switch, since none is part of an error's
   blame (``Culprit.blame``) (:attr:`Shape.ERROR`);
 - a wrong value that needs its inputs' aliasing to change between calls, wherever it
   shows (``aliasing.BLAME``): the stage walk up to the first stage that shows it, static
