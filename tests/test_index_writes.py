@@ -22,11 +22,11 @@ X = {"x0": ("s0", "s1"), "x1": ("s0", "s1")}
 FEATURE_FORMS = sorted(n for n, f in forms.FORMS.items() if f.feature == features.INDEX_WRITES)
 
 
-def _run(form: str, x: torch.Tensor, y: torch.Tensor | None = None, dim: int = 0) -> torch.Tensor:
+def _run(form: str, x: torch.Tensor, y: torch.Tensor | None = None, dim: int = 0, **attrs) -> torch.Tensor:
     """The form's statement run eagerly on ``x`` (and ``y``); ``x`` after it, or its result."""
     f = forms.form(form)
     args = ["x", "y"][:f.arity]
-    text = f.render(args, {"dim": dim}, [tuple(x.shape)] * f.arity)
+    text = f.render(args, {"dim": dim, **attrs}, [tuple(x.shape)] * f.arity)
     scope = {"torch": torch, "x": x, "y": y}
     if f.returns:
         return eval(text, scope)
@@ -117,6 +117,31 @@ def test_a_read_moved_above_the_index_write_it_follows_is_a_wrong_output():
     assert verdict(_read_before_the_write, WRITTEN_THEN_READ).kinds() == [contract.WRONG_OUTPUT]
 
 
+@pytest.mark.parametrize("form,inplace", [("add_perm", "index_add_"), ("copy_perm_fn", "index_copy_")])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_functional_index_op_is_a_fresh_tensor_even_of_an_expanded_one(form, inplace, shape):
+    """Of an expanded operand (rows sharing one row's memory) too: the result is new, and
+    each row of it takes its own write."""
+    y = torch.randn(shape)
+    for x in (torch.randn(shape), torch.randn(1, shape[1]).expand(shape)):
+        before = x.clone()
+        out = _run(form, x, y)
+        p = torch.arange(shape[0]).roll(1)
+        assert torch.equal(out, getattr(before.clone(), inplace)(0, p, y)) and torch.equal(x, before)
+        assert out.numel() == 0 or out.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_fills_take_half_the_positions_and_the_reduction_each_once(shape):
+    x, y = torch.randn(shape), torch.randn(shape)
+    filled = _run("fill_half", x, dim=1, c=2.0)
+    assert shape[0] == 0 or int(filled.eq(2.0).all(0).sum()) == shape[1] // 2
+    assert torch.equal(_run("fill_half_", x.clone(), dim=1, c=2.0), filled)
+    p = torch.arange(shape[0]).roll(1)
+    assert torch.allclose(_run("reduce_perm_", x.clone(), y, reduce="prod"), x * y[p.argsort()])
+    assert torch.allclose(_run("reduce_perm_", x.clone(), y, reduce="mean"), (x + y[p.argsort()]) / 2)
+
+
 # ------------------------------------------------------------- generation, shrinking
 
 def test_generated_programs_with_the_feature_are_legal_and_use_every_form():
@@ -143,10 +168,12 @@ def test_a_write_is_often_followed_by_a_read_of_the_tensor_it_wrote():
 
 
 @pytest.mark.parametrize("form,plain", [("put_perm", "copy_"), ("put_acc", "add_"), ("roll", "clone"),
-                                        ("gather_perm", "clone"), ("put_flipped", "mul_"), ("shift_add_", "mul_")])
+                                        ("gather_perm", "clone"), ("put_flipped", "mul_"), ("shift_add_", "mul_"),
+                                        ("fill_half_", "mul_"), ("reduce_perm_", "copy_"), ("add_perm", "add"),
+                                        ("copy_perm_fn", "clone"), ("fill_half", "clone")])
 def test_an_index_form_shrinks_toward_the_plain_form(form, plain):
     f = forms.form(form)
-    attrs = {"dim": 0} if f.draw is not None else {}
+    attrs = {"dim": 0, "c": 2.0, "reduce": "prod"} if f.draw is not None else {}
     out = "v0" if f.returns else None
     c = case(prog(X, [(form, ["x0", "x1"][:f.arity], out, attrs)]))
     assert plain in {s.form for e in statement_edits(c) for s in e.program.body}

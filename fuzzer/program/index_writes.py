@@ -16,7 +16,16 @@ of them:
 * reads of other positions, fresh values: ``roll`` and ``gather_perm``;
 * writes whose values read other positions of the tensor they write, as copies made
   before the write (one eager answer): ``roll_add_``, ``flip_copy_``, ``put_flipped``,
-  ``scatter_rolled``, ``shift_add_``.
+  ``scatter_rolled``, ``shift_add_``;
+* writes of ``index_fill_`` (half the positions, by ``p``'s first half, take a
+  constant: ``fill_half_``) and ``index_reduce_`` (``y`` reduced into ``x`` by ``p``,
+  ``prod`` or ``mean``: ``reduce_perm_``);
+* the functional index ops, fresh values of ``x``'s dims: ``x.index_add(d, p, y)``
+  (``add_perm``), ``x.index_copy(d, p, y)`` (``copy_perm_fn``), ``x.index_fill(d, p[:h],
+  c)`` (``fill_half``).  Code writes them on any tensor, an expanded one included (an
+  input of the ``expanded`` layout, whose rows share one row's memory): the result is
+  a new tensor, so a compiler that turns one into its in-place twin over the operand's
+  memory writes one element many times.
 
 After a write the generator tries a read or a self-reading write of the same tensor
 (``Form.then``), as real code does with what it just wrote.
@@ -39,8 +48,11 @@ from fuzzer.program.form_record import (
     ATEN,
     INPLACE,
     Form,
+    Illegal,
     Shrink,
+    const,
     dim_attr,
+    draw_const,
     draw_dim,
     need_rank,
     same_dims,
@@ -53,8 +65,9 @@ INDEX_WRITE = "index-write"
 
 FEATURES: tuple[Feature, ...] = (
     Feature(INDEX_WRITES, 0.25, "index writes (index_put_ by a permutation, index_copy_, scatter_, "
-            "masked_scatter_, index_put_ accumulating duplicates) followed by reads of other positions "
-            "(rolled, gathered) and writes whose values read them (rolled, reversed, shifted)"),
+            "masked_scatter_, index_put_ accumulating duplicates, index_fill_, index_reduce_) followed by reads "
+            "of other positions (rolled, gathered) and writes whose values read them (rolled, reversed, "
+            "shifted); the functional index ops (index_add, index_copy, index_fill)"),
 )
 
 
@@ -106,6 +119,45 @@ def _infer_self_write(t, attrs, m):
     return None
 
 
+def half(arg: str, dim: int) -> str:
+    """The first half of :func:`perm`: positions of ``arg`` along ``dim``, each once."""
+    return f"{perm(arg, dim)}[: {arg}.size({dim}) // 2]"
+
+
+def _infer_pair_read(t, attrs, m):
+    dim_attr(attrs, t[0])
+    return same_dims(t[0], t[1])
+
+
+def _infer_fill(t, attrs, m):
+    dim_attr(attrs, t[0])
+    const(attrs)
+    return t[0]
+
+
+def _infer_fill_self(t, attrs, m):
+    _infer_fill(t, attrs, m)
+    return None
+
+
+def _infer_reduce(t, attrs, m):
+    if attrs.get("reduce") not in REDUCTIONS:
+        raise Illegal(f"reduction {attrs.get('reduce')!r} not in {REDUCTIONS}")
+    return _infer_write(t, attrs, m)
+
+
+def _draw_fill(rng, dims, fresh) -> dict:
+    return {**draw_dim(rng, dims, fresh), **draw_const(rng, dims, fresh)}
+
+
+def _draw_reduce(rng, dims, fresh) -> dict:
+    return {**draw_dim(rng, dims, fresh), "reduce": rng.choice(REDUCTIONS)}
+
+
+#: the reductions ``reduce_perm_`` draws: smooth ones, whose gradient has no tie to
+#: break (``amax`` and ``amin`` split it between equal values as each kernel likes)
+REDUCTIONS = ("prod", "mean")
+
 #: what a write tries next on the tensor it wrote: a read of other positions, or a write
 #: whose values read them
 AFTER_WRITE = ("roll", "gather_perm", "roll_add_", "flip_copy_", "put_flipped", "scatter_rolled", "shift_add_")
@@ -151,4 +203,19 @@ FORMS: tuple[Form, ...] = (
     _write("shift_add_", 1, _infer_self_write,
            lambda a, at, d: f"{_along(a[0], at['dim'])}1:].add_({_along(a[0], at['dim'])}:-1].clone())",
            TO_SCALE, then=()),
+    _write("fill_half_", 1, _infer_fill_self,
+           lambda a, at, d: f"{a[0]}.index_fill_({at['dim']}, {half(a[0], at['dim'])}, {at['c']})", TO_SCALE,
+           draw=_draw_fill),
+    _write("reduce_perm_", 2, _infer_reduce,
+           lambda a, at, d: f"{a[0]}.index_reduce_({at['dim']}, {perm(a[0], at['dim'])}, {a[1]}, '{at['reduce']}')",
+           TO_COPY, draw=_draw_reduce),
+    Form("add_perm", ATEN, 2, _infer_pair_read,
+         lambda a, at, d: f"{a[0]}.index_add({at['dim']}, {perm(a[0], at['dim'])}, {a[1]})", feature=INDEX_WRITES,
+         draw=draw_dim, shrink=Shrink(("add",), 3)),
+    Form("copy_perm_fn", ATEN, 2, _infer_pair_read,
+         lambda a, at, d: f"{a[0]}.index_copy({at['dim']}, {perm(a[0], at['dim'])}, {a[1]})", feature=INDEX_WRITES,
+         draw=draw_dim, shrink=TO_CLONE),
+    Form("fill_half", ATEN, 1, _infer_fill,
+         lambda a, at, d: f"{a[0]}.index_fill({at['dim']}, {half(a[0], at['dim'])}, {at['c']})",
+         feature=INDEX_WRITES, draw=_draw_fill, shrink=TO_CLONE),
 )
