@@ -35,6 +35,7 @@ from fuzzer.program import (
     input_swaps,
     int_forms,
     library_forms,
+    matmul_forms,
     mode_features,
     offset_forms,
     storage,
@@ -52,7 +53,7 @@ FROZEN_ORDER: tuple[str, ...] = (
     "strided", "aliased-inputs", "hops", "views", "indexing", "module-state", "tagged-ops", "schemas",
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
-    "func-grad", "index-writes", "dtype-reads", "input-swaps", "base-offsets", "transposed-writes",
+    "func-grad", "index-writes", "dtype-reads", "input-swaps", "base-offsets", "transposed-writes", "matmuls",
 )
 
 
@@ -94,6 +95,7 @@ HOP_EFFECTS, AUTOGRAD_FUNCTION = families.control.FEATURE, families.function.FEA
 FUNCTION_SHAPES, STORAGE_SWAPS, MODULE_CARRY = families.fnshapes.FEATURE, families.swaps.FEATURE, families.state.FEATURE
 INDEX_WRITES, DTYPE_READS, INPUT_SWAPS = index_writes.INDEX_WRITES, dtype_reads.DTYPE_READS, input_swaps.INPUT_SWAPS
 BASE_OFFSETS, TRANSPOSED_WRITES = offset_forms.BASE_OFFSETS, transposed_forms.TRANSPOSED_WRITES
+MATMULS = matmul_forms.MATMULS
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 
