@@ -77,6 +77,20 @@ def test_the_handlers_say_what_a_call_on_a_pair_does():
     assert type(plain) is torch.Tensor and torch.allclose(plain, a_written * 2 - 1 + b_written)
 
 
+def test_an_effect_with_a_result_returns_a_pair_of_each_part_s_result():
+    """``w_tap`` on a pair: each part logged (an ORDERED effect), a pair of each part's
+    cos returned, read by aten as any pair is."""
+    tapped = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+        ("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("w_tap", ["v0"], "v1", {"site": 0}),
+        ("pair_scale", ["v1"], "v2", {"c": 2.0})], outputs=["v2"])
+    assert check(tapped).dtypes["v1"] == SUBCLASS
+    fn = codegen.build(tapped)
+    x0, x1 = torch.randn(3, 2), torch.randn(3, 2)
+    (out,) = fn(x0, x1)
+    assert isinstance(out, fn.__globals__[subclass.CLASS])
+    assert torch.allclose(out.a, torch.cos(x0) * 2) and torch.allclose(out.b, torch.cos(x1 * 0.5) * 2)
+
+
 def test_the_feature_draws_pairs_and_their_uses_and_leaves_other_programs_alone():
     on = [generate.generate(seed, features={subclass.FEATURE: 1.0}) for seed in range(40)]
     for c in on:

@@ -19,7 +19,10 @@ each handler says what a call of one on a pair does:
 * ``w_fold`` (pure): a plain tensor of both parts, as a dequantisation reads a value;
 * ``w_update`` (mutating): writes both parts in place, the second from the first;
 * ``w_addto`` (mutating): adds a second operand into the first, either or both a pair;
-* ``w_log`` (ORDERED effect): logs each part.
+* ``w_log`` (ORDERED effect): logs each part;
+* ``w_tap`` (ORDERED effect with a result): logs each part and returns a pair of each
+  part's result, read by aten and by the family's ops as any pair is (a library's
+  collective or cache op returning a sharded or quantised value).
 
 The forms make a pair of two plain values (``w_pair``: the first *is* the pair's part
 ``a``, a view of its storage; ``b`` is a fresh product of the second), call the ops on
@@ -175,6 +178,12 @@ def _w_log_of_pair(cls, func, types, args, kwargs):
     func(x.a, *rest)
     func(x.b, *rest)
 ''',
+    "w_tap": '''\
+@torch.library.register_torch_dispatch("dcefuzz::w_tap", PairTensor)
+def _w_tap_of_pair(cls, func, types, args, kwargs):
+    x, *rest = args
+    return PairTensor(func(x.a, *rest), func(x.b, *rest))
+''',
 }
 
 
@@ -239,6 +248,21 @@ def _(x, site):
 
 
 _register_ordered(w_log)
+'''),
+    _op("w_tap", EFFECTFUL, "logs its input (an ORDERED effect) and returns cos(x), fresh; of a pair: each "
+        "part logged in order, a pair of each part's result", '''
+@torch.library.custom_op("dcefuzz::w_tap", mutates_args=())
+def w_tap(x: torch.Tensor, site: int) -> torch.Tensor:
+    _hit("w_tap", site, x, effect=True)
+    return torch.cos(x).contiguous()
+
+
+@w_tap.register_fake
+def _(x, site):
+    return x.new_empty(x.shape)
+
+
+_register_ordered(w_tap)
 '''),
 )
 
@@ -314,4 +338,5 @@ FORMS: tuple[Form, ...] = (
     _reads_pair("w_addto", 2, infer_same2(False), (None, SUBCLASS), form="w_addto_into", mutates=(0,),
                 shrink=Shrink(("m_addto",), COMPLEXITY)),
     _reads_pair("w_log", 1, infer_none, (SUBCLASS,), shrink=Shrink(("e_log",), COMPLEXITY)),
+    _reads_pair("w_tap", 1, infer_same, (SUBCLASS,), result_dtype=_is_pair, shrink=Shrink(("e_tap",), COMPLEXITY)),
 )
