@@ -36,7 +36,7 @@ LAYOUT_OPS = {op.name for op in families.layout_tags.OPS}
 TRANSFORM_OPS = {op.name for op in families.vmaps.OPS + families.autocasts.OPS}
 TWO_INPUTS = ({"p_mix", "m_addto", "m_shift", "m_swap", "p_opt", "m_list", "m_unknown"} | FAMILY_OPS
               - {"s_scale", "t_scale", "p_gradlog", "r_setw", "r_workspace", "s_silu", "w_mix", "w_fold", "w_update",
-                 "w_log"} - LAYOUT_OPS
+                 "w_log", "w_tap"} - LAYOUT_OPS
               - {"v_sin", "v_rowsum", "v_scale", "a_square", "a_scale"})
 #: the ops of the features, sampled on ranks 1 and 2
 FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | FAMILY_OPS

@@ -68,8 +68,9 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
                 over_view += t.root[stmt.args[0]] != stmt.args[0]
                 over_copy += t.root[stmt.args[0]] not in {i.name for i in program.inputs}
     # 85 and 79 when written; 63 and 82 since a box of a view that requires grad is never
-    # drawn (program.grad: its gradient is not defined)
-    assert over_view >= 50 and over_copy >= 40, (over_view, over_copy)
+    # drawn (program.grad: its gradient is not defined); 47 and 71 since matmuls and the
+    # index and dtype-read forms of 2026-12-07 draw among them
+    assert over_view >= 40 and over_copy >= 40, (over_view, over_copy)
     off = features.ALL | {BASE_OFFSETS: 0.0}
     assert not any(forms.form(s.form).feature == BASE_OFFSETS
                    for seed in range(80) for s in generate(seed, features=off).program.body)

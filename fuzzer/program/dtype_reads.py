@@ -21,7 +21,8 @@ after the write.  The forms:
   float32 whatever the program's dtype, so the float64 reference, whose ``float()``
   gives back the float32 it was raised from, clears the same bits; that holds for
   exact operands only (``Form.exact_operands``: a computed float one ulp off eager's
-  may truncate across a cleared bit, 2 % away), so only those are read;
+  may truncate across a cleared bit, 2 % away), so only those are read, of a last
+  dim of at least 1 (an empty copy's strides are not the view back's);
 * ``slice_set``: ``x[..., :h] = y[..., :h]`` along ``dim``, ``h`` half of it: a write
   of a second operand of ``x``'s dims through a slice;
 * ``slice_fill``: ``x[..., h:] = c``: a constant through the other half.
@@ -35,18 +36,21 @@ second operand overlaps the memory it writes is the IR's overlap rule's
 
 from __future__ import annotations
 
+from fuzzer.program import sizes
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
     INPLACE,
     NO_BACKWARD,
     Form,
+    Illegal,
     Shrink,
     const,
     dim_attr,
     draw_const,
     draw_dim,
     infer_same,
+    need_rank,
     same_dims,
 )
 from fuzzer.program.strided_forms import INT_OF_SIZE
@@ -64,6 +68,17 @@ SIGN_CLEAR = "{2: 0x7FFF, 4: 0x7FFFFFFF, 8: 0x7FFFFFFFFFFFFFFF}"
 
 def _bits(arg: str) -> str:
     return f"{arg}.view({INT_OF_SIZE}[{arg}.element_size()])"
+
+
+def _infer_trim(t, attrs, m):
+    """``bitwise_and`` gives an empty tensor row-major strides over sizes of at least 1
+    (``(1, 1)`` for ``(2, 0)``), which the view back to float32 refuses (each stride but
+    the last divisible by 2); a last dim of at least 1 for every binding keeps every
+    stride a multiple of the words' last dim, even."""
+    need_rank(t[0], 1)
+    if sizes.smallest(t[0][-1], m) < 1:
+        raise Illegal(f"trim_bits needs its last dim {t[0][-1]!r} >= 1 for every binding")
+    return t[0]
 
 
 def _trim(a, at, d) -> str:
@@ -107,7 +122,7 @@ FORMS: tuple[Form, ...] = (
          feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ, shrink=Shrink(("bits_copy", "clone"), 4)),
     Form("bits_copy", ATEN, 1, infer_same, lambda a, at, d: f"{_bits(a[0])}.clone().view({a[0]}.dtype)",
          feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ, shrink=Shrink(("clone",), 3)),
-    Form("trim_bits", ATEN, 1, infer_same, _trim, feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ,
+    Form("trim_bits", ATEN, 1, _infer_trim, _trim, feature=DTYPE_READS, grad=NO_BACKWARD, then=AFTER_READ,
          unit_last=True, exact_operands=True, shrink=Shrink(("bits_copy", "clone"), 4)),
     Form("slice_set", INPLACE, 2, _infer_set,
          lambda a, at, d: (f"{_along(a[0], at['dim'])}:{_half(a[0], at['dim'])}] = "
