@@ -480,7 +480,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 90
+    assert len(found) == 91
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -586,7 +586,10 @@ def test_the_committed_corpus_groups_into_its_bugs():
         # Dynamo's guard on the size of a window's base AOTAutograd fakeified anew
         "compile-error-3cf9d20933a6",
         # a yield trial's: a held cause (set_'s wrapper left 1-D, #197399) under another key
-        "compile-error-bdfbdfe7af4e"])
+        "compile-error-bdfbdfe7af4e",
+        # the one-hour campaigns of 2026-12-07: a narrow of an input written from its own
+        # transpose returned with its offset dropped
+        "wrong-output-600ef7f4e35a"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -604,7 +607,9 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "compile-error-9a5dc164413a", "compile-error-6f4f82075801", "compile-error-0f6416e2b9a8",
         "compile-error-1344d7301a23", "compile-error-ba6255afc7f0", "wrong-output-8f97bac2c0b8",
         # the out variant's SymInt layout (#185503) and cond's Max(1, s - 1) stride (#188151)
-        "compile-error-946f94e2703e", "compile-error-fb9e05d1dd75"}
+        "compile-error-946f94e2703e", "compile-error-fb9e05d1dd75",
+        # a narrow of an input written from its own transpose, its offset dropped
+        "wrong-output-600ef7f4e35a"}
     # the features' bugs, each blamed where it lives
     assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
                                          "compile-error-a916f4a89c83")} == {"aot_eager"}
