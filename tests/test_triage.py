@@ -480,7 +480,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 91
+    assert len(found) == 92
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -587,9 +587,9 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "compile-error-3cf9d20933a6",
         # a yield trial's: a held cause (set_'s wrapper left 1-D, #197399) under another key
         "compile-error-bdfbdfe7af4e",
-        # the one-hour campaigns of 2026-12-07: a narrow of an input written from its own
-        # transpose returned with its offset dropped
-        "wrong-output-600ef7f4e35a"])
+        # the one-hour campaigns of 2026-12-07: a view of an input written from its own
+        # transpose handed back with another buffer's offset, or strides (two keys)
+        "wrong-output-600ef7f4e35a", "wrong-output-3127ef533ed9"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -608,8 +608,8 @@ def test_the_committed_corpus_groups_into_its_bugs():
         "compile-error-1344d7301a23", "compile-error-ba6255afc7f0", "wrong-output-8f97bac2c0b8",
         # the out variant's SymInt layout (#185503) and cond's Max(1, s - 1) stride (#188151)
         "compile-error-946f94e2703e", "compile-error-fb9e05d1dd75",
-        # a narrow of an input written from its own transpose, its offset dropped
-        "wrong-output-600ef7f4e35a"}
+        # a view of an input written from its own transpose, another buffer's layout
+        "wrong-output-600ef7f4e35a", "wrong-output-3127ef533ed9"}
     # the features' bugs, each blamed where it lives
     assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
                                          "compile-error-a916f4a89c83")} == {"aot_eager"}
