@@ -200,3 +200,48 @@ def test_a_dead_cond_its_runtime_assert_reads_through_the_cond_is_no_finding():
     ], outputs=[])
     result = run_trial(case(program, [{"s0": 2}]), "cpu", backend="eager")
     assert not result.verdict.of_kind(contract.MISSED_DCE), result.verdict
+
+
+# -- PRECISION ELISION (contract.elision_asked): real compiles of float16 programs
+
+def test_only_a_low_precision_value_on_inductor_is_judged_again_with_the_casts_emulated():
+    assert contract.elision_asked("float16", "inductor", contract.EFFECT_LOG)
+    assert contract.elision_asked("bfloat16", "inductor", contract.WRONG_OUTPUT)
+    assert not contract.elision_asked("float32", "inductor", contract.WRONG_OUTPUT)
+    assert not contract.elision_asked("float16", "aot_eager", contract.WRONG_OUTPUT)
+    assert not contract.elision_asked("float16", "inductor", contract.COMPILE_ERROR)
+
+
+def _float16(program):
+    from dataclasses import replace
+    return replace(program, mode=replace(program.mode, dtype="float16"))
+
+
+@pytest.mark.compile
+def test_allowed_a_float16_value_inductor_kept_in_float32_is_precision_elided():
+    """A pair's part added to a custom op's result, logged: eager rounds the part to
+    float16 before the add, Inductor does not, and the logged datum comes out eight ulps
+    off where eager is near the reference by chance; with eager's casts emulated it is
+    right, so it is the documented elision (a campaign of 2026-12-07, seed 700)."""
+    from fuzzer.program.ir import Case
+    c = Case.from_json({"program": {
+        "symbols": ["s0"], "sym_min": {"s0": 0},
+        "inputs": [{"name": "x0", "dims": ["s0", "s0", "s0"]}, {"name": "x1", "dims": ["s0", "s0", "s0"]}],
+        "body": [{"form": "pair_scale", "args": ["x0"], "out": "v0", "attrs": {"c": 1.5}},
+                 {"form": "w_mix", "args": ["v0"], "out": "v1", "attrs": {"site": 0}},
+                 {"form": "w_log", "args": ["v1"], "out": None, "attrs": {"site": 1}}],
+        "outputs": [], "mode": {"dynamic": "true", "marks": [], "grad": False, "dtype": "float16", "strided": [],
+                                "pairs": [["x0", "x1"]]}},
+        "bindings": [{"s0": 8}], "input_seed": 8468685184655804485})
+    result = run_trial(c, "cpu")
+    assert result.status == trial.UNTESTED and result.untested_reason == "precision-elided", result.status
+
+
+@pytest.mark.compile
+def test_forbidden_a_float16_value_the_emulated_casts_still_get_wrong_is_a_finding():
+    """bug-1a896a4ceb in float16: the narrow's offset is dropped whatever the rounding."""
+    p = _float16(prog({"x0": ("s0", "s0")}, [("copy_back_", ["x0"], None, {"order": [1, 0], "back": [0, 1],
+                                                                              "via": "sin"}),
+                                              ("narrow", ["x0"], "v0", {"dim": 0})], outputs=["v0"]))
+    result = run_trial(case(p, [{"s0": 3}]), "cpu")
+    assert result.status == FINDING and [f.kind for f in result.findings] == [contract.WRONG_OUTPUT]

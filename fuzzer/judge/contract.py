@@ -130,6 +130,16 @@ call and handed over with its tensors; what a call computes is computed with the
   opaque objects have none by default, so each op that writes or reads a state is
   registered ORDERED (clause 3 judges its events, the state each saw among their data).
 
+PRECISION ELISION: Inductor keeps float32 between the ops it fuses where eager rounds
+each result to float16 or bfloat16 ("Inductor will elide the downcast-upcast pairs",
+``torch._inductor.config.emulate_precision_casts``, off by default), which the
+tolerances mostly absorb, but not always: an intermediate rounded in eager before a
+cancellation (a pair's part added to a custom op's result) can leave eager near the
+reference by chance and compiled eight ulps off.  So a wrong value, mutation or logged
+datum of a low-precision program on Inductor (:func:`elision_asked`) that the same
+compile with eager's casts emulated no longer shows is that documented elision:
+untested, ``precision-elided``; one that still shows is a finding.
+
 AUTOCAST'S CASTS: autocast never casts a float64 tensor, so the float64 reference of
 a program with an autocast region (a custom op's ``register_autocast`` rule) makes
 none of the casts eager makes there: it computes the rule's op in float64, and eager's
@@ -562,6 +572,18 @@ def asked_marked_size(f: Failure, asks: Asks) -> bool:
     if f.guarded == GUARD_ON_MARKED:
         return True
     return f.guarded == GUARD_ON_UNKNOWN and f.stage == COMPILE and f.type == GUARD_ERROR
+
+
+#: the kinds PRECISION ELISION asks about: values, not errors or effects reordered
+ELIDED_KINDS = (WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG)
+#: the dtypes Inductor computes in float32 between fused ops (``emulate_precision_casts``)
+LOW_PRECISION_DTYPES = ("float16", "bfloat16")
+
+
+def elision_asked(dtype: str, backend: str, kind: str) -> bool:
+    """PRECISION ELISION: whether a finding of ``kind`` in a program of ``dtype``,
+    compiled by ``backend``, is judged again with eager's casts emulated."""
+    return backend == "inductor" and dtype in LOW_PRECISION_DTYPES and kind in ELIDED_KINDS
 
 
 def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:

@@ -41,21 +41,21 @@ NO_GRAPH = "no-graph"
 #: the compiler declined the program for what it asked (a dim marked dynamic that
 #: the program specialises, a guard on a size marked unbacked): ``contract.refusal``
 REFUSED = "refused"
-#: a region (``nested_compile_region``) or ``torch.cond`` the program asked for is
-#: not in the graphs Dynamo handed its backend: Dynamo inlined it, so the
-#: higher-order op was never compiled
+#: a region (``nested_compile_region``) or ``torch.cond`` the program asked for is not
+#: in the graphs Dynamo handed its backend: inlined, the higher-order op never compiled
 HOP_INLINED = "hop-inlined"
 #: the float64 reference took another path than eager (a size from data, a branch):
 #: it vouches for nothing on that binding, and what it cannot vouch for is unjudged
 REFERENCE_DIVERGED = "reference-diverged"
-#: the program asks a higher-order op for what torch documents it does not support
-#: (``contract.Asks.limits``): nothing in it is judged
+#: the program asks a higher-order op for what torch documents unsupported: unjudged
 HOP_LIMIT = "hop-limit"
 #: a size marked unbacked is 0 or 1 in a binding, which ``mark_unbacked`` documents the
 #: compiled code reports it never is (``contract.unbacked_edge``): that binding is not judged
 UNBACKED_EDGE = "unbacked-edge"
+#: a low-precision value only a rounding Inductor elides changes (PRECISION ELISION)
+PRECISION_ELIDED = "precision-elided"
 UNTESTED_REASONS = (GRAPH_BREAK, SKIPPED_FRAME, RECOMPILE_LIMIT, NO_GRAPH, REFUSED, HOP_INLINED,
-                    REFERENCE_DIVERGED, HOP_LIMIT, UNBACKED_EDGE)
+                    REFERENCE_DIVERGED, HOP_LIMIT, UNBACKED_EDGE, PRECISION_ELIDED)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from fuzzer.judge import contract, targets
 from fuzzer.judge.contract import Divergence, Verdict, bug_class
 from fuzzer.judge.execute import compile_fn, execute, fresh_compile_state, run_checks
 from fuzzer.judge.identity import TextEnum
-from fuzzer.judge.observe import BindingRuns, Gap, caches_off
+from fuzzer.judge.observe import PRECISION_ELIDED, BindingRuns, Gap, caches_off
 from fuzzer.program import features, forms, objects, swap_forms
 from fuzzer.program.families import subclass
 from fuzzer.program.ir import Case, Program
@@ -249,6 +249,28 @@ def run_trial(case: Case, device: str, backend: str = "inductor", confirm: bool 
             findings.append(Finding(kind, case, verdict.of_kind(kind), device, backend, target=target))
         else:
             flaky.append(kind)
+    elided = _elided(last, findings, device, backend, target) if confirm else []
+    if elided and len(elided) == len(findings):
+        verdict.untested.insert(0, Gap(PRECISION_ELIDED, f"{', '.join(f.kind for f in elided)}: gone with "
+                                    "emulate_precision_casts", ",".join(f.kind for f in elided)))
+        return done(UNTESTED)
+    findings = [f for f in findings if all(f is not e for e in elided)]
     if findings:
         return done(FINDING, findings, flaky)
     return done(FLAKY, findings, flaky)
+
+
+def _elided(case: Case, findings: list[Finding], device: str, backend: str, target: str) -> list[Finding]:
+    """PRECISION ELISION (``contract.elision_asked``): the findings of a low-precision
+    program that the same fresh compile with eager's casts emulated no longer shows."""
+    asked = [f for f in findings if contract.elision_asked(case.program.mode.dtype, backend, f.kind)]
+    if not asked:
+        return []
+    from torch._inductor import config as inductor_config
+
+    with inductor_config.patch(emulate_precision_casts=True):
+        emulated = judge_fresh(case, device, backend, target=target)
+    if emulated.status != contract.OK:
+        return []
+    return [f for f in asked if bug_class(f.kind, emulated.of_kind(f.kind))
+            != bug_class(f.kind, [d for d in f.divergences if d.binding < len(case.bindings)])]
