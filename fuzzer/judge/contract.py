@@ -574,8 +574,9 @@ def asked_marked_size(f: Failure, asks: Asks) -> bool:
     return f.guarded == GUARD_ON_UNKNOWN and f.stage == COMPILE and f.type == GUARD_ERROR
 
 
-#: the kinds PRECISION ELISION asks about: values, not errors or effects reordered
-ELIDED_KINDS = (WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG)
+#: the kinds a wrong value shows as (a logged datum among them): the ones PRECISION
+#: ELISION asks about, and one bug family wherever they land (``triage.family``)
+VALUE_KINDS = (WRONG_OUTPUT, WRONG_MUTATION, EFFECT_LOG)
 #: the dtypes Inductor computes in float32 between fused ops (``emulate_precision_casts``)
 LOW_PRECISION_DTYPES = ("float16", "bfloat16")
 
@@ -583,7 +584,7 @@ LOW_PRECISION_DTYPES = ("float16", "bfloat16")
 def elision_asked(dtype: str, backend: str, kind: str) -> bool:
     """PRECISION ELISION: whether a finding of ``kind`` in a program of ``dtype``,
     compiled by ``backend``, is judged again with eager's casts emulated."""
-    return backend == "inductor" and dtype in LOW_PRECISION_DTYPES and kind in ELIDED_KINDS
+    return backend == "inductor" and dtype in LOW_PRECISION_DTYPES and kind in VALUE_KINDS
 
 
 def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:

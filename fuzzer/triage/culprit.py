@@ -25,19 +25,18 @@ alone is weak: every bug of a mutating custom op in Inductor needs the pass that
 decomposes ``auto_functionalized`` (it is where the op's in-place call appears), so
 on the corpus it names the same pass for a compile error, a storage offset
 dropped under symbolic shapes and a copy-back read after a mutation; the static
-probe tells those apart.  A lowering the
-bisector names is an op of the program: an error keeps only "lowerings" of it (its
-class names where it is raised), while a wrong value, which has nothing else to tell
-two lowerings' bugs apart, keeps the op too, ``lowerings[as_strided]``
-(:func:`keyed_subsystems`): one cause met through two consumer ops is then two keys,
-a duplicate to merge by hand, where the coarser key called a new bug a held one.  A culprit whose stage walk found nothing (the bug did not show again)
-blames nothing and groups with nothing.
+probe tells those apart.  A lowering the bisector names is an op of the program: an
+error keeps only "lowerings" of it (its class names where it is raised), while a wrong
+value, which has nothing else to tell two lowerings' bugs apart, keeps the op too,
+``lowerings[as_strided]`` (:func:`keyed_subsystems`): one cause met through two
+consumer ops is then two keys, a duplicate to merge by hand, where the coarser key
+called a new bug a held one.  A culprit whose stage walk found nothing (the bug did not
+show again) blames nothing and groups with nothing.
 """
 
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass, field
 
 import torch
@@ -112,11 +111,11 @@ class Culprit:
         if self.stage is None:
             return None
         switch = rules.refined(switches.blamed(self.switches), self.switches)
-        named = None
-        if self.subsystem is not None:
-            named = self.pass_name if self.subsystem in PASS_SUBSYSTEMS and self.pass_name else self.subsystem
-            if self.subsystem == bisect.LOWERINGS and self.pass_name and self.kind in VALUE_KINDS:
-                named = f"{self.subsystem}[{lowered_op(self.pass_name)}]"
+        named = self.subsystem
+        if self.pass_name and self.subsystem in PASS_SUBSYSTEMS:
+            named = self.pass_name
+        elif self.pass_name and self.subsystem in keyed_subsystems(self.kind):  # a wrong value's lowering
+            named = f"{self.subsystem}[{lowered_op(self.pass_name)}]"
         if self.kind in contract.ERROR_KINDS:
             # an error is where it is raised: the bisector's last application is the pass
             # that raises, and its class names torch's raising frame; a switch that avoids

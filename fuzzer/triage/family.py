@@ -37,7 +37,7 @@ def symptoms(bug_class: BugClass) -> tuple[str, set[str]]:
 #: the kinds a wrong value shows as: one family wherever they land; where their blame
 #: names only a stage, what the program does joins their key (``bugs.does``); the only
 #: kinds asked whether their inputs' aliasing changed (``fuzzer.triage.aliasing``)
-VALUE_KINDS = (contract.WRONG_OUTPUT, contract.WRONG_MUTATION, contract.EFFECT_LOG)
+VALUE_KINDS = contract.VALUE_KINDS
 
 
 #: the stale-cache labels whose ``:aspect`` is dropped from the family: ``fake-changed:shape``
