@@ -20,7 +20,7 @@ DRAWN = [
     ("strided-views", 0.25), ("layouts", 0.2), ("overlapping-inputs", 0.15), ("storage-swaps", 0.2),
     ("int-tensors", 0.25), ("dtype-views", 0.2), ("module-carry", 0.2), ("function-shapes", 0.2), ("func-grad", 0.15),
     ("index-writes", 0.25), ("dtype-reads", 0.2), ("input-swaps", 0.2),
-    ("base-offsets", 0.2), ("transposed-writes", 0.2), ("matmuls", 0.2),
+    ("base-offsets", 0.2), ("transposed-writes", 0.2), ("matmuls", 0.2), ("view-scatters", 0.2),
     ("layout-tags", 0.3), ("layout-default", 0.2),
     ("opaque-objects", 0.2), ("tensor-subclass", 0.25), ("vmap-rules", 0.2), ("autocast-rules", 0.2),
 ]

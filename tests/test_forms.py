@@ -15,7 +15,7 @@ def test_the_table_is_each_module_s_forms_in_module_order():
     assert [m.__name__.rsplit(".", 1)[1] for m in forms.MODULES] == [
         "aten_forms", "tensor_forms", "library_forms", "families", "strided_forms", "swap_forms", "int_forms",
         "width_forms", "index_writes", "dtype_reads", "input_swaps",
-        "offset_forms", "transposed_forms", "matmul_forms"]
+        "offset_forms", "transposed_forms", "matmul_forms", "scatter_forms"]
     assert list(forms.FORMS)[:sum(len(m.FORMS) for m in forms.MODULES)] == [
         f.name for module in forms.MODULES for f in module.FORMS]
 

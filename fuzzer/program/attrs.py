@@ -71,6 +71,8 @@ class Attrs(TypedDict, total=False):
     step: int
     #: a view to a dtype of another element size: which (``strided_forms.WIDTHS``)
     width: str
+    #: the diagonal ``diagonal_scatter`` writes (``scatter_forms.OFFSETS``)
+    diag: int
     #: ``reduce_perm_``'s reduction (``index_writes.REDUCTIONS``)
     reduce: str
     #: a user's op's scalar arguments, by name (``fuzzer.user.form``)

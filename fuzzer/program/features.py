@@ -38,6 +38,7 @@ from fuzzer.program import (
     matmul_forms,
     mode_features,
     offset_forms,
+    scatter_forms,
     storage,
     strided_forms,
     tensor_forms,
@@ -54,6 +55,7 @@ FROZEN_ORDER: tuple[str, ...] = (
     "schema-alias", "op-calls", "hop-effects", "autograd-function", "strided-views", "layouts",
     "overlapping-inputs", "storage-swaps", "int-tensors", "dtype-views", "module-carry", "function-shapes",
     "func-grad", "index-writes", "dtype-reads", "input-swaps", "base-offsets", "transposed-writes", "matmuls",
+    "view-scatters",
 )
 
 
@@ -95,7 +97,7 @@ HOP_EFFECTS, AUTOGRAD_FUNCTION = families.control.FEATURE, families.function.FEA
 FUNCTION_SHAPES, STORAGE_SWAPS, MODULE_CARRY = families.fnshapes.FEATURE, families.swaps.FEATURE, families.state.FEATURE
 INDEX_WRITES, DTYPE_READS, INPUT_SWAPS = index_writes.INDEX_WRITES, dtype_reads.DTYPE_READS, input_swaps.INPUT_SWAPS
 BASE_OFFSETS, TRANSPOSED_WRITES = offset_forms.BASE_OFFSETS, transposed_forms.TRANSPOSED_WRITES
-MATMULS = matmul_forms.MATMULS
+MATMULS, VIEW_SCATTERS = matmul_forms.MATMULS, scatter_forms.VIEW_SCATTERS
 #: the features a program with ``func-grad`` never has (``mode_features`` says why)
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = BY_NAME[FUNC_GRAD].excludes
 

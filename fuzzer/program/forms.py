@@ -26,6 +26,7 @@ from fuzzer.program import (
     library_forms,
     matmul_forms,
     offset_forms,
+    scatter_forms,
     strided_forms,
     swap_forms,
     tensor_forms,
@@ -37,7 +38,8 @@ from fuzzer.program.form_record import COND, MAP, SCAN, WHILE, Form, Illegal
 #: the modules whose forms make the table, in its order, which is the order the forms of
 #: a category are drawn in: a new module goes at the end, so earlier programs draw as before
 MODULES = (aten_forms, tensor_forms, library_forms, families, strided_forms, swap_forms, int_forms, width_forms,
-           index_writes, dtype_reads, input_swaps, offset_forms, transposed_forms, matmul_forms)
+           index_writes, dtype_reads, input_swaps, offset_forms, transposed_forms, matmul_forms,
+           scatter_forms)
 
 FORMS: dict[str, Form] = {f.name: f for module in MODULES for f in module.FORMS}
 
