@@ -40,6 +40,27 @@ def test_a_bug_keeps_cap_examples_then_a_smaller_one_replaces_the_largest_and_a_
     assert (ex.bugs, ex.entries) == (1, 2)
 
 
+def test_an_example_replaced_leaves_its_name_in_the_folder_s_upstream_records_to_the_one_in_its_place(tmp_path):
+    """A public bug stays public: the record that named the larger example names the
+    smaller one that took its place, every other field as it was."""
+    import json
+
+    from fuzzer.corpus import upstream
+    ex = Examples(tmp_path, cap=1)
+    held = ex.save(_entry(4)).path.stem
+    other = {"entries": ["wrong-output-000000000000"], "searched": "2026-12-01", "note": "n\u00e9"}
+    (tmp_path / upstream.FILE).write_text(json.dumps({"bugs": [
+        {"entries": [held], "links": [{"ref": "pytorch/pytorch#1", "kind": "issue", "state": "open"}],
+         "note": "the cause", "cause": "read by hand"}, other]}, indent=1))
+    replaced = ex.save(_entry(2))
+    assert replaced.kept is Kept.REPLACED and replaced.removed.stem == held
+    data = json.loads((tmp_path / upstream.FILE).read_text())
+    assert data["bugs"][0]["entries"] == [replaced.path.stem]
+    assert data["bugs"][0]["cause"] == "read by hand" and data["bugs"][1] == other
+    assert upstream.load(tmp_path).of([replaced.path.stem])[0].known
+    assert not upstream.carry(tmp_path, held, "effect-log-111111111111")  # no record names it now
+
+
 def test_the_same_program_again_is_a_repeat(tmp_path):
     ex = Examples(tmp_path, cap=1)
     ex.save(_entry(3))

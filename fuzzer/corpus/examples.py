@@ -5,8 +5,8 @@ them (hundreds of entries for a handful of bugs).  ``Examples`` indexes the
 corpus folder by bug (``fuzzer.corpus.bugs.key_of``) and keeps at most ``cap``
 entries per bug, the smallest: a finding of a bug that already has ``cap``
 examples either takes the place of the largest (when it is smaller; the hits and
-the first-found time of the one it replaces carry over) or only counts, as a hit
-on the bug's smallest entry.  Nothing is lost but the program text of a larger
+the first-found time of the one it replaces carry over, and so does its name in
+the folder's upstream records) or only counts, as a hit on the bug's smallest entry.  Nothing is lost but the program text of a larger
 repeat.
 
 A bug whose key cannot tell causes apart (``bugs.separates``: a crash with no frame
@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from fuzzer.corpus import bugs, store
+from fuzzer.corpus import bugs, store, upstream
 from fuzzer.corpus.entry import BadEntry, Entry
 from fuzzer.triage.key import BugKey
 from fuzzer.limits import TRIAGE
@@ -143,6 +143,7 @@ class Examples:
                 pass
             path, _ = store.save(entry, self.folder)
             store.remove(largest.path)
+            upstream.carry(self.folder, largest.id, entry.id)
             members.remove(largest)
             self._add(key, entry, path)
             return Saved(Kept.REPLACED, path, bug, False, largest.path)

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fuzzer.corpus import releases
+from fuzzer.files import atomic_write, read_json
 
 #: the file's name in a corpus folder
 FILE = "upstream.json"
@@ -286,6 +287,25 @@ def _reading(raw: dict, where: str) -> tuple[str, str]:
         except SyntaxError as exc:
             raise UpstreamError(f"{where}: its script is not a complete program: {exc}") from exc
     return cause, script
+
+
+def carry(folder: Path, old: str, new: str) -> bool:
+    """A campaign put entry ``new`` in the place of ``old``, a larger example of its bug
+    (``examples.Examples.save``): each record naming ``old`` names ``new`` there instead, so
+    the bug keeps what is known of it upstream (a record left naming only removed entries
+    would make a public bug look unsearched).  The file is rewritten whole, every other
+    field as it was; returns whether any record named ``old``."""
+    path = Path(folder) / FILE
+    if not path.is_file():
+        return False
+    data = read_json(path, UpstreamError)
+    named = [raw for raw in data.get("bugs", []) if isinstance(raw, dict) and old in raw.get("entries", [])]
+    for raw in named:
+        kept = [e for e in raw["entries"] if e != new]
+        raw["entries"] = [new if e == old else e for e in kept]
+    if named:
+        atomic_write(path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return bool(named)
 
 
 def load(folder: Path) -> Upstream:
