@@ -67,3 +67,14 @@ def test_the_sources_of_pairs_are_paired_inputs_then_pairs_made_of_plain_values(
     both = dataclasses.replace(CASE.program, mode=Mode())
     assert plain.sources(both, check(both)) == ["v0"]
     assert plain.sources(HANDED, check(HANDED)) == ["x0"]
+
+
+def test_aten_views_and_writes_of_a_pair_become_aten_s_own_on_the_plain_tensor():
+    viewed = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+        ("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("pair_head", ["v0"], "v1", {"dim": 0}),
+        ("pair_transpose", ["v1"], "v2", {}), ("pair_mul_", ["v2"], None, {"c": 2.0}),
+        ("w_fold", ["v0"], "v3", {"site": 0}),
+    ], outputs=["v3"]))
+    made = run_pass("plain", viewed, stays_while(lambda c: True)).best.program
+    assert [s.form for s in made.body] == ["head", "transpose", "mul_", "p_sin"]
+    assert made.body[0].args == ("x0",) and made.body[2].args == ("v2",)

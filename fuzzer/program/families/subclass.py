@@ -26,8 +26,11 @@ each handler says what a call of one on a pair does:
 
 The forms make a pair of two plain values (``w_pair``: the first *is* the pair's part
 ``a``, a view of its storage; ``b`` is a fresh product of the second), call the ops on
-pairs, scale one by aten (``pair_scale``), read its parts back (``w_first``,
-``w_second``: views), write it in place and return it.  A pair is a value of kind
+pairs, scale one by aten (``pair_scale``), view it and write it by aten as library code
+slices, transposes and updates a sharded or quantised value (``pair_head``,
+``pair_transpose``, ``pair_mul_``: aten's ``head``, ``transpose`` and ``mul_`` run by the
+class on both parts, a view a pair of the parts' views), read its parts back
+(``w_first``, ``w_second``: views), write it in place and return it.  A pair is a value of kind
 ``dtypes.SUBCLASS``: no form but these takes one.  The IR roots a pair and both its
 parts in the storage of the pair's part ``a`` (an over-approximation: ``b`` is fresh),
 so every real alias is one the rules see.
@@ -40,6 +43,9 @@ allows: the pair's maker and readers read as that operand, its calls as those op
 
 from __future__ import annotations
 
+import dataclasses
+
+from fuzzer.program import aten_forms
 from fuzzer.program.dtypes import SUBCLASS
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
@@ -303,6 +309,17 @@ def _class_only(stmt, plain: bool) -> dict[str, str]:
     return {CLASS: PAIR_SOURCE}
 
 
+def _aten_on_pair(name: str, base: str, result_dtype) -> Form:
+    """aten's form ``base`` on a pair, as library code slices, transposes and scales a
+    quantised or sharded value in place: the class's ``__torch_dispatch__`` runs it on both
+    parts (a view a pair of the parts' views, an in-place write both parts written); it
+    shrinks to ``base`` on the plain tensor the pair becomes."""
+    form = next(f for f in aten_forms.FORMS if f.name == base)
+    return dataclasses.replace(form, name=name, feature=FEATURE, fits=_fits_any, operand_dtypes=(SUBCLASS,),
+                               result_dtype=result_dtype if form.returns else None, opaque=False,
+                               drawn_as=SUBCLASS_USE, shrink=Shrink((base,), COMPLEXITY))
+
+
 def _reads_pair(op: str, arity: int, infer, kinds: tuple, *, form: str | None = None, **fields) -> Form:
     """The form that calls the family's op ``op`` with operands of ``kinds`` (a pair:
     ``SUBCLASS``; None: a plain tensor), drawn among the forms that read a pair.  No op
@@ -339,4 +356,7 @@ FORMS: tuple[Form, ...] = (
                 shrink=Shrink(("m_addto",), COMPLEXITY)),
     _reads_pair("w_log", 1, infer_none, (SUBCLASS,), shrink=Shrink(("e_log",), COMPLEXITY)),
     _reads_pair("w_tap", 1, infer_same, (SUBCLASS,), result_dtype=_is_pair, shrink=Shrink(("e_tap",), COMPLEXITY)),
+    _aten_on_pair("pair_head", "head", _is_pair),
+    _aten_on_pair("pair_transpose", "transpose", _is_pair),
+    _aten_on_pair("pair_mul_", "mul_", None),
 )
