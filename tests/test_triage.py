@@ -1,6 +1,7 @@
 """Triage: a finding's culprit (stage, switches, pass), bugs and the examples kept of each."""
 
 import dataclasses
+import importlib
 import shutil
 from pathlib import Path
 
@@ -13,11 +14,16 @@ from fuzzer.corpus import bugs, releases
 from fuzzer.corpus.examples import Examples, Kept
 from fuzzer.corpus.store import entries_in, load
 from fuzzer.judge import contract
-from fuzzer.triage import bisect, family, lookup, rules, switches
+from fuzzer.triage import bisect, family, lookup, recognise, rules, switches
 from fuzzer.triage.culprit import Culprit, keyed_subsystems, localise
 from fuzzer.limits import TRIAGE, OracleBudget
+from fuzzer.program.ir import Mode
 from fuzzer.triage.probe import Probe
 from fuzzer.triage.stage import STAGES, stages_for, walk
+
+#: whether this torch keeps reinplacing's table of entries (the rules of its switch)
+REINPLACE_TABLE = isinstance(getattr(importlib.import_module("torch._inductor.fx_passes.reinplace"),
+                                      "inplaceable_ops", None), dict)
 
 LOG = prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0}),
                               ("e_log", ["v0"], None, {"site": 1})], outputs=["v0"])
@@ -261,6 +267,27 @@ def test_a_wrong_value_of_another_lowering_is_not_keyed_as_the_held_as_strided_o
 
 
 @pytest.mark.compile
+@pytest.mark.skipif(not REINPLACE_TABLE, reason="this torch has no reinplace.inplaceable_ops")
+def test_a_scatter_reinplaced_into_an_input_is_not_keyed_as_the_held_reinplacing_bug():
+    """A scatter into an input that a later write overwrites, computed in the input's
+    memory (pytorch/pytorch#198094), and the corpus's pending read run after a custom op's
+    in-place write are both gone with reinplacing off: a key-only triage, as a repeat
+    gets, probes reinplacing's entries and keys the scatter apart; the held one, which
+    needs no entry, keeps the switch's key, and a single throw of the switch cannot
+    recognise the scatter as it."""
+    held = load(CORPUS / "wrong-mutation-3e93a770411a.json")
+    x = {"x0": ("s0", "s1"), "x1": ("s0", "s1")}
+    scatter = case(dataclasses.replace(prog(x, [("slice_scatter_tail", ["x0", "x1"], "v0", {"dim": 0}),
+                                                ("zero_", ["x0"], None, {})], outputs=["v0"]),
+                                       mode=Mode(dynamic="auto")), [{"s0": 5, "s1": 3}])
+    quick = localise(scatter, contract.WRONG_OUTPUT, held.bug_class, "cpu", key_only=True)
+    assert quick.key == "inductor:reinplace_inplaceable_ops[_generalized_scatter]", quick.key
+    again = localise(held.case, held.kind, held.bug_class, "cpu", key_only=True)
+    assert again.key == held.culprit.key == "inductor:reinplace_inplaceable_ops"
+    assert recognise.shape_of(bugs.key_of(held), contract.WRONG_OUTPUT, held.bug_class, "inductor") is None
+
+
+@pytest.mark.compile
 def test_a_triage_stops_at_its_budget_and_says_so():
     entry = load(CORPUS / "effect-log-915158cff0e3.json")
     c = localise(entry.case, entry.kind, entry.bug_class, "cpu",
@@ -362,7 +389,7 @@ def test_a_bug_the_no_op_removal_is_blamed_for_is_refined_by_the_rule_whose_abse
     later = {**copy.switches, "reinplace_inplaceable_ops": "gone"}
     assert Culprit("inductor", switches=later, kind="wrong-mutation").key == \
         "inductor:reinplace_inplaceable_ops (also gone with remove_noop_ops off)"
-    assert rules.probe_rules(None, {**base, "reinplace_inplaceable_ops": "gone"}) == {}
+    assert rules.probe_rules(None, {**base, "fusion": "gone"}) == {}
 
 
 @pytest.mark.compile

@@ -20,7 +20,9 @@ a view, or a value a custom op writes.  Each form here takes ``x`` and a second 
   for ``k`` of ``OFFSETS`` (attribute ``diag``).
 
 After one the generator tries a write or a read of ``x`` (``Form.then``), as code that
-keeps the value it scattered into does: a scatter reinplaced into ``x`` shows there.
+keeps the value it scattered into does: a write that reads ``x`` (``mul_``, a custom
+op's), one that overwrites it without reading it (``copy_`` of another value, ``fill_``,
+``zero_``), or a read; a scatter reinplaced into ``x`` while ``x`` is live shows there.
 Each is a copy of elements, exact, with a backward.  ``torch.as_strided_scatter`` is not
 drawn: it scatters at the positions an ``as_strided`` of ``x``'s *clone* would view, and
 which those are rests on the clone's strides, which eager and a compiler may choose
@@ -43,8 +45,11 @@ FEATURES: tuple[Feature, ...] = (
 
 #: the diagonals ``diagonal_scatter`` writes: the main one and those beside it
 OFFSETS = (0, 1, -1)
-#: what the generator tries right after a scatter, on the value scattered into
-AFTER = ("mul_", "m_scale", "clone")
+#: what the generator tries right after a scatter, on the value scattered into: a write
+#: that reads it (``mul_``, a custom op's), one that overwrites it without reading it
+#: (``copy_`` of another value, ``fill_``, ``zero_``: the value a scatter put in its
+#: memory would then be lost), or a read
+AFTER = ("mul_", "m_scale", "copy_", "fill_", "zero_", "clone")
 
 
 def _along(arg: str, dim: int, part: str) -> str:

@@ -126,7 +126,7 @@ def shape_of(key: BugKey, kind: str, bug_class: BugClass, backend: str) -> Shape
     if not inner and where != INDUCTOR and not bisect.bisects(where):
         return Shape.STAGE
     if (where == INDUCTOR and kind not in contract.ERROR_KINDS and inner in switches.BY_NAME
-            and inner != rules.NOOP_SWITCH):
+            and inner not in rules.REGISTRIES):
         return Shape.SWITCH
     if where == INDUCTOR and kind in contract.ERROR_KINDS and bisect.available():
         return Shape.ERROR

@@ -20,19 +20,67 @@ the registry (one compile each).  The rules whose absence removes it refine the 
 ``remove_noop_ops[aten.clone]``.  Where no rule alone does (the bug needs two
 removals) the blame stays the switch's.  A torch without the registry is probed for
 nothing: the blame is the switch's, as before.
+
+Reinplacing (``reinplace_inplaceable_ops``) is one switch over several judgements too:
+for each functional op it may turn back into its in-place twin it keeps an entry in
+``torch._inductor.fx_passes.reinplace.inplaceable_ops`` (``index_put``, the view scatters
+gathered into ``_generalized_scatter``, collectives), whose ``extra_check`` it asks
+last, once every written argument may be written in place; the custom ops it reinplaces
+through ``auto_functionalized`` have no entry.  A scatter written into a graph input
+that a later write overwrites (pytorch/pytorch#198094) and a pending read run after a
+custom op's in-place write are both gone with reinplacing off: the entries tell them
+apart (``reinplace_inplaceable_ops[_generalized_scatter]``), where the second needs
+none and keeps the switch's blame.  Each switch with rules is a :class:`Registry`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import dataclasses
+import importlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from fuzzer.limits import TRIAGE
 from fuzzer.triage import switches
 from fuzzer.triage.probe import BudgetSpent, Outcome, Probe
 
-#: the switch whose rules are probed
+#: the switches whose rules are probed
 NOOP_SWITCH = "remove_noop_ops"
+REINPLACE_SWITCH = "reinplace_inplaceable_ops"
+
+
+@dataclass(frozen=True)
+class Registry:
+    """A switch's rules: the table of torch they are entries of, by op, and how an
+    entry's condition (asked last, right before the pass acts on a node) is wrapped."""
+
+    #: the switch (and the ``GraphTransformObserver`` pass name) the rules are of
+    switch: str
+    #: the module and the name of its table
+    module: str
+    table: str
+    #: an entry with its condition replaced: ``rewrap(entry, wrap)``, ``wrap(condition)``
+    rewrap: Callable
+
+    def load(self):
+        """The module and its table, or (None, None) where this torch has none."""
+        try:
+            module = importlib.import_module(self.module)
+        except ImportError:  # pragma: no cover - every supported torch has both
+            return None, None
+        table = getattr(module, self.table, None)
+        return (module, table) if isinstance(table, dict) else (None, None)
+
+
+REGISTRIES: dict[str, Registry] = {r.switch: r for r in (
+    # an entry is (condition, ...): the condition first
+    Registry(NOOP_SWITCH, "torch._inductor.fx_passes.post_grad", "noop_registry",
+             lambda entry, wrap: (wrap(entry[0]), *entry[1:])),
+    # an entry is an InplaceableOp: its extra_check
+    Registry(REINPLACE_SWITCH, "torch._inductor.fx_passes.reinplace", "inplaceable_ops",
+             lambda entry, wrap: dataclasses.replace(entry, extra_check=wrap(entry.extra_check))),
+)}
 
 
 def name(switch: str, op: str) -> str:
@@ -54,34 +102,30 @@ def words(named: str) -> str:
 
 def setting(named: str) -> str:
     """How a rule is taken out, for a report's table (no config does it)."""
-    rule = split(named)[1]
-    return f"the {rule} entry taken out of post_grad.noop_registry" if rule is not None else ""
+    switch, rule = split(named)
+    if rule is None or switch not in REGISTRIES:
+        return ""
+    registry = REGISTRIES[switch]
+    return f"the {rule} entry taken out of {registry.module.rsplit('.', 1)[1]}.{registry.table}"
 
 
-def _registry():
-    try:
-        from torch._inductor.fx_passes import post_grad
-    except ImportError:  # pragma: no cover - every supported torch has it
-        return None, None
-    registry = getattr(post_grad, "noop_registry", None)
-    return (post_grad, registry) if isinstance(registry, dict) else (None, None)
-
-
-def available() -> bool:
-    return _registry()[1] is not None
+def available(switch: str = NOOP_SWITCH) -> bool:
+    return switch in REGISTRIES and REGISTRIES[switch].load()[1] is not None
 
 
 def _op(target) -> str:
-    """An op overload's packet, as ``aten.clone`` (every overload of one op is one rule)."""
-    packet = getattr(target, "overloadpacket", target)
-    return str(packet)
+    """An op overload's packet, as ``aten.clone`` (every overload of one op is one rule);
+    a function (reinplacing's ``_generalized_scatter``) by its name."""
+    packet = getattr(target, "overloadpacket", None)
+    return str(packet) if packet is not None else getattr(target, "__name__", str(target))
 
 
 @contextlib.contextmanager
-def _recording(removed: set[str]) -> Iterator[None]:
+def _recording(registry: Registry, removed: set[str]) -> Iterator[None]:
     """The registry with each rule's condition wrapped: an op whose condition held (the
-    pass asks it only once the metadata matched, and then removes the node) is added
-    to ``removed``, while the pass runs as the post-grad pass of the program's graph.
+    pass asks it only once the rest matched, and then removes or reinplaces the node)
+    is added to ``removed``, while the pass runs as the post-grad pass of the program's
+    graph.
 
     Only then: the pattern matcher's first use in a process traces its replacement
     patterns and calls the same function on their graphs (a ``slice`` dropped there is
@@ -89,7 +133,7 @@ def _recording(removed: set[str]) -> Iterator[None]:
     post-grad pass, and the switch that turns this one off, goes through."""
     from torch.fx.passes.graph_transform_observer import GraphTransformObserver
 
-    registry = _registry()[1]
+    table = registry.load()[1]
     inside = [False]
 
     def wrap(target, cond):
@@ -103,7 +147,7 @@ def _recording(removed: set[str]) -> Iterator[None]:
     original = GraphTransformObserver.apply_graph_pass
 
     def observed(self, pass_fn):
-        if self.passname != NOOP_SWITCH:
+        if self.passname != registry.switch:
             return original(self, pass_fn)
         inside[0] = True
         try:
@@ -113,48 +157,51 @@ def _recording(removed: set[str]) -> Iterator[None]:
 
     GraphTransformObserver.apply_graph_pass = observed
     try:
-        with _swapped({target: (wrap(target, entry[0]), *entry[1:]) for target, entry in registry.items()}):
+        with _swapped(registry, {target: registry.rewrap(entry, lambda cond, target=target: wrap(target, cond))
+                                 for target, entry in table.items()}):
             yield
     finally:
         if GraphTransformObserver.apply_graph_pass is observed:  # else wrapped since: left in, inert
             GraphTransformObserver.apply_graph_pass = original
 
 
-def _without(op: str) -> contextlib.AbstractContextManager:
+def _without(registry: Registry, op: str) -> contextlib.AbstractContextManager:
     """The registry without the rules of ``op``: the pass leaves every call of it."""
-    return _swapped({t: e for t, e in _registry()[1].items() if _op(t) != op})
+    return _swapped(registry, {t: e for t, e in registry.load()[1].items() if _op(t) != op})
 
 
 @contextlib.contextmanager
-def _swapped(replacement: dict) -> Iterator[None]:
-    """``replacement`` in the registry's place for the block, torch's own put back after."""
-    module, registry = _registry()
-    module.noop_registry = replacement
+def _swapped(registry: Registry, replacement: dict) -> Iterator[None]:
+    """``replacement`` in the table's place for the block, torch's own put back after."""
+    module, table = registry.load()
+    setattr(module, registry.table, replacement)
     try:
         yield
     finally:
-        module.noop_registry = registry
+        setattr(module, registry.table, table)
 
 
-def removed_ops(probe: Probe, backend: str = "inductor") -> list[str]:
-    """The ops the no-op removal dropped in a compile that shows the bug, sorted; none
-    where the bug did not show (what a compile without it removed says nothing)."""
+def removed_ops(probe: Probe, backend: str = "inductor", switch: str = NOOP_SWITCH) -> list[str]:
+    """The ops ``switch``'s pass removed (or reinplaced) in a compile that shows the bug,
+    sorted; none where the bug did not show (what a compile without it did says nothing)."""
     removed: set[str] = set()
-    if probe.outcome(backend, within=lambda: _recording(removed)) is not Outcome.STAYS:
+    if probe.outcome(backend, within=lambda: _recording(REGISTRIES[switch], removed)) is not Outcome.STAYS:
         return []
     return sorted(removed)
 
 
 def probe_rules(probe: Probe, results: dict[str, str], backend: str = "inductor") -> dict[str, str]:
-    """Where ``results`` blame the no-op removal: each rule it applied, taken out alone,
+    """Where ``results`` blame a switch with rules: each rule it applied, taken out alone,
     ``remove_noop_ops[op]`` -> its outcome.  Stops early (with what it has) when the
     budget is spent."""
-    if switches.blamed(results) != NOOP_SWITCH or not available():
+    switch = switches.blamed(results)
+    if switch not in REGISTRIES or not available(switch):
         return {}
     found: dict[str, str] = {}
     try:
-        for op in removed_ops(probe, backend)[:TRIAGE.max_rules]:
-            found[name(NOOP_SWITCH, op)] = probe.outcome(backend, within=lambda op=op: _without(op)).value
+        for op in removed_ops(probe, backend, switch)[:TRIAGE.max_rules]:
+            found[name(switch, op)] = probe.outcome(
+                backend, within=lambda op=op: _without(REGISTRIES[switch], op)).value
     except BudgetSpent:
         pass
     return found
