@@ -507,7 +507,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 92
+    assert len(found) == 93
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -553,12 +553,15 @@ def test_the_committed_corpus_groups_into_its_bugs():
     assert pending is not elided and pending.blame == elided.blame == "inductor:reinplace_inplaceable_ops"
     assert pending.entries == ("wrong-mutation-3e93a770411a", "wrong-mutation-f9942229fe58",
                                "wrong-mutation-a2d9fba1a9e4")
-    # ... and so is an index copy whose source is its destination's elided clone
-    # (x.index_copy_(d, perm, x.clone()), the index-writes form: three entries of one program)
-    assert set(elided.entries) == {"wrong-output-f3c62d095431", "wrong-mutation-7af4eaf56306",
-                                   "wrong-output-df0291e0c749", "wrong-mutation-b29f4272d359",
-                                   "wrong-output-a4066721a40f", "effect-log-16948910b9cf"}
-    assert elided.kinds == ("effect-log", "wrong-mutation", "wrong-output")
+    assert set(elided.entries) == {"wrong-output-f3c62d095431", "wrong-mutation-7af4eaf56306"}
+    # ... and an index copy reinplaced (x.index_copy_(d, perm, x.clone()), the index-writes
+    # form, and an index copy into an input a later write overwrites) is a third: gone with
+    # reinplacing's index_put entry taken out, which the custom ops' calls have none of
+    index = by_entry["wrong-mutation-b29f4272d359"]
+    assert set(index.entries) == {"wrong-output-df0291e0c749", "wrong-mutation-b29f4272d359",
+                                  "wrong-output-a4066721a40f", "effect-log-16948910b9cf"}
+    assert index.blame == "inductor:reinplace_inplaceable_ops[aten.index_put]"
+    assert index.kinds == ("effect-log", "wrong-mutation", "wrong-output")
     # the bug no switch alone removes: the pair of the no-op removal and reinplacing does
     assert by_entry["wrong-mutation-e9ffcc1687e2"].blame == "inductor:remove_noop_ops+reinplace_inplaceable_ops"
     assert len(by_entry["compile-error-745793b265f9"].entries) == 3
