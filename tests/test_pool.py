@@ -714,3 +714,23 @@ def test_triage_places_a_crash_at_the_stage_whose_fresh_process_dies(tmp_path):
     culprit = load(path).culprit
     assert (culprit.stage, culprit.oracle_calls, culprit.otherwise) == ("inductor", 4, {}), culprit
     assert "stage inductor" in r.output
+
+
+def test_an_entry_a_worker_reports_that_the_campaign_cannot_read_is_its_own_error_and_kept(tmp_path):
+    """A worker of another dcefuzz (a Ray actor of an older install, a process started
+    after the code changed) may report a program of a form this one lacks: that is
+    dcefuzz's own error, counted, with the entry's JSON kept, never the campaign's end."""
+    import types
+
+    from fuzzer.campaign.pool import _entries
+    from fuzzer.corpus.entry import Entry, Origin
+    from fuzzer.judge.contract import Divergence
+
+    good = Entry.build(EFFECT_LOG, generate(3), [Divergence(EFFECT_LOG, 0, "compile", "x")],
+                       Origin(seed=3, device="cpu", backend="inductor")).to_json()
+    unknown = json.loads(json.dumps(good))
+    unknown["program"]["body"][0]["form"] = "no_such_form"
+    entries, errors = _entries(types.SimpleNamespace(entries=[good, unknown]))
+    assert [e.to_json() for e in entries] == [good]
+    assert len(errors) == 1 and errors[0].stage == "worker" and "no_such_form" in errors[0].message
+    assert json.loads(errors[0].traceback) == unknown

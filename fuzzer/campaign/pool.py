@@ -48,6 +48,7 @@ to do then takes at most ``PoolLimits.end_grace_seconds``.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import tempfile
@@ -61,8 +62,8 @@ from fuzzer.campaign.messages import Candidate, Done, Ready, Report, Tried, Tria
 from fuzzer.campaign.session import Finished, Session, Timing
 from fuzzer.campaign.stats import Stats
 from fuzzer.corpus import store
-from fuzzer.corpus.entry import Entry, Origin
-from fuzzer.internal import INTERNAL_ERROR, WORKER, InternalError
+from fuzzer.corpus.entry import BadEntry, Entry, Origin
+from fuzzer.internal import INTERNAL_ERROR, TRACEBACK_CHARS, WORKER, InternalError
 from fuzzer.isolation import child, stacks
 from fuzzer.isolation.process import (
     died_detail,
@@ -126,8 +127,18 @@ def run_pool(session: Session, limits: PoolLimits = PoolLimits(), jobs: int = 1,
             os.environ[child.LOG_ENV] = saved
 
 
-def _entries(report: Report) -> tuple[Entry, ...]:
-    return tuple(Entry.from_json(e) for e in report.entries)
+def _entries(report: Report) -> tuple[tuple[Entry, ...], tuple[InternalError, ...]]:
+    """The entries a worker reported, and dcefuzz's own error for each this process cannot
+    read (a worker that runs another dcefuzz, say a Ray actor of an older install): its
+    JSON kept in the error's text, so the campaign goes on and the finding is not lost."""
+    entries, errors = [], []
+    for raw in report.entries:
+        try:
+            entries.append(Entry.from_json(raw))
+        except BadEntry as exc:
+            errors.append(InternalError(WORKER, type(exc).__name__, f"a reported entry this campaign cannot read: {exc}",
+                                        json.dumps(raw)[-TRACEBACK_CHARS:]))
+    return tuple(entries), tuple(errors)
 
 
 def _gap(report: Report) -> Gap | None:
@@ -142,7 +153,8 @@ def _as_tried(index: int, tried: Report | None, more: tuple[Entry, ...] = (),
     (or untriaged), and none of what it reached."""
     if tried is None:
         return Finished(index, untried, more, errors=errors)
-    return Finished(index, tried.status, _entries(tried) + more, tried.recompiles, _gap(tried), errors)
+    entries, unread = _entries(tried)
+    return Finished(index, tried.status, entries + more, tried.recompiles, _gap(tried), errors + unread)
 
 
 class Pool:
@@ -287,8 +299,9 @@ class Pool:
         """The program is over; the worker is recycled after a number of programs or
         when its memory has grown past a factor of what it used once warm."""
         report, limits = message.report, self.limits
-        errors = tuple(report.internal_errors())
-        self.finish(w, Finished(message.index, report.status, _entries(report), report.recompiles, _gap(report),
+        entries, unread = _entries(report)
+        errors = tuple(report.internal_errors()) + unread
+        self.finish(w, Finished(message.index, report.status, entries, report.recompiles, _gap(report),
                                 errors, report.reached,
                                 Timing.of(report.trial_seconds, report.seconds)))
         w.programs += 1
