@@ -120,12 +120,18 @@ def run(**given):
 
 def _started(plan, config, setup: launching.Setup, resume: bool):
     """The campaign run to its end (carried on from its folder's state, with ``resume``),
-    its progress on stderr (``_Display``); its stats.  A bad folder or workers that
+    its progress on stderr (``_Display``); its stats.  A bad folder, a trial kind no entry
+    point registers (dcefuzz run from a checkout it was not installed from) or workers that
     cannot start exit 2."""
     from fuzzer.campaign import launch
     from fuzzer.campaign.pool import WorkerStartError
     from fuzzer.campaign.state import BadState
+    from fuzzer.judge import kinds
 
+    try:  # every worker would fail each program on it: say so once, before any starts
+        kinds.get(config.trial)
+    except kinds.UnknownKind as exc:
+        exit_with(f"error: {exc}")
     display = _Display()
     try:
         stats = launch.start(plan, config, shard=setup.shard, folder=setup.folder, resume=resume,
