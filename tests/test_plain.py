@@ -73,8 +73,9 @@ def test_aten_views_and_writes_of_a_pair_become_aten_s_own_on_the_plain_tensor()
     viewed = case(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
         ("w_pair", ["x0", "x1"], "v0", {"c": 0.5}), ("pair_head", ["v0"], "v1", {"dim": 0}),
         ("pair_transpose", ["v1"], "v2", {}), ("pair_mul_", ["v2"], None, {"c": 2.0}),
-        ("w_fold", ["v0"], "v3", {"site": 0}),
-    ], outputs=["v3"]))
+        ("w_fold", ["v0"], "v3", {"site": 0}), ("pair_add", ["v1", "v1"], "v4", {}),
+        ("pair_sum", ["v4"], "v5", {"dim": 0}),
+    ], outputs=["v3", "v5"]))
     made = run_pass("plain", viewed, stays_while(lambda c: True)).best.program
-    assert [s.form for s in made.body] == ["head", "transpose", "mul_", "p_sin"]
+    assert [s.form for s in made.body] == ["head", "transpose", "mul_", "p_sin", "add", "sum"]
     assert made.body[0].args == ("x0",) and made.body[2].args == ("v2",)

@@ -111,23 +111,31 @@ VIEWED = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
     ("w_update", ["v2"], None, {"site": 0}),
     ("pair_mul_", ["v0"], None, {"c": 2.0}),
     ("w_fold", ["v2"], "v3", {"site": 1}),
-], outputs=["v3", "v0"], sym_min={"s0": 1, "s1": 1})
+    ("pair_clone", ["v0"], "v4", {}),
+    ("pair_add", ["v4", "v0"], "v5", {}),
+    ("pair_sum", ["v5"], "v6", {"dim": 1}),
+    ("pair_unsqueeze", ["v6"], "v7", {}),
+], outputs=["v3", "v0", "v7"], sym_min={"s0": 1, "s1": 1})
 
 
 def test_aten_views_and_writes_of_a_pair_run_on_both_parts_through_the_views():
     typing = check(VIEWED)
-    assert [typing.dtypes[v] for v in ("v1", "v2", "v3")] == [SUBCLASS, SUBCLASS, None]
+    assert [typing.dtypes[v] for v in ("v1", "v2", "v3", "v4", "v5", "v6", "v7")] == [
+        SUBCLASS, SUBCLASS, None, SUBCLASS, SUBCLASS, SUBCLASS, SUBCLASS]
     assert typing.root["v2"] == "x0"
     fn = codegen.build(VIEWED)
     x0, x1 = torch.randn(4, 3), torch.randn(4, 3)
     a, b = x0.clone(), x1 * 0.5
-    folded, pair = fn(x0, x1)
+    folded, pair, reduced = fn(x0, x1)
     a[:2].mul_(1.5).sub_(0.5)
     b[:2].add_(a[:2])                                                 # w_update on the view: b += a
     a, b = a * 2.0, b * 2.0                                           # pair_mul_ on the whole pair
     assert torch.allclose(x0, a) and torch.allclose(pair.a, a) and torch.allclose(pair.b, b)
     assert pair.a.untyped_storage().data_ptr() == x0.untyped_storage().data_ptr()
     assert torch.allclose(folded, (a[:2].mT * 2 - 1) + b[:2].mT)
+    assert isinstance(reduced, type(pair)) and reduced.shape == (1, 4)                # pair_sum, pair_unsqueeze
+    assert torch.allclose(reduced.a, (a + a).sum(1).unsqueeze(0)) and torch.allclose(reduced.b, (b + b).sum(1)[None])
+    assert reduced.a.untyped_storage().data_ptr() != x0.untyped_storage().data_ptr()  # pair_clone: fresh
 
 
 @pytest.mark.compile

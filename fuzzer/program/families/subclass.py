@@ -27,9 +27,10 @@ each handler says what a call of one on a pair does:
 The forms make a pair of two plain values (``w_pair``: the first *is* the pair's part
 ``a``, a view of its storage; ``b`` is a fresh product of the second), call the ops on
 pairs, scale one by aten (``pair_scale``), view it and write it by aten as library code
-slices, transposes and updates a sharded or quantised value (``pair_head``,
-``pair_transpose``, ``pair_mul_``: aten's ``head``, ``transpose`` and ``mul_`` run by the
-class on both parts, a view a pair of the parts' views), read its parts back
+slices, transposes, copies, reduces and updates a sharded or quantised value
+(``pair_head``, ``pair_transpose``, ``pair_unsqueeze``, ``pair_clone``, ``pair_sum``,
+``pair_add`` of two pairs, ``pair_mul_``: aten's forms of those names run by the class
+on both parts, a view a pair of the parts' views), read its parts back
 (``w_first``, ``w_second``: views), write it in place and return it.  A pair is a value of kind
 ``dtypes.SUBCLASS``: no form but these takes one.  The IR roots a pair and both its
 parts in the storage of the pair's part ``a`` (an over-approximation: ``b`` is fresh),
@@ -315,7 +316,8 @@ def _aten_on_pair(name: str, base: str, result_dtype) -> Form:
     parts (a view a pair of the parts' views, an in-place write both parts written); it
     shrinks to ``base`` on the plain tensor the pair becomes."""
     form = next(f for f in aten_forms.FORMS if f.name == base)
-    return dataclasses.replace(form, name=name, feature=FEATURE, fits=_fits_any, operand_dtypes=(SUBCLASS,),
+    return dataclasses.replace(form, name=name, feature=FEATURE, fits=fits_same_dims if form.arity > 1 else _fits_any,
+                               operand_dtypes=(SUBCLASS,) * form.arity, broadcasts=False,
                                result_dtype=result_dtype if form.returns else None, opaque=False,
                                drawn_as=SUBCLASS_USE, shrink=Shrink((base,), COMPLEXITY))
 
@@ -359,4 +361,8 @@ FORMS: tuple[Form, ...] = (
     _aten_on_pair("pair_head", "head", _is_pair),
     _aten_on_pair("pair_transpose", "transpose", _is_pair),
     _aten_on_pair("pair_mul_", "mul_", None),
+    _aten_on_pair("pair_unsqueeze", "unsqueeze", _is_pair),
+    _aten_on_pair("pair_clone", "clone", _is_pair),
+    _aten_on_pair("pair_sum", "sum", _is_pair),
+    _aten_on_pair("pair_add", "add", _is_pair),
 )
