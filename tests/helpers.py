@@ -275,3 +275,24 @@ def footprint_indices(print_, root_shape, binding):
                     index = index + c * torch.arange(shape[i]).reshape([-1 if k == i else 1 for k in range(len(shape))])
         flat = flat + index * int(torch.tensor(root_shape[j + 1:], dtype=torch.int64).prod())
     return flat
+
+
+def feature_runs_eagerly(feature: str, count: int = 20, seeds: int = 1000) -> None:
+    """The first ``count`` programs drawn with ``feature`` certain that call one of its
+    forms run eagerly on every binding: eager raising would make a program ``invalid``,
+    a generator defect."""
+    from fuzzer.judge.execute import run_eager
+    from fuzzer.program import features, forms
+    from fuzzer.program.generate import generate
+
+    ran = 0
+    for seed in range(seeds):
+        c = generate(seed, features=features.ALL | {feature: 1.0})
+        if not any(forms.form(s.form).feature == feature for s in c.program.body):
+            continue
+        for runs in run_eager(c, "cpu"):
+            assert runs.eager.failure is None, (seed, runs.eager.failure)
+        ran += 1
+        if ran == count:
+            return
+    raise AssertionError(f"only {ran} of {seeds} programs call a form of {feature}")

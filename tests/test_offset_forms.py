@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 import torch
-from helpers import case, footprint_indices, prog, run_views
+from helpers import case, feature_runs_eagerly, footprint_indices, prog, run_views
 
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import features, forms, sizes
@@ -69,26 +69,16 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
                 over_copy += t.root[stmt.args[0]] not in {i.name for i in program.inputs}
     # 85 and 79 when written; 63 and 82 since a box of a view that requires grad is never
     # drawn (program.grad: its gradient is not defined); 47 and 71 since matmuls and the
-    # index and dtype-read forms of 2026-12-07 draw among them
-    assert over_view >= 40 and over_copy >= 40, (over_view, over_copy)
+    # index and dtype-read forms of 2026-12-07 draw among them; 37 and 53 since the view
+    # scatters, memory forms too, do
+    assert over_view >= 30 and over_copy >= 30, (over_view, over_copy)
     off = features.ALL | {BASE_OFFSETS: 0.0}
     assert not any(forms.form(s.form).feature == BASE_OFFSETS
                    for seed in range(80) for s in generate(seed, features=off).program.body)
 
 
 def test_generated_offset_views_run_eagerly_on_every_binding():
-    """Eager raising would make a program ``invalid``: a generator defect."""
-    ran = 0
-    for seed in range(120):
-        c = generate(seed, features=features.ALL | {BASE_OFFSETS: 1.0})
-        if not any(forms.form(s.form).feature == BASE_OFFSETS for s in c.program.body):
-            continue
-        for runs in run_eager(c, "cpu"):
-            assert runs.eager.failure is None, (seed, runs.eager.failure)
-        ran += 1
-        if ran == 20:
-            break
-    assert ran == 20
+    feature_runs_eagerly(BASE_OFFSETS, seeds=120)
 
 
 def test_a_row_major_copy_of_a_transposed_input_is_laid_out_by_its_own_dims():

@@ -5,13 +5,12 @@ the value scattered into right after) and never without it, generated programs r
 eagerly, the shrinker takes each toward a plain form, and Inductor keeps eager's answer
 where the value scattered into is read and written after."""
 
-import itertools
 
 import pytest
 import torch
-from helpers import case, eager_agrees_with_typing, one_statement, prog
+from helpers import case, eager_agrees_with_typing, feature_runs_eagerly, one_statement, prog
 
-from fuzzer.judge.execute import make_inputs, run_eager
+from fuzzer.judge.execute import make_inputs
 from fuzzer.program import codegen, features, forms, scatter_forms
 from fuzzer.program.generate import generate
 from fuzzer.program.ir import InvalidProgram, check
@@ -72,16 +71,7 @@ def test_the_generator_draws_scatters_then_the_value_scattered_into_only_with_th
 
 
 def test_generated_scatters_run_eagerly_on_every_binding():
-    ran = 0
-    for seed in itertools.count():
-        c = generate(seed, features=features.ALL | {features.VIEW_SCATTERS: 1.0})
-        if not any(forms.form(s.form).feature == features.VIEW_SCATTERS for s in c.program.body):
-            continue
-        for runs in run_eager(c, "cpu"):
-            assert runs.eager.failure is None, (seed, runs.eager.failure)
-        ran += 1
-        if ran == 20:
-            break
+    feature_runs_eagerly(features.VIEW_SCATTERS)
 
 
 def test_the_shrinker_takes_a_scatter_toward_a_plain_form():

@@ -5,11 +5,10 @@ overlapping part of its own storage is never drawn (torch refuses it, or compute
 an order of its own), the generator draws the forms often with the feature on and never
 without it, and the shrinker takes each toward the plain forms."""
 
-import itertools
 
 import pytest
 import torch
-from helpers import case, footprint_indices, prog, run_views
+from helpers import case, feature_runs_eagerly, footprint_indices, prog, run_views
 
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import features, forms, sizes, storage
@@ -133,16 +132,7 @@ def test_the_generator_draws_writes_through_permuted_views_and_crossed_writes_ba
 
 
 def test_generated_transposed_writes_run_eagerly_on_every_binding():
-    ran = 0
-    for seed in itertools.count():
-        c = generate(seed, features=features.ALL | {features.TRANSPOSED_WRITES: 1.0})
-        if not any(forms.form(s.form).feature == features.TRANSPOSED_WRITES for s in c.program.body):
-            continue
-        for runs in run_eager(c, "cpu"):
-            assert runs.eager.failure is None, (seed, runs.eager.failure)
-        ran += 1
-        if ran == 20:
-            break
+    feature_runs_eagerly(features.TRANSPOSED_WRITES)
 
 
 def test_the_shrinker_takes_a_transposed_write_toward_a_plain_one():
