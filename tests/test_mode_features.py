@@ -58,4 +58,4 @@ def test_func_grad_takes_gradients_and_drops_what_functorch_cannot_run():
     func_grad = features.BY_NAME[mode_features.FUNC_GRAD]
     assert func_grad.implies == (mode_features.AUTOGRAD,)
     assert set(func_grad.excludes) == {"graph-break", "hops", "hop-effects", "autograd-function", "function-shapes",
-                                       "module-state", "module-carry", "opaque-objects"}
+                                       "module-state", "module-carry", "opaque-objects", "tensor-subclass"}

@@ -122,10 +122,11 @@ def _step(program: Program) -> str:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
     lines += _load_buffers(mode, mode.carry)
     lines += objects.step_lines(mode.objects)
+    if backward:
+        lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs if pairs.requiring_grad(i.name, mode)]
+        lines += pairs.leaf_lines(mode)
     call = ", ".join([pairs.value(i.name, mode) for i in program.inputs
                       if i.name not in mode.module and i.name not in pairs.partners(mode)] + [o[0] for o in mode.objects])
-    if backward:
-        lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs]
     settings = []
     if features.needs_capture(program):
         settings.append(f"torch._dynamo.config.patch({CAPTURE})")
@@ -144,17 +145,20 @@ def _step(program: Program) -> str:
         lines += [f"    loss = {LOSS_NAME}(outs)",
                   "    if isinstance(loss, torch.Tensor):",
                   "        loss.backward()",
-                  ("    grads = tuple(torch.zeros_like(x) if x.grad is None else x.grad "
-                   f"for x in ({params}{',' if len(program.inputs) == 1 else ''}))")]
+                  "    grads = (" + "".join(f"{pairs.grad_of(i.name, mode)}, " for i in program.inputs).rstrip() + ")"]
     lines.append("    return outs" + (" + grads" if backward else "") + (" + states" if states else ""))
     return "\n".join(lines) + "\n"
 
 
-def _loss() -> str:
+def _loss(pairs_held: bool = False) -> str:
+    """``pairs_held``: a returned pair counts as the sum of its parts (``PairTotal``,
+    differentiable, as a library's dequantisation or gather is), so the loss stays a
+    plain tensor and each part's gradient is the loss's."""
+    each = f"({subclass.TOTAL}.apply(o) if isinstance(o, {subclass.CLASS}) else o)" if pairs_held else "o"
     return (f"def {LOSS_NAME}(outs):\n"
             '    """The loss a program that takes gradients differentiates: the sum of every value it '
             'returns that requires grad (0 where none does)."""\n'
-            "    return sum(o.sum() for o in outs if o.requires_grad)\n")
+            f"    return sum({each}.sum() for o in outs if o.requires_grad)\n")
 
 
 def _func_grad(program: Program, name: str) -> str:
@@ -206,7 +210,7 @@ def source(program: Program, name: str = FUNCTION_NAME, plain: bool = False) -> 
     them (``Mode.func_grad``), the function under it (``program_grad``) its step runs."""
     parts = _regions(program, plain) + [_function(program, name, plain)]
     if program.mode.grad:
-        parts.append(_loss())
+        parts.append(_loss(bool(program.mode.pairs)))
         if program.mode.func_grad:
             parts.append(_func_grad(program, name))
     if needs_step(program):

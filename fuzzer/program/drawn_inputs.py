@@ -64,5 +64,6 @@ def draw(seed: int, rng: random.Random, symbols: tuple[str, ...], sym_min: dict[
         symbols, sym_min[state.symbol] = symbols + (state.symbol,), state.length
         shapes_drawn.append(list(state.dims))
         drawn_dtypes.append(None)
-    paired = pairs.draw(seed, shapes_drawn, drawn_dtypes, aliases, wins, grad) if subclass.FEATURE in on else ()
+    paired = (pairs.draw(seed, shapes_drawn, drawn_dtypes, aliases, wins, feats.FUNC_GRAD in on)
+              if subclass.FEATURE in on else ())
     return DrawnInputs(symbols, shapes_drawn, drawn_dtypes, aliases, wins, state, paired)

@@ -281,7 +281,11 @@ class Form:
 
     @property
     def fixes_dtypes(self) -> bool:
-        """It takes or gives a tensor of a fixed dtype."""
+        """It takes or gives a tensor of a fixed dtype.  A tensor subclass's forms do not:
+        the kind they take and give (``dtypes.SUBCLASS``) is a class whose parts are of
+        the program's dtype, and a pair may require grad as a plain tensor does."""
+        if self.drawn_as in (SUBCLASS_SOURCE, SUBCLASS_USE):
+            return False
         return any(d is not None for d in self.operand_dtypes) or self.result_dtype is not None
 
     @property

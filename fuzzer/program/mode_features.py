@@ -11,7 +11,7 @@ forms is declared with its forms instead.
 from __future__ import annotations
 
 from fuzzer.program import aten_forms, library_forms
-from fuzzer.program.families import control, fnshapes, function, opaque, state
+from fuzzer.program.families import control, fnshapes, function, opaque, state, subclass
 from fuzzer.program.feature_record import Feature
 
 AUTOGRAD = "autograd"
@@ -31,9 +31,11 @@ FUNC_GRAD = "func-grad"
 #: transform (an eager ``torch.cond`` under it raises); the families'
 #: ``autograd.Function``s take ``ctx`` in ``forward`` without ``setup_context``, which
 #: functorch refuses; a module's buffers never take gradients; ``torch.func.grad`` differentiates
-#: tensors, and the program's opaque objects are no inputs of it
+#: tensors, and the program's opaque objects are no inputs of it; functorch's wrappers of a
+#: tensor subclass have no storage its ``__torch_dispatch__`` can read
 FUNC_GRAD_EXCLUDES: tuple[str, ...] = (aten_forms.GRAPH_BREAK, library_forms.HOPS, control.FEATURE, function.FEATURE,
-                                       fnshapes.FEATURE, MODULE_STATE, state.FEATURE, opaque.FEATURE)
+                                       fnshapes.FEATURE, MODULE_STATE, state.FEATURE, opaque.FEATURE,
+                                       subclass.FEATURE)
 
 
 def _identical_calls(program) -> bool:

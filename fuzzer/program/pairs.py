@@ -13,10 +13,18 @@ and written back part by part (``codegen``); a carried state may be one.
 
 A pair and its partner have the same dims and the program's dtype, and neither is
 strided, laid out, marked, an alias or a window (a library's value reaches compiled code
-as itself); the partner is no buffer; no program with pairs takes gradients (the
-family's forms take a kind of value of their own, ``dtypes.SUBCLASS``).  The IR gives a
-paired input that kind and roots its parts in the input's storage (``families.subclass``
-says why that over-approximation is sound).
+as itself); the partner is no buffer.  The IR gives a paired input that kind
+(``dtypes.SUBCLASS``: the family's forms take a kind of value of their own) and roots its
+parts in the input's storage (``families.subclass`` says why that over-approximation is
+sound).
+
+In a program that takes gradients by ``backward()`` a pair handed over as an argument is
+the leaf that requires grad, as a sharded parameter or a quantised weight being trained
+is (:func:`leaf_lines`): its parts are plain tensors that do not, its gradient is a pair,
+and the gradients judged for the two drawn tensors are that pair's parts
+(:func:`grad_of`).  A module's pair is state, loaded without grad as any buffer is.  Under
+``torch.func.grad`` (``Mode.func_grad``) no input is a pair: functorch's transforms over
+a wrapper subclass are another API, which no form writes.
 """
 
 from __future__ import annotations
@@ -43,9 +51,12 @@ def kinds(mode) -> dict[str, str]:
 
 
 def value(name: str, mode) -> str:
-    """How the step hands input ``name`` over: as it is, or as the pair it is made."""
+    """How the step hands input ``name`` over: as it is, or as the pair it is made (the
+    leaf :func:`leaf_lines` made, where the pair's gradient is taken)."""
     partner = dict(mode.pairs).get(name)
-    return name if partner is None else f"{CLASS}({name}, {partner})"
+    if partner is None:
+        return name
+    return _leaf(name) if name in _trained(mode) else f"{CLASS}({name}, {partner})"
 
 
 def written_back(name: str, source: str, mode) -> list[str]:
@@ -57,10 +68,46 @@ def written_back(name: str, source: str, mode) -> list[str]:
     return [f"{name}.copy_({source}.a)", f"{partner}.copy_({source}.b)"]
 
 
+def _leaf(name: str) -> str:
+    """The step's name of the pair made of input ``name``, where it is the leaf that requires grad."""
+    return f"pair_{name}"
+
+
+def _trained(mode) -> dict[str, str]:
+    """The pairs whose gradients ``backward()`` takes: each argument's (no buffer's), by input."""
+    if not mode.grad or mode.func_grad:
+        return {}
+    return {name: partner for name, partner in mode.pairs if name not in mode.module}
+
+
+def leaf_lines(mode) -> list[str]:
+    """The step's lines that make each pair handed over as an argument of a program that
+    takes gradients: the leaf that requires grad, its parts plain tensors that do not."""
+    return [f"    {_leaf(name)} = {CLASS}({name}, {partner}).requires_grad_(True)"
+            for name, partner in _trained(mode).items()]
+
+
+def grad_of(name: str, mode) -> str:
+    """The step's expression of input ``name``'s gradient: its own, or its part of its pair's
+    (zeros where the loss does not reach it, as for a plain input)."""
+    trained = _trained(mode)
+    part = "a" if name in trained else "b" if name in trained.values() else None
+    if part is None:
+        return f"torch.zeros_like({name}) if {name}.grad is None else {name}.grad"
+    leaf = _leaf(name if part == "a" else next(n for n, p in trained.items() if p == name))
+    return f"torch.zeros_like({name}) if {leaf}.grad is None else {leaf}.grad.{part}"
+
+
+def requiring_grad(name: str, mode) -> bool:
+    """Whether the step makes drawn input ``name`` itself require grad: not a trained pair's part."""
+    trained = _trained(mode)
+    return mode.grad and name not in trained and name not in trained.values()
+
+
 def problem(mode, dims: dict[str, Dims], given: dict[str, str | None]) -> str | None:
     """What is wrong with ``mode.pairs`` for inputs of ``dims`` and fixed dtypes ``given``, or None."""
-    if mode.pairs and mode.grad:
-        return "a program that takes gradients holds no tensor subclass"
+    if mode.pairs and mode.func_grad:
+        return "torch.func.grad takes no tensor subclass input"
     held = (set(mode.strided) | {n for n, _ in mode.layouts} | {n for n, _, _ in mode.marks}
             | {n for pair in mode.aliases for n in pair} | {n for w in mode.windows for n in w[:2]})
     named = [n for pair in mode.pairs for n in pair]
@@ -75,12 +122,12 @@ def problem(mode, dims: dict[str, Dims], given: dict[str, str | None]) -> str | 
     return None
 
 
-def draw(seed: int, shapes: list[list[str]], dtypes: list, aliases, wins, grad: bool) -> tuple:
+def draw(seed: int, shapes: list[list[str]], dtypes: list, aliases, wins, func_grad: bool) -> tuple:
     """The pairs of program ``seed``, from a stream of its own: with ``PAIR_SHARE``, one
     input of the program's dtype (no alias, window or base) paired with a new input of
-    its dims, the last (``shapes`` and ``dtypes`` grow by it).  None in a program that
-    takes gradients."""
-    if grad:
+    its dims, the last (``shapes`` and ``dtypes`` grow by it).  None in a program whose
+    gradients ``torch.func.grad`` takes."""
+    if func_grad:
         return ()
     rng = random.Random(f"dcefuzz-pairs-{__version__}-{seed}")
     held = {n for pair in aliases for n in pair} | {n for w in wins for n in w[:2]}

@@ -36,6 +36,15 @@ on both parts, a view a pair of the parts' views), read its parts back
 parts in the storage of the pair's part ``a`` (an over-approximation: ``b`` is fresh),
 so every real alias is one the rules see.
 
+In a program that takes gradients an input handed over as a pair is the leaf that
+requires grad (``fuzzer.program.pairs``), as a sharded parameter or quantised weight in
+training: the aten forms read it (the class's ``__torch_dispatch__`` runs their
+backward's aten ops on both parts too), and a returned pair is counted in the loss by
+:data:`PAIR_SOURCE`'s ``PairTotal`` (an ``autograd.Function``: the sum of the parts,
+each part's gradient the result's).  The family's ops and ``w_pair``, ``w_first`` and
+``w_second`` have no backward (an inner tensor read by its attribute is outside
+autograd), so they read no value that requires grad (``grad.GradRules``).
+
 Each form that calls an op shrinks toward the first library's op of its kind on a plain
 tensor (``Shrink.simpler``), and the shrinker's ``plain`` pass
 (``fuzzer.reduce.passes.plain``) turns a pair back into its part ``a`` where the bug
@@ -70,6 +79,8 @@ from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp, op_mak
 FEATURE = "tensor-subclass"
 #: the class the family's values are, as the program's text names it
 CLASS = "PairTensor"
+#: the ``autograd.Function`` a loss reads a returned pair through (``PAIR_SOURCE``)
+TOTAL = "PairTotal"
 #: how complicated a form of the family reads: above the plain forms it shrinks to
 COMPLEXITY = 3
 
@@ -140,6 +151,20 @@ class PairTensor(torch.Tensor):
         flat_a, spec = _pytree.tree_flatten(out_a)
         flat = [cls(x, y) if isinstance(x, torch.Tensor) else x for x, y in zip(flat_a, _pytree.tree_leaves(out_b))]
         return _correct_aliasing(func, args, kwargs, _pytree.tree_unflatten(flat, spec))
+
+
+class PairTotal(torch.autograd.Function):
+    """A pair's parts summed into a plain tensor, differentiably, as a library's
+    dequantisation or gather is: the gradient of each part is the result's."""
+
+    @staticmethod
+    def forward(ctx, pair):
+        return pair.a + pair.b
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.contiguous()
+        return PairTensor(grad, grad.clone())
 '''
 
 #: each op's handler for a pair, registered by its name; ``*rest`` is what follows the
@@ -325,8 +350,8 @@ def _aten_on_pair(name: str, base: str, result_dtype) -> Form:
 def _reads_pair(op: str, arity: int, infer, kinds: tuple, *, form: str | None = None, **fields) -> Form:
     """The form that calls the family's op ``op`` with operands of ``kinds`` (a pair:
     ``SUBCLASS``; None: a plain tensor), drawn among the forms that read a pair.  No op
-    of the family has a backward: a program that takes gradients holds no pair (its
-    forms take a kind of value of their own, ``ir.check_dtypes``)."""
+    of the family has a backward: in a program that takes gradients it reads no pair that
+    requires grad (``grad.GradRules``), outside ``no_grad``."""
     return custom_form(OP[op], arity, infer, form=form, feature=FEATURE, operand_dtypes=kinds, grad=NO_BACKWARD,
                        fits=fits_same_dims if arity > 1 else _fits_any, helpers=_handler(op),
                        helper_per_site=False, drawn_as=SUBCLASS_USE, **fields)
@@ -337,13 +362,13 @@ def _reads_pair(op: str, arity: int, infer, kinds: tuple, *, form: str | None = 
 FORMS: tuple[Form, ...] = (
     Form("w_pair", VIEW, 2, infer_same2(True), _render_pair, feature=FEATURE, fits=fits_same_dims, draw=draw_const,
          result_dtype=_is_pair, helpers=_class_only, helper_per_site=False, drawn_as=SUBCLASS_SOURCE,
-         shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
+         grad=NO_BACKWARD, shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
     Form("w_first", VIEW, 1, infer_same, _attribute("a"), feature=FEATURE, fits=_fits_any,
          operand_dtypes=(SUBCLASS,), result_dtype=_is_plain, drawn_as=SUBCLASS_USE,
-         shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
+         grad=NO_BACKWARD, shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
     Form("w_second", VIEW, 1, infer_same, _attribute("b"), feature=FEATURE, fits=_fits_any,
          operand_dtypes=(SUBCLASS,), result_dtype=_is_plain, drawn_as=SUBCLASS_USE,
-         shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
+         grad=NO_BACKWARD, shrink=Shrink(complexity=COMPLEXITY, to_operand=True)),
     Form("pair_scale", ATEN, 1, infer_scaled, lambda a, at, d: f"{a[0]} * {at['c']}", feature=FEATURE,
          fits=_fits_any, draw=draw_const, operand_dtypes=(SUBCLASS,), result_dtype=_is_pair, opaque=False,
          drawn_as=SUBCLASS_USE, shrink=Shrink(("scale",), COMPLEXITY)),
