@@ -96,6 +96,8 @@ def _regions(program: Program, plain: bool = False) -> list[str]:
     ``autograd.Function`` classes)."""
     # a program handed a pair (``Mode.pairs``) has the pair's class, whatever its body calls
     out: dict[str, str] = {subclass.CLASS: subclass.PAIR_SOURCE} if program.mode.pairs else {}
+    if program.mode.pairs and program.mode.grad:
+        out[subclass.TOTAL] = subclass.TOTAL_SOURCE
     for stmt in program.body:
         form = forms.form(stmt.form)
         if form.helpers is not None:

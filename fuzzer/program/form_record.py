@@ -40,9 +40,8 @@ USED_BY = {INTEGER_SOURCE: INTEGER, INTEGER: INTEGER, SUBCLASS_SOURCE: SUBCLASS_
 #: how the vmap and autocast forms (a few among many calls) and the memory forms (``base-offsets``,
 #: ``transposed-writes``) are drawn: a category and weight of their own
 TRANSFORM, MEMORY = "transform", "memory"
-#: what a form no program draws is drawn as (no category weight names it): a twin only
-#: triage's probes compile (``fuzzer.triage.causes``: a higher-order op around a body
-#: without an effect)
+#: what a form no program draws is drawn as (no category weight names it): a twin only triage's
+#: probes compile (``fuzzer.triage.causes``: a higher-order op around a body without an effect)
 TWIN = "twin"
 
 #: the higher-order ops of Dynamo's graph forms ask for (``Form.hop``): the hops
@@ -52,8 +51,7 @@ WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
 
 #: whether a form's result has a backward (every aten form and the pure custom ops
 #: do); a form without one may not read a value that requires grad
-BACKWARD = "backward"
-NO_BACKWARD = "no-backward"
+BACKWARD, NO_BACKWARD = "backward", "no-backward"
 
 #: Scalars the generator may use; kept small so values stay in a tame range.
 CONSTANTS = (0.5, 2.0, -1.0, 1.5)
@@ -281,9 +279,8 @@ class Form:
 
     @property
     def fixes_dtypes(self) -> bool:
-        """It takes or gives a tensor of a fixed dtype.  A tensor subclass's forms do not:
-        the kind they take and give (``dtypes.SUBCLASS``) is a class whose parts are of
-        the program's dtype, and a pair may require grad as a plain tensor does."""
+        """It takes or gives a tensor of a fixed dtype; a subclass's forms do not (a pair's parts
+        are of the program's dtype, and a pair may require grad as a plain tensor does)."""
         if self.drawn_as in (SUBCLASS_SOURCE, SUBCLASS_USE):
             return False
         return any(d is not None for d in self.operand_dtypes) or self.result_dtype is not None
@@ -414,8 +411,7 @@ def custom_call(name: str, extra: Callable[[list[Dims], dict], str] | None = Non
 
 
 def fits_same_dims(operands: list[Dims]) -> bool:
-    """``Form.fits`` of a form whose operands all have the same dims (one of three or
-    more: the generator's own rules pick two operands at most)."""
+    """``Form.fits`` of a form of three or more operands of the same dims (the generator's rules pick two)."""
     return all(d == operands[0] for d in operands)
 
 

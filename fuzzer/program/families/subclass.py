@@ -40,7 +40,7 @@ In a program that takes gradients an input handed over as a pair is the leaf tha
 requires grad (``fuzzer.program.pairs``), as a sharded parameter or quantised weight in
 training: the aten forms read it (the class's ``__torch_dispatch__`` runs their
 backward's aten ops on both parts too), and a returned pair is counted in the loss by
-:data:`PAIR_SOURCE`'s ``PairTotal`` (an ``autograd.Function``: the sum of the parts,
+:data:`TOTAL_SOURCE`'s ``PairTotal`` (an ``autograd.Function``: the sum of the parts,
 each part's gradient the result's).  The family's ops and ``w_pair``, ``w_first`` and
 ``w_second`` have no backward (an inner tensor read by its attribute is outside
 autograd), so they read no value that requires grad (``grad.GradRules``).
@@ -79,7 +79,7 @@ from fuzzer.program.op_record import EFFECTFUL, MUTATING, PURE, CustomOp, op_mak
 FEATURE = "tensor-subclass"
 #: the class the family's values are, as the program's text names it
 CLASS = "PairTensor"
-#: the ``autograd.Function`` a loss reads a returned pair through (``PAIR_SOURCE``)
+#: the ``autograd.Function`` a loss reads a returned pair through (``TOTAL_SOURCE``)
 TOTAL = "PairTotal"
 #: how complicated a form of the family reads: above the plain forms it shrinks to
 COMPLEXITY = 3
@@ -151,8 +151,11 @@ class PairTensor(torch.Tensor):
         flat_a, spec = _pytree.tree_flatten(out_a)
         flat = [cls(x, y) if isinstance(x, torch.Tensor) else x for x, y in zip(flat_a, _pytree.tree_leaves(out_b))]
         return _correct_aliasing(func, args, kwargs, _pytree.tree_unflatten(flat, spec))
+'''
 
-
+#: the ``autograd.Function`` a loss reads a returned pair through: in a program's text only
+#: where it takes gradients of a pair (a script defines only what its program needs)
+TOTAL_SOURCE = '''\
 class PairTotal(torch.autograd.Function):
     """A pair's parts summed into a plain tensor, differentiably, as a library's
     dequantisation or gather is: the gradient of each part is the result's."""
