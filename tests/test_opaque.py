@@ -169,6 +169,31 @@ def test_torch_recompiles_for_an_unequal_object_and_keeps_every_clause():
     assert verdict.recompiled == (2,)
 
 
+#: x0 scaled by a Scale's op and by a Cache's member through its op, under backward()
+TRAINED = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("o_scale", ["x0"], "v0", {"site": 0, "obj": "q0"}),
+    ("o_decayed", ["v0"], "v1", {"site": 1, "obj": "c0"}),
+], outputs=["v1"]), mode=Mode(objects=OBJECTS, grad=True))
+
+
+def test_the_pure_object_ops_have_a_backward_that_reads_only_what_setup_context_kept():
+    fn, step = codegen.build_with_step(TRAINED)
+    x0, x1 = torch.randn(4), torch.randn(4)
+    out, g0, g1, state = step(fn, x0, x1)
+    lib = _lib()
+    q0, c0 = lib.Scale.of(x1), lib.Cache.of(x0)
+    assert torch.allclose(g0, torch.full((4,), q0.k * c0.decay)) and torch.equal(g1, torch.zeros(4))
+    assert "return grad * ctx.k, None\n" in custom_ops.plain_snippet(opaque.OP["o_scale"].source)
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_the_object_ops_backward_is_clean():
+    """The allowed side, compiled (aot_eager, dynamic): the backward of ops taking a value
+    object and a reference object's member, the objects another at the third call."""
+    verdict = judge_fresh(case(TRAINED, BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
 # ------------------------------------------------------------------ generation and shrinking
 
 def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():

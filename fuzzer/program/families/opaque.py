@@ -19,6 +19,11 @@ is a ``PyObject``), and ``infer_schema`` refuses an opaque argument in
 * ``o_decayed``: ``x * c.decay``, pure: it reads the object's guarded member only,
   which no call changes.
 
+The two pure ones have a backward (``register_autograd``), as a quantised kernel taking
+its configuration object has: its ``setup_context`` keeps what it needs of the object
+(``q.k``; the member ``c.decay``), never the object's state, which a traced backward
+could not read (a fake object refuses it, as the fake impl's must).
+
 Three forms read an object in the program's own text, as Dynamo allows: ``q_member``
 (``x * q0.k``: a value object's field, a constant of the graph), ``c_member``
 (``x * c0.decay``: a reference object's ``USE_REAL`` member, read at trace time and
@@ -41,7 +46,6 @@ from fuzzer.program import objects
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
-    NO_BACKWARD,
     OBJECT,
     Form,
     Shrink,
@@ -78,6 +82,17 @@ def o_scale(x: torch.Tensor, q: Scale, site: int) -> torch.Tensor:
 @o_scale.register_fake
 def _(x, q, site):
     return x.new_empty(x.shape)
+
+
+def _o_scale_setup(ctx, inputs, output):
+    ctx.k = inputs[1].k  # a value object is a constant of the graph: its field read where the call is traced
+
+
+def _o_scale_backward(ctx, grad):
+    return grad * ctx.k, None, None
+
+
+o_scale.register_autograd(_o_scale_backward, setup_context=_o_scale_setup)
 '''),
     _op("o_put", EFFECTFUL, "c.data = c.data * c.decay + sum(x) in place, c a reference-type opaque object (Cache); "
         "ORDERED, logs x and the state it found", '''
@@ -120,6 +135,17 @@ def o_decayed(x: torch.Tensor, c: Cache, site: int) -> torch.Tensor:
 @o_decayed.register_fake
 def _(x, c, site):
     return x.new_empty(x.shape)
+
+
+def _o_decayed_setup(ctx, inputs, output):
+    ctx.decay = inputs[1].decay  # a declared member: read from the real object where the call is traced
+
+
+def _o_decayed_backward(ctx, grad):
+    return grad * ctx.decay, None, None
+
+
+o_decayed.register_autograd(_o_decayed_backward, setup_context=_o_decayed_setup)
 '''),
 )
 
@@ -168,10 +194,10 @@ def _member(name: str, cls: objects.ObjectClass, render, shrink: Shrink) -> Form
 
 
 FORMS: tuple[Form, ...] = (
-    _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin", grad=NO_BACKWARD),
+    _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin"),
     _call("o_put", infer_none, objects.CACHE, _object_first, "e_log"),
     _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
-    _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin", grad=NO_BACKWARD),
+    _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin"),
     _member("q_member", objects.SCALE, lambda a, at, d: f"{a[0]} * {at['obj']}.k", _TO_SCALE),
     _member("c_member", objects.CACHE, lambda a, at, d: f"{a[0]} * {at['obj']}.decay", _TO_SCALE),
     _member("c_method", objects.CACHE, lambda a, at, d: f"{at['obj']}.scaled({a[0]})",
