@@ -3,6 +3,8 @@
 (each vmap as its loop over the batch), how they shrink, and (marked ``compile``) that
 compiled code computes what eager computes under the same vmap."""
 
+import dataclasses
+
 import pytest
 import torch
 from helpers import case, prog, run_pass, stays_while
@@ -13,7 +15,7 @@ from fuzzer.judge.execute import run_eager
 from fuzzer.program import codegen, custom_ops, features, forms
 from fuzzer.program.families import vmaps
 from fuzzer.program.generate import generate
-from fuzzer.program.ir import InvalidProgram, check
+from fuzzer.program.ir import InvalidProgram, Mode, check
 from fuzzer.reduce.passes.rewrite import statement_edits
 
 VMAPS = ("vmap_sin", "vmap_mix", "vmap_mix_row", "vmap_rowsum", "vmap2_sin", "vmap_scale", "vmap_addto",
@@ -196,3 +198,19 @@ def test_a_batch_dim_the_trace_misplaces_is_a_wrong_output(monkeypatch):
     finally:
         restore()
     assert {f.kind for f in result.findings} == {"wrong-output"}, result.verdict
+
+
+def test_the_pure_ops_have_a_backward_that_runs_on_the_batch():
+    """In a program that takes gradients a vmap of a pure op reads an input that requires
+    grad, and backward() gives the formula's gradient: cos(x) for v_sin, 0.5 and
+    1 - tanh(y)^2 for v_mix, ones for v_rowsum (each summed by the loss)."""
+    program = dataclasses.replace(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+        ("vmap_sin", ["x0"], "v0", {"site": 0, "dim": 1, "out": 0}),
+        ("vmap_mix", ["x0", "x1"], "v1", {"site": 1, "dim": 0, "out": 0}),
+        ("vmap_rowsum", ["x1"], "v2", {"site": 2, "dim": 0, "out": 0}),
+    ], outputs=["v0", "v1", "v2"]), mode=Mode(grad=True))
+    fn, step = codegen.build_with_step(program)
+    x0, x1 = torch.randn(3, 4), torch.randn(3, 4)
+    *_, g0, g1 = step(fn, x0, x1)
+    assert torch.allclose(g0, torch.cos(x0) + 0.5)
+    assert torch.allclose(g1, 1 - torch.tanh(x1) ** 2 + 1)

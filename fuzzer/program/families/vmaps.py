@@ -32,9 +32,11 @@ The forms call them under ``torch.func.vmap`` of a ``lambda`` that passes the ca
 site, over a drawn dim (``in_dims``) with the batch put where ``out`` says
 (``out_dims``), one level or two (``vmap2_sin``), each operand batched or one row
 broadcast to every example (``*_row``).  What compiled code must keep is what eager
-under the same ``vmap`` computes: the existing clauses judge it.  No form reads a
-value that requires grad (the ops register no backward), and the compiler computes
-around the call (the rule's views), so a result is not opaque (``fuzzer.program.exact``).
+under the same ``vmap`` computes: the existing clauses judge it.  The pure ops have a
+backward (``register_autograd``), as a library's op that trains has: autograd records
+the call on the whole batch and the rule's views, ``backward()`` runs the formula on the
+batch; the mutating ops have none and read no value that requires grad.  The compiler
+computes the rule's views, so a result is not opaque (``fuzzer.program.exact``).
 
 Each form shrinks toward a loop over the batch (a ``torch.stack`` of the op's calls
 on each example, or a ``for`` of writes; twins never drawn, for a batch dim that is at
@@ -47,7 +49,6 @@ from __future__ import annotations
 from fuzzer.program import sizes
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
-    NO_BACKWARD,
     TRANSFORM,
     TWIN,
     Form,
@@ -103,6 +104,18 @@ def _(x, site):
 def _v_sin_vmap(info, in_dims, x, site):
     # elementwise: one call on the whole batch, whose dim stays where it was
     return torch.ops.dcefuzz.v_sin(x, site), in_dims[0]
+
+
+def _v_sin_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+
+
+def _v_sin_backward(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return grad * torch.cos(x), None
+
+
+v_sin.register_autograd(_v_sin_backward, setup_context=_v_sin_setup)
 '''),
     _op("v_mix", PURE, "x * 0.5 + tanh(y); its vmap rule batches at the front and broadcasts an unbatched operand",
         '''
@@ -123,6 +136,18 @@ def _v_mix_vmap(info, in_dims, x, y, site):
     x = x.movedim(in_dims[0], 0) if in_dims[0] is not None else x.expand(info.batch_size, *x.shape)
     y = y.movedim(in_dims[1], 0) if in_dims[1] is not None else y.expand(info.batch_size, *y.shape)
     return torch.ops.dcefuzz.v_mix(x, y, site), 0
+
+
+def _v_mix_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[1])
+
+
+def _v_mix_backward(ctx, grad):
+    (y,) = ctx.saved_tensors
+    return grad * 0.5, grad * (1 - torch.tanh(y) ** 2), None
+
+
+v_mix.register_autograd(_v_mix_backward, setup_context=_v_mix_setup)
 '''),
     _op("v_rowsum", PURE, "sum over the last dim; its vmap rule moves the batch dim to the front", '''
 @torch.library.custom_op("dcefuzz::v_rowsum", mutates_args=())
@@ -140,6 +165,17 @@ def _(x, site):
 def _v_rowsum_vmap(info, in_dims, x, site):
     # the batch dim to the front, so the last dim is each example's last
     return torch.ops.dcefuzz.v_rowsum(x.movedim(in_dims[0], 0), site), 0
+
+
+def _v_rowsum_setup(ctx, inputs, output):
+    ctx.shape = inputs[0].shape
+
+
+def _v_rowsum_backward(ctx, grad):
+    return grad.unsqueeze(-1).expand(ctx.shape).contiguous(), None
+
+
+v_rowsum.register_autograd(_v_rowsum_backward, setup_context=_v_rowsum_setup)
 '''),
     _op("v_scale", MUTATING, "a = a * 0.5 + 1 in place; its vmap rule writes the whole batch in one call", '''
 @torch.library.custom_op("dcefuzz::v_scale", mutates_args=("a",))
@@ -236,8 +272,7 @@ def _infer_rowsum(t, attrs, m):
     if len(t[0]) < 2:
         raise Illegal("a vmapped sum over the last dim needs rank >= 2")
     d = _batch_dim(t[0], attrs, m)
-    rest = list(t[0][:d]) + list(t[0][d + 1:])
-    kept = rest[:-1]
+    kept = (list(t[0][:d]) + list(t[0][d + 1:]))[:-1]
     o = _out_dim(attrs, len(kept) + 1)
     return tuple(kept[:o] + [t[0][d]] + kept[o:])
 
@@ -272,9 +307,7 @@ def _infer_write_row(t, attrs, m):
 
 def _rows(operands) -> bool:
     """``Form.fits`` of a row form: a first operand of rank >= 1, a second one of its rows."""
-    if not operands[0]:
-        return False
-    return len(operands) < 2 or tuple(operands[1]) == tuple(operands[0][1:])
+    return bool(operands[0]) and (len(operands) < 2 or tuple(operands[1]) == tuple(operands[0][1:]))
 
 
 def _rowsum_dims(t, attrs, m):
@@ -363,22 +396,22 @@ def _to(*simpler: str, complexity: int = 5) -> Shrink:
 
 
 def _vmap(op: str, arity: int, infer, render, form: str, draw, shrink: Shrink, **fields) -> Form:
-    """A form calling ``op`` under ``torch.func.vmap``: drawn as a transform, no backward,
-    not opaque (the compiler computes the rule's views)."""
-    return custom_form(OP[op], arity, infer, form=form, feature=FEATURE, render=render, draw=draw, grad=NO_BACKWARD,
+    """A form calling ``op`` under ``torch.func.vmap``: drawn as a transform, a backward
+    where the op is pure, not opaque (the compiler computes the rule's views)."""
+    return custom_form(OP[op], arity, infer, form=form, feature=FEATURE, render=render, draw=draw,
                        drawn_as=TRANSFORM, opaque=False, shrink=shrink, **fields)
 
 
 def _loop(op: str, arity: int, infer, render, form: str, simpler: str, row: bool = False, **fields) -> Form:
     """The loop over the batch a vmap shrinks to: a twin, never drawn."""
     return custom_form(OP[op], arity, _looped(infer, row), form=form, feature=FEATURE, render=render,
-                       grad=NO_BACKWARD, drawn_as=TWIN, opaque=False, shrink=_to(simpler, complexity=4), **fields)
+                       drawn_as=TWIN, opaque=False, shrink=_to(simpler, complexity=4), **fields)
 
 
 def _plain(op: str, arity: int, infer, simpler: str, complexity: int, **fields) -> Form:
     """The op called on the whole tensor, without vmap: a twin, never drawn, one step
     more complicated than the first library's op it shrinks to."""
-    return custom_form(OP[op], arity, infer, feature=FEATURE, grad=NO_BACKWARD, drawn_as=TWIN,
+    return custom_form(OP[op], arity, infer, feature=FEATURE, drawn_as=TWIN,
                        shrink=Shrink((simpler,), complexity), **fields)
 
 
