@@ -165,6 +165,9 @@ ZEROS_WRITTEN = [("clone", ["x0"], "v0", {"no_grad": True}), ("zero_", ["v0"], N
      "autograd forbids writing v0"),
     # an input is a leaf
     ([("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["x0", "v1"], None, {})], "autograd forbids writing x0"),
+    # a vmap's result made under no_grad is a view where out_dims moves the batch dim
+    ([("vmap_sin", ["x0"], "v0", {"site": 0, "dim": 1, "out": 1, "no_grad": True}),
+      ("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["v0", "v1"], None, {})], "autograd forbids writing v0"),
 ])
 def test_a_write_with_grad_under_func_grad_is_legal_only_where_autograd_takes_it(body, why):
     _func_grad(ZEROS_WRITTEN, ["v0"]).validate()

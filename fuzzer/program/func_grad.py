@@ -22,7 +22,9 @@ out of every other program (so those programs stay as they were drawn):
   then on.  An additive write (:data:`ADDITIVE`: its
   backward keeps nothing of what it wrote) leaves its storage writable again; any
   other counts as a read of it for backward.  A storage viewed under ``no_grad`` is
-  never written so (autograd refuses: "A view was created in no_grad mode ...");
+  never written so (autograd refuses: "A view was created in no_grad mode ..."), nor
+  is a transform's result made under ``no_grad`` (a vmap's is a view where ``out_dims``
+  moves the batch dim);
 * a view made of a storage before a write first made it require grad is a leaf that
   requires grad from then on, with no history of its own, so it is never written after
   (autograd refuses: "a leaf Variable that requires grad is being used in an in-place
@@ -34,7 +36,7 @@ out of every other program (so those programs stay as they were drawn):
 from __future__ import annotations
 
 from fuzzer.program import features
-from fuzzer.program.form_record import Illegal
+from fuzzer.program.form_record import TRANSFORM, Illegal
 from fuzzer.program.grad import GradRules
 
 #: the features whose forms a program under ``torch.func.grad`` never has: those eager
@@ -72,6 +74,10 @@ class FuncGradRules(GradRules):
         super().admit(stmt, form, root, inputs)
         if form.aliases_operand and no_grad:
             self.viewed_without_grad.add(root[stmt.args[0]])
+        if form.drawn_as == TRANSFORM and no_grad and stmt.out is not None:
+            # a vmap's result is a view of what its rule made where out_dims moves the
+            # batch dim (a transform's result counts so, conservatively)
+            self.viewed_without_grad.add(stmt.out)
         if form.aliases_operand and stmt.out is not None and stmt.args[0] in self.stale_views:
             self.stale_views.add(stmt.out)
 
