@@ -296,3 +296,15 @@ def feature_runs_eagerly(feature: str, count: int = 20, seeds: int = 1000) -> No
         if ran == count:
             return
     raise AssertionError(f"only {ran} of {seeds} programs call a form of {feature}")
+
+
+def never_drawn_when_off(feature: str, seeds: int = 80) -> None:
+    """No form of ``feature`` is drawn in ``seeds`` programs with every other feature at its
+    weight and ``feature``'s at 0: a feature switched off is off."""
+    from fuzzer.program import features, forms
+    from fuzzer.program.generate import generate
+
+    off = features.ALL | {feature: 0.0}
+    drawn = [(seed, s.form) for seed in range(seeds) for s in generate(seed, features=off).program.body
+             if forms.form(s.form).feature == feature]
+    assert not drawn, drawn

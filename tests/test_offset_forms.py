@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 import torch
-from helpers import case, feature_runs_eagerly, footprint_indices, prog, run_views
+from helpers import case, feature_runs_eagerly, footprint_indices, never_drawn_when_off, prog, run_views
 
 from fuzzer.judge.execute import run_eager
 from fuzzer.program import features, forms, sizes
@@ -72,9 +72,7 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
     # index and dtype-read forms of 2026-12-07 draw among them; 37 and 53 since the view
     # scatters, memory forms too, do
     assert over_view >= 30 and over_copy >= 30, (over_view, over_copy)
-    off = features.ALL | {BASE_OFFSETS: 0.0}
-    assert not any(forms.form(s.form).feature == BASE_OFFSETS
-                   for seed in range(80) for s in generate(seed, features=off).program.body)
+    never_drawn_when_off(BASE_OFFSETS)
 
 
 def test_generated_offset_views_run_eagerly_on_every_binding():

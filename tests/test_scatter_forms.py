@@ -8,7 +8,7 @@ where the value scattered into is read and written after."""
 
 import pytest
 import torch
-from helpers import case, eager_agrees_with_typing, feature_runs_eagerly, one_statement, prog
+from helpers import case, eager_agrees_with_typing, feature_runs_eagerly, never_drawn_when_off, one_statement, prog
 
 from fuzzer.judge.execute import make_inputs
 from fuzzer.program import codegen, features, forms, scatter_forms
@@ -65,9 +65,7 @@ def test_the_generator_draws_scatters_then_the_value_scattered_into_only_with_th
                 drawn[stmt.form] += 1
                 after += any(s.form in scatter_forms.AFTER and s.args[0] == stmt.args[0] for s in body[k + 1:k + 2])
     assert min(drawn.values()) >= 10 and after >= sum(drawn.values()) // 2, (drawn, after)
-    off = features.ALL | {features.VIEW_SCATTERS: 0.0}
-    assert not any(forms.form(s.form).feature == features.VIEW_SCATTERS
-                   for seed in range(80) for s in generate(seed, features=off).program.body)
+    never_drawn_when_off(features.VIEW_SCATTERS)
 
 
 def test_generated_scatters_run_eagerly_on_every_binding():
