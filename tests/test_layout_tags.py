@@ -290,3 +290,93 @@ def test_the_compiled_program_is_legal():
 def test_inductor_keeps_every_promise_on_a_program_of_every_op():
     v = judge_fresh(COMPILED, "cpu")
     assert v.status == contract.OK and v.divergences == [], (v.reason, [d.line() for d in v.divergences])
+
+
+# ------------------------------------------------------------------ under backward()
+
+#: the pure ops in a program that takes gradients, over a transposed and a channels-last
+#: input, their results multiplied so each backward gets an incoming gradient that is not
+#: uniform: each stride-reading backward an op of its forward's tags reading the saved
+#: argument's layout
+TRAINED = case(dataclasses.replace(prog({"x0": ("s0", "s1", "s2"), "x1": ("s0", "s1", "s2")}, [
+    ("l_exact", ["x0"], "v0", {"site": 0}),
+    ("l_order", ["x1"], "v1", {"site": 1}),
+    ("l_most", ["x0"], "v2", {"site": 2}),
+    ("l_raw", ["x1"], "v3", {"site": 3}),
+    ("l_cols", ["x0"], "v4", {"site": 4}),
+    ("l_default", ["x1"], "v5", {"site": 5}),
+    ("mul", ["v0", "v1"], "w0", {}),
+    ("mul", ["v2", "v3"], "w1", {}),
+    ("mul", ["v4", "v5"], "w2", {}),
+], outputs=["w0", "w1", "w2"]), mode=Mode(grad=True, layouts=(("x0", "transposed"), ("x1", "channels_last")))),
+    bindings=[{"s0": 2, "s1": 3, "s2": 4}, {"s0": 3, "s1": 4, "s2": 2}])
+
+
+def _reference_grads(x0, x1):
+    """The gradients of TRAINED's loss by autograd through the kernels' own codes."""
+    lib = custom_ops.install()
+    x0, x1 = (x.detach().clone().requires_grad_(True) for x in (x0, x1))
+    v = [lib._l_stored_delta(x0), lib._l_memory_delta(x1), lib._l_memory_delta(x0),
+         lib._l_memory_delta(x1.contiguous()), x0 - 0.5 * x0.roll(1, -1), lib._l_stored_delta(x1)]
+    loss = (v[0] * v[1]).sum() + (v[2] * v[3]).sum() + (v[4] * v[5]).sum()
+    return torch.autograd.grad(loss, (x0, x1))
+
+
+def test_each_pure_op_s_backward_is_its_code_s_gradient_read_off_the_argument_s_layout():
+    check(TRAINED.program)
+    from fuzzer.program import codegen
+
+    fn, step = codegen.build_with_step(TRAINED.program)
+    x0 = torch.randn(2, 4, 3).mT                               # transposed
+    x1 = torch.randn(2, 3, 4).movedim(1, -1).contiguous().movedim(-1, 1)  # channels-last
+    *outs, g0, g1 = step(fn, x0.clone(), x1.clone())
+    r0, r1 = _reference_grads(x0, x1)
+    assert torch.allclose(g0, r0, atol=1e-5) and torch.allclose(g1, r1, atol=1e-5)
+    assert "l_order_grad" in custom_ops.brief_source(["l_order"], grad=True)
+    assert "l_order_grad" not in custom_ops.brief_source(["l_order"], grad=False)
+
+
+def _backward_stand_in(contiguous: bool):
+    """The compiled function of ``l_order`` over a channels-last input under backward():
+    its backward's kernel handed the saved argument as eager has it, or made contiguous
+    (a compiler that restrided it against the tag)."""
+    class Restrided(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return ops.l_order(x, 0)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return ops.l_order_grad(x.contiguous() if contiguous else x, grad), None
+
+    def compiled(x0):
+        # the step as the program's: x0 requires grad, the loss is the output's sum
+        x0.requires_grad_(True)
+        out = Restrided.apply(x0) * x0
+        out.sum().backward()
+        return out, x0.grad
+    return compiled
+
+
+@pytest.mark.parametrize("restrided", [False, True])
+def test_a_backward_kernel_handed_another_layout_than_eager_s_is_flagged(restrided):
+    """Both sides: the backward's fixed-order kernel handed the channels-last argument
+    eager saved is clean; handed it contiguous, its gradient is another and flagged."""
+    program = prog({"x0": ("s0", "s1", "s2")}, [("l_order", ["x0"], "v0", {"site": 0}),
+                                                ("mul", ["v0", "x0"], "v1", {})], outputs=["v1"])
+    c = case(dataclasses.replace(program, mode=Mode(grad=True, layouts=(("x0", "channels_last"),))),
+             bindings=[{"s0": 2, "s1": 3, "s2": 4}])
+    runs = execute(c, "cpu", compiled=_backward_stand_in(restrided))
+    for br in runs:
+        br.compiled.coverage = WHOLLY
+    v = judge_case(c, runs, "cpu")
+    assert v.status == contract.OK, v.reason
+    assert v.kinds() == ([contract.WRONG_OUTPUT] if restrided else []), [d.line() for d in v.divergences]
+
+
+@pytest.mark.compile
+def test_inductor_keeps_every_promise_in_the_backward_of_every_pure_op():
+    v = judge_fresh(TRAINED, "cpu")
+    assert v.status == contract.OK and v.divergences == [], (v.reason, [d.line() for d in v.divergences])

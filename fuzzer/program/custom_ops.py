@@ -79,7 +79,7 @@ def with_backward(op: CustomOp) -> str:
     """An op's snippet with its honest backward, where it has one kept apart."""
     if op.name in BACKWARD:
         return op.source + "\n\n" + backward_source(op.name)
-    return op.source
+    return op.source + "\n\n" + op.backward if op.backward else op.source
 
 
 def with_callees(names) -> set[str]:

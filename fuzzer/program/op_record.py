@@ -70,6 +70,10 @@ class CustomOp:
     #: ``fuzzer.program.objects.SOURCE``): a library or script holds each such text once,
     #: after the header and before every snippet
     preamble: str = ""
+    #: its backward's registration (``register_autograd``, and the op it calls), kept
+    #: apart from its snippet: a library registers it, a brief shows it only for a program
+    #: that takes gradients (``fuzzer.program.custom_ops.with_backward``)
+    backward: str = ""
 
     @property
     def by_schema(self) -> bool:

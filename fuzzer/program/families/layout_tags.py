@@ -36,14 +36,20 @@ A ``flexible_layout`` op whose result depends on the layout would lie about itse
 (``fuzzer.judge.contract``, LAYOUT TAGS) says what each tag keeps.  ``l_default`` reads
 what the release's default promises only where that default is ``needs_exact_strides``
 (:func:`default_tag`): elsewhere its feature is off and the op is not registered.
-No op here has a backward or an effect.
+The pure ops have a backward (``register_autograd``, kept apart: ``CustomOp.backward``),
+as a library's layout-sensitive kernel trains: a stride-reading op's backward calls an op
+of the same tags (``l_exact_grad``, ``l_order_grad``...) on the argument it saved, whose
+kernel reads that argument's layout as the forward's did (its code's gradient: each
+element's gradient less half that of the element its code subtracts it from), so the tag
+promises the backward's kernel eager's layout too; ``l_raw``'s backward hands its
+contiguous kernel the incoming gradient made contiguous, ``l_cols``' is a formula.  The
+ops in place have none, and no op an effect.
 """
 
 from __future__ import annotations
 
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
-    NO_BACKWARD,
     Form,
     Shrink,
     custom_form,
@@ -124,16 +130,21 @@ def _l_memory_delta(x):
 #: by where each element is stored: what exact strides keep (the strides of the dims
 #: longer than 1; a gap or a padded row changes which element is stored before another)
 _STORED_DELTA = '''
+def _l_stored_at(x):
+    """Where each element of x is stored in its buffer, less its offset, plus 1."""
+    at = torch.zeros((), dtype=torch.long, device=x.device)
+    for d in range(x.dim()):
+        steps = torch.arange(x.size(d), device=x.device) * x.stride(d)
+        at = at + steps.view([-1 if k == d else 1 for k in range(x.dim())])
+    return at.expand(x.shape) + 1
+
+
 def _l_stored_delta(x):
     """Each element less half the one stored just before it in x's buffer (nothing where
     no element of x is stored there: the start, a gap between rows)."""
     if x.numel() == 0:
         return x.clone()
-    at = torch.zeros((), dtype=torch.long, device=x.device)
-    for d in range(x.dim()):
-        steps = torch.arange(x.size(d), device=x.device) * x.stride(d)
-        at = at + steps.view([-1 if k == d else 1 for k in range(x.dim())])
-    at = at.expand(x.shape) + 1
+    at = _l_stored_at(x)
     stored = x.new_zeros(int(at.max()) + 1)
     held = torch.zeros(stored.shape, dtype=torch.bool, device=x.device)
     stored[at] = x
@@ -142,10 +153,74 @@ def _l_stored_delta(x):
 '''
 
 
+#: the gradients of the two codes at ``x`` (each linear: the gradient of an element is
+#: its own less half that of the element its code subtracts it from), read off ``x``'s
+#: layout as the code is and off ``grad``'s values only
+_GRADS = {"_l_memory_delta": '''
+def _l_memory_delta_grad(x, grad):
+    """grad less half the gradient after it in x's memory order."""
+    order = _l_memory_order(x)
+    flat = grad.permute(order).reshape(-1)
+    out = flat.clone()
+    out[:-1] -= 0.5 * flat[1:]
+    return out.view([x.size(d) for d in order]).permute([order.index(d) for d in range(x.dim())])
+''', "_l_stored_delta": '''
+def _l_stored_delta_grad(x, grad):
+    """grad less half the gradient of the element stored just after each in x's buffer."""
+    if x.numel() == 0:
+        return grad.clone()
+    at = _l_stored_at(x)
+    stored = grad.new_zeros(int(at.max()) + 2)
+    held = torch.zeros(stored.shape, dtype=torch.bool, device=x.device)
+    stored[at] = grad
+    held[at] = True
+    return grad - 0.5 * torch.where(held[at + 1], stored[at + 1], torch.zeros_like(grad))
+'''}
+
+
+def _backward(name: str, tags: str, code: str, laid_out: str, fake: str) -> str:
+    """``name``'s backward, as a library's layout-sensitive kernel has one: an op of the
+    same tags (so compiled code hands it ``x`` laid out as the forward's was) computing
+    ``code``'s gradient, its result laid out as ``laid_out`` says and its fake alike."""
+    return _GRADS[code] + f'''
+
+@torch.library.custom_op("dcefuzz::{name}_grad", mutates_args=(){tags})
+def {name}_grad(x: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    return {laid_out.format(value=f"{code}_grad(x, grad)")}
+
+
+@{name}_grad.register_fake
+def _(x, grad):
+    return {fake}
+
+
+def _{name}_setup(ctx, inputs, output):
+    ctx.save_for_backward(inputs[0])
+
+
+def _{name}_backward(ctx, grad):
+    (x,) = ctx.saved_tensors
+    return torch.ops.dcefuzz.{name}_grad(x, grad), None
+
+
+{name}.register_autograd(_{name}_backward, setup_context=_{name}_setup)
+'''
+
+
 def _op(name: str, declaration: str, doc: str, source: str, feature: str = FEATURE,
-        helpers: str = _MEMORY_DELTA) -> CustomOp:
+        helpers: str = _MEMORY_DELTA, backward: str = "") -> CustomOp:
     return CustomOp(name=name, declaration=declaration, source=(helpers + "\n\n" + source.strip("\n")).strip("\n")
-                    + "\n", doc=doc, feature=feature)
+                    + "\n", doc=doc, feature=feature, backward=backward.strip("\n") + "\n" if backward else "")
+
+
+def _stored_backward(name: str, tags: str) -> str:
+    """The backward of a stored delta laid out as its argument: its result too."""
+    return _backward(name, tags, "_l_stored_delta", "torch.empty_like(x).copy_({value})", "torch.empty_like(x)")
+
+
+def _memory_backward(name: str, tags: str) -> str:
+    """The backward of a delta in memory order with a contiguous result: its result too."""
+    return _backward(name, tags, "_l_memory_delta", "{value}.contiguous()", "x.new_empty(x.shape)")
 
 
 def _laid_out_as_argument(name: str, tags: str) -> str:
@@ -191,11 +266,14 @@ def {name}(a: torch.Tensor, site: int) -> None:
 
 OPS: tuple[CustomOp, ...] = (
     _op("l_exact", PURE, "delta code over where each element is stored, result laid out as x (needs_exact_strides)",
-        _laid_out_as_argument("l_exact", ", tags=torch.Tag.needs_exact_strides"), helpers=_STORED_DELTA),
+        _laid_out_as_argument("l_exact", ", tags=torch.Tag.needs_exact_strides"), helpers=_STORED_DELTA,
+        backward=_stored_backward("l_exact", ", tags=torch.Tag.needs_exact_strides")),
     _op("l_order", PURE, "delta code in memory order, contiguous result (needs_fixed_stride_order)",
-        _contiguous_result("l_order", "torch.Tag.needs_fixed_stride_order")),
+        _contiguous_result("l_order", "torch.Tag.needs_fixed_stride_order"),
+        backward=_memory_backward("l_order", ", tags=torch.Tag.needs_fixed_stride_order")),
     _op("l_most", PURE, "l_order tagged flexible_layout and needs_fixed_stride_order: the second governs",
-        _contiguous_result("l_most", "(torch.Tag.flexible_layout, torch.Tag.needs_fixed_stride_order)")),
+        _contiguous_result("l_most", "(torch.Tag.flexible_layout, torch.Tag.needs_fixed_stride_order)"),
+        backward=_memory_backward("l_most", ", tags=(torch.Tag.flexible_layout, torch.Tag.needs_fixed_stride_order)")),
     _op("l_raw", PURE, "delta code over the raw buffer read as contiguous, checked (needs_contiguous_strides)", '''
 @torch.library.custom_op("dcefuzz::l_raw", mutates_args=(), tags=torch.Tag.needs_contiguous_strides)
 def l_raw(x: torch.Tensor, site: int) -> torch.Tensor:
@@ -211,7 +289,29 @@ def l_raw(x: torch.Tensor, site: int) -> torch.Tensor:
 @l_raw.register_fake
 def _(x, site):
     return x.new_empty(x.shape)
-''', helpers=""),
+''', helpers="", backward='''
+@torch.library.custom_op("dcefuzz::l_raw_grad", mutates_args=(), tags=torch.Tag.needs_contiguous_strides)
+def l_raw_grad(grad: torch.Tensor) -> torch.Tensor:
+    if not grad.is_contiguous():
+        raise RuntimeError(f"l_raw_grad needs a contiguous tensor, got strides {grad.stride()}")
+    flat = grad.as_strided((grad.numel(),), (1,))
+    out = flat.clone()
+    out[:-1] -= 0.5 * flat[1:]
+    return out.view(grad.shape)
+
+
+@l_raw_grad.register_fake
+def _(grad):
+    return grad.new_empty(grad.shape)
+
+
+def _l_raw_backward(ctx, grad):
+    # as a library's backward hands its kernel the incoming gradient: made contiguous
+    return torch.ops.dcefuzz.l_raw_grad(grad.contiguous()), None
+
+
+l_raw.register_autograd(_l_raw_backward)
+'''),
     _op("l_cols", PURE, "x less half its left neighbour along the last dim, column-major result (flexible_layout)",
         '''
 def _l_column_major(size):
@@ -233,13 +333,21 @@ def l_cols(x: torch.Tensor, site: int) -> torch.Tensor:
 @l_cols.register_fake
 def _(x, site):
     return torch.empty_strided(x.shape, _l_column_major(x.shape), dtype=x.dtype, device=x.device)
-''', helpers=""),
+''', helpers="", backward='''
+def _l_cols_backward(ctx, grad):
+    # the gradient of x - 0.5 * x.roll(1, -1), whatever grad's layout
+    return grad - 0.5 * grad.roll(-1, -1), None
+
+
+l_cols.register_autograd(_l_cols_backward)
+'''),
     _op("l_exact_", MUTATING, "delta code over where each element is stored, written into a (needs_exact_strides)",
         _in_place("l_exact_", "needs_exact_strides", "_l_stored_delta"), helpers=_STORED_DELTA),
     _op("l_order_", MUTATING, "delta code in memory order written into a (needs_fixed_stride_order)",
         _in_place("l_order_", "needs_fixed_stride_order", "_l_memory_delta")),
     _op("l_default", PURE, "l_exact untagged: the release's default layout for custom ops",
-        _laid_out_as_argument("l_default", ""), feature=DEFAULT_FEATURE, helpers=_STORED_DELTA),
+        _laid_out_as_argument("l_default", ""), feature=DEFAULT_FEATURE, helpers=_STORED_DELTA,
+        backward=_stored_backward("l_default", "")),
 )
 
 OP = {op.name: op for op in OPS}
@@ -257,8 +365,7 @@ def _infer_matrix(t, attrs, m):
 
 def _pure(name: str, shrink: Shrink, **fields) -> Form:
     feature = OP[name].feature
-    return custom_form(OP[name], 1, fields.pop("infer", infer_same), feature=feature, grad=NO_BACKWARD,
-                       shrink=shrink, **fields)
+    return custom_form(OP[name], 1, fields.pop("infer", infer_same), feature=feature, shrink=shrink, **fields)
 
 
 # each toward the plain op of its kind (a tagged op toward the untagged one, then
