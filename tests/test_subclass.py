@@ -245,3 +245,30 @@ def test_what_torch_says_it_does_not_support_for_a_subclass_is_refused_only_wher
     bare = Failure("RuntimeError", "Metadata mutations are currently not allowed on tensor subclasses", "compile")
     assert contract.refusal(Run(failure=bare), asks) is not None
     assert not asks_of(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], ["v0"])).subclass
+
+
+#: what a compiled backward raises when autograd hands it zeros as a plain tensor for a
+#: pair output the loss does not read, as 2.13.0 words it and as 2.11.0 did
+PLAIN_TANGENT = Failure("RuntimeError", "\nDuring the backward, we encountered a tensor subclass where we guessed its\n"
+                        "metadata incorrectly.\nExpected a PairTensor tangent but got a plain Tensor (tangent index: 0)."
+                        "\nThis happens when a compiled function returns multiple outputs that\nrequire gradients, but "
+                        ".backward() is only called on some of them.", "runtime")
+PLAIN_TANGENT_2_11 = dataclasses.replace(PLAIN_TANGENT, message=(
+    "\nDuring the backward, we encountered a tensor subclass where we guessed its\nmetadata incorrectly.\n\n"
+    "Expected metadata: None, expected type: <class 'PairTensor'>\n\nRuntime metadata: None, runtime type: "
+    "<class 'torch.Tensor'>\n\nshape: torch.Size([2])\nTo fix this, your tensor subclass must implement the dunder "
+    "method __force_to_same_metadata__."))
+
+
+def test_a_plain_tangent_for_a_subclass_output_is_refused_and_other_metadata_is_not():
+    """torch says to detach an output the loss does not read (#172556): refused where the
+    program holds a subclass, in either wording; a tangent of the subclass with other
+    metadata (what ``__coerce_same_metadata_as_tangent__`` is for) stays a finding."""
+    asks = asks_of(PROGRAM)
+    for failure in (PLAIN_TANGENT, PLAIN_TANGENT_2_11):
+        gap = contract.refusal(Run(failure=failure), asks)
+        assert gap is not None and gap.reason == contract.REFUSED
+        assert contract.refusal(Run(failure=failure), dataclasses.replace(asks, subclass=False)) is None
+    other = dataclasses.replace(PLAIN_TANGENT_2_11, message=PLAIN_TANGENT_2_11.message.replace(
+        "<class 'torch.Tensor'>", "<class 'PairTensor'>"))
+    assert contract.refusal(Run(failure=other), asks) is None

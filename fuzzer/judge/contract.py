@@ -79,7 +79,10 @@ compile error by which AOTAutograd declines what it says "is not supported today
 "not allowed" for subclasses (:data:`SUBCLASS_DECLINES`: mutated graph inputs that
 alias one another where an input or output of the graph is a subclass, metadata
 mutations of a subclass input, a storage resized under one) is refused like a
-target's, untested and never a finding; the same error without a subclass is one.
+target's, untested and never a finding; the same error without a subclass is one.  So is
+the error by which a compiled backward refuses a plain tangent for a subclass output
+(autograd's zeros for an output the loss does not read, where a graph returned it
+beside one it does): torch's message says to ``.detach()`` such outputs.
 
 MARK_UNBACKED'S LIMITS (``torch._dynamo.decorators.mark_unbacked``'s documentation:
 the size "will always be reported as not equal to zero or one", assertions on it
@@ -228,7 +231,7 @@ from fuzzer.judge.identity import (
 from fuzzer.judge.numeric import agrees, bitwise_equal, tensor_difference
 from fuzzer.judge.observe import (
     COMPILE, HOP_INLINED, HOP_LIMIT, NO_GRAPH, REFERENCE_DIVERGED,
-    REFUSED, REQUESTED_BREAK, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
+    REFUSED, REQUESTED_BREAK, RUNTIME, UNBACKED_EDGE, BindingRuns, Event, Failure, Gap, Run)
 from fuzzer.judge.wrapped import Wrapped, form_of, leaves
 
 
@@ -531,7 +534,14 @@ SUBCLASS_DECLINES: frozenset = _declined(
     r"Encountered (?:aliased|duplicate) inputs that are mutated in the graph, but at least one "
     r"input/output\s+to the graph is a tensor subclass",
     r"Metadata mutations are currently not allowed on tensor subclasses",
-    r"storage resizing is not supported on tensor subclass")
+    r"storage resizing is not supported on tensor subclass") | frozenset({
+    # a backward handed a plain tangent (autograd's zeros) for a subclass output the loss
+    # does not read: "call .detach() on forward outputs you don't need gradients for"
+    # (``AOTDispatchAutograd.process_runtime_tangent``; #172556, #173123), raised when the
+    # compiled backward runs; 2.11's message names the two types
+    ("RuntimeError", RUNTIME, r"\s*During the backward, we encountered a tensor subclass where we guessed its\s+"
+     r"metadata incorrectly\.\s+(?:Expected a \w+ tangent but got a plain Tensor|Expected metadata: .*, expected "
+     r"type: <class '(?!torch\.Tensor')[^']+'>\s+Runtime metadata: .*, runtime type: <class 'torch\.Tensor'>)")})
 
 
 #: INPUT SWAP LIMITS: AOTAutograd's own word on a ``set_`` (or ``resize_``) of a graph
