@@ -152,6 +152,31 @@ def test_a_trained_pair_s_gradient_part_lost_is_wrong_output_of_that_part():
     assert verdict(stand_in(False), c).kinds() == []
 
 
+def test_a_trained_pair_s_gradient_that_lost_its_class_is_wrong_output_even_where_values_agree():
+    """The forbidden side: a 'compiled' step whose pair's gradient is a plain tensor holding
+    part a's values (a backward that lost the class, as one on an empty pair may) shows
+    part b's gradient missing, not two tensors that agree; the allowed side: the class kept."""
+    fn, step = codegen.build_with_step(TRAINED)
+
+    class Declassed(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, pair):
+            return pair.clone()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.a.clone()
+
+    def stand_in(lose: bool):
+        return lambda x0, x1, x2: step(lambda p, x: fn(Declassed.apply(p) if lose else p, x), x0, x1, x2)
+
+    c = case(TRAINED, [{"s0": n} for n in (4, 0)])
+    v = verdict(stand_in(True), c)
+    assert v.kinds() == [contract.WRONG_OUTPUT] and {d.where for d in v.divergences} == {"output 4"}, \
+        [d.line() for d in v.divergences]
+    assert verdict(stand_in(False), c).kinds() == []
+
+
 @pytest.mark.compile
 def test_an_honest_compile_of_a_trained_pair_is_clean():
     """The allowed side with a real compile: Inductor's forward and backward of a pair

@@ -89,13 +89,18 @@ def leaf_lines(mode) -> list[str]:
 
 def grad_of(name: str, mode) -> str:
     """The step's expression of input ``name``'s gradient: its own, or its part of its pair's
-    (zeros where the loss does not reach it, as for a plain input)."""
+    (zeros where the loss does not reach it, as for a plain input).  A pair's gradient that
+    is no pair (a compiled backward that lost the class) is given whole in part a's place
+    and as None in part b's, so the judge sees its form differ from eager's (SUBCLASS
+    VALUES), not two plain tensors that may hold the same values."""
     trained = _trained(mode)
     part = "a" if name in trained else "b" if name in trained.values() else None
     if part is None:
         return f"torch.zeros_like({name}) if {name}.grad is None else {name}.grad"
     leaf = _leaf(name if part == "a" else next(n for n, p in trained.items() if p == name))
-    return f"torch.zeros_like({name}) if {leaf}.grad is None else {leaf}.grad.{part}"
+    other = f"{leaf}.grad" if part == "a" else "None"
+    return (f"torch.zeros_like({name}) if {leaf}.grad is None else {leaf}.grad.{part} "
+            f"if isinstance({leaf}.grad, {CLASS}) else {other}")
 
 
 def requiring_grad(name: str, mode) -> bool:
