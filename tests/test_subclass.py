@@ -244,6 +244,11 @@ def test_what_torch_says_it_does_not_support_for_a_subclass_is_refused_only_wher
     assert contract.refusal(Run(failure=other), asks) is None
     bare = Failure("RuntimeError", "Metadata mutations are currently not allowed on tensor subclasses", "compile")
     assert contract.refusal(Run(failure=bare), asks) is not None
+    aliasing = Failure("BackendCompilerFailed", "backend='inductor' raised:\nAssertionError: torch.compile is currently "
+                       "being used with tensor subclass inputs.\nWe are attempting to a compile a graph with two graph "
+                       "outputs\nthat alias one another, specifically output indices:\n\n    [0, 1]\n", "compile")
+    assert contract.refusal(Run(failure=aliasing), asks) is not None
+    assert contract.refusal(Run(failure=aliasing), dataclasses.replace(asks, subclass=False)) is None
     assert not asks_of(prog({"x0": ("s0",)}, [("p_sin", ["x0"], "v0", {"site": 0})], ["v0"])).subclass
 
 

@@ -78,7 +78,8 @@ SUBCLASS LIMITS: in a program that holds a tensor subclass (``Asks.subclass``), 
 compile error by which AOTAutograd declines what it says "is not supported today" or
 "not allowed" for subclasses (:data:`SUBCLASS_DECLINES`: mutated graph inputs that
 alias one another where an input or output of the graph is a subclass, metadata
-mutations of a subclass input, a storage resized under one) is refused like a
+mutations of a subclass input, a storage resized under one, outputs that alias one
+intermediate where an input is a subclass) is refused like a
 target's, untested and never a finding; the same error without a subclass is one.  So is
 the error by which a compiled backward refuses a plain tangent for a subclass output
 (autograd's zeros for an output the loss does not read, where a graph returned it
@@ -534,7 +535,12 @@ SUBCLASS_DECLINES: frozenset = _declined(
     r"Encountered (?:aliased|duplicate) inputs that are mutated in the graph, but at least one "
     r"input/output\s+to the graph is a tensor subclass",
     r"Metadata mutations are currently not allowed on tensor subclasses",
-    r"storage resizing is not supported on tensor subclass") | frozenset({
+    r"storage resizing is not supported on tensor subclass") | _declined(
+    # "ANY output aliasing (even for regular tensors) is currently unsupported if there are
+    # any subclass outputs" (``create_aot_state``: outputs aliasing one intermediate)
+    "AssertionError",
+    r"torch\.compile is currently being used with tensor subclass inputs\.\s+We are attempting to a compile a "
+    r"graph with two graph outputs\s+that alias one another") | frozenset({
     # a backward handed a plain tangent (autograd's zeros) for a subclass output the loss
     # does not read: "call .detach() on forward outputs you don't need gradients for"
     # (``AOTDispatchAutograd.process_runtime_tangent``; #172556, #173123), raised when the
