@@ -507,7 +507,7 @@ def test_what_is_left_of_a_finding_once_its_familys_part_is_gone():
 def test_the_committed_corpus_groups_into_its_bugs():
     """The committed corpus as triaged: the grouping docs/bugs.md sets beside the tracker."""
     found = {b.key: b for b in bugs.group(_corpus())}
-    assert len(found) == 98
+    assert len(found) == 99
     by_entry = {e: b for b in found.values() for e in b.entries}
     # five stale caches (docs/caches.md): one bug per change of declaration or setting and
     # cache, the fake impl's two aspects (shape, stride) one bug of the FX graph cache
@@ -625,8 +625,9 @@ def test_the_committed_corpus_groups_into_its_bugs():
         # on an unbacked stride; 2.14.1's wrapper leaving an empty input's size symbols unbound
         "runtime-error-abf76207d070", "compile-error-af9052d39732", "runtime-error-0841dd3b4ab3",
         # the hours of gradients through the families: an empty subclass input's gradient
-        # come back plain; aliased inputs whose sizes all became constants, checked as static
-        "wrong-output-79022c8dd739", "compile-error-c0975ccd2599"])
+        # come back plain; aliased inputs whose sizes all became constants, checked as static;
+        # nonzero of a size that is 1, ranged apart by AOTAutograd's retrace
+        "wrong-output-79022c8dd739", "compile-error-c0975ccd2599", "compile-error-db6df32db78c"])
     assert by_entry["wrong-mutation-9ce848f551f8"].blame == "inductor:remove_noop_ops[aten.copy]"
     assert by_entry["wrong-output-2ab6c6dc07d5"].blame == "inductor:remove_noop_ops[aten.clone]"
     # the storage offset and the node-count assertion need symbolic shapes, and so does the
@@ -648,8 +649,8 @@ def test_the_committed_corpus_groups_into_its_bugs():
         # a view of an input written from its own transpose, another buffer's layout
         "wrong-output-600ef7f4e35a", "wrong-output-3127ef533ed9",
         # a subclass output's symbolic sizes, counted before a dead op's guard pins one; an
-        # empty input's size symbols unbound at a recompile
-        "runtime-error-abf76207d070", "runtime-error-0841dd3b4ab3"}
+        # empty input's size symbols unbound at a recompile; nonzero of a size that is 1
+        "runtime-error-abf76207d070", "runtime-error-0841dd3b4ab3", "compile-error-db6df32db78c"}
     # the features' bugs, each blamed where it lives
     assert {by_entry[e].blame for e in ("wrong-output-07d276f3d739", "compile-error-6d4eeaacdc2a",
                                          "compile-error-a916f4a89c83")} == {"aot_eager"}
