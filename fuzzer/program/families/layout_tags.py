@@ -139,17 +139,22 @@ def _l_stored_at(x):
     return at.expand(x.shape) + 1
 
 
+def _l_stored_neighbour(x, values, step):
+    """values (of x's shape) of the element stored step places from each of x's in its
+    buffer (0 where none of x's is stored there: the start, the end, a gap between rows)."""
+    at = _l_stored_at(x)
+    stored = values.new_zeros(int(at.max()) + 2)
+    held = torch.zeros(stored.shape, dtype=torch.bool, device=x.device)
+    stored[at] = values
+    held[at] = True
+    return torch.where(held[at + step], stored[at + step], torch.zeros_like(values))
+
+
 def _l_stored_delta(x):
-    """Each element less half the one stored just before it in x's buffer (nothing where
-    no element of x is stored there: the start, a gap between rows)."""
+    """Each element less half the one stored just before it in x's buffer."""
     if x.numel() == 0:
         return x.clone()
-    at = _l_stored_at(x)
-    stored = x.new_zeros(int(at.max()) + 1)
-    held = torch.zeros(stored.shape, dtype=torch.bool, device=x.device)
-    stored[at] = x
-    held[at] = True
-    return x - 0.5 * torch.where(held[at - 1], stored[at - 1], torch.zeros_like(x))
+    return x - 0.5 * _l_stored_neighbour(x, x, -1)
 '''
 
 
@@ -169,12 +174,7 @@ def _l_stored_delta_grad(x, grad):
     """grad less half the gradient of the element stored just after each in x's buffer."""
     if x.numel() == 0:
         return grad.clone()
-    at = _l_stored_at(x)
-    stored = grad.new_zeros(int(at.max()) + 2)
-    held = torch.zeros(stored.shape, dtype=torch.bool, device=x.device)
-    stored[at] = grad
-    held[at] = True
-    return grad - 0.5 * torch.where(held[at + 1], stored[at + 1], torch.zeros_like(grad))
+    return grad - 0.5 * _l_stored_neighbour(x, grad, 1)
 '''}
 
 
