@@ -102,8 +102,9 @@ class CustomOp:
 def op_maker(feature: str | None = None, **more):
     """A family module's ``_op``: an op of ``feature`` (and ``more`` of ``CustomOp``'s
     fields) from its snippet as the module writes it, a triple-quoted string whose
-    leading and trailing blank lines are dropped."""
-    def make(name: str, declaration: str, doc: str, source: str) -> CustomOp:
+    leading and trailing blank lines are dropped; ``backward``, written the same way, is
+    its backward's registration, kept apart (``CustomOp.backward``)."""
+    def make(name: str, declaration: str, doc: str, source: str, backward: str = "") -> CustomOp:
         return CustomOp(name=name, declaration=declaration, source=source.strip("\n") + "\n", doc=doc,
-                        feature=feature, **more)
+                        feature=feature, backward=backward.strip("\n") + "\n" if backward else "", **more)
     return make

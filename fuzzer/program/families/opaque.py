@@ -19,10 +19,12 @@ is a ``PyObject``), and ``infer_schema`` refuses an opaque argument in
 * ``o_decayed``: ``x * c.decay``, pure: it reads the object's guarded member only,
   which no call changes.
 
-The two pure ones have a backward (``register_autograd``), as a quantised kernel taking
-its configuration object has: its ``setup_context`` keeps what it needs of the object
-(``q.k``; the member ``c.decay``), never the object's state, which a traced backward
-could not read (a fake object refuses it, as the fake impl's must).
+The two pure ones have a backward (``register_autograd``, kept apart:
+``CustomOp.backward``, so a brief shows it only where a program takes gradients), as a
+quantised kernel taking its configuration object has: its ``setup_context`` keeps what
+it needs of the object (``q.k``; the member ``c.decay``), never the object's state,
+which a traced backward could not read (a fake object refuses it, as the fake impl's
+must).
 
 Three forms read an object in the program's own text, as Dynamo allows: ``q_member``
 (``x * q0.k``: a value object's field, a constant of the graph), ``c_member``
@@ -82,8 +84,7 @@ def o_scale(x: torch.Tensor, q: Scale, site: int) -> torch.Tensor:
 @o_scale.register_fake
 def _(x, q, site):
     return x.new_empty(x.shape)
-
-
+''', backward='''
 def _o_scale_setup(ctx, inputs, output):
     ctx.k = inputs[1].k  # a value object is a constant of the graph: its field read where the call is traced
 
@@ -135,8 +136,7 @@ def o_decayed(x: torch.Tensor, c: Cache, site: int) -> torch.Tensor:
 @o_decayed.register_fake
 def _(x, c, site):
     return x.new_empty(x.shape)
-
-
+''', backward='''
 def _o_decayed_setup(ctx, inputs, output):
     ctx.decay = inputs[1].decay  # a declared member: read from the real object where the call is traced
 

@@ -33,9 +33,9 @@ site, over a drawn dim (``in_dims``) with the batch put where ``out`` says
 (``out_dims``), one level or two (``vmap2_sin``), each operand batched or one row
 broadcast to every example (``*_row``).  What compiled code must keep is what eager
 under the same ``vmap`` computes: the existing clauses judge it.  The pure ops have a
-backward (``register_autograd``), as a library's op that trains has: autograd records
-the call on the whole batch and the rule's views, ``backward()`` runs the formula on the
-batch; the mutating ops have none and read no value that requires grad.  The compiler
+backward (``register_autograd``, kept apart: ``CustomOp.backward``), as a library's op
+that trains has: autograd records the call on the whole batch and the rule's views,
+``backward()`` runs the formula on the batch; the mutating ops have none and read no value that requires grad.  The compiler
 computes the rule's views, so a result is not opaque (``fuzzer.program.exact``).
 
 Each form shrinks toward a loop over the batch (a ``torch.stack`` of the op's calls
@@ -104,8 +104,7 @@ def _(x, site):
 def _v_sin_vmap(info, in_dims, x, site):
     # elementwise: one call on the whole batch, whose dim stays where it was
     return torch.ops.dcefuzz.v_sin(x, site), in_dims[0]
-
-
+''', backward='''
 def _v_sin_setup(ctx, inputs, output):
     ctx.save_for_backward(inputs[0])
 
@@ -136,8 +135,7 @@ def _v_mix_vmap(info, in_dims, x, y, site):
     x = x.movedim(in_dims[0], 0) if in_dims[0] is not None else x.expand(info.batch_size, *x.shape)
     y = y.movedim(in_dims[1], 0) if in_dims[1] is not None else y.expand(info.batch_size, *y.shape)
     return torch.ops.dcefuzz.v_mix(x, y, site), 0
-
-
+''', backward='''
 def _v_mix_setup(ctx, inputs, output):
     ctx.save_for_backward(inputs[1])
 
@@ -165,8 +163,7 @@ def _(x, site):
 def _v_rowsum_vmap(info, in_dims, x, site):
     # the batch dim to the front, so the last dim is each example's last
     return torch.ops.dcefuzz.v_rowsum(x.movedim(in_dims[0], 0), site), 0
-
-
+''', backward='''
 def _v_rowsum_setup(ctx, inputs, output):
     ctx.shape = inputs[0].shape
 
