@@ -108,6 +108,66 @@ def test_the_step_makes_each_calls_objects_from_its_seeds_and_returns_the_states
     assert asks_of(PROGRAM).states == ("c0",)
 
 
+#: PROGRAM as a module (x2 its buffer, scaled by q0's member) that holds its objects as
+#: attributes, set by the step before every call (``Mode.object_attrs``)
+HELD = dataclasses.replace(
+    prog({"x0": ("s0",), "x1": ("s0",), "x2": ("s0",)}, BODY + [("q_member", ["x2"], "v6", {"obj": "q0"})],
+         outputs=["v5", "v6"]),
+    mode=Mode(objects=OBJECTS, module=("x2",), object_attrs=True))
+
+
+class _Stale:
+    """A 'compiled' module that keeps the first object set as each attribute of ``names``:
+    compiled code that read the object through the module once and never guarded it."""
+
+    def __init__(self, module, names):
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "first", {n: None for n in names})
+
+    def __getattr__(self, name):
+        return getattr(self.module, name)
+
+    def __setattr__(self, name, value):
+        if name in self.first:
+            value = self.first[name] = self.first[name] or value
+        setattr(self.module, name, value)
+
+    def __call__(self, *args):
+        return self.module(*args)
+
+
+def test_a_module_holds_its_objects_as_attributes_the_step_sets_before_each_call():
+    assert Program.from_json(HELD.to_json()) == HELD
+    check(HELD)
+    text = codegen.source(HELD)
+    assert "def forward(self, x0, x1):" in text and "    q0 = self.q0\n" in text and "    fn.c0 = c0\n" in text
+    assert "outs = fn(x0, x1)" in text and "q0 = Scale.of(x1) at each call, set as the module's attribute" in \
+        codegen.header(HELD)
+    for mode in (Mode(objects=OBJECTS, object_attrs=True), dataclasses.replace(HELD.mode, objects=())):
+        with pytest.raises(InvalidProgram):  # no module to hold them, or nothing to hold
+            check(dataclasses.replace(HELD, mode=mode))
+    handed = dataclasses.replace(HELD, mode=dataclasses.replace(HELD.mode, object_attrs=False))
+    xs = [torch.randn(2) for _ in range(3)]
+    for fn_step in (codegen.build_with_step(HELD), codegen.build_with_step(handed)):
+        fn, step = fn_step
+        outs = [step(fn, *(x.clone() for x in xs)) for _ in range(2)]
+        assert torch.equal(outs[0][1], xs[2] * _lib().Scale.of(xs[1]).k)
+    assert "objects on module" in normal_form(HELD) and "objects on module" not in normal_form(handed)
+
+
+def test_an_honest_module_is_clean_and_a_stale_attribute_is_a_wrong_output_where_the_objects_differ():
+    """Allowed: compiled code that reads each call's objects through the module.  Forbidden:
+    one that keeps the first call's (equal objects at the first two bindings, another at
+    the third)."""
+    fn, step = codegen.build_with_step(HELD)
+    assert _verdict(codegen.driven(step, fn), case(HELD, BINDINGS)).kinds() == []
+    fn, step = codegen.build_with_step(HELD)
+    stale = _verdict(codegen.driven(step, _Stale(fn, ("q0",))), case(HELD, BINDINGS))
+    assert "wrong-output" in stale.kinds() and {b for _, b, _ in _where(stale)} == {2}, _where(stale)
+    fn, step = codegen.build_with_step(HELD)
+    assert _verdict(codegen.driven(step, _Stale(fn, ("q0",))), case(HELD, EQUAL)).kinds() == []
+
+
 # ------------------------------------------------------------------ OBJECT STATE
 
 def test_an_honest_compile_is_clean():
@@ -167,6 +227,16 @@ def test_torch_recompiles_for_an_unequal_object_and_keeps_every_clause():
     verdict = judge_fresh(case(PROGRAM, BINDINGS), "cpu", "aot_eager")
     assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
     assert verdict.recompiled == (2,)
+
+
+@pytest.mark.compile
+def test_torch_guards_the_objects_a_module_holds_and_keeps_every_clause():
+    """The same through the module's attributes (aot_eager): Dynamo reaches the objects
+    through ``self``, and its guards there recompile at the call whose objects are new
+    (call 2; call 1 recompiles for the buffer's size, which a module's buffer specialises)."""
+    verdict = judge_fresh(case(HELD, BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+    assert verdict.recompiled == (1, 2)
 
 
 #: x0 scaled by a Scale's op and by a Cache's member through its op, under backward()

@@ -73,12 +73,13 @@ def does(program) -> str:
 def mode_words(mode) -> list[str]:
     """What of a program's mode ``does`` writes after its forms: every part of it a bug
     may need (gradients, ``torch.func.grad``'s, a dtype, strided, aliased, laid out or
-    windowed inputs, a module, a dynamic mode, marks), so a bug that needs one is never
+    windowed inputs, a module, objects it holds, a dynamic mode, marks), so a bug that needs one is never
     its plain twin's."""
     extra = [word for word, on in (("grad", mode.grad), ("func_grad", mode.func_grad),
                                    (f"dtype={mode.dtype}", mode.dtype != "float32"),
                                    ("strided", bool(mode.strided)), ("aliased", bool(mode.aliases)),
                                    ("module", bool(mode.module)), ("carry", mode.carry),
+                                   ("object_attrs", mode.object_attrs),
                                    (f"dynamic={mode.dynamic}", mode.dynamic != "true"),
                                    ("windows", bool(mode.windows)), (f"windows={mode.window_calls}",
                                                                      bool(mode.window_calls))) if on]

@@ -123,12 +123,12 @@ def _step(program: Program) -> str:
     for name, dim, how in mode.marks:
         lines.append(f"    {MARK_CALLS[how]}({name}, {dim})")
     lines += _load_buffers(mode, mode.carry)
-    lines += objects.step_lines(mode.objects)
+    lines += objects.step_lines(mode.objects, mode.object_attrs)
     if backward:
         lines += [f"    {i.name}.requires_grad_(True)" for i in program.inputs if pairs.requiring_grad(i.name, mode)]
         lines += pairs.leaf_lines(mode)
     call = ", ".join([pairs.value(i.name, mode) for i in program.inputs
-                      if i.name not in mode.module and i.name not in pairs.partners(mode)] + [o[0] for o in mode.objects])
+                      if i.name not in mode.module and i.name not in pairs.partners(mode)] + objects.handed(mode))
     settings = []
     if features.needs_capture(program):
         settings.append(f"torch._dynamo.config.patch({CAPTURE})")
@@ -230,8 +230,8 @@ def header(program: Program) -> str:
     inputs += [f"{n} = {b}.view({b}.shape)" for n, b in mode.aliases] + [f"{n} {how}" for n, how in mode.layouts]
     how = "loaded at the first call, carried over" if mode.carry else "loaded before each call"
     inputs += [f"{n} is the module's buffer ({how}, read after it)" for n in mode.module]
-    inputs += [f"{n} = {objects.CLASSES[c].build(s)} at each call, handed over after the tensors"
-               for n, c, s in mode.objects]
+    handed = "set as the module's attribute" if mode.object_attrs else "handed over after the tensors"
+    inputs += [f"{n} = {objects.CLASSES[c].build(s)} at each call, {handed}" for n, c, s in mode.objects]
     inputs += [f"{n} = {pairs.value(n, mode)}" for n, _ in mode.pairs]
     return (f"# compiled = torch.compile({entry_name(program)}, {compile_args(program)}); each binding runs {run}\n"
             f"# features: {', '.join(used) if used else 'none'}\n"
@@ -242,9 +242,10 @@ def _function(program: Program, name: str, plain: bool = False) -> str:
     typing = check(program)
     buffers = program.mode.module
     hidden = set(buffers) | pairs.partners(program.mode)  # a pair's partner is read as its part
-    params = ", ".join([i.name for i in program.inputs if i.name not in hidden] + [o[0] for o in program.mode.objects])
+    params = ", ".join([i.name for i in program.inputs if i.name not in hidden] + objects.handed(program.mode))
     lines = [f"def {'forward' if buffers else name}({'self, ' if buffers else ''}{params}".rstrip(", ") + "):"]
     lines += [f"    {b} = self.{b}" for b in buffers]
+    lines += [f"    {o} = self.{o}" for o, _, _ in program.mode.objects if program.mode.object_attrs]
     for sym in program.symbols:
         for inp in program.inputs:
             if sym in inp.dims and inp.name not in pairs.partners(program.mode):

@@ -390,6 +390,7 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
         program = buffers.carried(program, heads.state)
     elif feats.MODULE_STATE in on:
         program = buffers.as_module(program, seed)
+    program = objects.on_module(program, seed)
     if feats.LAYOUTS in on and not ops.nonempty and heads.state is None:  # empty wherever the body allows
         program = bindings.emptied(program, check)
     check(program)

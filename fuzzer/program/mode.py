@@ -60,6 +60,10 @@ class Mode:
     #: (name, class, seed input): the opaque objects (``fuzzer.program.objects``) the step
     #: makes from the seed at every call and hands to the program after its tensors
     objects: tuple[tuple[str, str, str], ...] = ()
+    #: the module holds its objects as attributes (``self.<name>``), which the step sets
+    #: before every call, as a serving engine's module holds its cache handle: Dynamo
+    #: reads them through the module, not as arguments; needs ``module`` and ``objects``
+    object_attrs: bool = False
     #: (input, partner): the input is handed over as a tensor subclass whose parts are it
     #: and the partner, which the program reads no other way (``fuzzer.program.pairs``)
     pairs: tuple[tuple[str, str], ...] = ()
@@ -83,6 +87,8 @@ class Mode:
             data["func_grad"] = True
         if self.objects:
             data["objects"] = [list(o) for o in self.objects]
+        if self.object_attrs:
+            data["object_attrs"] = True
         if self.pairs:
             data["pairs"] = [list(p) for p in self.pairs]
         return data
@@ -99,6 +105,7 @@ class Mode:
                    windows=tuple((str(n), str(b), int(d), str(k)) for n, b, d, k in data.get("windows", ())),
                    window_calls=str(data.get("window_calls", "")), func_grad=bool(data.get("func_grad", False)),
                    objects=tuple((str(n), str(c), str(s)) for n, c, s in data.get("objects", ())),
+                   object_attrs=bool(data.get("object_attrs", False)),
                    pairs=tuple((str(n), str(p)) for n, p in data.get("pairs", ())))
 
     @property
@@ -132,6 +139,8 @@ def problem(mode: Mode, dims: dict[str, Dims], inputs, given: dict[str, str | No
         return wrong
     if (wrong := objects.problem(mode.objects, dims, given)) is not None:
         return wrong
+    if mode.object_attrs and not (mode.module and mode.objects):
+        return "objects held as a module's attributes need a module and objects"
     if mode.objects and mode.func_grad:
         return "torch.func.grad takes the gradients of tensors only: no objects under it"
     for inp in inputs:

@@ -21,7 +21,12 @@ A program's objects (``Mode.objects``: name, class, seed) are made by its ``step
 every call from one of its inputs, the object's *seed* (:meth:`ObjectClass.build`):
 a ``Scale`` picked by the seed's number of elements, so the object may be another at
 the next call; a ``Cache`` over a copy of the seed, its ``decay`` picked the same way.
-They are handed to the program after its tensors.  A reference object's state after
+They are handed to the program after its tensors, or, in a module program, held as
+the module's attributes half the time (``Mode.object_attrs``: the step sets
+``fn.c0 = c0`` before every call and ``forward`` reads ``self.c0``), as a serving
+engine's module holds its cache handle: Dynamo then reaches the object through the
+module, its guards on the attribute, so a later call's other object must fail them
+there.  A reference object's state after
 the call is what the object shows of the calls: the step returns it after every other
 value (:func:`states`), and the contract judges it there (``contract.Asks.states``).
 
@@ -49,6 +54,9 @@ from fuzzer.program.sizes import Dims
 VALUE, REFERENCE = "value", "reference"
 #: how many objects of one class a program may hold
 PER_CLASS: int = 2
+#: the chance that a module program holds its objects as attributes (``Mode.object_attrs``)
+#: rather than taking them as arguments
+ON_MODULE_CHANCE: float = 0.5
 _NAME = re.compile(r"^[a-z]\d+$")
 
 
@@ -156,6 +164,18 @@ def hold(mode, body, inputs, seed: int):
     return dataclasses.replace(mode, objects=tuple((name, OWNER[name].name, rng.choice(seeds)) for name in named))
 
 
+def on_module(program, seed: int):
+    """``program``, a module program holding objects, with its objects held as the
+    module's attributes (``Mode.object_attrs``) for ``ON_MODULE_CHANCE`` of seeds, drawn
+    from a stream of its own (so its other draws are those it had without)."""
+    mode = program.mode
+    if not (mode.module and mode.objects):
+        return program
+    if random.Random(f"dcefuzz-object-attrs-{__version__}-{seed}").random() >= ON_MODULE_CHANCE:
+        return program
+    return dataclasses.replace(program, mode=dataclasses.replace(mode, object_attrs=True))
+
+
 def unavailable() -> str | None:
     """Why this torch cannot register the classes as :data:`SOURCE` does, or None: it
     needs ``torch._library.opaque_object`` with member types and either registration
@@ -218,9 +238,18 @@ def states(objects) -> tuple[str, ...]:
     return tuple(name for name, cls, _ in objects if CLASSES[cls].state is not None)
 
 
-def step_lines(objects) -> list[str]:
-    """The step's lines that make each object from its seed, before the call."""
-    return [f"    {name} = {CLASSES[cls].build(seed)}" for name, cls, seed in objects]
+def step_lines(objects, on_module: bool = False) -> list[str]:
+    """The step's lines that make each object from its seed, before the call;
+    ``on_module``: each then set as the module's attribute of its name (``fn.<name>``,
+    which a compiled module sets on the module it wraps), not handed to the call."""
+    made = [f"    {name} = {CLASSES[cls].build(seed)}" for name, cls, seed in objects]
+    return made + ([f"    fn.{name} = {name}" for name, _, _ in objects] if on_module else [])
+
+
+def handed(mode) -> list[str]:
+    """The objects the call takes as arguments, after the tensors: none where the module
+    holds them (``Mode.object_attrs``)."""
+    return [] if mode.object_attrs else [name for name, _, _ in mode.objects]
 
 
 def state_text(objects) -> str:

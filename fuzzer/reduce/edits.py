@@ -134,7 +134,8 @@ def without_input(mode: Mode, name: str) -> Mode:
                                module=tuple(n for n in mode.module if n != name),
                                carry=mode.carry and mode.module != (name,),
                                layouts=tuple(x for x in mode.layouts if x[0] != name),
-                               objects=tuple(o for o in mode.objects if o[2] != name),
+                               objects=(objs := tuple(o for o in mode.objects if o[2] != name)),
+                               object_attrs=mode.object_attrs and bool(objs) and mode.module != (name,),
                                pairs=tuple(p for p in mode.pairs if name not in p), **_windows_without(mode, name))
 
 

@@ -82,10 +82,11 @@ def complexity(case: Case) -> tuple:
 
 def mode_complexity(mode: Mode) -> int:
     """How much of a mode there is: each mark, strided, aliased, buffer, laid-out, windowed or paired input,
-    gradients, a dtype other than float32, automatic dynamic, a carried state and an opaque object count one."""
+    gradients, a dtype other than float32, automatic dynamic, a carried state, an opaque object and objects
+    held by the module count one."""
     return (len(mode.marks) + len(mode.strided) + len(mode.aliases) + mode.grad + (mode.dtype != "float32")
             + (mode.dynamic != "true") + len(mode.module) + mode.carry + len(mode.layouts) + len(mode.windows)
-            + bool(mode.window_calls) + len(mode.objects) + len(mode.pairs))
+            + bool(mode.window_calls) + len(mode.objects) + mode.object_attrs + len(mode.pairs))
 
 
 def simpler_modes(mode: Mode) -> Iterator[Mode]:
@@ -105,7 +106,8 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
     if mode.carry:  # a state loaded before each call, not carried from the call before
         yield dataclasses.replace(mode, carry=False)
     for n in mode.module if not mode.carry else ():  # a buffer back to an input: a module toward a function
-        yield dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n))
+        rest = tuple(x for x in mode.module if x != n)
+        yield dataclasses.replace(mode, module=rest, object_attrs=mode.object_attrs and bool(rest))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))
     if mode.window_calls:  # the same inputs at every call
@@ -113,5 +115,8 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
     for w in mode.windows:  # a window toward an input of its own: the pair toward distinct inputs
         rest = tuple(y for y in mode.windows if y != w)
         yield dataclasses.replace(mode, windows=rest, window_calls=mode.window_calls if rest else "")
+    if mode.object_attrs:  # the objects handed to the call, not held by the module
+        yield dataclasses.replace(mode, object_attrs=False)
     for o in mode.objects:  # an object no statement names any more
-        yield dataclasses.replace(mode, objects=tuple(x for x in mode.objects if x != o))
+        rest = tuple(x for x in mode.objects if x != o)
+        yield dataclasses.replace(mode, objects=rest, object_attrs=mode.object_attrs and bool(rest))

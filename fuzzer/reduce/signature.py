@@ -120,7 +120,7 @@ def mode_text(program: Program) -> str:
     parts += [f"{how} {n}" for n, how in mode.layouts]
     parts += [f"{k} {n}={b}:{d}" for n, b, d, k in mode.windows] + ([f"windows {mode.window_calls}"]
                                                                     if mode.window_calls else [])
-    parts += [f"{n}={c}({s})" for n, c, s in mode.objects]
+    parts += [f"{n}={c}({s})" for n, c, s in mode.objects] + (["objects on module"] if mode.object_attrs else [])
     parts += [f"pair {n}={p}" for n, p in mode.pairs]
     return "[" + " ".join(parts) + "] "
 
