@@ -31,6 +31,9 @@ it also splits the findings' programs into their trials and what came after them
 example and those only counted: the trial of a known program is spent whatever dcefuzz
 does after it, the rest is what recognising a repeat costs.
 
+With ``--by-bug N`` it lists the N held bugs whose known programs took most time, each
+with its trials and what came after them.
+
 It reads the logs only (no torch), so it runs under any interpreter.
 """
 
@@ -116,7 +119,27 @@ def _beyond_trial(rows: list[tuple[dict, str]]) -> None:
         print(f"    {label:36s} {len(lines):6d} {sum(ln['trial'] for ln in lines):8.0f} {sum(after):8.0f} {median}")
 
 
-def report(folder: Path, held: bool = False) -> None:
+def by_bug(rows: list[tuple[dict, str]]) -> list[tuple[str, int, float, float]]:
+    """The known programs' time by the bug they showed again: (bug, programs, trial s,
+    after s), most time first.  A program that showed several is counted under each, its
+    seconds shared among them; a log without the worker's clock puts ``seconds`` in
+    the trial's place.  Where most of the known share is one bug's, or the time after
+    the trials, the lever is that bug or its recognition, not what gets generated."""
+    tally: dict[str, list[float]] = defaultdict(lambda: [0, 0.0, 0.0])
+    for line, kind in rows:
+        if kind != KNOWN:
+            continue
+        hit = list(dict.fromkeys(bug for bug, _ in line.get("bugs", [])))
+        trial = line.get("trial", line.get("seconds", 0.0))
+        after = line.get("after_trial", 0.0)
+        for bug in hit:
+            tally[bug][0] += 1
+            tally[bug][1] += trial / len(hit)
+            tally[bug][2] += after / len(hit)
+    return sorted(((b, int(n), t, a) for b, (n, t, a) in tally.items()), key=lambda r: -(r[2] + r[3]))
+
+
+def report(folder: Path, held: bool = False, bugs_shown: int = 0) -> None:
     rows = kinds(read(folder), held, held_before(folder))
     bugs = {bug for line, _ in rows for bug, _ in line.get("bugs", [])}
     t = _tally(rows)
@@ -129,6 +152,10 @@ def report(folder: Path, held: bool = False) -> None:
               + (f"  {s / n:5.1f} s each" if n else ""))
     print(f"  known-bug programs a hundred programs: {100 * t[KNOWN][0] / max(1, len(rows)):.1f}")
     _beyond_trial(rows)
+    if bugs_shown:
+        print("  the known programs by the bug they showed again:   programs  trial s  after s")
+        for bug, n, trial, after in by_bug(rows)[:bugs_shown]:
+            print(f"    {bug:48s} {n:6d} {trial:8.0f} {after:8.0f}")
     aside = [bugs for line, _ in rows for bugs in line.get("avoided", ())]
     if aside:
         print(f"  draws set aside for holding a held bug's example: {len(aside)} "
@@ -140,9 +167,13 @@ def main() -> int:
     ap.add_argument("folders", type=Path, nargs="+", help="finished campaigns' folders (their --state)")
     ap.add_argument("--held", action="store_true",
                     help="a bug the corpus held before the campaign (counted, not saved) is known")
+    ap.add_argument("--by-bug", type=int, default=0, metavar="N",
+                    help="also the known programs' time by the bug they showed again, the N that took most")
     args = ap.parse_args()
+    if args.by_bug < 0:
+        ap.error("--by-bug takes a count of 0 or more")
     for folder in args.folders:
-        report(folder, args.held)
+        report(folder, args.held, args.by_bug)
     return 0
 
 

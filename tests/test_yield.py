@@ -95,3 +95,48 @@ def test_the_known_bug_share_counts_the_held_bugs_from_the_first_program(tmp_pat
     _write(tmp_path / "bugs.jsonl", [{"program": 0, "bug": "bug-held", "new": False},
                                      {"program": 1, "bug": "bug-new", "new": True}])
     assert bench.known_share(tmp_path) == 0.35
+
+
+def test_the_known_time_is_split_by_the_bug_each_program_showed_again():
+    """``timesplit --by-bug``: each known program's trial and after-trial seconds go to the
+    bugs it showed again, shared where it showed several; first hits and clean programs
+    count for none; most time first."""
+    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
+    timesplit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timesplit)
+    lines = [{"index": 0, "done": 1.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 20.0},
+             {"index": 1, "done": 2.0, "bugs": [["bug-a", "counted"]], "trial": 3.0, "after_trial": 5.0},
+             {"index": 2, "done": 3.0, "bugs": [["bug-b", "counted"]], "trial": 1.0, "after_trial": 30.0},
+             {"index": 3, "done": 4.0, "bugs": [["bug-a", "counted"], ["bug-c", "counted"]], "trial": 4.0,
+              "after_trial": 2.0},
+             {"index": 4, "done": 5.0, "status": "clean", "bugs": [], "trial": 9.0, "after_trial": 0.0}]
+    got = timesplit.by_bug(timesplit.kinds(lines, held=True))
+    assert got == [("bug-b", 1, 1.0, 30.0), ("bug-a", 2, 5.0, 6.0), ("bug-c", 1, 2.0, 1.0)]
+
+
+def test_avoidable_splits_each_kind_by_whether_the_rule_would_set_its_program_aside(tmp_path, monkeypatch):
+    """``avoidable.py``: each program the campaign ran is drawn again from its logged seed
+    with the campaign's weights and asked of the avoidance rule; its seconds go to its
+    kind, set aside or kept."""
+    spec = importlib.util.spec_from_file_location("avoidable_benchmark", ROOT / "benchmarks" / "avoidable.py")
+    avoidable = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(avoidable)
+    from fuzzer.program import generate
+
+    (tmp_path / "state.json").write_text(json.dumps({"features": {}}))
+    _write(tmp_path / "programs.jsonl", [
+        {"index": 0, "seed": 11, "done": 1.0, "status": "finding", "bugs": [["bug-a", "new"]], "seconds": 5.0},
+        {"index": 1, "seed": 12, "done": 2.0, "status": "finding", "bugs": [["bug-a", "counted"]], "seconds": 7.0},
+        {"index": 2, "seed": 13, "done": 3.0, "status": "finding", "bugs": [["bug-a", "counted"]], "seconds": 3.0},
+        {"index": 3, "seed": 12, "done": 4.0, "status": "clean", "bugs": [], "seconds": 2.0}])
+    aside = generate.generate(12).program
+
+    class Stub:
+        examples, causes = (), ()
+
+        def held_by(self, program):
+            return ("bug-a",) if program == aside else ()
+    monkeypatch.setattr(avoidable.Avoidance, "of_folders", classmethod(lambda cls, *a: Stub()))
+    programs, seconds, _ = avoidable.split(tmp_path, tmp_path)
+    assert dict(programs) == {("first", False): 1, ("known", True): 1, ("known", False): 1, ("clean", True): 1}
+    assert seconds[("known", True)] == 7.0 and seconds[("known", False)] == 3.0 and seconds[("clean", True)] == 2.0
