@@ -380,3 +380,17 @@ def test_a_backward_kernel_handed_another_layout_than_eager_s_is_flagged(restrid
 def test_inductor_keeps_every_promise_in_the_backward_of_every_pure_op():
     v = judge_fresh(TRAINED, "cpu")
     assert v.status == contract.OK and v.divergences == [], (v.reason, [d.line() for d in v.divergences])
+
+
+@pytest.mark.parametrize("name", ["l_order", "l_most", "l_raw"])
+def test_a_pure_ops_result_is_fresh_so_a_program_may_write_it_under_gradients(name):
+    """A custom op with a backward whose result is a view (of anything) is, to autograd,
+    a view made inside a custom Function, which no in-place write may touch: eager would
+    refuse the program.  Each kernel returns a fresh tensor, also over a contiguous
+    argument (where ``.contiguous()`` of a view would have handed the view back)."""
+    x = torch.randn(3, 4, requires_grad=True)
+    out = getattr(torch.ops.dcefuzz, name)(x, 0)
+    assert out._base is None
+    out.mul_(0.5)  # raised "is a view and is being modified inplace" with a view returned
+    out.sum().backward()
+    assert x.grad is not None

@@ -220,7 +220,8 @@ def _stored_backward(name: str, tags: str) -> str:
 
 def _memory_backward(name: str, tags: str) -> str:
     """The backward of a delta in memory order with a contiguous result: its result too."""
-    return _backward(name, tags, "_l_memory_delta", "{value}.contiguous()", "x.new_empty(x.shape)")
+    return _backward(name, tags, "_l_memory_delta", "{value}.clone(memory_format=torch.contiguous_format)",
+                     "x.new_empty(x.shape)")
 
 
 def _laid_out_as_argument(name: str, tags: str) -> str:
@@ -245,7 +246,7 @@ def _contiguous_result(name: str, tags: str) -> str:
 @torch.library.custom_op("dcefuzz::{name}", mutates_args=(), tags={tags})
 def {name}(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("{name}", site)
-    return _l_memory_delta(x).contiguous()
+    return _l_memory_delta(x).clone(memory_format=torch.contiguous_format)  # fresh: never a view
 
 
 @{name}.register_fake
@@ -281,9 +282,9 @@ def l_raw(x: torch.Tensor, site: int) -> torch.Tensor:
     if not x.is_contiguous():
         raise RuntimeError(f"l_raw needs a contiguous tensor, got strides {x.stride()}")
     flat = x.as_strided((x.numel(),), (1,))
-    out = flat.clone()
-    out[1:] -= 0.5 * flat[:-1]
-    return out.view(x.shape)
+    out = x.clone(memory_format=torch.contiguous_format)  # fresh, and returned whole: never a view
+    out.view(-1)[1:] -= 0.5 * flat[:-1]
+    return out
 
 
 @l_raw.register_fake
@@ -295,9 +296,9 @@ def l_raw_grad(grad: torch.Tensor) -> torch.Tensor:
     if not grad.is_contiguous():
         raise RuntimeError(f"l_raw_grad needs a contiguous tensor, got strides {grad.stride()}")
     flat = grad.as_strided((grad.numel(),), (1,))
-    out = flat.clone()
-    out[:-1] -= 0.5 * flat[1:]
-    return out.view(grad.shape)
+    out = grad.clone(memory_format=torch.contiguous_format)
+    out.view(-1)[:-1] -= 0.5 * flat[1:]
+    return out
 
 
 @l_raw_grad.register_fake
