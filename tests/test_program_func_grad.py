@@ -175,6 +175,26 @@ def test_a_write_with_grad_under_func_grad_is_legal_only_where_autograd_takes_it
         _func_grad(body, ["v0"]).validate()
 
 
+def test_a_write_back_through_sin_of_a_storage_that_requires_grad_is_refused():
+    """``v0.copy_(torch.sin(v0.mT).mT)``: ``sin`` saves ``v0.mT`` for backward and the
+    write changes it (eager raises "modified by an inplace operation"; a campaign drew
+    one, logged invalid); through ``* 0.5``, which saves nothing, it is legal."""
+    back = {"order": [1, 0], "back": [1, 0]}
+    _func_grad(ZEROS_WRITTEN + [("copy_back_", ["v0"], None, {**back, "via": "half"})], ["v0"]).validate()
+    with pytest.raises(InvalidProgram, match="saves for backward what it overwrites"):
+        _func_grad(ZEROS_WRITTEN + [("copy_back_", ["v0"], None, {**back, "via": "sin"})], ["v0"]).validate()
+
+    def by_hand(x0):  # the refused program written plain
+        with torch.no_grad():
+            v0 = torch.zeros_like(x0)
+        v0.add_(x0.relu())
+        v0.copy_(torch.sin(v0.mT).mT)
+        return v0.sum()
+
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        torch.func.grad(by_hand)(torch.randn(3, 4))
+
+
 # a view of a buffer made before a write gave the buffer a gradient, written after it
 STALE_VIEW = [("clone", ["x0"], "v0", {"no_grad": True}), ("unsqueeze", ["v0"], "v2", {"dim": 0}),
               ("unary", ["x0"], "v1", {"fn": "relu"}), ("add_", ["v0", "v1"], None, {}),

@@ -21,7 +21,9 @@ out of every other program (so those programs stay as they were drawn):
   (pytorch/pytorch#136662).  The written storage and every view of it require grad from
   then on.  An additive write (:data:`ADDITIVE`: its
   backward keeps nothing of what it wrote) leaves its storage writable again; any
-  other counts as a read of it for backward.  A storage viewed under ``no_grad`` is
+  other counts as a read of it for backward, and a write that reads what it overwrites
+  through an op that saves it (:data:`SAVES_OWN_READ`) is never of such a storage.  A
+  storage viewed under ``no_grad`` is
   never written so (autograd refuses: "A view was created in no_grad mode ..."), nor
   is a transform's result made under ``no_grad`` (a vmap's is a view where ``out_dims``
   moves the batch dim);
@@ -46,6 +48,10 @@ REFUSED = tuple(f for f in features.FUNC_GRAD_EXCLUDES if f != features.GRAPH_BR
 #: changes nothing backward reads
 ADDITIVE = frozenset({"add_", "sub_", "copy_", "fill_", "zero_", "index_add_", "index_copy_", "index_put_",
                       "masked_fill_"})
+#: writes that read what they overwrite through an op whose backward saves it, by form
+#: and its ``via`` (``transposed_forms``' ``x.copy_(torch.sin(x.mT).mT)``: ``sin`` saves
+#: ``x.mT``, which the write then changes): never of a storage that requires grad
+SAVES_OWN_READ: dict[str, frozenset[str]] = {"copy_back_": frozenset({"sin"}), "add_back_": frozenset({"sin"})}
 
 
 class FuncGradRules(GradRules):
@@ -95,6 +101,8 @@ class FuncGradRules(GradRules):
                 raise Illegal(f"autograd forbids writing {storage} here")
         if not (reads_grad or written & self.written_with_grad):
             return  # a write of values that require no grad, as GradRules allow it
+        if stmt.attrs.get("via") in SAVES_OWN_READ.get(form.name, ()):
+            raise Illegal(f"{form.name} saves for backward what it overwrites, of a storage that requires grad")
         through = {stmt.args[w] for w in form.mutates}
         self.stale_views |= {n for n, r in root.items() if r in written - self.written_with_grad
                              and n != r and n not in through and n in self.requires}
