@@ -15,6 +15,13 @@ def _yield_module():
     return module
 
 
+def _timesplit_module():
+    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _write(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -41,9 +48,7 @@ def test_a_configurations_own_gain_reads_its_curve_at_a_share_of_the_trial():
 
 
 def test_a_campaigns_time_splits_into_clean_first_hits_and_known_bugs():
-    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
-    timesplit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timesplit)
+    timesplit = _timesplit_module()
     lines = [{"index": 0, "done": 5.0, "status": "finding", "bugs": [["bug-a", "new"]]},
              {"index": 1, "done": 9.0, "status": "finding", "bugs": [["bug-a", "counted"]]},
              {"index": 2, "done": 3.0, "status": "clean", "bugs": []},
@@ -64,9 +69,7 @@ def test_a_repeats_cost_after_its_trial_is_split_by_what_became_of_it(capsys):
     """``timesplit``: a log with the worker's clock splits the findings' programs into
     trials and what came after, and the known ones into those that kept an example and
     those only counted, each with its median."""
-    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
-    timesplit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timesplit)
+    timesplit = _timesplit_module()
     lines = [{"index": 0, "done": 1.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 20.0},
              {"index": 1, "done": 2.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 6.0},
              {"index": 2, "done": 3.0, "bugs": [["bug-a", "counted"]], "trial": 3.0, "after_trial": 1.0},
@@ -101,9 +104,7 @@ def test_the_known_time_is_split_by_the_bug_each_program_showed_again():
     """``timesplit --by-bug``: each known program's trial and after-trial seconds go to the
     bugs it showed again, shared where it showed several; first hits and clean programs
     count for none; most time first."""
-    spec = importlib.util.spec_from_file_location("timesplit_benchmark", ROOT / "benchmarks" / "timesplit.py")
-    timesplit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(timesplit)
+    timesplit = _timesplit_module()
     lines = [{"index": 0, "done": 1.0, "bugs": [["bug-a", "new"]], "trial": 2.0, "after_trial": 20.0},
              {"index": 1, "done": 2.0, "bugs": [["bug-a", "counted"]], "trial": 3.0, "after_trial": 5.0},
              {"index": 2, "done": 3.0, "bugs": [["bug-b", "counted"]], "trial": 1.0, "after_trial": 30.0},

@@ -246,6 +246,12 @@ def step_lines(objects, on_module: bool = False) -> list[str]:
     return made + ([f"    fn.{name} = {name}" for name, _, _ in objects] if on_module else [])
 
 
+def settled(mode):
+    """``mode`` with its objects held by the module only while it still has a module and
+    objects (what a shrink that drops either leaves)."""
+    return dataclasses.replace(mode, object_attrs=mode.object_attrs and bool(mode.module) and bool(mode.objects))
+
+
 def handed(mode) -> list[str]:
     """The objects the call takes as arguments, after the tensors: none where the module
     holds them (``Mode.object_attrs``)."""

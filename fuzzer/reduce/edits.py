@@ -8,7 +8,7 @@ import dataclasses
 import re
 from collections.abc import Iterable
 
-from fuzzer.program import forms
+from fuzzer.program import forms, objects
 from fuzzer.program.ir import Case, Input, Mode, Program, Stmt
 from fuzzer.program.sizes import symbols_in
 from fuzzer.reduce import signature
@@ -128,15 +128,14 @@ def merge_symbols(case: Case, old: str, new: str) -> Case:
 
 def without_input(mode: Mode, name: str) -> Mode:
     """The mode once input ``name`` is gone."""
-    return dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
+    return objects.settled(dataclasses.replace(mode, marks=tuple(m for m in mode.marks if m[0] != name),
                                strided=tuple(n for n in mode.strided if n != name),
                                aliases=tuple(a for a in mode.aliases if name not in a),
                                module=tuple(n for n in mode.module if n != name),
                                carry=mode.carry and mode.module != (name,),
                                layouts=tuple(x for x in mode.layouts if x[0] != name),
-                               objects=(objs := tuple(o for o in mode.objects if o[2] != name)),
-                               object_attrs=mode.object_attrs and bool(objs) and mode.module != (name,),
-                               pairs=tuple(p for p in mode.pairs if name not in p), **_windows_without(mode, name))
+                               objects=tuple(o for o in mode.objects if o[2] != name),
+                               pairs=tuple(p for p in mode.pairs if name not in p), **_windows_without(mode, name)))
 
 
 def _windows_without(mode: Mode, name: str) -> dict:

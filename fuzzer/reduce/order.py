@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from fuzzer.program import forms
+from fuzzer.program import forms, objects
 from fuzzer.program.form_record import CONSTANTS, DEFAULT_COMPLEXITY, UNARY_FUNCTIONS
 from fuzzer.program.ir import Case, Mode
 
@@ -106,8 +106,7 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
     if mode.carry:  # a state loaded before each call, not carried from the call before
         yield dataclasses.replace(mode, carry=False)
     for n in mode.module if not mode.carry else ():  # a buffer back to an input: a module toward a function
-        rest = tuple(x for x in mode.module if x != n)
-        yield dataclasses.replace(mode, module=rest, object_attrs=mode.object_attrs and bool(rest))
+        yield objects.settled(dataclasses.replace(mode, module=tuple(x for x in mode.module if x != n)))
     for x in mode.layouts:
         yield dataclasses.replace(mode, layouts=tuple(y for y in mode.layouts if y != x))
     if mode.window_calls:  # the same inputs at every call
@@ -118,5 +117,4 @@ def simpler_modes(mode: Mode) -> Iterator[Mode]:
     if mode.object_attrs:  # the objects handed to the call, not held by the module
         yield dataclasses.replace(mode, object_attrs=False)
     for o in mode.objects:  # an object no statement names any more
-        rest = tuple(x for x in mode.objects if x != o)
-        yield dataclasses.replace(mode, objects=rest, object_attrs=mode.object_attrs and bool(rest))
+        yield objects.settled(dataclasses.replace(mode, objects=tuple(x for x in mode.objects if x != o)))
