@@ -142,6 +142,44 @@ def test_the_fills_take_half_the_positions_and_the_reduction_each_once(shape):
     assert torch.allclose(_run("reduce_perm_", x.clone(), y, reduce="mean"), (x + y[p.argsort()]) / 2)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_a_product_reduction_is_never_in_a_low_precision_program_where_eager_refuses_it(dtype):
+    """Eager's ``index_reduce_(..., 'prod')`` of a half-precision tensor whose slices hold one
+    element each raises an internal assert, so the IR refuses the form with ``prod`` in such
+    a program (``dtypes.EAGER_REFUSES``); ``mean``, and ``prod`` in float32, stay."""
+    import dataclasses
+
+    from fuzzer.program.mode import Mode
+
+    def program(reduce, dt):
+        p = prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")},
+                 [("reduce_perm_", ["x0", "x1"], None, {"dim": 0, "reduce": reduce})], outputs=["x0"])
+        return dataclasses.replace(p, mode=Mode(dtype=dt))
+    with pytest.raises(InvalidProgram, match="refuses reduce_perm_"):
+        check(program("prod", dtype))
+    check(program("mean", dtype))
+    check(program("prod", "float32"))
+    x, y = (torch.randn(2, 1, dtype=getattr(torch, dtype)) for _ in range(2))
+    with pytest.raises(RuntimeError, match="INTERNAL ASSERT"):
+        _run("reduce_perm_", x, y, reduce="prod")
+    _run("reduce_perm_", x, y, reduce="mean")
+
+
+def test_a_program_with_a_product_reduction_is_drawn_in_float32_where_half_precision_was_drawn():
+    """The mode is drawn after the body: a body holding ``prod`` takes float32 where the
+    dtypes feature drew float16 or bfloat16 (``drawn_mode.draw``'s ``refused_dtypes``), so
+    every such seed still gives a program; the rest keep their drawn dtype."""
+    table = features.parse("index-writes=1.0,dtypes=1.0")
+    with_prod, dtypes_seen = 0, set()
+    for seed in range(60):
+        program = generate(seed, features=table).program
+        dtypes_seen.add(program.mode.dtype)
+        if any(s.form == "reduce_perm_" and s.attrs.get("reduce") == "prod" for s in program.body):
+            with_prod += 1
+            assert program.mode.dtype == "float32"
+    assert with_prod >= 2 and dtypes_seen >= {"float16", "bfloat16"}
+
+
 # ------------------------------------------------------------- generation, shrinking
 
 def test_generated_programs_with_the_feature_are_legal_and_use_every_form():

@@ -14,14 +14,15 @@ from fuzzer.program.ir import DTYPES, MARKS, Input, Mode
 
 
 def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, dense=frozenset(),
-          written=frozenset(), wins=()) -> Mode:
+          written=frozenset(), wins=(), refused_dtypes=frozenset()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
     A mark eager cannot run the body with (``forms.mark_substitutes``: a ``scan``
     compiles its combine function, which a ``mark_dynamic`` reaches; Dynamo traces an
     eager ``torch.cond``'s branches and refuses ``mark_unbacked``; a user's plain-int
     size must be specialised) is drawn as its substitute, from the same draws, so
-    every other program is what it was."""
+    every other program is what it was.  So is a dtype eager's kernels refuse the body in
+    (``refused_dtypes``, ``dtypes.refused_by``): float32 in its place."""
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
@@ -44,6 +45,7 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
         own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in kept]
         strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
+    dtype = "float32" if dtype in refused_dtypes else dtype
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense),

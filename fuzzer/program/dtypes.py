@@ -23,5 +23,29 @@ FIXED_DTYPES = EXACT_DTYPES + DTYPES
 SUBCLASS = "subclass"
 
 
+#: (form, attribute, value) -> the program dtypes in which eager's CPU kernel refuses the
+#: call: ``index_reduce_(..., 'prod')`` of a float16 or bfloat16 tensor whose slice under
+#: each index holds one element (a (2, 1) tensor) raises an internal assert
+#: (``iter.ninputs() == traits::arity``, ATen's Loops.h) on 2.11.0 to 2.14.1, and a
+#: program's sizes are symbols that a binding may make so; ``mean`` runs
+EAGER_REFUSES: dict[tuple[str, str, str], frozenset[str]] = {
+    ("reduce_perm_", "reduce", "prod"): frozenset({"float16", "bfloat16"}),
+}
+
+
+def eager_refuses(form: str, attrs: dict, dtype: str) -> bool:
+    """Whether eager's kernel refuses ``form`` with ``attrs`` on a value of ``dtype``
+    (:data:`EAGER_REFUSES`)."""
+    return any(form == name and attrs.get(attr) == value and dtype in refused
+               for (name, attr, value), refused in EAGER_REFUSES.items())
+
+
+def refused_by(body) -> frozenset[str]:
+    """The program dtypes eager's kernels refuse some statement of ``body`` in: the mode,
+    drawn after the body, takes float32 instead (``drawn_mode.draw``)."""
+    return frozenset(d for stmt in body for (name, attr, value), refused in EAGER_REFUSES.items()
+                     if stmt.form == name and stmt.attrs.get(attr) == value for d in refused)
+
+
 def is_exact(dtype: str | None) -> bool:
     return dtype in EXACT_DTYPES

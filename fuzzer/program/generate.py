@@ -32,7 +32,7 @@ from fuzzer.program import (
     strided_forms,
     windows,
 )
-from fuzzer.program.dtypes import SUBCLASS, is_exact
+from fuzzer.program.dtypes import SUBCLASS, is_exact, refused_by
 from fuzzer.program.exact import ExactRules
 from fuzzer.program.form_draw import FormDraw
 from fuzzer.program.form_record import TRANSFORM, USED_BY, Form, Illegal
@@ -382,7 +382,7 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     paired = {n for pair in heads.pairs for n in pair}  # handed over as a library's value is, as itself
     mode = drawn_mode.draw(seed, on, [i for i in inputs if i.name not in paired], tuple(heads.aliases), swaps, dense,
-                           written, heads.windows)
+                           written, heads.windows, refused_by(st.body))
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
                       outputs=outputs, mode=objects.hold(dataclasses.replace(mode, pairs=heads.pairs), st.body, inputs, seed),
                       imports=sources.imports_for(st.body, ops.imports))
