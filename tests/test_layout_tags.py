@@ -394,3 +394,14 @@ def test_a_pure_ops_result_is_fresh_so_a_program_may_write_it_under_gradients(na
     out.mul_(0.5)  # raised "is a view and is being modified inplace" with a view returned
     out.sum().backward()
     assert x.grad is not None
+
+
+def test_every_tag_the_library_declares_is_given_as_a_sequence():
+    """``custom_op(..., tags=torch.Tag.x)`` (a bare tag) is refused by torch 2.11 and 2.12
+    (``tags`` is unpacked), which have the layout tags all the same: the library gives
+    each op's tags as a tuple, so it registers on every supported release."""
+    import re
+
+    source = custom_ops.source_for(custom_ops.registrable())
+    assert "tags=(torch.Tag." in source
+    assert not re.findall(r"tags=torch\.Tag\.", source)

@@ -59,4 +59,4 @@ def test_the_step_makes_every_object_and_returns_the_reference_objects_states_on
 def test_the_classes_are_registrable_on_this_torch_and_their_text_registers_both_kinds():
     assert objects.unavailable() is None
     assert "class Scale" in objects.SOURCE and "class Cache(OpaqueBase)" in objects.SOURCE
-    assert "_REGISTER(Scale, typ=_VALUE)" in objects.SOURCE and "typ=_REFERENCE" in objects.SOURCE
+    assert "_REGISTER(Scale, typ=_VALUE" in objects.SOURCE and "typ=_REFERENCE" in objects.SOURCE

@@ -306,3 +306,18 @@ def test_a_program_holding_objects_no_op_takes_still_defines_their_classes():
     for text in (sources.script(held), sources.script(held, brief=True)):
         assert "class Cache(OpaqueBase):" in text and "_REGISTER(Cache" in text
     assert "class Cache" not in sources.script(dataclasses.replace(held, mode=Mode()))
+
+
+def test_each_class_is_of_the_opaque_base_with_the_members_programs_read_declared():
+    """What the oldest supported release asks of an opaque type (torch 2.11 refuses a class
+    outside the base at registration, and a value type's attribute read in compiled code
+    that no member declares is a hard error in Dynamo): both classes, as the fuzzer
+    registered them, are of the base the installed torch registers with, and every
+    attribute a program reads is declared."""
+    from torch._library import opaque_object
+
+    scope = vars(custom_ops.install())
+    for name, members in (("Scale", {"k", "b"}), ("Cache", {"decay", "scaled"})):
+        cls = scope[name]
+        assert issubclass(cls, scope["OpaqueBase"]), name
+        assert all(opaque_object.get_member_type(cls, m) is not None for m in members), name

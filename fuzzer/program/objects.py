@@ -98,9 +98,10 @@ else:
     _REGISTER, _REFERENCE, _VALUE = _opaque.register_opaque_type, "reference", "value"
 
 
-class Scale:
+class Scale(OpaqueBase):
     """A value-type opaque object: a scale and a shift.  torch.compile specialises its
-    graph on one and guards on __eq__; `of` picks one by a tensor's number of elements."""
+    graph on one and guards on __eq__; `of` picks one by a tensor's number of elements.
+    Of the base class too, which torch 2.11 asks of every opaque type."""
 
     CHOICES = ((0.5, 0.0), (2.0, 1.0), (-1.5, 0.25))
 
@@ -121,7 +122,9 @@ class Scale:
         return f"Scale({self.k!r}, {self.b!r})", {"Scale": Scale}
 
 
-_REGISTER(Scale, typ=_VALUE)
+# its members declared as a reference type's are: torch 2.11 reads a value type's
+# attributes in compiled code only where they are
+_REGISTER(Scale, typ=_VALUE, members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
 
 
 class Cache(OpaqueBase):

@@ -258,7 +258,7 @@ def _(x, site):
 def _in_place(name: str, tag: str, delta: str) -> str:
     """A delta code (``_l_memory_delta`` or ``_l_stored_delta``) written into its argument."""
     return f'''
-@torch.library.custom_op("dcefuzz::{name}", mutates_args=("a",), tags=torch.Tag.{tag})
+@torch.library.custom_op("dcefuzz::{name}", mutates_args=("a",), tags=(torch.Tag.{tag},))
 def {name}(a: torch.Tensor, site: int) -> None:
     _hit("{name}", site)
     a.copy_({delta}(a))
@@ -267,16 +267,16 @@ def {name}(a: torch.Tensor, site: int) -> None:
 
 OPS: tuple[CustomOp, ...] = (
     _op("l_exact", PURE, "delta code over where each element is stored, result laid out as x (needs_exact_strides)",
-        _laid_out_as_argument("l_exact", ", tags=torch.Tag.needs_exact_strides"), helpers=_STORED_DELTA,
-        backward=_stored_backward("l_exact", ", tags=torch.Tag.needs_exact_strides")),
+        _laid_out_as_argument("l_exact", ", tags=(torch.Tag.needs_exact_strides,)"), helpers=_STORED_DELTA,
+        backward=_stored_backward("l_exact", ", tags=(torch.Tag.needs_exact_strides,)")),
     _op("l_order", PURE, "delta code in memory order, contiguous result (needs_fixed_stride_order)",
-        _contiguous_result("l_order", "torch.Tag.needs_fixed_stride_order"),
-        backward=_memory_backward("l_order", ", tags=torch.Tag.needs_fixed_stride_order")),
+        _contiguous_result("l_order", "(torch.Tag.needs_fixed_stride_order,)"),
+        backward=_memory_backward("l_order", ", tags=(torch.Tag.needs_fixed_stride_order,)")),
     _op("l_most", PURE, "l_order tagged flexible_layout and needs_fixed_stride_order: the second governs",
         _contiguous_result("l_most", "(torch.Tag.flexible_layout, torch.Tag.needs_fixed_stride_order)"),
         backward=_memory_backward("l_most", ", tags=(torch.Tag.flexible_layout, torch.Tag.needs_fixed_stride_order)")),
     _op("l_raw", PURE, "delta code over the raw buffer read as contiguous, checked (needs_contiguous_strides)", '''
-@torch.library.custom_op("dcefuzz::l_raw", mutates_args=(), tags=torch.Tag.needs_contiguous_strides)
+@torch.library.custom_op("dcefuzz::l_raw", mutates_args=(), tags=(torch.Tag.needs_contiguous_strides,))
 def l_raw(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("l_raw", site)
     if not x.is_contiguous():
@@ -291,7 +291,7 @@ def l_raw(x: torch.Tensor, site: int) -> torch.Tensor:
 def _(x, site):
     return x.new_empty(x.shape)
 ''', helpers="", backward='''
-@torch.library.custom_op("dcefuzz::l_raw_grad", mutates_args=(), tags=torch.Tag.needs_contiguous_strides)
+@torch.library.custom_op("dcefuzz::l_raw_grad", mutates_args=(), tags=(torch.Tag.needs_contiguous_strides,))
 def l_raw_grad(grad: torch.Tensor) -> torch.Tensor:
     if not grad.is_contiguous():
         raise RuntimeError(f"l_raw_grad needs a contiguous tensor, got strides {grad.stride()}")
@@ -324,7 +324,7 @@ def _l_column_major(size):
     return stride
 
 
-@torch.library.custom_op("dcefuzz::l_cols", mutates_args=(), tags=torch.Tag.flexible_layout)
+@torch.library.custom_op("dcefuzz::l_cols", mutates_args=(), tags=(torch.Tag.flexible_layout,))
 def l_cols(x: torch.Tensor, site: int) -> torch.Tensor:
     _hit("l_cols", site)
     out = torch.empty_strided(x.shape, _l_column_major(x.shape), dtype=x.dtype, device=x.device)

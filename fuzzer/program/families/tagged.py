@@ -1,6 +1,6 @@
 """Tagged in-place and out= ops (feature ``tagged-ops``).
 
-``torch.library.custom_op(..., tags=torch.Tag.inplace)`` declares an op that writes
+``torch.library.custom_op(..., tags=(torch.Tag.inplace,))`` declares an op that writes
 its first Tensor argument and returns it (schema ``Tensor(a0!) a -> Tensor(a0!)``);
 ``tags=torch.Tag.out`` one that writes keyword-only output buffers, which it never
 reads, and returns them (``*, Tensor(a2!) out -> Tensor(a2!)``).  torch compiles both
@@ -44,7 +44,7 @@ def unavailable() -> str | None:
 
     probe.__annotations__ = {"a": torch.Tensor, "return": torch.Tensor}
     try:
-        schema = torch.library.infer_schema(probe, mutates_args=("a",), tags=torch.Tag.inplace)
+        schema = torch.library.infer_schema(probe, mutates_args=("a",), tags=(torch.Tag.inplace,))
     except (TypeError, ValueError) as exc:
         return f"this torch.library.custom_op cannot declare a tagged op: {exc}"
     if not schema.endswith("-> Tensor(a0!)"):
@@ -65,26 +65,26 @@ def _op(name: str, doc: str, source: str) -> CustomOp:
 
 OPS: tuple[CustomOp, ...] = (
     _op("t_scale", "a = a * 0.5 + 1 in place, returns a (Tag.inplace)", '''
-@torch.library.custom_op("dcefuzz::t_scale", mutates_args=("a",), tags=torch.Tag.inplace)
+@torch.library.custom_op("dcefuzz::t_scale", mutates_args=("a",), tags=(torch.Tag.inplace,))
 def t_scale(a: torch.Tensor, site: int) -> torch.Tensor:
     _hit("t_scale", site)
     return a.mul_(0.5).add_(1.0)
 '''),
     _op("t_addto", "a += b, returns a (Tag.inplace with a second, read operand)", '''
-@torch.library.custom_op("dcefuzz::t_addto", mutates_args=("a",), tags=torch.Tag.inplace)
+@torch.library.custom_op("dcefuzz::t_addto", mutates_args=("a",), tags=(torch.Tag.inplace,))
 def t_addto(a: torch.Tensor, b: torch.Tensor, site: int) -> torch.Tensor:
     _hit("t_addto", site)
     return a.add_(b)
 '''),
     _op("t_sin_out", "out = sin(x), returns out (Tag.out, one keyword-only buffer)", '''
-@torch.library.custom_op("dcefuzz::t_sin_out", mutates_args=("out",), tags=torch.Tag.out)
+@torch.library.custom_op("dcefuzz::t_sin_out", mutates_args=("out",), tags=(torch.Tag.out,))
 def t_sin_out(x: torch.Tensor, site: int, *, out: torch.Tensor) -> torch.Tensor:
     _hit("t_sin_out", site)
     torch.sin(x, out=out)
     return out
 '''),
     _op("t_split_out", "lo = x * 0.5, hi = cos(x), returns (lo, hi) (Tag.out, two buffers)", '''
-@torch.library.custom_op("dcefuzz::t_split_out", mutates_args=("lo", "hi"), tags=torch.Tag.out)
+@torch.library.custom_op("dcefuzz::t_split_out", mutates_args=("lo", "hi"), tags=(torch.Tag.out,))
 def t_split_out(x: torch.Tensor, site: int, *, lo: torch.Tensor, hi: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     _hit("t_split_out", site)
     torch.mul(x, 0.5, out=lo)
