@@ -82,6 +82,29 @@ def test_a_reordering_gone_with_the_effect_edge_kept_is_the_dropped_edge():
     assert causes.shown(kept, "aot_eager") == ""
 
 
+@pytest.mark.parametrize("body, kind, stage, shown", [
+    # two effects on one state: their order shows in the value one reads (a wrong value)
+    ([("e_tap", ["x0"], "v0", {"site": 0}), ("e_log", ["x0"], None, {"site": 1})],
+     contract.WRONG_OUTPUT, "inductor", "effect-edge"),
+    ([("e_tap", ["x0"], "v0", {"site": 0}), ("e_log", ["x0"], None, {"site": 1})],
+     contract.WRONG_MUTATION, "inductor", "effect-edge"),
+    # one effect has no order to lose: not asked, whatever the probe says
+    ([("e_tap", ["x0"], "v0", {"site": 0}), ("p_sin", ["x0"], "v1", {"site": 1})],
+     contract.WRONG_OUTPUT, "inductor", ""),
+    # not Inductor's: not asked
+    ([("e_tap", ["x0"], "v0", {"site": 0}), ("e_log", ["x0"], None, {"site": 1})],
+     contract.WRONG_OUTPUT, "aot_eager", ""),
+])
+def test_a_wrong_value_between_two_effects_gone_with_the_edge_kept_is_the_dropped_edge(body, kind, stage, shown):
+    """Effects on one state (a reference object's, a library's global) leave their order in
+    the values they write or read, not in the log: a wrong value on Inductor in a program
+    of two effects, gone with the edge kept, is the same cause as a reordered log."""
+    found = case(prog({"x0": ("s0",)}, body, outputs=["v0"]))
+    kept = TableProbe(found, kind, lambda c, within: GONE if within is edges.kept else STAYS)
+    assert causes.shown(kept, stage) == (shown if edges.available() else "")
+    assert causes.shown(TableProbe(found, kind, lambda c, within: STAYS), stage) == ""
+
+
 @pytest.mark.compile
 @pytest.mark.skipif(not edges.available(), reason="this torch's Inductor has no effect-edge table")
 def test_the_corpus_reordering_is_gone_with_the_edge_kept():

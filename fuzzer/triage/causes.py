@@ -28,7 +28,9 @@ compiles whose answers rule out what else could remove the bug.
   (``rewire.read_as_operand``): functionalization returns a tagged op's result as a
   fresh tensor, so a write through it never reaches the argument (a wrong value
   returned, or written to an input: one cause, split by what each program does).
-- ``effect-edge``: a reordering of ORDERED effects on Inductor that is gone with the
+- ``effect-edge``: a reordering of ORDERED effects on Inductor (or a wrong value on
+  Inductor in a program of two effects or more, where they share a state: a reference
+  object's, written by one and read by the other) that is gone with the
   edge Inductor records between consecutive effectful kernels taken as meant
   (``edges.py``: ``with_effects``'s lowering records the dependency on the previous
   effectful operation under that operation's name, where the scheduler reads buffer
@@ -173,7 +175,13 @@ def _shown_tagged(probe: Probe, stage: str) -> bool:
 
 
 def _reordered_on_inductor(case: Case, kind: str, stage: str) -> bool:
-    return kind == contract.EFFECT_LOG and stage == "inductor" and edges.available()
+    """A reordering of effects on Inductor, or a wrong value on Inductor in a program of
+    two ORDERED effects or more: the order of two effects on one state (an opaque
+    object's, a library's global) shows in the values they leave, not in the log."""
+    if stage != "inductor" or not edges.available():
+        return False
+    return kind == contract.EFFECT_LOG or (
+        kind in VALUE_KINDS and sum(forms.form(stmt.form).is_effectful for stmt in case.program.body) >= 2)
 
 
 def _shown_edge(probe: Probe, stage: str) -> bool:
