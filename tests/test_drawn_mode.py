@@ -32,7 +32,7 @@ def test_dynamic_true_is_always_marked_somewhere_and_marks_name_real_dims():
 def test_a_mark_eager_cannot_run_is_drawn_as_its_substitute():
     swaps = {"unbacked": "dynamic", "maybe": "dynamic"}
     for seed in range(40):
-        mode = drawn_mode.draw(seed, frozenset({feats.DYNAMIC_MODE}), INPUTS, swaps=swaps)
+        mode = drawn_mode.draw(seed, frozenset({feats.DYNAMIC_MODE}), INPUTS, refused=drawn_mode.Refused(marks=swaps))
         assert {how for _, _, how in mode.marks} <= {"dynamic"}
 
 

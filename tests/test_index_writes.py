@@ -167,7 +167,7 @@ def test_a_product_reduction_is_never_in_a_low_precision_program_where_eager_ref
 
 def test_a_program_with_a_product_reduction_is_drawn_in_float32_where_half_precision_was_drawn():
     """The mode is drawn after the body: a body holding ``prod`` takes float32 where the
-    dtypes feature drew float16 or bfloat16 (``drawn_mode.draw``'s ``refused_dtypes``), so
+    dtypes feature drew float16 or bfloat16 (``drawn_mode.Refused``), so
     every such seed still gives a program; the rest keep their drawn dtype."""
     table = features.parse("index-writes=1.0,dtypes=1.0")
     with_prod, dtypes_seen = 0, set()

@@ -5,6 +5,7 @@ as they were whatever the mode draws (``fuzzer.program.generate``)."""
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, field
 
 from fuzzer import __version__
 from fuzzer.limits import GEN
@@ -13,8 +14,18 @@ from fuzzer.program import layouts, windows
 from fuzzer.program.ir import DTYPES, MARKS, Input, Mode
 
 
-def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, dense=frozenset(),
-          written=frozenset(), wins=(), refused_dtypes=frozenset()) -> Mode:
+@dataclass(frozen=True)
+class Refused:
+    """What eager cannot run the body with, read off the body before its mode is drawn."""
+
+    #: each mark eager cannot run the body with, to its substitute (``forms.mark_substitutes``)
+    marks: dict[str, str] = field(default_factory=dict)
+    #: the dtypes eager's kernels refuse the body in (``dtypes.refused_by``)
+    dtypes: frozenset[str] = frozenset()
+
+
+def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), refused: Refused = Refused(),
+         dense=frozenset(), written=frozenset(), wins=()) -> Mode:
     """The program's mode, from a stream of its own (the body's draws stay as they were).
 
     A mark eager cannot run the body with (``forms.mark_substitutes``: a ``scan``
@@ -22,7 +33,7 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
     eager ``torch.cond``'s branches and refuses ``mark_unbacked``; a user's plain-int
     size must be specialised) is drawn as its substitute, from the same draws, so
     every other program is what it was.  So is a dtype eager's kernels refuse the body in
-    (``refused_dtypes``, ``dtypes.refused_by``): float32 in its place."""
+    (``dtypes.refused_by``): float32 in its place."""
     if not on:
         return Mode()
     rng = random.Random(f"dcefuzz-mode-{__version__}-{seed}")
@@ -30,7 +41,7 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
 
     def mark() -> str:
         how = rng.choice(MARKS)
-        return (swaps or {}).get(how, how)
+        return refused.marks.get(how, how)
 
     dynamic, marks = "true", []
     if feats.DYNAMIC_MODE in on:
@@ -45,7 +56,7 @@ def draw(seed: int, on: frozenset, inputs: list[Input], aliases=(), swaps=None, 
         own = [i for i in inputs if i.name not in dict(aliases) and i.dtype is None and i.name not in kept]
         strided = [i.name for i in own if rng.random() < GEN.strided_share] or ([rng.choice(own).name] if own else [])
     dtype = rng.choice(DTYPES[1:]) if feats.DTYPES in on else "float32"
-    dtype = "float32" if dtype in refused_dtypes else dtype
+    dtype = "float32" if dtype in refused.dtypes else dtype
     drawn = layouts.draw(rng, inputs, strided, aliases, kept, written, feats.AUTOGRAD in on, feats.LAYOUTS in on)
     return Mode(dynamic=dynamic, marks=tuple(marks), grad=feats.AUTOGRAD in on, dtype=dtype, strided=tuple(strided),
                 aliases=aliases, layouts=drawn, windows=tuple(wins), window_calls=windows.calls(rng, wins, dense),

@@ -381,8 +381,9 @@ def _program_of(seed: int, st: _State, on: frozenset, ops: OpSet, heads: drawn_i
     swaps = forms.mark_substitutes(st.body)  # the marks eager cannot run the body with
     dense, written = layouts.held(st.body, st.root, forms.form)  # kept contiguous; written
     paired = {n for pair in heads.pairs for n in pair}  # handed over as a library's value is, as itself
-    mode = drawn_mode.draw(seed, on, [i for i in inputs if i.name not in paired], tuple(heads.aliases), swaps, dense,
-                           written, heads.windows, refused_by(st.body))
+    refused = drawn_mode.Refused(swaps or {}, refused_by(st.body))
+    mode = drawn_mode.draw(seed, on, [i for i in inputs if i.name not in paired], tuple(heads.aliases), refused, dense,
+                           written, heads.windows)
     program = Program(symbols=heads.symbols, sym_min=st.sym_min, inputs=tuple(inputs), body=tuple(st.body),
                       outputs=outputs, mode=objects.hold(dataclasses.replace(mode, pairs=heads.pairs), st.body, inputs, seed),
                       imports=sources.imports_for(st.body, ops.imports))
