@@ -168,9 +168,13 @@ def test_mode_and_size_edits_are_legal_or_refused_by_the_checker_and_always_smal
     for edit in (*mode_edits(c), *size_edits(c)):
         legal(edit)    # raises nothing but InvalidProgram
         assert complexity(edit) < complexity(c)
-    # each edit takes one part of the mode away (the last window takes the calls it changes between with it)
+    # each edit takes one part of the mode away (the last window takes the calls it changes between with it,
+    # the last module buffer or the last object takes the objects' being held by the module)
+    def taken_with(before, after):
+        return ((bool(before.window_calls) and not after.windows and bool(before.windows))
+                + (before.object_attrs and not after.object_attrs and not (after.module and after.objects)))
     assert all(mode_complexity(e.program.mode) == mode_complexity(c.program.mode) - 1
-               - (bool(c.program.mode.window_calls) and not e.program.mode.windows and bool(c.program.mode.windows))
+               - taken_with(c.program.mode, e.program.mode)
                for e in mode_edits(c))
 
 
