@@ -33,18 +33,17 @@ EAGER_REFUSES: dict[tuple[str, str, str], frozenset[str]] = {
 }
 
 
-def eager_refuses(form: str, attrs: dict, dtype: str) -> bool:
-    """Whether eager's kernel refuses ``form`` with ``attrs`` on a value of ``dtype``
-    (:data:`EAGER_REFUSES`)."""
-    return any(form == name and attrs.get(attr) == value and dtype in refused
-               for (name, attr, value), refused in EAGER_REFUSES.items())
+def eager_refuses(form: str, attrs: dict) -> frozenset[str]:
+    """The dtypes in which eager's kernel refuses ``form`` with ``attrs``
+    (:data:`EAGER_REFUSES`; empty for most)."""
+    return frozenset().union(*(refused for (name, attr, value), refused in EAGER_REFUSES.items()
+                               if form == name and attrs.get(attr) == value))
 
 
 def refused_by(body) -> frozenset[str]:
     """The program dtypes eager's kernels refuse some statement of ``body`` in: the mode,
     drawn after the body, takes float32 instead (``drawn_mode.draw``)."""
-    return frozenset(d for stmt in body for (name, attr, value), refused in EAGER_REFUSES.items()
-                     if stmt.form == name and stmt.attrs.get(attr) == value for d in refused)
+    return frozenset().union(*(eager_refuses(stmt.form, stmt.attrs) for stmt in body))
 
 
 def is_exact(dtype: str | None) -> bool:

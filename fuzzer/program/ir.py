@@ -378,8 +378,8 @@ def check_dtypes(stmt: Stmt, form, dtypes: dict[str, str | None], mode: Mode) ->
         if dtypes[a] != want:
             raise Illegal(f"operand {a} is {dtypes[a] or 'of the program dtype'}; {form.name} takes "
                                 f"{want or 'the program dtype'} there")
-    if stmt.args and dtypes_.eager_refuses(form.name, stmt.attrs, dtypes[stmt.args[0]] or mode.dtype):
-        raise Illegal(f"eager's kernel refuses {form.name} with {stmt.attrs} in {dtypes[stmt.args[0]] or mode.dtype}")
+    if stmt.args and (dtype := dtypes[stmt.args[0]] or mode.dtype) in dtypes_.eager_refuses(form.name, stmt.attrs):
+        raise Illegal(f"eager's kernel refuses {form.name} with {stmt.attrs} in {dtype}")
     if mode.grad and form.fixes_dtypes:
         raise Illegal(f"{form.name} takes or gives a fixed dtype: a program that takes gradients "
                             "carries floating tensors only")

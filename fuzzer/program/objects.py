@@ -122,8 +122,8 @@ class Scale(OpaqueBase):
         return f"Scale({self.k!r}, {self.b!r})", {"Scale": Scale}
 
 
-# its members declared as a reference type's are: torch 2.11 reads a value type's
-# attributes in compiled code only where they are
+# its members declared, as Cache's are: torch 2.11 reads an opaque value's attribute in
+# compiled code only where a member declares it
 _REGISTER(Scale, typ=_VALUE, members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
 
 
