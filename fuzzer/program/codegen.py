@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import linecache
 
-from fuzzer.program import custom_ops, features, forms, objects, pairs
+from fuzzer.program import custom_ops, features, forms, objects, pairs, sources
 from fuzzer.program.families import subclass
 from fuzzer.program.form_record import REGION
 from fuzzer.program.attrs import SITE_KEYS
@@ -310,7 +310,8 @@ def build_with_step(program: Program, name: str = FUNCTION_NAME):
     # Let tracebacks and dynamo's messages quote the generated lines.
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace = {"torch": torch}
-    # the classes its step makes objects of, as the library registered them
-    namespace.update({cls: getattr(custom_ops.install(), cls) for _, cls, _ in program.mode.objects})
+    # what its ops' sources bind: the classes its step makes objects of, the names a
+    # user's value objects are written with
+    namespace.update(sources.names(program))
     exec(compile(text, filename, "exec"), namespace)
     return namespace[entry_name(program, name)], namespace.get(STEP_NAME)

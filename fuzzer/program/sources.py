@@ -38,6 +38,10 @@ class OpSource(Protocol):
         ``seed`` gets so its ops (``ops``: the generator's ``OpSet``) have operands that
         fit them."""
 
+    def names(self, program) -> dict[str, object]:
+        """The names the program's own code uses of this source's, beyond ``torch``, with
+        what they are bound to: the code runs in a namespace of them (``codegen.build``)."""
+
     def script(self, program, brief: bool = False, traced: bool = True) -> str:
         """What a repro script (``brief``: a brief repro) needs, before the program, for
         the program's ops of this source to exist there ("" when it calls none);
@@ -57,6 +61,10 @@ class Builtin:
 
     def input_shapes(self, seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
         return []
+
+    def names(self, program) -> dict[str, object]:
+        """The opaque classes its step makes objects of, as the library registered them."""
+        return {cls: getattr(custom_ops.install(), cls) for _, cls, _ in program.mode.objects}
 
     def script(self, program, brief: bool = False, traced: bool = True) -> str:
         names, holding = program.custom_ops(), bool(program.mode.objects)
@@ -97,6 +105,11 @@ def load(imports: tuple) -> None:
 
 def input_shapes(seed: int, ops, symbols: tuple[str, ...]) -> list[tuple[list[str], str | None]]:
     return [shaped for source in all_sources() for shaped in source.input_shapes(seed, ops, symbols)]
+
+
+def names(program) -> dict[str, object]:
+    """The names ``program``'s code uses beyond ``torch``, every source's."""
+    return {name: bound for source in all_sources() for name, bound in source.names(program).items()}
 
 
 def script(program, brief: bool = False, traced: bool = True) -> str:

@@ -15,7 +15,9 @@ JSON and code (``code``), and the object the op receives (``python``):
 - ``List[int]`` (``int[N]``, ``SymInt[]``): a list of ints and signature letters, a
   letter standing for the size it binds in this call (``[1, "n"]``: a block of one row
   and all ``n`` columns);
-- ``str``, ``int``, ``float``, ``bool``: themselves.
+- ``str``, ``int``, ``float``, ``bool``: themselves;
+- ``OpaqueValue``: an object of an opaque value type, written as its ``__fx_repr__``
+  text and made from it (``fuzzer.user.values``).
 
 An argument left at its default is not passed.  One with no default and no hint whose
 type has no sensible value (``str``, ``List[int]``) makes the op one dcefuzz cannot
@@ -25,6 +27,8 @@ call until the hints give values.
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from fuzzer.user import values
 
 #: real types a scalar argument may have, and the values taken when the op gives no
 #: default and the hints none (None: it needs hints)
@@ -111,6 +115,8 @@ def code(kind: str, value, letters: Mapping[str, str], first_tensor: str) -> str
         return f"{first_tensor}.device"
     if is_list(kind):
         return "[" + ", ".join(str(v) if isinstance(v, int) else letters[v] for v in value) + "]"
+    if kind == values.KIND:
+        return value  # its __fx_repr__ text, code already
     return repr(value)
 
 
@@ -125,4 +131,6 @@ def python(kind: str, value, sizes: Mapping[str, int], device: str):
         return torch.device(device)
     if is_list(kind):
         return [v if isinstance(v, int) else sizes[v] for v in value]
+    if kind == values.KIND:
+        return values.made(value)
     return value

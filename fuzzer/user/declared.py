@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from fuzzer.program.custom_ops import EFFECTFUL, MUTATING, PURE
-from fuzzer.user import argtypes, gufunc
+from fuzzer.user import argtypes, gufunc, values
 from fuzzer.user.compiled import Treatment, overload_of, treatment
 from fuzzer.user.gufunc import Gufunc
 
@@ -338,17 +338,20 @@ def _argument(qualname: str, arg, given, letters: tuple[str, ...] = ()) -> Argum
     if _tensor_type(arg) is not None:
         return Argument(arg.name, "Tensor", written=written, keyword=arg.kwarg_only)
     kind = argtypes.real_type(arg)
+    opaque = _opaque_class(qualname, arg.name) if kind == "PyObject" else None
+    if opaque is not None:
+        return _object_argument(qualname, arg, given, *opaque)
     if given is not None:
-        values = tuple(given)
-        if not values:
+        taken = tuple(given)
+        if not taken:
             raise Unsupported(f"{qualname}: no values given for argument {arg.name!r}")
         if kind not in argtypes.DEFAULT_VALUES:
             raise Unsupported(f"{qualname}: argument {arg.name!r} is a {kind}, a type dcefuzz cannot make")
         try:
-            values = tuple(argtypes.check(kind, v, letters) for v in values)
+            taken = tuple(argtypes.check(kind, v, letters) for v in taken)
         except argtypes.BadValue as exc:
             raise Unsupported(f"{qualname}: argument {arg.name!r}: {exc}") from None
-        return Argument(arg.name, kind, keyword=arg.kwarg_only, values=values)
+        return Argument(arg.name, kind, keyword=arg.kwarg_only, values=taken)
     if kind in SCALAR_VALUES:
         return Argument(arg.name, kind, keyword=arg.kwarg_only, values=SCALAR_VALUES[kind])
     if arg.has_default_value():
@@ -359,26 +362,37 @@ def _argument(qualname: str, arg, given, letters: tuple[str, ...] = ()) -> Argum
     if kind in argtypes.DEFAULT_VALUES:
         raise Unsupported(f"{qualname}: argument {arg.name!r} of type {kind} needs values "
                           f"(give them in DCEFUZZ_SCALARS or a hints file)")
-    opaque = _opaque_class(qualname, arg.name) if kind == "PyObject" else None
-    if opaque is not None:
-        raise Unsupported(f"{qualname}: argument {arg.name!r} is an object of {opaque}; dcefuzz makes objects of "
-                          "its own opaque classes only (feature opaque-objects)")
     raise Unsupported(f"{qualname}: argument {arg.name!r} is a {kind}, a type dcefuzz cannot make")
 
 
-def _opaque_class(qualname: str, name: str) -> str | None:
-    """The registered opaque class (``torch._library.opaque_object``) that argument ``name``
-    of a ``custom_op`` is annotated with, and its kind, in words; None where the op is no
-    ``custom_op`` or the annotation no opaque class.  A schema says ``PyObject`` of every
-    opaque argument: the class is only in the function the op was made from."""
-    import inspect
-
+def _object_argument(qualname: str, arg, given, cls: type, kind: str) -> Argument:
+    """An argument of an opaque class: of a value type, the objects the module gives,
+    each written as its ``__fx_repr__`` text (``fuzzer.user.values``); of a reference
+    type none, since the contract reads the state only of dcefuzz's own classes."""
+    what = f"an object of {cls.__module__}.{cls.__qualname__}, an opaque {kind} type"
+    if kind != "value":
+        raise Unsupported(f"{qualname}: argument {arg.name!r} is {what}; dcefuzz makes reference objects of its "
+                          "own classes only (feature opaque-objects), whose state after each call it knows to judge")
+    if not given:
+        raise Unsupported(f"{qualname}: argument {arg.name!r} is {what}: give the objects programs pass "
+                          f"(DCEFUZZ_SCALARS = {{{qualname!r}: {{{arg.name!r}: [...]}}}}, or declare(scalars=...))")
     try:
-        from torch._library import custom_ops, opaque_object
+        texts = tuple(dict.fromkeys(values.text_of(obj, cls) for obj in given))
+    except values.BadValue as exc:
+        raise Unsupported(f"{qualname}: argument {arg.name!r}: {exc}") from None
+    return Argument(arg.name, values.KIND, keyword=arg.kwarg_only, values=texts)
+
+
+def _opaque_class(qualname: str, name: str) -> tuple[type, str] | None:
+    """The registered opaque class (``torch._library.opaque_object``) that argument ``name``
+    of a ``custom_op`` is annotated with, and its kind (``value`` or ``reference``); None
+    where the op is no ``custom_op`` or the annotation no opaque class.  A schema says
+    ``PyObject`` of every opaque argument: the class is only in the function the op was
+    made from."""
+    try:
+        from torch._library import custom_ops
     except ImportError:
         return None
     opdef = custom_ops.OPDEFS.get(qualname.split(".")[0])
     fn = getattr(opdef, "_init_fn", None)
-    annotation = inspect.signature(fn).parameters[name].annotation if fn is not None else None
-    info = opaque_object.get_opaque_obj_info(annotation) if isinstance(annotation, type) else None
-    return None if info is None else f"{info.class_name}, an opaque {info.opaque_typ} type"
+    return values.value_class(fn, name) if fn is not None else None

@@ -12,7 +12,7 @@ import random
 from fuzzer import __version__
 from fuzzer.limits import GEN
 from fuzzer.program import forms
-from fuzzer.user import library, tracing
+from fuzzer.user import library, tracing, values
 
 
 
@@ -44,6 +44,10 @@ class UserLibraries:
             return [(list(dims), dtype) for dtype in dtypes]
         letters = {x: rng.choice(symbols) for x in gufunc.letters}
         return [([x if x.isdigit() else letters[x] for x in core], dtype) for core, dtype in zip(gufunc.inputs, dtypes)]
+
+    def names(self, program) -> dict[str, object]:
+        """The names its value objects are written with (their ``__fx_repr__``)."""
+        return values.names_in(values.texts_in(program)) if program.imports else {}
 
     def script(self, program, brief: bool = False, traced: bool = True) -> str:
         # a user's ops take no site and record nothing themselves: only their effects are

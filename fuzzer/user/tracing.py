@@ -72,6 +72,7 @@ def script_source(program, brief: bool = False) -> str:
     import os
 
     from fuzzer.program import forms
+    from fuzzer.user import values
 
     if not program.imports:
         return ""
@@ -89,6 +90,9 @@ def script_source(program, brief: bool = False) -> str:
                    f"'..', {folder!r}), {here!r}) if os.path.isdir(p)]"),
                   f"sys.path.insert(0, os.path.abspath(_found[0]) if _found else {here!r})",
                   f"importlib.import_module({module!r})"]
+    bound = values.import_lines(values.texts_in(program))
+    if bound:  # the names its value objects are written with, as their module has them
+        lines += ([] if not brief else ["import importlib"]) + bound
     effectful = [q for q in program.user_ops() if forms.form(q).is_effectful]
     text = "\n".join(lines) + "\n"
     if effectful:
