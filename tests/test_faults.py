@@ -286,6 +286,8 @@ WRITE_X0 = [("m_scale", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"si
 UNUSED_EFFECT = [("e_log", ["x0"], None, {"site": 0}), ("p_sin", ["x1"], "v0", {"site": 1})]
 #: a call in an autocast region whose rule casts to bfloat16: its result's dtype shows the cast
 AUTOCAST = [("autocast_square", ["x0"], "v0", {"site": 0, "region": "bfloat16"})]
+#: a call under torch.func.vmap over dim 1, its batch put first (``out_dims=0``)
+VMAP_DIM1 = [("vmap_sin", ["x0"], "v0", {"site": 0, "dim": 1, "out": 0})]
 SELF_INDEX_WRITE = [("put_flipped", ["x0"], None, {"dim": 0}), ("p_sin", ["x1"], "v0", {"site": 0})]
 #: a program on each scoped fault's path: the fault must show there, and nowhere else
 ON_PATH = {
@@ -305,6 +307,9 @@ ON_PATH = {
                                    ["v1"]),
     "cast-dropped": _on_path(AUTOCAST, ["v0"]),
     "cast-dropped-dynamic": _on_path(AUTOCAST, ["v0"]),
+    # v_sin's rule keeps the batch where vmap found it, dim 1 of x0
+    "batch-dim-lost": _on_path(VMAP_DIM1, ["v0"]),
+    "batch-dim-lost-dynamic": _on_path(VMAP_DIM1, ["v0"]),
     # an input written by index from its own values reversed (x0[p] = x0.flip(0))
     "index-put-overlap": _on_path(SELF_INDEX_WRITE, ["v0"]),
     "index-put-overlap-dynamic": _on_path(SELF_INDEX_WRITE, ["v0"]),

@@ -54,6 +54,7 @@ CATALOGUE: dict[str, Fault] = _by_name(_modules(
     "opaque_guard",
     "subclass_part_lost",
     "cast_dropped",
+    "batch_dim_lost",
     "index_put_overlap",
     "view_offset_added",
 ))

@@ -15,13 +15,15 @@ EFFECTS_REORDERED = "effects-reordered"
 DEAD_PURE_KEPT = "dead-pure-kept"
 COMPILE_ERROR = "compile-error"
 CAST_DROPPED = "cast-dropped"
+#: a vmap rule's batch dim put elsewhere than the rule says
+BATCH_DIM_LOST = "batch-dim-lost"
 #: a write and a read of one memory in the wrong order (an index write's values loaded
 #: while it stores into them)
 WRITE_ORDER = "write-order"
 STALE_KEY = "stale-key"
 STALE_GUARD = "stale-guard"
 BUG_CLASSES = (EFFECT_DROPPED, MUTATION_LOST, EFFECTS_REORDERED, DEAD_PURE_KEPT, COMPILE_ERROR, CAST_DROPPED,
-               WRITE_ORDER, STALE_KEY, STALE_GUARD)
+               BATCH_DIM_LOST, WRITE_ORDER, STALE_KEY, STALE_GUARD)
 #: the classes whose faults come in a dynamic-shapes-only variant too: a cache key's
 #: fault is the same whatever the shapes, and so is a guard on an opaque object
 SHAPE_CLASSES = tuple(c for c in BUG_CLASSES if c not in (STALE_KEY, STALE_GUARD))
