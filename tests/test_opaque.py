@@ -264,6 +264,39 @@ def test_an_honest_compile_of_the_object_ops_backward_is_clean():
     assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
 
 
+#: Scales made in the program's text, as a library's forward writes its kernel's
+#: configuration: of constants (Scale(2.0, 1.0)), then of a size of the operand
+MADE = prog({"x0": ("s0", "s1")}, [("o_scale_new", ["x0"], "v0", {"site": 0, "pick": 1}),
+                                   ("o_scale_sized", ["v0"], "v1", {"site": 1, "dim": 1})], outputs=["v1"])
+MADE_BINDINGS = [{"s0": 3, "s1": 4}, {"s0": 5, "s1": 2}, {"s0": 2, "s1": 6}]
+
+
+def test_a_value_object_made_in_the_text_names_no_object_and_its_class_is_bound():
+    assert "Scale(2.0, 1.0)" in codegen.source(MADE) and "Scale(v0.shape[1], 0.0)" in codegen.source(MADE)
+    assert not MADE.mode.objects and set(sources.names(MADE)) == {"Scale"}
+    fn, step = codegen.build_with_step(MADE)
+    x0 = torch.randn(3, 4)
+    v1, = fn(x0)
+    assert step is None and torch.allclose(v1, ((x0 * 2.0 + 1.0) * 4 + 0.0))
+    with pytest.raises(InvalidProgram, match="pick"):
+        check(prog({"x0": ("s0",)}, [("o_scale_new", ["x0"], "v0", {"site": 0, "pick": 7})], outputs=["v0"]))
+    # toward an object of constants, then the plain call
+    assert simpler_forms("o_scale_sized") == ("o_scale_new", "p_sin") and simpler_forms("o_scale_new") == ("p_sin",)
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_value_objects_made_in_the_text_is_clean():
+    """The allowed side, compiled (aot_eager): Dynamo builds a Scale of constants in the
+    graph, dynamic shapes; and one of a size where that size is static (automatic
+    dynamic's first compile, one binding)."""
+    made = dataclasses.replace(MADE, body=MADE.body[:1], outputs=("v0",))
+    verdict = judge_fresh(case(made, MADE_BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+    sized = dataclasses.replace(MADE, mode=Mode(dynamic="auto"))
+    verdict = judge_fresh(case(sized, MADE_BINDINGS[:1]), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
 # ------------------------------------------------------------------ generation and shrinking
 
 def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():

@@ -241,6 +241,9 @@ class Form:
     shrink: Shrink = Shrink()
     #: the class (``objects.CLASSES``) of the program's opaque object a statement names by its ``obj`` (None: none)
     object_class: str | None = None
+    #: the class (``objects.CLASSES``) of a value object a statement makes in the program's own text, so its
+    #: code needs the class bound (None: none)
+    makes_object: str | None = None
 
     @property
     def kept_attrs(self) -> tuple[str, ...]:

@@ -82,6 +82,9 @@ class ObjectClass:
         return tuple(f"{self.prefix}{k}" for k in range(PER_CLASS))
 
 
+#: the (k, b) a ``Scale`` is made with: by a seed's number of elements (``Scale.of``), or
+#: written in a program's text (``o_scale_new``)
+SCALE_CHOICES: tuple[tuple[float, float], ...] = ((0.5, 0.0), (2.0, 1.0), (-1.5, 0.25))
 SCALE = ObjectClass("Scale", VALUE, "q")
 CACHE = ObjectClass("Cache", REFERENCE, "c", state="data")
 CLASSES: dict[str, ObjectClass] = {c.name: c for c in (SCALE, CACHE)}
@@ -103,7 +106,7 @@ class Scale(OpaqueBase):
     graph on one and guards on __eq__; `of` picks one by a tensor's number of elements.
     Of the base class too, which torch 2.11 asks of every opaque type."""
 
-    CHOICES = ((0.5, 0.0), (2.0, 1.0), (-1.5, 0.25))
+    CHOICES = %(choices)s
 
     def __init__(self, k, b):
         self.k, self.b = k, b
@@ -149,6 +152,8 @@ _REGISTER(Cache, typ=_REFERENCE, guard_fn=lambda c: [c.decay],
           members={"decay": _opaque.MemberType.USE_REAL, "scaled": _opaque.MemberType.INLINED})
 '''
 
+
+SOURCE = SOURCE.replace("%(choices)s", repr(SCALE_CHOICES))
 
 #: each name a program may give an object, with the object's class
 OWNER: dict[str, ObjectClass] = {name: cls for cls in CLASSES.values() for name in cls.names()}

@@ -63,8 +63,11 @@ class Builtin:
         return []
 
     def names(self, program) -> dict[str, object]:
-        """The opaque classes its step makes objects of, as the library registered them."""
-        return {cls: getattr(custom_ops.install(), cls) for _, cls, _ in program.mode.objects}
+        """The opaque classes its step makes objects of, and those its statements make
+        value objects of in the program's text, as the library registered them."""
+        made = [forms.form(stmt.form).makes_object for stmt in program.body]
+        wanted = [cls for _, cls, _ in program.mode.objects] + [cls for cls in made if cls is not None]
+        return {cls: getattr(custom_ops.install(), cls) for cls in wanted}
 
     def script(self, program, brief: bool = False, traced: bool = True) -> str:
         names, holding = program.custom_ops(), bool(program.mode.objects)

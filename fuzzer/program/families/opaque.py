@@ -50,10 +50,13 @@ from fuzzer.program.form_record import (
     ATEN,
     OBJECT,
     Form,
+    Illegal,
     Shrink,
     custom_form,
+    draw_dim,
     infer_none,
     infer_same,
+    need_rank,
     op_text,
 )
 from fuzzer.program.op_record import EFFECTFUL, PURE, CustomOp, op_maker
@@ -193,8 +196,43 @@ def _member(name: str, cls: objects.ObjectClass, render, shrink: Shrink) -> Form
                 drawn_as=OBJECT, shrink=shrink)
 
 
+def _draw_made(rng, dims, fresh) -> dict:
+    """Which of ``Scale``'s choices a statement writes in the program's text."""
+    return {"pick": rng.randrange(len(objects.SCALE_CHOICES))}
+
+
+def _render_made(a, at, d) -> str:
+    k, b = objects.SCALE_CHOICES[at["pick"]]
+    return f"{op_text('o_scale')}({a[0]}, {objects.SCALE.name}({k!r}, {b!r}), {at['site']})"
+
+
+def _render_sized(a, at, d) -> str:
+    return f"{op_text('o_scale')}({a[0]}, {objects.SCALE.name}({a[0]}.shape[{at['dim']}], 0.0), {at['site']})"
+
+
+def _infer_made(t, attrs, m):
+    if attrs.get("pick") not in range(len(objects.SCALE_CHOICES)):
+        raise Illegal(f"o_scale_new: pick must be one of 0..{len(objects.SCALE_CHOICES) - 1}")
+    return infer_same(t, attrs, m)
+
+
+def _infer_sized(t, attrs, m):
+    need_rank(t[0], 1)
+    if attrs.get("dim") not in range(len(t[0])):
+        raise Illegal(f"o_scale_sized: dim must be a dim of its operand, got {attrs.get('dim')!r}")
+    return infer_same(t, attrs, m)
+
+
 FORMS: tuple[Form, ...] = (
     _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin"),
+    # a value object made in the compiled region, as a library's forward writes its
+    # kernel's configuration: of constants, or of a size of the tensor it configures
+    custom_form(OP["o_scale"], 1, _infer_made, form="o_scale_new", feature=FEATURE, draw=_draw_made,
+                render=_render_made, makes_object=objects.SCALE.name, drawn_as=OBJECT,
+                shrink=Shrink(("p_sin",), OBJECT_COMPLEXITY, start=(("pick", 0),))),
+    custom_form(OP["o_scale"], 1, _infer_sized, form="o_scale_sized", feature=FEATURE, draw=draw_dim,
+                render=_render_sized, makes_object=objects.SCALE.name, drawn_as=OBJECT,
+                shrink=Shrink(("o_scale_new", "p_sin"), OBJECT_COMPLEXITY + 1)),
     _call("o_put", infer_none, objects.CACHE, _object_first, "e_log"),
     _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
     _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin"),
