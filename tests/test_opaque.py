@@ -297,6 +297,44 @@ def test_an_honest_compile_of_value_objects_made_in_the_text_is_clean():
     assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
 
 
+#: a Scale's op inside higher-order ops: each torch.cond branch (the object closed over),
+#: a nested_compile_region applied twice (the object an argument); and its member read
+#: in such a region
+IN_HOPS = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("o_scale_cond", ["x0"], "v0", {"site": 0, "site2": 1, "obj": "q0"}),
+    ("o_scale_layer", ["v0"], "v1", {"site": 2, "obj": "q0"}),
+    ("q_member_layer", ["v1"], "v2", {"obj": "q0"}),
+    ("q_member_layer", ["v2"], "v3", {"obj": "q0"}),
+], outputs=["v3"]), mode=Mode(objects=(("q0", "Scale", "x1"),)))
+
+
+def test_an_objects_call_in_a_cond_or_a_repeated_layer_is_written_as_a_library_writes_it():
+    text = codegen.source(IN_HOPS)
+    assert ("torch.cond(x0.sum() > 0, lambda t: torch.ops.dcefuzz.o_scale(t, q0, 0), "
+            "lambda t: torch.ops.dcefuzz.o_scale(t * 0.5, q0, 1), (x0,))") in text
+    assert "v1 = o_scale_layer2(o_scale_layer2(v0, q0), q0)" in text
+    assert "@torch.compiler.nested_compile_region\ndef o_scale_layer2(t, q):\n    return torch.ops.dcefuzz.o_scale(t, q, 2)" in text
+    # one layer for every read of the member: the same function, reused
+    assert text.count("def q_member_layer(t, q):") == 1 and "v3 = q_member_layer(q_member_layer(v2, q0), q0)" in text
+    fn, step = codegen.build_with_step(IN_HOPS)
+    x0, x1 = torch.randn(4), torch.randn(4)
+    q = _lib().Scale.of(x1)
+    v3, = step(fn, x0, x1)
+    v0 = torch.where(x0.sum() > 0, x0 * q.k + q.b, x0 * 0.5 * q.k + q.b)
+    assert torch.allclose(v3, ((v0 * q.k + q.b) * q.k + q.b) * q.k ** 4)
+    # toward the call beside its object, and the member read in the program's text
+    assert [simpler_forms(s.form) for s in IN_HOPS.body] == [("o_scale",), ("o_scale",), ("q_member",), ("q_member",)]
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_an_objects_call_in_a_cond_or_a_layer_is_clean():
+    """The allowed side, compiled (aot_eager, dynamic): the object closed over by each
+    branch, and handed to a region applied twice, another Scale at the third call."""
+    calls = dataclasses.replace(IN_HOPS, body=IN_HOPS.body[:2], outputs=("v1",))
+    verdict = judge_fresh(case(calls, BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
 # ------------------------------------------------------------------ generation and shrinking
 
 def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():

@@ -53,8 +53,7 @@ WHILE, SCAN, MAP = "while_loop", "scan", "map_impl"
 #: do); a form without one may not read a value that requires grad
 BACKWARD, NO_BACKWARD = "backward", "no-backward"
 
-#: Scalars the generator may use; kept small so values stay in a tame range.
-CONSTANTS = (0.5, 2.0, -1.0, 1.5)
+CONSTANTS = (0.5, 2.0, -1.0, 1.5)  # scalars the generator may use, small so values stay tame
 UNARY_FUNCTIONS = ("sin", "tanh", "relu", "sigmoid")
 
 
@@ -97,10 +96,9 @@ class Form:
     ``result_aliases``, ``dirty``, ``consumes``, ``consumes_input``, ``footprint``, ``dense_root``, ``dense_result``,
     ``unit_last``); how it renders and what its text calls (``render``, ``helpers``, ``also_calls``, ``branches``,
     ``site_count``, ``site_traced``); what it asks of the compiler and the contract (``hop``, ``effect``, ``opaque``,
-    ``nested``, ``specialises``, ``backward_logs``, ``limit``, ``object_class``); how the generator draws it
-    (``draw``, ``drawn_as``, ``once``, ``broadcasts``, ``over_views``, ``then``, ``follow``); and what the shrinker
-    may make of it (``shrink``, a record of its own).  They stay one flat record because each stage reads several
-    groups by name.
+    ``nested``, ``specialises``, ``backward_logs``, ``limit``, ``object_class``, ``makes_object``); how the generator
+    draws it (``draw``, ``drawn_as``, ``once``, ``broadcasts``, ``over_views``, ``then``, ``follow``); and what the
+    shrinker may make of it (``shrink``, a record of its own).  One flat record: each stage reads several groups.
     """
 
     #: the name a statement gives its form (``Stmt.form``), unique in the form table
@@ -239,10 +237,9 @@ class Form:
     follow: Callable | None = None
     #: what the shrinker may make of a statement of it
     shrink: Shrink = Shrink()
-    #: the class (``objects.CLASSES``) of the program's opaque object a statement names by its ``obj`` (None: none)
+    #: the class (``objects.CLASSES``) of the program's opaque object a statement names by its ``obj``, and of
+    #: a value object it makes in its own text, which its code needs bound (None: none)
     object_class: str | None = None
-    #: the class (``objects.CLASSES``) of a value object a statement makes in the program's own text, so its
-    #: code needs the class bound (None: none)
     makes_object: str | None = None
 
     @property

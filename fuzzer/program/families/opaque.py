@@ -48,7 +48,9 @@ from fuzzer.program import objects
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
+    COND,
     OBJECT,
+    REGION,
     Form,
     Illegal,
     Shrink,
@@ -223,8 +225,51 @@ def _infer_sized(t, attrs, m):
     return infer_same(t, attrs, m)
 
 
+def _layer_name(form: str, attrs) -> str:
+    """A layer's function: one per call site where it calls an op, one per form where it
+    reads a member only (every statement's the same layer)."""
+    return f"{form}{attrs['site']}" if "site" in attrs else form
+
+
+def _layer_helpers(body):
+    """The ``nested_compile_region`` function a statement calls twice, as a model calls its
+    repeated layer, taking the tensor and the object; ``body(stmt, plain)`` is what it
+    returns."""
+    def helpers(stmt, plain: bool) -> dict[str, str]:
+        name = _layer_name(stmt.form, stmt.attrs)
+        return {name: f"@torch.compiler.nested_compile_region\ndef {name}(t, q):\n    return {body(stmt, plain)}\n"}
+    return helpers
+
+
+def _layer_call(form: str):
+    """The render of a layer statement: the region applied twice, the object handed to both."""
+    def render(a, at, d):
+        name = _layer_name(form, at)
+        return f"{name}({name}({a[0]}, {at['obj']}), {at['obj']})"
+    return render
+
+
+def _render_cond_scale(a, at, d) -> str:
+    scale = op_text("o_scale")
+    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {scale}(t, {at['obj']}, {at['site']}), "
+            f"lambda t: {scale}(t * 0.5, {at['obj']}, {at['site2']}), ({a[0]},))")
+
+
 FORMS: tuple[Form, ...] = (
     _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin"),
+    # a call with its object inside a higher-order op, as a library's layer calls its
+    # kernel with its configuration: in each branch of a torch.cond (the object closed
+    # over), and in a nested_compile_region applied twice (hierarchical compilation of a
+    # model's repeated layers, the object an argument of the region)
+    custom_form(OP["o_scale"], 1, infer_same, form="o_scale_cond", feature=FEATURE, draw=_draw_object(objects.SCALE),
+                render=_render_cond_scale, object_class=objects.SCALE.name, drawn_as=OBJECT, branches=True,
+                hop=COND, opaque=False, shrink=Shrink(("o_scale",), OBJECT_COMPLEXITY + 1)),
+    custom_form(OP["o_scale"], 1, infer_same, form="o_scale_layer", feature=FEATURE,
+                draw=_draw_object(objects.SCALE), render=_layer_call("o_scale_layer"),
+                object_class=objects.SCALE.name, drawn_as=OBJECT, hop=REGION, nested=True,
+                helpers=_layer_helpers(lambda stmt, plain: f"{op_text('o_scale')}(t, q"
+                                       f"{'' if plain else ', ' + str(stmt.attrs['site'])})"),
+                shrink=Shrink(("o_scale",), OBJECT_COMPLEXITY + 1)),
     # a value object made in the compiled region, as a library's forward writes its
     # kernel's configuration: of constants, or of a size of the tensor it configures
     custom_form(OP["o_scale"], 1, _infer_made, form="o_scale_new", feature=FEATURE, draw=_draw_made,
@@ -237,6 +282,11 @@ FORMS: tuple[Form, ...] = (
     _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
     _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin"),
     _member("q_member", objects.SCALE, lambda a, at, d: f"{a[0]} * {at['obj']}.k", _TO_SCALE),
+    # the member read inside a repeated layer, toward the read in the program's text
+    Form("q_member_layer", ATEN, 1, infer_same, _layer_call("q_member_layer"), feature=FEATURE,
+         draw=_draw_object(objects.SCALE), object_class=objects.SCALE.name, drawn_as=OBJECT, hop=REGION,
+         helpers=_layer_helpers(lambda stmt, plain: "t * q.k"), helper_per_site=False,
+         shrink=Shrink(("q_member",), OBJECT_COMPLEXITY + 1)),
     _member("c_member", objects.CACHE, lambda a, at, d: f"{a[0]} * {at['obj']}.decay", _TO_SCALE),
     _member("c_method", objects.CACHE, lambda a, at, d: f"{at['obj']}.scaled({a[0]})",
             Shrink(("c_member", "scale"), OBJECT_COMPLEXITY + 1)),
