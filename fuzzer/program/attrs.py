@@ -79,6 +79,8 @@ class Attrs(TypedDict, total=False):
     scalars: dict[str, Any]
     #: the opaque object the statement hands its op or reads (``Mode.objects``'s name)
     obj: str
+    #: which of ``objects.SCALE_CHOICES`` a value object made in the program's text is made of
+    pick: int
 
 
 #: the keys that hold a call site: what a renumbering of sites rewrites
