@@ -335,6 +335,37 @@ def test_an_honest_compile_of_an_objects_call_in_a_cond_or_a_layer_is_clean():
     assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
 
 
+#: a hoisted Scale (``HScale``, registered hoist=True): beside its op, and in a layer
+HOISTED = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("o_hscale", ["x0"], "v0", {"site": 0, "obj": "h0"}),
+    ("o_hscale_layer", ["v0"], "v1", {"site": 1, "obj": "h0"}),
+], outputs=["v1"]), mode=Mode(objects=(("h0", "HScale", "x1"),)))
+
+
+def test_a_hoisted_scale_is_registered_to_be_lifted_and_called_as_a_scale_is():
+    from torch._library.opaque_object import should_hoist
+
+    lib = _lib()
+    assert should_hoist(lib.HScale) and not should_hoist(lib.Scale)
+    assert lib.HScale(2.0, 1.0) == lib.HScale(2.0, 1.0) and lib.HScale(2.0, 1.0) != lib.Scale(2.0, 1.0)
+    fn, step = codegen.build_with_step(HOISTED)
+    x0, x1 = torch.randn(4), torch.randn(4)
+    h = lib.HScale.of(x1)
+    v1, = step(fn, x0, x1)
+    assert torch.allclose(v1, ((x0 * h.k + h.b) * h.k + h.b) * h.k + h.b)
+    assert [simpler_forms(s.form) for s in HOISTED.body] == [("p_sin",), ("o_hscale",)]
+    # no hoisted object in a cond: eager torch.cond refuses it, so no form draws one
+    assert "o_hscale_cond" not in forms.FORMS
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_a_hoisted_scale_is_clean():
+    """The allowed side, compiled (aot_eager, dynamic): the hoisted object a graph input,
+    another at the third call."""
+    verdict = judge_fresh(case(HOISTED, BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
 # ------------------------------------------------------------------ generation and shrinking
 
 def test_the_feature_draws_objects_named_by_its_forms_and_seeded_by_inputs():

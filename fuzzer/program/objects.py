@@ -86,8 +86,10 @@ class ObjectClass:
 #: written in a program's text (``o_scale_new``)
 SCALE_CHOICES: tuple[tuple[float, float], ...] = ((0.5, 0.0), (2.0, 1.0), (-1.5, 0.25))
 SCALE = ObjectClass("Scale", VALUE, "q")
+#: a Scale registered ``hoist=True``: lifted as an input of the graph, not baked into it
+HSCALE = ObjectClass("HScale", VALUE, "h")
 CACHE = ObjectClass("Cache", REFERENCE, "c", state="data")
-CLASSES: dict[str, ObjectClass] = {c.name: c for c in (SCALE, CACHE)}
+CLASSES: dict[str, ObjectClass] = {c.name: c for c in (SCALE, HSCALE, CACHE)}
 
 #: the classes as library text: defined and registered before the ops that take them
 SOURCE = '''\
@@ -128,6 +130,33 @@ class Scale(OpaqueBase):
 # its members declared, as Cache's are: torch 2.11 reads an opaque value's attribute in
 # compiled code only where a member declares it
 _REGISTER(Scale, typ=_VALUE, members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
+
+
+class HScale(OpaqueBase):
+    """A Scale of a type registered hoist=True, as a library registers the configurations
+    of its repeated layers under hierarchical compilation: torch.compile lifts such an
+    object as an input of the graph instead of baking it in.  A class of its own, not a
+    Scale's subclass: a registered type is looked up as it is."""
+
+    def __init__(self, k, b):
+        self.k, self.b = k, b
+
+    @classmethod
+    def of(cls, seed):
+        return cls(*Scale.CHOICES[seed.numel() % len(Scale.CHOICES)])
+
+    def __eq__(self, other):
+        return isinstance(other, HScale) and (self.k, self.b) == (other.k, other.b)
+
+    def __hash__(self):
+        return hash(("HScale", self.k, self.b))
+
+    def __fx_repr__(self):
+        return f"HScale({self.k!r}, {self.b!r})", {"HScale": HScale}
+
+
+_REGISTER(HScale, typ=_VALUE, hoist=True,
+          members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
 
 
 class Cache(OpaqueBase):

@@ -100,6 +100,27 @@ def _o_scale_backward(ctx, grad):
 
 o_scale.register_autograd(_o_scale_backward, setup_context=_o_scale_setup)
 '''),
+    _op("o_hscale", PURE, "x * h.k + h.b with a value-type opaque object h whose type is hoisted (HScale); fresh", '''
+@torch.library.custom_op("dcefuzz::o_hscale", mutates_args=())
+def o_hscale(x: torch.Tensor, h: HScale, site: int) -> torch.Tensor:
+    _hit("o_hscale", site)
+    return (x * h.k + h.b).contiguous()
+
+
+@o_hscale.register_fake
+def _(x, h, site):
+    return x.new_empty(x.shape)
+''', backward='''
+def _o_hscale_setup(ctx, inputs, output):
+    ctx.k = inputs[1].k
+
+
+def _o_hscale_backward(ctx, grad):
+    return grad * ctx.k, None, None
+
+
+o_hscale.register_autograd(_o_hscale_backward, setup_context=_o_hscale_setup)
+'''),
     _op("o_put", EFFECTFUL, "c.data = c.data * c.decay + sum(x) in place, c a reference-type opaque object (Cache); "
         "ORDERED, logs x and the state it found", '''
 @torch.library.custom_op("dcefuzz::o_put", mutates_args=())
@@ -249,27 +270,45 @@ def _layer_call(form: str):
     return render
 
 
-def _render_cond_scale(a, at, d) -> str:
-    scale = op_text("o_scale")
-    return (f"torch.cond({a[0]}.sum() > 0, lambda t: {scale}(t, {at['obj']}, {at['site']}), "
-            f"lambda t: {scale}(t * 0.5, {at['obj']}, {at['site2']}), ({a[0]},))")
+def _render_cond(op: str):
+    """The render of ``op``'s call with its object in each branch of a ``torch.cond``."""
+    def render(a, at, d) -> str:
+        call = op_text(op)
+        return (f"torch.cond({a[0]}.sum() > 0, lambda t: {call}(t, {at['obj']}, {at['site']}), "
+                f"lambda t: {call}(t * 0.5, {at['obj']}, {at['site2']}), ({a[0]},))")
+    return render
+
+
+def _in_cond(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
+    """``op`` with its object of ``cls`` in each branch of a ``torch.cond`` (the object
+    closed over), as a library's layer calls its kernel with its configuration; toward
+    the call beside its object (``simpler``)."""
+    return custom_form(OP[op], 1, infer_same, form=f"{op}_cond", feature=FEATURE, draw=_draw_object(cls),
+                       render=_render_cond(op), object_class=cls.name, drawn_as=OBJECT, branches=True, hop=COND,
+                       opaque=False, shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
+
+
+def _in_layer(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
+    """``op`` with its object of ``cls`` in a ``nested_compile_region`` applied twice
+    (hierarchical compilation of a model's repeated layers, the object an argument of
+    the region); toward the call beside its object (``simpler``)."""
+    layer = f"{op}_layer"
+    return custom_form(OP[op], 1, infer_same, form=layer, feature=FEATURE, draw=_draw_object(cls),
+                       render=_layer_call(layer), object_class=cls.name, drawn_as=OBJECT, hop=REGION, nested=True,
+                       helpers=_layer_helpers(lambda stmt, plain: f"{op_text(op)}(t, q"
+                                              f"{'' if plain else ', ' + str(stmt.attrs['site'])})"),
+                       shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
 
 
 FORMS: tuple[Form, ...] = (
     _call("o_scale", infer_same, objects.SCALE, _object_second, "p_sin"),
-    # a call with its object inside a higher-order op, as a library's layer calls its
-    # kernel with its configuration: in each branch of a torch.cond (the object closed
-    # over), and in a nested_compile_region applied twice (hierarchical compilation of a
-    # model's repeated layers, the object an argument of the region)
-    custom_form(OP["o_scale"], 1, infer_same, form="o_scale_cond", feature=FEATURE, draw=_draw_object(objects.SCALE),
-                render=_render_cond_scale, object_class=objects.SCALE.name, drawn_as=OBJECT, branches=True,
-                hop=COND, opaque=False, shrink=Shrink(("o_scale",), OBJECT_COMPLEXITY + 1)),
-    custom_form(OP["o_scale"], 1, infer_same, form="o_scale_layer", feature=FEATURE,
-                draw=_draw_object(objects.SCALE), render=_layer_call("o_scale_layer"),
-                object_class=objects.SCALE.name, drawn_as=OBJECT, hop=REGION, nested=True,
-                helpers=_layer_helpers(lambda stmt, plain: f"{op_text('o_scale')}(t, q"
-                                       f"{'' if plain else ', ' + str(stmt.attrs['site'])})"),
-                shrink=Shrink(("o_scale",), OBJECT_COMPLEXITY + 1)),
+    _in_cond("o_scale", objects.SCALE, "o_scale"),
+    _in_layer("o_scale", objects.SCALE, "o_scale"),
+    # the same with a hoisted Scale (lifted as a graph input), toward the plain call; not
+    # in a cond: eager torch.cond (which Dynamo traces) refuses a hoisted object among the
+    # operands it lifts (cond_op's assertion, 2.13.0), so no such program can be judged
+    _call("o_hscale", infer_same, objects.HSCALE, _object_second, "p_sin"),
+    _in_layer("o_hscale", objects.HSCALE, "o_hscale"),
     # a value object made in the compiled region, as a library's forward writes its
     # kernel's configuration: of constants, or of a size of the tensor it configures
     custom_form(OP["o_scale"], 1, _infer_made, form="o_scale_new", feature=FEATURE, draw=_draw_made,
