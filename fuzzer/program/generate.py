@@ -149,7 +149,8 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
-    if (form.dense_root and st.root[first] not in st.mem.dense) or (form.unit_last
+    if (form.dense_root and (st.root[first] not in st.mem.dense or (st.root[first] != first
+                                                                    and st.mem.prints.get(first) is None))) or (form.unit_last
                                                                     and not st.mem.unit_last(st.root, first)):
         return None
     try:

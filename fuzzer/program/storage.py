@@ -212,7 +212,9 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
 
 def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str], prints: dict) -> None:
     """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, or a
-    result laid out row-major (``Form.dense_result``), by its dims; a view to another
+    result laid out row-major (``Form.dense_result``), by its dims, through the root itself
+    or a view whose footprint in it is known (a pair's part ``b``, a view by the IR's
+    roots, is another storage: a box of the root's dims over it reads past its end); a view to another
     element size (``Form.unit_last``) a view of one whose last dim has stride 1.  Raises
     ``form_record.Illegal``."""
     from fuzzer.program.form_record import Illegal
@@ -223,6 +225,9 @@ def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], de
     if not form.dense_root:
         return
     base = root[stmt.args[0]]
+    if base != stmt.args[0] and prints.get(stmt.args[0]) is None:
+        raise Illegal(f"{form.name} is laid over {stmt.args[0]}, a view whose place in {base}'s storage is not "
+                      "known (a pair's part, whose storage may be another)")
     if base not in dense:
         raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
                       "contiguous, nor a result laid out row-major")
