@@ -133,17 +133,9 @@ _REGISTER(Scale, typ=_VALUE, members={"k": _opaque.MemberType.USE_REAL, "b": _op
 
 
 class HScale(OpaqueBase):
-    """A Scale of a type registered hoist=True, as a library registers the configurations
-    of its repeated layers under hierarchical compilation: torch.compile lifts such an
-    object as an input of the graph instead of baking it in.  A class of its own, not a
-    Scale's subclass: a registered type is looked up as it is."""
+    """A Scale whose type is registered hoist=True: lifted as a graph input, not baked in."""
 
-    def __init__(self, k, b):
-        self.k, self.b = k, b
-
-    @classmethod
-    def of(cls, seed):
-        return cls(*Scale.CHOICES[seed.numel() % len(Scale.CHOICES)])
+    CHOICES, __init__, of = Scale.CHOICES, Scale.__init__, classmethod(Scale.of.__func__)
 
     def __eq__(self, other):
         return isinstance(other, HScale) and (self.k, self.b) == (other.k, other.b)
@@ -155,8 +147,7 @@ class HScale(OpaqueBase):
         return f"HScale({self.k!r}, {self.b!r})", {"HScale": HScale}
 
 
-_REGISTER(HScale, typ=_VALUE, hoist=True,
-          members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
+_REGISTER(HScale, typ=_VALUE, hoist=True, members={"k": _opaque.MemberType.USE_REAL, "b": _opaque.MemberType.USE_REAL})
 
 
 class Cache(OpaqueBase):
