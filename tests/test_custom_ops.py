@@ -43,7 +43,7 @@ FEATURE_OPS = {"p_pair", "p_opt", "p_affine", "p_pos", "m_list", "m_unknown"} | 
 #: the keyword-only arguments of the ops that have them, besides their site
 KEYWORDS = {"c_sinmix": {"alpha": 2.0}, "c_two": {"beta": -1.0}}
 #: the pure ops without a backward (none of the layout, vmap and autocast families has one)
-NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu", "o_scale", "o_decayed", "w_mix", "w_fold"} | LAYOUT_OPS \
+NO_BACKWARD = {"p_pos", "s_mix", "r_workspace", "s_silu", "o_scale", "o_hscale", "o_decayed", "w_mix", "w_fold"} | LAYOUT_OPS \
     | TRANSFORM_OPS
 #: the out= ops (``torch.Tag.out``): their buffers are keyword-only, written from x
 OUT_BUFFERS = {"t_sin_out": ("out",), "t_split_out": ("lo", "hi")}
@@ -54,15 +54,16 @@ MATRICES = {"l_cols"}
 #: the ops tagged ``needs_contiguous_strides``, which programs hand contiguous tensors only
 CONTIGUOUS = {"l_raw"}
 #: the ops that take an opaque object (``families.opaque``): their arguments, of x and the object
-OBJECT_OPS = {"o_scale": lambda x, o: (x, o, 0), "o_put": lambda x, o: (o, x, 0), "o_read": lambda x, o: (o, x, 0),
-              "o_decayed": lambda x, o: (x, o, 0)}
+OBJECT_OPS = {"o_scale": lambda x, o: (x, o, 0), "o_hscale": lambda x, o: (x, o, 0), "o_put": lambda x, o: (o, x, 0),
+              "o_read": lambda x, o: (o, x, 0), "o_decayed": lambda x, o: (x, o, 0)}
 
 
 def _seen(args):
     """Call arguments as a test compares them: an opaque object by what it holds (a
     Cache's state, a Scale's fields), which it has no ``__eq__`` to compare."""
     lib = custom_ops.install()
-    return [a.data if isinstance(a, lib.Cache) else (a.k, a.b) if isinstance(a, lib.Scale) else a for a in args]
+    return [a.data if isinstance(a, lib.Cache) else (a.k, a.b) if isinstance(a, (lib.Scale, lib.HScale)) else a
+            for a in args]
 
 
 def _args(op, x, y):
@@ -82,9 +83,10 @@ def _args(op, x, y):
         return (x, y, x.shape[0] - 1, 0)
     if op.name == "r_stat":
         return (x, y, 0.5, 0)
-    if op.name in OBJECT_OPS:  # an opaque object: a Scale, or a Cache over a copy of y
+    if op.name in OBJECT_OPS:  # an opaque object: a Scale (hoisted or not), or a Cache over a copy of y
         lib = custom_ops.install()
-        return OBJECT_OPS[op.name](x, lib.Scale(2.0, 1.0) if op.name == "o_scale" else lib.Cache.of(y))
+        made = {"o_scale": lambda: lib.Scale(2.0, 1.0), "o_hscale": lambda: lib.HScale(2.0, 1.0)}
+        return OBJECT_OPS[op.name](x, made.get(op.name, lambda: lib.Cache.of(y))())
     if op.name == "s_list":
         return ([x, y, x * y + 1.0], 0)
     if op.name == "s_optlist":
@@ -240,7 +242,7 @@ def test_every_op_written_plain_computes_what_the_traced_op_does():
     plain = "\n\n".join(custom_ops.plain_snippet(custom_ops.with_backward(op)) for op in CUSTOM_OPS)
     assert not re.search(r"\bsite\b", plain) and "_hit" not in plain
     # the opaque classes the ops name are the library's, registered once already
-    namespace = {name: getattr(custom_ops.install(), name) for name in ("Scale", "Cache")}
+    namespace = {name: getattr(custom_ops.install(), name) for name in ("Scale", "HScale", "Cache")}
     # the plain ops call each other (a kernel that calls another, a backward that logs)
     # in their own namespace
     plain = plain.replace('"dcefuzz::', '"dcefuzz_plain::').replace('Library("dcefuzz"', 'Library("dcefuzz_plain"')
