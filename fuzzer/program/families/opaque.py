@@ -255,10 +255,14 @@ def _layer_name(form: str, attrs) -> str:
 def _layer_helpers(body):
     """The ``nested_compile_region`` function a statement calls twice, as a model calls its
     repeated layer, taking the tensor and the object; ``body(stmt, plain)`` is what it
-    returns."""
+    returns, after the lines ``_layer_helpers`` is given in front of it where it has any
+    (``body`` then returns ``(lines, result)``)."""
     def helpers(stmt, plain: bool) -> dict[str, str]:
         name = _layer_name(stmt.form, stmt.attrs)
-        return {name: f"@torch.compiler.nested_compile_region\ndef {name}(t, q):\n    return {body(stmt, plain)}\n"}
+        text = body(stmt, plain)
+        lines, result = text if isinstance(text, tuple) else ((), text)
+        inner = "".join(f"    {line}\n" for line in (*lines, f"return {result}"))
+        return {name: f"@torch.compiler.nested_compile_region\ndef {name}(t, q):\n{inner}"}
     return helpers
 
 
@@ -288,6 +292,11 @@ def _in_cond(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
                        opaque=False, shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
 
 
+def _site(stmt, plain: bool) -> str:
+    """A call's site argument inside a helper, none in the plain text."""
+    return "" if plain else f", {stmt.attrs['site']}"
+
+
 def _in_layer(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
     """``op`` with its object of ``cls`` in a ``nested_compile_region`` applied twice
     (hierarchical compilation of a model's repeated layers, the object an argument of
@@ -295,9 +304,26 @@ def _in_layer(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
     layer = f"{op}_layer"
     return custom_form(OP[op], 1, infer_same, form=layer, feature=FEATURE, draw=_draw_object(cls),
                        render=_layer_call(layer), object_class=cls.name, drawn_as=OBJECT, hop=REGION, nested=True,
-                       helpers=_layer_helpers(lambda stmt, plain: f"{op_text(op)}(t, q"
-                                              f"{'' if plain else ', ' + str(stmt.attrs['site'])})"),
+                       helpers=_layer_helpers(lambda stmt, plain: f"{op_text(op)}(t, q{_site(stmt, plain)})"),
                        shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
+
+
+def _cache_layer(op: str) -> Form:
+    """A reference object's ORDERED op in a ``nested_compile_region`` applied twice, the
+    object an argument of the region, as a serving model's repeated layer writes its
+    cache handle (``o_put``; the layer returns ``t + 1``, the hidden state it hands on)
+    or reads it (``o_read``), one effect per layer; toward the op's call beside its
+    object, which (``o_put``) replaces the layer where nothing reads what it returned."""
+    layer = f"{op}_layer"
+    writes = not OP[op].returns
+
+    def body(stmt, plain: bool):
+        call = f"{op_text(op)}(q, t{_site(stmt, plain)})"
+        return ((call,), "t + 1") if writes else call
+    return custom_form(OP[op], 1, infer_same, form=layer, feature=FEATURE, draw=_draw_object(objects.CACHE),
+                       render=_layer_call(layer), object_class=objects.CACHE.name, drawn_as=OBJECT, hop=REGION,
+                       nested=True, helpers=_layer_helpers(body), returns=True,
+                       shrink=Shrink((op,), OBJECT_COMPLEXITY + 1))
 
 
 FORMS: tuple[Form, ...] = (
@@ -320,6 +346,9 @@ FORMS: tuple[Form, ...] = (
     _call("o_put", infer_none, objects.CACHE, _object_first, "e_log"),
     _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
     _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin"),
+    # the cache's writes and reads in a repeated layer, the object an argument of the region
+    _cache_layer("o_put"),
+    _cache_layer("o_read"),
     _member("q_member", objects.SCALE, lambda a, at, d: f"{a[0]} * {at['obj']}.k", _TO_SCALE),
     # the member read inside a repeated layer, toward the read in the program's text
     Form("q_member_layer", ATEN, 1, infer_same, _layer_call("q_member_layer"), feature=FEATURE,
