@@ -335,6 +335,76 @@ def test_an_honest_compile_of_an_objects_call_in_a_cond_or_a_layer_is_clean():
     assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
 
 
+#: a Cache written and read in repeated layers, the object an argument of each region
+CACHE_LAYERS = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
+    ("o_put_layer", ["x0"], "v0", {"site": 0, "obj": "c0"}),
+    ("o_read_layer", ["v0"], "v1", {"site": 1, "obj": "c0"}),
+], outputs=["v1"]), mode=Mode(objects=(("c0", "Cache", "x1"),)))
+
+
+def test_a_caches_write_and_read_in_a_repeated_layer_are_written_as_a_serving_model_writes_them():
+    text = codegen.source(CACHE_LAYERS)
+    assert ("@torch.compiler.nested_compile_region\ndef o_put_layer0(t, q):\n"
+            "    torch.ops.dcefuzz.o_put(q, t, 0)\n    return t + 1\n") in text
+    assert ("@torch.compiler.nested_compile_region\ndef o_read_layer1(t, q):\n"
+            "    return torch.ops.dcefuzz.o_read(q, t, 1)\n") in text
+    assert "v0 = o_put_layer0(o_put_layer0(x0, c0), c0)" in text
+    fn, step = codegen.build_with_step(CACHE_LAYERS)
+    x0, x1 = torch.randn(4), torch.randn(4)
+    c = _lib().Cache.of(x1)
+    data = c.data
+    for t in (x0, x0 + 1):  # each layer writes the state from what it is handed
+        data = data * c.decay + t.sum()
+    v0 = x0 + 2
+    read = v0 * 0.5 + data.sum()
+    v1, state = step(fn, x0, x1)
+    assert torch.allclose(v1, read * 0.5 + data.sum()) and torch.allclose(state, data)
+    # toward the op beside its object; the write's layer only where nothing reads its result
+    assert [simpler_forms(s.form) for s in CACHE_LAYERS.body] == [("o_put",), ("o_read",)]
+
+
+def test_a_layer_that_writes_its_cache_once_is_an_effect_log_and_a_wrong_state():
+    """Forbidden: the region's second application reusing the first's effect (its write
+    run once): one event lost, and the state written once."""
+    program = dataclasses.replace(CACHE_LAYERS, body=CACHE_LAYERS.body[:1], outputs=("v0",))
+    honest = _verdict(_stand_in_cache(program), case(program, BINDINGS))
+    assert honest.status == contract.OK and honest.kinds() == [], honest.reason
+    verdict = _verdict(_stand_in_cache(program, writes=1), case(program, BINDINGS))
+    assert {k for k, _, _ in _where(verdict)} == {contract.EFFECT_LOG, contract.WRONG_OUTPUT}
+    assert ("state of c0" in {w for _, _, w in _where(verdict)})
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_a_caches_layers_is_clean():
+    """The allowed side, compiled (aot_eager, dynamic): the write's and the read's
+    regions each applied twice, their four events in eager's order, the state judged,
+    another Cache at the third call.  (Inductor fails to lower an ORDERED op on a
+    reference object inside a region: a finding, not the allowed side.)"""
+    verdict = judge_fresh(case(CACHE_LAYERS, BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
+def _stand_in_cache(program, writes=2):
+    """A 'compiled' cache-layer program: its own text run eagerly, its layer
+    ``o_put_layer0`` writing the cache at most ``writes`` times a call (later
+    applications hand on ``t + 1`` without the write)."""
+    fn, step = codegen.build_with_step(program)
+    layer = fn.__globals__["o_put_layer0"]
+
+    def compiled(x0, x1, c0):
+        runs = []
+
+        def counted(t, q):
+            runs.append(1)
+            return layer(t, q) if len(runs) <= writes else t + 1
+        fn.__globals__["o_put_layer0"] = counted
+        try:
+            return fn(x0, x1, c0)
+        finally:
+            fn.__globals__["o_put_layer0"] = layer
+    return codegen.driven(step, compiled)
+
+
 #: a hoisted Scale (``HScale``, registered hoist=True): beside its op, and in a layer
 HOISTED = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
     ("o_hscale", ["x0"], "v0", {"site": 0, "obj": "h0"}),

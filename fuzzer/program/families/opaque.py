@@ -26,6 +26,11 @@ it needs of the object (``q.k``; the member ``c.decay``), never the object's sta
 which a traced backward could not read (a fake object refuses it, as the fake impl's
 must).
 
+Higher-order ops hold them as a library's layers do: ``o_scale`` in each branch of a
+``torch.cond`` (``o_scale_cond``) and ``o_scale``, ``o_hscale``, ``o_put`` and ``o_read`` in a
+``nested_compile_region`` applied twice with the object an argument (``*_layer``: a
+model's repeated layers configured by, or writing and reading, one object).
+
 Three forms read an object in the program's own text, as Dynamo allows: ``q_member``
 (``x * q0.k``: a value object's field, a constant of the graph), ``c_member``
 (``x * c0.decay``: a reference object's ``USE_REAL`` member, read at trace time and
