@@ -405,6 +405,40 @@ def _stand_in_cache(program, writes=2):
     return codegen.driven(step, compiled)
 
 
+#: objects that are graph inputs closed over by a map's body: a Cache's guarded member
+#: read by a pure op, and a hoisted Scale's op
+MAPPED = dataclasses.replace(prog({"x0": ("s0", "s1"), "x1": ("s0", "s1")}, [
+    ("o_decayed_map", ["x0"], "v0", {"site": 0, "obj": "c0"}),
+    ("o_hscale_map", ["v0"], "v1", {"site": 1, "obj": "h0"}),
+], outputs=["v1"]), mode=Mode(objects=(("c0", "Cache", "x1"), ("h0", "HScale", "x1"))))
+MAPPED_BINDINGS = [{"s0": 3, "s1": 4}, {"s0": 2, "s1": 5}, {"s0": 4, "s1": 2}]
+
+
+def test_an_objects_call_on_a_maps_rows_closes_over_the_object_and_shrinks_to_the_call():
+    text = codegen.source(MAPPED)
+    assert "v0 = torch._higher_order_ops.map(lambda t: torch.ops.dcefuzz.o_decayed(t, c0, 0), x0)" in text
+    assert "v1 = torch._higher_order_ops.map(lambda t: torch.ops.dcefuzz.o_hscale(t, h0, 1), v0)" in text
+    fn, step = codegen.build_with_step(MAPPED)
+    x0, x1 = torch.randn(3, 4), torch.randn(3, 4)
+    lib = _lib()
+    c, h = lib.Cache.of(x1), lib.HScale.of(x1)
+    v1, _ = step(fn, x0, x1)
+    assert torch.allclose(v1, (x0 * c.decay) * h.k + h.b)
+    assert [simpler_forms(s.form) for s in MAPPED.body] == [("o_decayed",), ("o_hscale",)]
+    # a map runs over dim 0, which must hold a row at every binding
+    with pytest.raises(InvalidProgram):
+        check(dataclasses.replace(MAPPED, sym_min={"s0": 0}))
+
+
+@pytest.mark.compile
+def test_an_honest_compile_of_objects_closed_over_by_a_map_is_clean():
+    """The allowed side, compiled (aot_eager, dynamic): the objects operands of the map,
+    other objects at later calls.  (Inductor's lowering of a map to a while_loop refuses
+    an object among its operands: a finding, not the allowed side.)"""
+    verdict = judge_fresh(case(MAPPED, MAPPED_BINDINGS), "cpu", "aot_eager")
+    assert verdict.status == contract.OK and verdict.kinds() == [] and not verdict.untested, verdict
+
+
 #: a hoisted Scale (``HScale``, registered hoist=True): beside its op, and in a layer
 HOISTED = dataclasses.replace(prog({"x0": ("s0",), "x1": ("s0",)}, [
     ("o_hscale", ["x0"], "v0", {"site": 0, "obj": "h0"}),

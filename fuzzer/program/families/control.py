@@ -103,7 +103,7 @@ def call(op: str, args: str, site, plain: bool) -> str:
     return f"torch.ops.dcefuzz.{op}({args}{'' if plain else f', {site}'})"
 
 
-def _infer_rows(t, attrs, m):
+def infer_rows(t, attrs, m):
     """A ``map`` or ``scan`` runs over dim 0, which must hold a row for every binding."""
     need_rank(t[0], 1)
     if sizes.smallest(known_dim(t[0][0]), m) < 1:
@@ -193,10 +193,10 @@ FORMS: tuple[Form, ...] = (
     _nested("e_tap", infer_same, _render_while_tap, "while_tap", hop=WHILE, shrink=Shrink(("e_tap",), 3)),
     _nested("m_scale", infer_same, _render_while_scale, "while_scale", hop=WHILE, helpers=_while_scale_helpers,
             shrink=Shrink(("m_scale", "clone"), 3)),
-    _nested("e_tap", _infer_rows, _render_map("e_tap"), "map_tap", hop=MAP, shrink=Shrink(("e_tap",), 3)),
+    _nested("e_tap", infer_rows, _render_map("e_tap"), "map_tap", hop=MAP, shrink=Shrink(("e_tap",), 3)),
     # map_tap's twin with no effect in its body, never drawn (``fuzzer.triage.causes``)
-    _nested("p_sin", _infer_rows, _render_map("p_sin"), "map_sin", hop=MAP, drawn_as=TWIN),
-    _nested("e_tap", _infer_rows, _render_scan_tap, "scan_tap", hop=SCAN,
+    _nested("p_sin", infer_rows, _render_map("p_sin"), "map_sin", hop=MAP, drawn_as=TWIN),
+    _nested("e_tap", infer_rows, _render_scan_tap, "scan_tap", hop=SCAN,
             limit="torch._higher_order_ops.scan documents that its combine_fn may not have side effects",
             shrink=Shrink(("e_tap",), 3)),
     custom_form(OPS[0], 1, infer_same, feature=FEATURE, also_calls=("e_log",), backward_logs=("e_log",), once=True,

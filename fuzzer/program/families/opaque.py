@@ -29,7 +29,9 @@ must).
 Higher-order ops hold them as a library's layers do: ``o_scale`` in each branch of a
 ``torch.cond`` (``o_scale_cond``) and ``o_scale``, ``o_hscale``, ``o_put`` and ``o_read`` in a
 ``nested_compile_region`` applied twice with the object an argument (``*_layer``: a
-model's repeated layers configured by, or writing and reading, one object).
+model's repeated layers configured by, or writing and reading, one object), and
+``o_decayed`` and ``o_hscale`` on each row of a ``map``, the object closed over
+(``*_map``: the object an operand of the map, being a graph input).
 
 Three forms read an object in the program's own text, as Dynamo allows: ``q_member``
 (``x * q0.k``: a value object's field, a constant of the graph), ``c_member``
@@ -50,10 +52,12 @@ multiplication by a constant.
 from __future__ import annotations
 
 from fuzzer.program import objects
+from fuzzer.program.families.control import infer_rows
 from fuzzer.program.feature_record import Feature
 from fuzzer.program.form_record import (
     ATEN,
     COND,
+    MAP,
     OBJECT,
     REGION,
     Form,
@@ -313,6 +317,22 @@ def _in_layer(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
                        shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
 
 
+def _render_map(op: str):
+    """The render of ``op``'s call on each row of its operand, its object closed over."""
+    return lambda a, at, d: (f"torch._higher_order_ops.map(lambda t: {op_text(op)}(t, {at['obj']}, {at['site']}), "
+                             f"{a[0]})")
+
+
+def _in_map(op: str, cls: objects.ObjectClass) -> Form:
+    """``op`` with its object of ``cls`` on each row of a ``torch._higher_order_ops.map``,
+    the object closed over (a batch's rows run through one kernel configured by, or
+    reading, one object; the object an operand of the map where it is a graph input:
+    a reference object, a hoisted value); toward the call beside its object."""
+    return custom_form(OP[op], 1, infer_rows, form=f"{op}_map", feature=FEATURE, draw=_draw_object(cls),
+                       render=_render_map(op), object_class=cls.name, drawn_as=OBJECT, hop=MAP, nested=True,
+                       shrink=Shrink((op,), OBJECT_COMPLEXITY + 1))
+
+
 def _cache_layer(op: str) -> Form:
     """A reference object's ORDERED op in a ``nested_compile_region`` applied twice, the
     object an argument of the region, as a serving model's repeated layer writes its
@@ -340,6 +360,7 @@ FORMS: tuple[Form, ...] = (
     # operands it lifts (cond_op's assertion, 2.13.0), so no such program can be judged
     _call("o_hscale", infer_same, objects.HSCALE, _object_second, "p_sin"),
     _in_layer("o_hscale", objects.HSCALE, "o_hscale"),
+    _in_map("o_hscale", objects.HSCALE),
     # a value object made in the compiled region, as a library's forward writes its
     # kernel's configuration: of constants, or of a size of the tensor it configures
     custom_form(OP["o_scale"], 1, _infer_made, form="o_scale_new", feature=FEATURE, draw=_draw_made,
@@ -351,6 +372,7 @@ FORMS: tuple[Form, ...] = (
     _call("o_put", infer_none, objects.CACHE, _object_first, "e_log"),
     _call("o_read", infer_same, objects.CACHE, _object_first, "e_tap"),
     _call("o_decayed", infer_same, objects.CACHE, _object_second, "p_sin"),
+    _in_map("o_decayed", objects.CACHE),
     # the cache's writes and reads in a repeated layer, the object an argument of the region
     _cache_layer("o_put"),
     _cache_layer("o_read"),
