@@ -428,6 +428,9 @@ def test_an_objects_call_on_a_maps_rows_closes_over_the_object_and_shrinks_to_th
     # a map runs over dim 0, which must hold a row at every binding
     with pytest.raises(InvalidProgram):
         check(dataclasses.replace(MAPPED, sym_min={"s0": 0}))
+    # and has no autograd, as map documents: it never reads a value that requires grad
+    with pytest.raises(InvalidProgram, match="has no backward"):
+        check(dataclasses.replace(MAPPED, mode=dataclasses.replace(MAPPED.mode, grad=True)))
 
 
 @pytest.mark.compile

@@ -58,6 +58,7 @@ from fuzzer.program.form_record import (
     ATEN,
     COND,
     MAP,
+    NO_BACKWARD,
     OBJECT,
     REGION,
     Form,
@@ -327,10 +328,12 @@ def _in_map(op: str, cls: objects.ObjectClass) -> Form:
     """``op`` with its object of ``cls`` on each row of a ``torch._higher_order_ops.map``,
     the object closed over (a batch's rows run through one kernel configured by, or
     reading, one object; the object an operand of the map where it is a graph input:
-    a reference object, a hoisted value); toward the call beside its object."""
+    a reference object, a hoisted value); toward the call beside its object.  Without a
+    backward: ``map``'s documentation says it "does not support autograd", so no map
+    reads a value that requires grad (``fuzzer.program.grad``)."""
     return custom_form(OP[op], 1, infer_rows, form=f"{op}_map", feature=FEATURE, draw=_draw_object(cls),
                        render=_render_map(op), object_class=cls.name, drawn_as=OBJECT, hop=MAP, nested=True,
-                       shrink=Shrink((op,), OBJECT_COMPLEXITY + 1))
+                       grad=NO_BACKWARD, shrink=Shrink((op,), OBJECT_COMPLEXITY + 1))
 
 
 def _cache_layer(op: str) -> Form:
