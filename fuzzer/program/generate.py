@@ -149,9 +149,7 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
         if not others:
             return None
         args.append(st.pick(st.mem.prefer(st.rng, st.root, first, others, form.mutates)))
-    if (form.dense_root and (st.root[first] not in st.mem.dense or (st.root[first] != first
-                                                                    and st.mem.prints.get(first) is None))) or (form.unit_last
-                                                                    and not st.mem.unit_last(st.root, first)):
+    if storage.layout_refusal(form, first, st.root, st.mem.dense, st.mem.prints) is not None:
         return None
     try:
         attrs = _attrs_for(form, st, st.dims[st.root[first] if form.dense_root else first])

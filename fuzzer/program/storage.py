@@ -210,28 +210,40 @@ def check_writes(stmt, form, root: dict[str, str], prints: dict[str, Footprint |
                 raise Illegal(f"written operand {target} shares storage with {other}, and their elements may overlap")
 
 
-def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str], prints: dict) -> None:
-    """An ``as_strided`` (``Form.dense_root``) reads an input handed over contiguous, or a
-    result laid out row-major (``Form.dense_result``), by its dims, through the root itself
-    or a view whose footprint in it is known (a pair's part ``b``, a view by the IR's
-    roots, is another storage: a box of the root's dims over it reads past its end); a view to another
-    element size (``Form.unit_last``) a view of one whose last dim has stride 1.  Raises
-    ``form_record.Illegal``."""
-    from fuzzer.program.form_record import Illegal
-    if form.unit_last and not (root[stmt.args[0]] in dense and prints.get(stmt.args[0]) is not None
-                               and prints[stmt.args[0]].unit_last()):
-        raise Illegal(f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
-                      "over contiguous, along its last dim")
+def layout_refusal(form, name: str, root: dict[str, str], dense: set[str], prints: dict) -> str | None:
+    """Why ``form``, which reads its operand's layout, cannot be laid over ``name``; None
+    where it can.  An ``as_strided`` (``Form.dense_root``) reads an input handed over
+    contiguous, or a result laid out row-major (``Form.dense_result``), by its dims,
+    through the root itself or a view whose footprint in it is known (a pair's part
+    ``b``, a view by the IR's roots, is another storage: a box of the root's dims over it
+    reads past its end); a view to another element size (``Form.unit_last``) a view of
+    one whose last dim has stride 1.  The generator's draw and the IR's check both ask it."""
+    if form.unit_last and not (root[name] in dense and prints.get(name) is not None and prints[name].unit_last()):
+        return (f"{form.name} needs its operand's last dim at stride 1: a view of an input handed "
+                "over contiguous, along its last dim")
     if not form.dense_root:
-        return
-    base = root[stmt.args[0]]
-    if base != stmt.args[0] and prints.get(stmt.args[0]) is None:
-        raise Illegal(f"{form.name} is laid over {stmt.args[0]}, a view whose place in {base}'s storage is not "
-                      "known (a pair's part, whose storage may be another)")
+        return None
+    base = root[name]
+    if base != name and prints.get(name) is None:
+        return (f"{form.name} is laid over {name}, a view whose place in {base}'s storage is not "
+                "known (a pair's part, whose storage may be another)")
     if base not in dense:
-        raise Illegal(f"{form.name} is laid over the storage of {base}, which is not an input handed over "
-                      "contiguous, nor a result laid out row-major")
-    if stmt.attrs.get("base") != list(dims[base]):
+        return (f"{form.name} is laid over the storage of {base}, which is not an input handed over "
+                "contiguous, nor a result laid out row-major")
+    return None
+
+
+def check_dense_root(stmt, form, root: dict[str, str], dims: dict[str, Dims], dense: set[str], prints: dict) -> None:
+    """:func:`layout_refusal` of the statement's operand, and an ``as_strided``'s base the
+    dims of the root it is laid over.  Raises ``form_record.Illegal``."""
+    from fuzzer.program.form_record import Illegal
+    if not (form.unit_last or form.dense_root):
+        return
+    why = layout_refusal(form, stmt.args[0], root, dense, prints)
+    if why is not None:
+        raise Illegal(why)
+    base = root[stmt.args[0]]
+    if form.dense_root and stmt.attrs.get("base") != list(dims[base]):
         raise Illegal(f"{form.name}'s base {stmt.attrs.get('base')!r} is not {base}'s dims {dims[base]}")
 
 
@@ -391,11 +403,6 @@ class Tracker:
         if self.overlap_rule and writes and near and rng.random() < 0.5:
             return near
         return others
-
-    def unit_last(self, root: dict[str, str], name: str) -> bool:
-        """Whether ``name``'s last dim has stride 1: a view of a contiguous input along its last dim."""
-        print_ = self.prints.get(name)
-        return root[name] in self.dense and print_ is not None and print_.unit_last()
 
     def add_input(self, name: str, dims: Dims, dense: bool) -> None:
         self.prints[name] = Footprint.whole(dims)
