@@ -88,49 +88,38 @@ FEATURES: tuple[Feature, ...] = (
 _op = op_maker(FEATURE, preamble=objects.SOURCE)
 
 
+def _scale_op(name: str, cls: str, var: str, what: str) -> CustomOp:
+    """A pure op scaling and shifting its tensor by a value object of class ``cls``
+    (``x * var.k + var.b``), with a backward that keeps the object's ``k`` where the
+    call is traced, never the object: ``o_scale`` and the hoisted class's ``o_hscale``
+    are one kernel on two registrations of the same value type."""
+    return _op(name, PURE, f"x * {var}.k + {var}.b with a value-type opaque object {var} {what}; fresh", f'''
+@torch.library.custom_op("dcefuzz::{name}", mutates_args=())
+def {name}(x: torch.Tensor, {var}: {cls}, site: int) -> torch.Tensor:
+    _hit("{name}", site)
+    return (x * {var}.k + {var}.b).contiguous()
+
+
+@{name}.register_fake
+def _(x, {var}, site):
+    return x.new_empty(x.shape)
+''', backward=f'''
+def _{name}_setup(ctx, inputs, output):
+    ctx.k = inputs[1].k  # the object's field, read where the call is traced
+
+
+def _{name}_backward(ctx, grad):
+    return grad * ctx.k, None, None
+
+
+{name}.register_autograd(_{name}_backward, setup_context=_{name}_setup)
+''')
+
+
+
 OPS: tuple[CustomOp, ...] = (
-    _op("o_scale", PURE, "x * q.k + q.b with a value-type opaque object q (Scale); fresh", '''
-@torch.library.custom_op("dcefuzz::o_scale", mutates_args=())
-def o_scale(x: torch.Tensor, q: Scale, site: int) -> torch.Tensor:
-    _hit("o_scale", site)
-    return (x * q.k + q.b).contiguous()
-
-
-@o_scale.register_fake
-def _(x, q, site):
-    return x.new_empty(x.shape)
-''', backward='''
-def _o_scale_setup(ctx, inputs, output):
-    ctx.k = inputs[1].k  # a value object is a constant of the graph: its field read where the call is traced
-
-
-def _o_scale_backward(ctx, grad):
-    return grad * ctx.k, None, None
-
-
-o_scale.register_autograd(_o_scale_backward, setup_context=_o_scale_setup)
-'''),
-    _op("o_hscale", PURE, "x * h.k + h.b with a value-type opaque object h whose type is hoisted (HScale); fresh", '''
-@torch.library.custom_op("dcefuzz::o_hscale", mutates_args=())
-def o_hscale(x: torch.Tensor, h: HScale, site: int) -> torch.Tensor:
-    _hit("o_hscale", site)
-    return (x * h.k + h.b).contiguous()
-
-
-@o_hscale.register_fake
-def _(x, h, site):
-    return x.new_empty(x.shape)
-''', backward='''
-def _o_hscale_setup(ctx, inputs, output):
-    ctx.k = inputs[1].k
-
-
-def _o_hscale_backward(ctx, grad):
-    return grad * ctx.k, None, None
-
-
-o_hscale.register_autograd(_o_hscale_backward, setup_context=_o_hscale_setup)
-'''),
+    _scale_op("o_scale", objects.SCALE.name, "q", "(Scale)"),
+    _scale_op("o_hscale", objects.HSCALE.name, "h", "whose type is hoisted (HScale)"),
     _op("o_put", EFFECTFUL, "c.data = c.data * c.decay + sum(x) in place, c a reference-type opaque object (Cache); "
         "ORDERED, logs x and the state it found", '''
 @torch.library.custom_op("dcefuzz::o_put", mutates_args=())
@@ -307,15 +296,16 @@ def _site(stmt, plain: bool) -> str:
     return "" if plain else f", {stmt.attrs['site']}"
 
 
-def _in_layer(op: str, cls: objects.ObjectClass, simpler: str) -> Form:
+def _in_layer(op: str, cls: objects.ObjectClass, simpler: str, body=None) -> Form:
     """``op`` with its object of ``cls`` in a ``nested_compile_region`` applied twice
     (hierarchical compilation of a model's repeated layers, the object an argument of
-    the region); toward the call beside its object (``simpler``)."""
+    the region); toward the call beside its object (``simpler``).  ``body`` writes the
+    region (``_layer_helpers``); by default it returns ``op(t, q, site)``."""
     layer = f"{op}_layer"
+    body = body or (lambda stmt, plain: f"{op_text(op)}(t, q{_site(stmt, plain)})")
     return custom_form(OP[op], 1, infer_same, form=layer, feature=FEATURE, draw=_draw_object(cls),
                        render=_layer_call(layer), object_class=cls.name, drawn_as=OBJECT, hop=REGION, nested=True,
-                       helpers=_layer_helpers(lambda stmt, plain: f"{op_text(op)}(t, q{_site(stmt, plain)})"),
-                       shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
+                       helpers=_layer_helpers(body), returns=True, shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
 
 
 def _render_map(op: str):
@@ -337,21 +327,17 @@ def _in_map(op: str, cls: objects.ObjectClass) -> Form:
 
 
 def _cache_layer(op: str) -> Form:
-    """A reference object's ORDERED op in a ``nested_compile_region`` applied twice, the
-    object an argument of the region, as a serving model's repeated layer writes its
-    cache handle (``o_put``; the layer returns ``t + 1``, the hidden state it hands on)
-    or reads it (``o_read``), one effect per layer; toward the op's call beside its
-    object, which (``o_put``) replaces the layer where nothing reads what it returned."""
-    layer = f"{op}_layer"
+    """A reference object's ORDERED op in a repeated layer (:func:`_in_layer`), as a
+    serving model's repeated layer writes its cache handle (``o_put``; the layer returns
+    ``t + 1``, the hidden state it hands on) or reads it (``o_read``), one effect per
+    layer; toward the op's call beside its object, which (``o_put``) replaces the layer
+    where nothing reads what it returned."""
     writes = not OP[op].returns
 
     def body(stmt, plain: bool):
         call = f"{op_text(op)}(q, t{_site(stmt, plain)})"
         return ((call,), "t + 1") if writes else call
-    return custom_form(OP[op], 1, infer_same, form=layer, feature=FEATURE, draw=_draw_object(objects.CACHE),
-                       render=_layer_call(layer), object_class=objects.CACHE.name, drawn_as=OBJECT, hop=REGION,
-                       nested=True, helpers=_layer_helpers(body), returns=True,
-                       shrink=Shrink((op,), OBJECT_COMPLEXITY + 1))
+    return _in_layer(op, objects.CACHE, op, body)
 
 
 FORMS: tuple[Form, ...] = (
