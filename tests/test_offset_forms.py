@@ -70,8 +70,9 @@ def test_the_generator_reaches_out_of_views_and_over_copies_only_with_the_featur
     # 85 and 79 when written; 63 and 82 since a box of a view that requires grad is never
     # drawn (program.grad: its gradient is not defined); 47 and 71 since matmuls and the
     # index and dtype-read forms of 2026-12-07 draw among them; 37 and 53 since the view
-    # scatters, memory forms too, do
-    assert over_view >= 30 and over_copy >= 30, (over_view, over_copy)
+    # scatters, memory forms too, do; 22 and 44 since an as_strided is followed, half the
+    # time, by a write of it, which takes statements the program would have drawn
+    assert over_view >= 18 and over_copy >= 30, (over_view, over_copy)
     never_drawn_when_off(BASE_OFFSETS)
 
 
@@ -108,7 +109,7 @@ def test_the_shrinker_takes_an_offset_view_to_the_method_a_slice_and_the_whole()
 
 @pytest.mark.compile
 def test_torch_refuses_an_aten_write_through_an_as_strided_of_a_view_and_takes_a_custom_op_s():
-    """What ``storage.LateStrided`` keeps out, from torch itself (the AOTAutograd backend,
+    """What ``strided_writes.LateStrided`` keeps out, from torch itself (the AOTAutograd backend,
     no Inductor): functionalization refuses the aten write in compile, and takes the
     custom op's through its base and the aten write through an as_strided of the root."""
     import fuzzer.program.custom_ops  # noqa: F401 - registers dcefuzz's ops
@@ -146,3 +147,4 @@ def test_offset_views_compile_clean():
     with caches_off():
         result = run_trial(c, "cpu", confirm=False)
     assert result.status == "clean", result.verdict.divergences
+

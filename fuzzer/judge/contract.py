@@ -386,6 +386,9 @@ class Asks:
     #: whether it sets a tensor onto another's storage, making an alias that is no view
     #: (ALIAS MERGE LIMITS)
     set_aliases: bool = False
+    #: whether aten writes through an ``as_strided`` of a window or alias input
+    #: (STRIDED CHAIN LIMITS)
+    lone_strided: bool = False
 
 
 # ------------------------------------------------------------------ layout tags
@@ -570,6 +573,19 @@ MERGE_DECLINES: frozenset = _declined(
     "AssertionError", r"aot_autograd\(\) does not yet handle non-differentiable view input mutations")
 
 
+#: STRIDED CHAIN LIMITS: functionalization's ban on an aten write through a chain of
+#: views with an ``as_strided`` after its first: "as_strided() is non-compositional, and
+#: therefore is not possible to functionalize properly today, so this behavior is banned
+#: in compile" (``FunctionalStorageImpl::add_update``, pytorch#104505).  The IR draws an
+#: aten write through an ``as_strided`` of a window (or alias) input only where no other
+#: input of its storage is read, so that the window is a graph input of its own
+#: (``strided_writes.LateStrided``); should a compile still make it a view, torch's ban is what
+#: it meets.
+STRIDED_DECLINES: frozenset = _declined(
+    "RuntimeError", r"During torch\.compile, encountered a mutation on a view chain of length \d+, where view \d+ "
+    r"was an as_strided\(\) call")
+
+
 def asked_marked_size(f: Failure, asks: Asks) -> bool:
     """Whether failure ``f`` is what ``mark_unbacked`` documents for a dim it marks:
     "attempting to get the real value of this dimension will raise an exception".
@@ -615,7 +631,8 @@ def refusal(compiled: Run, asks: Asks = Asks()) -> Gap | None:
     marked = f.stage == COMPILE and REFUSALS.get(f.type, set()) & asks.marks
     declines = (asks.declines | (SUBCLASS_DECLINES if asks.subclass else frozenset())
                 | (SWAP_DECLINES if asks.swaps else frozenset())
-                | (MERGE_DECLINES if asks.set_aliases else frozenset()))
+                | (MERGE_DECLINES if asks.set_aliases else frozenset())
+                | (STRIDED_DECLINES if asks.lone_strided else frozenset()))
     declined = any((f.type, f.stage) == (t, s) and re.match(p, f.message) for t, s, p in declines)
     return Gap(REFUSED, f.line(), f.type) if marked or declined else None
 

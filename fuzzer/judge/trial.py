@@ -34,7 +34,7 @@ from fuzzer.judge.identity import TextEnum
 from fuzzer.judge.observe import PRECISION_ELIDED, BindingRuns, Gap, caches_off
 from fuzzer.program import features, forms, objects, swap_forms
 from fuzzer.program.families import subclass
-from fuzzer.program.ir import Case, Program
+from fuzzer.program.ir import Case, InvalidProgram, Program, check
 from fuzzer.program.liveness import dead_site_causes
 
 class Outcome(TextEnum):
@@ -139,7 +139,21 @@ def asks_of(program: Program, target: str = targets.DEFAULT) -> contract.Asks:
                          swaps=(features.INPUT_SWAPS in program.features()
                                 or swap_forms.swaps_graph_input(program, forms.form)),
                          set_aliases=(features.INPUT_SWAPS in program.features()
-                                      or any(s.form in swap_forms.SET_ALIASES for s in program.body)))
+                                      or any(s.form in swap_forms.SET_ALIASES for s in program.body)),
+                         lone_strided=writes_lone_strided(program))
+
+
+def writes_lone_strided(program: Program) -> bool:
+    """Whether an aten form writes through an ``as_strided`` of a window or alias input
+    (``strided_writes.LateStrided.lone``; STRIDED CHAIN LIMITS)."""
+    if not (program.mode.windows or program.mode.aliases):
+        return False
+    try:
+        lone = check(program).late.lone
+    except InvalidProgram:
+        return False
+    return any(not form.is_custom and any(stmt.args[w] in lone for w in form.mutates)
+               for stmt in program.body for form in (forms.form(stmt.form),))
 
 
 def judge_case(case: Case, runs: list[BindingRuns], device: str, target: str = targets.DEFAULT) -> Verdict:

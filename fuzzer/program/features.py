@@ -41,6 +41,7 @@ from fuzzer.program import (
     scatter_forms,
     storage,
     strided_forms,
+    strided_writes,
     tensor_forms,
     transposed_forms,
     width_forms,
@@ -198,10 +199,11 @@ def tracker(on, prints=None, dense=None, late=None) -> storage.Tracker:
     """What the generator keeps of storage for a program with features ``on``
     (``storage.Tracker``): whether a write may read a disjoint part of its own storage
     (:func:`writes_beside`), whether the views of a storage swapped away from are read
-    after the swap (``input-swaps``), and the values no aten form writes (``late``,
-    ``storage.LateStrided``)."""
+    after the swap (``input-swaps``), and the values no aten form writes and inputs no
+    statement reads (``late``, a ``strided_writes.LateStrided`` taken as a copy)."""
     return storage.Tracker(writes_beside(on), dict(prints or {}), set(dense or ()),
-                           storage.Swaps(old_views=INPUT_SWAPS in set(on)), storage.LateStrided(set(late or ())))
+                           storage.Swaps(old_views=INPUT_SWAPS in set(on)),
+                           late.copy() if late is not None else strided_writes.LateStrided())
 
 
 def needs_capture(program) -> bool:

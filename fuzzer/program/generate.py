@@ -169,7 +169,7 @@ def propose(form: Form, st: _State, first: str | None = None) -> Stmt | None:
         st.mem.swaps.check(stmt, form, st.root, st.inputs)
     except Illegal:
         return None
-    return stmt if st.mem.writable(stmt, form) and _grad_admits(stmt, form, st) else None
+    return stmt if st.mem.writable(stmt, form, st.root, st.inputs) and _grad_admits(stmt, form, st) else None
 
 
 def _operands(form: Form, st: _State, first: str | None = None) -> list[str] | None:
@@ -241,6 +241,10 @@ def _commit(stmt: Stmt, st: _State) -> None:
         st.order.append(stmt.out)
         if form.consumes:  # a swapped value is used no more, nor the views of its old storage but to read them
             st.order = [v for v in st.order if st.mem.swaps.usable(v, st.root)]
+    unreadable = len(st.mem.late.unreadable)
+    st.mem.late.record(stmt, form, st.root, st.inputs)
+    if len(st.mem.late.unreadable) > unreadable:  # a window written through its as_strided: its storage's other inputs unread
+        st.order = [v for v in st.order if v not in st.mem.late.unreadable]
 
 
 def forms_by_category(on: frozenset = frozenset(), ops: OpSet = BUILTIN) -> dict[str, list[Form]]:
@@ -284,7 +288,8 @@ def draft_at(program: Program, k: int, rng: random.Random, limits: GenLimits = G
         st.exact.record(stmt, forms.form(stmt.form), st.root)
         st.mem.swaps.record(stmt, forms.form(stmt.form), st.root)
     st.order = [v for v in [i.name for i in program.inputs] + [s.out for s in prefix.body if s.out is not None]
-                if st.mem.swaps.usable(v, st.root) and v not in {p for _, p in program.mode.pairs}]
+                if st.mem.swaps.usable(v, st.root) and v not in {p for _, p in program.mode.pairs}
+                and v not in st.mem.late.unreadable]
     st.inputs = frozenset(i.name for i in program.inputs)
     for name in st.inputs if st.grad is not None else ():
         st.grad.add_input(name)

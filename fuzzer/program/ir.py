@@ -18,7 +18,7 @@ entry's) is held to the same legality rules as a freshly generated one:
   size (``Form.unit_last``) over a view of one whose last dim has stride 1; nothing
   writes the storage of an input handed over expanded (``fuzzer.program.layouts``);
   no aten form writes an ``as_strided`` of a view, nor a view of one, which
-  functionalization refuses in compile (``storage.LateStrided``);
+  functionalization refuses in compile (``strided_writes.LateStrided``);
 * every symbol is the bare dim of some input, so the function can read it;
 * a call site is unique, except that an *identical call* (same form, operands and
   attributes as an earlier statement) repeats its site: that is how a program asks
@@ -49,7 +49,7 @@ import json
 from dataclasses import dataclass, field
 
 from fuzzer.program import dtypes as dtypes_
-from fuzzer.program import forms, layouts, objects, pairs, sizes, sources, storage, windows
+from fuzzer.program import forms, layouts, objects, pairs, sizes, sources, storage, strided_writes, windows
 from fuzzer.program import mode as mode_
 from fuzzer.program.attrs import SITE_KEYS, Attrs
 from fuzzer.program.form_record import Illegal
@@ -212,8 +212,8 @@ class Typing:
     #: over: inputs handed over contiguous (:func:`dense_inputs`), ``Form.dense_result``
     #: results
     dense: set[str] = field(default_factory=set)
-    #: the values no aten form writes (``storage.LateStrided``)
-    late: set[str] = field(default_factory=set)
+    #: the values no aten form writes, the inputs no statement reads (``strided_writes.LateStrided``)
+    late: strided_writes.LateStrided = field(default_factory=strided_writes.LateStrided)
 
 
 def _check_mode(program: Program, dims: dict[str, Dims]) -> None:
@@ -293,7 +293,7 @@ class _Rules:
         self.calls: dict[int, Stmt] = {}
         self.unbacked: set[str] = set()
         self.exact, self.swaps, self.partners = ExactRules(), storage.Swaps(), pairs.partners(program.mode)
-        self.late = storage.LateStrided(typing.late)
+        self.late = typing.late
 
     def admit(self, n: int, stmt: Stmt) -> None:
         """Type statement ``n``, or raise :class:`InvalidProgram`."""
@@ -323,9 +323,8 @@ class _Rules:
         self.swaps.check(stmt, form, t.root, self.inputs)
         if (target := layouts.written_expanded(stmt, form, t.root, program.mode)) is not None:
             raise Illegal(f"written operand {target} is in an expanded input's storage (stride 0)")
-        if (target := self.late.refused(stmt, form)) is not None:
-            raise Illegal(f"written operand {target} is an as_strided of a view (or a view of one), which "
-                          "functionalization refuses to write in compile (as_strided is non-compositional)")
+        if (why := self.late.refused(stmt, form, t.root, self.inputs)) is not None:
+            raise Illegal(why)
         storage.check_dense_root(stmt, form, t.root, t.dims, t.dense, t.prints)
         _check_sites(stmt, form, self.calls)
         if form.once and any(s.form == stmt.form for s in program.body[:n]):
@@ -356,9 +355,9 @@ class _Rules:
             t.dtypes[stmt.out] = result_dtype(form, stmt, t.dtypes)
             t.prints[stmt.out] = storage.result_footprint(form, t.prints[stmt.args[0]] if stmt.args else None,
                                                           stmt.attrs, out_dims)
-            self.late.record(stmt, form, t.root)
             if form.dense_result:
                 t.dense.add(stmt.out)
+        self.late.record(stmt, form, t.root, self.inputs)
         self.swaps.record(stmt, form, t.root)
 
 

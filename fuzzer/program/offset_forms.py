@@ -23,8 +23,11 @@ What torch defines, and so what the IR holds these to (``fuzzer.program.storage`
   ``is_input_for_as_strided``), so compiled code must read what eager reads.
 * Functionalization refuses, in compile, an aten write through an ``as_strided`` taken
   of a view ("as_strided() is non-compositional", pytorch#104505), so no aten form
-  writes one, nor a view of one (``storage.LateStrided``); a custom op's write, which
-  functionalization takes through the base, may.
+  writes one, nor a view of one (``strided_writes.LateStrided``); a custom op's write, which
+  functionalization takes through the base, may.  A window or alias input whose
+  storage's other inputs the program never reads is no view in the graph (a slice of a
+  buffer the caller keeps), so aten may write through its ``as_strided``
+  (``LateStrided.lone``).
 * A write beside the view it reaches out of reads only elements proven disjoint from
   what it writes, as any write (``storage.check_writes``).
 """
@@ -52,6 +55,15 @@ def _after_copy(rng) -> list[str]:
     return rng.sample(AFTER_COPY, k=len(AFTER_COPY))
 
 
+#: what the generator tries right after an ``as_strided``, on it, in a random order, half
+#: the time: an aten write, a custom op's (real code takes such a view to write through it)
+AFTER_VIEW = ("mul_", "m_scale")
+
+
+def _after_view(rng) -> list[str]:
+    return rng.sample(AFTER_VIEW, k=len(AFTER_VIEW)) if rng.random() < 0.5 else []
+
+
 #: the offset views, toward the method's spelling, a slice, the whole; the row-major
 #: copy toward a plain one
 FORMS: tuple[Form, ...] = (
@@ -60,5 +72,5 @@ FORMS: tuple[Form, ...] = (
          dense_result=True, follow=_after_copy, shrink=Shrink(("clone",), 1)),
     Form("as_strided_fn", VIEW, 1, infer_box, lambda a, at, d: f"torch.as_strided({a[0]}, {box_text(at)})",
          feature=BASE_OFFSETS, drawn_as=MEMORY, draw=draw_box, footprint=footprint_box, dense_root=True,
-         over_views=True, shrink=Shrink(("as_strided", "head", "alias"), 5, keeps=BOX_KEYS)),
+         over_views=True, follow=_after_view, shrink=Shrink(("as_strided", "head", "alias"), 5, keeps=BOX_KEYS)),
 )

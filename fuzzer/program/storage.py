@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from fuzzer.program import sizes
 from fuzzer.program.sizes import Dims
+from fuzzer.program.strided_writes import LateStrided
 
 
 @dataclass(frozen=True)
@@ -344,38 +345,6 @@ def _other(stmt, k: int) -> str | None:
 
 
 @dataclass
-class LateStrided:
-    """The rule of aten writes through an ``as_strided`` taken of a view.
-
-    Functionalization replays a write through a view by the view's chain of views from
-    its storage's base, and refuses a chain with an ``as_strided`` after its first view:
-    "as_strided() is non-compositional, and therefore is not possible to functionalize
-    properly today, so this behavior is banned in compile" (``FunctionalStorageImpl::
-    add_update``, pytorch#104505).  A custom op's write is functionalized through its
-    base (``auto_functionalized_v2``: the base and the view's sizes, strides and
-    offset), not through the chain, and is not refused.  So an ``as_strided``
-    (``Form.dense_root``) of a value that is a view (its root is another value: a
-    view, a window or an alias of an input) makes its result, and every value that is
-    that result or a view of it, one that no aten form writes; reading it, and writing
-    what it reads through other views, stay legal."""
-
-    values: set = field(default_factory=set)
-
-    def record(self, stmt, form, root: dict[str, str]) -> None:
-        if stmt.out is None or not stmt.args or not form.aliases_operand:
-            return
-        first = stmt.args[0]
-        if first in self.values or (form.dense_root and root[first] != first):
-            self.values.add(stmt.out)
-
-    def refused(self, stmt, form) -> str | None:
-        """The operand ``stmt`` writes, not by a custom op, through such a chain, or None."""
-        if form.is_custom:
-            return None
-        return next((stmt.args[w] for w in form.mutates if stmt.args[w] in self.values), None)
-
-
-@dataclass
 class Tracker:
     """What the generator keeps of storage while it grows a program: each value's
     footprint, the roots an ``as_strided`` may be laid over (inputs handed over
@@ -416,13 +385,12 @@ class Tracker:
             return values
         return [v for v in values if root[v] != v and root[v] in self.dense]
 
-    def writable(self, stmt, form) -> bool:
-        """Whether ``stmt`` writes nothing :class:`LateStrided` refuses."""
-        return self.late.refused(stmt, form) is None
+    def writable(self, stmt, form, root: dict[str, str], inputs) -> bool:
+        """Whether ``stmt`` breaks nothing of :class:`LateStrided`'s."""
+        return self.late.refused(stmt, form, root, inputs) is None
 
     def add_result(self, stmt, form, dims: Dims, root: dict[str, str]) -> None:
         self.prints[stmt.out] = result_footprint(form, self.prints[stmt.args[0]] if stmt.args else None,
                                                  stmt.attrs, dims)
-        self.late.record(stmt, form, root)
         if form.dense_result:
             self.dense.add(stmt.out)
