@@ -206,3 +206,51 @@ def test_the_corpus_tagged_write_is_gone_with_the_plain_op_on_aot_eager():
     probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu", spots=entry.spots)
     assert probe.outcome("aot_eager") is STAYS
     assert causes.shown(probe, "aot_eager") == "tagged-result"
+
+
+def _objects(body, outputs=("v0",)):
+    p = prog({"x0": ("s0",)}, body, outputs=list(outputs))
+    return dataclasses.replace(p, mode=dataclasses.replace(p.mode, objects=(("q0", "Scale", "x0"),)))
+
+
+#: a value object's op in each branch of a cond, and in a region applied twice
+VALUE_COND = _objects([("o_scale_cond", ["x0"], "v0", {"site": 0, "site2": 1, "obj": "q0"})])
+VALUE_LAYER = _objects([("o_scale_layer", ["x0"], "v0", {"site": 0, "obj": "q0"}), ("e_log", ["v0"], None, {"site": 1})])
+
+
+@pytest.mark.parametrize("program, pure", [(VALUE_COND, "cond_sin"), (VALUE_LAYER, "layer_sin")])
+@pytest.mark.parametrize("bare, plain, kind, stage, shown", [
+    (GONE, GONE, contract.RUNTIME_ERROR, "inductor", "value-object-in-subgraph"),  # needs the object in the subgraph
+    (STAYS, GONE, contract.RUNTIME_ERROR, "inductor", ""),    # the bare call beside its object shows it: not the subgraph's
+    (GONE, STAYS, contract.RUNTIME_ERROR, "inductor", ""),    # the higher-order op without the object shows it: the op's
+    (GONE, CHANGED, contract.COMPILE_ERROR, "inductor", ""),  # something else breaks: nothing said
+    (GONE, GONE, contract.WRONG_OUTPUT, "inductor", ""),      # asked of Inductor's errors only
+    (GONE, GONE, contract.RUNTIME_ERROR, "aot_eager", ""),    # and only on Inductor
+])
+def test_a_value_object_in_a_subgraph_is_its_cause_only_where_both_twins_lose_an_inductor_error(
+        program, pure, bare, plain, kind, stage, shown):
+    def rule(c, within):
+        forms = _forms(c)
+        return bare if "o_scale" in forms else plain if pure in forms else STAYS
+    probe = TableProbe(case(program), kind, rule)
+    assert causes.shown(probe, stage) == shown
+
+
+def test_the_twins_of_a_value_object_in_a_subgraph_keep_the_site_and_drop_or_keep_the_object():
+    bare = causes._rewritten(case(VALUE_LAYER), "invoke_subgraph", 1, causes.VALUE_TWINS).program.body[0]
+    plain = causes._rewritten(case(VALUE_LAYER), "invoke_subgraph", 0, causes.VALUE_TWINS).program.body[0]
+    branches = causes._rewritten(case(VALUE_COND), "cond", 0, causes.VALUE_TWINS).program.body[0]
+    assert (bare.form, bare.attrs) == ("o_scale", {"site": 0, "obj": "q0"})
+    assert (plain.form, plain.attrs) == ("layer_sin", {"site": 0})
+    assert (branches.form, branches.attrs) == ("cond_sin", {"site": 0, "site2": 1})
+    assert causes.BY_NAME["value-object-in-subgraph"].held_by(VALUE_LAYER)
+
+
+@pytest.mark.compile
+def test_the_corpus_value_object_in_a_cond_is_gone_outside_it_and_without_it_on_inductor():
+    """``torch.cond`` over ``o_scale`` with its object: Inductor's branch code names the
+    object's class, unbound (three real Inductor compiles)."""
+    entry = load(CORPUS / "runtime-error-936b70b8c2b2.json")
+    probe = Probe(entry.case, entry.kind, entry.bug_class, "cpu", spots=entry.spots)
+    assert probe.outcome("inductor") is STAYS
+    assert causes.shown(probe, "inductor") == "value-object-in-subgraph"

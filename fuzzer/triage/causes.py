@@ -37,6 +37,17 @@ compiles whose answers rule out what else could remove the bug.
   names, so the edge is dropped); before, the peak-memory reordering, fusion and the
   no-op removal that each let a scheduler exploit the missing edge split it in three.
 
+- ``value-object-in-subgraph``: an error of Inductor's (at compile or in the code it
+  generates) gone with the value-type object's op taken out of the higher-order op (the
+  bare call beside its object) *and* gone with the same higher-order op around a body
+  without the object (``cond_sin``; ``layer_sin``, a region applied twice around
+  ``p_sin``): Inductor lowers a call in a subgraph (a ``cond`` branch, a region, a
+  region's forward partition under gradients) in a lowering of the subgraph's own, which
+  records the names a value object's ``__fx_repr__`` uses where the module it loads
+  never binds them.  One key, whatever the subgraph's generated name
+  (``true_graph_0``, ``repeated_subgraph0``, ``partitioned_fw_subgraph_0_0``) that the
+  error's site would split it by.
+
 Anything but the bug gone leaves the cause unsaid, and the key is made as before: a
 finding is never grouped by a cause no probe showed.
 """
@@ -112,14 +123,17 @@ TWINS: dict[str, tuple[str, str]] = {
 }
 
 
-def _rewritten(case: Case, hop: str, which: int) -> Case | None:
-    """``case`` with each effect in a ``hop`` body rewritten to its twin ``which`` (0: the
-    op around no effect, 1: the bare call); None where the IR refuses it."""
+def _rewritten(case: Case, hop: str, which: int, twins: dict[str, tuple[str, str]] | None = None) -> Case | None:
+    """``case`` with each effect in a ``hop`` body (each form of ``twins``, default
+    :data:`TWINS`) rewritten to its twin ``which`` (0: the op around no effect, 1: the
+    bare call); None where the IR refuses it."""
+    twins = TWINS if twins is None else twins
     body = []
     for stmt in case.program.body:
-        if _in_body(stmt, hop):
-            twin = forms.form(TWINS[stmt.form][which])
-            attrs = {k: v for k, v in stmt.attrs.items() if k in ("site", "no_grad") or (k == "site2" and twin.branches)}
+        if stmt.form in twins and forms.form(stmt.form).hop == hop:
+            twin = forms.form(twins[stmt.form][which])
+            attrs = {k: v for k, v in stmt.attrs.items() if k in ("site", "no_grad") or (k == "site2" and twin.branches)
+                     or (k == "obj" and twin.object_class)}
             stmt = Stmt(twin.name, stmt.args[:twin.arity], stmt.out, attrs)
         body.append(stmt)
     cut = dataclasses.replace(case, program=dataclasses.replace(case.program, body=tuple(body)))
@@ -138,6 +152,33 @@ def _shown_in_body(hop: str) -> Callable[[Probe, str], bool]:
                 return False
         return True
     return shown
+
+
+#: each form with a value-type object's op inside a higher-order op: the same op around
+#: a body without the object, and the bare call beside its object
+VALUE_TWINS: dict[str, tuple[str, str]] = {
+    "o_scale_cond": ("cond_sin", "o_scale"),
+    "o_scale_layer": ("layer_sin", "o_scale"),
+}
+
+
+def _value_in_subgraph(case: Case, kind: str, stage: str) -> bool:
+    return kind in contract.ERROR_KINDS and stage == "inductor" and _value_held(case.program)
+
+
+def _value_held(program: Program) -> bool:
+    return any(stmt.form in VALUE_TWINS for stmt in program.body)
+
+
+def _shown_value(probe: Probe, stage: str) -> bool:
+    hops = {forms.form(stmt.form).hop for stmt in probe.case.program.body if stmt.form in VALUE_TWINS}
+    for which in (1, 0):  # the bare call first: most findings of other causes keep the op
+        twin = probe.case
+        for hop in sorted(hops):
+            twin = twin and _rewritten(twin, hop, which, VALUE_TWINS)
+        if twin is None or probe.outcome(stage, case=twin) is not Outcome.GONE:
+            return False
+    return True
 
 
 def _tagged_result(case: Case, kind: str, stage: str) -> bool:
@@ -218,6 +259,14 @@ CAUSES: tuple[Cause, ...] = (
           "so a write through it, or a read of it after a write, misses the other",
           "gone at aot_eager with the plain mutating op in its place and its result read as the operand it writes",
           _tagged_result, _shown_tagged),
+    Cause("value-object-in-subgraph", "a value-type opaque object's class is unbound in Inductor's code for a "
+          "subgraph",
+          "a custom op given a value-type opaque object inside a higher-order op (a torch.cond branch, a "
+          "nested_compile_region): Inductor lowers the call in the subgraph's own lowering, which records the names "
+          "the object's __fx_repr__ uses where the module it loads never binds them",
+          "gone on Inductor with the object's op called beside its object outside the higher-order op, and gone with "
+          "the same higher-order op around a body without the object",
+          _value_in_subgraph, _shown_value, _value_held),
     Cause("effect-edge", "the ordering edge between ORDERED effectful custom-op calls is dropped",
           "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",

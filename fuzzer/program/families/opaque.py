@@ -61,6 +61,7 @@ from fuzzer.program.form_record import (
     NO_BACKWARD,
     OBJECT,
     REGION,
+    TWIN,
     Form,
     Illegal,
     Shrink,
@@ -72,6 +73,7 @@ from fuzzer.program.form_record import (
     op_text,
 )
 from fuzzer.program.op_record import EFFECTFUL, PURE, CustomOp, op_maker
+from fuzzer.program.op_snippets import FIRST
 
 FEATURE = "opaque-objects"
 #: how much likelier a program's first object of a class is named than its second
@@ -308,6 +310,20 @@ def _in_layer(op: str, cls: objects.ObjectClass, simpler: str, body=None) -> For
                        helpers=_layer_helpers(body), returns=True, shrink=Shrink((simpler,), OBJECT_COMPLEXITY + 1))
 
 
+def _twin_layer_helpers(stmt, plain: bool) -> dict[str, str]:
+    name = f"layer_sin{stmt.attrs['site']}"
+    return {name: f"@torch.compiler.nested_compile_region\ndef {name}(t):\n"
+                  f"    return {op_text('p_sin')}(t{_site(stmt, plain)})\n"}
+
+
+#: a repeated layer with no object, ``p_sin`` applied twice in a ``nested_compile_region``:
+#: ``o_scale_layer``'s twin for the probes of a cause (``fuzzer.triage.causes``), never drawn
+TWIN_LAYER = custom_form(FIRST["p_sin"], 1, infer_same, form="layer_sin", feature=FEATURE,
+                         render=lambda a, at, d: f"layer_sin{at['site']}(layer_sin{at['site']}({a[0]}))",
+                         hop=REGION, nested=True, helpers=_twin_layer_helpers, returns=True, drawn_as=TWIN,
+                         shrink=Shrink(("p_sin",), OBJECT_COMPLEXITY))
+
+
 def _render_map(op: str):
     """The render of ``op``'s call on each row of its operand, its object closed over."""
     return lambda a, at, d: (f"torch._higher_order_ops.map(lambda t: {op_text(op)}(t, {at['obj']}, {at['site']}), "
@@ -374,4 +390,5 @@ FORMS: tuple[Form, ...] = (
     _member("c_member", objects.CACHE, lambda a, at, d: f"{a[0]} * {at['obj']}.decay", _TO_SCALE),
     _member("c_method", objects.CACHE, lambda a, at, d: f"{at['obj']}.scaled({a[0]})",
             Shrink(("c_member", "scale"), OBJECT_COMPLEXITY + 1)),
+    TWIN_LAYER,
 )
