@@ -56,6 +56,10 @@ def test_a_window_whose_storage_no_other_input_reads_is_written_by_aten_through_
     ([("clone", ["x3"], "v9", {})] + LONE_WRITE, "whose storage's input x3 was read"),          # a sibling window
     ([("narrow", ["x2"], "v8", {"dim": 1}), ("as_strided_fn", ["v8"], "v0", _box(["head", "all"])),
       ("mul_", ["v0"], None, {"c": 0.5})], "as_strided of a view"),                             # a view's as_strided
+    (LONE_WRITE[:1] + [("as_strided_fn", ["v0"], "v1", _box(["head", "all"])),
+                        ("mul_", ["v1"], None, {"c": 0.5})], "as_strided of a view"),              # its as_strided's
+    (LONE_WRITE[:1] + [("transpose", ["v0"], "v1", {}), ("as_strided_fn", ["v1"], "v2", _box(["head", "all"])),
+                        ("mul_", ["v2"], None, {"c": 0.5})], "as_strided of a view"),              # or its view's
 ])
 def test_forbidden_an_aten_write_through_a_windows_as_strided_beside_a_read_of_its_storages_other_inputs(body,
                                                                                                          message):

@@ -31,7 +31,8 @@ class LateStrided:
     the window is a graph input of its own, its storage larger than itself (a slice of
     a buffer the caller keeps: a cache, a workspace), and an ``as_strided`` of it is
     the first view of its chain, which functionalization takes.  Such an
-    ``as_strided`` (and the views of it) may be written by aten (``lone``, by the
+    ``as_strided`` (and the views of it, but an ``as_strided`` of one of those, which is
+    a view's) may be written by aten (``lone``, by the
     input it is taken of) as long as no other input of the storage has been read; once
     one is written, those inputs are read no more (``unreadable``).  Whether compiled
     code then writes where eager writes is the contract's to judge."""
@@ -62,7 +63,7 @@ class LateStrided:
         if stmt.out is None or not stmt.args or not form.aliases_operand:
             return
         first = stmt.args[0]
-        if first in self.lone:
+        if first in self.lone and not form.dense_root:  # a view of it; an as_strided of it is one of a view
             self.lone[stmt.out] = self.lone[first]
         elif form.dense_root and first in inputs and root[first] != first:
             self.lone[stmt.out] = first
