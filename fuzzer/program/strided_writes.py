@@ -54,7 +54,7 @@ class LateStrided:
         """The other inputs of input ``name``'s storage: its base, the base's other windows and aliases."""
         return {i for i in inputs if i != name and root[i] == root[name]}
 
-    def record(self, stmt, form, root: dict[str, str], inputs=frozenset()) -> None:
+    def record(self, stmt, form, root: dict[str, str], inputs) -> None:
         self.read.update(a for a in stmt.args if a in inputs)
         if not form.is_custom:
             for w in form.mutates:
@@ -70,7 +70,7 @@ class LateStrided:
         elif first in self.values or (form.dense_root and root[first] != first):
             self.values.add(stmt.out)
 
-    def refused(self, stmt, form, root: dict[str, str] | None = None, inputs=frozenset()) -> str | None:
+    def refused(self, stmt, form, root: dict[str, str], inputs) -> str | None:
         """Why ``stmt`` breaks the rule, or None: it reads an input no statement may read
         any more, or writes, not by a custom op, through such a chain (an ``as_strided``
         of a window or alias input, while another input of its storage was read)."""
@@ -87,7 +87,7 @@ class LateStrided:
                 return (f"written operand {a} is an as_strided of a view (or a view of one), which "
                         "functionalization refuses to write in compile (as_strided is non-compositional)")
             target = self.lone.get(a)
-            if target is not None and root is not None and (seen := self._others(target, root, inputs) & self.read):
+            if target is not None and (seen := self._others(target, root, inputs) & self.read):
                 return (f"written operand {a} is an as_strided of window {target}, whose storage's input "
                         f"{sorted(seen)[0]} was read: a view of a synthetic base in the graph, which "
                         "functionalization refuses to write in compile (as_strided is non-compositional)")

@@ -123,14 +123,15 @@ TWINS: dict[str, tuple[str, str]] = {
 }
 
 
-def _rewritten(case: Case, hop: str, which: int, twins: dict[str, tuple[str, str]] | None = None) -> Case | None:
+def _rewritten(case: Case, hop: str | None, which: int, twins: dict[str, tuple[str, str]] | None = None) -> Case | None:
     """``case`` with each effect in a ``hop`` body (each form of ``twins``, default
-    :data:`TWINS`) rewritten to its twin ``which`` (0: the op around no effect, 1: the
-    bare call); None where the IR refuses it."""
+    :data:`TWINS`, in a body of any higher-order op where ``hop`` is None) rewritten to its
+    twin ``which`` (0: the op around no effect, 1: the bare call); None where the IR
+    refuses it."""
     twins = TWINS if twins is None else twins
     body = []
     for stmt in case.program.body:
-        if stmt.form in twins and forms.form(stmt.form).hop == hop:
+        if stmt.form in twins and (hop is None or forms.form(stmt.form).hop == hop):
             twin = forms.form(twins[stmt.form][which])
             attrs = {k: v for k, v in stmt.attrs.items() if k in ("site", "no_grad") or (k == "site2" and twin.branches)
                      or (k == "obj" and twin.object_class)}
@@ -144,14 +145,20 @@ def _rewritten(case: Case, hop: str, which: int, twins: dict[str, tuple[str, str
     return cut
 
 
-def _shown_in_body(hop: str) -> Callable[[Probe, str], bool]:
+def _shown_by_twins(twins: dict[str, tuple[str, str]], hop: str | None = None) -> Callable[[Probe, str], bool]:
+    """Whether the bug is gone with each form of ``twins`` (in a ``hop`` body; any where
+    None) made its bare call, and gone with it made the op around a body without it."""
     def shown(probe: Probe, stage: str) -> bool:
         for which in (1, 0):  # the bare call first: most findings of other causes keep the op
-            twin = _rewritten(probe.case, hop, which)
+            twin = _rewritten(probe.case, hop, which, twins)
             if twin is None or probe.outcome(stage, case=twin) is not Outcome.GONE:
                 return False
         return True
     return shown
+
+
+def _shown_in_body(hop: str) -> Callable[[Probe, str], bool]:
+    return _shown_by_twins(TWINS, hop)
 
 
 #: each form with a value-type object's op inside a higher-order op: the same op around
@@ -168,17 +175,6 @@ def _value_in_subgraph(case: Case, kind: str, stage: str) -> bool:
 
 def _value_held(program: Program) -> bool:
     return any(stmt.form in VALUE_TWINS for stmt in program.body)
-
-
-def _shown_value(probe: Probe, stage: str) -> bool:
-    hops = {forms.form(stmt.form).hop for stmt in probe.case.program.body if stmt.form in VALUE_TWINS}
-    for which in (1, 0):  # the bare call first: most findings of other causes keep the op
-        twin = probe.case
-        for hop in sorted(hops):
-            twin = twin and _rewritten(twin, hop, which, VALUE_TWINS)
-        if twin is None or probe.outcome(stage, case=twin) is not Outcome.GONE:
-            return False
-    return True
 
 
 def _tagged_result(case: Case, kind: str, stage: str) -> bool:
@@ -266,7 +262,7 @@ CAUSES: tuple[Cause, ...] = (
           "the object's __fx_repr__ uses where the module it loads never binds them",
           "gone on Inductor with the object's op called beside its object outside the higher-order op, and gone with "
           "the same higher-order op around a body without the object",
-          _value_in_subgraph, _shown_value, _value_held),
+          _value_in_subgraph, _shown_by_twins(VALUE_TWINS), _value_held),
     Cause("effect-edge", "the ordering edge between ORDERED effectful custom-op calls is dropped",
           "the ordering edge between consecutive ORDERED effects is dropped in Inductor's scheduler "
           "(with_effects' lowering records it under the operation's name, the scheduler reads buffer names)",
